@@ -1,0 +1,44 @@
+# The two commands a newcomer needs: `make run` and `make test`. Everything else is for them.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+MANAGE := $(PY) manage.py
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test install migrate demo worker web bench lint check-deploy clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "pit needs Python 3.11 or newer"'
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+
+migrate: install
+	$(MANAGE) migrate --noinput
+
+# Runs the product on the embedded default: SQLite and a filesystem broker, a real worker.
+run: migrate
+	$(MANAGE) demo_pit
+	$(MANAGE) runpit --host $(HOST) --port $(PORT)
+
+test: install
+	$(VENV)/bin/pytest
+
+bench: install
+	$(PY) tests/benchmarks/run_all.py
+
+lint: install
+	$(VENV)/bin/ruff check .
+
+check-deploy: install
+	DJANGO_SECRET_KEY=check-deploy-$$(date +%s)-a-long-random-string-for-the-check-only-0123456789 \
+	DJANGO_ALLOWED_HOSTS=pit.example.com \
+	$(MANAGE) check --deploy --fail-level WARNING --settings=pit.settings.production
+
+clean:
+	rm -rf var staticfiles .pytest_cache

@@ -1,0 +1,52 @@
+"""Serve the pit on one machine: the web server and a Celery worker (and beat) side by side."""
+import os
+import signal
+import subprocess
+import sys
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+
+class Command(BaseCommand):
+    help = "Start the web server, a Celery worker and beat together; Ctrl-C stops all three."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--host", default="127.0.0.1")
+        parser.add_argument("--port", default="8000")
+        parser.add_argument("--no-worker", action="store_true", help="Serve the web only.")
+
+    def handle(self, *args, host, port, no_worker, **options):
+        python = sys.executable
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", "pit.settings.local")}
+        processes = []
+        if not no_worker:
+            # Beat runs inside the worker (-B): one process fewer on a laptop; production runs it apart.
+            schedule = os.path.join(settings.VAR_DIR, "celerybeat-schedule")
+            processes.append(
+                subprocess.Popen(  # noqa: S603
+                    [python, "-m", "celery", "-A", "pit", "worker", "-B", "-s", schedule,
+                     "--loglevel", "WARNING", "--concurrency", "2"],
+                    env=env,
+                )
+            )
+        url = f"http://{host}:{port}/admin/"
+        self.stdout.write(self.style.SUCCESS(f"\n  The pit is at {url}\n"))
+        self.stdout.write(f"  Broker: {settings.CELERY_BROKER_URL}  Database: {settings.DATABASES['default']['ENGINE']}\n")
+        web = subprocess.Popen(  # noqa: S603
+            [python, "manage.py", "runserver", "--noreload", f"{host}:{port}"], env=env
+        )
+        processes.append(web)
+        try:
+            web.wait()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            for process in processes:
+                if process.poll() is None:
+                    process.send_signal(signal.SIGTERM)
+            for process in processes:
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()

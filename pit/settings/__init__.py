@@ -1,0 +1,1 @@
+"""Settings modules: `base` (everything, read from the environment), `local`, `test`, `production`."""

@@ -1,0 +1,28 @@
+"""Production settings: no default secret, DEBUG off, secure cookies and HSTS.
+
+`python manage.py check --deploy --settings=pit.settings.production` is clean under it.
+"""
+from pit.settings.base import *  # noqa: F403
+from pit.settings.base import env
+
+DEBUG = False
+SECRET_KEY = env.str("DJANGO_SECRET_KEY")  # no default: refuse to start without one
+ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS")
+
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
+# /healthz is probed over plain HTTP by load balancers and by CI on the host itself.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SESSION_COOKIE_SECURE = True
+CSRF_COOKIE_SECURE = True
+SESSION_COOKIE_HTTPONLY = True
+SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=31536000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
+SECURE_HSTS_PRELOAD = env.bool("DJANGO_SECURE_HSTS_PRELOAD", default=True)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}

@@ -1,0 +1,63 @@
+"""Test-wide rules: service tests run where the services are, and never skip in CI.
+
+Tests marked `postgres` need DATABASE_URL=postgres://...; tests marked `redis` need a real broker
+(CELERY_BROKER_URL=redis://... or amqp://...). On the embedded default they are deselected (not
+skipped) and the summary says so. When CI is set, a service test that skips fails instead (a
+server that went away can never pass as green), and with PIT_REQUIRE_SERVICES=1 a run that would
+deselect service tests is refused outright.
+"""
+import os
+
+import pytest
+from django.conf import settings
+
+SERVICE_MARKERS = ("postgres", "redis")
+
+
+def _available_services() -> dict[str, bool]:
+    return {
+        "postgres": settings.DATABASES["default"]["ENGINE"].startswith("django.db.backends.postgresql"),
+        "redis": settings.CELERY_BROKER_URL.split(":", 1)[0] in {"redis", "rediss", "amqp", "amqps", "pyamqp"},
+    }
+
+
+def _needs_services(item) -> bool:
+    return any(item.get_closest_marker(name) for name in SERVICE_MARKERS)
+
+
+def pytest_collection_modifyitems(config, items):
+    available = _available_services()
+    keep, deselected = [], []
+    for item in items:
+        missing = [name for name in SERVICE_MARKERS if item.get_closest_marker(name) and not available[name]]
+        (deselected if missing else keep).append(item)
+    if deselected:
+        if os.environ.get("CI") and os.environ.get("PIT_REQUIRE_SERVICES"):
+            raise pytest.UsageError(
+                f"{len(deselected)} service tests cannot run: DATABASE_URL must be postgres:// and "
+                "CELERY_BROKER_URL redis:// or amqp:// when PIT_REQUIRE_SERVICES is set"
+            )
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = keep
+    config.stash[_service_counts] = (sum(1 for item in keep if _needs_services(item)), len(deselected))
+
+
+_service_counts = pytest.StashKey[tuple[int, int]]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and os.environ.get("CI") and _needs_services(item):
+        report.outcome = "failed"
+        report.longrepr = f"service test skipped in CI (a skip of a PostgreSQL/Redis test is an error): {report.longrepr}"
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    selected, deselected = config.stash.get(_service_counts, (0, 0))
+    database = settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1]
+    broker = settings.CELERY_BROKER_URL.split(":", 1)[0]
+    terminalreporter.write_line(
+        f"service tests (postgres/redis): {selected} ran on {database} + {broker}, {deselected} deselected"
+    )
