@@ -23,5 +23,8 @@ def test_healthz_is_503_and_names_the_broker_when_it_is_down(client):
         response = client.get("/healthz")
 
     assert response.status_code == 503
-    assert response.json()["checks"]["broker"] == {"ok": False, "detail": "OperationalError: connection refused"}
+    assert response.json()["checks"]["broker"] == {
+        "ok": False,
+        "detail": "OperationalError: connection refused",
+    }
     assert response.json()["status"] == "unavailable"

@@ -18,7 +18,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, host, port, no_worker, **options):
         python = sys.executable
-        env = {**os.environ, "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", "pit.settings.local")}
+        settings_module = os.environ.get("DJANGO_SETTINGS_MODULE", "pit.settings.local")
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": settings_module}
         processes = []
         if not no_worker:
             # Beat runs inside the worker (-B): one process fewer on a laptop; production runs it apart.
@@ -32,7 +33,8 @@ class Command(BaseCommand):
             )
         url = f"http://{host}:{port}/admin/"
         self.stdout.write(self.style.SUCCESS(f"\n  The pit is at {url}\n"))
-        self.stdout.write(f"  Broker: {settings.CELERY_BROKER_URL}  Database: {settings.DATABASES['default']['ENGINE']}\n")
+        database = settings.DATABASES["default"]["ENGINE"]
+        self.stdout.write(f"  Broker: {settings.CELERY_BROKER_URL}  Database: {database}\n")
         web = subprocess.Popen(  # noqa: S603
             [python, "manage.py", "runserver", "--noreload", f"{host}:{port}"], env=env
         )
