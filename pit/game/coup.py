@@ -1,0 +1,336 @@
+"""A coup: hand totals, the third-card rule (its one home in the product), evaluation and dealing.
+
+`evaluate` always judges the cards as dealt, right or wrong; `verify_coup` says whether they were.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cache
+
+from .cards import Card, parse_cards
+
+
+class Winner(StrEnum):
+    PLAYER = "player"
+    BANKER = "banker"
+    TIE = "tie"
+
+    @classmethod
+    def parse(cls, value: str | Winner) -> Winner:
+        """The winner a string names; ValueError naming the string otherwise."""
+        try:
+            return cls(value.strip().lower() if isinstance(value, str) else value)
+        except (ValueError, AttributeError):
+            raise ValueError(f"{value!r} is not a winner (player, banker or tie)") from None
+
+
+# --- The third-card rule -------------------------------------------------------------------------
+
+NATURAL_TOTALS = frozenset({8, 9})
+PLAYER_DRAWS_ON = frozenset(range(0, 6))
+BANKER_DRAWS_WHEN_PLAYER_STOOD = frozenset(range(0, 6))
+# Banker's two-card total -> values of Player's third card on which Banker draws (domain.md).
+# A banker 3 draws on a 0 (seed 001 omits it; every other seed and domain.md say it draws).
+BANKER_DRAWS_ON: dict[int, frozenset[int]] = {
+    0: frozenset(range(10)),
+    1: frozenset(range(10)),
+    2: frozenset(range(10)),
+    3: frozenset(range(10)) - {8},
+    4: frozenset(range(2, 8)),
+    5: frozenset(range(4, 8)),
+    6: frozenset({6, 7}),
+    7: frozenset(),
+    8: frozenset(),
+    9: frozenset(),
+}
+
+
+def _check_total(total: int, what: str) -> None:
+    if not isinstance(total, int) or isinstance(total, bool) or not 0 <= total <= 9:
+        raise ValueError(f"{what} must be a baccarat total 0-9, not {total!r}")
+
+
+def hand_total(cards: Iterable[Card]) -> int:
+    """The baccarat total: the sum of card values modulo 10."""
+    return sum(card.value for card in cards) % 10
+
+
+def is_natural(two_card_total: int) -> bool:
+    return two_card_total >= 8
+
+
+def player_draws(player_two_card_total: int, banker_two_card_total: int | None = None) -> bool:
+    """Whether Player takes a third card. Given Banker's two-card total, a Banker natural stops it."""
+    _check_total(player_two_card_total, "Player's two-card total")
+    if banker_two_card_total is not None:
+        _check_total(banker_two_card_total, "Banker's two-card total")
+        if banker_two_card_total >= 8:
+            return False
+    return player_two_card_total in PLAYER_DRAWS_ON
+
+
+def banker_draws(
+    banker_two_card_total: int,
+    player_third_value: int | None,
+    player_two_card_total: int | None = None,
+) -> bool:
+    """Whether Banker takes a third card; `player_third_value` None means Player stood.
+
+    Given Player's two-card total, a Player natural stops it (the natural rule overrides all).
+    """
+    _check_total(banker_two_card_total, "Banker's two-card total")
+    if player_two_card_total is not None:
+        _check_total(player_two_card_total, "Player's two-card total")
+        if player_two_card_total >= 8:
+            return False
+    if player_third_value is None:
+        return banker_two_card_total in BANKER_DRAWS_WHEN_PLAYER_STOOD
+    _check_total(player_third_value, "Player's third card value")
+    return player_third_value in BANKER_DRAWS_ON[banker_two_card_total]
+
+
+def banker_rule_text(banker_two_card_total: int, player_third_value: int | None) -> str:
+    """The rule for this Banker hand in a pit boss's words, for violation messages."""
+    if player_third_value is None:
+        return "when Player stands, Banker draws on 0 to 5 and stands on 6 or 7"
+    return {
+        0: "Banker always draws on 0, 1 or 2",
+        1: "Banker always draws on 0, 1 or 2",
+        2: "Banker always draws on 0, 1 or 2",
+        3: "Banker draws on 3 unless Player's third card is an 8",
+        4: "Banker draws on 4 when Player's third card is 2 to 7",
+        5: "Banker draws on 5 when Player's third card is 4 to 7",
+        6: "Banker draws on 6 only when Player's third card is 6 or 7",
+        7: "Banker always stands on 7",
+    }.get(banker_two_card_total, "Banker stands on a natural 8 or 9")
+
+
+# --- Coups ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Coup:
+    """The cards of one coup, each hand in the order dealt (P1 B1 P2 B2, Player's third, Banker's third)."""
+
+    player: tuple[Card, ...]
+    banker: tuple[Card, ...]
+
+    def __post_init__(self) -> None:
+        if type(self.player) is not tuple:
+            object.__setattr__(self, "player", tuple(self.player))
+        if type(self.banker) is not tuple:
+            object.__setattr__(self, "banker", tuple(self.banker))
+
+    @classmethod
+    def from_codes(cls, player: Sequence[str], banker: Sequence[str]) -> Coup:
+        return cls(parse_cards(player), parse_cards(banker))
+
+    @property
+    def cards_in_order(self) -> tuple[Card, ...]:
+        """All cards in the order they left the shoe (for a correctly dealt coup)."""
+        first_four: list[Card] = []
+        for index in range(2):
+            first_four.extend(hand[index] for hand in (self.player, self.banker) if index < len(hand))
+        return (*first_four, *self.player[2:], *self.banker[2:])
+
+    def codes(self) -> dict[str, list[str]]:
+        return {"player": [c.code for c in self.player], "banker": [c.code for c in self.banker]}
+
+
+# Every fact a bet can be defined over, with what it means. Paytables may only name these.
+FACTS: dict[str, str] = {
+    "player_wins": "Player's total beats Banker's",
+    "banker_wins": "Banker's total beats Player's",
+    "tie": "equal totals (stand-off)",
+    "player_pair": "Player's first two cards share a rank",
+    "banker_pair": "Banker's first two cards share a rank",
+    "either_pair": "either hand's first two cards share a rank",
+    "both_pairs": "both hands' first two cards share a rank",
+    "natural": "either two-card total is 8 or 9",
+    "player_natural": "Player's two-card total is 8 or 9",
+    "banker_natural": "Banker's two-card total is 8 or 9",
+    "player_wins_natural": "Player wins with a natural",
+    "banker_wins_natural": "Banker wins with a natural",
+    "natural_tie": "a tie on naturals",
+    "player_drew": "Player holds three cards",
+    "banker_drew": "Banker holds three cards",
+    "banker_wins_with_6": "Banker wins with a total of 6",
+    "banker_wins_two_card_6": "Banker wins with a two-card 6",
+    "banker_wins_three_card_6": "Banker wins with a three-card 6",
+    "banker_wins_three_card_7": "Banker wins with a three-card 7 (Dragon 7)",
+    "player_wins_three_card_8": "Player wins with a three-card 8 (Panda 8)",
+    "small": "four cards dealt in all",
+    "big": "five or six cards dealt in all",
+    **{f"player_wins_by_{n}": f"Player wins by {n} point{'s' if n > 1 else ''}" for n in range(1, 10)},
+    **{f"banker_wins_by_{n}": f"Banker wins by {n} point{'s' if n > 1 else ''}" for n in range(1, 10)},
+    **{f"tie_on_{n}": f"a tie at {n}" for n in range(10)},
+}
+
+
+@cache
+def outcome_facts(
+    player_total: int,
+    banker_total: int,
+    player_cards: int,
+    banker_cards: int,
+    player_pair: bool,
+    banker_pair: bool,
+    player_natural: bool,
+    banker_natural: bool,
+) -> frozenset[str]:
+    """The facts of an outcome; evaluation and exact odds both take their facts from here."""
+    facts = set()
+    margin = player_total - banker_total
+    if margin > 0:
+        facts.update(("player_wins", f"player_wins_by_{margin}"))
+        if player_natural:
+            facts.add("player_wins_natural")
+        if player_total == 8 and player_cards == 3:
+            facts.add("player_wins_three_card_8")
+    elif margin < 0:
+        facts.update(("banker_wins", f"banker_wins_by_{-margin}"))
+        if banker_natural:
+            facts.add("banker_wins_natural")
+        if banker_total == 6:
+            facts.add("banker_wins_with_6")
+            if banker_cards == 2:
+                facts.add("banker_wins_two_card_6")
+            elif banker_cards == 3:
+                facts.add("banker_wins_three_card_6")
+        if banker_total == 7 and banker_cards == 3:
+            facts.add("banker_wins_three_card_7")
+    else:
+        facts.update(("tie", f"tie_on_{player_total}"))
+        if player_natural or banker_natural:
+            facts.add("natural_tie")
+    if player_pair:
+        facts.add("player_pair")
+    if banker_pair:
+        facts.add("banker_pair")
+    if player_pair or banker_pair:
+        facts.add("either_pair")
+    if player_pair and banker_pair:
+        facts.add("both_pairs")
+    if player_natural or banker_natural:
+        facts.add("natural")
+    if player_natural:
+        facts.add("player_natural")
+    if banker_natural:
+        facts.add("banker_natural")
+    if player_cards == 3:
+        facts.add("player_drew")
+    if banker_cards == 3:
+        facts.add("banker_drew")
+    total_cards = player_cards + banker_cards
+    if total_cards == 4:
+        facts.add("small")
+    elif total_cards in (5, 6):
+        facts.add("big")
+    return frozenset(facts)
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """The outcome of the cards as dealt: totals, winner, naturals, pairs, and the facts bets use."""
+
+    player_total: int
+    banker_total: int
+    winner: Winner
+    natural: bool
+    player_natural: bool
+    banker_natural: bool
+    player_pair: bool
+    banker_pair: bool
+    player_cards: int
+    banker_cards: int
+    player_drew: bool
+    banker_drew: bool
+    facts: frozenset[str]
+
+
+@cache
+def _evaluation(
+    player_total: int,
+    banker_total: int,
+    player_cards: int,
+    banker_cards: int,
+    player_pair: bool,
+    banker_pair: bool,
+    player_natural: bool,
+    banker_natural: bool,
+) -> Evaluation:
+    # Evaluations are immutable and determined by these eight values, so they are shared:
+    # evaluating a coup costs a few additions and one cache lookup.
+    if player_total > banker_total:
+        winner = Winner.PLAYER
+    elif banker_total > player_total:
+        winner = Winner.BANKER
+    else:
+        winner = Winner.TIE
+    return Evaluation(
+        player_total=player_total,
+        banker_total=banker_total,
+        winner=winner,
+        natural=player_natural or banker_natural,
+        player_natural=player_natural,
+        banker_natural=banker_natural,
+        player_pair=player_pair,
+        banker_pair=banker_pair,
+        player_cards=player_cards,
+        banker_cards=banker_cards,
+        player_drew=player_cards >= 3,
+        banker_drew=banker_cards >= 3,
+        facts=outcome_facts(
+            player_total,
+            banker_total,
+            player_cards,
+            banker_cards,
+            player_pair,
+            banker_pair,
+            player_natural,
+            banker_natural,
+        ),
+    )
+
+
+def evaluate(coup: Coup) -> Evaluation:
+    """Evaluate any dealt coup, legal or not, from its cards as dealt.
+
+    Naturals and pairs are properties of a hand's first two cards, so a hand of fewer than two
+    cards has neither; totals are always the sum of every card the hand holds.
+    """
+    player, banker = coup.player, coup.banker
+    player_two = len(player) >= 2
+    banker_two = len(banker) >= 2
+    return _evaluation(
+        sum(card.value for card in player) % 10,
+        sum(card.value for card in banker) % 10,
+        len(player),
+        len(banker),
+        player_two and player[0].rank == player[1].rank,
+        banker_two and banker[0].rank == banker[1].rank,
+        player_two and (player[0].value + player[1].value) % 10 >= 8,
+        banker_two and (banker[0].value + banker[1].value) % 10 >= 8,
+    )
+
+
+def deal_coup(draw: Callable[[], Card] | Iterable[Card]) -> Coup:
+    """Deal one coup by the rules from `draw()` (or the next cards of an iterable)."""
+    if not callable(draw):
+        draw = iter(draw).__next__
+    p1, b1, p2, b2 = draw(), draw(), draw(), draw()
+    player_total = (p1.value + p2.value) % 10
+    banker_total = (b1.value + b2.value) % 10
+    player = [p1, p2]
+    banker = [b1, b2]
+    if player_total < 8 and banker_total < 8:
+        player_third = None
+        if player_total in PLAYER_DRAWS_ON:
+            player_third = draw()
+            player.append(player_third)
+        if banker_draws(banker_total, None if player_third is None else player_third.value):
+            banker.append(draw())
+    return Coup(tuple(player), tuple(banker))

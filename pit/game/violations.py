@@ -1,0 +1,69 @@
+"""The registry of every rule-violation code in the product, with its title and severity."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Severity(StrEnum):
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+
+
+@dataclass(frozen=True, slots=True)
+class ViolationKind:
+    code: str
+    title: str
+    severity: Severity
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One broken rule, in words a pit boss understands. Never corrected silently, only reported."""
+
+    code: str
+    message: str
+    severity: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message, "severity": self.severity}
+
+
+def _kinds(*kinds: tuple[str, str, Severity]) -> dict[str, ViolationKind]:
+    return {code: ViolationKind(code, title, severity) for code, title, severity in kinds}
+
+
+# Severity reflects what is at stake: high when the result or money may be wrong, medium when
+# records are incomplete or limits are broken, low for irregularities that settle correctly.
+VIOLATION_CODES: dict[str, ViolationKind] = _kinds(
+    ("player_extra_card", "Player drew a card the rule did not call for", Severity.HIGH),
+    ("player_missing_card", "Player stood when the rule called for a card", Severity.HIGH),
+    ("banker_extra_card", "Banker drew a card the rule did not call for", Severity.HIGH),
+    ("banker_missing_card", "Banker stood when the rule called for a card", Severity.HIGH),
+    ("hand_size", "A hand holds fewer than two or more than three cards", Severity.HIGH),
+    ("reported_winner_mismatch", "The reported winner differs from the cards", Severity.HIGH),
+    ("card_over_capacity", "A card seen more often than the shoe holds it", Severity.HIGH),
+    ("shoe_overdealt", "More cards accounted for than the shoe holds", Severity.HIGH),
+    ("coup_number_gap", "Coup numbers skip within a shoe", Severity.MEDIUM),
+    ("coup_number_repeat", "A coup posted again with the same cards", Severity.LOW),
+    ("coup_conflict", "A coup number posted again with different cards", Severity.HIGH),
+    ("coup_after_shoe_closed", "A coup posted to a shoe already closed", Severity.MEDIUM),
+    ("payout_mismatch", "A payout differs from the paytable", Severity.HIGH),
+    ("commission_mismatch", "A commission differs from the paytable", Severity.MEDIUM),
+    ("wager_over_maximum", "A wager above the table maximum", Severity.MEDIUM),
+    ("wager_under_minimum", "A wager below the table minimum", Severity.LOW),
+    ("wager_off_increment", "A wager not in the bet's increments", Severity.LOW),
+    ("seat_bet_both_sides", "One seat bet on both Player and Banker", Severity.MEDIUM),
+    ("box_variance", "The commission box count differs from the ledger", Severity.HIGH),
+)
+
+
+def violation(code: str, message: str) -> Violation:
+    """A violation of a registered code, with the code's severity."""
+    try:
+        kind = VIOLATION_CODES[code]
+    except KeyError:
+        raise ValueError(f"{code!r} is not a registered violation code") from None
+    return Violation(code, message, str(kind.severity))
