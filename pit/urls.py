@@ -1,6 +1,6 @@
 """The site's URLs: the admin, the health check, and the API under /api/v1/."""
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 from django.views.generic import RedirectView
 
 from pit.core.views import healthz
@@ -8,5 +8,8 @@ from pit.core.views import healthz
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="admin:index", permanent=False)),
     path("healthz", healthz, name="healthz"),
+    path("admin/pit/dashboard/", include("pit.dashboard.urls")),
+    path("admin/pit/reports/", include("pit.reports.urls")),
     path("admin/", admin.site.urls),
+    path("api/v1/", include("pit.api.urls")),
 ]

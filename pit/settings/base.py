@@ -65,6 +65,16 @@ THIRD_PARTY_APPS = [
 ]
 LOCAL_APPS = [
     "pit.core",
+    "pit.accounts",
+    "pit.tables",
+    "pit.paytables",
+    "pit.shoes",
+    "pit.ledger",
+    "pit.compliance",
+    "pit.reports",
+    "pit.dashboard",
+    "pit.floor",
+    "pit.api",
 ]
 INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
 
@@ -166,3 +176,5 @@ CELERY_BEAT_SCHEDULE: dict = {}
 # The gaming day starts at this hour (casino time, TIME_ZONE); coups before it count to the day before.
 PIT_GAMING_DAY_START_HOUR = env.int("PIT_GAMING_DAY_START_HOUR", default=6)
 PIT_DEFAULT_CURRENCY = env.str("PIT_DEFAULT_CURRENCY", default="USD")
+# A commission box variance within this amount (per seat) raises no violation.
+PIT_BOX_VARIANCE_TOLERANCE = env.str("PIT_BOX_VARIANCE_TOLERANCE", default="0.00")

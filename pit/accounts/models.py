@@ -1,0 +1,42 @@
+"""Floor devices and their API keys. Staff are Django users; roles are Django groups."""
+from django.conf import settings
+from django.db import models
+
+
+class Role(models.TextChoices):
+    """The roles, as Django group names (created by a migration)."""
+
+    PIT_BOSS = "pit boss", "Pit boss"
+    ACCOUNTANT = "accountant", "Accountant"
+    AUDITOR = "auditor", "Auditor"
+    FLOOR_DEVICE = "floor device", "Floor device"
+
+
+class Device(models.Model):
+    """A card-reading shoe, table terminal or bet-recognition system, allowed to write to one table.
+
+    Its API key is shown once at creation and stored only as a SHA-256 hash; the prefix finds it.
+    """
+
+    name = models.CharField(max_length=100)
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="devices")
+    key_prefix = models.CharField(max_length=12, unique=True, editable=False)
+    key_hash = models.CharField(max_length=64, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["table__code", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "name"], name="device_name_unique_per_table"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} @ {self.table.code}" if self.table_id else self.name
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None

@@ -1,0 +1,4 @@
+"""URLs of pit.api."""
+app_name = "api"
+
+urlpatterns: list = []

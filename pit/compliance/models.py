@@ -1,0 +1,61 @@
+"""Rule violations: found once (by fingerprint), reviewed by pit bosses, never deleted."""
+from django.conf import settings
+from django.db import models
+
+
+class Severity(models.TextChoices):
+    LOW = "low", "Low"
+    MEDIUM = "medium", "Medium"
+    HIGH = "high", "High"
+
+
+class ViolationStatus(models.TextChoices):
+    OPEN = "open", "Open"
+    ACKNOWLEDGED = "acknowledged", "Acknowledged"
+    RESOLVED = "resolved", "Resolved"
+    DISMISSED = "dismissed", "Dismissed"
+
+
+class RuleViolation(models.Model):
+    """A finding of a check. `fingerprint` identifies the finding, so re-running a check never
+    records it twice; a finding that no longer holds after a fix gets `cleared_at`, not deleted."""
+
+    code = models.CharField(max_length=40, db_index=True, help_text="The engine's machine-readable code.")
+    message = models.TextField()
+    severity = models.CharField(max_length=6, choices=Severity.choices)
+    fingerprint = models.CharField(max_length=200, unique=True)
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="violations")
+    shoe = models.ForeignKey("shoes.Shoe", null=True, blank=True, on_delete=models.PROTECT, related_name="violations")
+    coup = models.ForeignKey("shoes.Coup", null=True, blank=True, on_delete=models.PROTECT, related_name="violations")
+    wager = models.ForeignKey(
+        "shoes.Wager", null=True, blank=True, on_delete=models.PROTECT, related_name="violations"
+    )
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    gaming_day = models.DateField(db_index=True)
+    found_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    found_by = models.CharField(max_length=40, help_text="The check that found it.")
+    cleared_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a re-check found it no longer holds (e.g. after a rules fix)."
+    )
+    status = models.CharField(max_length=12, choices=ViolationStatus.choices, default=ViolationStatus.OPEN)
+    status_note = models.TextField(blank=True)
+    status_changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    status_changed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-found_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(severity__in=Severity.values), name="violation_severity_valid"),
+            models.CheckConstraint(condition=models.Q(status__in=ViolationStatus.values), name="violation_status_valid"),
+            models.CheckConstraint(
+                condition=models.Q(status="open")
+                | (~models.Q(status_note="") & models.Q(status_changed_at__isnull=False)),
+                name="violation_review_has_note",
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "gaming_day"], name="violation_status_day")]
+
+    def __str__(self) -> str:
+        return f"{self.code} on {self.coup or self.shoe or self.table}"

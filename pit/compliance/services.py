@@ -1,0 +1,75 @@
+"""Writes to rule violations: recording a finding once, clearing one that no longer holds, and
+the pit boss's review (acknowledge, resolve, dismiss), each with a required note."""
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from pit import game
+from pit.compliance.models import RuleViolation, ViolationStatus
+
+
+def violation_record(
+    *, finding: game.Violation, fingerprint: str, table, gaming_day, found_by: str, shoe=None, coup=None,
+    wager=None, seat: int | None = None,
+) -> RuleViolation:
+    """Record a finding once: the same fingerprint again returns the recorded violation (and marks it
+    as holding again if a re-check had cleared it)."""
+    existing = RuleViolation.objects.filter(fingerprint=fingerprint).first()
+    if existing is None:
+        try:
+            with transaction.atomic():
+                return RuleViolation.objects.create(
+                    code=finding.code, message=finding.message, severity=finding.severity, fingerprint=fingerprint,
+                    table=table, shoe=shoe, coup=coup, wager=wager, seat=seat, gaming_day=gaming_day,
+                    found_by=found_by,
+                )
+        except IntegrityError:  # recorded meanwhile by a concurrent check: the unique fingerprint held
+            existing = RuleViolation.objects.get(fingerprint=fingerprint)
+    if existing.cleared_at is not None:
+        existing.cleared_at = None
+        existing.save(update_fields=["cleared_at"])
+    return existing
+
+
+def violations_clear_missing(*, scope, found_by: str, fingerprints_found: set[str]) -> int:
+    """Mark as cleared the findings of `found_by` within `scope` (a queryset) that a re-check no
+    longer finds; they are never deleted. Returns how many were cleared."""
+    stale = scope.filter(found_by=found_by, cleared_at__isnull=True).exclude(fingerprint__in=fingerprints_found)
+    return stale.update(cleared_at=timezone.now())
+
+
+_REVIEW_TRANSITIONS = {
+    ViolationStatus.ACKNOWLEDGED: {ViolationStatus.OPEN},
+    ViolationStatus.RESOLVED: {ViolationStatus.OPEN, ViolationStatus.ACKNOWLEDGED},
+    ViolationStatus.DISMISSED: {ViolationStatus.OPEN, ViolationStatus.ACKNOWLEDGED},
+}
+
+
+@transaction.atomic
+def _violation_review(*, violation: RuleViolation, status: str, user, note: str) -> RuleViolation:
+    if not (note or "").strip():
+        raise ValidationError({"note": "A note is required: say what was done or why."})
+    violation = RuleViolation.objects.select_for_update().get(pk=violation.pk)
+    if violation.status not in _REVIEW_TRANSITIONS[status]:
+        raise ValidationError(
+            {"status": f"A violation that is {violation.get_status_display().lower()} cannot be marked {status}."}
+        )
+    violation.status = status
+    violation.status_note = note.strip()
+    violation.status_changed_by = user
+    violation.status_changed_at = timezone.now()
+    violation.full_clean()
+    violation.save(update_fields=["status", "status_note", "status_changed_by", "status_changed_at"])
+    return violation
+
+
+def violation_acknowledge(*, violation: RuleViolation, user, note: str) -> RuleViolation:
+    return _violation_review(violation=violation, status=ViolationStatus.ACKNOWLEDGED, user=user, note=note)
+
+
+def violation_resolve(*, violation: RuleViolation, user, note: str) -> RuleViolation:
+    return _violation_review(violation=violation, status=ViolationStatus.RESOLVED, user=user, note=note)
+
+
+def violation_dismiss(*, violation: RuleViolation, user, note: str) -> RuleViolation:
+    return _violation_review(violation=violation, status=ViolationStatus.DISMISSED, user=user, note=note)

@@ -1,0 +1,4 @@
+"""URLs of pit.dashboard."""
+app_name = "dashboard"
+
+urlpatterns: list = []

@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+
+
+class FloorConfig(AppConfig):
+    """The floor simulator and the demo pit: plays shoes through the same services as the API."""
+
+    name = "pit.floor"
+    verbose_name = "Floor simulator"

@@ -1,0 +1,152 @@
+"""The commission ledger (append-only, enforced by the database), box counts and reconciliations.
+
+A seat's balance is the sum of its entries: accruals are positive (the seat owes the box),
+collections and reversals of accruals are negative. Balances are derived, never stored.
+"""
+from django.conf import settings
+from django.db import models
+
+from pit.core.models import Recorded
+
+
+class EntryKind(models.TextChoices):
+    ACCRUED = "accrued", "Accrued on a winning Banker wager"
+    COLLECTED = "collected", "Collected from the seat"
+    REVERSAL = "reversal", "Reversal of an earlier entry"
+
+
+class CollectionReason(models.TextChoices):
+    SHUFFLE = "shuffle", "At the shuffle"
+    PLAYER_LEFT = "player_left", "Player left the seat"
+
+
+class CommissionEntry(Recorded):
+    shoe = models.ForeignKey("shoes.Shoe", on_delete=models.PROTECT, related_name="commission_entries")
+    seat = models.PositiveSmallIntegerField()
+    kind = models.CharField(max_length=10, choices=EntryKind.choices)
+    currency = models.CharField(max_length=3)
+    amount_minor = models.BigIntegerField(help_text="Positive: owed by the seat. Negative: collected or reversed.")
+    wager = models.ForeignKey(
+        "shoes.Wager", null=True, blank=True, on_delete=models.PROTECT, related_name="commission_entries"
+    )
+    collection_reason = models.CharField(max_length=12, choices=CollectionReason.choices, blank=True)
+    reverses = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversed_by"
+    )
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["shoe", "seat", "id"]
+        verbose_name_plural = "commission entries"
+        constraints = [
+            # One accrual per wager: recording a coup twice can never owe commission twice.
+            models.UniqueConstraint(
+                fields=["wager"], condition=models.Q(kind="accrued"), name="commission_one_accrual_per_wager"
+            ),
+            # One collection per seat at the shuffle: a reconciliation run twice collects once.
+            models.UniqueConstraint(
+                fields=["shoe", "seat"],
+                condition=models.Q(kind="collected", collection_reason="shuffle"),
+                name="commission_one_shuffle_collection_per_seat",
+            ),
+            models.CheckConstraint(condition=models.Q(kind__in=EntryKind.values), name="commission_kind_valid"),
+            models.CheckConstraint(
+                condition=(models.Q(kind="accrued", amount_minor__gt=0, wager__isnull=False, reverses__isnull=True)
+                           | models.Q(kind="collected", amount_minor__lte=0, reverses__isnull=True)
+                           | models.Q(kind="reversal", reverses__isnull=False)),
+                name="commission_entry_shape",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(kind="collected", collection_reason__in=CollectionReason.values)
+                | (~models.Q(kind="collected") & models.Q(collection_reason="")),
+                name="commission_collection_reason",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.shoe} seat {self.seat} {self.kind} {self.amount_minor}"
+
+
+class ReconciliationStatus(models.TextChoices):
+    BALANCED = "balanced", "Balanced"
+    VARIANCE = "variance", "Variance"
+    EXPLAINED = "explained", "Variance explained"
+
+
+class BoxCount(Recorded):
+    """What was counted in one seat's commission box at the shuffle."""
+
+    shoe = models.ForeignKey("shoes.Shoe", on_delete=models.PROTECT, related_name="box_counts")
+    seat = models.PositiveSmallIntegerField()
+    currency = models.CharField(max_length=3)
+    counted_minor = models.BigIntegerField()
+
+    class Meta:
+        ordering = ["shoe", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["shoe", "seat"], name="box_count_unique_per_seat"),
+            models.CheckConstraint(condition=models.Q(counted_minor__gte=0), name="box_count_not_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.shoe} seat {self.seat} counted {self.counted_minor}"
+
+
+class Reconciliation(models.Model):
+    """A shoe's commission box against the ledger, made once at the shuffle by the reconciliation job."""
+
+    shoe = models.OneToOneField("shoes.Shoe", on_delete=models.PROTECT, related_name="reconciliation")
+    currency = models.CharField(max_length=3)
+    accrued_minor = models.BigIntegerField()
+    collected_earlier_minor = models.BigIntegerField(help_text="Collected from seats whose player left.")
+    expected_minor = models.BigIntegerField()
+    counted_minor = models.BigIntegerField()
+    variance_minor = models.BigIntegerField(help_text="Counted minus expected.")
+    status = models.CharField(max_length=10, choices=ReconciliationStatus.choices)
+    reconciled_at = models.DateTimeField(auto_now_add=True)
+    explanation = models.TextField(blank=True)
+    explained_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    explained_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-reconciled_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status__in=ReconciliationStatus.values), name="reconciliation_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(variance_minor=models.F("counted_minor") - models.F("expected_minor")),
+                name="reconciliation_variance_is_counted_minus_expected",
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(status="explained") | (~models.Q(explanation="") & models.Q(explained_at__isnull=False)),
+                name="reconciliation_explained_has_note",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"reconciliation of {self.shoe}"
+
+
+class ReconciliationSeat(models.Model):
+    """One seat's line of a reconciliation."""
+
+    reconciliation = models.ForeignKey(Reconciliation, on_delete=models.CASCADE, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    accrued_minor = models.BigIntegerField()
+    collected_earlier_minor = models.BigIntegerField()
+    expected_minor = models.BigIntegerField()
+    counted_minor = models.BigIntegerField()
+    variance_minor = models.BigIntegerField()
+
+    class Meta:
+        ordering = ["reconciliation", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["reconciliation", "seat"], name="reconciliation_seat_unique"),
+            models.CheckConstraint(
+                condition=models.Q(variance_minor=models.F("counted_minor") - models.F("expected_minor")),
+                name="reconciliation_seat_variance_is_counted_minus_expected",
+            ),
+        ]

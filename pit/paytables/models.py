@@ -1,0 +1,37 @@
+"""Paytable configurations, versioned: one that has settled a coup is never edited, only superseded."""
+from django.conf import settings
+from django.db import models
+
+
+class PaytableConfiguration(models.Model):
+    """One version of a paytable. `rules` is the game engine's `Paytable.to_dict()`.
+
+    `house_edges` is computed by the engine on save (exact, 8 decks) and stored for display only.
+    """
+
+    code = models.SlugField(max_length=40, help_text="The family this version belongs to, e.g. commission-box.")
+    version = models.PositiveIntegerField(default=1)
+    name = models.CharField(max_length=100)
+    preset = models.CharField(max_length=40, blank=True, help_text="The engine preset it was built from.")
+    rules = models.JSONField()
+    house_edges = models.JSONField(default=dict, editable=False, help_text="Per bet: exact house edge and variance.")
+    override_reason = models.TextField(
+        blank=True, help_text="Required when a bet gives the player the edge; says who approved it and why."
+    )
+    supersedes = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="superseded_by"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["code", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["code", "version"], name="paytable_version_unique"),
+            models.CheckConstraint(condition=models.Q(version__gte=1), name="paytable_version_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} v{self.version}"

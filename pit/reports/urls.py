@@ -1,0 +1,4 @@
+"""URLs of pit.reports."""
+app_name = "reports"
+
+urlpatterns: list = []

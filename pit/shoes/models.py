@@ -1,0 +1,146 @@
+"""Shoes, coups and wagers: what was dealt and wagered, and how the engine settled it."""
+from django.db import models
+
+from pit.core.money import from_minor
+from pit.core.models import Recorded
+
+
+class ShoeStatus(models.TextChoices):
+    DEALING = "dealing", "Dealing"
+    CLOSED = "closed", "Closed"
+
+
+class Shoe(Recorded):
+    """The decks from one shuffle to the next. `cards_seen` counts burned and dealt cards by code."""
+
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="shoes")
+    sequence = models.PositiveIntegerField(help_text="1, 2, 3 ... per table.")
+    decks = models.PositiveSmallIntegerField(default=8)
+    shuffled_at = models.DateTimeField()
+    cut_card_position = models.PositiveSmallIntegerField(
+        help_text="Cards from the top of the shoe to the cut card (after the burn)."
+    )
+    burn_cards = models.JSONField(default=list, blank=True)
+    status = models.CharField(max_length=8, choices=ShoeStatus.choices, default=ShoeStatus.DEALING)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    cards_seen = models.JSONField(default=dict, editable=False, help_text="Card code -> times seen (burns included).")
+    cards_dealt = models.PositiveIntegerField(default=0, editable=False, help_text="Cards dealt to coups.")
+    coups_recorded = models.PositiveIntegerField(default=0, editable=False)
+
+    class Meta:
+        ordering = ["table__code", "-sequence"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "sequence"], name="shoe_sequence_unique_per_table"),
+            models.UniqueConstraint(
+                fields=["table"], condition=models.Q(status="dealing"), name="shoe_one_dealing_per_table"
+            ),
+            models.CheckConstraint(condition=models.Q(decks__gte=1, decks__lte=12), name="shoe_decks_range"),
+            models.CheckConstraint(condition=models.Q(status__in=ShoeStatus.values), name="shoe_status_valid"),
+            models.CheckConstraint(
+                condition=models.Q(status="dealing", closed_at__isnull=True)
+                | models.Q(status="closed", closed_at__isnull=False),
+                name="shoe_closed_at_iff_closed",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table.code} shoe {self.sequence}" if self.table_id else f"shoe {self.sequence}"
+
+    @property
+    def total_cards(self) -> int:
+        return self.decks * 52
+
+    @property
+    def cards_left_before_cut(self) -> int:
+        return max(self.cut_card_position - self.cards_dealt, 0)
+
+
+class Winner(models.TextChoices):
+    PLAYER = "player", "Player"
+    BANKER = "banker", "Banker"
+    TIE = "tie", "Tie"
+
+
+class Coup(Recorded):
+    """One round: the cards as dealt, the engine's evaluation, and the paytable it was settled under."""
+
+    shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="coups")
+    number = models.PositiveIntegerField()
+    dealt_at = models.DateTimeField(db_index=True)
+    gaming_day = models.DateField(db_index=True)
+    player_cards = models.JSONField()
+    banker_cards = models.JSONField()
+    player_total = models.PositiveSmallIntegerField()
+    banker_total = models.PositiveSmallIntegerField()
+    winner = models.CharField(max_length=8, choices=Winner.choices)
+    natural = models.BooleanField()
+    player_pair = models.BooleanField()
+    banker_pair = models.BooleanField()
+    reported_winner = models.CharField(max_length=8, choices=Winner.choices, blank=True)
+    paytable = models.ForeignKey("paytables.PaytableConfiguration", on_delete=models.PROTECT, related_name="coups")
+
+    class Meta:
+        ordering = ["shoe", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["shoe", "number"], name="coup_number_unique_per_shoe"),
+            models.CheckConstraint(condition=models.Q(number__gte=1), name="coup_number_positive"),
+            models.CheckConstraint(condition=models.Q(player_total__lte=9), name="coup_player_total_range"),
+            models.CheckConstraint(condition=models.Q(banker_total__lte=9), name="coup_banker_total_range"),
+            models.CheckConstraint(condition=models.Q(winner__in=Winner.values), name="coup_winner_valid"),
+        ]
+        indexes = [models.Index(fields=["gaming_day", "shoe"], name="coup_gaming_day_shoe")]
+
+    def __str__(self) -> str:
+        return f"{self.shoe} coup {self.number}"
+
+
+class WagerResult(models.TextChoices):
+    WIN = "win", "Win"
+    LOSE = "lose", "Lose"
+    PUSH = "push", "Push"
+
+
+class Wager(models.Model):
+    """A wager on a coup and its settlement by the engine, in minor units of `currency`."""
+
+    coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="wagers")
+    seat = models.PositiveSmallIntegerField()
+    bet = models.CharField(max_length=20)
+    currency = models.CharField(max_length=3)
+    amount_minor = models.BigIntegerField()
+    result = models.CharField(max_length=4, choices=WagerResult.choices)
+    payout_minor = models.BigIntegerField(help_text="Paid to the player beyond the returned stake.")
+    commission_minor = models.BigIntegerField(default=0, help_text="Owed into the seat's commission box.")
+    paid_minor = models.BigIntegerField(null=True, blank=True, help_text="What the table reports it paid.")
+
+    class Meta:
+        ordering = ["coup", "seat", "bet"]
+        constraints = [
+            models.UniqueConstraint(fields=["coup", "seat", "bet"], name="wager_unique_per_coup_seat_bet"),
+            models.CheckConstraint(condition=models.Q(amount_minor__gt=0), name="wager_amount_positive"),
+            models.CheckConstraint(condition=models.Q(payout_minor__gte=0), name="wager_payout_not_negative"),
+            models.CheckConstraint(condition=models.Q(commission_minor__gte=0), name="wager_commission_not_negative"),
+            models.CheckConstraint(
+                condition=models.Q(paid_minor__isnull=True) | models.Q(paid_minor__gte=0), name="wager_paid_not_negative"
+            ),
+            models.CheckConstraint(condition=models.Q(result__in=WagerResult.values), name="wager_result_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} {self.bet} {from_minor(self.amount_minor, self.currency)}"
+
+    @property
+    def amount(self):
+        return from_minor(self.amount_minor, self.currency)
+
+    @property
+    def payout(self):
+        return from_minor(self.payout_minor, self.currency)
+
+    @property
+    def commission(self):
+        return from_minor(self.commission_minor, self.currency)
+
+    @property
+    def paid(self):
+        return from_minor(self.paid_minor, self.currency)

@@ -1,0 +1,348 @@
+"""Writes to shoes and coups: starting a shoe, recording coups (one or a batch), closing a shoe.
+
+A coup is evaluated and its wagers settled by the game engine; commission owed in a `box` game
+goes to the ledger in the same transaction; the rule checks run after commit, in Celery. What is
+well-formed but breaks a rule is stored and flagged, never refused: the floor reports what
+happened and the back-office judges it.
+"""
+import datetime as dt
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from pit import game
+from pit.core.actors import SYSTEM, Actor
+from pit.core.errors import Conflict
+from pit.core.gaming_day import gaming_day_for
+from pit.core.money import MoneyError, to_minor
+from pit.paytables.selectors import engine_paytable
+from pit.shoes.models import Coup, Shoe, ShoeStatus, Wager
+from pit.tables.models import Table
+
+
+@dataclass(frozen=True)
+class WagerInput:
+    seat: int
+    bet: str
+    amount: Decimal
+    paid: Decimal | None = None
+
+
+@dataclass(frozen=True)
+class CoupInput:
+    number: int
+    player: list[str]
+    banker: list[str]
+    dealt_at: dt.datetime | None = None
+    reported_winner: str = ""
+    wagers: tuple[WagerInput, ...] = ()
+
+
+class CoupOutcomeStatus:
+    CREATED = "created"  # recorded now
+    EXISTING = "existing"  # the same coup was recorded before (a replay): nothing written
+    CONFLICT = "conflict"  # the number was recorded before with other cards: flagged, nothing else written
+    INVALID = "invalid"  # malformed: nothing written
+
+
+@dataclass
+class CoupOutcome:
+    status: str
+    coup: Coup | None = None
+    errors: dict = field(default_factory=dict)
+    violation: object = None
+
+
+# ---------------------------------------------------------------------------------------- shoes
+
+def _cards(codes, field_name: str) -> tuple[game.Card, ...]:
+    if not isinstance(codes, list | tuple):
+        raise ValidationError({field_name: "Give the cards as a list of card codes, e.g. [\"5H\", \"KD\"]."})
+    try:
+        return game.parse_cards(codes)
+    except game.InvalidCard as exc:
+        raise ValidationError({field_name: str(exc)}) from exc
+
+
+@transaction.atomic
+def shoe_start(
+    *, table: Table, cut_card_position: int, decks: int = 8, burn: list[str] = (), shuffled_at=None,
+    actor: Actor = SYSTEM,
+) -> Shoe:
+    """A new shoe at the table, after a shuffle. Refused (Conflict) while another shoe is dealing."""
+    burn_cards = _cards(list(burn), "burn")
+    table = Table.objects.select_for_update().get(pk=table.pk)
+    dealing = Shoe.objects.filter(table=table, status=ShoeStatus.DEALING).first()
+    if dealing is not None:
+        raise Conflict(
+            f"Shoe {dealing.sequence} (id {dealing.pk}) is still dealing at table {table.code}; close it first.",
+            shoe_id=dealing.pk, sequence=dealing.sequence,
+        )
+    if not isinstance(decks, int) or not 1 <= decks <= 12:
+        raise ValidationError({"decks": "A shoe holds 1 to 12 decks."})
+    if not isinstance(cut_card_position, int) or not 1 <= cut_card_position <= decks * 52:
+        raise ValidationError({"cut_card_position": f"The cut card goes between card 1 and card {decks * 52}."})
+    last = Shoe.objects.filter(table=table).order_by("-sequence").values_list("sequence", flat=True).first()
+    shoe = Shoe(
+        table=table, sequence=(last or 0) + 1, decks=decks, cut_card_position=cut_card_position,
+        shuffled_at=shuffled_at or timezone.now(), burn_cards=[card.code for card in burn_cards],
+        cards_seen=dict(Counter(card.code for card in burn_cards)), **actor.recorded_fields(),
+    )
+    shoe.full_clean()
+    shoe.save()
+    return shoe
+
+
+def shoe_lock(shoe_id: int) -> Shoe:
+    """The shoe row, locked for this transaction: coups of a shoe are recorded one writer at a time."""
+    return Shoe.objects.select_for_update().select_related("table__paytable").get(pk=shoe_id)
+
+
+@transaction.atomic
+def shoe_close(
+    *, shoe: Shoe, box_counts: list[tuple[int, Decimal]], closed_at=None, actor: Actor = SYSTEM
+) -> Shoe:
+    """The shuffle: close the shoe with the commission box count per seat; reconcile after commit.
+
+    Closing again with the same counts is a no-op; with other counts it is a Conflict.
+    """
+    from pit.ledger.models import BoxCount
+    from pit.ledger.tasks import shoe_reconcile
+
+    shoe = shoe_lock(shoe.pk)
+    table = shoe.table
+    counts: dict[int, int] = {}
+    for index, (seat, counted) in enumerate(box_counts):
+        if seat not in table.seats:
+            raise ValidationError({f"commission_box[{index}].seat": f"{seat} is not a seat at table {table.code}."})
+        if seat in counts:
+            raise ValidationError({f"commission_box[{index}].seat": f"Seat {seat} is counted twice."})
+        try:
+            counted_minor = to_minor(Decimal(counted), table.currency)
+        except MoneyError as exc:
+            raise ValidationError({f"commission_box[{index}].counted": str(exc)}) from exc
+        if counted_minor < 0:
+            raise ValidationError({f"commission_box[{index}].counted": "A count cannot be negative."})
+        counts[seat] = counted_minor
+    if shoe.status == ShoeStatus.CLOSED:
+        recorded = dict(shoe.box_counts.values_list("seat", "counted_minor"))
+        if recorded != {seat: minor for seat, minor in counts.items() if minor or seat in recorded}:
+            raise Conflict(f"{shoe} was closed already with other commission box counts.", shoe_id=shoe.pk)
+        return shoe
+    shoe.status = ShoeStatus.CLOSED
+    shoe.closed_at = closed_at or timezone.now()
+    shoe.save(update_fields=["status", "closed_at"])
+    BoxCount.objects.bulk_create(
+        BoxCount(shoe=shoe, seat=seat, currency=table.currency, counted_minor=minor, **actor.recorded_fields())
+        for seat, minor in sorted(counts.items())
+    )
+    shoe_reconcile.delay_on_commit(shoe.pk)
+    return shoe
+
+
+# ---------------------------------------------------------------------------------------- coups
+
+@dataclass
+class _PreparedCoup:
+    item: CoupInput
+    player: tuple[game.Card, ...]
+    banker: tuple[game.Card, ...]
+    evaluation: game.Evaluation
+    wagers: list[Wager]
+
+
+def _prepare(item: CoupInput, table: Table, paytable: game.Paytable) -> _PreparedCoup:
+    """Check a coup's input against the table and settle it with the engine; ValidationError if malformed."""
+    errors: dict[str, str] = {}
+    if not isinstance(item.number, int) or isinstance(item.number, bool) or item.number < 1:
+        errors["number"] = "A coup number is a whole number from 1 up."
+    hands = {}
+    for name, codes in (("player", item.player), ("banker", item.banker)):
+        try:
+            hands[name] = _cards(codes, name)
+        except ValidationError as exc:
+            errors.update(exc.message_dict and {k: v[0] for k, v in exc.message_dict.items()})
+            continue
+        if not 2 <= len(hands[name]) <= 3:
+            errors[name] = f"A hand holds two or three cards; {len(hands[name])} were given."
+    if item.reported_winner not in ("", *game.Winner):
+        errors["reported_winner"] = f"{item.reported_winner!r} is not a winner (player, banker or tie)."
+    wager_keys = set()
+    for index, wager in enumerate(item.wagers):
+        where = f"wagers[{index}]"
+        if wager.seat not in table.seats:
+            seats = ", ".join(str(seat) for seat in table.seats)
+            errors[f"{where}.seat"] = f"{wager.seat} is not a seat at table {table.code} (seats {seats})."
+        if wager.bet not in paytable.bets:
+            errors[f"{where}.bet"] = (
+                f"{wager.bet!r} is not a bet at table {table.code} ({', '.join(sorted(paytable.bets))})."
+            )
+        if (wager.seat, wager.bet) in wager_keys:
+            errors[f"{where}.bet"] = f"Seat {wager.seat} has two {wager.bet} wagers in this coup; send one."
+        wager_keys.add((wager.seat, wager.bet))
+        for money_field in ("amount", "paid"):
+            value = getattr(wager, money_field)
+            if value is None:
+                continue
+            try:
+                minor = to_minor(value, table.currency)
+            except MoneyError as exc:
+                errors[f"{where}.{money_field}"] = str(exc)
+                continue
+            if money_field == "amount" and minor <= 0:
+                errors[f"{where}.amount"] = "A wager amount must be positive."
+            if money_field == "paid" and minor < 0:
+                errors[f"{where}.paid"] = "A paid amount cannot be negative."
+    if errors:
+        raise ValidationError(errors)
+
+    evaluation = game.evaluate(game.Coup(player=hands["player"], banker=hands["banker"]))
+    wagers = []
+    for wager in item.wagers:
+        settlement = game.settle(paytable, wager.bet, wager.amount, evaluation)
+        wagers.append(Wager(
+            seat=wager.seat, bet=wager.bet, currency=table.currency,
+            amount_minor=to_minor(wager.amount, table.currency), result=str(settlement.result),
+            payout_minor=to_minor(settlement.payout, table.currency),
+            commission_minor=to_minor(settlement.commission, table.currency),
+            paid_minor=None if wager.paid is None else to_minor(wager.paid, table.currency),
+        ))
+    return _PreparedCoup(item, hands["player"], hands["banker"], evaluation, wagers)
+
+
+def _same_cards(coup: Coup, prepared: _PreparedCoup) -> bool:
+    return (coup.player_cards == [card.code for card in prepared.player]
+            and coup.banker_cards == [card.code for card in prepared.banker])
+
+
+def _conflict_violation(shoe: Shoe, existing: Coup, prepared: _PreparedCoup):
+    from pit.compliance.services import violation_record
+
+    posted = game.Coup(player=prepared.player, banker=prepared.banker)
+    recorded = game.Coup.from_codes(player=existing.player_cards, banker=existing.banker_cards)
+    finding = game.check_repost(existing.number, recorded, posted)
+    posted_codes = " ".join(card.code for card in prepared.player) + "|" + " ".join(c.code for c in prepared.banker)
+    digest = hashlib.sha256(posted_codes.encode()).hexdigest()[:16]
+    return violation_record(
+        finding=finding, table=shoe.table, shoe=shoe, coup=existing, gaming_day=existing.gaming_day,
+        found_by="coup_recording", fingerprint=f"coup_conflict:coup{existing.pk}:{digest}",
+    )
+
+
+def _store(shoe: Shoe, prepared: list[_PreparedCoup], actor: Actor, paytable_id: int) -> list[Coup]:
+    """Insert the prepared coups, their wagers and commission accruals in bulk, and count the cards."""
+    from pit.ledger.models import CommissionEntry, EntryKind
+
+    now = timezone.now()
+    coups = []
+    for item in prepared:
+        dealt_at = item.item.dealt_at or now
+        evaluation = item.evaluation
+        coups.append(Coup(
+            shoe=shoe, number=item.item.number, dealt_at=dealt_at, gaming_day=gaming_day_for(dealt_at),
+            player_cards=[card.code for card in item.player], banker_cards=[card.code for card in item.banker],
+            player_total=evaluation.player_total, banker_total=evaluation.banker_total,
+            winner=str(evaluation.winner), natural=evaluation.natural, player_pair=evaluation.player_pair,
+            banker_pair=evaluation.banker_pair, reported_winner=item.item.reported_winner,
+            paytable_id=paytable_id, **actor.recorded_fields(),
+        ))
+    Coup.objects.bulk_create(coups)
+    wagers = []
+    for coup, item in zip(coups, prepared, strict=True):
+        for wager in item.wagers:
+            wager.coup = coup
+            wagers.append(wager)
+    Wager.objects.bulk_create(wagers)
+    CommissionEntry.objects.bulk_create(
+        CommissionEntry(
+            shoe=shoe, seat=wager.seat, kind=EntryKind.ACCRUED, currency=wager.currency,
+            amount_minor=wager.commission_minor, wager=wager, **actor.recorded_fields(),
+        )
+        for wager in wagers if wager.commission_minor > 0
+    )
+    seen = Counter(shoe.cards_seen)
+    for item in prepared:
+        seen.update(card.code for card in (*item.player, *item.banker))
+    shoe.cards_seen = dict(sorted(seen.items()))
+    shoe.cards_dealt += sum(len(item.player) + len(item.banker) for item in prepared)
+    shoe.coups_recorded += len(prepared)
+    shoe.save(update_fields=["cards_seen", "cards_dealt", "coups_recorded"])
+    return coups
+
+
+def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -> list[CoupOutcome]:
+    """Record coups in one transaction, each judged on its own: created, existing (a replay of the same
+    cards), conflict (same number, other cards: a violation is recorded) or invalid (nothing written)."""
+    from pit.compliance.tasks import coups_verify
+
+    outcomes: list[CoupOutcome | None] = [None] * len(coups)
+    with transaction.atomic():
+        shoe = shoe_lock(shoe.pk)
+        table = shoe.table
+        paytable = engine_paytable(table.paytable)
+        prepared: dict[int, _PreparedCoup] = {}
+        for index, item in enumerate(coups):
+            try:
+                prepared[index] = _prepare(item, table, paytable)
+            except ValidationError as exc:
+                outcomes[index] = CoupOutcome(CoupOutcomeStatus.INVALID, errors=exc.message_dict)
+        numbers = {item.item.number for item in prepared.values()}
+        existing = {coup.number: coup for coup in Coup.objects.filter(shoe=shoe, number__in=numbers)}
+        to_store: list[tuple[int, _PreparedCoup]] = []
+        in_batch: dict[int, int] = {}
+        for index, item in prepared.items():
+            number = item.item.number
+            if number in in_batch:  # the same number twice in one batch: judge it against the first
+                first = prepared[in_batch[number]]
+                same = [c.code for c in first.player] == [c.code for c in item.player] and \
+                       [c.code for c in first.banker] == [c.code for c in item.banker]
+                outcomes[index] = CoupOutcome(CoupOutcomeStatus.EXISTING if same else CoupOutcomeStatus.CONFLICT,
+                                              errors={} if same else {"number": f"Coup {number} appears twice in "
+                                                                                "the batch with different cards."})
+                continue
+            in_batch[number] = index
+            if number in existing:
+                coup = existing[number]
+                if _same_cards(coup, item):
+                    outcomes[index] = CoupOutcome(CoupOutcomeStatus.EXISTING, coup=coup)
+                else:
+                    violation = _conflict_violation(shoe, coup, item)
+                    outcomes[index] = CoupOutcome(CoupOutcomeStatus.CONFLICT, coup=coup, violation=violation)
+            else:
+                to_store.append((index, item))
+        if to_store:
+            stored = _store(shoe, [item for _, item in to_store], actor, table.paytable_id)
+            for (index, _), coup in zip(to_store, stored, strict=True):
+                outcomes[index] = CoupOutcome(CoupOutcomeStatus.CREATED, coup=coup)
+            coups_verify.delay_on_commit([coup.pk for coup in stored])
+    # A batch's own duplicate with different cards refers to the coup stored for the first of them.
+    for index, outcome in enumerate(outcomes):
+        if outcome.status == CoupOutcomeStatus.EXISTING and outcome.coup is None:
+            outcome.coup = outcomes[in_batch[coups[index].number]].coup
+    return outcomes
+
+
+def coup_record(*, shoe: Shoe, coup: CoupInput, actor: Actor = SYSTEM) -> CoupOutcome:
+    """Record one coup. ValidationError if malformed (nothing written); Conflict if its number was
+    recorded with other cards (the violation is committed first); a replay returns the existing coup."""
+    try:
+        (outcome,) = coups_record(shoe=shoe, coups=[coup], actor=actor)
+    except IntegrityError:
+        # Two writers raced past the shoe lock only if the database has none (it always has on
+        # PostgreSQL and SQLite); the unique constraint still holds: read what won.
+        (outcome,) = coups_record(shoe=shoe, coups=[coup], actor=actor)
+    if outcome.status == CoupOutcomeStatus.INVALID:
+        raise ValidationError(outcome.errors)
+    if outcome.status == CoupOutcomeStatus.CONFLICT:
+        raise Conflict(
+            f"Coup {coup.number} of {outcome.coup.shoe} was recorded with other cards "
+            f"(player {' '.join(outcome.coup.player_cards)}, banker {' '.join(outcome.coup.banker_cards)}); "
+            "a violation is recorded for the pit boss.",
+            coup_id=outcome.coup.pk, violation_id=getattr(outcome.violation, "pk", None),
+        )
+    return outcome

@@ -1,0 +1,90 @@
+"""Baccarat tables, their bet limits and their open/close events."""
+from django.conf import settings
+from django.db import models
+
+from pit.core.models import Recorded
+
+
+class Game(models.TextChoices):
+    BIG = "big", "Big baccarat"
+    MIDI = "midi", "Midi baccarat"
+    MINI = "mini", "Mini baccarat"
+
+
+class TableStatus(models.TextChoices):
+    OPEN = "open", "Open"
+    CLOSED = "closed", "Closed"
+
+
+def default_seats() -> list[int]:
+    """Seats 1-7 with no seat 4, as most mini tables are numbered."""
+    return [1, 2, 3, 5, 6, 7, 8]
+
+
+class Table(models.Model):
+    code = models.SlugField(max_length=20, unique=True, help_text="Short code on the floor plan, e.g. BB1.")
+    name = models.CharField(max_length=100)
+    game = models.CharField(max_length=8, choices=Game.choices)
+    seats = models.JSONField(default=default_seats, help_text="Seat numbers in use, e.g. [1, 2, 3, 5, 6, 7, 8].")
+    squeeze = models.BooleanField(default=False, help_text="Players may squeeze the cards.")
+    status = models.CharField(max_length=8, choices=TableStatus.choices, default=TableStatus.CLOSED)
+    currency = models.CharField(max_length=3, default=settings.PIT_DEFAULT_CURRENCY)
+    paytable = models.ForeignKey(
+        "paytables.PaytableConfiguration", on_delete=models.PROTECT, related_name="tables",
+        help_text="The paytable configuration in force for new coups.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["code"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(status__in=TableStatus.values), name="table_status_valid"),
+            models.CheckConstraint(condition=models.Q(game__in=Game.values), name="table_game_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.code} {self.name}"
+
+
+class TableLimit(models.Model):
+    """Minimum and maximum for one bet type at a table, in minor units of the table's currency."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="limits")
+    bet = models.CharField(max_length=20)
+    minimum_minor = models.BigIntegerField()
+    maximum_minor = models.BigIntegerField()
+
+    class Meta:
+        ordering = ["table", "bet"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "bet"], name="table_limit_unique_per_bet"),
+            models.CheckConstraint(condition=models.Q(minimum_minor__gt=0), name="table_limit_minimum_positive"),
+            models.CheckConstraint(
+                condition=models.Q(maximum_minor__gte=models.F("minimum_minor")), name="table_limit_max_gte_min"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table.code} {self.bet}"
+
+
+class TableEventKind(models.TextChoices):
+    OPENED = "opened", "Opened"
+    CLOSED = "closed", "Closed"
+
+
+class TableEvent(Recorded):
+    """A table opened or closed: the history behind `Table.status`."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="events")
+    kind = models.CharField(max_length=8, choices=TableEventKind.choices)
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(kind__in=TableEventKind.values), name="table_event_kind_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table.code} {self.kind} at {self.at:%Y-%m-%d %H:%M}"

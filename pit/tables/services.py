@@ -1,0 +1,96 @@
+"""Writes to tables: creating them, their limits, and opening and closing them."""
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from pit.core.actors import SYSTEM, Actor
+from pit.core.money import MoneyError, to_minor
+from pit.tables.models import Game, Table, TableEvent, TableEventKind, TableLimit, TableStatus
+
+# Seat numbers players avoid: 4 everywhere, 13 where the layout goes that far (domain.md).
+UNLUCKY_SEATS = frozenset({4, 13})
+SEAT_COUNTS = {Game.BIG: 14, Game.MIDI: 9, Game.MINI: 7}
+
+
+def default_seat_layout(game: str) -> list[int]:
+    """`count` seats numbered from 1, skipping the unlucky numbers."""
+    count, seats, number = SEAT_COUNTS[Game(game)], [], 0
+    while len(seats) < count:
+        number += 1
+        if number not in UNLUCKY_SEATS:
+            seats.append(number)
+    return seats
+
+
+def _checked_seats(seats) -> list[int]:
+    if not isinstance(seats, list | tuple) or not seats:
+        raise ValidationError({"seats": "Give the seat numbers as a non-empty list, e.g. [1, 2, 3, 5, 6, 7, 8]."})
+    if any(not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= 99 for seat in seats):
+        raise ValidationError({"seats": "Seat numbers are whole numbers from 1 to 99."})
+    if len(set(seats)) != len(seats):
+        raise ValidationError({"seats": "A seat number appears twice."})
+    return sorted(seats)
+
+
+@transaction.atomic
+def table_create(
+    *, code: str, name: str, game: str, paytable, seats: list[int] | None = None, squeeze: bool = False,
+    currency: str | None = None, limits: dict[str, tuple[Decimal, Decimal]] | None = None,
+) -> Table:
+    table = Table(
+        code=code, name=name, game=game, paytable=paytable, squeeze=squeeze,
+        seats=_checked_seats(seats if seats is not None else default_seat_layout(game)),
+    )
+    if currency:
+        table.currency = currency
+    table.full_clean()
+    table.save()
+    if limits:
+        table_limits_set(table=table, limits=limits)
+    return table
+
+
+@transaction.atomic
+def table_limits_set(*, table: Table, limits: dict[str, tuple[Decimal, Decimal]]) -> list[TableLimit]:
+    """Replace the table's limits: per bet type, (minimum, maximum) in the table's currency."""
+    bets = set(table.paytable.rules.get("bets", {}))
+    rows = []
+    for bet, (minimum, maximum) in sorted(limits.items()):
+        if bet not in bets:
+            raise ValidationError({"limits": f"{bet!r} is not a bet of the paytable {table.paytable}."})
+        try:
+            row = TableLimit(
+                table=table, bet=bet,
+                minimum_minor=to_minor(Decimal(minimum), table.currency),
+                maximum_minor=to_minor(Decimal(maximum), table.currency),
+            )
+        except MoneyError as exc:
+            raise ValidationError({"limits": f"{bet}: {exc}"}) from exc
+        if row.minimum_minor <= 0 or row.maximum_minor < row.minimum_minor:
+            raise ValidationError({"limits": f"{bet}: the minimum must be positive and at most the maximum."})
+        rows.append(row)
+    table.limits.all().delete()
+    return TableLimit.objects.bulk_create(rows)
+
+
+def _table_set_status(*, table: Table, status: str, kind: str, actor: Actor, at) -> Table:
+    table = Table.objects.select_for_update().get(pk=table.pk)
+    if table.status != status:
+        table.status = status
+        table.save(update_fields=["status"])
+        TableEvent.objects.create(table=table, kind=kind, at=at or timezone.now(), **actor.recorded_fields())
+    return table
+
+
+@transaction.atomic
+def table_open(*, table: Table, actor: Actor = SYSTEM, at=None) -> Table:
+    """Open the table (a no-op if it is open already)."""
+    return _table_set_status(table=table, status=TableStatus.OPEN, kind=TableEventKind.OPENED, actor=actor, at=at)
+
+
+@transaction.atomic
+def table_close(*, table: Table, actor: Actor = SYSTEM, at=None) -> Table:
+    """Close the table (a no-op if it is closed already)."""
+    return _table_set_status(table=table, status=TableStatus.CLOSED, kind=TableEventKind.CLOSED, actor=actor, at=at)
