@@ -1,0 +1,53 @@
+"""Gunicorn settings for pit's web process, read from the environment so one file serves every host.
+
+Used by deploy/pit-web.service, the compose `web` service and .ci/run:
+    gunicorn --config deploy/gunicorn.conf.py pit.wsgi:application
+Every GUNICORN_* variable below is documented in deploy/env.example.
+"""
+import os
+
+
+def _cores() -> int:
+    # The cores this process may run on (a cgroup/cpuset limit), not every core of the host.
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+wsgi_app = "pit.wsgi:application"
+# Loopback by default: nginx (deploy/nginx-pit.conf) is the only client. Compose sets 0.0.0.0:8000.
+bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000").split(",")
+# Gunicorn's rule of thumb for synchronous workers; each worker holds one database connection.
+workers = int(os.environ.get("GUNICORN_WORKERS", 2 * _cores() + 1))
+worker_class = "sync"
+# A request that takes longer than this is killed and its worker restarted: the back-office has
+# no long requests (exports run in Celery). nginx's proxy_read_timeout is longer than this.
+timeout = int(os.environ.get("GUNICORN_TIMEOUT", 30))
+graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", 30))
+# Recycle workers now and then so a slow leak never grows; jitter keeps them from all restarting at once.
+max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", 1000))
+max_requests_jitter = int(os.environ.get("GUNICORN_MAX_REQUESTS_JITTER", 100))
+# Worker heartbeats in memory, not on a disk that may stall (the gunicorn docs' advice for containers).
+# gunicorn makes its files there with mkstemp, so the shared directory is safe.
+_shm = "/dev/shm"  # noqa: S108
+worker_tmp_dir = _shm if os.path.isdir(_shm) else None
+
+# ---------------------------------------------------------------- Proxy
+# Only nginx may say a request came over HTTPS, and only with the one header Django trusts
+# (SECURE_PROXY_SSL_HEADER in pit/settings/production.py); the other two gunicorn knows are ignored.
+forwarded_allow_ips = os.environ.get("GUNICORN_FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
+secure_scheme_headers = {"X-FORWARDED-PROTO": "https"}
+
+# ---------------------------------------------------------------- Logging
+# To stdout/stderr: journald (systemd) or `docker compose logs` keeps them.
+accesslog = os.environ.get("GUNICORN_ACCESS_LOG", "-")
+errorlog = "-"
+loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
+# The client as nginx saw it, and the time taken in microseconds, on every line.
+access_log_format = '%({x-forwarded-for}i)s %(h)s %(u)s %(t)s "%(r)s" %(s)s %(b)s %(D)sus "%(a)s"'
+proc_name = "pit-web"
+
+# Gunicorn 25.1+ opens a control socket under $HOME by default; a service user has no home worth
+# writing to and two instances on one host would collide. Older gunicorns ignore this name.
+control_socket_disable = True
