@@ -40,3 +40,19 @@ class Device(models.Model):
     @property
     def is_active(self) -> bool:
         return self.revoked_at is None
+
+
+class StaffPermission(models.Model):
+    """Holds permissions that belong to no table, so roles can be granted them (no table of its own).
+
+    `accounts.run_reports` lets accountants and auditors run and export reports: the reports app
+    only reads, so it has no model to hang the permission on.
+    """
+
+    class Meta:
+        managed = False
+        default_permissions = ()
+        permissions = [("run_reports", "Can run and export pit reports")]
+
+    def __str__(self) -> str:
+        return "staff permission"
