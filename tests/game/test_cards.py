@@ -34,18 +34,38 @@ def test_all_card_codes_is_one_deck_in_order():
 )
 def test_parse_card_accepts_every_spelling(code, rank, suit, value, canonical, symbol):
     card = parse_card(code)
-    assert (card.rank, card.suit, card.value, card.code, card.symbol) == (rank, suit, value, canonical, symbol)
+    assert (card.rank, card.suit, card.value, card.code, card.symbol) == (
+        rank,
+        suit,
+        value,
+        canonical,
+        symbol,
+    )
     assert str(card) == symbol
 
 
 def test_values_of_every_rank():
     values = {rank: parse_card(rank + "S").value for rank in RANKS}
     assert values == {
-        "A": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9, "T": 0, "J": 0, "Q": 0, "K": 0,
+        "A": 1,
+        "2": 2,
+        "3": 3,
+        "4": 4,
+        "5": 5,
+        "6": 6,
+        "7": 7,
+        "8": 8,
+        "9": 9,
+        "T": 0,
+        "J": 0,
+        "Q": 0,
+        "K": 0,
     }
 
 
-@pytest.mark.parametrize("code", ["1X", "", "1S", "11H", "AX", "A", "S", "ZZ", "0D", "AS ", "A S", "10", "♠A", "1♠"])
+@pytest.mark.parametrize(
+    "code", ["1X", "", "1S", "11H", "AX", "A", "S", "ZZ", "0D", "AS ", "A S", "10", "♠A", "1♠"]
+)
 def test_parse_card_rejects_bad_codes_naming_them(code):
     if code == "AS ":
         # Surrounding whitespace is tolerated; only the inner code must be valid.
@@ -59,7 +79,9 @@ def test_parse_card_rejects_bad_codes_naming_them(code):
 
 
 def test_parse_card_error_message_example():
-    with pytest.raises(InvalidCard, match=r"^'1X' is not a card code \(rank A,2-9,T/10,J,Q,K then suit S,H,D,C\)$"):
+    with pytest.raises(
+        InvalidCard, match=r"^'1X' is not a card code \(rank A,2-9,T/10,J,Q,K then suit S,H,D,C\)$"
+    ):
         parse_card("1X")
 
 

@@ -30,8 +30,16 @@ BANKER_TABLE = {
 RANK_OF_VALUE = {0: "K", 1: "A", 2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "8", 9: "9"}
 # Two cards (by rank) that make each total without making a pair.
 TWO_CARDS = {
-    0: ("T", "K"), 1: ("A", "K"), 2: ("2", "K"), 3: ("3", "K"), 4: ("4", "K"),
-    5: ("5", "K"), 6: ("6", "K"), 7: ("7", "K"), 8: ("8", "K"), 9: ("9", "K"),
+    0: ("T", "K"),
+    1: ("A", "K"),
+    2: ("2", "K"),
+    3: ("3", "K"),
+    4: ("4", "K"),
+    5: ("5", "K"),
+    6: ("6", "K"),
+    7: ("7", "K"),
+    8: ("8", "K"),
+    9: ("9", "K"),
 }
 
 
@@ -92,7 +100,9 @@ def test_player_rule(player_total):
 @pytest.mark.parametrize("other", range(10))
 def test_naturals_stop_both_hands_on_either_side(natural, other):
     for player_total, banker_total in ((natural, other), (other, natural)):
-        coup = deal_coup(iter(ordered_deal(cards_for(player_total, "S"), cards_for(banker_total, "H"), "2C", "3C")))
+        coup = deal_coup(
+            iter(ordered_deal(cards_for(player_total, "S"), cards_for(banker_total, "H"), "2C", "3C"))
+        )
         assert (len(coup.player), len(coup.banker)) == (2, 2)
         assert verify_coup(coup) == []
         outcome = evaluate(coup)
@@ -118,8 +128,16 @@ def test_rule_functions_reject_non_totals(bad):
 
 @pytest.mark.parametrize(
     ("codes", "total"),
-    [(["KH", "7S"], 7), (["2H", "3S", "6D"], 1), (["6H", "4S"], 0), (["9H", "8S"], 7), (["5H", "5S", "5D"], 5),
-     (["TS", "9H"], 9), ([], 0), (["4C"], 4)],
+    [
+        (["KH", "7S"], 7),
+        (["2H", "3S", "6D"], 1),
+        (["6H", "4S"], 0),
+        (["9H", "8S"], 7),
+        (["5H", "5S", "5D"], 5),
+        (["TS", "9H"], 9),
+        ([], 0),
+        (["4C"], 4),
+    ],
 )
 def test_hand_total(codes, total):
     assert hand_total(parse_cards(codes)) == total
@@ -138,26 +156,94 @@ def test_evaluate_a_three_card_coup():
 @pytest.mark.parametrize(
     ("player", "banker", "facts"),
     [
-        (["9H", "9S"], ["TD", "TC"], {"player_wins", "player_wins_by_8", "player_pair", "either_pair", "natural",
-                                      "player_natural", "player_wins_natural", "banker_pair", "both_pairs", "small"}),
-        (["4H", "2S", "TC"], ["3D", "3C", "KS"], {"tie", "tie_on_6", "banker_pair", "either_pair", "player_drew",
-                                                   "banker_drew", "big"}),
+        (
+            ["9H", "9S"],
+            ["TD", "TC"],
+            {
+                "player_wins",
+                "player_wins_by_8",
+                "player_pair",
+                "either_pair",
+                "natural",
+                "player_natural",
+                "player_wins_natural",
+                "banker_pair",
+                "both_pairs",
+                "small",
+            },
+        ),
+        (
+            ["4H", "2S", "TC"],
+            ["3D", "3C", "KS"],
+            {"tie", "tie_on_6", "banker_pair", "either_pair", "player_drew", "banker_drew", "big"},
+        ),
         (["TS", "6H"], ["4D", "2C"], {"tie", "tie_on_6", "small"}),
-        (["9S", "KH"], ["4D", "5C"], {"tie", "tie_on_9", "natural", "natural_tie", "player_natural",
-                                      "banker_natural", "small"}),
-        (["TS", "7H"], ["3D", "3C", "KS"], {"player_wins", "player_wins_by_1", "banker_pair", "either_pair",
-                                             "banker_drew", "big"}),
-        (["TS", "2H", "4C"], ["5D", "KC", "2S"], {"banker_wins", "banker_wins_by_1", "banker_wins_three_card_7",
-                                                   "player_drew", "banker_drew", "big"}),
-        (["AS", "2H", "5C"], ["5D", "KC", "2S"], {"player_wins", "player_wins_by_1", "player_wins_three_card_8",
-                                                   "player_drew", "banker_drew", "big"}),
-        (["TS", "4H", "TC"], ["3D", "3C"], {"banker_wins", "banker_wins_by_2", "banker_wins_with_6",
-                                            "banker_wins_two_card_6", "banker_pair", "either_pair", "player_drew",
-                                            "big"}),
-        (["TS", "4H", "KC"], ["3D", "2C", "AS"], {"banker_wins", "banker_wins_by_2", "banker_wins_with_6",
-                                                   "banker_wins_three_card_6", "player_drew", "banker_drew", "big"}),
-        (["JS", "QS"], ["KS", "9C"], {"banker_wins", "banker_wins_by_9", "banker_wins_natural", "natural",
-                                      "banker_natural", "small"}),
+        (
+            ["9S", "KH"],
+            ["4D", "5C"],
+            {"tie", "tie_on_9", "natural", "natural_tie", "player_natural", "banker_natural", "small"},
+        ),
+        (
+            ["TS", "7H"],
+            ["3D", "3C", "KS"],
+            {"player_wins", "player_wins_by_1", "banker_pair", "either_pair", "banker_drew", "big"},
+        ),
+        (
+            ["TS", "2H", "4C"],
+            ["5D", "KC", "2S"],
+            {
+                "banker_wins",
+                "banker_wins_by_1",
+                "banker_wins_three_card_7",
+                "player_drew",
+                "banker_drew",
+                "big",
+            },
+        ),
+        (
+            ["AS", "2H", "5C"],
+            ["5D", "KC", "2S"],
+            {
+                "player_wins",
+                "player_wins_by_1",
+                "player_wins_three_card_8",
+                "player_drew",
+                "banker_drew",
+                "big",
+            },
+        ),
+        (
+            ["TS", "4H", "TC"],
+            ["3D", "3C"],
+            {
+                "banker_wins",
+                "banker_wins_by_2",
+                "banker_wins_with_6",
+                "banker_wins_two_card_6",
+                "banker_pair",
+                "either_pair",
+                "player_drew",
+                "big",
+            },
+        ),
+        (
+            ["TS", "4H", "KC"],
+            ["3D", "2C", "AS"],
+            {
+                "banker_wins",
+                "banker_wins_by_2",
+                "banker_wins_with_6",
+                "banker_wins_three_card_6",
+                "player_drew",
+                "banker_drew",
+                "big",
+            },
+        ),
+        (
+            ["JS", "QS"],
+            ["KS", "9C"],
+            {"banker_wins", "banker_wins_by_9", "banker_wins_natural", "natural", "banker_natural", "small"},
+        ),
     ],
 )
 def test_evaluation_facts(player, banker, facts):

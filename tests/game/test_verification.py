@@ -19,10 +19,25 @@ from pit.game import (
 )
 
 PRODUCT_CODES = {
-    "player_extra_card", "player_missing_card", "banker_extra_card", "banker_missing_card", "hand_size",
-    "reported_winner_mismatch", "card_over_capacity", "shoe_overdealt", "coup_number_gap",
-    "coup_number_repeat", "coup_conflict", "coup_after_shoe_closed", "payout_mismatch", "commission_mismatch",
-    "wager_over_maximum", "wager_under_minimum", "wager_off_increment", "seat_bet_both_sides", "box_variance",
+    "player_extra_card",
+    "player_missing_card",
+    "banker_extra_card",
+    "banker_missing_card",
+    "hand_size",
+    "reported_winner_mismatch",
+    "card_over_capacity",
+    "shoe_overdealt",
+    "coup_number_gap",
+    "coup_number_repeat",
+    "coup_conflict",
+    "coup_after_shoe_closed",
+    "payout_mismatch",
+    "commission_mismatch",
+    "wager_over_maximum",
+    "wager_under_minimum",
+    "wager_off_increment",
+    "seat_bet_both_sides",
+    "box_variance",
 }
 
 
@@ -41,7 +56,11 @@ def test_registry_holds_every_code_of_the_product():
 def test_violation_takes_its_severity_from_the_registry():
     made = violation("coup_number_repeat", "Coup 3 was posted again.")
     assert made == Violation("coup_number_repeat", "Coup 3 was posted again.", "low")
-    assert made.as_dict() == {"code": "coup_number_repeat", "message": "Coup 3 was posted again.", "severity": "low"}
+    assert made.as_dict() == {
+        "code": "coup_number_repeat",
+        "message": "Coup 3 was posted again.",
+        "severity": "low",
+    }
     assert VIOLATION_CODES["banker_extra_card"].severity is Severity.HIGH
     with pytest.raises(ValueError, match="'made_up' is not a registered violation code"):
         violation("made_up", "x")
@@ -55,57 +74,163 @@ def test_a_correct_coup_has_no_violation():
 @pytest.mark.parametrize(
     ("player", "banker", "expected"),
     [
-        (["6H", "KD", "2C"], ["9S", "7D"],
-         [("player_extra_card", "Player drew a third card (2♣) on 6; the rule says Player stands on 6 or 7.")]),
-        (["5H", "3D", "2C"], ["9S", "7D"],
-         [("player_extra_card", "Player drew a third card (2♣) on a natural 8; on a natural both hands stand.")]),
-        (["5H", "KD", "2C"], ["9S", "KS"],
-         [("player_extra_card",
-           "Player drew a third card (2♣) although Banker has a natural 9; on a natural both hands stand.")]),
-        (["5H", "KD"], ["9S", "7D"],
-         [("player_missing_card", "Player stood on 5; the rule says Player draws on 0 to 5.")]),
-        (["TH", "KD", "3D"], ["2S", "4D", "4C"],
-         [("banker_extra_card",
-           "Banker drew a third card (4♣) on 6 after Player's third card 3♦; the rule says Banker stands "
-           "(Banker draws on 6 only when Player's third card is 6 or 7).")]),
-        (["TH", "7D"], ["2S", "4D", "4C"],
-         [("banker_extra_card",
-           "Banker drew a third card (4♣) on 6 after Player stood; the rule says Banker stands "
-           "(when Player stands, Banker draws on 0 to 5 and stands on 6 or 7).")]),
-        (["TH", "KD", "3D"], ["3S", "4D", "4C"],
-         [("banker_extra_card",
-           "Banker drew a third card (4♣) on 7 after Player's third card 3♦; the rule says Banker stands "
-           "(Banker always stands on 7).")]),
-        (["TH", "8D"], ["2S", "4D", "4C"],
-         [("banker_extra_card",
-           "Banker drew a third card (4♣) although Player has a natural 8; on a natural both hands stand.")]),
-        (["TH", "7D"], ["5S", "4D", "4C"],
-         [("banker_extra_card",
-           "Banker drew a third card (4♣) on a natural 9; on a natural both hands stand.")]),
-        (["TH", "KD", "9S"], ["2S", "AD"],
-         [("banker_missing_card",
-           "Banker stood on 3 after Player's third card 9♠; the rule says Banker draws "
-           "(Banker draws on 3 unless Player's third card is an 8).")]),
-        (["TH", "KD", "TS"], ["2S", "AD"],
-         [("banker_missing_card",
-           "Banker stood on 3 after Player's third card 10♠; the rule says Banker draws "
-           "(Banker draws on 3 unless Player's third card is an 8).")]),
-        (["TH", "6D"], ["2S", "3D"],
-         [("banker_missing_card",
-           "Banker stood on 5 after Player stood; the rule says Banker draws "
-           "(when Player stands, Banker draws on 0 to 5 and stands on 6 or 7).")]),
-        (["TH", "KD", "2S"], ["TS", "AD"],
-         [("banker_missing_card",
-           "Banker stood on 1 after Player's third card 2♠; the rule says Banker draws "
-           "(Banker always draws on 0, 1 or 2).")]),
-        (["TH", "KD", "7S"], ["TS", "4D"],
-         [("banker_missing_card",
-           "Banker stood on 4 after Player's third card 7♠; the rule says Banker draws "
-           "(Banker draws on 4 when Player's third card is 2 to 7).")]),
-        (["TH", "KD", "5S"], ["TS", "5D"],
-         [("banker_missing_card",
-           "Banker stood on 5 after Player's third card 5♠; the rule says Banker draws "
-           "(Banker draws on 5 when Player's third card is 4 to 7).")]),
+        (
+            ["6H", "KD", "2C"],
+            ["9S", "7D"],
+            [
+                (
+                    "player_extra_card",
+                    "Player drew a third card (2♣) on 6; the rule says Player stands on 6 or 7.",
+                )
+            ],
+        ),
+        (
+            ["5H", "3D", "2C"],
+            ["9S", "7D"],
+            [
+                (
+                    "player_extra_card",
+                    "Player drew a third card (2♣) on a natural 8; on a natural both hands stand.",
+                )
+            ],
+        ),
+        (
+            ["5H", "KD", "2C"],
+            ["9S", "KS"],
+            [
+                (
+                    "player_extra_card",
+                    "Player drew a third card (2♣) although Banker has a natural 9; "
+                    "on a natural both hands stand.",
+                )
+            ],
+        ),
+        (
+            ["5H", "KD"],
+            ["9S", "7D"],
+            [("player_missing_card", "Player stood on 5; the rule says Player draws on 0 to 5.")],
+        ),
+        (
+            ["TH", "KD", "3D"],
+            ["2S", "4D", "4C"],
+            [
+                (
+                    "banker_extra_card",
+                    "Banker drew a third card (4♣) on 6 after Player's third card 3♦; "
+                    "the rule says Banker stands "
+                    "(Banker draws on 6 only when Player's third card is 6 or 7).",
+                )
+            ],
+        ),
+        (
+            ["TH", "7D"],
+            ["2S", "4D", "4C"],
+            [
+                (
+                    "banker_extra_card",
+                    "Banker drew a third card (4♣) on 6 after Player stood; the rule says Banker stands "
+                    "(when Player stands, Banker draws on 0 to 5 and stands on 6 or 7).",
+                )
+            ],
+        ),
+        (
+            ["TH", "KD", "3D"],
+            ["3S", "4D", "4C"],
+            [
+                (
+                    "banker_extra_card",
+                    "Banker drew a third card (4♣) on 7 after Player's third card 3♦; "
+                    "the rule says Banker stands (Banker always stands on 7).",
+                )
+            ],
+        ),
+        (
+            ["TH", "8D"],
+            ["2S", "4D", "4C"],
+            [
+                (
+                    "banker_extra_card",
+                    "Banker drew a third card (4♣) although Player has a natural 8; "
+                    "on a natural both hands stand.",
+                )
+            ],
+        ),
+        (
+            ["TH", "7D"],
+            ["5S", "4D", "4C"],
+            [
+                (
+                    "banker_extra_card",
+                    "Banker drew a third card (4♣) on a natural 9; on a natural both hands stand.",
+                )
+            ],
+        ),
+        (
+            ["TH", "KD", "9S"],
+            ["2S", "AD"],
+            [
+                (
+                    "banker_missing_card",
+                    "Banker stood on 3 after Player's third card 9♠; the rule says Banker draws "
+                    "(Banker draws on 3 unless Player's third card is an 8).",
+                )
+            ],
+        ),
+        (
+            ["TH", "KD", "TS"],
+            ["2S", "AD"],
+            [
+                (
+                    "banker_missing_card",
+                    "Banker stood on 3 after Player's third card 10♠; the rule says Banker draws "
+                    "(Banker draws on 3 unless Player's third card is an 8).",
+                )
+            ],
+        ),
+        (
+            ["TH", "6D"],
+            ["2S", "3D"],
+            [
+                (
+                    "banker_missing_card",
+                    "Banker stood on 5 after Player stood; the rule says Banker draws "
+                    "(when Player stands, Banker draws on 0 to 5 and stands on 6 or 7).",
+                )
+            ],
+        ),
+        (
+            ["TH", "KD", "2S"],
+            ["TS", "AD"],
+            [
+                (
+                    "banker_missing_card",
+                    "Banker stood on 1 after Player's third card 2♠; the rule says Banker draws "
+                    "(Banker always draws on 0, 1 or 2).",
+                )
+            ],
+        ),
+        (
+            ["TH", "KD", "7S"],
+            ["TS", "4D"],
+            [
+                (
+                    "banker_missing_card",
+                    "Banker stood on 4 after Player's third card 7♠; the rule says Banker draws "
+                    "(Banker draws on 4 when Player's third card is 2 to 7).",
+                )
+            ],
+        ),
+        (
+            ["TH", "KD", "5S"],
+            ["TS", "5D"],
+            [
+                (
+                    "banker_missing_card",
+                    "Banker stood on 5 after Player's third card 5♠; the rule says Banker draws "
+                    "(Banker draws on 5 when Player's third card is 4 to 7).",
+                )
+            ],
+        ),
     ],
 )
 def test_draw_violations_with_messages(player, banker, expected):
@@ -136,12 +261,24 @@ def test_banker_is_judged_as_if_player_stood_when_player_wrongly_stood():
     [
         (["4H"], ["2S", "3D", "AC"], ["Player holds 1 card (4♥); a hand holds two or three cards."]),
         ([], ["2S", "3D"], ["Player holds no cards; a hand holds two or three cards."]),
-        (["TH", "KD", "2C", "3C"], ["TS", "AD", "4C"],
-         ["Player holds 4 cards (10♥ K♦ 2♣ 3♣); a hand holds two or three cards."]),
-        (["TH", "KD", "2C"], ["TS", "AD", "4C", "9C"],
-         ["Banker holds 4 cards (10♠ A♦ 4♣ 9♣); a hand holds two or three cards."]),
-        (["TH"], ["TS"], ["Player holds 1 card (10♥); a hand holds two or three cards.",
-                          "Banker holds 1 card (10♠); a hand holds two or three cards."]),
+        (
+            ["TH", "KD", "2C", "3C"],
+            ["TS", "AD", "4C"],
+            ["Player holds 4 cards (10♥ K♦ 2♣ 3♣); a hand holds two or three cards."],
+        ),
+        (
+            ["TH", "KD", "2C"],
+            ["TS", "AD", "4C", "9C"],
+            ["Banker holds 4 cards (10♠ A♦ 4♣ 9♣); a hand holds two or three cards."],
+        ),
+        (
+            ["TH"],
+            ["TS"],
+            [
+                "Player holds 1 card (10♥); a hand holds two or three cards.",
+                "Banker holds 1 card (10♠); a hand holds two or three cards.",
+            ],
+        ),
     ],
 )
 def test_hand_size(player, banker, messages):
@@ -158,17 +295,32 @@ def test_a_four_card_hand_is_also_judged_on_its_third_card():
 @pytest.mark.parametrize(
     ("player", "banker", "reported", "message"),
     [
-        (["5H", "KD", "2C"], ["9S", "7D"], "banker",
-         "Reported winner is Banker, but the cards give Player 7 over Banker 6."),
-        (["5H", "KD", "AC"], ["9S", "7D"], "PLAYER",
-         "Reported winner is Player, but the cards give a tie at 6."),
+        (
+            ["5H", "KD", "2C"],
+            ["9S", "7D"],
+            "banker",
+            "Reported winner is Banker, but the cards give Player 7 over Banker 6.",
+        ),
+        (
+            ["5H", "KD", "AC"],
+            ["9S", "7D"],
+            "PLAYER",
+            "Reported winner is Player, but the cards give a tie at 6.",
+        ),
         (["5H", "KD", "AC"], ["9S", "7D"], "tie", None),
-        (["TH", "7D"], ["9S", "KD"], "tie", "Reported winner is a tie, but the cards give Banker 9 over Player 7."),
+        (
+            ["TH", "7D"],
+            ["9S", "KD"],
+            "tie",
+            "Reported winner is a tie, but the cards give Banker 9 over Player 7.",
+        ),
     ],
 )
 def test_reported_winner(player, banker, reported, message):
     found = verify_coup(coup(player, banker), reported)
-    assert [(v.code, v.message) for v in found] == ([("reported_winner_mismatch", message)] if message else [])
+    assert [(v.code, v.message) for v in found] == (
+        [("reported_winner_mismatch", message)] if message else []
+    )
 
 
 def test_reported_winner_is_judged_on_the_cards_as_dealt_alongside_draw_violations():
@@ -184,7 +336,7 @@ def test_invalid_reported_winner_raises_naming_it():
 
 
 def test_cards_seen_within_capacity():
-    assert check_cards_seen(8, Counter({code: 8 for code in ALL_CARD_CODES})) == []
+    assert check_cards_seen(8, Counter(dict.fromkeys(ALL_CARD_CODES, 8))) == []
     assert check_cards_seen(1, {}) == []
 
 
@@ -194,7 +346,7 @@ def test_card_over_capacity_counts_every_spelling_of_a_card():
 
 
 def test_shoe_overdealt():
-    counts = {code: 6 for code in ALL_CARD_CODES}
+    counts = dict.fromkeys(ALL_CARD_CODES, 6)
     counts["2H"] = 7
     found = check_cards_seen(6, counts)
     assert [(v.code, v.message) for v in found] == [
@@ -217,13 +369,18 @@ def test_coup_number_gap():
         "coup_number_gap", "Coup 6 was posted after coup 4; coup 5 is missing.", "medium"
     )
     assert check_coup_number(9, 4).message == "Coup 9 was posted after coup 4; coups 5 to 8 are missing."
-    assert check_coup_number(3, None).message == "Coup 3 was posted as the shoe's first coup; coups 1 to 2 are missing."
+    assert (
+        check_coup_number(3, None).message
+        == "Coup 3 was posted as the shoe's first coup; coups 1 to 2 are missing."
+    )
 
 
 def test_repost_same_cards_is_a_repeat_and_different_cards_a_conflict():
     recorded = coup(["5H", "KD", "2C"], ["9S", "7D"])
     assert check_repost(12, recorded, coup(["5h", "kd", "2c"], ["9s", "7d"])) == Violation(
-        "coup_number_repeat", "Coup 12 was posted again with the same cards (Player 5♥ K♦ 2♣, Banker 9♠ 7♦).", "low"
+        "coup_number_repeat",
+        "Coup 12 was posted again with the same cards (Player 5♥ K♦ 2♣, Banker 9♠ 7♦).",
+        "low",
     )
     conflict = check_repost(12, recorded, coup(["5H", "KD"], ["9S", "8D"]))
     assert conflict == Violation(
