@@ -31,7 +31,7 @@ from .coup import (
     outcome_facts,
     player_draws,
 )
-from .jsonlines import LineError, verify_json_line, verify_json_lines, verify_record
+from .jsonlines import LineError, VerifySummary, verify_json_line, verify_json_lines, verify_record
 from .money import format_amount, to_decimal
 from .odds import (
     BetOdds,
@@ -114,6 +114,7 @@ __all__ = [
     "ShoeExhausted",
     "TableLimits",
     "UnknownBet",
+    "VerifySummary",
     "Violation",
     "ViolationKind",
     "WagerLine",

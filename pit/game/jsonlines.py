@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from .cards import InvalidCard, parse_cards
@@ -78,8 +79,28 @@ def verify_json_line(line: str, line_number: int) -> dict[str, Any]:
     return failure
 
 
-def verify_json_lines(lines: Iterable[str]) -> Iterator[str]:
+@dataclass
+class VerifySummary:
+    """Running counts of a verification run (filled in by `verify_json_lines`)."""
+
+    coups: int = 0
+    with_violations: int = 0
+    violations: int = 0
+    errors: int = 0
+
+
+def verify_json_lines(lines: Iterable[str], summary: VerifySummary | None = None) -> Iterator[str]:
     """One compact JSON result per non-blank input line (numbered from 1), without newlines."""
     for line_number, line in enumerate(lines, start=1):
-        if line.strip():
-            yield _encode(verify_json_line(line, line_number))
+        if not line.strip():
+            continue
+        result = verify_json_line(line, line_number)
+        if summary is not None:
+            if "error" in result:
+                summary.errors += 1
+            else:
+                summary.coups += 1
+                if result["violations"]:
+                    summary.with_violations += 1
+                    summary.violations += len(result["violations"])
+        yield _encode(result)
