@@ -6,3 +6,9 @@ class AccountsConfig(AppConfig):
 
     name = "pit.accounts"
     verbose_name = "People and devices"
+
+    def ready(self):
+        from pit.accounts import admin_audit  # noqa: F401  (registers the audit trail's admin)
+        from pit.accounts.audit import receivers_connect
+
+        receivers_connect()

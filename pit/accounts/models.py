@@ -1,6 +1,9 @@
 """Floor devices and their API keys. Staff are Django users; roles are Django groups."""
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import models
+
+from pit.accounts.audit import audit_track
 
 
 class Role(models.TextChoices):
@@ -56,3 +59,16 @@ class StaffPermission(models.Model):
 
     def __str__(self) -> str:
         return "staff permission"
+
+
+@audit_track("UserAuditEvent", exclude=("password", "last_login"), tracked_label="auth.User")
+class AuditedUser(User):
+    """auth.User as the audit trail tracks it (a proxy, so the triggers' migrations live here).
+
+    The password hash and the last login are left out: the one is a secret, the other changes
+    at every login and says nothing about who changed an account.
+    """
+
+    class Meta:
+        proxy = True
+        verbose_name = "user (audited)"

@@ -2,6 +2,8 @@
 from django.conf import settings
 from django.db import models
 
+from pit.accounts.audit import audit_track
+
 
 class Severity(models.TextChoices):
     LOW = "low", "Low"
@@ -16,6 +18,7 @@ class ViolationStatus(models.TextChoices):
     DISMISSED = "dismissed", "Dismissed"
 
 
+@audit_track("RuleViolationAuditEvent")
 class RuleViolation(models.Model):
     """A finding of a check. `fingerprint` identifies the finding, so re-running a check never
     records it twice; a finding that no longer holds after a fix gets `cleared_at`, not deleted."""

@@ -6,6 +6,7 @@ collections and reversals of accruals are negative. Balances are derived, never 
 from django.conf import settings
 from django.db import models
 
+from pit.accounts.audit import audit_track
 from pit.core.models import Recorded
 
 
@@ -92,6 +93,7 @@ class BoxCount(Recorded):
         return f"{self.shoe} seat {self.seat} counted {self.counted_minor}"
 
 
+@audit_track("ReconciliationAuditEvent")
 class Reconciliation(models.Model):
     """A shoe's commission box against the ledger, made once at the shuffle by the reconciliation job."""
 

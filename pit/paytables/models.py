@@ -2,7 +2,10 @@
 from django.conf import settings
 from django.db import models
 
+from pit.accounts.audit import audit_track
 
+
+@audit_track("PaytableConfigurationAuditEvent")
 class PaytableConfiguration(models.Model):
     """One version of a paytable. `rules` is the game engine's `Paytable.to_dict()`.
 

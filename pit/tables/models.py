@@ -2,6 +2,7 @@
 from django.conf import settings
 from django.db import models
 
+from pit.accounts.audit import audit_track
 from pit.core.models import Recorded
 
 
@@ -21,6 +22,7 @@ def default_seats() -> list[int]:
     return [1, 2, 3, 5, 6, 7, 8]
 
 
+@audit_track("TableAuditEvent")
 class Table(models.Model):
     code = models.SlugField(max_length=20, unique=True, help_text="Short code on the floor plan, e.g. BB1.")
     name = models.CharField(max_length=100)

@@ -1,0 +1,48 @@
+"""The audit trail in the admin: one read-only list per audited model (works on SQLite and
+PostgreSQL). pghistory's aggregate "events" view (pghistory.admin) queries with PostgreSQL-only
+SQL, so on SQLite it is taken out of the admin."""
+from django.contrib import admin
+from django.db import connection
+
+from pit.accounts.audit import _EVENT_MODELS
+
+
+class AuditEventAdmin(admin.ModelAdmin):
+    list_display = ["pgh_created_at", "pgh_label", "pgh_obj_id", "who", "pgh_context_id"]
+    list_filter = ["pgh_label"]
+    date_hierarchy = "pgh_created_at"
+    ordering = ["-pgh_created_at", "-pgh_id"]
+
+    def get_search_fields(self, request):
+        return ["pgh_obj_id"]
+
+    @admin.display(description="who")
+    def who(self, event):
+        context = event.pgh_context or {}
+        if context.get("user") is not None:
+            return f"user {context['user']}"
+        return context.get("actor") or "system"
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def get_readonly_fields(self, request, obj=None):
+        return [field.name for field in self.model._meta.fields]
+
+
+for event_model in _EVENT_MODELS.values():
+    if not admin.site.is_registered(event_model):
+        admin.site.register(event_model, AuditEventAdmin)
+
+if connection.vendor != "postgresql":
+    from pghistory.models import Events, MiddlewareEvents
+
+    for aggregate in (Events, MiddlewareEvents):
+        if admin.site.is_registered(aggregate):
+            admin.site.unregister(aggregate)

@@ -1,0 +1,189 @@
+"""The audit trail: who changed what and when on tables, paytables, violations, reconciliations
+and staff users, kept by django-pghistory in one event table per tracked model.
+
+PostgreSQL: triggers write the events, so every change is captured, bulk `.update()` and raw SQL
+included; the user comes from `pghistory.middleware.HistoryMiddleware` (requests) or
+`audit_context(...)` (Celery, commands), stored with each event as JSON (`pgh_context`).
+
+SQLite (the embedded default) has no pghistory triggers. There the same event rows are written
+from Python by post_save/post_delete receivers, with the context of `audit_context(...)` or of
+`AuditContextMiddleware`. The trade-off: on SQLite, bulk `.update()`, `bulk_create` and raw SQL
+bypass the signals and are not in the trail. The receivers never run on PostgreSQL, so an event
+is never recorded twice.
+"""
+import threading
+import uuid
+from contextlib import contextmanager
+
+import pghistory
+from django.db import connections
+from django.db.models.signals import post_delete, post_save
+
+# model label -> its event model; filled by `audit_track` as the models are defined.
+_EVENT_MODELS: dict[str, type] = {}
+_local = threading.local()
+
+
+def audit_track(model_name: str, *, exclude: tuple[str, ...] = (), tracked_label: str | None = None):
+    """The pghistory decorator every audited model uses: insert, update (when a tracked field
+    changes) and delete events, context stored as JSON, reached from the row as `.audit_events`.
+
+    `tracked_label` is the concrete model whose saves are recorded on SQLite, for a proxy that
+    tracks a model of another app (auth.User).
+    """
+    tracker = pghistory.track(
+        pghistory.InsertEvent(),
+        pghistory.UpdateEvent(),
+        pghistory.DeleteEvent(),
+        exclude=list(exclude) or None,
+        obj_field=pghistory.ObjForeignKey(related_name="audit_events"),
+        context_field=pghistory.ContextJSONField(),
+        context_id_field=pghistory.ContextUUIDField(),
+        model_name=model_name,
+    )
+
+    def decorate(model):
+        model = tracker(model)
+        _EVENT_MODELS[tracked_label or model._meta.label] = model.pgh_event_model
+        return model
+
+    return decorate
+
+
+def event_model_for(model) -> type | None:
+    return _EVENT_MODELS.get(model._meta.concrete_model._meta.label)
+
+
+# ---------------------------------------------------------------------------------------- context
+
+def _metadata(*, user=None, actor=None, **extra) -> dict:
+    metadata = dict(extra)
+    if actor is not None:
+        metadata["actor"] = str(actor)
+        user = user if user is not None else getattr(actor, "user", None)
+        if getattr(actor, "device", None) is not None:
+            metadata["device"] = actor.device.pk
+    if user is not None and getattr(user, "pk", None) is not None:
+        metadata["user"] = user.pk
+    return metadata
+
+
+def _database_is_postgres(using: str = "default") -> bool:
+    return connections[using].vendor == "postgresql"
+
+
+@contextmanager
+def audit_context(*, user=None, actor=None, **extra):
+    """Attach who is acting (a user, or an `Actor`) to every audit event written inside.
+
+    For services run outside a request (Celery, management commands). Nested contexts merge.
+    """
+    metadata = _metadata(user=user, actor=actor, **extra)
+    if _database_is_postgres():
+        with pghistory.context(**metadata):
+            yield
+        return
+    stack = _context_stack()
+    if stack:
+        merged = {**stack[-1][1], **metadata}
+        stack.append((stack[-1][0], merged))
+    else:
+        stack.append((uuid.uuid4(), metadata))
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+def _context_stack() -> list:
+    if not hasattr(_local, "stack"):
+        _local.stack = []
+    return _local.stack
+
+
+class AuditContextMiddleware:
+    """SQLite's stand-in for pghistory's HistoryMiddleware: the request's user and URL go with
+    every audit event the request writes. The user is read when an event is written, so a user
+    authenticated later in the view (the API's key or session) is seen too."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        stack = _context_stack()
+        stack.append((uuid.uuid4(), {"url": request.path}, request))
+        try:
+            return self.get_response(request)
+        finally:
+            stack.pop()
+
+
+def _current_context() -> tuple[uuid.UUID | None, dict | None]:
+    stack = _context_stack()
+    if not stack:
+        return None, None
+    context_id, metadata, *request = stack[-1]
+    metadata = dict(metadata)
+    if request and "user" not in metadata:
+        user = getattr(request[0], "user", None)
+        metadata["user"] = user.pk if getattr(user, "is_authenticated", False) else None
+    return context_id, metadata
+
+
+# ---------------------------------------------------------------------------------------- SQLite
+
+def _snapshot(event_model, obj) -> dict:
+    tracked = {field.attname for field in obj._meta.concrete_model._meta.concrete_fields}
+    return {
+        field.attname: getattr(obj, field.attname)
+        for field in event_model._meta.concrete_fields
+        if not field.name.startswith("pgh_") and field.attname in tracked
+    }
+
+
+def event_record(obj, *, label: str, using: str = "default"):
+    """Write one audit event for `obj` from Python, as the trigger would (SQLite only).
+
+    An update that changed no tracked field writes nothing, like the trigger's condition.
+    """
+    event_model = event_model_for(obj)
+    snapshot = _snapshot(event_model, obj)
+    if label == "update":
+        last = (
+            event_model.objects.using(using).filter(pgh_obj_id=obj.pk).order_by("-pgh_id").values(*snapshot).first()
+        )
+        if last is not None and {key: _comparable(value) for key, value in last.items()} == {
+            key: _comparable(value) for key, value in snapshot.items()
+        }:
+            return None
+    context_id, metadata = _current_context()
+    return event_model.objects.using(using).create(
+        pgh_label=label, pgh_obj_id=obj.pk, pgh_context=metadata, pgh_context_id=context_id, **snapshot
+    )
+
+
+def _comparable(value):
+    # A fresh instance holds what was assigned (e.g. a Decimal or a date string), the database what it stored.
+    return str(value) if value is not None else None
+
+
+def _on_save(sender, instance, created, raw=False, using="default", **kwargs):
+    if raw or _database_is_postgres(using):
+        return
+    event_record(instance, label="insert" if created else "update", using=using)
+
+
+def _on_delete(sender, instance, using="default", **kwargs):
+    if _database_is_postgres(using):
+        return
+    event_record(instance, label="delete", using=using)
+
+
+def receivers_connect() -> None:
+    """Connect the SQLite receivers for every audited model (called from AccountsConfig.ready)."""
+    from django.apps import apps
+
+    for label in _EVENT_MODELS:
+        model = apps.get_model(label)
+        post_save.connect(_on_save, sender=model, dispatch_uid=f"audit_save_{label}")
+        post_delete.connect(_on_delete, sender=model, dispatch_uid=f"audit_delete_{label}")
