@@ -93,6 +93,9 @@ if DATABASE_IS_POSTGRES:
     # Tags every audit event written by a request with the user and URL. It works by adding a
     # set_config() call to each SQL statement, which only PostgreSQL understands.
     MIDDLEWARE.append("pghistory.middleware.HistoryMiddleware")
+else:
+    # SQLite has no audit triggers: the audit trail is written from Python with the request's user.
+    MIDDLEWARE.append("pit.accounts.audit.AuditContextMiddleware")
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
