@@ -1,0 +1,161 @@
+"""`manage.py simulate`: play shoes at the pit's tables, through the services or the REST API."""
+
+import datetime as dt
+import sys
+import time
+
+from django.core.management.base import BaseCommand, CommandError
+
+from pit.floor.simulator import COUPS_PER_SHOE, SimulationError, parse_fault_rates, simulate
+from pit.tables.models import Table
+
+
+class Progress:
+    """A one-line progress bar on stderr for long runs (silent when stderr is not a terminal)."""
+
+    def __init__(self, total: int, stream=sys.stderr, enabled: bool | None = None):
+        self.total, self.done, self.stream = max(total, 1), 0, stream
+        self.enabled = stream.isatty() if enabled is None else enabled
+        self.started = self.last = time.monotonic()
+
+    def step(self) -> None:
+        self.done += 1
+        now = time.monotonic()
+        if self.enabled and (now - self.last > 0.2 or self.done >= self.total):
+            self.last = now
+            share = min(self.done / self.total, 1)
+            bar = "#" * int(share * 30)
+            rate = self.done / max(now - self.started, 1e-9)
+            self.stream.write(f"\r  dealing [{bar:<30}] {self.done} coups, {rate:.0f}/s ")
+            self.stream.flush()
+
+    def finish(self) -> None:
+        if self.enabled:
+            self.stream.write("\n")
+
+
+class Command(BaseCommand):
+    help = (
+        "Deal real shoes at the pit's tables (seeded, repeatable), with wagers, players coming and going, "
+        "commission box counts, and faults injected at the given rates."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--tables",
+            default="",
+            help="Table codes (BB1,MN1) or a count of the first tables; default: every table.",
+        )
+        parser.add_argument("--shoes", type=int, default=1, help="Shoes per table per gaming day.")
+        parser.add_argument("--days", type=int, default=1, help="Gaming days, ending with today's.")
+        parser.add_argument("--seats", type=int, default=5, help="Seats occupied per table.")
+        parser.add_argument(
+            "--fault-rate",
+            default="",
+            help="e.g. wrong_draw=0.01,misreported_winner=0.01,"
+            "wrong_payout=0.01,miscounted_box=0.1,foreign_card=0.01; "
+            "a bare number sets every fault.",
+        )
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--decks", type=int, default=8)
+        parser.add_argument(
+            "--leave-open", action="store_true", help="End each table with a shoe still dealing."
+        )
+        parser.add_argument("--batch", type=int, default=25, help="Coups per batch posted.")
+        parser.add_argument(
+            "--eager", action="store_true", help="Run the checks and reconciliations in-process."
+        )
+        parser.add_argument(
+            "--url", default="", help="Play through the REST API at this URL instead of the services."
+        )
+        parser.add_argument("--key", default="", help="The device API key (with --url).")
+        parser.add_argument("--no-progress", action="store_true")
+
+    def handle(self, *args, **options):
+        try:
+            rates = parse_fault_rates(options["fault_rate"])
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        codes = self._tables(options["tables"])
+        if options["url"]:
+            from pit.floor.clients import HttpFloorClient
+
+            if not options["key"]:
+                raise CommandError("--url needs --key (a device API key).")
+            client = HttpFloorClient(options["url"], options["key"])
+        else:
+            from pit.floor.clients import ServicesFloorClient
+
+            client = ServicesFloorClient()
+        progress = Progress(
+            len(codes) * options["days"] * options["shoes"] * COUPS_PER_SHOE,
+            enabled=False if options["no_progress"] else None,
+        )
+        started = time.monotonic()
+        with eager(options["eager"]):
+            try:
+                result = simulate(
+                    client,
+                    tables=codes,
+                    days=options["days"],
+                    shoes_per_day=options["shoes"],
+                    seats=options["seats"],
+                    faults=rates,
+                    seed=options["seed"],
+                    decks=options["decks"],
+                    leave_open=options["leave_open"],
+                    batch_size=options["batch"],
+                    on_coup=progress.step,
+                    now=dt.datetime.now(dt.UTC),
+                )
+            except SimulationError as exc:
+                raise CommandError(str(exc)) from exc
+            finally:
+                progress.finish()
+        seconds = time.monotonic() - started
+        self.stdout.write(
+            f"Dealt {result.coups} coups in {result.shoes} shoes at {len(codes)} tables "
+            f"({result.wagers} wagers, handle {result.handle}) in {seconds:.1f}s; seed {options['seed']}, "
+            f"digest {result.digest[:12]}."
+        )
+        self.stdout.write(f"Faults injected: {len(result.faults)}")
+        for fault in result.faults:
+            ids = f" [shoe id {fault.shoe_id}" + (f", coup id {fault.coup_id}" if fault.coup_id else "") + "]"
+            self.stdout.write(f"  {fault}{ids}")
+
+    def _tables(self, text: str) -> list[str]:
+        available = list(Table.objects.order_by("code").values_list("code", flat=True))
+        if text.strip().isdigit():
+            return available[: int(text)]
+        wanted = [code.strip() for code in text.split(",") if code.strip()] or available
+        unknown = sorted(set(wanted) - set(available))
+        if unknown and not self._remote:
+            raise CommandError(f"No table {', '.join(unknown)} (tables: {', '.join(available) or 'none'}).")
+        if not wanted:
+            raise CommandError("There are no tables to play at; run `manage.py demo_pit` or create some.")
+        return wanted
+
+    _remote = False
+
+    def execute(self, *args, **options):
+        self._remote = bool(options.get("url"))
+        return super().execute(*args, **options)
+
+
+class eager:  # noqa: N801 (used as a context manager)
+    """Run Celery tasks in-process for the duration (the checks and reconciliations of the run)."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+
+    def __enter__(self):
+        from pit.celery import app
+
+        self.app, self.before = app, app.conf.task_always_eager
+        if self.enabled:
+            app.conf.task_always_eager = True
+        return self
+
+    def __exit__(self, *exc):
+        self.app.conf.task_always_eager = self.before
+        return False

@@ -1,0 +1,548 @@
+"""The floor simulator: a dealer who plays real shoes by the engine's rules, wagers as players do,
+and makes mistakes on purpose at set rates, talking to the pit through a `FloorClient`.
+
+The dealer owns the game on the table (shuffle, burn, cut card, coups by `game.deal_coup`, settling
+by `game.settle`, the commission box); the client owns the transport (the services in-process, or
+the REST API over HTTP). The dealer never re-implements a rule: a fault is made by changing what
+the engine dealt or settled, and every fault it injects is logged so tests can check it is found.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import random
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Protocol
+
+from pit import game
+
+# The faults the dealer can make, and the violation code each one should be found as.
+FAULT_CODES: dict[str, str] = {
+    "wrong_draw": "banker_extra_card | banker_missing_card | player_extra_card",
+    "misreported_winner": "reported_winner_mismatch",
+    "wrong_payout": "payout_mismatch",
+    "miscounted_box": "box_variance",
+    "foreign_card": "card_over_capacity",
+}
+FAULT_KINDS: tuple[str, ...] = tuple(FAULT_CODES)
+
+# Stakes for bets that have no table limit: (minimum, maximum).
+DEFAULT_MAIN_LIMITS = (Decimal(25), Decimal(5000))
+DEFAULT_SIDE_LIMITS = (Decimal(5), Decimal(500))
+SIDE_BET_CHANCE = {"tie": 0.10, "player_pair": 0.07, "banker_pair": 0.07, "dragon_7": 0.12, "panda_8": 0.12}
+CHIP = Decimal(5)
+
+
+class SimulationError(RuntimeError):
+    """The pit refused something an honest (or deliberately faulty) dealer sent: a bug, not a fault."""
+
+
+# ------------------------------------------------------------------------------------ the transport
+
+
+@dataclass(frozen=True)
+class TableSetup:
+    """What the dealer needs to know about a table: seats, currency, paytable and limits."""
+
+    code: str
+    seats: tuple[int, ...]
+    currency: str
+    paytable: game.Paytable
+    limits: dict[str, tuple[Decimal, Decimal]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class WagerPlay:
+    seat: int
+    bet: str
+    amount: Decimal
+    paid: Decimal
+
+
+@dataclass(frozen=True)
+class CoupPlay:
+    number: int
+    player: tuple[str, ...]
+    banker: tuple[str, ...]
+    dealt_at: dt.datetime
+    reported_winner: str
+    wagers: tuple[WagerPlay, ...]
+
+
+class FloorClient(Protocol):
+    """How the dealer talks to the pit. Two implementations: services (in-process) and HTTP (the API)."""
+
+    def table_setup(self, code: str) -> TableSetup: ...
+
+    def table_open(self, code: str, at: dt.datetime) -> None: ...
+
+    def dealing_shoe_close(self, code: str, at: dt.datetime) -> None:
+        """Close a shoe an earlier run left dealing at the table, with the box the ledger expects."""
+
+    def shoe_start(
+        self, code: str, *, decks: int, cut_card_position: int, burn: list[str], shuffled_at: dt.datetime
+    ) -> tuple[int, int]:
+        """Start a shoe; its (id, sequence at the table)."""
+
+    def coups_record(self, shoe_id: int, coups: list[CoupPlay]) -> list[int]:
+        """Record the coups; the ids of the recorded coups, in order."""
+
+    def commission_collect(self, shoe_id: int, seat: int) -> None: ...
+
+    def shoe_close(self, shoe_id: int, counts: list[tuple[int, Decimal]], closed_at: dt.datetime) -> None: ...
+
+
+# ------------------------------------------------------------------------------------ the fault log
+
+
+@dataclass
+class InjectedFault:
+    """One deliberate mistake: where it was made and the violation code that should find it."""
+
+    kind: str
+    code: str
+    table: str
+    shoe_sequence: int
+    coup_number: int | None = None
+    seat: int | None = None
+    detail: str = ""
+    shoe_id: int | None = None
+    coup_id: int | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.table} shoe {self.shoe_sequence}"
+        if self.coup_number is not None:
+            where += f" coup {self.coup_number}"
+        if self.seat is not None:
+            where += f" seat {self.seat}"
+        return f"{self.kind} ({self.code}) at {where}: {self.detail}"
+
+
+@dataclass
+class SimulationResult:
+    faults: list[InjectedFault] = field(default_factory=list)
+    shoes: int = 0
+    coups: int = 0
+    wagers: int = 0
+    handle: Decimal = Decimal(0)
+    shoe_ids: list[int] = field(default_factory=list)
+    coup_ids: list[int] = field(default_factory=list)
+    _digest: hashlib._Hash = field(default_factory=hashlib.sha256, repr=False)
+
+    @property
+    def digest(self) -> str:
+        """A fingerprint of every card, wager, payment and fault: the same seed gives the same digest."""
+        return self._digest.hexdigest()
+
+    def absorb(self, text: str) -> None:
+        self._digest.update(text.encode())
+
+
+def parse_fault_rates(text: str | None) -> dict[str, float]:
+    """'wrong_draw=0.01,wrong_payout=0.02' or a bare '0.01' for every kind; ValueError naming the problem."""
+    rates = dict.fromkeys(FAULT_KINDS, 0.0)
+    if not text:
+        return rates
+    for part in (piece.strip() for piece in text.split(",")):
+        if not part:
+            continue
+        name, sep, value = part.partition("=")
+        names = FAULT_KINDS if not sep or name.strip() == "all" else (name.strip(),)
+        value = value if sep else name
+        for kind in names:
+            if kind not in rates:
+                raise ValueError(f"{kind!r} is not a fault (faults: {', '.join(FAULT_KINDS)}, or all)")
+        try:
+            rate = float(value)
+        except ValueError:
+            raise ValueError(f"{value!r} is not a rate between 0 and 1") from None
+        if not 0 <= rate <= 1:
+            raise ValueError(f"a fault rate is between 0 and 1, not {rate}")
+        for kind in names:
+            rates[kind] = rate
+    return rates
+
+
+# ------------------------------------------------------------------------------------ time
+
+
+class Clock:
+    """The moments coups are dealt at: `start`, then every `interval`, never past `end`."""
+
+    def __init__(self, start: dt.datetime, interval: dt.timedelta, end: dt.datetime):
+        self.moment, self.interval, self.end = start, interval, end
+
+    def tick(self) -> dt.datetime:
+        moment = min(self.moment, self.end)
+        self.moment += self.interval
+        return moment
+
+    def peek(self) -> dt.datetime:
+        return min(self.moment, self.end)
+
+
+# ------------------------------------------------------------------------------------ the dealer
+
+
+@dataclass
+class _Player:
+    unit: int  # stake in table minimums
+    side: str  # "player" or "banker"
+    loyalty: float  # chance of staying on the same side after a loss
+
+
+class Dealer:
+    """Plays shoes at one table: shuffles, burns, deals coups, takes and settles wagers, collects
+    the commission box, and makes the mistakes its fault rates call for."""
+
+    def __init__(
+        self,
+        client: FloorClient,
+        setup: TableSetup,
+        *,
+        rng: random.Random,
+        faults: dict[str, float],
+        result: SimulationResult,
+        seats_occupied: int,
+        decks: int = 8,
+        batch_size: int = 25,
+        on_coup: Callable[[], None] | None = None,
+    ):
+        self.client, self.setup, self.rng, self.faults = client, setup, rng, faults
+        self.result, self.decks, self.batch_size = result, decks, max(1, batch_size)
+        self.on_coup = on_coup or (lambda: None)
+        self.seats_occupied = min(seats_occupied, len(setup.seats))
+        self.players: dict[int, _Player] = {}
+        for seat in sorted(self.rng.sample(list(setup.seats), self.seats_occupied)):
+            self.players[seat] = self._new_player()
+        self.box_mode = setup.paytable.commission_mode is game.CommissionMode.BOX
+
+    # ---- players and wagers
+    def _new_player(self) -> _Player:
+        return _Player(
+            unit=self.rng.choice((1, 1, 2, 2, 3, 4, 6, 10)),
+            side=self.rng.choice(("banker", "banker", "player")),
+            loyalty=self.rng.uniform(0.4, 0.9),
+        )
+
+    def _limits(self, bet: str) -> tuple[Decimal, Decimal]:
+        if bet in self.setup.limits:
+            return self.setup.limits[bet]
+        return DEFAULT_MAIN_LIMITS if bet in game.MAIN_BETS else DEFAULT_SIDE_LIMITS
+
+    def _stake(self, bet: str, units: int) -> Decimal:
+        """A stake of `units` table minimums, in the bet's increments and within the table limits."""
+        minimum, maximum = self._limits(bet)
+        step = self.setup.paytable.bet_increments.get(bet) or CHIP
+        amount = max(minimum * units, step)
+        amount = -(-amount // step) * step  # up to the increment
+        if amount > maximum:
+            amount = (maximum // step) * step
+        return amount if amount >= minimum else minimum
+
+    def _wagers_for(self, seat: int, player: _Player) -> list[tuple[str, Decimal]]:
+        offered = self.setup.paytable.bets
+        if self.rng.random() < 0.08:  # sits this coup out
+            return []
+        wagers = []
+        main = player.side if player.side in offered else "player"
+        wagers.append((main, self._stake(main, player.unit)))
+        for bet, chance in SIDE_BET_CHANCE.items():
+            if bet in offered and self.rng.random() < chance:
+                wagers.append((bet, self._stake(bet, 1)))
+        return wagers
+
+    # ---- the shoe
+    def play_shoe(self, clock: Clock, *, close: bool = True, max_coups: int | None = None) -> int:
+        """Shuffle, burn, place the cut card and deal until the cut card comes out (or `max_coups`);
+        close the shoe with the commission box count unless `close` is False. Returns the shoe id."""
+        rng, setup = self.rng, self.setup
+        shoe = game.new_shoe(self.decks, rng, cut_from_end=rng.randint(14, 20))
+        burned = shoe.burn()
+        shuffled_at = clock.tick()
+        shoe_id, sequence = self.client.shoe_start(
+            setup.code,
+            decks=self.decks,
+            cut_card_position=shoe.cut_position - len(burned),
+            burn=[card.code for card in burned],
+            shuffled_at=shuffled_at,
+        )
+        self.result.shoes += 1
+        self.result.shoe_ids.append(shoe_id)
+        seen: Counter[str] = Counter(card.code for card in burned)
+        box: dict[int, Decimal] = {}
+        pending: list[CoupPlay] = []
+        pending_faults: list[InjectedFault] = []
+        foreign_card_due = False
+        number = 0
+
+        def flush() -> None:
+            if not pending:
+                return
+            ids = self.client.coups_record(shoe_id, list(pending))
+            self.result.coup_ids.extend(ids)
+            by_number = dict(zip((play.number for play in pending), ids, strict=True))
+            for fault in pending_faults:
+                fault.shoe_id = shoe_id
+                fault.coup_id = by_number.get(fault.coup_number)
+            pending.clear()
+            pending_faults.clear()
+
+        while not shoe.cut_card_reached and (max_coups is None or number < max_coups):
+            number += 1
+            dealt_at = clock.tick()
+            # Players come and go between coups; a leaving player's commission is collected.
+            for seat in list(self.players):
+                if rng.random() < 0.025:
+                    del self.players[seat]
+                    if box.get(seat, 0) > 0:
+                        flush()
+                        self.client.commission_collect(shoe_id, seat)
+                        box[seat] = Decimal(0)
+            free = [seat for seat in setup.seats if seat not in self.players]
+            if free and len(self.players) < self.seats_occupied and rng.random() < 0.3:
+                self.players[rng.choice(free)] = self._new_player()
+
+            coup = shoe.deal_coup()
+            faults: list[InjectedFault] = []
+            if rng.random() < self.faults["wrong_draw"]:
+                coup, fault = self._wrong_draw(coup, shoe)
+                faults.append(fault)
+            player_cards, banker_cards = [c.code for c in coup.player], [c.code for c in coup.banker]
+            seen.update(player_cards + banker_cards)
+            if rng.random() < self.faults["foreign_card"]:
+                foreign_card_due = True
+            if foreign_card_due:
+                swapped = self._foreign_card(player_cards, banker_cards, seen)
+                if swapped is not None:
+                    foreign_card_due = False
+                    faults.append(swapped)
+
+            evaluation = game.evaluate(game.Coup.from_codes(player_cards, banker_cards))
+            reported = str(evaluation.winner)
+            if rng.random() < self.faults["misreported_winner"]:
+                reported = rng.choice([str(w) for w in game.Winner if w != evaluation.winner])
+                faults.append(
+                    InjectedFault(
+                        "misreported_winner",
+                        "reported_winner_mismatch",
+                        setup.code,
+                        0,
+                        detail=f"reported {reported}; the cards give {evaluation.winner}",
+                    )
+                )
+
+            wagers: list[WagerPlay] = []
+            for seat in sorted(self.players):
+                player = self.players[seat]
+                for bet, amount in self._wagers_for(seat, player):
+                    settlement = game.settle(setup.paytable, bet, amount, evaluation)
+                    wagers.append(WagerPlay(seat, bet, amount, settlement.payout))
+                    if settlement.commission:
+                        box[seat] = box.get(seat, Decimal(0)) + settlement.commission
+                    if (
+                        bet == player.side
+                        and settlement.result is game.BetResult.LOSE
+                        and rng.random() > player.loyalty
+                    ):
+                        player.side = "player" if player.side == "banker" else "banker"
+            if wagers and rng.random() < self.faults["wrong_payout"]:
+                index = rng.randrange(len(wagers))
+                wager = wagers[index]
+                paid = wager.paid + wager.amount if wager.paid else wager.amount
+                wagers[index] = WagerPlay(wager.seat, wager.bet, wager.amount, paid)
+                faults.append(
+                    InjectedFault(
+                        "wrong_payout",
+                        "payout_mismatch",
+                        setup.code,
+                        0,
+                        seat=wager.seat,
+                        detail=f"paid {paid} on seat {wager.seat}'s {wager.bet} bet of {wager.amount}; "
+                        f"the paytable pays {wager.paid}",
+                    )
+                )
+
+            play = CoupPlay(
+                number, tuple(player_cards), tuple(banker_cards), dealt_at, reported, tuple(wagers)
+            )
+            for fault in faults:
+                fault.shoe_sequence, fault.coup_number = sequence, number
+                self.result.faults.append(fault)
+                pending_faults.append(fault)
+                self.result.absorb(f"fault {fault.kind} {fault.code} {fault.coup_number} {fault.seat}\n")
+            self.result.absorb(
+                f"{setup.code} {sequence} {number} {' '.join(player_cards)}|{' '.join(banker_cards)} "
+                + f"{reported} "
+                + " ".join(f"{w.seat}:{w.bet}:{w.amount}:{w.paid}" for w in wagers)
+                + "\n"
+            )
+            self.result.coups += 1
+            self.result.wagers += len(wagers)
+            self.result.handle += sum((w.amount for w in wagers), Decimal(0))
+            pending.append(play)
+            self.on_coup()
+            if len(pending) >= self.batch_size:
+                flush()
+        flush()
+        if close:
+            self._close(shoe_id, sequence, box, clock)
+        return shoe_id
+
+    def _close(self, shoe_id: int, sequence: int, box: dict[int, Decimal], clock: Clock) -> None:
+        counts = {seat: amount for seat, amount in box.items() if amount > 0}
+        if self.box_mode and self.rng.random() < self.faults["miscounted_box"]:
+            seat = self.rng.choice(sorted(counts) or sorted(self.players) or list(self.setup.seats))
+            expected = counts.get(seat, Decimal(0))
+            delta = self.rng.choice((Decimal("1.00"), Decimal("5.00"), Decimal("2.50")))
+            counts[seat] = expected - delta if expected >= delta else expected + delta
+            fault = InjectedFault(
+                "miscounted_box",
+                "box_variance",
+                self.setup.code,
+                sequence,
+                seat=seat,
+                shoe_id=shoe_id,
+                detail=f"counted {counts[seat]} against {expected} collected",
+            )
+            self.result.faults.append(fault)
+            self.result.absorb(f"fault {fault.kind} {sequence} {seat} {counts[seat]}\n")
+        self.client.shoe_close(shoe_id, sorted(counts.items()), clock.tick())
+
+    # ---- faults
+    def _wrong_draw(self, coup: game.Coup, shoe: game.Shoe) -> tuple[game.Coup, InjectedFault]:
+        """A draw the rule did not call for, or a card withheld that it did. Banker acts last, so
+        changing Banker's hand (or Player's on a natural, where both stand) breaks one rule only."""
+        code = self.setup.code
+        if len(coup.banker) == 3:
+            withheld = coup.banker[2]
+            return game.Coup(coup.player, coup.banker[:2]), InjectedFault(
+                "wrong_draw",
+                "banker_missing_card",
+                code,
+                0,
+                detail=f"withheld Banker's third card {withheld}",
+            )
+        extra = shoe.draw()
+        evaluation = game.evaluate(coup)
+        if evaluation.natural and len(coup.player) == 2 and self.rng.random() < 0.5:
+            return game.Coup((*coup.player, extra), coup.banker), InjectedFault(
+                "wrong_draw", "player_extra_card", code, 0, detail=f"gave Player {extra} on a natural"
+            )
+        return game.Coup(coup.player, (*coup.banker, extra)), InjectedFault(
+            "wrong_draw",
+            "banker_extra_card",
+            code,
+            0,
+            detail=f"gave Banker {extra}, which the rule did not call for",
+        )
+
+    def _foreign_card(self, player: list[str], banker: list[str], seen: Counter[str]) -> InjectedFault | None:
+        """Swap a card of the coup for one of the same rank (so no total, draw or pair changes) whose
+        every copy has been seen already: a card the shoe cannot hold. None when no such card exists yet."""
+        for hand in (player, banker):
+            for index, code in enumerate(hand):
+                rank = code[0]
+                for suit in game.SUITS:
+                    other = rank + suit
+                    if other != code and seen[other] >= self.decks:
+                        hand[index] = other
+                        seen[code] -= 1
+                        seen[other] += 1
+                        return InjectedFault(
+                            "foreign_card",
+                            "card_over_capacity",
+                            self.setup.code,
+                            0,
+                            detail=f"{game.parse_card(other)} dealt for the {seen[other]}th time "
+                            f"in a {self.decks}-deck shoe",
+                        )
+        return None
+
+
+# ------------------------------------------------------------------------------------ the run
+
+
+def day_window(day: dt.date, now: dt.datetime) -> tuple[dt.datetime, dt.datetime]:
+    """When a table plays on a gaming day: from 14:00 to 05:00 (casino time), and never past `now`."""
+    from pit.core.gaming_day import gaming_day_bounds
+
+    day_start, day_end = gaming_day_bounds(day)
+    start, end = day_start + dt.timedelta(hours=8), day_end - dt.timedelta(hours=1)
+    cap = now - dt.timedelta(seconds=30)
+    if cap < end:
+        end = cap
+        start = min(start, end - dt.timedelta(hours=4))
+    return max(start, day_start), max(end, day_start)
+
+
+COUP_SECONDS = 80
+COUPS_PER_SHOE = 82  # about, for an 8-deck shoe with a cut card 14-20 from the end
+
+
+def simulate(
+    client: FloorClient,
+    *,
+    tables: Iterable[str],
+    days: int = 1,
+    shoes_per_day: int = 1,
+    seats: int = 5,
+    faults: dict[str, float] | None = None,
+    seed: int = 0,
+    now: dt.datetime | None = None,
+    decks: int = 8,
+    leave_open: bool = False,
+    batch_size: int = 25,
+    on_coup: Callable[[], None] | None = None,
+    last_day: dt.date | None = None,
+) -> SimulationResult:
+    """Play `shoes_per_day` shoes at each table on each of the last `days` gaming days (ending with
+    the gaming day of `now`); with `leave_open`, end each table with a shoe part-dealt (dealing).
+
+    The same seed gives the same cards, wagers and faults: each table has its own seeded generator.
+    """
+    from pit.core.gaming_day import gaming_day_for
+
+    rates = {**dict.fromkeys(FAULT_KINDS, 0.0), **(faults or {})}
+    now = now or dt.datetime.now(dt.UTC)
+    last_day = last_day or gaming_day_for(now)
+    result = SimulationResult()
+    for index, code in enumerate(sorted(set(tables))):
+        setup = client.table_setup(code)
+        rng = random.Random(f"pit-floor:{seed}:{code}")
+        dealer = Dealer(
+            client,
+            setup,
+            rng=rng,
+            faults=rates,
+            result=result,
+            seats_occupied=seats,
+            decks=decks,
+            batch_size=batch_size,
+            on_coup=on_coup,
+        )
+        opened = False
+        for offset in range(days - 1, -1, -1):
+            day = last_day - dt.timedelta(days=offset)
+            start, end = day_window(day, now)
+            start += dt.timedelta(minutes=7 * index)
+            wanted = (shoes_per_day + (0.5 if leave_open and offset == 0 else 0)) * COUPS_PER_SHOE
+            interval = min(
+                dt.timedelta(seconds=COUP_SECONDS), max(end - start, dt.timedelta(0)) / max(wanted, 1)
+            )
+            if offset == 0:  # today ends now: play the last stretch before it
+                start = max(start, end - interval * wanted)
+            clock = Clock(start, interval, end)
+            if not opened:
+                client.dealing_shoe_close(code, clock.peek())
+                client.table_open(code, clock.peek())
+                opened = True
+            for _ in range(shoes_per_day):
+                dealer.play_shoe(clock)
+            if leave_open and offset == 0:
+                dealer.play_shoe(clock, close=False, max_coups=rng.randint(12, 40))
+    return result
