@@ -6,6 +6,7 @@ transactions) and a Celery broker on the local filesystem, with no server to ins
 from pathlib import Path
 
 import environ
+from celery.schedules import crontab
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 env = environ.Env()
@@ -173,7 +174,15 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_WORKER_SEND_TASK_EVENTS = False
-CELERY_BEAT_SCHEDULE: dict = {}
+# Periodic jobs (celery beat), in casino time (CELERY_TIMEZONE).
+CELERY_BEAT_SCHEDULE: dict = {
+    # A lost message is not a lost reconciliation: closed shoes still without one are picked up.
+    "ledger.shoes_reconcile_missing": {"task": "ledger.shoes_reconcile_missing", "schedule": 5 * 60},
+    # Every coup of the last complete gaming day is re-verified at night (new rules apply to it too).
+    "compliance.coups_sweep": {"task": "compliance.coups_sweep", "schedule": crontab(hour=7, minute=15)},
+}
+# Deliveries of one message (its worker lost under it each time) before the task is parked as failed.
+PIT_TASK_MAX_DELIVERIES = env.int("PIT_TASK_MAX_DELIVERIES", default=5)
 
 # ---------------------------------------------------------------- The pit
 # The gaming day starts at this hour (casino time, TIME_ZONE); coups before it count to the day before.
