@@ -1,7 +1,5 @@
 """The game engine: cards, the third-card rule, verification, paytables, settlement and exact odds.
-
-Pure Python with no Django, DRF or Celery import; everything else in the product calls it.
-"""
+Pure Python with no Django, DRF or Celery import; everything else in the product calls it."""
 
 from .cards import (
     ALL_CARD_CODES,

@@ -1,7 +1,5 @@
 """A coup: hand totals, the third-card rule (its one home in the product), evaluation and dealing.
-
-`evaluate` always judges the cards as dealt, right or wrong; `verify_coup` says whether they were.
-"""
+`evaluate` always takes the cards as dealt, right or wrong; `verify_coup` says whether they were."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""Verifying coups posted as JSON lines, one result line per coup, in constant memory.
-
-The `verify_coups` management command and the benchmark both stream through `verify_json_lines`.
-"""
+"""Verifying coups posted as JSON lines, one result line per coup, in constant memory; the
+`verify_coups` command and the benchmark both stream through `verify_json_lines`."""
 
 from __future__ import annotations
 

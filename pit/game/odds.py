@@ -1,10 +1,5 @@
-"""Exact odds by full enumeration of a shoe's composition: outcome probabilities, house edge, variance.
-
-No simulation: every coup the shoe can deal is weighted by how many card sequences produce it.
-The first four cards are enumerated by value (pairs of tens and faces split by rank, since pairs
-are by rank), third cards by value; suits never matter. Commission is exact (5% of 1 is 0.95);
-the cent rounding of real payouts is a matter for `settle`, not for the odds.
-"""
+"""Exact odds by enumerating every coup a shoe's composition can deal (no simulation): outcome
+probabilities, house edge and variance per bet, commission exact and cent rounding left to `settle`."""
 
 from __future__ import annotations
 
@@ -97,6 +92,12 @@ def _falling(n: int, k: int) -> int:
     for i in range(k):
         result *= n - i
     return result
+
+
+# How the enumeration stays fast: the first four cards are taken by value as unordered Player and
+# Banker pairs (3,025 cases, each weighted by its number of orderings), third cards by value, and
+# suits never matter. Pairs are by rank, so only hands holding two tens/faces need their ranks:
+# `_zero_rank_splits` divides those cases between pair and no pair.
 
 
 def _zero_rank_splits(zero_counts: tuple[int, ...]) -> dict[tuple[int, int], list[tuple[int, int]]]:

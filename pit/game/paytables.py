@@ -1,8 +1,5 @@
-"""Paytables as data: each bet is an ordered list of rules over outcome facts, plus commission settings.
-
-A paytable round-trips through JSON (`to_dict`/`from_dict`) so the database can store it; both the
-constructor and `from_dict` validate and raise InvalidPaytable naming the problem.
-"""
+"""Paytables as data: each bet an ordered list of rules over outcome facts, plus commission settings.
+JSON round trip (`to_dict`/`from_dict`) for the database; every way in validates (InvalidPaytable)."""
 
 from __future__ import annotations
 

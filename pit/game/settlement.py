@@ -1,8 +1,4 @@
-"""Settling a wager under a paytable, exact to the cent, and the checks of what was actually paid.
-
-Rounding: a payout at fractional odds (1:2, 19:20) rounds down to the cent, so the house never
-overpays by rounding; commission is rate x win, rounded by the paytable's commission rounding.
-"""
+"""Settling a wager under a paytable, exact to the cent, and the checks of what was actually paid."""
 
 from __future__ import annotations
 
@@ -43,6 +39,8 @@ class Settlement:
     amount: Decimal = ZERO
 
 
+# A payout at fractional odds (1:2, 19:20) rounds down to the cent: the house never overpays by
+# rounding. Commission is rate x the win actually paid, rounded by the paytable's own rounding.
 def _floor_to_cent(amount: Fraction) -> Decimal:
     return CENT * math.floor(amount * 100)
 

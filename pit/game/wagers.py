@@ -1,4 +1,5 @@
-"""Table limits and the checks of one coup's wagers against them: minimum, maximum, increments, both sides."""
+"""Table limits, and the checks of one coup's wagers against them: minimum, maximum, increments and
+a seat on both sides."""
 
 from __future__ import annotations
 
