@@ -39,6 +39,8 @@ def table_create(
     *, code: str, name: str, game: str, paytable, seats: list[int] | None = None, squeeze: bool = False,
     currency: str | None = None, limits: dict[str, tuple[Decimal, Decimal]] | None = None,
 ) -> Table:
+    if game not in Game.values:
+        raise ValidationError({"game": f"{game!r} is not a game; choose one of {', '.join(Game.values)}."})
     table = Table(
         code=code, name=name, game=game, paytable=paytable, squeeze=squeeze,
         seats=_checked_seats(seats if seats is not None else default_seat_layout(game)),
