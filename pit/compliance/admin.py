@@ -1,0 +1,254 @@
+"""The violation queue: open first, each linked to its coup, shoe and table, reviewed with a note
+(acknowledge, resolve, dismiss) through the compliance services, from the list or the page."""
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import Case, IntegerField, Value, When
+from django.http import HttpResponseNotAllowed, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
+from django.utils.html import format_html
+from django.utils.text import Truncator
+
+from pit.compliance.models import RuleViolation, ViolationStatus
+from pit.compliance.services import violation_acknowledge, violation_dismiss, violation_resolve
+from pit.core.admin_site import (
+    SERVICE_ERRORS,
+    admin_link,
+    error_text,
+    gaming_day_filter,
+    note_action,
+    require_permission,
+)
+
+REVIEWS = {
+    "acknowledge": (violation_acknowledge, "Acknowledge", "acknowledged"),
+    "resolve": (violation_resolve, "Resolve", "resolved"),
+    "dismiss": (violation_dismiss, "Dismiss", "dismissed"),
+}
+# Which review buttons a violation in a given status offers (the service has the final word).
+REVIEWS_FROM = {
+    ViolationStatus.OPEN: ("acknowledge", "resolve", "dismiss"),
+    ViolationStatus.ACKNOWLEDGED: ("resolve", "dismiss"),
+}
+
+
+class ClearedFilter(admin.SimpleListFilter):
+    title = "cleared by a re-check"
+    parameter_name = "cleared"
+
+    def lookups(self, request, model_admin):
+        return (("no", "Still holds"), ("yes", "Cleared"))
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.filter(cleared_at__isnull=False)
+        if self.value() == "no":
+            return queryset.filter(cleared_at__isnull=True)
+        return queryset
+
+
+class ReviewForm(forms.Form):
+    decision = forms.ChoiceField(choices=[(key, label) for key, (_, label, _) in REVIEWS.items()])
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 70}), strip=True)
+
+
+def _review(decision: str):
+    service, verb, done = REVIEWS[decision]
+    return note_action(
+        service=lambda violation, user, note: service(violation=violation, user=user, note=note),
+        description=f"{verb} the selected violations (with a note)",
+        verb=verb,
+        done=done,
+    )
+
+
+@admin.register(RuleViolation)
+class RuleViolationAdmin(admin.ModelAdmin):
+    list_display = (
+        "id",
+        "status_badge",
+        "severity_badge",
+        "code",
+        "short_message",
+        "table_link",
+        "shoe_link",
+        "coup_link",
+        "seat",
+        "gaming_day",
+        "found_at",
+        "cleared",
+    )
+    list_display_links = ("id", "code")
+    list_filter = (
+        gaming_day_filter(day_field="gaming_day"),
+        "status",
+        "severity",
+        "table",
+        "code",
+        ClearedFilter,
+        "found_by",
+    )
+    search_fields = ("message", "code")
+    list_select_related = ("table", "shoe__table", "coup__shoe__table")
+    date_hierarchy = "found_at"
+    show_full_result_count = False
+    actions = (_review("acknowledge"), _review("resolve"), _review("dismiss"))
+    fieldsets = (
+        (
+            None,
+            {
+                "fields": (
+                    "code",
+                    "severity",
+                    "message",
+                    "table_link",
+                    "shoe_link",
+                    "coup_link",
+                    "wager",
+                    "seat",
+                    "gaming_day",
+                    "found_at",
+                    "found_by",
+                    "cleared_at",
+                    "fingerprint",
+                )
+            },
+        ),
+        ("Review", {"fields": ("status", "status_note", "status_changed_by", "status_changed_at")}),
+    )
+    readonly_fields = (
+        "code",
+        "severity",
+        "message",
+        "table_link",
+        "shoe_link",
+        "coup_link",
+        "wager",
+        "seat",
+        "gaming_day",
+        "found_at",
+        "found_by",
+        "cleared_at",
+        "fingerprint",
+        "status",
+        "status_note",
+        "status_changed_by",
+        "status_changed_at",
+    )
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                open_first=Case(
+                    When(status=ViolationStatus.OPEN, then=Value(0)),
+                    default=Value(1),
+                    output_field=IntegerField(),
+                )
+            )
+        )
+
+    def get_ordering(self, request):
+        return ("open_first", "-found_at", "-id")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def save_model(self, request, obj, form, change):
+        """Every field is read-only; the review goes through the review form and the services."""
+
+    # ------------------------------------------------------------------ columns
+
+    @admin.display(description="status", ordering="open_first")
+    def status_badge(self, violation):
+        return format_html(
+            '<span class="pit-status pit-status-{}">{}</span>',
+            violation.status,
+            violation.get_status_display(),
+        )
+
+    @admin.display(description="severity", ordering="severity")
+    def severity_badge(self, violation):
+        return format_html(
+            '<span class="pit-severity pit-severity-{}">{}</span>',
+            violation.severity,
+            violation.get_severity_display(),
+        )
+
+    @admin.display(description="message")
+    def short_message(self, violation):
+        return Truncator(violation.message).chars(90)
+
+    @admin.display(description="table", ordering="table__code")
+    def table_link(self, violation):
+        return admin_link(violation.table, violation.table.code)
+
+    @admin.display(description="shoe")
+    def shoe_link(self, violation):
+        return admin_link(violation.shoe)
+
+    @admin.display(description="coup")
+    def coup_link(self, violation):
+        return admin_link(violation.coup)
+
+    @admin.display(description="cleared", boolean=True, ordering="cleared_at")
+    def cleared(self, violation):
+        return violation.cleared_at is not None
+
+    # ------------------------------------------------------------------ the review form on the page
+
+    def get_urls(self):
+        opts = self.model._meta
+        return [
+            path(
+                "<path:object_id>/review/",
+                self.admin_site.admin_view(self.review_view),
+                name=f"{opts.app_label}_{opts.model_name}_review",
+            ),
+            *super().get_urls(),
+        ]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        extra_context = {
+            **(extra_context or {}),
+            "show_save": False,
+            "show_save_and_continue": False,
+            "show_save_and_add_another": False,
+            "show_delete": False,
+        }
+        violation = self.get_object(request, object_id)
+        if violation is not None and self.has_change_permission(request, violation):
+            extra_context["review_form"] = ReviewForm()
+            extra_context["review_url"] = reverse(
+                "admin:compliance_ruleviolation_review", args=[violation.pk]
+            )
+            extra_context["review_choices"] = [
+                (key, REVIEWS[key][1]) for key in REVIEWS_FROM.get(violation.status, ())
+            ]
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def review_view(self, request, object_id):
+        """POST a decision and a note: the service reviews; any refusal comes back as a message."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        violation = get_object_or_404(self.get_queryset(request), pk=object_id)
+        require_permission(self.has_change_permission(request, violation))
+        page = reverse("admin:compliance_ruleviolation_change", args=[violation.pk])
+        form = ReviewForm(request.POST)
+        if not form.is_valid():
+            problems = "; ".join(f"{name}: {' '.join(errors)}" for name, errors in form.errors.items())
+            self.message_user(request, f"Not reviewed: {problems}", messages.ERROR)
+            return HttpResponseRedirect(page)
+        service, _, done = REVIEWS[form.cleaned_data["decision"]]
+        try:
+            service(violation=violation, user=request.user, note=form.cleaned_data["note"])
+        except SERVICE_ERRORS as exc:
+            self.message_user(request, f"Not reviewed: {error_text(exc)}", messages.ERROR)
+        else:
+            self.message_user(request, f"{violation} {done}.", messages.SUCCESS)
+        return HttpResponseRedirect(page)

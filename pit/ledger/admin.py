@@ -1,0 +1,247 @@
+"""The commission ledger, box counts and reconciliations, read-only: money formatted in its currency.
+
+The only write is explaining a variance, an action that calls `reconciliation_explain` with a note.
+"""
+
+from django.contrib import admin
+
+from pit.core.admin_site import (
+    ReadOnlyAdminMixin,
+    ReadOnlyInline,
+    admin_link,
+    gaming_day_filter,
+    money_html,
+    note_action,
+)
+from pit.ledger.models import BoxCount, CommissionEntry, Reconciliation, ReconciliationSeat
+from pit.ledger.services import reconciliation_explain
+from pit.shoes.models import Shoe
+
+# The shoe filter lists this many of the newest shoes (a link from a shoe's page filters any shoe).
+RECENT_SHOES = 30
+
+
+class ShoeFilter(admin.SimpleListFilter):
+    """The newest shoes, in one query; `?shoe=<id>` filters any shoe."""
+
+    title = "shoe"
+    parameter_name = "shoe"
+
+    def lookups(self, request, model_admin):
+        shoes = Shoe.objects.select_related("table").order_by("-shuffled_at", "-id")[:RECENT_SHOES]
+        return [(str(shoe.pk), str(shoe)) for shoe in shoes]
+
+    def queryset(self, request, queryset):
+        if not self.value():
+            return queryset
+        if not self.value().isdigit():
+            return queryset.none()
+        return queryset.filter(shoe_id=int(self.value()))
+
+
+class MoneyColumnsMixin:
+    """`<name>` columns showing `<name>_minor` formatted in the row's currency."""
+
+    @staticmethod
+    def _money(row, field: str):
+        return money_html(getattr(row, f"{field}_minor"), row.currency)
+
+
+@admin.register(CommissionEntry)
+class CommissionEntryAdmin(ReadOnlyAdminMixin, MoneyColumnsMixin, admin.ModelAdmin):
+    list_display = (
+        "id",
+        "table",
+        "shoe_link",
+        "seat",
+        "kind",
+        "amount",
+        "collection_reason",
+        "wager",
+        "reverses_link",
+        "recorded_at",
+        "recorded_by",
+    )
+    list_filter = (
+        gaming_day_filter(moment_field="recorded_at"),
+        "shoe__table",
+        ShoeFilter,
+        "seat",
+        "kind",
+        "collection_reason",
+    )
+    search_fields = ("shoe__table__code", "note")
+    list_select_related = (
+        "shoe__table",
+        "wager",
+        "reverses",
+        "recorded_by_user",
+        "recorded_by_device__table",
+    )
+    date_hierarchy = "recorded_at"
+    show_full_result_count = False
+    fields = (
+        "shoe_link",
+        "seat",
+        "kind",
+        "amount",
+        "collection_reason",
+        "wager",
+        "reverses_link",
+        "note",
+        "recorded_at",
+        "recorded_by",
+    )
+    readonly_fields = fields
+
+    @admin.display(description="table", ordering="shoe__table__code")
+    def table(self, entry):
+        return entry.shoe.table.code
+
+    @admin.display(description="shoe", ordering="shoe__sequence")
+    def shoe_link(self, entry):
+        return admin_link(entry.shoe)
+
+    @admin.display(description="amount", ordering="amount_minor")
+    def amount(self, entry):
+        return self._money(entry, "amount")
+
+    @admin.display(description="reverses")
+    def reverses_link(self, entry):
+        return admin_link(entry.reverses, f"entry {entry.reverses_id}") if entry.reverses_id else "—"
+
+
+@admin.register(BoxCount)
+class BoxCountAdmin(ReadOnlyAdminMixin, MoneyColumnsMixin, admin.ModelAdmin):
+    list_display = ("id", "table", "shoe_link", "seat", "counted", "recorded_at", "recorded_by")
+    list_filter = (gaming_day_filter(moment_field="recorded_at"), "shoe__table", ShoeFilter, "seat")
+    search_fields = ("shoe__table__code",)
+    list_select_related = ("shoe__table", "recorded_by_user", "recorded_by_device__table")
+    date_hierarchy = "recorded_at"
+    show_full_result_count = False
+    fields = ("shoe_link", "seat", "counted", "recorded_at", "recorded_by")
+    readonly_fields = fields
+
+    @admin.display(description="table", ordering="shoe__table__code")
+    def table(self, count):
+        return count.shoe.table.code
+
+    @admin.display(description="shoe", ordering="shoe__sequence")
+    def shoe_link(self, count):
+        return admin_link(count.shoe)
+
+    @admin.display(description="counted", ordering="counted_minor")
+    def counted(self, count):
+        return self._money(count, "counted")
+
+
+class ReconciliationSeatInline(ReadOnlyInline):
+    model = ReconciliationSeat
+    fields = ("seat", "accrued", "collected_earlier", "expected", "counted", "variance")
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("reconciliation")
+
+    def _money(self, line, field):
+        return money_html(getattr(line, f"{field}_minor"), line.reconciliation.currency)
+
+    @admin.display(description="accrued")
+    def accrued(self, line):
+        return self._money(line, "accrued")
+
+    @admin.display(description="collected earlier")
+    def collected_earlier(self, line):
+        return self._money(line, "collected_earlier")
+
+    @admin.display(description="expected in the box")
+    def expected(self, line):
+        return self._money(line, "expected")
+
+    @admin.display(description="counted")
+    def counted(self, line):
+        return self._money(line, "counted")
+
+    @admin.display(description="variance")
+    def variance(self, line):
+        return self._money(line, "variance")
+
+
+@admin.register(Reconciliation)
+class ReconciliationAdmin(ReadOnlyAdminMixin, MoneyColumnsMixin, admin.ModelAdmin):
+    list_display = (
+        "id",
+        "table",
+        "shoe_link",
+        "status",
+        "accrued",
+        "collected_earlier",
+        "expected",
+        "counted",
+        "variance",
+        "reconciled_at",
+        "explained_by",
+    )
+    list_filter = (gaming_day_filter(moment_field="shoe__closed_at"), "status", "shoe__table", ShoeFilter)
+    search_fields = ("shoe__table__code", "explanation")
+    list_select_related = ("shoe__table", "explained_by")
+    date_hierarchy = "shoe__closed_at"
+    show_full_result_count = False
+    inlines = (ReconciliationSeatInline,)
+    actions = (
+        note_action(
+            service=lambda reconciliation, user, note: reconciliation_explain(
+                reconciliation=reconciliation, user=user, note=note
+            ),
+            description="Explain the variance of the selected reconciliations (with a note)",
+            verb="Explain variance",
+            permission="explain",
+            done="explained",
+        ),
+    )
+    fields = (
+        "shoe_link",
+        "status",
+        "accrued",
+        "collected_earlier",
+        "expected",
+        "counted",
+        "variance",
+        "reconciled_at",
+        "explanation",
+        "explained_by",
+        "explained_at",
+    )
+    readonly_fields = fields
+
+    def has_explain_permission(self, request):
+        opts = self.opts
+        return request.user.has_perm(f"{opts.app_label}.change_{opts.model_name}")
+
+    @admin.display(description="table", ordering="shoe__table__code")
+    def table(self, reconciliation):
+        return reconciliation.shoe.table.code
+
+    @admin.display(description="shoe", ordering="shoe__sequence")
+    def shoe_link(self, reconciliation):
+        return admin_link(reconciliation.shoe)
+
+    @admin.display(description="accrued", ordering="accrued_minor")
+    def accrued(self, reconciliation):
+        return self._money(reconciliation, "accrued")
+
+    @admin.display(description="collected earlier", ordering="collected_earlier_minor")
+    def collected_earlier(self, reconciliation):
+        return self._money(reconciliation, "collected_earlier")
+
+    @admin.display(description="expected", ordering="expected_minor")
+    def expected(self, reconciliation):
+        return self._money(reconciliation, "expected")
+
+    @admin.display(description="counted", ordering="counted_minor")
+    def counted(self, reconciliation):
+        return self._money(reconciliation, "counted")
+
+    @admin.display(description="variance", ordering="variance_minor")
+    def variance(self, reconciliation):
+        return self._money(reconciliation, "variance")

@@ -1,0 +1,251 @@
+"""Shoes and coups in the back-office, read-only: the cards as cards, the bead plate, the wagers."""
+
+from django.contrib import admin
+from django.db.models import Count, F, IntegerField, OuterRef, Subquery
+from django.db.models.functions import Coalesce, Greatest
+from django.utils.html import format_html, format_html_join
+
+from pit.compliance.models import RuleViolation
+from pit.core.admin_site import (
+    ReadOnlyAdminMixin,
+    ReadOnlyInline,
+    admin_link,
+    bead_plate,
+    cards_html,
+    change_url,
+    changelist_url,
+    coup_marks_html,
+    gaming_day_filter,
+    money_html,
+    winner_html,
+)
+from pit.shoes.models import Coup, Shoe, Wager
+
+
+def _violations_count():
+    counted = (
+        RuleViolation.objects.filter(coup=OuterRef("pk")).values("coup").annotate(n=Count("pk")).values("n")
+    )
+    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
+
+
+@admin.register(Shoe)
+class ShoeAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = (
+        "__str__",
+        "table",
+        "sequence",
+        "status",
+        "decks",
+        "shuffled_at",
+        "closed_at",
+        "coups_recorded",
+        "cards_dealt",
+        "cards_left",
+    )
+    list_filter = ("table", "status")
+    search_fields = ("table__code", "table__name")
+    list_select_related = ("table",)
+    date_hierarchy = "shuffled_at"
+    show_full_result_count = False
+    fields = (
+        "table",
+        "sequence",
+        "status",
+        "decks",
+        "shuffled_at",
+        "closed_at",
+        "cut_card_position",
+        "burn",
+        "coups_recorded",
+        "cards_dealt",
+        "cards_left",
+        "recorded_by",
+        "links",
+    )
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(cards_left_before_cut=Greatest(F("cut_card_position") - F("cards_dealt"), 0))
+        )
+
+    @admin.display(description="cards left before the cut", ordering="cards_left_before_cut")
+    def cards_left(self, shoe):
+        return shoe.cards_left_before_cut
+
+    @admin.display(description="burned")
+    def burn(self, shoe):
+        return cards_html(shoe.burn_cards) if shoe.burn_cards else "—"
+
+    @admin.display(description="see also")
+    def links(self, shoe):
+        from pit.ledger.models import CommissionEntry
+
+        return format_html(
+            '<a href="{}">coups</a> · <a href="{}">violations</a> · <a href="{}">commission entries</a>',
+            changelist_url(Coup, shoe__id__exact=shoe.pk),
+            changelist_url(RuleViolation, shoe__id__exact=shoe.pk),
+            changelist_url(CommissionEntry, shoe=shoe.pk),
+        )
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        coups = list(
+            Coup.objects.filter(shoe_id=object_id)
+            .order_by("number")
+            .annotate(violations_count=_violations_count())
+            if str(object_id).isdigit()
+            else []
+        )
+        rows = [
+            {
+                "coup": coup,
+                "url": change_url(Coup, coup.pk),
+                "player": cards_html(coup.player_cards),
+                "banker": cards_html(coup.banker_cards),
+                "winner": winner_html(coup.winner),
+                "marks": coup_marks_html(
+                    natural=coup.natural, player_pair=coup.player_pair, banker_pair=coup.banker_pair
+                ),
+            }
+            for coup in coups
+        ]
+        totals = {
+            "player": sum(1 for coup in coups if coup.winner == "player"),
+            "banker": sum(1 for coup in coups if coup.winner == "banker"),
+            "tie": sum(1 for coup in coups if coup.winner == "tie"),
+            "player_pair": sum(1 for coup in coups if coup.player_pair),
+            "banker_pair": sum(1 for coup in coups if coup.banker_pair),
+            "natural": sum(1 for coup in coups if coup.natural),
+        }
+        extra_context = {
+            **(extra_context or {}),
+            "coup_rows": rows,
+            "bead_plate": bead_plate(coups),
+            "result_totals": totals,
+        }
+        return super().change_view(request, object_id, form_url, extra_context)
+
+
+class WagerInline(ReadOnlyInline):
+    model = Wager
+    fields = ("seat", "bet", "amount", "result", "payout", "commission", "paid")
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).order_by("seat", "bet")
+
+    @admin.display(description="amount")
+    def amount(self, wager):
+        return money_html(wager.amount_minor, wager.currency)
+
+    @admin.display(description="payout")
+    def payout(self, wager):
+        return money_html(wager.payout_minor, wager.currency)
+
+    @admin.display(description="commission")
+    def commission(self, wager):
+        return money_html(wager.commission_minor, wager.currency)
+
+    @admin.display(description="reported paid")
+    def paid(self, wager):
+        return money_html(wager.paid_minor, wager.currency)
+
+
+@admin.register(Coup)
+class CoupAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = (
+        "__str__",
+        "table",
+        "shoe_link",
+        "number",
+        "dealt_at",
+        "gaming_day",
+        "player",
+        "banker",
+        "totals",
+        "winner_mark",
+        "marks",
+        "violations",
+    )
+    list_filter = (gaming_day_filter(day_field="gaming_day"), "shoe__table", "winner")
+    search_fields = ("shoe__table__code", "=shoe__sequence")
+    list_select_related = ("shoe__table",)
+    date_hierarchy = "dealt_at"
+    show_full_result_count = False
+    inlines = (WagerInline,)
+    fields = (
+        "shoe_link",
+        "number",
+        "dealt_at",
+        "gaming_day",
+        "player",
+        "banker",
+        "totals",
+        "winner_mark",
+        "reported_winner",
+        "marks",
+        "paytable",
+        "recorded_by",
+        "violation_links",
+    )
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(violations_count=_violations_count())
+
+    @admin.display(description="table", ordering="shoe__table__code")
+    def table(self, coup):
+        return coup.shoe.table.code
+
+    @admin.display(description="shoe", ordering="shoe__sequence")
+    def shoe_link(self, coup):
+        return admin_link(coup.shoe)
+
+    @admin.display(description="player")
+    def player(self, coup):
+        return cards_html(coup.player_cards)
+
+    @admin.display(description="banker")
+    def banker(self, coup):
+        return cards_html(coup.banker_cards)
+
+    @admin.display(description="P–B")
+    def totals(self, coup):
+        return f"{coup.player_total}–{coup.banker_total}"
+
+    @admin.display(description="winner", ordering="winner")
+    def winner_mark(self, coup):
+        return winner_html(coup.winner)
+
+    @admin.display(description="marks")
+    def marks(self, coup):
+        return coup_marks_html(
+            natural=coup.natural, player_pair=coup.player_pair, banker_pair=coup.banker_pair
+        )
+
+    @admin.display(description="violations", ordering="violations_count")
+    def violations(self, coup):
+        if not coup.violations_count:
+            return 0
+        return format_html(
+            '<a class="pit-alert" href="{}">{}</a>',
+            changelist_url(RuleViolation, coup__id__exact=coup.pk),
+            coup.violations_count,
+        )
+
+    @admin.display(description="violations")
+    def violation_links(self, coup):
+        violations = list(coup.violations.order_by("found_at"))
+        if not violations:
+            return "none"
+        return format_html_join(
+            format_html("<br>"),
+            '<a href="{}">{}</a> <span class="pit-status pit-status-{}">{}</span>',
+            (
+                (change_url(RuleViolation, v.pk), f"{v.code}: {v.message}", v.status, v.get_status_display())
+                for v in violations
+            ),
+        )

@@ -1,0 +1,284 @@
+"""Tables in the back-office: the floor at a glance (current shoe, today's coups, open violations,
+commission variance) in a fixed number of queries, and open/close through the services."""
+
+from django.contrib import admin, messages
+from django.db.models import Count, IntegerField, OuterRef, Subquery, Sum
+from django.db.models.functions import Coalesce
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+
+from pit.compliance.models import RuleViolation, ViolationStatus
+from pit.core.actors import Actor
+from pit.core.admin_site import (
+    SERVICE_ERRORS,
+    ServiceErrorsAsMessagesMixin,
+    changelist_url,
+    error_text,
+    money_html,
+)
+from pit.core.gaming_day import current_gaming_day, gaming_day_bounds
+from pit.ledger.models import Reconciliation
+from pit.shoes.models import Coup, Shoe, ShoeStatus
+from pit.tables.models import Table, TableLimit
+from pit.tables.services import table_close, table_create, table_open
+
+# The table page lists this many of its newest shoes; the rest are one click away.
+RECENT_SHOES = 12
+
+
+def _count(queryset, group_by: str):
+    """A correlated COUNT(*) subquery, 0 when there is no row."""
+    counted = queryset.values(group_by).annotate(n=Count("pk")).values("n")
+    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
+
+
+def tables_for_floor(queryset=None):
+    """Tables annotated with what the floor list shows; one query whatever the number of tables."""
+    queryset = queryset if queryset is not None else Table.objects.all()
+    day = current_gaming_day()
+    day_start, day_end = gaming_day_bounds(day)
+    dealing = Shoe.objects.filter(table=OuterRef("pk"), status=ShoeStatus.DEALING)
+    reconciled_today = (
+        Reconciliation.objects.filter(
+            shoe__table=OuterRef("pk"), reconciled_at__gte=day_start, reconciled_at__lt=day_end
+        )
+        .values("shoe__table")
+        .annotate(total=Sum("variance_minor"))
+        .values("total")
+    )
+    last_reconciliation = (
+        Reconciliation.objects.filter(shoe__table=OuterRef("pk"))
+        .order_by("-shoe__sequence")
+        .values("variance_minor")[:1]
+    )
+    return queryset.annotate(
+        current_shoe_id=Subquery(dealing.values("pk")[:1]),
+        current_shoe_sequence=Subquery(dealing.values("sequence")[:1]),
+        current_shoe_coups=Subquery(dealing.values("coups_recorded")[:1]),
+        current_shoe_cards_dealt=Subquery(dealing.values("cards_dealt")[:1]),
+        current_shoe_cut=Subquery(dealing.values("cut_card_position")[:1]),
+        coups_today=_count(Coup.objects.filter(shoe__table=OuterRef("pk"), gaming_day=day), "shoe__table"),
+        open_violations=_count(
+            RuleViolation.objects.filter(table=OuterRef("pk"), status=ViolationStatus.OPEN), "table"
+        ),
+        commission_variance_minor=Coalesce(
+            Subquery(reconciled_today, output_field=IntegerField()),
+            Subquery(last_reconciliation, output_field=IntegerField()),
+        ),
+    )
+
+
+class TableLimitInline(admin.TabularInline):
+    """Limits are set by superusers; everyone else reads them formatted in the table's currency."""
+
+    model = TableLimit
+    extra = 0
+    fields = ("bet", "minimum_minor", "maximum_minor", "minimum", "maximum")
+    readonly_fields = ("minimum", "maximum")
+
+    def get_fields(self, request, obj=None):
+        if request.user.is_superuser:
+            return self.fields
+        return ("bet", "minimum", "maximum")
+
+    @admin.display(description="minimum")
+    def minimum(self, limit):
+        return money_html(limit.minimum_minor, limit.table.currency) if limit.pk else "—"
+
+    @admin.display(description="maximum")
+    def maximum(self, limit):
+        return money_html(limit.maximum_minor, limit.table.currency) if limit.pk else "—"
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("table")
+
+    def has_add_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+    def has_change_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+
+@admin.register(Table)
+class TableAdmin(ServiceErrorsAsMessagesMixin, admin.ModelAdmin):
+    list_display = (
+        "code",
+        "name",
+        "status_badge",
+        "game",
+        "paytable",
+        "current_shoe",
+        "shoe_progress",
+        "coups_today",
+        "open_violations",
+        "commission_variance",
+    )
+    list_display_links = ("code", "name")
+    list_filter = ("status", "game")
+    search_fields = ("code", "name")
+    list_select_related = ("paytable",)
+    show_full_result_count = False
+    actions = ("open_tables", "close_tables")
+    inlines = (TableLimitInline,)
+    add_fields = ("code", "name", "game", "paytable", "seats", "squeeze", "currency")
+
+    def get_queryset(self, request):
+        return tables_for_floor(super().get_queryset(request))
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return self.add_fields
+        return (
+            "code",
+            "name",
+            "status",
+            "game",
+            "paytable",
+            "seats",
+            "squeeze",
+            "currency",
+            "created_at",
+            "recent_shoes",
+            "violations_link",
+        )
+
+    def get_readonly_fields(self, request, obj=None):
+        if obj is None:
+            return ()
+        # Status changes by the open/close actions (an event is recorded); layout and paytable are
+        # what coups were settled under: they are not edited in place. Only a superuser renames.
+        fixed = (
+            "code",
+            "status",
+            "game",
+            "paytable",
+            "seats",
+            "currency",
+            "created_at",
+            "recent_shoes",
+            "violations_link",
+        )
+        return fixed if request.user.is_superuser else (*fixed, "name", "squeeze")
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            obj.full_clean()
+            obj.save(update_fields=["name", "squeeze"])
+            return
+        created = table_create(
+            code=obj.code,
+            name=obj.name,
+            game=obj.game,
+            paytable=obj.paytable,
+            seats=obj.seats,
+            squeeze=obj.squeeze,
+            currency=obj.currency,
+        )
+        obj.pk = created.pk
+        obj.status = created.status
+        obj.created_at = created.created_at
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    # ------------------------------------------------------------------ columns
+
+    @admin.display(description="status", ordering="status")
+    def status_badge(self, table):
+        return format_html(
+            '<span class="pit-status pit-status-{}">{}</span>', table.status, table.get_status_display()
+        )
+
+    @admin.display(description="current shoe", ordering="current_shoe_sequence")
+    def current_shoe(self, table):
+        if table.current_shoe_id is None:
+            return "—"
+        return format_html(
+            '<a href="{}">shoe {}</a>',
+            reverse("admin:shoes_shoe_change", args=[table.current_shoe_id]),
+            table.current_shoe_sequence,
+        )
+
+    @admin.display(description="shoe progress", ordering="current_shoe_cards_dealt")
+    def shoe_progress(self, table):
+        if table.current_shoe_id is None:
+            return "—"
+        left = max(table.current_shoe_cut - table.current_shoe_cards_dealt, 0)
+        return format_html(
+            '{} coups · <span title="cards left before the cut card">{} to the cut</span>',
+            table.current_shoe_coups,
+            left,
+        )
+
+    @admin.display(description="coups today", ordering="coups_today")
+    def coups_today(self, table):
+        return table.coups_today
+
+    @admin.display(description="open violations", ordering="open_violations")
+    def open_violations(self, table):
+        if not table.open_violations:
+            return 0
+        return format_html(
+            '<a class="pit-alert" href="{}">{}</a>',
+            changelist_url(RuleViolation, table__id__exact=table.pk, status__exact=ViolationStatus.OPEN),
+            table.open_violations,
+        )
+
+    @admin.display(description="commission variance", ordering="commission_variance_minor")
+    def commission_variance(self, table):
+        if table.commission_variance_minor is None:
+            return "—"
+        return money_html(table.commission_variance_minor, table.currency)
+
+    @admin.display(description="shoes")
+    def recent_shoes(self, table):
+        shoes = list(table.shoes.order_by("-sequence")[:RECENT_SHOES])
+        links = format_html_join(
+            " ",
+            '<a class="pit-chip pit-status-{}" href="{}">shoe {}</a>',
+            (
+                (shoe.status, reverse("admin:shoes_shoe_change", args=[shoe.pk]), shoe.sequence)
+                for shoe in shoes
+            ),
+        )
+        return format_html(
+            '{} <a href="{}">all shoes of {} &rarr;</a>',
+            links,
+            changelist_url(Shoe, table__id__exact=table.pk),
+            table.code,
+        )
+
+    @admin.display(description="violations")
+    def violations_link(self, table):
+        return format_html(
+            '<a href="{}">violations at {}</a>',
+            changelist_url(RuleViolation, table__id__exact=table.pk),
+            table.code,
+        )
+
+    # ------------------------------------------------------------------ actions
+
+    def _set_status(self, request, queryset, service, verb: str):
+        actor, changed = Actor(user=request.user), 0
+        for table in queryset:
+            try:
+                service(table=table, actor=actor)
+            except SERVICE_ERRORS as exc:
+                self.message_user(request, f"{table.code}: {error_text(exc)}", messages.ERROR)
+            else:
+                changed += 1
+        if changed:
+            self.message_user(
+                request, f"{changed} table{'s' if changed != 1 else ''} {verb}.", messages.SUCCESS
+            )
+
+    @admin.action(description="Open the selected tables", permissions=["change"])
+    def open_tables(self, request, queryset):
+        self._set_status(request, queryset, table_open, "opened")
+
+    @admin.action(description="Close the selected tables", permissions=["change"])
+    def close_tables(self, request, queryset):
+        self._set_status(request, queryset, table_close, "closed")
