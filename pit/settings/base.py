@@ -190,3 +190,6 @@ PIT_GAMING_DAY_START_HOUR = env.int("PIT_GAMING_DAY_START_HOUR", default=6)
 PIT_DEFAULT_CURRENCY = env.str("PIT_DEFAULT_CURRENCY", default="USD")
 # A commission box variance within this amount (per seat) raises no violation.
 PIT_BOX_VARIANCE_TOLERANCE = env.str("PIT_BOX_VARIANCE_TOLERANCE", default="0.00")
+# Reports covering more gaming days than this run in the background (Celery) and are downloaded when
+# ready; up to it they stream straight to the browser (and the JSON API refuses longer ranges).
+PIT_REPORT_INLINE_MAX_DAYS = env.int("PIT_REPORT_INLINE_MAX_DAYS", default=31)
