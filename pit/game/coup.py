@@ -117,10 +117,11 @@ class Coup:
     banker: tuple[Card, ...]
 
     def __post_init__(self) -> None:
-        if type(self.player) is not tuple:
-            object.__setattr__(self, "player", tuple(self.player))
-        if type(self.banker) is not tuple:
-            object.__setattr__(self, "banker", tuple(self.banker))
+        # Lists and card codes are accepted too; the common case (tuples of Cards) costs one scan.
+        for side in ("player", "banker"):
+            hand = getattr(self, side)
+            if type(hand) is not tuple or not all(type(card) is Card for card in hand):
+                object.__setattr__(self, side, parse_cards(hand))
 
     @classmethod
     def from_codes(cls, player: Sequence[str], banker: Sequence[str]) -> Coup:

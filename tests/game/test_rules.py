@@ -5,6 +5,7 @@ import pytest
 from pit.game import (
     FACTS,
     Coup,
+    InvalidCard,
     Winner,
     banker_draws,
     deal_coup,
@@ -289,6 +290,12 @@ def test_deal_coup_from_a_callable_and_cards_in_order():
     assert [c.code for c in coup.cards_in_order] == ["2H", "3S", "2D", "3C", "6H", "7C"]
     assert next(cards).code == "9S"  # nothing beyond the coup was drawn
     assert coup.codes() == {"player": ["2H", "2D", "6H"], "banker": ["3S", "3C", "7C"]}
+
+
+def test_coup_takes_card_codes_and_refuses_bad_ones():
+    assert Coup(["5h", "KD"], ("9S", "7D")) == Coup.from_codes(["5H", "KD"], ["9S", "7D"])
+    with pytest.raises(InvalidCard, match="card 2: '7X'"):
+        Coup(["5H", "KD"], ["9S", "7X"])
 
 
 def test_coup_takes_lists_and_stays_immutable():
