@@ -1,39 +1,351 @@
-"""The checks run on every recorded coup, each a thin use of the game engine's rules.
+"""The checks run on recorded coups, each a thin use of the game engine's rules.
 
-`coups_check` is what the verification task and the re-verification sweep call.
+One implementation serves one coup (the verification task, just after recording) and a year of
+coups (the nightly sweep, `manage.py reverify`): shoes are read a chunk at a time, each chunk in a
+few queries (shoes, coups, wagers, ledger accruals, earlier findings), every coup is judged by the
+engine, and only the difference is written: new findings in one bulk insert (the fingerprint is
+unique, so a finding is never recorded twice), findings that hold again un-cleared, and findings a
+re-check no longer sees marked cleared (never deleted), one UPDATE each per chunk.
+
+The checks, all by the engine: the draw rules and reported winner (`verify_coup`); shoe integrity
+(`check_cards_seen` over the burn and every coup up to this one, `check_coup_number`,
+`coup_after_shoe_closed`); settlement (`check_payout` against the table's report, `check_commission`
+against the ledger's accrual net of reversals, both from `settle` under the coup's paytable
+version); table rules (`check_wager_limits` with the table's limits and the paytable's increments).
 """
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
 from django.db import transaction
+from django.db.models import Q
 
 from pit import game
 from pit.compliance.models import RuleViolation
-from pit.compliance.services import violation_record, violations_clear_missing
-from pit.shoes.models import Coup
+from pit.compliance.services import violations_clear_missing
+from pit.core.money import from_minor
+from pit.ledger.models import CommissionEntry, EntryKind
+from pit.paytables.models import PaytableConfiguration
+from pit.paytables.selectors import engine_paytable
+from pit.shoes.models import Coup, Shoe, Wager
+from pit.tables.models import Table, TableLimit
 
-DRAW_CHECK = "coup_verification"
+logger = logging.getLogger(__name__)
+
+COUP_CHECK = "coup_verification"
+# Backwards-compatible name: the first version recorded the draw findings under it.
+DRAW_CHECK = COUP_CHECK
+SHOES_PER_CHUNK = 50
 
 
-def _draw_findings(coup: Coup) -> list[tuple[game.Violation, str]]:
-    dealt = game.Coup.from_codes(player=coup.player_cards, banker=coup.banker_cards)
-    findings = game.verify_coup(dealt, coup.reported_winner or None)
-    return [(finding, f"{finding.code}:coup{coup.pk}") for finding in findings]
+@dataclass(frozen=True, slots=True)
+class Finding:
+    fingerprint: str
+    violation: game.Violation
+    coup_id: int
+    wager_id: int | None = None
+    seat: int | None = None
 
 
-@transaction.atomic
-def coups_check(*, coup_ids: list[int]) -> int:
-    """Check coups and record each finding once; clear earlier findings that no longer hold.
+@dataclass
+class CheckTotals:
+    """What a check run saw and changed."""
+
+    shoes: int = 0
+    coups: int = 0
+    holding: int = 0
+    created: int = 0
+    restored: int = 0
+    cleared: int = 0
+    codes: Counter = field(default_factory=Counter)
+
+    def add(self, other: CheckTotals) -> None:
+        self.shoes += other.shoes
+        self.coups += other.coups
+        self.holding += other.holding
+        self.created += other.created
+        self.restored += other.restored
+        self.cleared += other.cleared
+        self.codes.update(other.codes)
+
+
+# ------------------------------------------------------------------------------ entry points
+
+def coups_check(*, coup_ids: Iterable[int]) -> int:
+    """Check recorded coups and record each finding once; clear earlier findings that no longer hold.
     Returns the number of findings that hold."""
-    coups = Coup.objects.filter(pk__in=coup_ids).select_related("shoe__table")
-    holding = 0
-    for coup in coups:
-        fingerprints = set()
-        for finding, fingerprint in _draw_findings(coup):
-            violation_record(
-                finding=finding, fingerprint=fingerprint, table=coup.shoe.table, shoe=coup.shoe, coup=coup,
-                gaming_day=coup.gaming_day, found_by=DRAW_CHECK,
+    coup_ids = sorted(set(coup_ids))
+    if not coup_ids:
+        return 0
+    shoe_ids = sorted(set(Coup.objects.filter(pk__in=coup_ids).values_list("shoe_id", flat=True)))
+    totals = _shoes_check(shoe_ids, selected=Q(pk__in=coup_ids))
+    return totals.holding
+
+
+def coups_sweep(
+    *, first_day: dt.date, last_day: dt.date, progress: Callable[[int], None] | None = None
+) -> CheckTotals:
+    """Re-verify every coup of the gaming days `first_day` to `last_day` (inclusive), shoe by shoe.
+    `progress` is called with the number of coups checked after each chunk."""
+    if last_day < first_day:
+        raise ValueError(f"the sweep ends ({last_day}) before it starts ({first_day})")
+    in_range = Q(gaming_day__gte=first_day, gaming_day__lte=last_day)
+    shoe_ids = list(
+        Coup.objects.filter(in_range).order_by("shoe_id").values_list("shoe_id", flat=True).distinct()
+    )
+    return _shoes_check(shoe_ids, selected=in_range, progress=progress)
+
+
+def coups_in_range_count(*, first_day: dt.date, last_day: dt.date) -> int:
+    return Coup.objects.filter(gaming_day__gte=first_day, gaming_day__lte=last_day).count()
+
+
+# ------------------------------------------------------------------------------ the bulk path
+
+class _Context:
+    """What does not change between chunks: tables' limits and paytables, read once per run."""
+
+    def __init__(self) -> None:
+        self.limits: dict[int, game.TableLimits] = {}
+        self.paytables: dict[int, game.Paytable] = {}
+
+    def load_tables(self, table_ids: set[int]) -> None:
+        missing = table_ids - set(self.limits)
+        if not missing:
+            return
+        currencies = dict(Table.objects.filter(pk__in=missing).values_list("pk", "currency"))
+        bets: dict[int, dict[str, game.BetLimit]] = {table_id: {} for table_id in missing}
+        for table_id, bet, low, high in TableLimit.objects.filter(table_id__in=missing).values_list(
+            "table_id", "bet", "minimum_minor", "maximum_minor"
+        ):
+            currency = currencies[table_id]
+            bets[table_id][bet] = game.BetLimit(
+                minimum=from_minor(low, currency), maximum=from_minor(high, currency)
             )
-            fingerprints.add(fingerprint)
-        violations_clear_missing(
-            scope=RuleViolation.objects.filter(coup=coup), found_by=DRAW_CHECK, fingerprints_found=fingerprints
+        for table_id, limits in bets.items():
+            self.limits[table_id] = game.TableLimits(limits)
+
+    def load_paytables(self, paytable_ids: set[int]) -> None:
+        missing = paytable_ids - set(self.paytables)
+        for pk, rules in PaytableConfiguration.objects.filter(pk__in=missing).values_list("pk", "rules"):
+            self.paytables[pk] = engine_paytable(rules)
+
+
+def _shoes_check(
+    shoe_ids: list[int], *, selected: Q, progress: Callable[[int], None] | None = None
+) -> CheckTotals:
+    context = _Context()
+    totals = CheckTotals()
+    for start in range(0, len(shoe_ids), SHOES_PER_CHUNK):
+        chunk = shoe_ids[start : start + SHOES_PER_CHUNK]
+        with transaction.atomic():
+            done = _chunk_check(chunk, selected=selected, context=context)
+        totals.add(done)
+        if progress is not None:
+            progress(done.coups)
+    return totals
+
+
+def _prefixed(q: Q, prefix: str) -> Q:
+    """The same condition on coups, seen from a model that points at them through `prefix`."""
+    def walk(node):
+        if isinstance(node, Q):
+            children = [walk(child) for child in node.children]
+            return Q(*children, _connector=node.connector, _negated=node.negated)
+        name, value = node
+        return (f"{prefix}__{name}", value)
+
+    return walk(q)
+
+
+def _chunk_check(shoe_ids: list[int], *, selected: Q, context: _Context) -> CheckTotals:
+    shoes = {
+        row["id"]: row
+        for row in Shoe.objects.filter(pk__in=shoe_ids).values(
+            "id", "table_id", "sequence", "decks", "burn_cards", "closed_at"
         )
-        holding += len(fingerprints)
-    return holding
+    }
+    coups_by_shoe: dict[int, list[tuple]] = defaultdict(list)
+    selected_ids = set(Coup.objects.filter(selected, shoe_id__in=shoe_ids).values_list("pk", flat=True))
+    paytable_ids = set()
+    for row in (
+        Coup.objects.filter(shoe_id__in=shoe_ids)
+        .order_by("shoe_id", "number", "pk")
+        .values_list(
+            "pk", "shoe_id", "number", "dealt_at", "recorded_at", "gaming_day", "player_cards",
+            "banker_cards", "reported_winner", "paytable_id",
+        )
+        .iterator(chunk_size=5000)
+    ):
+        coups_by_shoe[row[1]].append(row)
+        if row[0] in selected_ids:
+            paytable_ids.add(row[9])
+    wagers_by_coup: dict[int, list[tuple]] = defaultdict(list)
+    for row in (
+        Wager.objects.filter(_prefixed(selected, "coup"), coup__shoe_id__in=shoe_ids)
+        .order_by("coup_id", "seat", "bet")
+        .values_list("pk", "coup_id", "seat", "bet", "currency", "amount_minor", "paid_minor")
+        .iterator(chunk_size=5000)
+    ):
+        wagers_by_coup[row[1]].append(row)
+    # The ledger's commission per wager: its accrual, net of any reversal of that accrual.
+    ledger: dict[int, int] = defaultdict(int)
+    for kind, wager_id, reversed_wager_id, amount in (
+        CommissionEntry.objects.filter(shoe_id__in=shoe_ids)
+        .filter(Q(kind=EntryKind.ACCRUED) | Q(kind=EntryKind.REVERSAL, reverses__kind=EntryKind.ACCRUED))
+        .values_list("kind", "wager_id", "reverses__wager_id", "amount_minor")
+        .iterator(chunk_size=5000)
+    ):
+        ledger[wager_id if kind == EntryKind.ACCRUED else reversed_wager_id] += amount
+    earlier = {
+        fingerprint: (pk, coup_id, cleared_at, message)
+        for pk, fingerprint, coup_id, cleared_at, message in RuleViolation.objects.filter(
+            shoe_id__in=shoe_ids, found_by=COUP_CHECK
+        ).values_list("pk", "fingerprint", "coup_id", "cleared_at", "message")
+    }
+    context.load_tables({shoe["table_id"] for shoe in shoes.values()})
+    context.load_paytables(paytable_ids)
+
+    found: dict[str, tuple[Finding, dict]] = {}
+    for shoe_id in shoe_ids:
+        shoe = shoes[shoe_id]
+        judged = _shoe_findings(shoe, coups_by_shoe[shoe_id], selected_ids, wagers_by_coup, ledger, context)
+        for coup, findings in judged:
+            where = {"table_id": shoe["table_id"], "shoe_id": shoe_id, "gaming_day": coup[5]}
+            for finding in findings:
+                found.setdefault(finding.fingerprint, (finding, where))
+    return _write(found, earlier, selected_ids, shoes=len(shoe_ids))
+
+
+def _shoe_findings(shoe, coups, selected_ids, wagers_by_coup, ledger, context):
+    """(coup row, findings) for each selected coup of one shoe, judged in number order."""
+    decks = shoe["decks"]
+    closed_at = shoe["closed_at"]
+    seen = Counter(shoe["burn_cards"] or ())
+    burn_codes = set(seen)
+    last_number = None
+    for index, coup in enumerate(coups):
+        pk, _, number, dealt_at, recorded_at, _, player_codes, banker_codes, reported, paytable_id = coup
+        codes = [*player_codes, *banker_codes]
+        seen.update(codes)
+        previous_number, last_number = last_number, number
+        if pk not in selected_ids:
+            continue
+        findings: list[Finding] = []
+        # Shoe integrity: cards over capacity are charged to the coup that dealt them (the burn's
+        # own excess, if any, to the first coup); an overdealt shoe to every coup past its end.
+        try:
+            integrity = game.check_cards_seen(decks, seen)
+        except (ValueError, game.InvalidCard):
+            logger.warning("coup %s: cards that name no card: %s", pk, codes)
+            integrity = []
+        if any(finding.code == "card_over_capacity" for finding in integrity):
+            charged = set(codes) | (burn_codes if index == 0 else set())
+            for code in sorted(charged):
+                for finding in game.check_cards_seen(decks, {code: seen[code]}):
+                    findings.append(Finding(f"card_over_capacity:coup{pk}:{code}", finding, pk))
+        for finding in integrity:
+            if finding.code == "shoe_overdealt":
+                findings.append(Finding(f"shoe_overdealt:coup{pk}", finding, pk))
+        gap = game.check_coup_number(number, previous_number)
+        if gap is not None:
+            findings.append(Finding(f"coup_number_gap:coup{pk}", gap, pk))
+        if closed_at is not None and (dealt_at > closed_at or recorded_at > closed_at):
+            findings.append(Finding(
+                f"coup_after_shoe_closed:coup{pk}", game.coup_after_shoe_closed(number, shoe["sequence"]), pk
+            ))
+        findings.extend(_coup_findings(pk, player_codes, banker_codes, reported, shoe, paytable_id,
+                                       wagers_by_coup.get(pk, ()), ledger, context))
+        yield coup, findings
+
+
+def _coup_findings(pk, player_codes, banker_codes, reported, shoe, paytable_id, wagers, ledger, context):
+    try:
+        dealt = game.Coup.from_codes(player=player_codes, banker=banker_codes)
+    except (ValueError, game.InvalidCard):
+        logger.warning("coup %s: cards that name no card: %s / %s", pk, player_codes, banker_codes)
+        return []
+    findings = []
+    # The draw rules and the reported winner.
+    for finding in game.verify_coup(dealt, reported or None):
+        key = finding.code
+        if finding.code == "hand_size":  # one per hand: the message names it first
+            key = f"hand_size:{finding.message.split(' ', 1)[0].lower()}"
+        findings.append(Finding(f"{key}:coup{pk}", finding, pk))
+    if not wagers:
+        return findings
+    try:
+        evaluation = game.evaluate(dealt)
+    except ValueError:  # hands that cannot be evaluated were reported by verify_coup already
+        return findings
+    paytable = context.paytables[paytable_id]
+    limits = context.limits[shoe["table_id"]]
+    lines_by_seat: dict[int, list[game.WagerLine]] = defaultdict(list)
+    for wager_id, _, seat, bet, currency, amount_minor, paid_minor in wagers:
+        amount = from_minor(amount_minor, currency)
+        line = game.WagerLine(seat=seat, bet=bet, amount=amount)
+        lines_by_seat[seat].append(line)
+        # Table rules for this bet of this seat: minimum, maximum, the paytable's increments.
+        for finding in game.check_wager_limits(limits, [line], paytable.bet_increments):
+            findings.append(Finding(f"{finding.code}:wager{wager_id}", finding, pk, wager_id, seat))
+        # Settlement: what the paytable says against what was paid and what the ledger charged.
+        try:
+            settlement = game.settle(paytable, bet, amount, evaluation)
+        except (game.UnknownBet, ValueError):
+            continue
+        if paid_minor is not None:
+            finding = game.check_payout(settlement, from_minor(paid_minor, currency))
+            if finding is not None:
+                findings.append(Finding(f"payout_mismatch:wager{wager_id}", finding, pk, wager_id, seat))
+        finding = game.check_commission(settlement, from_minor(ledger.get(wager_id, 0), currency))
+        if finding is not None:
+            findings.append(Finding(f"commission_mismatch:wager{wager_id}", finding, pk, wager_id, seat))
+    # A seat on both Player and Banker: judged with no limits, so only that rule can speak.
+    for seat, lines in lines_by_seat.items():
+        if len(lines) > 1:
+            for finding in game.check_wager_limits(game.TableLimits(), lines):
+                findings.append(Finding(f"{finding.code}:coup{pk}:seat{seat}", finding, pk, None, seat))
+    return findings
+
+
+def _write(found: dict[str, tuple[Finding, dict]], earlier: dict, selected_ids: set[int], *, shoes: int):
+    """Write the difference between what holds now and what was recorded before."""
+    totals = CheckTotals(shoes=shoes, coups=len(selected_ids), holding=len(found))
+    new, restored, reworded = [], [], []
+    for fingerprint, (finding, where) in found.items():
+        totals.codes[finding.violation.code] += 1
+        recorded = earlier.get(fingerprint)
+        if recorded is None:
+            violation = finding.violation
+            new.append(RuleViolation(
+                code=violation.code, message=violation.message, severity=violation.severity,
+                fingerprint=fingerprint, coup_id=finding.coup_id, wager_id=finding.wager_id,
+                seat=finding.seat, found_by=COUP_CHECK, **where,
+            ))
+            continue
+        pk, _, cleared_at, message = recorded
+        if cleared_at is not None:
+            restored.append(pk)
+        if message != finding.violation.message:
+            reworded.append(RuleViolation(pk=pk, message=finding.violation.message))
+    stale = [
+        pk for fingerprint, (pk, coup_id, cleared_at, _) in earlier.items()
+        if coup_id in selected_ids and cleared_at is None and fingerprint not in found
+    ]
+    if new:
+        # A concurrent check of the same coup may have recorded one meanwhile: the unique fingerprint holds.
+        RuleViolation.objects.bulk_create(new, ignore_conflicts=True, batch_size=1000)
+        totals.created = len(new)
+    if restored:
+        totals.restored = RuleViolation.objects.filter(pk__in=restored).update(cleared_at=None)
+    if reworded:
+        RuleViolation.objects.bulk_update(reworded, ["message"], batch_size=500)
+    if stale:
+        totals.cleared = violations_clear_missing(
+            scope=RuleViolation.objects.filter(pk__in=stale), found_by=COUP_CHECK, fingerprints_found=set()
+        )
+    return totals

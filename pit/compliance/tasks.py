@@ -1,10 +1,25 @@
-"""Celery tasks of the compliance checks: they take ids, re-read their rows and call one service."""
-from celery import shared_task
+"""Celery tasks of the compliance checks: they take ids (or days), re-read their rows and call one service."""
+import datetime as dt
 
-from pit.compliance.checks import coups_check
+from pit.compliance.checks import coups_check, coups_sweep
+from pit.core.gaming_day import current_gaming_day
+from pit.core.tasks import pit_task
 
 
-@shared_task(name="compliance.coups_verify")
+@pit_task("compliance.coups_verify")
 def coups_verify(coup_ids: list[int]) -> int:
     """Check recorded coups against the rules; safe to run twice (findings are recorded once)."""
     return coups_check(coup_ids=coup_ids)
+
+
+@pit_task("compliance.coups_sweep")
+def coups_sweep_task(first_day: str | None = None, last_day: str | None = None) -> dict:
+    """Re-verify every coup of a range of gaming days (ISO dates); by default the last complete one."""
+    last_complete = current_gaming_day() - dt.timedelta(days=1)
+    first = dt.date.fromisoformat(first_day) if first_day else last_complete
+    last = dt.date.fromisoformat(last_day) if last_day else first
+    totals = coups_sweep(first_day=first, last_day=last)
+    return {
+        "coups": totals.coups, "holding": totals.holding, "created": totals.created,
+        "restored": totals.restored, "cleared": totals.cleared,
+    }

@@ -24,3 +24,42 @@ class Recorded(models.Model):
         if self.recorded_by_user_id:
             return f"user {self.recorded_by_user}"
         return "system"
+
+
+class FailedTaskState(models.TextChoices):
+    REDELIVERED = "redelivered", "Redelivered (the worker was lost under it); running again"
+    SUCCEEDED = "succeeded", "Succeeded after a redelivery"
+    PARKED = "parked", "Parked: failed, not run again"
+    REQUEUED = "requeued", "Enqueued again by staff"
+
+
+class FailedTask(models.Model):
+    """A Celery task that did not complete on its first delivery, counted per task id.
+
+    A row appears when a message comes back (the worker died under it) or when a task fails for
+    good (an error that is not transient, or transient errors beyond the retry bound). Once its
+    deliveries exceed PIT_TASK_MAX_DELIVERIES it is parked: acknowledged and never run again, so a
+    task that kills its worker cannot loop forever. Staff see it in the admin and may enqueue it again.
+    """
+
+    task_id = models.CharField(max_length=255, unique=True)
+    task_name = models.CharField(max_length=200, db_index=True)
+    args = models.JSONField(default=list, blank=True)
+    kwargs = models.JSONField(default=dict, blank=True)
+    state = models.CharField(max_length=12, choices=FailedTaskState.choices)
+    attempts = models.PositiveIntegerField(default=1, help_text="Deliveries and retries seen so far.")
+    error = models.TextField(blank=True)
+    first_seen_at = models.DateTimeField(auto_now_add=True)
+    last_seen_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["-last_seen_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(state__in=FailedTaskState.values), name="failed_task_state_valid"
+            ),
+            models.CheckConstraint(condition=models.Q(attempts__gte=1), name="failed_task_attempts_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task_name} {self.task_id} ({self.state})"

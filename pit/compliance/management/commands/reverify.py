@@ -1,0 +1,81 @@
+"""Re-verify every coup of a range of gaming days against the rules (e.g. after a rules fix)."""
+import datetime as dt
+import sys
+import time
+
+from django.core.management.base import BaseCommand, CommandError
+
+from pit.compliance.checks import coups_in_range_count, coups_sweep
+from pit.core.gaming_day import current_gaming_day
+
+
+def _day(text: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise CommandError(f"{text!r} is not a gaming day (YYYY-MM-DD)") from None
+
+
+class Progress:
+    """A one-line progress bar on stderr, redrawn at most a few times a second."""
+
+    def __init__(self, total: int, stream=None, width: int = 30):
+        self.total, self.done, self.width = total, 0, width
+        self.stream = stream or sys.stderr
+        self.started = time.monotonic()
+        self.drawn = 0.0
+
+    def __call__(self, coups: int) -> None:
+        self.done += coups
+        now = time.monotonic()
+        if now - self.drawn >= 0.2 or self.done >= self.total:
+            self.drawn = now
+            self.draw()
+
+    def draw(self) -> None:
+        share = self.done / self.total if self.total else 1.0
+        filled = int(share * self.width)
+        elapsed = max(time.monotonic() - self.started, 1e-9)
+        self.stream.write(
+            f"\r[{'#' * filled}{'.' * (self.width - filled)}] {self.done:,}/{self.total:,} coups "
+            f"{share:5.1%} {self.done / elapsed:,.0f} coups/s"
+        )
+        self.stream.flush()
+
+    def close(self) -> None:
+        self.draw()
+        self.stream.write("\n")
+        self.stream.flush()
+
+
+class Command(BaseCommand):
+    help = (
+        "Re-verify every coup dealt in a range of gaming days: record new findings once, clear those "
+        "that no longer hold, restore those that hold again. Default: the last complete gaming day."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--from", dest="first", type=_day, help="First gaming day, YYYY-MM-DD.")
+        parser.add_argument("--to", dest="last", type=_day, help="Last gaming day (default: --from).")
+        parser.add_argument("--no-progress", action="store_true", help="No progress bar on stderr.")
+
+    def handle(self, *args, first=None, last=None, no_progress=False, **options):
+        first = first or current_gaming_day() - dt.timedelta(days=1)
+        last = last or first
+        if last < first:
+            raise CommandError(f"--to {last} is before --from {first}")
+        total = coups_in_range_count(first_day=first, last_day=last)
+        progress = None if no_progress else Progress(total, stream=self.stderr._out)
+        started = time.monotonic()
+        totals = coups_sweep(first_day=first, last_day=last, progress=progress)
+        if progress is not None:
+            progress.close()
+        seconds = time.monotonic() - started
+        self.stdout.write(
+            f"Re-verified {totals.coups:,} coups in {totals.shoes:,} shoes ({first} to {last}) "
+            f"in {seconds:.1f}s: "
+            f"{totals.holding:,} findings hold, {totals.created:,} new, {totals.restored:,} hold again, "
+            f"{totals.cleared:,} cleared."
+        )
+        for code, count in sorted(totals.codes.items()):
+            self.stdout.write(f"  {code}: {count:,}")

@@ -1,0 +1,46 @@
+"""Failed Celery tasks in the back-office: what was parked and why; staff may enqueue one again."""
+from django.contrib import admin, messages
+from django.utils.text import Truncator
+
+from pit.core.models import FailedTask, FailedTaskState
+from pit.core.tasks import failed_task_requeue
+
+
+@admin.register(FailedTask)
+class FailedTaskAdmin(admin.ModelAdmin):
+    list_display = (
+        "task_name", "state", "attempts", "args", "first_seen_at", "last_seen_at", "error_summary",
+    )
+    list_filter = ("state", "task_name")
+    search_fields = ("task_id", "task_name", "error")
+    date_hierarchy = "last_seen_at"
+    readonly_fields = (
+        "task_id", "task_name", "args", "kwargs", "state", "attempts", "error", "first_seen_at",
+        "last_seen_at",
+    )
+    actions = ["requeue"]
+
+    @admin.display(description="error")
+    def error_summary(self, obj: FailedTask) -> str:
+        return Truncator(obj.error.splitlines()[0] if obj.error else "").chars(120)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.action(description="Enqueue the selected parked tasks again", permissions=["change"])
+    def requeue(self, request, queryset):
+        sent = 0
+        for failed_task in queryset:
+            if failed_task.state != FailedTaskState.PARKED:
+                self.message_user(
+                    request, f"{failed_task.task_name} {failed_task.task_id} is not parked; left as it is.",
+                    messages.WARNING,
+                )
+                continue
+            failed_task_requeue(failed_task=failed_task)
+            sent += 1
+        if sent:
+            self.message_user(request, f"{sent} task(s) enqueued again.", messages.SUCCESS)

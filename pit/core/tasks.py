@@ -1,0 +1,155 @@
+"""The policy every Celery task of the pit follows, in one base class (`pit_task`).
+
+- Retry transient errors only (the database or the broker went away for a moment), with
+  exponential backoff and jitter, up to `max_retries`. A ValidationError, a Conflict or any bug
+  is not transient: retrying it would fail the same way, so it fails at once.
+- Late acks and reject-on-worker-lost (settings) give a message back when the worker dies under
+  it; Redis hands it out again after the visibility timeout. Each redelivery is counted per task
+  id in a `FailedTask` row; beyond PIT_TASK_MAX_DELIVERIES the task is parked (acknowledged, not
+  run) so that a task that kills its worker cannot loop forever.
+- A task that fails for good is parked too, with its error, for staff to see in the admin.
+
+Tasks take ids, re-read their rows, call one service and are safe to run twice.
+"""
+import logging
+import traceback
+
+import kombu.exceptions
+import redis.exceptions
+from celery import Task, current_app, shared_task
+from celery.exceptions import Ignore
+from django.conf import settings
+from django.db import DatabaseError, InterfaceError, OperationalError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from pit.core.models import FailedTask, FailedTaskState
+
+logger = logging.getLogger(__name__)
+
+# Errors that say "try again later", never "this is wrong".
+TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
+    OperationalError,
+    InterfaceError,
+    kombu.exceptions.OperationalError,
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+)
+
+
+def _max_deliveries() -> int:
+    return settings.PIT_TASK_MAX_DELIVERIES
+
+
+def task_delivery_count(*, task_id: str, task_name: str, args, kwargs) -> FailedTask:
+    """Count one more delivery of a message that came back, and park the task when it has been
+    delivered more than PIT_TASK_MAX_DELIVERIES times. The first delivery was never counted (it is
+    the normal case, and writes nothing), so a first redelivery is attempt 2."""
+    now = timezone.now()
+    with transaction.atomic():
+        row, created = FailedTask.objects.select_for_update().get_or_create(
+            task_id=task_id,
+            defaults={
+                "task_name": task_name, "args": list(args or ()), "kwargs": dict(kwargs or {}),
+                "state": FailedTaskState.REDELIVERED, "attempts": 2, "last_seen_at": now,
+            },
+        )
+        if not created:
+            FailedTask.objects.filter(pk=row.pk).update(attempts=F("attempts") + 1, last_seen_at=now)
+            row.refresh_from_db()
+        if row.state == FailedTaskState.PARKED:
+            return row
+        if row.attempts > _max_deliveries():
+            row.state = FailedTaskState.PARKED
+            row.error = (
+                f"Delivered {row.attempts} times (limit {_max_deliveries()}): the worker was lost each time "
+                "(killed, out of memory, or past the time limit). Parked, not run again."
+            )
+        else:
+            row.state = FailedTaskState.REDELIVERED
+        row.save(update_fields=["state", "error"])
+    return row
+
+
+def task_park(*, task_id: str, task_name: str, args, kwargs, error: str, attempts: int) -> FailedTask:
+    """Record a task that failed for good, with its error; it is not retried again."""
+    now = timezone.now()
+    with transaction.atomic():
+        row, created = FailedTask.objects.select_for_update().get_or_create(
+            task_id=task_id,
+            defaults={
+                "task_name": task_name, "args": list(args or ()), "kwargs": dict(kwargs or {}),
+                "state": FailedTaskState.PARKED, "attempts": attempts, "error": error, "last_seen_at": now,
+            },
+        )
+        if not created:
+            row.state = FailedTaskState.PARKED
+            row.attempts = max(row.attempts, attempts)
+            row.error = error
+            row.last_seen_at = now
+            row.save(update_fields=["state", "attempts", "error", "last_seen_at"])
+    return row
+
+
+@transaction.atomic
+def failed_task_requeue(*, failed_task: FailedTask) -> str:
+    """Staff send a parked task again (after fixing its cause): a new task id, the same arguments."""
+    row = FailedTask.objects.select_for_update().get(pk=failed_task.pk)
+    result = current_app.send_task(row.task_name, args=row.args, kwargs=row.kwargs)
+    row.state = FailedTaskState.REQUEUED
+    row.last_seen_at = timezone.now()
+    row.save(update_fields=["state", "last_seen_at"])
+    return result.id
+
+
+class PitTask(Task):
+    """The shared policy (see the module docstring); every task of the pit uses it via `pit_task`."""
+
+    autoretry_for = TRANSIENT_ERRORS
+    retry_backoff = 2  # seconds before the first retry, doubled each time
+    retry_backoff_max = 300
+    retry_jitter = True
+    max_retries = 5
+    acks_late = True
+    reject_on_worker_lost = True
+
+    def before_start(self, task_id, args, kwargs):
+        request = self.request
+        if request.is_eager or not (request.delivery_info or {}).get("redelivered"):
+            return
+        try:
+            row = task_delivery_count(task_id=task_id, task_name=self.name, args=args, kwargs=kwargs)
+        except DatabaseError:
+            # Counting is a safeguard, not the work: if the database is away the task itself will
+            # meet the same error and retry with backoff.
+            logger.warning("could not count the redelivery of %s %s", self.name, task_id, exc_info=True)
+            return
+        if row.state == FailedTaskState.PARKED:
+            logger.error("parked %s %s after %s deliveries", self.name, task_id, row.attempts)
+            raise Ignore()
+
+    def on_success(self, retval, task_id, args, kwargs):
+        if (self.request.delivery_info or {}).get("redelivered"):
+            try:
+                FailedTask.objects.filter(task_id=task_id, state=FailedTaskState.REDELIVERED).update(
+                    state=FailedTaskState.SUCCEEDED, last_seen_at=timezone.now()
+                )
+            except DatabaseError:
+                logger.warning("could not mark %s %s as succeeded", self.name, task_id, exc_info=True)
+
+    def on_failure(self, exc, task_id, args, kwargs, einfo):
+        error = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        if einfo is not None:
+            error = f"{error}\n\n{einfo.traceback}"
+        try:
+            task_park(
+                task_id=task_id, task_name=self.name, args=args, kwargs=kwargs, error=error,
+                attempts=(self.request.retries or 0) + 1,
+            )
+        except DatabaseError:
+            logger.exception("could not park the failed task %s %s", self.name, task_id)
+
+
+def pit_task(name: str, **options):
+    """`@shared_task` with the pit's policy: `@pit_task("ledger.shoe_reconcile")`."""
+    return shared_task(name=name, base=PitTask, **options)
