@@ -1,0 +1,175 @@
+"""Reads for the pit boss's dashboard: every table at a glance in a fixed handful of queries.
+
+One query for the tables (with their latest shoe and open violations as subqueries), one for
+those shoes, one for their coups' results, one for the gaming day's wagers by table, paytable,
+bet and hour, and one for the paytables' house edges: five, however many tables there are.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from decimal import Decimal
+
+from django.db.models import Case, Count, IntegerField, OuterRef, Subquery, Sum, Value, When
+from django.db.models.functions import Coalesce, TruncHour
+from django.utils import timezone
+
+from pit.compliance.models import RuleViolation, ViolationStatus
+from pit.core.gaming_day import current_gaming_day, gaming_day_bounds
+from pit.core.money import format_money, from_minor
+from pit.dashboard.roads import Result, bead_plate, big_road, tally
+from pit.paytables.models import PaytableConfiguration
+from pit.shoes.models import Coup, Shoe, Wager
+from pit.tables.models import Table
+
+
+def _percent(part: Decimal, whole: Decimal) -> str | None:
+    if not whole:
+        return None
+    return str((Decimal(part) * 100 / Decimal(whole)).quantize(Decimal("0.01")))
+
+
+def _edge(edges: dict, bet: str) -> Decimal:
+    try:
+        return Decimal(edges[bet]["house_edge"])
+    except (KeyError, TypeError, ArithmeticError):
+        return Decimal(0)
+
+
+def pit_overview(*, gaming_day: dt.date | None = None) -> dict:
+    """Everything the dashboard shows, JSON-ready (money as decimal strings and display text)."""
+    day = gaming_day or current_gaming_day()
+    latest_shoe = Shoe.objects.filter(table=OuterRef("pk")).order_by("-sequence").values("pk")[:1]
+    open_violations = (
+        RuleViolation.objects.filter(
+            table=OuterRef("pk"), status=ViolationStatus.OPEN, cleared_at__isnull=True
+        )
+        .order_by()
+        .values("table")
+        .annotate(count=Count("pk"))
+        .values("count")
+    )
+    tables = list(
+        Table.objects.select_related("paytable")
+        .annotate(
+            latest_shoe_id=Subquery(latest_shoe),
+            open_violations=Coalesce(Subquery(open_violations, output_field=IntegerField()), Value(0)),
+        )
+        .order_by("code")
+    )
+    shoe_ids = [table.latest_shoe_id for table in tables if table.latest_shoe_id]
+    shoes = Shoe.objects.in_bulk(shoe_ids) if shoe_ids else {}
+    results: dict[int, list[Result]] = defaultdict(list)
+    if shoe_ids:
+        for shoe_id, winner, player_pair, banker_pair in (
+            Coup.objects.filter(shoe_id__in=shoe_ids)
+            .order_by("shoe_id", "number")
+            .values_list("shoe_id", "winner", "player_pair", "banker_pair")
+        ):
+            results[shoe_id].append(Result(winner, player_pair, banker_pair))
+
+    hourly = (
+        Wager.objects.filter(coup__gaming_day=day)
+        .values("coup__shoe__table_id", "coup__paytable_id", "bet", hour=TruncHour("coup__dealt_at"))
+        .annotate(
+            handle=Sum("amount_minor"),
+            payout=Sum("payout_minor"),
+            commission=Sum("commission_minor"),
+            lost=Sum(Case(When(result="lose", then="amount_minor"), default=Value(0))),
+        )
+        .order_by()
+    )
+    rows = list(hourly)
+    paytable_ids = {row["coup__paytable_id"] for row in rows}
+    edges = (
+        dict(PaytableConfiguration.objects.filter(pk__in=paytable_ids).values_list("pk", "house_edges"))
+        if paytable_ids
+        else {}
+    )
+    day_start, day_end = gaming_day_bounds(day)
+    hours = [day_start + dt.timedelta(hours=h) for h in range(24)]
+    # table -> hour index -> [handle, win, theoretical]
+    by_hour: dict[int, dict[int, list[Decimal]]] = defaultdict(lambda: defaultdict(lambda: [Decimal(0)] * 3))
+    for row in rows:
+        table_id = row["coup__shoe__table_id"]
+        index = int((row["hour"] - day_start).total_seconds() // 3600)
+        handle = Decimal(row["handle"] or 0)
+        win = Decimal((row["lost"] or 0) - (row["payout"] or 0) + (row["commission"] or 0))
+        theoretical = handle * _edge(edges.get(row["coup__paytable_id"]), row["bet"])
+        cell = by_hour[table_id][index]
+        cell[0] += handle
+        cell[1] += win
+        cell[2] += theoretical
+
+    now = timezone.now()
+    last_hour = (
+        min(23, int((min(now, day_end) - day_start).total_seconds() // 3600)) if now >= day_start else 23
+    )
+    tiles, series = [], []
+    for table in tables:
+        currency = table.currency
+        shoe = shoes.get(table.latest_shoe_id)
+        shoe_results = results.get(table.latest_shoe_id, [])
+        hours_of_table = by_hour.get(table.pk, {})
+        handle = sum((cell[0] for cell in hours_of_table.values()), Decimal(0))
+        win = sum((cell[1] for cell in hours_of_table.values()), Decimal(0))
+        theoretical = sum((cell[2] for cell in hours_of_table.values()), Decimal(0))
+        theoretical_minor = int(theoretical.to_integral_value())
+        points, running_handle, running_win = [], Decimal(0), Decimal(0)
+        for index in range(last_hour + 1):
+            cell = hours_of_table.get(index)
+            if cell:
+                running_handle += cell[0]
+                running_win += cell[1]
+            points.append(
+                {
+                    "hour": timezone.localtime(hours[index]).strftime("%H:%M"),
+                    "hold": _percent(running_win, running_handle) if running_handle else None,
+                }
+            )
+        series.append({"table": table.code, "points": points})
+        tiles.append(
+            {
+                "id": table.pk,
+                "code": table.code,
+                "name": table.name,
+                "game": table.get_game_display(),
+                "status": table.status,
+                "status_display": table.get_status_display(),
+                "paytable": str(table.paytable),
+                "currency": currency,
+                "open_violations": table.open_violations,
+                "shoe": None
+                if shoe is None
+                else {
+                    "id": shoe.pk,
+                    "sequence": shoe.sequence,
+                    "status": shoe.status,
+                    "coups": shoe.coups_recorded,
+                    "cards_dealt": shoe.cards_dealt,
+                    "cards_left_before_cut": shoe.cards_left_before_cut,
+                    "cut_card_position": shoe.cut_card_position,
+                    "total_cards": shoe.total_cards,
+                    "tally": tally(shoe_results),
+                    "bead_plate": [cell.as_dict() for cell in bead_plate(shoe_results)],
+                    "big_road": [cell.as_dict() for cell in big_road(shoe_results)],
+                },
+                "today": {
+                    "handle": str(from_minor(int(handle), currency)),
+                    "win": str(from_minor(int(win), currency)),
+                    "theoretical_win": str(from_minor(theoretical_minor, currency)),
+                    "hold_percent": _percent(win, handle),
+                    "theoretical_hold_percent": _percent(theoretical, handle),
+                    "handle_display": format_money(int(handle), currency),
+                    "win_display": format_money(int(win), currency),
+                    "theoretical_win_display": format_money(theoretical_minor, currency),
+                },
+            }
+        )
+    return {
+        "gaming_day": day.isoformat(),
+        "generated_at": now.isoformat(),
+        "tables": tiles,
+        "hold_chart": series,
+    }

@@ -1,0 +1,175 @@
+/* The pit boss's dashboard: draws a tile per table (status, shoe progress, bead plate, big road,
+   open violations, today's hold) and the hold chart from the overview JSON, then polls the JSON
+   endpoint and redraws without reloading the page. No library, no network beyond this site. */
+(function () {
+  "use strict";
+  var COLUMNS = 20; // scoreboard columns shown; older ones scroll off to the left
+  var ROWS = 6;
+  var COLORS = ["#1565c0", "#c62828", "#2e7d32", "#6a1b9a", "#ef6c00", "#00838f", "#5d4037", "#ad1457"];
+  var SVG = "http://www.w3.org/2000/svg";
+
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (key) {
+      if (key === "text") node.textContent = attrs[key];
+      else if (key === "className") node.className = attrs[key];
+      else node.setAttribute(key, attrs[key]);
+    });
+    (children || []).forEach(function (child) { if (child) node.appendChild(child); });
+    return node;
+  }
+
+  function svg(tag, attrs, text) {
+    var node = document.createElementNS(SVG, tag);
+    Object.keys(attrs).forEach(function (key) { node.setAttribute(key, attrs[key]); });
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  // A scoreboard grid of the last COLUMNS columns: cells placed by (col, row), filled column by column.
+  function board(kind, cells, draw) {
+    var last = cells.reduce(function (m, c) { return Math.max(m, c.col); }, -1);
+    var first = Math.max(0, last + 1 - COLUMNS);
+    var slots = {};
+    cells.forEach(function (c) { if (c.col >= first) slots[c.col + ":" + c.row] = c; });
+    var grid = el("div", {className: "pit-board pit-" + kind, "data-cells": String(cells.length)});
+    for (var col = first; col < first + COLUMNS; col++) {
+      for (var row = 0; row < ROWS; row++) {
+        var cell = slots[col + ":" + row];
+        grid.appendChild(cell ? draw(cell) : el("i"));
+      }
+    }
+    return grid;
+  }
+
+  function bead(cell) {
+    var letter = {player: "P", banker: "B", tie: "T"}[cell.winner];
+    var title = cell.winner + (cell.pp ? ", player pair" : "") + (cell.bp ? ", banker pair" : "");
+    return el("i", {className: cell.winner, title: title, text: letter});
+  }
+
+  function road(cell) {
+    var node = el("i", {className: cell.winner + (cell.ties ? " ties" : ""),
+                        title: cell.winner + (cell.ties ? " (+" + cell.ties + " tie)" : "")});
+    if (cell.ties > 1) node.appendChild(el("b", {text: String(cell.ties)}));
+    return node;
+  }
+
+  function figure(label, value) {
+    return el("div", {}, [el("span", {text: label}), document.createTextNode(value)]);
+  }
+
+  function tile(table, violationsUrl) {
+    var shoe = table.shoe;
+    var status = el("span", {className: "pit-status " + table.status, text: table.status_display});
+    var children = [
+      el("h2", {}, [el("span", {text: table.code + " " + table.name}), status]),
+      el("p", {className: "pit-sub", text: table.game + " \u00b7 " + table.paytable})
+    ];
+    if (shoe) {
+      var dealt = Math.min(100, Math.round(100 * shoe.cards_dealt / Math.max(shoe.cut_card_position, 1)));
+      var t = shoe.tally;
+      children.push(
+        el("p", {className: "pit-sub pit-shoe",
+                 text: "Shoe " + shoe.sequence + (shoe.status === "dealing" ? " dealing" : " closed") +
+                       " \u00b7 " + shoe.coups + " coups \u00b7 " + shoe.cards_left_before_cut +
+                       " cards before the cut card"}),
+        el("div", {className: "pit-progress", title: dealt + "% to the cut card"},
+           [el("span", {style: "width:" + dealt + "%"})]),
+        el("p", {className: "pit-tally"}, [
+          el("span", {className: "p", text: "P " + t.player}), document.createTextNode(" \u00b7 "),
+          el("span", {className: "b", text: "B " + t.banker}), document.createTextNode(" \u00b7 "),
+          el("span", {className: "t", text: "T " + t.tie})
+        ]),
+        board("bead", shoe.bead_plate, bead),
+        board("road", shoe.big_road, road)
+      );
+    } else {
+      children.push(el("p", {className: "pit-sub", text: "No shoe dealt yet."}));
+    }
+    var v = table.open_violations;
+    children.push(el("p", {className: "pit-violations" + (v ? "" : " none")}, [
+      v ? el("a", {href: violationsUrl + "?table__id__exact=" + table.id + "&status__exact=open",
+                   text: v + " open violation" + (v === 1 ? "" : "s")})
+        : document.createTextNode("No open violations")
+    ]));
+    var today = table.today;
+    children.push(el("div", {className: "pit-figures"}, [
+      figure("Handle today", today.handle_display),
+      figure("Win", today.win_display),
+      figure("Hold", today.hold_percent === null ? "\u2014" : today.hold_percent + "%"),
+      figure("Theoretical", today.theoretical_win_display +
+             (today.theoretical_hold_percent === null ? "" : " (" + today.theoretical_hold_percent + "%)"))
+    ]));
+    return el("section", {className: "pit-tile", "data-table": table.code,
+                          "data-coups": String(shoe ? shoe.coups : 0)}, children);
+  }
+
+  function chart(series) {
+    var width = 760, height = 260, left = 44, right = 90, top = 10, bottom = 24;
+    var values = [];
+    series.forEach(function (s) { s.points.forEach(function (p) { if (p.hold !== null) values.push(+p.hold); }); });
+    var hours = series.length ? series[0].points.length : 0;
+    var root = svg("svg", {viewBox: "0 0 " + width + " " + height, role: "img",
+                           "aria-label": "Cumulative hold percent per table by hour"});
+    if (!values.length || !hours) {
+      root.appendChild(svg("text", {x: 10, y: 30}, "No wagers yet this gaming day."));
+      return root;
+    }
+    var lo = Math.max(-100, Math.min(-5, Math.floor(Math.min.apply(null, values) / 5) * 5));
+    var hi = Math.min(100, Math.max(20, Math.ceil(Math.max.apply(null, values) / 5) * 5));
+    var span = Math.max(hours - 1, 1);
+    function x(i) { return left + (width - left - right) * i / span; }
+    function y(v) { return top + (height - top - bottom) * (hi - v) / (hi - lo); }
+    [lo, 0, hi].forEach(function (v) {
+      root.appendChild(svg("line", {x1: left, x2: width - right, y1: y(v), y2: y(v), stroke: v === 0 ? "#999" : "#ddd"}));
+      root.appendChild(svg("text", {x: left - 4, y: y(v) + 4, "text-anchor": "end"}, v + "%"));
+    });
+    series[0].points.forEach(function (p, i) {
+      if (i % 3 === 0) root.appendChild(svg("text", {x: x(i), y: height - 6, "text-anchor": "middle"}, p.hour));
+    });
+    series.forEach(function (s, n) {
+      var color = COLORS[n % COLORS.length], path = "", pen = "M";
+      s.points.forEach(function (p, i) {
+        if (p.hold === null) { pen = "M"; return; }
+        path += pen + x(i).toFixed(1) + "," + y(Math.max(lo, Math.min(hi, +p.hold))).toFixed(1) + " ";
+        pen = "L";
+      });
+      if (path) root.appendChild(svg("path", {d: path, fill: "none", stroke: color, "stroke-width": 2}));
+      root.appendChild(svg("rect", {x: width - right + 10, y: top + n * 16, width: 10, height: 10, fill: color}));
+      root.appendChild(svg("text", {x: width - right + 24, y: top + n * 16 + 9}, s.table));
+    });
+    return root;
+  }
+
+  function render(root, data) {
+    var url = root.getAttribute("data-violations-url");
+    var tiles = document.getElementById("pit-tiles");
+    tiles.replaceChildren.apply(tiles, data.tables.map(function (t) { return tile(t, url); }));
+    if (!data.tables.length) tiles.appendChild(el("p", {text: "No tables yet."}));
+    var holder = document.getElementById("pit-hold-chart");
+    holder.replaceChildren(chart(data.hold_chart));
+    document.getElementById("pit-gaming-day").textContent = data.gaming_day;
+    document.getElementById("pit-updated").textContent = new Date(data.generated_at).toLocaleTimeString();
+    root.setAttribute("data-generated-at", data.generated_at);
+  }
+
+  function start() {
+    var root = document.getElementById("pit-dashboard");
+    if (!root) return;
+    render(root, JSON.parse(document.getElementById("pit-overview").textContent));
+    var state = document.getElementById("pit-refresh-state");
+    var every = 1000 * (+root.getAttribute("data-refresh") || 5);
+    function poll() {
+      fetch(root.getAttribute("data-url"), {credentials: "same-origin", headers: {Accept: "application/json"}})
+        .then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); })
+        .then(function (data) { render(root, data); state.textContent = ""; })
+        .catch(function (err) { state.textContent = "(refresh failed: " + err.message + ")"; })
+        .then(function () { setTimeout(poll, every); });
+    }
+    setTimeout(poll, every);
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
