@@ -58,6 +58,7 @@ DJANGO_APPS = [
 ]
 THIRD_PARTY_APPS = [
     "rest_framework",
+    "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
     "pgtrigger",
@@ -193,3 +194,43 @@ PIT_BOX_VARIANCE_TOLERANCE = env.str("PIT_BOX_VARIANCE_TOLERANCE", default="0.00
 # Reports covering more gaming days than this run in the background (Celery) and are downloaded when
 # ready; up to it they stream straight to the browser (and the JSON API refuses longer ranges).
 PIT_REPORT_INLINE_MAX_DAYS = env.int("PIT_REPORT_INLINE_MAX_DAYS", default=31)
+
+# ---------------------------------------------------------------- The API (pit.api, under /api/v1/)
+REST_FRAMEWORK = {
+    # Floor devices: "Authorization: Api-Key <key>"; staff: "Authorization: Token <token>" or the
+    # admin session. The first class answers 401s with its WWW-Authenticate challenge.
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "pit.api.authentication.DeviceKeyAuthentication",
+        "pit.api.authentication.StaffTokenAuthentication",
+        "pit.api.authentication.StaffSessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["pit.api.permissions.PitAccess"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_PAGINATION_CLASS": "pit.api.pagination.PitPagination",
+    "DEFAULT_SCHEMA_CLASS": "pit.api.schema.PitAutoSchema",
+    "EXCEPTION_HANDLER": "pit.api.errors.exception_handler",
+    "COERCE_DECIMAL_TO_STRING": True,
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "pit API",
+    "VERSION": "1.0.0",
+    "DESCRIPTION": "See pit/api/docs.py (API_DESCRIPTION).",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {"WinnerEnum": ["player", "banker", "tie"]},
+    "PREPROCESSING_HOOKS": [],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "pit.api.schema.postprocess_description",
+    ],
+}
+# An Idempotency-Key and the response it gave are kept at least this long, then purged.
+PIT_IDEMPOTENCY_TTL_HOURS = env.int("PIT_IDEMPOTENCY_TTL_HOURS", default=24)
+CELERY_BEAT_SCHEDULE["api.idempotency_keys_purge"] = {
+    "task": "api.idempotency_keys_purge",
+    "schedule": 60 * 60,  # hourly: keys live at least PIT_IDEMPOTENCY_TTL_HOURS, at most an hour more
+}

@@ -1,0 +1,57 @@
+"""The API's description in the OpenAPI schema (shown at /api/v1/docs/): what every client must know."""
+
+API_DESCRIPTION = """
+The REST API of pit for floor systems (card-reading shoes, table terminals, bet recognition) and staff.
+
+## Authentication
+* **Floor devices** send `Authorization: Api-Key <key>`. A key belongs to one device at one table;
+  it is printed once by `python manage.py create_device_key --table <code> --name <device>` and
+  stored only as a SHA-256 hash. A device writes to and reads its own table only (another table:
+  403) and cannot read violations or reports. An unknown or revoked key: 401.
+* **Staff** (pit bosses, accountants, auditors) read with their admin session or a personal token,
+  `Authorization: Token <token>`, under the same role rules as the admin (Django model permissions:
+  `view_*` to read; a pit boss's `change_ruleviolation` to acknowledge or resolve violations).
+
+## Money and input
+* Amounts are **decimal strings** in the table's currency: `"125.50"`. JSON numbers are refused for
+  money (a float cannot hold money exactly); so are negative amounts, zero stakes, and more decimals
+  than the currency has.
+* Cards are codes in dealt order: rank `A 2-9 T(or 10) J Q K`, then suit `S H D C` (`"TD"`, `"5H"`).
+* Unknown fields are refused. Bodies are JSON (`Content-Type: application/json`); anything else is 415.
+* Malformed input is refused with a 400 naming the field and nothing is stored. Well-formed input
+  that breaks a rule of the game (a wrong draw, a wrong payout) is **stored and flagged** as a
+  violation, never refused: the floor reports what happened, the pit boss judges it.
+
+## Errors
+Every error has one shape:
+
+```json
+{"status": 400, "code": "invalid", "message": "The request has errors; see `errors`.",
+ "errors": {"wagers[2].amount": ["The amount must be more than zero."]}, "details": {}}
+```
+
+`code` is one of `invalid`, `parse_error` (400), `not_authenticated` (401), `permission_denied`
+(403), `not_found` (404), `method_not_allowed` (405), `not_acceptable` (406), `conflict` (409),
+`unsupported_media_type` (415), `unprocessable` (422). `errors` maps a field path, as the request
+spells it, to its problems (`body` when the body as a whole is at fault); `details` carries ids a
+client can act on (the open shoe's `shoe_id` on a 409 from starting a shoe).
+
+## Never twice, never lost: Idempotency-Key
+Every POST accepts an `Idempotency-Key` header (1 to 255 printable characters; a UUID is good).
+* The answer to the first request with a key is stored with its effect, in one transaction.
+* A retry with the same key and the same body gets the **same status and body** again
+  (header `Idempotent-Replayed: true`) and writes nothing.
+* The same key with a different body or path: **422**, nothing written.
+* A retry while the first request is still running: **409**; retry a moment later. A request that
+  died half-way (a crashed worker) frees its key after 5 minutes.
+* Every answer below 500 is stored, errors included: send a new key for a corrected request.
+* Keys are kept at least `PIT_IDEMPOTENCY_TTL_HOURS` (24 by default) per device or user, then purged.
+
+Without the header, coups are still recorded at most once: a coup number is unique in its shoe; the
+same number with the same cards answers 200 with the coup recorded before, with other cards 409
+(and a violation is recorded).
+
+## Lists
+Lists are paginated: `?page=2&page_size=200` (at most 1000), answered as
+`{"count", "next", "previous", "results"}`.
+""".strip()

@@ -1,0 +1,69 @@
+"""What the API itself keeps: the Idempotency-Key of every POST that sent one, with its answer."""
+
+from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import models
+
+
+class IdempotencyStatus(models.TextChoices):
+    IN_PROGRESS = "in_progress", "In progress"
+    COMPLETED = "completed", "Completed"
+
+
+class IdempotencyKey(models.Model):
+    """One client's key for one POST: a retry with the same key and body gets `response_*` again.
+
+    The owner is the device or the staff user that sent it (exactly one). The stored answer is
+    written in the same transaction as the effect, so there is never an effect without its answer.
+    """
+
+    key = models.CharField(max_length=255)
+    device = models.ForeignKey(
+        "accounts.Device", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    method = models.CharField(max_length=10)
+    path = models.CharField(max_length=500)
+    request_hash = models.CharField(
+        max_length=64, help_text="SHA-256 of method, path and the canonical JSON body."
+    )
+    status = models.CharField(
+        max_length=12, choices=IdempotencyStatus.choices, default=IdempotencyStatus.IN_PROGRESS
+    )
+    locked_at = models.DateTimeField(help_text="When the request now running took the key.")
+    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_body = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["device", "key"],
+                condition=models.Q(device__isnull=False),
+                name="idempotency_key_unique_device",
+            ),
+            models.UniqueConstraint(
+                fields=["user", "key"],
+                condition=models.Q(user__isnull=False),
+                name="idempotency_key_unique_user",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(device__isnull=False, user__isnull=True)
+                | models.Q(device__isnull=True, user__isnull=False),
+                name="idempotency_key_one_owner",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(status__in=IdempotencyStatus.values), name="idempotency_key_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(status="in_progress") | models.Q(response_status__isnull=False),
+                name="idempotency_key_completed_has_response",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.path} [{self.key}]"

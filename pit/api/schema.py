@@ -1,0 +1,93 @@
+"""The OpenAPI schema's conventions: the error envelope on every operation, the Idempotency-Key
+header on every POST, the Api-Key security scheme, and the API description (pit/api/docs.py)."""
+
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework import serializers
+
+from pit.api.docs import API_DESCRIPTION
+
+_ERROR_DESCRIPTIONS = {
+    "400": "Malformed request: `errors` names each field and its problem. Nothing was written.",
+    "401": "No credentials, or an unknown or revoked key or token.",
+    "403": "Authenticated, but not allowed: another table's data, or a permission the role lacks.",
+    "404": "No such object (or no reconciliation yet).",
+    "406": "Only application/json is answered.",
+    "409": "Clashes with what is recorded (the open shoe, a coup number recorded with other cards), "
+    "or a request with the same Idempotency-Key is still running.",
+    "415": "The body must be JSON (Content-Type: application/json).",
+    "422": "This Idempotency-Key was used before with a different request.",
+}
+_READ_ERRORS = ("400", "401", "403", "404", "406")
+_WRITE_ERRORS = ("400", "401", "403", "404", "406", "409", "415", "422")
+
+
+class ErrorSerializer(serializers.Serializer):
+    """The one error envelope of the API."""
+
+    status = serializers.IntegerField(help_text="The HTTP status, repeated.")
+    code = serializers.CharField(help_text="invalid, parse_error, not_authenticated, permission_denied, ...")
+    message = serializers.CharField()
+    errors = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="Field path (e.g. `wagers[2].amount`, `body`) -> problems; `{}` when no field is at fault.",
+    )
+    details = serializers.DictField(help_text="Ids a client can act on, e.g. `shoe_id` of the open shoe.")
+
+    class Meta:
+        ref_name = "Error"
+
+
+class PitAutoSchema(AutoSchema):
+    def get_override_parameters(self):
+        parameters = list(super().get_override_parameters())
+        if self.method == "POST":
+            parameters.append(
+                OpenApiParameter(
+                    "Idempotency-Key",
+                    str,
+                    OpenApiParameter.HEADER,
+                    required=False,
+                    description="Makes a retry safe: the same key and body get the first answer again, "
+                    "nothing written twice. 1 to 255 printable characters.",
+                )
+            )
+        return parameters
+
+    def _get_response_bodies(self, direction="response"):
+        responses = super()._get_response_bodies(direction)
+        for code in _WRITE_ERRORS if self.method == "POST" else _READ_ERRORS:
+            if code not in responses:
+                response = self._get_response_for_code(ErrorSerializer, code, direction=direction)
+                response["description"] = _ERROR_DESCRIPTIONS[code]
+                responses[code] = response
+        return responses
+
+
+class DeviceKeyScheme(OpenApiAuthenticationExtension):
+    target_class = "pit.api.authentication.DeviceKeyAuthentication"
+    name = "DeviceApiKey"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": "A floor device's key: `Authorization: Api-Key <key>` "
+            "(printed once by `manage.py create_device_key`).",
+        }
+
+
+def postprocess_description(result, generator, request, public):
+    """SPECTACULAR_SETTINGS cannot import the API; the description is set here instead."""
+    result["info"]["description"] = API_DESCRIPTION
+    return result
+
+
+class StaffSessionScheme(OpenApiAuthenticationExtension):
+    target_class = "pit.api.authentication.StaffSessionAuthentication"
+    name = "cookieAuth"
+
+    def get_security_definition(self, auto_schema):
+        return {"type": "apiKey", "in": "cookie", "name": "sessionid"}

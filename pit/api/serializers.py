@@ -1,0 +1,520 @@
+"""What the API accepts and answers. Inputs are strict (unknown fields are refused); outputs are
+built by plain functions (`*_data`) that the response serializers call, so the schema documents
+exactly what is sent and a day's batch is not slowed by per-field serializer machinery."""
+
+import re
+from decimal import Decimal
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from pit.core.money import from_minor
+
+MONEY_PATTERN = r"^-?\d{1,15}(\.\d{1,6})?$"
+_MONEY = re.compile(MONEY_PATTERN)
+WINNERS = ("player", "banker", "tie")
+
+
+# ------------------------------------------------------------------------------------------- inputs
+class StrictSerializer(serializers.Serializer):
+    """Refuses fields it does not know, so that a typo ("amout") is a 400, not a silent default."""
+
+    def to_internal_value(self, data):
+        unknown = {}
+        if isinstance(data, dict):
+            writable = {name for name, field in self.fields.items() if not field.read_only}
+            unknown = {name: ["Unknown field."] for name in data if name not in writable}
+        try:
+            value = super().to_internal_value(data)
+        except serializers.ValidationError as exc:
+            if unknown and isinstance(exc.detail, dict):
+                exc.detail.update(unknown)
+            raise
+        if unknown:
+            raise serializers.ValidationError(unknown)
+        return value
+
+
+@extend_schema_field(
+    {
+        "type": "string",
+        "pattern": MONEY_PATTERN,
+        "example": "125.50",
+        "description": "A decimal string in the table's currency; JSON numbers are refused.",
+    }
+)
+class MoneyField(serializers.Field):
+    """Money as a decimal string ("125.50"). JSON numbers are refused, floats and integers alike:
+    a float cannot hold money exactly, and one rule for every amount is easier to get right."""
+
+    default_error_messages = {
+        "type": 'Send the amount as a decimal string, e.g. "125.50"; '
+        "JSON numbers are not accepted for money.",
+        "format": '{value!r} is not a decimal amount (digits with an optional decimal point, e.g. "125.50").',
+        "positive": "The amount must be more than zero.",
+        "negative": "The amount cannot be negative.",
+    }
+
+    def __init__(self, *, positive: bool = False, **kwargs):
+        self.positive = positive
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data) -> Decimal:
+        if not isinstance(data, str):
+            self.fail("type")
+        if not _MONEY.match(data):
+            self.fail("format", value=data[:40])
+        amount = Decimal(data)
+        if self.positive and amount <= 0:
+            self.fail("positive")
+        if amount < 0:
+            self.fail("negative")
+        return amount
+
+    def to_representation(self, value) -> str:
+        return str(value)
+
+
+class CardsField(serializers.ListField):
+    """Card codes in dealt order: rank A,2-9,T (or 10),J,Q,K then suit S,H,D,C, e.g. ["5H", "KD"]."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("child", serializers.CharField(max_length=3, min_length=2))
+        kwargs.setdefault("min_length", 2)
+        kwargs.setdefault("max_length", 3)
+        super().__init__(**kwargs)
+
+
+class WagerInputSerializer(StrictSerializer):
+    seat = serializers.IntegerField(min_value=1, max_value=99, help_text="A seat of the table.")
+    bet = serializers.CharField(
+        max_length=20, help_text="A bet of the table's paytable: player, banker, tie ..."
+    )
+    amount = MoneyField(positive=True, help_text="The stake, a positive decimal string.")
+    paid = MoneyField(
+        required=False,
+        allow_null=True,
+        help_text="What the table paid beyond the returned stake, if the floor reports it (checked).",
+    )
+
+
+class CoupInputSerializer(StrictSerializer):
+    number = serializers.IntegerField(min_value=1, max_value=100000, help_text="1, 2, 3 ... within the shoe.")
+    player = CardsField(help_text='Player\'s cards in dealt order (2 or 3), e.g. ["5H", "KD", "2C"].')
+    banker = CardsField(help_text="Banker's cards in dealt order (2 or 3).")
+    dealt_at = serializers.DateTimeField(required=False, help_text="When it was dealt; default: now.")
+    reported_winner = serializers.ChoiceField(
+        choices=WINNERS,
+        required=False,
+        allow_blank=True,
+        help_text="The winner the table announced, if it reports one (checked against the cards).",
+    )
+    wagers = WagerInputSerializer(many=True, required=False, max_length=200)
+
+
+class CoupBatchInputSerializer(StrictSerializer):
+    coups = CoupInputSerializer(many=True, min_length=1, max_length=5000)
+
+
+class ShoeStartSerializer(StrictSerializer):
+    decks = serializers.IntegerField(min_value=1, max_value=12, default=8)
+    cut_card_position = serializers.IntegerField(
+        min_value=1, max_value=12 * 52, help_text="Cards from the top (after the burn) to the cut card."
+    )
+    burn = serializers.ListField(
+        child=serializers.CharField(max_length=3, min_length=2),
+        required=False,
+        default=list,
+        max_length=20,
+        help_text="The burned cards' codes.",
+    )
+    shuffled_at = serializers.DateTimeField(required=False, help_text="Default: now.")
+
+
+class TableEventInputSerializer(StrictSerializer):
+    at = serializers.DateTimeField(required=False, help_text="When it happened; default: now.")
+
+
+class BoxCountInputSerializer(StrictSerializer):
+    seat = serializers.IntegerField(min_value=1, max_value=99)
+    counted = MoneyField(help_text="What was counted in the seat's commission box.")
+
+
+class ShoeCloseSerializer(StrictSerializer):
+    commission_box = BoxCountInputSerializer(many=True, max_length=99)
+    closed_at = serializers.DateTimeField(required=False, help_text="Default: now.")
+
+
+class CollectInputSerializer(StrictSerializer):
+    note = serializers.CharField(required=False, allow_blank=True, max_length=500)
+
+
+class ReviewInputSerializer(StrictSerializer):
+    note = serializers.CharField(
+        allow_blank=True, max_length=2000, help_text="Required: what was done or why."
+    )
+
+
+# ------------------------------------------------------------------------------------------ outputs
+def money(minor, currency) -> str | None:
+    value = from_minor(minor, currency)
+    return None if value is None else str(value)
+
+
+def _iso(moment) -> str | None:
+    if moment is None:
+        return None
+    value = moment.isoformat()
+    return value[:-6] + "Z" if value.endswith("+00:00") else value
+
+
+def recorded_by(row) -> str:
+    return row.recorded_by
+
+
+class _Output(serializers.Serializer):
+    """A response serializer whose fields document the answer; `data_function` builds it."""
+
+    data_function = None
+
+    def to_representation(self, instance):
+        return type(self).data_function(instance)
+
+
+def table_data(table) -> dict:
+    return {
+        "code": table.code,
+        "name": table.name,
+        "game": table.game,
+        "seats": table.seats,
+        "squeeze": table.squeeze,
+        "status": table.status,
+        "currency": table.currency,
+        "paytable": table.paytable_id,
+        "limits": [
+            {
+                "bet": limit.bet,
+                "minimum": money(limit.minimum_minor, table.currency),
+                "maximum": money(limit.maximum_minor, table.currency),
+            }
+            for limit in table.limits.all()
+        ],
+        "dealing_shoe": getattr(table, "dealing_shoe_id", None),
+    }
+
+
+class TableLimitSerializer(serializers.Serializer):
+    bet = serializers.CharField()
+    minimum = MoneyField()
+    maximum = MoneyField()
+
+
+class TableSerializer(_Output):
+    code = serializers.CharField()
+    name = serializers.CharField()
+    game = serializers.ChoiceField(choices=("big", "midi", "mini"))
+    seats = serializers.ListField(child=serializers.IntegerField())
+    squeeze = serializers.BooleanField()
+    status = serializers.ChoiceField(choices=("open", "closed"))
+    currency = serializers.CharField()
+    paytable = serializers.IntegerField(help_text="Id of the paytable configuration in force.")
+    limits = TableLimitSerializer(many=True)
+    dealing_shoe = serializers.IntegerField(allow_null=True, help_text="Id of the shoe now dealing, if any.")
+    data_function = staticmethod(table_data)
+
+
+def shoe_data(shoe) -> dict:
+    return {
+        "id": shoe.pk,
+        "table": shoe.table.code,
+        "sequence": shoe.sequence,
+        "decks": shoe.decks,
+        "shuffled_at": _iso(shoe.shuffled_at),
+        "cut_card_position": shoe.cut_card_position,
+        "burn": list(shoe.burn_cards),
+        "status": shoe.status,
+        "closed_at": _iso(shoe.closed_at),
+        "cards_dealt": shoe.cards_dealt,
+        "coups_recorded": shoe.coups_recorded,
+        "cards_left_before_cut": shoe.cards_left_before_cut,
+        "recorded_by": shoe.recorded_by,
+    }
+
+
+class ShoeSerializer(_Output):
+    id = serializers.IntegerField()
+    table = serializers.CharField()
+    sequence = serializers.IntegerField()
+    decks = serializers.IntegerField()
+    shuffled_at = serializers.DateTimeField()
+    cut_card_position = serializers.IntegerField()
+    burn = serializers.ListField(child=serializers.CharField())
+    status = serializers.ChoiceField(choices=("dealing", "closed"))
+    closed_at = serializers.DateTimeField(allow_null=True)
+    cards_dealt = serializers.IntegerField()
+    coups_recorded = serializers.IntegerField()
+    cards_left_before_cut = serializers.IntegerField()
+    recorded_by = serializers.CharField(help_text="'device <name> @ <table>', 'user <name>' or 'system'.")
+    data_function = staticmethod(shoe_data)
+
+
+class ViolationBriefSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+
+
+class WagerSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    bet = serializers.CharField()
+    amount = MoneyField()
+    paid = MoneyField(allow_null=True)
+    result = serializers.ChoiceField(choices=("win", "lose", "push"))
+    payout = MoneyField(help_text="Paid beyond the returned stake, by the paytable.")
+    commission = MoneyField(help_text="Owed into the seat's commission box.")
+
+
+def coup_data(coup, wagers: list[dict], violations: list[dict]) -> dict:
+    """`wagers` as WagerSerializer dicts, `violations` as {code, message}."""
+    return {
+        "id": coup.pk,
+        "shoe": coup.shoe_id,
+        "number": coup.number,
+        "dealt_at": _iso(coup.dealt_at),
+        "gaming_day": coup.gaming_day.isoformat(),
+        "player": list(coup.player_cards),
+        "banker": list(coup.banker_cards),
+        "player_total": coup.player_total,
+        "banker_total": coup.banker_total,
+        "winner": coup.winner,
+        "natural": coup.natural,
+        "player_pair": coup.player_pair,
+        "banker_pair": coup.banker_pair,
+        "reported_winner": coup.reported_winner,
+        "paytable": coup.paytable_id,
+        "recorded_by": coup.recorded_by,
+        "wagers": wagers,
+        "violations": violations,
+    }
+
+
+class CoupSerializer(serializers.Serializer):
+    """A recorded coup: the cards, the engine's evaluation, the wagers' settlement, the violations."""
+
+    id = serializers.IntegerField()
+    shoe = serializers.IntegerField()
+    number = serializers.IntegerField()
+    dealt_at = serializers.DateTimeField()
+    gaming_day = serializers.DateField()
+    player = serializers.ListField(child=serializers.CharField())
+    banker = serializers.ListField(child=serializers.CharField())
+    player_total = serializers.IntegerField(min_value=0, max_value=9)
+    banker_total = serializers.IntegerField(min_value=0, max_value=9)
+    winner = serializers.ChoiceField(choices=WINNERS)
+    natural = serializers.BooleanField()
+    player_pair = serializers.BooleanField()
+    banker_pair = serializers.BooleanField()
+    reported_winner = serializers.ChoiceField(choices=("", *WINNERS))
+    paytable = serializers.IntegerField()
+    recorded_by = serializers.CharField()
+    wagers = WagerSerializer(many=True)
+    violations = ViolationBriefSerializer(
+        many=True,
+        help_text="Rule violations known when answering: the engine's draw checks and recorded findings.",
+    )
+
+    def to_representation(self, instance):
+        return instance  # views pass coup_data() dicts
+
+
+class CoupBatchItemSerializer(serializers.Serializer):
+    index = serializers.IntegerField(help_text="Position in the posted list.")
+    number = serializers.IntegerField(allow_null=True)
+    status = serializers.ChoiceField(choices=("created", "existing", "conflict", "invalid"))
+    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    coup = CoupSerializer(allow_null=True)
+
+
+class CoupBatchSummarySerializer(serializers.Serializer):
+    created = serializers.IntegerField()
+    existing = serializers.IntegerField()
+    conflict = serializers.IntegerField()
+    invalid = serializers.IntegerField()
+
+
+class CoupBatchResultSerializer(serializers.Serializer):
+    shoe = serializers.IntegerField()
+    summary = CoupBatchSummarySerializer()
+    results = CoupBatchItemSerializer(many=True)
+
+    def to_representation(self, instance):
+        return instance
+
+
+class CollectionSerializer(serializers.Serializer):
+    shoe = serializers.IntegerField()
+    seat = serializers.IntegerField()
+    currency = serializers.CharField()
+    collected = MoneyField(help_text='Collected from the seat now; "0.00" when it owed nothing.')
+    entry = serializers.IntegerField(allow_null=True, help_text="Id of the ledger entry, if one was written.")
+
+    def to_representation(self, instance):
+        return instance
+
+
+class ReconciliationSeatSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    accrued = MoneyField()
+    collected_earlier = MoneyField()
+    expected = MoneyField()
+    counted = MoneyField()
+    variance = MoneyField()
+
+
+def reconciliation_data(reconciliation) -> dict:
+    currency = reconciliation.currency
+    return {
+        "shoe": reconciliation.shoe_id,
+        "currency": currency,
+        "status": reconciliation.status,
+        "accrued": money(reconciliation.accrued_minor, currency),
+        "collected_earlier": money(reconciliation.collected_earlier_minor, currency),
+        "expected": money(reconciliation.expected_minor, currency),
+        "counted": money(reconciliation.counted_minor, currency),
+        "variance": money(reconciliation.variance_minor, currency),
+        "reconciled_at": _iso(reconciliation.reconciled_at),
+        "explanation": reconciliation.explanation,
+        "seats": [
+            {
+                "seat": line.seat,
+                "accrued": money(line.accrued_minor, currency),
+                "collected_earlier": money(line.collected_earlier_minor, currency),
+                "expected": money(line.expected_minor, currency),
+                "counted": money(line.counted_minor, currency),
+                "variance": money(line.variance_minor, currency),
+            }
+            for line in reconciliation.seats.all()
+        ],
+    }
+
+
+class ReconciliationSerializer(_Output):
+    shoe = serializers.IntegerField()
+    currency = serializers.CharField()
+    status = serializers.ChoiceField(choices=("balanced", "variance", "explained"))
+    accrued = MoneyField()
+    collected_earlier = MoneyField()
+    expected = MoneyField()
+    counted = MoneyField()
+    variance = MoneyField(help_text="Counted minus expected.")
+    reconciled_at = serializers.DateTimeField()
+    explanation = serializers.CharField()
+    seats = ReconciliationSeatSerializer(many=True)
+    data_function = staticmethod(reconciliation_data)
+
+
+def violation_data(violation) -> dict:
+    return {
+        "id": violation.pk,
+        "code": violation.code,
+        "message": violation.message,
+        "severity": violation.severity,
+        "status": violation.status,
+        "table": violation.table.code,
+        "shoe": violation.shoe_id,
+        "coup": violation.coup_id,
+        "wager": violation.wager_id,
+        "seat": violation.seat,
+        "gaming_day": violation.gaming_day.isoformat(),
+        "found_at": _iso(violation.found_at),
+        "found_by": violation.found_by,
+        "cleared_at": _iso(violation.cleared_at),
+        "status_note": violation.status_note,
+        "status_changed_by": violation.status_changed_by.get_username()
+        if violation.status_changed_by_id
+        else None,
+        "status_changed_at": _iso(violation.status_changed_at),
+    }
+
+
+class ViolationSerializer(_Output):
+    id = serializers.IntegerField()
+    code = serializers.CharField()
+    message = serializers.CharField()
+    severity = serializers.ChoiceField(choices=("low", "medium", "high"))
+    status = serializers.ChoiceField(choices=("open", "acknowledged", "resolved", "dismissed"))
+    table = serializers.CharField()
+    shoe = serializers.IntegerField(allow_null=True)
+    coup = serializers.IntegerField(allow_null=True)
+    wager = serializers.IntegerField(allow_null=True)
+    seat = serializers.IntegerField(allow_null=True)
+    gaming_day = serializers.DateField()
+    found_at = serializers.DateTimeField()
+    found_by = serializers.CharField()
+    cleared_at = serializers.DateTimeField(allow_null=True)
+    status_note = serializers.CharField()
+    status_changed_by = serializers.CharField(allow_null=True)
+    status_changed_at = serializers.DateTimeField(allow_null=True)
+    data_function = staticmethod(violation_data)
+
+
+def paytable_data(configuration) -> dict:
+    return {
+        "id": configuration.pk,
+        "code": configuration.code,
+        "version": configuration.version,
+        "name": configuration.name,
+        "preset": configuration.preset,
+        "rules": configuration.rules,
+        "house_edges": configuration.house_edges,
+        "override_reason": configuration.override_reason,
+        "supersedes": configuration.supersedes_id,
+        "superseded_by": getattr(getattr(configuration, "superseded_by", None), "pk", None),
+    }
+
+
+class HouseEdgeSerializer(serializers.Serializer):
+    house_edge = serializers.CharField()
+    variance = serializers.CharField()
+
+
+class PaytableSerializer(_Output):
+    id = serializers.IntegerField()
+    code = serializers.CharField()
+    version = serializers.IntegerField()
+    name = serializers.CharField()
+    preset = serializers.CharField()
+    rules = serializers.JSONField(
+        help_text="The engine's paytable: bets, payouts, commission mode and rounding."
+    )
+    house_edges = serializers.DictField(
+        child=HouseEdgeSerializer(), help_text="Per bet, 8 decks, as computed on save."
+    )
+    override_reason = serializers.CharField()
+    supersedes = serializers.IntegerField(allow_null=True)
+    superseded_by = serializers.IntegerField(allow_null=True)
+    data_function = staticmethod(paytable_data)
+
+
+class OutcomeOddsSerializer(serializers.Serializer):
+    result = serializers.ChoiceField(choices=("win", "lose", "push"))
+    net = serializers.CharField(help_text="Net return per unit staked, a decimal string.")
+    probability = serializers.CharField()
+
+
+class BetOddsSerializer(serializers.Serializer):
+    bet = serializers.CharField()
+    house_edge = serializers.CharField(
+        help_text="Exact, as a decimal string (12 places); negative favours the player."
+    )
+    variance = serializers.CharField()
+    outcomes = OutcomeOddsSerializer(many=True)
+
+
+class OddsSerializer(serializers.Serializer):
+    paytable = serializers.IntegerField()
+    decks = serializers.IntegerField()
+    cards = serializers.IntegerField()
+    bets = BetOddsSerializer(many=True)
+
+    def to_representation(self, instance):
+        return instance
