@@ -1,0 +1,170 @@
+"""The reports, each defined once: columns, the selector behind its rows, subtotals and totals."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from . import selectors
+from .definitions import Column, Level, ReportDefinition, Total, ratio
+from .definitions import ColumnType as T
+
+# Who may run a report (see pit.reports.permissions): accountants and auditors run everything;
+# pit bosses also see what they answer for on the floor (table results, violations).
+ACCOUNTING = "accounting"
+FLOOR = "floor"
+
+
+def _deviations(sums: dict[str, Any]) -> Decimal | None:
+    """Standard deviations of a group: (win - theoretical) / sqrt(sum of the rows' variances)."""
+    variance = sums.get("variance_major")
+    if not variance:
+        return None
+    return (sums["house_win"] - sums["theoretical_win"]) / selectors._sqrt(Decimal(variance))
+
+
+def _deviation(sums: dict[str, Any]) -> Decimal | None:
+    variance = sums.get("variance_major")
+    if variance is None:
+        return None
+    scale = sums["house_win"].as_tuple().exponent
+    return selectors._sqrt(Decimal(variance)).quantize(Decimal(1).scaleb(scale))
+
+
+COMMISSION = ReportDefinition(
+    slug="commission",
+    title="Commission",
+    description=(
+        "Per table, shoe and seat: commission accrued on winning Banker wagers, collected when the player "
+        "left, expected in the box, counted at the shuffle, the variance and how it was explained."
+    ),
+    columns=(
+        Column("gaming_day", "Gaming day", T.DATE, Total.CARRY, width=12),
+        Column("table", "Table", T.TEXT, Total.CARRY, width=10),
+        Column("game", "Game", T.TEXT, Total.CARRY, width=14),
+        Column("shoe", "Shoe", T.INTEGER, Total.CARRY, width=7),
+        Column("seat", "Seat", T.INTEGER, width=6),
+        Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
+        Column("commission_wagers", "Commission wagers", T.INTEGER, Total.SUM, width=12),
+        Column("accrued", "Accrued", T.MONEY, Total.SUM, width=14),
+        Column("collected_at_departure", "Collected at departure", T.MONEY, Total.SUM, width=14),
+        Column("expected", "Expected in box", T.MONEY, Total.SUM, width=14),
+        Column("counted", "Counted", T.MONEY, Total.SUM, width=14),
+        Column("variance", "Variance", T.MONEY, Total.SUM, width=12),
+        Column("collected_at_shuffle", "Collected at shuffle", T.MONEY, Total.SUM, width=14),
+        Column("status", "Reconciliation", T.TEXT, Total.CARRY, width=18),
+        Column("explained_by", "Explained by", T.TEXT, Total.CARRY, width=14),
+        Column("explanation", "Explanation", T.TEXT, Total.CARRY, width=40),
+    ),
+    rows=selectors.commission_rows,
+    estimate=selectors.commission_estimate,
+    levels=(
+        Level("table", ("table",), "Table"),
+        Level(
+            "shoe",
+            ("gaming_day", "shoe", "game", "currency", "status", "explained_by", "explanation"),
+            "Shoe",
+        ),
+    ),
+    filters_used=("tables", "game", "only_variances"),
+    audience=ACCOUNTING,
+)
+
+COMMISSION_DETAIL = ReportDefinition(
+    slug="commission-detail",
+    title="Commission ledger detail",
+    description=(
+        "Every commission ledger entry of the shoes in range: each accrual with its coup and wager, each "
+        "collection and each reversal; subtotals per shoe and table."
+    ),
+    columns=(
+        Column("gaming_day", "Gaming day", T.DATE, Total.CARRY, width=12),
+        Column("table", "Table", T.TEXT, Total.CARRY, width=10),
+        Column("shoe", "Shoe", T.INTEGER, Total.CARRY, width=7),
+        Column("seat", "Seat", T.INTEGER, width=6),
+        Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
+        Column("entry", "Entry", T.INTEGER, width=10),
+        Column("kind", "Kind", T.TEXT, width=10),
+        Column("reason", "Collection reason", T.TEXT, width=12),
+        Column("reverses", "Reverses entry", T.INTEGER, width=10),
+        Column("coup", "Coup", T.INTEGER, width=7),
+        Column("bet", "Bet", T.TEXT, width=8),
+        Column("stake", "Stake", T.MONEY, width=12),
+        Column("amount", "Amount owed (+) / collected (-)", T.MONEY, Total.SUM, width=14),
+        Column("recorded_at", "Recorded at", T.DATETIME, width=20),
+        Column("note", "Note", T.TEXT, width=30),
+    ),
+    rows=selectors.commission_detail_rows,
+    estimate=selectors.commission_detail_estimate,
+    levels=(Level("table", ("table",), "Table"), Level("shoe", ("gaming_day", "shoe", "currency"), "Shoe")),
+    audience=ACCOUNTING,
+)
+
+_money_sum = {"type": T.MONEY, "total": Total.SUM, "width": 14}
+
+TABLE_RESULTS = ReportDefinition(
+    slug="table-results",
+    title="Table results",
+    description=(
+        "Per gaming day and table: coups, handle per bet, payouts, commission, house win, hold, theoretical "
+        "win (handle x the exact house edge of each bet under its paytable version) and how many standard "
+        "deviations the actual win lies from it; open violations."
+    ),
+    columns=(
+        Column("gaming_day", "Gaming day", T.DATE, Total.CARRY, width=12),
+        Column("table", "Table", T.TEXT, width=10),
+        Column("game", "Game", T.TEXT, width=14),
+        Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
+        Column("coups", "Coups", T.INTEGER, Total.SUM, width=8),
+        Column("wagers", "Wagers", T.INTEGER, Total.SUM, width=9),
+        Column("handle_player", "Handle Player", **_money_sum),
+        Column("handle_banker", "Handle Banker", **_money_sum),
+        Column("handle_tie", "Handle Tie", **_money_sum),
+        Column("handle_player_pair", "Handle Player Pair", **_money_sum),
+        Column("handle_banker_pair", "Handle Banker Pair", **_money_sum),
+        Column("handle_other", "Handle other bets", **_money_sum),
+        Column("handle", "Handle", **_money_sum),
+        Column("payouts", "Payouts", **_money_sum),
+        Column("commission", "Commission owed", **_money_sum),
+        Column("lost", "Stakes lost", **_money_sum),
+        Column("house_win", "House win", **_money_sum),
+        Column("hold", "Hold %", T.PERCENTAGE, ratio("house_win", "handle"), width=9, places=4),
+        Column("theoretical_win", "Theoretical win", **_money_sum),
+        Column("win_minus_theoretical", "Win - theoretical", **_money_sum),
+        Column("standard_deviation", "Standard deviation", T.MONEY, _deviation, width=14),
+        Column("variance_major", "Variance", T.DECIMAL, Total.SUM, hidden=True),
+        Column("deviations", "Std devs from theoretical", T.DECIMAL, _deviations, width=12),
+        Column("open_violations", "Open violations", T.INTEGER, Total.SUM, width=10),
+    ),
+    rows=selectors.table_result_rows,
+    estimate=selectors.table_results_estimate,
+    levels=(Level("day", ("gaming_day", "currency"), "Gaming day"),),
+    audience=FLOOR,
+)
+
+VIOLATIONS = ReportDefinition(
+    slug="violations",
+    title="Violations",
+    description="Rule violations per gaming day, table and code, counted by review status.",
+    columns=(
+        Column("gaming_day", "Gaming day", T.DATE, Total.CARRY, width=12),
+        Column("table", "Table", T.TEXT, Total.CARRY, width=10),
+        Column("game", "Game", T.TEXT, Total.CARRY, width=14),
+        Column("code", "Code", T.TEXT, width=24),
+        Column("severity", "Severity", T.TEXT, width=9),
+        Column("open", "Open", T.INTEGER, Total.SUM, width=8),
+        Column("acknowledged", "Acknowledged", T.INTEGER, Total.SUM, width=12),
+        Column("resolved", "Resolved", T.INTEGER, Total.SUM, width=9),
+        Column("dismissed", "Dismissed", T.INTEGER, Total.SUM, width=9),
+        Column("cleared", "Cleared by a re-check", T.INTEGER, Total.SUM, width=10),
+        Column("total", "Total", T.INTEGER, Total.SUM, width=8),
+    ),
+    rows=selectors.violation_rows,
+    estimate=selectors.violations_estimate,
+    levels=(Level("day", ("gaming_day",), "Gaming day"), Level("table", ("table", "game"), "Table")),
+    audience=FLOOR,
+)
+
+REPORTS: dict[str, ReportDefinition] = {
+    report.slug: report for report in (COMMISSION, COMMISSION_DETAIL, TABLE_RESULTS, VIOLATIONS)
+}

@@ -1,0 +1,217 @@
+"""What a report is, once: typed columns, a streaming row source, subtotal levels and totals.
+
+Every format (CSV, XLSX, JSON, the on-screen summary) renders the same `ReportDefinition` through
+`report_lines`, which turns the ordered detail rows into detail, subtotal and total lines while
+holding only one running sum per open group: memory stays constant whatever the range.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal
+from enum import StrEnum
+from typing import Any
+
+
+class ColumnType(StrEnum):
+    TEXT = "text"
+    INTEGER = "integer"
+    MONEY = "money"  # Decimal in major units; the row's `currency` says which currency
+    PERCENTAGE = "percentage"  # a ratio (0.0123 is 1.23 %); CSV/JSON show it in percent
+    DECIMAL = "decimal"  # a plain number such as a count of standard deviations
+    DATE = "date"
+    DATETIME = "datetime"
+
+
+class Total(StrEnum):
+    SUM = "sum"  # subtotal and total rows add the detail rows up
+    CARRY = "carry"  # the value that identifies the group (table, shoe ...), kept on its subtotal
+    NONE = "none"  # left blank on subtotal and total rows
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    label: str
+    type: ColumnType = ColumnType.TEXT
+    # How subtotal/total lines fill the column: a Total, or a function of the group's sums.
+    total: Total | Callable[[dict[str, Any]], Any] = Total.NONE
+    width: int = 12
+    hidden: bool = False  # summed for derived totals (e.g. variance behind a z-score), never shown
+    places: int = 2  # DECIMAL and PERCENTAGE: decimals shown in CSV/JSON (in percent for PERCENTAGE)
+
+
+@dataclass(frozen=True)
+class Level:
+    """A subtotal level: detail rows sharing `keys` are one group; its subtotal line keeps `carry`."""
+
+    name: str
+    keys: tuple[str, ...]
+    label: str
+
+
+@dataclass(frozen=True)
+class ReportFilters:
+    date_from: dt.date
+    date_to: dt.date
+    tables: tuple[str, ...] = ()  # table codes; empty: every table
+    game: str = ""  # big, midi, mini; empty: every game
+    only_variances: bool = False  # commission reports: only seats whose count differs from the ledger
+
+    @property
+    def days(self) -> int:
+        return (self.date_to - self.date_from).days + 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "from": self.date_from.isoformat(),
+            "to": self.date_to.isoformat(),
+            "tables": list(self.tables),
+            "game": self.game,
+            "only_variances": self.only_variances,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ReportFilters:
+        return cls(
+            date_from=dt.date.fromisoformat(data["from"]),
+            date_to=dt.date.fromisoformat(data["to"]),
+            tables=tuple(data.get("tables", ())),
+            game=data.get("game", ""),
+            only_variances=bool(data.get("only_variances", False)),
+        )
+
+
+@dataclass(frozen=True)
+class ReportDefinition:
+    slug: str
+    title: str
+    description: str
+    columns: tuple[Column, ...]
+    rows: Callable[[ReportFilters], Iterable[dict[str, Any]]]  # detail rows, ordered by the levels' keys
+    estimate: Callable[[ReportFilters], int]  # detail rows expected (progress of background exports)
+    levels: tuple[Level, ...] = ()  # outermost first
+    filters_used: tuple[str, ...] = ("tables", "game")
+    audience: str = "reports"  # who may run it: see pit.reports.permissions
+
+    @property
+    def visible_columns(self) -> tuple[Column, ...]:
+        return tuple(column for column in self.columns if not column.hidden)
+
+    @property
+    def summed_keys(self) -> tuple[str, ...]:
+        return tuple(column.key for column in self.columns if column.total == Total.SUM)
+
+
+DETAIL = "detail"
+TOTAL = "total"
+
+
+@dataclass
+class Line:
+    """One line of a rendered report: `kind` is "detail", "<level> subtotal" or "total"."""
+
+    kind: str
+    values: dict[str, Any]
+
+    @property
+    def is_detail(self) -> bool:
+        return self.kind == DETAIL
+
+
+@dataclass
+class _Group:
+    key: tuple
+    first: dict[str, Any]
+    sums: dict[str, Any] = field(default_factory=dict)
+    rows: int = 0
+
+
+def _add(sums: dict[str, Any], row: dict[str, Any], keys: tuple[str, ...]) -> None:
+    for key in keys:
+        value = row.get(key)
+        if value is None:
+            continue
+        sums[key] = sums[key] + value if sums.get(key) is not None else value
+
+
+def _summary_values(definition: ReportDefinition, group: _Group, carry: tuple[str, ...]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for column in definition.columns:
+        if column.total == Total.SUM:
+            values[column.key] = group.sums.get(column.key)
+        elif column.total == Total.CARRY:
+            values[column.key] = group.first.get(column.key) if column.key in carry else None
+        elif callable(column.total):
+            values[column.key] = column.total(group.sums)
+        else:
+            values[column.key] = None
+    values["currency"] = group.first.get("currency")
+    return values
+
+
+def report_lines(definition: ReportDefinition, filters: ReportFilters) -> Iterator[Line]:
+    """Detail lines as the rows come, a subtotal line when a group ends, and the totals at the end
+    (one per currency: money in different currencies is never added up)."""
+    levels = definition.levels
+    summed = definition.summed_keys
+    open_groups: list[_Group | None] = [None] * len(levels)
+    totals: dict[str | None, _Group] = {}
+
+    def close_from(depth: int) -> Iterator[Line]:
+        for index in range(len(levels) - 1, depth - 1, -1):
+            group = open_groups[index]
+            if group is not None:
+                carry = tuple(key for level in levels[: index + 1] for key in level.keys)
+                yield Line(f"{levels[index].name} subtotal", _summary_values(definition, group, carry))
+                open_groups[index] = None
+
+    for row in definition.rows(filters):
+        for depth, level in enumerate(levels):
+            key = tuple(row.get(name) for name in level.keys)
+            group = open_groups[depth]
+            if group is None or group.key != key:
+                yield from close_from(depth)
+                break
+        for depth, level in enumerate(levels):
+            if open_groups[depth] is None:
+                open_groups[depth] = _Group(tuple(row.get(name) for name in level.keys), row)
+            _add(open_groups[depth].sums, row, summed)
+            open_groups[depth].rows += 1
+        currency = row.get("currency")
+        total = totals.setdefault(currency, _Group((currency,), {"currency": currency}))
+        _add(total.sums, row, summed)
+        total.rows += 1
+        yield Line(DETAIL, row)
+    yield from close_from(0)
+    for currency in sorted(totals, key=lambda value: value or ""):
+        values = _summary_values(definition, totals[currency], ())
+        values["detail_rows"] = totals[currency].rows
+        yield Line(TOTAL, values)
+
+
+def batched(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    """Lists of up to `size` items from an iterable, read lazily (itertools.batched is 3.12+)."""
+    batch: list[Any] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def ratio(numerator_key: str, denominator_key: str) -> Callable[[dict[str, Any]], Decimal | None]:
+    """A derived total: sums[numerator] / sums[denominator] (hold % = win / handle)."""
+
+    def compute(sums: dict[str, Any]) -> Decimal | None:
+        denominator = sums.get(denominator_key)
+        numerator = sums.get(numerator_key)
+        if not denominator or numerator is None:
+            return None
+        return Decimal(numerator) / Decimal(denominator)
+
+    return compute

@@ -1,0 +1,78 @@
+"""The filters of a report, parsed the same way for the reports page and the JSON API."""
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from pit.core.gaming_day import current_gaming_day
+from pit.tables.models import Game, Table
+
+from .catalog import REPORTS
+from .definitions import ReportFilters
+
+# No report covers more than this many gaming days (ten years), inline or in the background.
+MAX_RANGE_DAYS = 3660
+
+
+class ReportFilterForm(forms.Form):
+    """?report=commission&from=2026-11-01&to=2026-11-07&tables=BB1&tables=MB2&game=mini&only_variances=1"""
+
+    report = forms.ChoiceField(choices=[(slug, report.title) for slug, report in REPORTS.items()])
+    tables = forms.ModelMultipleChoiceField(
+        queryset=Table.objects.order_by("code"),
+        to_field_name="code",
+        required=False,
+        help_text="None selected: every table.",
+    )
+    game = forms.ChoiceField(choices=[("", "Every game"), *Game.choices], required=False)
+    only_variances = forms.BooleanField(
+        required=False,
+        label="Only variances",
+        help_text="Commission: only seats whose count differs from the ledger.",
+    )
+
+    def __init__(self, *args, report: str | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        today = current_gaming_day()
+        # "from" is a Python keyword: these two fields are added by name.
+        self.fields["from"] = forms.DateField(
+            label="From gaming day", initial=today, widget=forms.DateInput(attrs={"type": "date"})
+        )
+        self.fields["to"] = forms.DateField(
+            label="To gaming day", initial=today, widget=forms.DateInput(attrs={"type": "date"})
+        )
+        self.order_fields(["report", "from", "to", "tables", "game", "only_variances"])
+        if report is not None:
+            self.fields["report"].required = False
+            self.fixed_report = report
+        else:
+            self.fixed_report = None
+
+    def clean(self):
+        cleaned = super().clean()
+        start, end = cleaned.get("from"), cleaned.get("to")
+        if start and end:
+            if end < start:
+                raise ValidationError({"to": f"The range ends ({end}) before it starts ({start})."})
+            if (end - start).days + 1 > MAX_RANGE_DAYS:
+                raise ValidationError({"to": f"A report covers at most {MAX_RANGE_DAYS} gaming days."})
+        return cleaned
+
+    @property
+    def definition(self):
+        return REPORTS[self.fixed_report or self.cleaned_data["report"]]
+
+    def filters(self) -> ReportFilters:
+        data = self.cleaned_data
+        return ReportFilters(
+            date_from=data["from"],
+            date_to=data["to"],
+            tables=tuple(sorted(table.code for table in data.get("tables") or ())),
+            game=data.get("game") or "",
+            only_variances=bool(data.get("only_variances")),
+        )
+
+
+def days_label(filters: ReportFilters) -> str:
+    if filters.date_from == filters.date_to:
+        return filters.date_from.isoformat()
+    return f"{filters.date_from.isoformat()} to {filters.date_to.isoformat()}"

@@ -1,0 +1,303 @@
+"""Render a report definition as CSV (streamed), XLSX (openpyxl write-only) or JSON (streamed).
+
+All three walk the same `report_lines`; none builds the whole report in memory. A first column,
+"Line", tells detail rows from subtotals and totals in CSV and XLSX ("line" in JSON).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Callable, Iterator
+from decimal import Decimal
+from typing import IO, Any
+
+from django.utils import timezone
+from openpyxl import Workbook
+from openpyxl.cell import WriteOnlyCell
+from openpyxl.styles import Alignment, Font
+from openpyxl.utils import get_column_letter
+
+from pit.core.money import exponent, format_money, to_minor
+
+from .definitions import Column, ColumnType, Line, ReportDefinition, ReportFilters, report_lines
+
+LINE_LABEL = "Line"
+XLSX_MAX_ROWS = 1_048_576  # Excel's limit per sheet; a longer report continues on the next sheet
+Progress = Callable[[int], None]
+
+
+def _percent(value: Decimal, places: int) -> Decimal:
+    return (value * 100).quantize(Decimal(1).scaleb(-places))
+
+
+def text_value(column: Column, value: Any) -> str | int | None:
+    """A value as CSV and JSON carry it: money and decimals as exact decimal strings, dates ISO 8601."""
+    if value is None:
+        return None
+    if column.type == ColumnType.MONEY:
+        return str(value)
+    if column.type == ColumnType.PERCENTAGE:
+        return str(_percent(value, column.places))
+    if column.type == ColumnType.DECIMAL:
+        return str(Decimal(value).quantize(Decimal(1).scaleb(-column.places)))
+    if column.type == ColumnType.DATE:
+        return value.isoformat()
+    if column.type == ColumnType.DATETIME:
+        return timezone.localtime(value).isoformat(timespec="seconds")
+    if column.type == ColumnType.INTEGER:
+        return int(value)
+    return str(value)
+
+
+def _lines(definition: ReportDefinition, filters: ReportFilters, progress: Progress | None) -> Iterator[Line]:
+    written = 0
+    for line in report_lines(definition, filters):
+        if line.is_detail:
+            written += 1
+            if progress is not None and written % 1000 == 0:
+                progress(written)
+        yield line
+    if progress is not None:
+        progress(written)
+
+
+# ------------------------------------------------------------------------------------ CSV
+
+
+class _Echo:
+    """A file-like object whose write returns what it is given (csv.writer into a generator)."""
+
+    def write(self, value: str) -> str:
+        return value
+
+
+def csv_chunks(
+    definition: ReportDefinition,
+    filters: ReportFilters,
+    progress: Progress | None = None,
+    lines_per_chunk: int = 500,
+) -> Iterator[bytes]:
+    """The CSV as UTF-8 byte chunks of a few hundred lines each (BOM first, so Excel reads UTF-8)."""
+    writer = csv.writer(_Echo())
+    columns = definition.visible_columns
+    yield ("\ufeff" + writer.writerow([LINE_LABEL, *(column.label for column in columns)])).encode()
+    buffer: list[str] = []
+    for line in _lines(definition, filters, progress):
+        values = line.values
+        buffer.append(
+            writer.writerow([line.kind, *(text_value(column, values.get(column.key)) for column in columns)])
+        )
+        if len(buffer) >= lines_per_chunk:
+            yield "".join(buffer).encode()
+            buffer = []
+    if buffer:
+        yield "".join(buffer).encode()
+
+
+def csv_write(
+    definition: ReportDefinition, filters: ReportFilters, out: IO[bytes], progress: Progress | None = None
+):
+    for chunk in csv_chunks(definition, filters, progress):
+        out.write(chunk)
+
+
+# ------------------------------------------------------------------------------------ JSON
+
+
+def json_chunks(definition: ReportDefinition, filters: ReportFilters) -> Iterator[bytes]:
+    """{"report", "title", "filters", "columns", "rows": [...], "totals": [...]}, streamed; money
+    is a decimal string, each row carries its currency and its line kind."""
+    columns = definition.visible_columns
+    head = {
+        "report": definition.slug,
+        "title": definition.title,
+        "filters": filters.to_dict(),
+        "columns": [
+            {"key": column.key, "label": column.label, "type": str(column.type)} for column in columns
+        ],
+    }
+    yield (json.dumps(head)[:-1] + ', "rows": [').encode()
+    totals = []
+    first = True
+    for line in report_lines(definition, filters):
+        row = {
+            "line": line.kind,
+            **{column.key: text_value(column, line.values.get(column.key)) for column in columns},
+        }
+        if line.kind == "total":
+            totals.append(row)
+            continue
+        yield ((", " if not first else "") + json.dumps(row)).encode()
+        first = False
+    yield ('], "totals": ' + json.dumps(totals) + "}").encode()
+
+
+# ------------------------------------------------------------------------------------ XLSX
+
+
+def _symbol(currency: str) -> str:
+    """The symbol `format_money` puts before an amount ("$"), or "" when it names the code after it."""
+    shown = format_money(0, currency)
+    return "" if shown.endswith(f" {currency}") else shown[: shown.index("0")]
+
+
+def money_format(currency: str | None) -> str:
+    """An Excel number format for an amount in `currency`: "$"#,##0.00, or #,##0.00 "CHF"."""
+    places = exponent(currency or "")
+    number = "#,##0" + ("." + "0" * places if places else "")
+    symbol = _symbol(currency) if currency else ""
+    if symbol:
+        positive = f'"{symbol}"{number}'
+        return f"{positive};-{positive}"
+    return f'{number} "{currency}"' if currency else number
+
+
+_FORMATS = {
+    ColumnType.INTEGER: "0",
+    ColumnType.DATE: "yyyy-mm-dd",
+    ColumnType.DATETIME: "yyyy-mm-dd hh:mm:ss",
+}
+
+
+class _Cells:
+    """Styled write-only cells, made once per (column, currency, bold) and reused row after row:
+    openpyxl serialises a row as soon as it is appended, so a cell's value can be replaced."""
+
+    def __init__(self, sheet):
+        self.sheet = sheet
+        self.cache: dict[tuple, WriteOnlyCell] = {}
+
+    def cell(self, column: Column, value: Any, currency: str | None, bold: bool) -> Any:
+        if value is None:
+            return None
+        if column.type == ColumnType.TEXT and not bold:
+            return str(value)
+        key = (column.key, currency if column.type == ColumnType.MONEY else None, bold)
+        cell = self.cache.get(key)
+        if cell is None:
+            cell = WriteOnlyCell(self.sheet)
+            if column.type == ColumnType.MONEY:
+                cell.number_format = money_format(currency)
+            elif column.type == ColumnType.PERCENTAGE:
+                cell.number_format = "0." + "0" * max(column.places - 2, 0) + "%"
+            elif column.type == ColumnType.DECIMAL:
+                cell.number_format = "0." + "0" * column.places
+            elif column.type in _FORMATS:
+                cell.number_format = _FORMATS[column.type]
+            if bold:
+                cell.font = Font(bold=True)
+            self.cache[key] = cell
+        if column.type == ColumnType.DATETIME:
+            value = timezone.localtime(value).replace(tzinfo=None)
+        elif column.type == ColumnType.TEXT:
+            value = str(value)
+        cell.value = value
+        return cell
+
+
+def _new_sheet(workbook: Workbook, definition: ReportDefinition, number: int):
+    title = definition.title[:28] if number == 1 else f"{definition.title[:24]} ({number})"
+    sheet = workbook.create_sheet(title=title)
+    sheet.freeze_panes = "A2"
+    sheet.column_dimensions["A"].width = 16
+    for index, column in enumerate(definition.visible_columns, start=2):
+        sheet.column_dimensions[get_column_letter(index)].width = column.width
+    header = []
+    for label in (LINE_LABEL, *(column.label for column in definition.visible_columns)):
+        cell = WriteOnlyCell(sheet, value=label)
+        cell.font = Font(bold=True)
+        cell.alignment = Alignment(wrap_text=True, vertical="top")
+        header.append(cell)
+    sheet.append(header)
+    return sheet, _Cells(sheet)
+
+
+def xlsx_write(
+    definition: ReportDefinition,
+    filters: ReportFilters,
+    out: IO[bytes] | str,
+    progress: Progress | None = None,
+    max_rows: int = XLSX_MAX_ROWS,
+) -> None:
+    """Write the report as an .xlsx workbook (write-only mode: rows go to disk as they come).
+
+    Typed cells: money as numbers with the currency's format, dates as dates, percentages as
+    ratios shown in %; header row bold and frozen; subtotal and total rows bold."""
+    workbook = Workbook(write_only=True)
+    columns = definition.visible_columns
+    sheets = 1
+    sheet, cells = _new_sheet(workbook, definition, sheets)
+    rows_on_sheet = 1
+    for line in _lines(definition, filters, progress):
+        if rows_on_sheet >= max_rows:
+            sheets += 1
+            sheet, cells = _new_sheet(workbook, definition, sheets)
+            rows_on_sheet = 1
+        bold = not line.is_detail
+        currency = line.values.get("currency")
+        kind = WriteOnlyCell(sheet, value=line.kind)
+        if bold:
+            kind.font = Font(bold=True)
+        sheet.append(
+            [
+                kind if bold else line.kind,
+                *(cells.cell(column, line.values.get(column.key), currency, bold) for column in columns),
+            ]
+        )
+        rows_on_sheet += 1
+    workbook.save(out)
+
+
+# ------------------------------------------------------------------------------------ summary
+
+
+def report_summary(definition: ReportDefinition, filters: ReportFilters) -> dict[str, Any]:
+    """What the reports page shows on screen: the total lines (one per currency) and how many
+    detail rows the report holds."""
+    totals: list[dict[str, Any]] = []
+    for line in report_lines(definition, filters):
+        if line.kind == "total":
+            totals.append(line.values)
+    columns = [
+        column for column in definition.visible_columns if column.key in _summed_or_derived(definition)
+    ]
+    return {
+        "columns": columns,
+        "totals": [
+            {
+                "currency": total.get("currency"),
+                "rows": total.get("detail_rows", 0),
+                "cells": [
+                    _display(column, total.get(column.key), total.get("currency")) for column in columns
+                ],
+            }
+            for total in totals
+        ],
+    }
+
+
+def _summed_or_derived(definition: ReportDefinition) -> set[str]:
+    return {column.key for column in definition.columns if column.total not in ("carry", "none")}
+
+
+def _display(column: Column, value: Any, currency: str | None) -> str:
+    if value is None:
+        return "—"
+    if column.type == ColumnType.MONEY and currency:
+        return format_money(to_minor(value, currency), currency)
+    if column.type == ColumnType.PERCENTAGE:
+        return f"{_percent(value, column.places)} %"
+    text = text_value(column, value)
+    return str(text)
+
+
+__all__ = [
+    "csv_chunks",
+    "csv_write",
+    "json_chunks",
+    "money_format",
+    "report_summary",
+    "text_value",
+    "xlsx_write",
+]

@@ -1,0 +1,477 @@
+"""Reads behind the reports: rows streamed from the ledger, the coups and wagers, and the violations.
+
+Each selector yields plain dict rows in the order its report groups them, reading in batches with
+`.iterator(chunk_size=...)`, so memory stays the same for a day or for a year.
+
+The gaming day of a shoe is the gaming day of its last coup (the day its commission was won and
+the day `pit.ledger.services.shoe_reconcile` files a box variance under). A shoe with no coup takes
+the gaming day of its closing moment (`pit.core.gaming_day.gaming_day_for`), or of its shuffle
+while it is still dealing. A shoe dealt across the start of a gaming day thus reports entirely
+under the later day.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import heapq
+import itertools
+from collections.abc import Iterator
+from decimal import Decimal, localcontext
+from typing import Any
+
+from django.db import connection
+from django.db.models import BigIntegerField, Count, DecimalField, Exists, F, OuterRef, Q, Subquery, Sum
+from django.db.models.functions import Cast, Coalesce, Collate
+
+from pit.compliance.models import RuleViolation, ViolationStatus
+from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
+from pit.core.money import exponent, from_minor
+from pit.ledger.models import BoxCount, CollectionReason, CommissionEntry, EntryKind, Reconciliation
+from pit.paytables.models import PaytableConfiguration
+from pit.shoes.models import Coup, Shoe, ShoeStatus, Wager, WagerResult
+from pit.tables.models import Game
+
+from .definitions import ReportFilters, batched
+
+CHUNK = 2000  # rows per database round trip when streaming
+SHOE_BATCH = 200  # shoes whose ledger lines are read in one query
+
+# The bets the table results report shows a handle column for; any other bet goes to "other".
+HANDLE_BETS = ("player", "banker", "tie", "player_pair", "banker_pair")
+
+UNRECONCILED_STATUS = {ShoeStatus.DEALING: "Dealing", ShoeStatus.CLOSED: "Awaiting reconciliation"}
+
+
+# ------------------------------------------------------------------------------------ shoes
+
+
+def _last_coup_day():
+    return Subquery(Coup.objects.filter(shoe=OuterRef("pk")).order_by("-number").values("gaming_day")[:1])
+
+
+def shoes_in_range(filters: ReportFilters):
+    """Shoes whose gaming day (see the module docstring) falls in the range, by table and sequence."""
+    start, _ = gaming_day_bounds(filters.date_from)
+    _, end = gaming_day_bounds(filters.date_to)
+    # The first clause narrows by the coup index before the per-shoe subquery decides.
+    with_coups = Q(
+        pk__in=Coup.objects.filter(gaming_day__range=(filters.date_from, filters.date_to)).values("shoe_id")
+    ) & Q(report_day__range=(filters.date_from, filters.date_to))
+    moment = Coalesce("closed_at", "shuffled_at")
+    without_coups = Q(has_coups=False, report_moment__gte=start, report_moment__lt=end)
+    shoes = Shoe.objects.annotate(
+        report_day=_last_coup_day(),
+        has_coups=Exists(Coup.objects.filter(shoe=OuterRef("pk"))),
+        report_moment=moment,
+    ).filter(with_coups | without_coups)
+    if filters.tables:
+        shoes = shoes.filter(table__code__in=filters.tables)
+    if filters.game:
+        shoes = shoes.filter(table__game=filters.game)
+    return shoes.order_by("table__code", "sequence")
+
+
+def _shoe_batches(filters: ReportFilters) -> Iterator[list[dict[str, Any]]]:
+    shoes = shoes_in_range(filters).values(
+        "pk",
+        "sequence",
+        "status",
+        "closed_at",
+        "shuffled_at",
+        "report_day",
+        table_code=F("table__code"),
+        table_game=F("table__game"),
+        currency=F("table__currency"),
+    )
+    for batch in batched(shoes.iterator(chunk_size=CHUNK), SHOE_BATCH):
+        for shoe in batch:
+            if shoe["report_day"] is None:
+                shoe["report_day"] = gaming_day_for(shoe["closed_at"] or shoe["shuffled_at"])
+        yield batch
+
+
+def shoes_estimate(filters: ReportFilters) -> int:
+    return shoes_in_range(filters).count()
+
+
+GAME_NAMES = dict(Game.choices)
+
+
+# ------------------------------------------------------------------------------------ commission
+
+
+def _reversal_of(**lookups) -> Q:
+    return Q(kind=EntryKind.REVERSAL, **{f"reverses__{name}": value for name, value in lookups.items()})
+
+
+# The ledger split the way the reconciliation splits it: accruals (and their reversals), what was
+# collected from seats whose player left (and reversals of that), and the collection at the shuffle.
+ACCRUED = Q(kind=EntryKind.ACCRUED) | _reversal_of(kind=EntryKind.ACCRUED)
+COLLECTED_AT_DEPARTURE = Q(
+    kind=EntryKind.COLLECTED, collection_reason=CollectionReason.PLAYER_LEFT
+) | _reversal_of(kind=EntryKind.COLLECTED, collection_reason=CollectionReason.PLAYER_LEFT)
+COLLECTED_AT_SHUFFLE = Q(kind=EntryKind.COLLECTED, collection_reason=CollectionReason.SHUFFLE) | _reversal_of(
+    kind=EntryKind.COLLECTED, collection_reason=CollectionReason.SHUFFLE
+)
+
+
+def commission_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
+    """One row per shoe and seat: accrued, collected when the player left, expected in the box,
+    counted, variance, collected at the shuffle, and the reconciliation's status and explanation."""
+    for shoes in _shoe_batches(filters):
+        ids = [shoe["pk"] for shoe in shoes]
+        ledger: dict[tuple[int, int], dict[str, int]] = {}
+        lines = (
+            CommissionEntry.objects.filter(shoe_id__in=ids)
+            .values("shoe_id", "seat")
+            .order_by()
+            .annotate(
+                accrued=Coalesce(Sum("amount_minor", filter=ACCRUED), 0),
+                departed=Coalesce(Sum("amount_minor", filter=COLLECTED_AT_DEPARTURE), 0),
+                shuffle=Coalesce(Sum("amount_minor", filter=COLLECTED_AT_SHUFFLE), 0),
+                wagers=Count("pk", filter=Q(kind=EntryKind.ACCRUED)),
+            )
+        )
+        for line in lines:
+            ledger[(line["shoe_id"], line["seat"])] = line
+        counted = {
+            (shoe_id, seat): minor
+            for shoe_id, seat, minor in BoxCount.objects.filter(shoe_id__in=ids).values_list(
+                "shoe_id", "seat", "counted_minor"
+            )
+        }
+        reconciliations = {
+            item["shoe_id"]: item
+            for item in Reconciliation.objects.filter(shoe_id__in=ids).values(
+                "shoe_id",
+                "status",
+                "explanation",
+                "explained_at",
+                explained_by_name=F("explained_by__username"),
+            )
+        }
+        for shoe in shoes:
+            currency = shoe["currency"]
+            reconciliation = reconciliations.get(shoe["pk"])
+            if reconciliation is not None:
+                status = Reconciliation(status=reconciliation["status"]).get_status_display()
+            else:
+                status = UNRECONCILED_STATUS.get(shoe["status"], shoe["status"])
+            closed = shoe["status"] == ShoeStatus.CLOSED
+            seats = sorted(
+                {seat for shoe_id, seat in ledger if shoe_id == shoe["pk"]}
+                | {seat for shoe_id, seat in counted if shoe_id == shoe["pk"]}
+            )
+            for seat in seats:
+                line = ledger.get(
+                    (shoe["pk"], seat), {"accrued": 0, "departed": 0, "shuffle": 0, "wagers": 0}
+                )
+                expected = line["accrued"] + line["departed"]  # collections are negative entries
+                counted_minor = counted.get((shoe["pk"], seat), 0) if closed else None
+                variance = None if counted_minor is None else counted_minor - expected
+                if filters.only_variances and not variance:
+                    continue
+                yield {
+                    "gaming_day": shoe["report_day"],
+                    "table": shoe["table_code"],
+                    "game": GAME_NAMES.get(shoe["table_game"], shoe["table_game"]),
+                    "shoe": shoe["sequence"],
+                    "seat": seat,
+                    "currency": currency,
+                    "commission_wagers": line["wagers"],
+                    "accrued": from_minor(line["accrued"], currency),
+                    "collected_at_departure": from_minor(-line["departed"], currency),
+                    "expected": from_minor(expected, currency),
+                    "counted": from_minor(counted_minor, currency),
+                    "variance": from_minor(variance, currency),
+                    "collected_at_shuffle": from_minor(-line["shuffle"], currency),
+                    "status": status,
+                    "explained_by": (reconciliation or {}).get("explained_by_name") or "",
+                    "explanation": (reconciliation or {}).get("explanation") or "",
+                }
+
+
+def commission_estimate(filters: ReportFilters) -> int:
+    return BoxCount.objects.filter(shoe__in=shoes_in_range(filters).values("pk")).count()
+
+
+def commission_detail_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
+    """One row per commission ledger entry of the shoes in range: every accrual (with its coup and
+    wager), every collection and every reversal, in the order they were written per seat."""
+    for shoes in _shoe_batches(filters):
+        by_id = {shoe["pk"]: shoe for shoe in shoes}
+        entries = (
+            CommissionEntry.objects.filter(shoe_id__in=list(by_id))
+            .order_by("shoe__table__code", "shoe__sequence", "seat", "pk")
+            .values_list(
+                "pk",
+                "shoe_id",
+                "seat",
+                "kind",
+                "collection_reason",
+                "amount_minor",
+                "recorded_at",
+                "reverses_id",
+                "wager__coup__number",
+                "wager__bet",
+                "wager__amount_minor",
+                "note",
+            )
+        )
+        for (
+            pk,
+            shoe_id,
+            seat,
+            kind,
+            reason,
+            amount,
+            recorded_at,
+            reverses_id,
+            coup_number,
+            bet,
+            stake,
+            note,
+        ) in entries.iterator(chunk_size=CHUNK):
+            shoe = by_id[shoe_id]
+            currency = shoe["currency"]
+            yield {
+                "gaming_day": shoe["report_day"],
+                "table": shoe["table_code"],
+                "shoe": shoe["sequence"],
+                "seat": seat,
+                "currency": currency,
+                "entry": pk,
+                "kind": kind,
+                "reason": reason,
+                "reverses": reverses_id,
+                "coup": coup_number,
+                "bet": bet or "",
+                "stake": from_minor(stake, currency),
+                "amount": from_minor(amount, currency),
+                "recorded_at": recorded_at,
+                "note": note,
+            }
+
+
+def commission_detail_estimate(filters: ReportFilters) -> int:
+    return CommissionEntry.objects.filter(shoe__in=shoes_in_range(filters).values("pk")).count()
+
+
+# ------------------------------------------------------------------------------------ table results
+
+
+def _code_order(field: str):
+    """Order by a table code byte by byte on every database, as Python compares strings (the
+    streams of the table results are merged in Python)."""
+    if connection.vendor == "postgresql":
+        return Collate(field, "C")
+    return F(field)
+
+
+def _sum_of_squares(field: str):
+    """Sum of amount^2 over wagers: exact numeric on PostgreSQL (no bigint overflow); SQLite's
+    64-bit integers hold it for any realistic day."""
+    if connection.vendor == "postgresql":
+        amount = Cast(field, DecimalField(max_digits=40, decimal_places=0))
+        return Sum(amount * amount, output_field=DecimalField(max_digits=40, decimal_places=0))
+    return Sum(F(field) * F(field), output_field=BigIntegerField())
+
+
+def _coup_scope(queryset, prefix: str, filters: ReportFilters):
+    queryset = queryset.filter(**{f"{prefix}gaming_day__range": (filters.date_from, filters.date_to)})
+    if filters.tables:
+        queryset = queryset.filter(**{f"{prefix}shoe__table__code__in": filters.tables})
+    if filters.game:
+        queryset = queryset.filter(**{f"{prefix}shoe__table__game": filters.game})
+    return queryset
+
+
+def _violation_scope(filters: ReportFilters):
+    violations = RuleViolation.objects.filter(gaming_day__range=(filters.date_from, filters.date_to))
+    if filters.tables:
+        violations = violations.filter(table__code__in=filters.tables)
+    if filters.game:
+        violations = violations.filter(table__game=filters.game)
+    return violations
+
+
+def _paytable_edges(paytable_id: int, cache: dict[int, dict[str, tuple[Decimal, Decimal]]]):
+    """Per bet (house edge, variance per unit bet), as the engine computed them for that version."""
+    if paytable_id not in cache:
+        edges = PaytableConfiguration.objects.values_list("house_edges", flat=True).get(pk=paytable_id)
+        cache[paytable_id] = {
+            bet: (Decimal(figures["house_edge"]), Decimal(figures["variance"]))
+            for bet, figures in edges.items()
+        }
+    return cache[paytable_id]
+
+
+def _sqrt(value: Decimal) -> Decimal:
+    with localcontext() as context:
+        context.prec = 34
+        return value.sqrt()
+
+
+def table_result_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
+    """One row per gaming day and table: coups, handle per bet, payouts, commission, house win, hold,
+    theoretical win and how many standard deviations the actual win lies from it, open violations.
+
+    House win is `pit.game.house_win` summed: stakes lost - payouts + commission owed, all in SQL.
+    Theoretical win is handle x the house edge of each bet under the paytable version each coup was
+    settled under; the standard deviation is sqrt(sum of stake^2 x the bet's variance per unit).
+    """
+    wagers = (
+        _coup_scope(Wager.objects.all(), "coup__", filters)
+        .values(
+            day=F("coup__gaming_day"),
+            table=F("coup__shoe__table__code"),
+            paytable=F("coup__paytable_id"),
+            bet_type=F("bet"),
+        )
+        .order_by("day", _code_order("coup__shoe__table__code"), "paytable", "bet_type")
+        .annotate(
+            wagers=Count("pk"),
+            handle=Sum("amount_minor"),
+            payouts=Sum("payout_minor"),
+            commission=Sum("commission_minor"),
+            lost=Coalesce(Sum("amount_minor", filter=Q(result=WagerResult.LOSE)), 0),
+            squares=_sum_of_squares("amount_minor"),
+        )
+    )
+    coups = (
+        _coup_scope(Coup.objects.all(), "", filters)
+        .values(
+            day=F("gaming_day"),
+            table=F("shoe__table__code"),
+            game=F("shoe__table__game"),
+            currency=F("shoe__table__currency"),
+        )
+        .order_by("day", _code_order("shoe__table__code"))
+        .annotate(coups=Count("pk"))
+    )
+    violations = (
+        _violation_scope(filters)
+        .filter(status=ViolationStatus.OPEN, cleared_at__isnull=True)
+        .values(
+            day=F("gaming_day"),
+            table_code=F("table__code"),
+            game=F("table__game"),
+            currency=F("table__currency"),
+        )
+        .order_by("day", _code_order("table__code"))
+        .annotate(open=Count("pk"))
+    )
+    streams = (
+        (((item["day"], item["table"]), 0, item) for item in coups.iterator(chunk_size=CHUNK)),
+        (((item["day"], item["table"]), 1, item) for item in wagers.iterator(chunk_size=CHUNK)),
+        (((item["day"], item["table_code"]), 2, item) for item in violations.iterator(chunk_size=CHUNK)),
+    )
+    edges_cache: dict[int, dict[str, tuple[Decimal, Decimal]]] = {}
+    merged = heapq.merge(*streams, key=lambda entry: (entry[0], entry[1]))
+    for (day, table), entries in itertools.groupby(merged, key=lambda entry: entry[0]):
+        row = _table_result_row(day, table, [item for _, _, item in entries], edges_cache)
+        if row is not None:
+            yield row
+
+
+def _table_result_row(day: dt.date, table: str, items: list[dict], edges_cache) -> dict[str, Any] | None:
+    coups = open_violations = wagers = 0
+    handle: dict[str, int] = dict.fromkeys((*HANDLE_BETS, "other"), 0)
+    payouts = commission = lost = 0
+    theoretical = Decimal(0)
+    variance = Decimal(0)
+    game = currency = None
+    for item in items:
+        game = game or item.get("game")
+        currency = currency or item.get("currency")
+        if "coups" in item:
+            coups += item["coups"]
+        elif "open" in item:
+            open_violations += item["open"]
+        else:
+            wagers += item["wagers"]
+            handle[item["bet_type"] if item["bet_type"] in HANDLE_BETS else "other"] += item["handle"]
+            payouts += item["payouts"]
+            commission += item["commission"]
+            lost += item["lost"]
+            edge, unit_variance = _paytable_edges(item["paytable"], edges_cache).get(
+                item["bet_type"], (Decimal(0), Decimal(0))
+            )
+            theoretical += Decimal(item["handle"]) * edge
+            variance += Decimal(item["squares"]) * unit_variance
+    if currency is None:
+        # Only wagers: the currency comes from the table of the coups (always present with wagers).
+        return None
+    scale = Decimal(1).scaleb(-exponent(currency))
+    total_handle = sum(handle.values())
+    win = lost - payouts + commission
+    theoretical_major = (theoretical * scale).quantize(scale)
+    # Minor units squared: the standard deviation in major units is sqrt(variance) x scale.
+    deviation = (_sqrt(variance) * scale).quantize(scale) if variance else Decimal(0).quantize(scale)
+    actual = from_minor(win, currency)
+    row = {
+        "gaming_day": day,
+        "table": table,
+        "game": GAME_NAMES.get(game, game),
+        "currency": currency,
+        "coups": coups,
+        "wagers": wagers,
+        **{f"handle_{bet}": from_minor(minor, currency) for bet, minor in handle.items()},
+        "handle": from_minor(total_handle, currency),
+        "payouts": from_minor(payouts, currency),
+        "commission": from_minor(commission, currency),
+        "lost": from_minor(lost, currency),
+        "house_win": actual,
+        "hold": (Decimal(win) / Decimal(total_handle)) if total_handle else None,
+        "theoretical_win": theoretical_major,
+        "win_minus_theoretical": actual - theoretical_major,
+        "standard_deviation": deviation,
+        "variance_major": (variance * scale * scale) if variance else Decimal(0),
+        "deviations": ((actual - theoretical_major) / _sqrt(variance * scale * scale)) if variance else None,
+        "open_violations": open_violations,
+    }
+    return row
+
+
+def table_results_estimate(filters: ReportFilters) -> int:
+    return (
+        _coup_scope(Coup.objects.all(), "", filters).values("gaming_day", "shoe__table_id").distinct().count()
+    )
+
+
+# ------------------------------------------------------------------------------------ violations
+
+STATUS_COLUMNS = tuple(ViolationStatus.values)
+
+
+def violation_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
+    """One row per gaming day, table and violation code: counts by review status, and how many a
+    re-check has cleared since."""
+    counts = {status: Count("pk", filter=Q(status=status)) for status in STATUS_COLUMNS}
+    rows = (
+        _violation_scope(filters)
+        .values(
+            day=F("gaming_day"),
+            table_code=F("table__code"),
+            violation=F("code"),
+            severity_level=F("severity"),
+            game=F("table__game"),
+        )
+        .order_by("day", _code_order("table__code"), "violation", "severity_level")
+        .annotate(**counts, total=Count("pk"), cleared=Count("pk", filter=Q(cleared_at__isnull=False)))
+    )
+    for item in rows.iterator(chunk_size=CHUNK):
+        yield {
+            "gaming_day": item["day"],
+            "table": item["table_code"],
+            "game": GAME_NAMES.get(item["game"], item["game"]),
+            "code": item["violation"],
+            "severity": item["severity_level"],
+            **{status: item[status] for status in STATUS_COLUMNS},
+            "cleared": item["cleared"],
+            "total": item["total"],
+        }
+
+
+def violations_estimate(filters: ReportFilters) -> int:
+    return _violation_scope(filters).values("gaming_day", "table_id", "code").distinct().count()

@@ -1,0 +1,103 @@
+"""Writes of the reports app: only its own bookkeeping (ReportExport rows and the files they name).
+
+Reports never write a domain row; these services record that an export was asked for, run it
+(from the Celery task) and keep its progress, nothing else.
+"""
+
+import os
+import tempfile
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from .catalog import REPORTS
+from .definitions import ReportDefinition, ReportFilters
+from .models import ExportFormat, ExportStatus, ReportExport
+from .renderers import csv_write, xlsx_write
+
+EXPORT_DIR = "reports"
+# Progress is saved at most this often (rows): a row update per 1,000 report rows would be wasteful.
+PROGRESS_EVERY = 5000
+
+
+def exports_root() -> Path:
+    return Path(settings.MEDIA_ROOT) / EXPORT_DIR
+
+
+@transaction.atomic
+def report_export_request(
+    *, report: ReportDefinition, filters: ReportFilters, format: str, user
+) -> ReportExport:
+    """Queue a background export; the task runs after commit."""
+    from .tasks import report_export_run
+
+    export = ReportExport(
+        report=report.slug,
+        format=format,
+        filters=filters.to_dict(),
+        requested_by=user,
+        rows_estimated=report.estimate(filters),
+    )
+    export.full_clean()
+    export.save()
+    report_export_run.delay_on_commit(export.pk)
+    return export
+
+
+def report_export_run(*, export_id: int) -> ReportExport:
+    """Write the export's file under MEDIA_ROOT/reports/ and mark it ready. Idempotent: an export
+    that is ready with its file present is returned as it is; otherwise the file is written again
+    (to a temporary name, renamed into place when complete, so a half file is never served)."""
+    export = ReportExport.objects.get(pk=export_id)
+    if (
+        export.status == ExportStatus.DONE
+        and export.file
+        and (Path(settings.MEDIA_ROOT) / export.file).exists()
+    ):
+        return export
+    report = REPORTS[export.report]
+    filters = ReportFilters.from_dict(export.filters)
+    ReportExport.objects.filter(pk=export.pk).update(
+        status=ExportStatus.RUNNING,
+        started_at=timezone.now(),
+        rows_written=0,
+        error="",
+    )
+
+    def progress(rows: int) -> None:
+        if rows % PROGRESS_EVERY == 0:
+            ReportExport.objects.filter(pk=export.pk).update(rows_written=rows)
+
+    folder = exports_root()
+    folder.mkdir(parents=True, exist_ok=True)
+    relative = f"{EXPORT_DIR}/export-{export.pk}.{export.format}"
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".export-{export.pk}-", suffix=".part")
+    written = {"rows": 0}
+
+    def counting(rows: int) -> None:
+        written["rows"] = rows
+        progress(rows)
+
+    try:
+        with os.fdopen(handle, "wb") as out:
+            if export.format == ExportFormat.XLSX:
+                xlsx_write(report, filters, out, progress=counting)
+            else:
+                csv_write(report, filters, out, progress=counting)
+        os.replace(temporary, Path(settings.MEDIA_ROOT) / relative)
+    except Exception as exc:
+        Path(temporary).unlink(missing_ok=True)
+        ReportExport.objects.filter(pk=export.pk).update(
+            status=ExportStatus.FAILED, finished_at=timezone.now(), error=f"{type(exc).__name__}: {exc}"
+        )
+        raise
+    ReportExport.objects.filter(pk=export.pk).update(
+        status=ExportStatus.DONE,
+        file=relative,
+        rows_written=written["rows"],
+        finished_at=timezone.now(),
+    )
+    export.refresh_from_db()
+    return export

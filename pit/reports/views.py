@@ -1,0 +1,166 @@
+"""The reports page in the admin (/admin/pit/reports/): filters, an on-screen summary, CSV and XLSX
+downloads, and background exports of large ranges with their progress. Thin: forms, selectors,
+renderers and services do the work."""
+
+import tempfile
+from functools import wraps
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib import admin, messages
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.http import FileResponse, Http404, JsonResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from .catalog import REPORTS
+from .definitions import ReportFilters
+from .forms import ReportFilterForm, days_label
+from .models import ExportFormat, ExportStatus, ReportExport
+from .permissions import report_allowed, reports_allowed
+from .renderers import csv_chunks, report_summary, xlsx_write
+from .services import report_export_request
+
+XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+CONTENT_TYPES = {ExportFormat.CSV: "text/csv; charset=utf-8", ExportFormat.XLSX: XLSX_TYPE}
+
+
+def inline_max_days() -> int:
+    return settings.PIT_REPORT_INLINE_MAX_DAYS
+
+
+def staff_reports_view(view):
+    """Anonymous users and non-staff go to the admin login; staff who may run no report get 403."""
+
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        user = request.user
+        if not (user.is_authenticated and user.is_active and user.is_staff):
+            return redirect_to_login(request.get_full_path(), reverse("admin:login"))
+        if not reports_allowed(user):
+            raise PermissionDenied("You may not run reports.")
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def _filename(slug: str, filters: ReportFilters, extension: str) -> str:
+    return f"{slug}_{filters.date_from.isoformat()}_{filters.date_to.isoformat()}.{extension}"
+
+
+@require_GET
+@staff_reports_view
+def reports_index(request):
+    allowed = reports_allowed(request.user)
+    data = request.GET if "report" in request.GET else None
+    form = ReportFilterForm(data, initial={"report": allowed[0].slug})
+    form.fields["report"].choices = [(report.slug, report.title) for report in allowed]
+    summary = filters = definition = None
+    too_long = False
+    if data is not None and form.is_valid():
+        definition, filters = form.definition, form.filters()
+        if not report_allowed(request.user, definition):
+            raise PermissionDenied("You may not run this report.")
+        too_long = filters.days > inline_max_days()
+        if not too_long:
+            summary = report_summary(definition, filters)
+    exports = ReportExport.objects.filter(requested_by=request.user).order_by("-requested_at", "-id")[:10]
+    context = {
+        **admin.site.each_context(request),
+        "title": "Reports",
+        "form": form,
+        "definition": definition,
+        "filters": filters,
+        "days": days_label(filters) if filters else "",
+        "summary": summary,
+        "too_long": too_long,
+        "inline_max_days": inline_max_days(),
+        "reports": allowed,
+        "exports": exports,
+        "query": request.GET.urlencode(),
+    }
+    return render(request, "reports/index.html", context)
+
+
+@require_POST
+@staff_reports_view
+def report_export(request):
+    """Download CSV or XLSX now for a short range; queue a background export for a long one."""
+    form = ReportFilterForm(request.POST)
+    file_format = request.POST.get("format", "")
+    if file_format not in ExportFormat.values or not form.is_valid():
+        messages.error(request, "Choose a report, a valid range of gaming days and CSV or XLSX.")
+        return redirect("reports:index")
+    definition, filters = form.definition, form.filters()
+    if not report_allowed(request.user, definition):
+        raise PermissionDenied("You may not run this report.")
+    if filters.days > inline_max_days():
+        export = report_export_request(
+            report=definition, filters=filters, format=file_format, user=request.user
+        )
+        messages.info(
+            request,
+            f"{definition.title} for {days_label(filters)} covers more than {inline_max_days()} gaming days: "
+            f"it is being written in the background (export {export.pk}); download it below once ready.",
+        )
+        return redirect(f"{reverse('reports:index')}#export-{export.pk}")
+    filename = _filename(definition.slug, filters, file_format)
+    if file_format == ExportFormat.CSV:
+        response = StreamingHttpResponse(csv_chunks(definition, filters), content_type=CONTENT_TYPES["csv"])
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response
+    # openpyxl's write-only mode spools rows to disk as they come; the zip is then sent from disk.
+    spool = tempfile.TemporaryFile()  # noqa: SIM115 - FileResponse closes it when sent
+    xlsx_write(definition, filters, spool)
+    spool.seek(0)
+    return FileResponse(spool, as_attachment=True, filename=filename, content_type=XLSX_TYPE)
+
+
+def _own_export(request, pk: int) -> ReportExport:
+    export = get_object_or_404(ReportExport, pk=pk)
+    if export.requested_by_id != request.user.pk and not request.user.is_superuser:
+        raise Http404("No such export.")
+    if export.report not in REPORTS or not report_allowed(request.user, REPORTS[export.report]):
+        raise PermissionDenied("You may not run this report.")
+    return export
+
+
+@require_GET
+@staff_reports_view
+def export_status(request, pk: int):
+    """What the reports page polls: status, rows written of the estimate, and the download URL."""
+    export = _own_export(request, pk)
+    return JsonResponse(
+        {
+            "id": export.pk,
+            "status": export.status,
+            "status_display": export.get_status_display(),
+            "rows_written": export.rows_written,
+            "rows_estimated": export.rows_estimated,
+            "percent": export.progress_percent,
+            "download_url": reverse("reports:export-download", args=[export.pk])
+            if export.status == ExportStatus.DONE
+            else None,
+            "error": export.error,
+        }
+    )
+
+
+@require_GET
+@staff_reports_view
+def export_download(request, pk: int):
+    """The export's file, to whoever asked for it (and may still run that report)."""
+    export = _own_export(request, pk)
+    if export.status != ExportStatus.DONE or not export.file:
+        raise Http404("The export is not ready.")
+    path = Path(settings.MEDIA_ROOT) / export.file
+    if not path.is_file():
+        raise Http404("The export's file is gone; export the report again.")
+    return FileResponse(
+        path.open("rb"),
+        as_attachment=True,
+        filename=export.filename,
+        content_type=CONTENT_TYPES[export.format],
+    )
