@@ -295,17 +295,21 @@ def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -
         existing = {coup.number: coup for coup in Coup.objects.filter(shoe=shoe, number__in=numbers)}
         to_store: list[tuple[int, _PreparedCoup]] = []
         in_batch: dict[int, int] = {}
+        batch_conflicts: list[tuple[int, _PreparedCoup]] = []
         for index, item in prepared.items():
             number = item.item.number
-            if number in in_batch:  # the same number twice in one batch: judge it against the first
+            if number in in_batch and number not in existing:
+                # The same number twice in one batch: judge it against the first, which is stored now.
                 first = prepared[in_batch[number]]
                 same = [c.code for c in first.player] == [c.code for c in item.player] and \
                        [c.code for c in first.banker] == [c.code for c in item.banker]
                 outcomes[index] = CoupOutcome(CoupOutcomeStatus.EXISTING if same else CoupOutcomeStatus.CONFLICT,
                                               errors={} if same else {"number": f"Coup {number} appears twice in "
                                                                                 "the batch with different cards."})
+                if not same:
+                    batch_conflicts.append((index, item))
                 continue
-            in_batch[number] = index
+            in_batch.setdefault(number, index)
             if number in existing:
                 coup = existing[number]
                 if _same_cards(coup, item):
@@ -320,10 +324,13 @@ def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -
             for (index, _), coup in zip(to_store, stored, strict=True):
                 outcomes[index] = CoupOutcome(CoupOutcomeStatus.CREATED, coup=coup)
             coups_verify.delay_on_commit([coup.pk for coup in stored])
-    # A batch's own duplicate with different cards refers to the coup stored for the first of them.
-    for index, outcome in enumerate(outcomes):
-        if outcome.status == CoupOutcomeStatus.EXISTING and outcome.coup is None:
-            outcome.coup = outcomes[in_batch[coups[index].number]].coup
+        # A batch's own duplicate refers to the coup stored for the first of them; with other cards it
+        # is flagged as it would be had it been posted after the first (one violation per posting).
+        for index, outcome in enumerate(outcomes):
+            if outcome.status in (CoupOutcomeStatus.EXISTING, CoupOutcomeStatus.CONFLICT) and outcome.coup is None:
+                outcome.coup = outcomes[in_batch[coups[index].number]].coup
+        for index, item in batch_conflicts:
+            outcomes[index].violation = _conflict_violation(shoe, outcomes[index].coup, item)
     return outcomes
 
 
