@@ -327,7 +327,8 @@ def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -
         # A batch's own duplicate refers to the coup stored for the first of them; with other cards it
         # is flagged as it would be had it been posted after the first (one violation per posting).
         for index, outcome in enumerate(outcomes):
-            if outcome.status in (CoupOutcomeStatus.EXISTING, CoupOutcomeStatus.CONFLICT) and outcome.coup is None:
+            duplicate = outcome.status in (CoupOutcomeStatus.EXISTING, CoupOutcomeStatus.CONFLICT)
+            if duplicate and outcome.coup is None:
                 outcome.coup = outcomes[in_batch[coups[index].number]].coup
         for index, item in batch_conflicts:
             outcomes[index].violation = _conflict_violation(shoe, outcomes[index].coup, item)
