@@ -14,6 +14,7 @@ from decimal import Decimal
 
 from django.core.exceptions import ValidationError
 from django.db.models import Sum
+from django.utils import timezone
 
 from pit.core.actors import SYSTEM, Actor
 from pit.core.money import from_minor
@@ -78,7 +79,8 @@ class ServicesFloorClient:
         )
         counts = [(seat, from_minor(total, shoe.table.currency)) for seat, total in balances if total > 0]
         last = shoe.coups.order_by("-number").values_list("dealt_at", flat=True).first()
-        shoe_close(shoe=shoe, box_counts=counts, closed_at=max(filter(None, (last, at))), actor=self.actor)
+        closed_at = max(filter(None, (last, at, timezone.now())))
+        shoe_close(shoe=shoe, box_counts=counts, closed_at=closed_at, actor=self.actor)
 
     def shoe_start(self, code, *, decks, cut_card_position, burn, shuffled_at) -> tuple[int, int]:
         shoe = shoe_start(
@@ -122,6 +124,9 @@ class ServicesFloorClient:
         )
 
     def shoe_close(self, shoe_id: int, counts: list[tuple[int, Decimal]], closed_at: dt.datetime) -> None:
+        # Backfilled history closes when it is recorded: a coup recorded after its shoe's closing
+        # time is a violation (coup_after_shoe_closed), and these coups were recorded just now.
+        closed_at = max(closed_at, timezone.now())
         try:
             shoe_close(
                 shoe=self._shoes.pop(shoe_id), box_counts=counts, closed_at=closed_at, actor=self.actor
@@ -235,6 +240,5 @@ class HttpFloorClient:
             f"/shoes/{shoe_id}/close/",
             {
                 "commission_box": [{"seat": seat, "counted": str(counted)} for seat, counted in counts],
-                "closed_at": closed_at.isoformat(),
             },
         )

@@ -54,7 +54,13 @@ DEMO_TABLES: tuple[tuple[str, str, str, str, dict[str, tuple[Decimal, Decimal]]]
         "Big baccarat 2",
         "big",
         "commission_deducted",
-        {"player": (D(100), D(25000)), "banker": (D(100), D(25000)), "tie": (D(25), D(2500))},
+        {
+            "player": (D(100), D(25000)),
+            "banker": (D(100), D(25000)),
+            "tie": (D(25), D(2500)),
+            "player_pair": (D(25), D(1000)),
+            "banker_pair": (D(25), D(1000)),
+        },
     ),
     (
         "MD1",

@@ -376,7 +376,7 @@ class Dealer:
                 pending_faults.append(fault)
                 self.result.absorb(f"fault {fault.kind} {fault.code} {fault.coup_number} {fault.seat}\n")
             self.result.absorb(
-                f"{setup.code} {sequence} {number} {' '.join(player_cards)}|{' '.join(banker_cards)} "
+                f"{setup.code} {number} {' '.join(player_cards)}|{' '.join(banker_cards)} "
                 + f"{reported} "
                 + " ".join(f"{w.seat}:{w.bet}:{w.amount}:{w.paid}" for w in wagers)
                 + "\n"
@@ -410,7 +410,7 @@ class Dealer:
                 detail=f"counted {counts[seat]} against {expected} collected",
             )
             self.result.faults.append(fault)
-            self.result.absorb(f"fault {fault.kind} {sequence} {seat} {counts[seat]}\n")
+            self.result.absorb(f"fault {fault.kind} {seat} {counts[seat]}\n")
         self.client.shoe_close(shoe_id, sorted(counts.items()), clock.tick())
 
     # ---- faults
@@ -443,13 +443,13 @@ class Dealer:
 
     def _foreign_card(self, player: list[str], banker: list[str], seen: Counter[str]) -> InjectedFault | None:
         """Swap a card of the coup for one of the same rank (so no total, draw or pair changes) whose
-        every copy has been seen already: a card the shoe cannot hold. None when no such card exists yet."""
+        every copy has been seen already (a ninth in an 8-deck shoe); None when there is no such card yet."""
         for hand in (player, banker):
             for index, code in enumerate(hand):
                 rank = code[0]
                 for suit in game.SUITS:
                     other = rank + suit
-                    if other != code and seen[other] >= self.decks:
+                    if other != code and seen[other] == self.decks:
                         hand[index] = other
                         seen[code] -= 1
                         seen[other] += 1

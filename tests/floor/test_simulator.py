@@ -1,0 +1,219 @@
+"""The floor simulator: repeatable from its seed, silent when the dealer is honest, and every
+mistake it makes on purpose is found by the checks or the reconciliation."""
+import datetime as dt
+from collections import Counter
+
+import pytest
+
+from pit import game
+from pit.compliance import checks
+from pit.compliance.models import RuleViolation
+from pit.floor.clients import ServicesFloorClient
+from pit.floor.simulator import FAULT_KINDS, InjectedFault, parse_fault_rates, simulate
+from pit.ledger.models import Reconciliation, ReconciliationSeat, ReconciliationStatus
+from pit.shoes.models import Coup, Shoe, ShoeStatus, Wager
+from tests.floor.conftest import NOW
+
+
+@pytest.fixture
+def play(django_capture_on_commit_callbacks):
+    """Simulate with the checks and reconciliations run as they are after each commit (eagerly)."""
+
+    def run(**kwargs):
+        with django_capture_on_commit_callbacks(execute=True):
+            return simulate(ServicesFloorClient(), now=NOW, **kwargs)
+
+    return run
+
+
+def _coups_snapshot(shoe_ids):
+    return [
+        (c.number, c.player_cards, c.banker_cards, c.reported_winner, c.dealt_at,
+         [(w.seat, w.bet, w.amount_minor, w.paid_minor) for w in c.wagers.all()])
+        for c in Coup.objects.filter(shoe_id__in=shoe_ids)
+        .order_by("shoe__table__code", "shoe__sequence", "number").prefetch_related("wagers")
+    ]
+
+
+# ------------------------------------------------------------------------------ fault rates
+
+def test_parse_fault_rates_by_name_and_for_all():
+    assert parse_fault_rates("wrong_draw=0.01, wrong_payout=0.5") == {
+        "wrong_draw": 0.01, "misreported_winner": 0.0, "wrong_payout": 0.5, "miscounted_box": 0.0,
+        "foreign_card": 0.0,
+    }
+    assert parse_fault_rates("0.02") == dict.fromkeys(FAULT_KINDS, 0.02)
+    every = dict.fromkeys(FAULT_KINDS, 0.1)
+    assert parse_fault_rates("all=0.1,foreign_card=0") == {**every, "foreign_card": 0.0}
+    assert parse_fault_rates("") == dict.fromkeys(FAULT_KINDS, 0.0)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("wrong_deal=0.1", "'wrong_deal' is not a fault"),
+    ("wrong_draw=lots", "'lots' is not a rate"),
+    ("wrong_draw=1.5", "between 0 and 1"),
+])
+def test_parse_fault_rates_refuses_what_it_cannot_read(text, message):
+    with pytest.raises(ValueError, match=message):
+        parse_fault_rates(text)
+
+
+# ------------------------------------------------------------------------------ repeatability
+
+def test_the_same_seed_deals_the_same_cards_wagers_and_faults(pit_tables, play):
+    faults = {"wrong_draw": 0.05, "misreported_winner": 0.05, "wrong_payout": 0.05, "miscounted_box": 0.5}
+    first = play(tables=["BB1", "MN1"], seed=11, faults=faults)
+    second = play(tables=["BB1", "MN1"], seed=11, faults=faults)
+    other = play(tables=["BB1", "MN1"], seed=12, faults=faults)
+
+    assert first.digest == second.digest
+    assert other.digest != first.digest
+    assert (first.coups, first.wagers, first.handle) == (second.coups, second.wagers, second.handle)
+    assert [(f.kind, f.code, f.table, f.coup_number, f.seat) for f in first.faults] == [
+        (f.kind, f.code, f.table, f.coup_number, f.seat) for f in second.faults
+    ]
+    assert first.faults  # the rates are high enough that a shoe has some
+    # What was recorded is the same too (the second run's shoes are the next ones at each table).
+    assert _coups_snapshot(first.shoe_ids) == _coups_snapshot(second.shoe_ids)
+    assert _coups_snapshot(first.shoe_ids) != _coups_snapshot(other.shoe_ids)
+
+
+def test_shoes_are_real_eight_deck_shoes_dealt_to_the_cut_card(pit_tables, play):
+    result = play(tables=["BB1"], seed=3)
+
+    (shoe,) = Shoe.objects.filter(pk__in=result.shoe_ids)
+    assert shoe.status == ShoeStatus.CLOSED
+    assert shoe.decks == 8
+    assert 1 <= len(shoe.burn_cards) <= 11  # the turned card and as many more as its value (10 for faces)
+    turned = game.parse_card(shoe.burn_cards[0])
+    assert len(shoe.burn_cards) == 1 + (turned.value or 10)
+    assert 416 - 20 - len(shoe.burn_cards) <= shoe.cut_card_position <= 416 - 14 - len(shoe.burn_cards)
+    # Dealt until the cut card came out, and not a coup more.
+    assert shoe.cards_dealt >= shoe.cut_card_position
+    last = shoe.coups.order_by("-number").first()
+    assert shoe.cards_dealt - len(last.player_cards) - len(last.banker_cards) < shoe.cut_card_position
+    assert shoe.coups_recorded == result.coups == shoe.coups.count()
+    assert max(Counter(shoe.cards_seen).values()) <= 8
+    # Every coup is dealt by the rules and settled by the engine's paytable.
+    for coup in shoe.coups.all():
+        dealt = game.Coup.from_codes(coup.player_cards, coup.banker_cards)
+        assert game.verify_coup(dealt, coup.reported_winner) == []
+    # The gaming day of NOW, before it: coups spread over the evening, never after NOW.
+    assert set(shoe.coups.values_list("gaming_day", flat=True)) == {dt.date(2026, 11, 20)}
+    assert shoe.coups.order_by("-dealt_at").first().dealt_at <= NOW
+
+
+def test_wagers_keep_to_the_limits_increments_and_offered_bets(pit_tables, play):
+    play(tables=[t.code for t in pit_tables], seed=5)
+    for table in pit_tables:
+        limits = {limit.bet: (limit.minimum_minor, limit.maximum_minor) for limit in table.limits.all()}
+        offered = set(table.paytable.rules["bets"])
+        wagers = Wager.objects.filter(coup__shoe__table=table)
+        bets = set(wagers.values_list("bet", flat=True))
+        assert bets <= offered
+        assert {"player", "banker", "tie"} <= bets
+        for bet, amount, seat in wagers.values_list("bet", "amount_minor", "seat"):
+            low, high = limits[bet]
+            assert low <= amount <= high
+            assert seat in table.seats
+        sides = Counter(wagers.filter(bet__in=["player", "banker"]).values_list("coup_id", "seat"))
+        assert max(sides.values()) == 1  # never both sides from one seat
+    mini_banker = Wager.objects.filter(coup__shoe__table__code="MN1", bet="banker").values_list(
+        "amount_minor", flat=True
+    )
+    assert all(amount % 500 == 0 for amount in mini_banker)  # the mini paytable's $5 increments
+    assert Wager.objects.filter(coup__shoe__table__code="MN2", bet__in=["dragon_7", "panda_8"]).exists()
+    pairs = ["player_pair", "banker_pair"]
+    assert Wager.objects.filter(coup__shoe__table__code="BB1", bet__in=pairs).exists()
+
+
+# ------------------------------------------------------------------------------ honest dealing
+
+def test_an_honest_dealer_raises_no_violation_and_every_box_balances(pit_tables, play):
+    codes = [t.code for t in pit_tables]
+    result = play(tables=codes, seed=1, days=2, shoes_per_day=1)
+
+    assert result.faults == []
+    assert result.shoes == 10
+    # The checks ran after each commit; run them once more over everything to be sure.
+    checks.coups_check(coup_ids=result.coup_ids)
+    assert list(RuleViolation.objects.values_list("code", "message")) == []
+    reconciliations = Reconciliation.objects.filter(shoe_id__in=result.shoe_ids)
+    assert reconciliations.count() == 10
+    assert set(reconciliations.values_list("status", flat=True)) == {ReconciliationStatus.BALANCED}
+    box_tables = reconciliations.filter(shoe__table__code__in=["BB1", "MN1"])
+    assert all(r.expected_minor > 0 and r.counted_minor == r.expected_minor for r in box_tables)
+    # Players left mid-shoe and their commission was collected then, not at the shuffle.
+    assert ReconciliationSeat.objects.filter(collected_earlier_minor__gt=0).exists()
+    days = set(Coup.objects.values_list("gaming_day", flat=True))
+    assert days == {dt.date(2026, 11, 19), dt.date(2026, 11, 20)}
+
+
+# ------------------------------------------------------------------------------ faults
+
+def _found(fault: InjectedFault) -> bool:
+    if fault.kind == "miscounted_box":
+        seat = ReconciliationSeat.objects.get(reconciliation__shoe_id=fault.shoe_id, seat=fault.seat)
+        return seat.variance_minor != 0 and RuleViolation.objects.filter(
+            code="box_variance", shoe_id=fault.shoe_id, seat=fault.seat
+        ).exists()
+    found = RuleViolation.objects.filter(code=fault.code, coup_id=fault.coup_id)
+    if fault.seat is not None:
+        found = found.filter(seat=fault.seat)
+    return found.exists()
+
+
+def test_every_injected_fault_is_found_and_nothing_else(pit_tables, play):
+    faults = {"wrong_draw": 0.04, "misreported_winner": 0.04, "wrong_payout": 0.04, "miscounted_box": 0.6,
+              "foreign_card": 0.05}
+    result = play(tables=["BB1", "MN1", "MN2"], seed=8, shoes_per_day=2,
+                   faults=faults)
+
+    kinds = Counter(fault.kind for fault in result.faults)
+    assert set(kinds) == set(FAULT_KINDS), kinds
+    missed = [str(fault) for fault in result.faults if not _found(fault)]
+    assert missed == []
+    # No false alarm: every violation is one of the injected faults.
+    expected = {(f.code, f.coup_id) for f in result.faults if f.coup_id} | {
+        ("box_variance", None) for f in result.faults if f.kind == "miscounted_box"
+    }
+    recorded = {(code, coup_id) for code, coup_id in RuleViolation.objects.values_list("code", "coup_id")}
+    assert recorded == expected
+    variances = Reconciliation.objects.filter(status=ReconciliationStatus.VARIANCE)
+    assert variances.count() == kinds["miscounted_box"]
+    wrong_draws = [f for f in result.faults if f.kind == "wrong_draw"]
+    assert {f.code for f in wrong_draws} <= {"banker_extra_card", "banker_missing_card", "player_extra_card"}
+    # A foreign card is one more copy of a card than the shoe holds, and changes nothing else.
+    foreign = Counter(fault.shoe_id for fault in result.faults if fault.kind == "foreign_card")
+    for shoe in Shoe.objects.filter(pk__in=result.shoe_ids):
+        over = {code: count for code, count in shoe.cards_seen.items() if count > 8}
+        assert set(over.values()) <= {9}
+        assert len(over) == foreign[shoe.pk]
+
+
+def test_a_wrong_payout_is_reported_on_the_wager(pit_tables, play):
+    result = play(tables=["BB2"], seed=4, faults={"wrong_payout": 0.05})
+    assert result.faults
+    for fault in result.faults:
+        violation = RuleViolation.objects.get(code="payout_mismatch", coup_id=fault.coup_id)
+        assert violation.seat == fault.seat
+        assert violation.wager.paid_minor != violation.wager.payout_minor
+
+
+def test_a_shoe_left_dealing_is_closed_honestly_by_the_next_run(pit_tables, play):
+    first = play(tables=["BB1"], seed=2, shoes_per_day=0, leave_open=True)
+    (open_shoe,) = Shoe.objects.filter(pk__in=first.shoe_ids)
+    assert open_shoe.status == ShoeStatus.DEALING
+    assert 12 <= open_shoe.coups_recorded <= 40
+
+    play(tables=["BB1"], seed=2)
+
+    open_shoe.refresh_from_db()
+    assert open_shoe.status == ShoeStatus.CLOSED
+    assert open_shoe.reconciliation.status == ReconciliationStatus.BALANCED
+    assert not RuleViolation.objects.exists()
+
+
+def test_a_fault_names_where_it_was_made():
+    fault = InjectedFault("wrong_payout", "payout_mismatch", "BB1", 3, coup_number=17, seat=5, detail="x")
+    assert str(fault) == "wrong_payout (payout_mismatch) at BB1 shoe 3 coup 17 seat 5: x"
