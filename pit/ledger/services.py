@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from pit import game
 from pit.core.actors import SYSTEM, Actor
+from pit.core.gaming_day import gaming_day_for
 from pit.core.money import from_minor, to_minor
 from pit.ledger.models import (
     BoxCount,
@@ -135,7 +136,7 @@ def shoe_reconcile(*, shoe_id: int) -> Reconciliation:
         )
         for line in lines if line.expected_minor > 0
     )
-    gaming_day = timezone.localdate(shoe.closed_at)
+    gaming_day = gaming_day_for(shoe.closed_at)  # the casino's day, which starts at its set hour
     last_coup = shoe.coups.order_by("-number").only("gaming_day").first()
     if last_coup is not None:
         gaming_day = last_coup.gaming_day
