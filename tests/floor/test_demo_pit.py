@@ -1,0 +1,57 @@
+"""`manage.py demo_pit`: a demo pit with staff, five tables and a few gaming days of play, once."""
+from io import StringIO
+
+from django.contrib.auth import authenticate
+from django.core.management import call_command
+
+from pit.accounts.models import Device
+from pit.compliance.models import RuleViolation
+from pit.core.gaming_day import current_gaming_day
+from pit.floor.demo import LOGINS
+from pit.ledger.models import Reconciliation, ReconciliationStatus
+from pit.shoes.models import Coup, Shoe, ShoeStatus
+from pit.tables.models import Table, TableStatus
+
+
+def test_demo_pit_sets_up_a_living_pit_once_and_prints_the_logins(db, django_capture_on_commit_callbacks):
+    out = StringIO()
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("demo_pit", "--port", "8765", stdout=out)
+    text = out.getvalue()
+
+    for login in LOGINS:
+        assert f"{login.username} / {login.password}" in text
+        user = authenticate(username=login.username, password=login.password)
+        assert user is not None and user.is_staff
+        assert user.is_superuser == (login.role == "superuser")
+        if login.role != "superuser":
+            assert list(user.groups.values_list("name", flat=True)) == [login.role]
+    assert "http://127.0.0.1:8765/admin/" in text
+    assert "http://127.0.0.1:8765/admin/pit/dashboard/" in text
+
+    tables = Table.objects.order_by("code")
+    assert [t.code for t in tables] == ["BB1", "BB2", "MD1", "MN1", "MN2"]
+    assert {t.game for t in tables} == {"big", "midi", "mini"}
+    assert {t.paytable.preset for t in tables} == {
+        "commission_box", "commission_deducted", "no_commission", "mini_commission_box", "ez_baccarat",
+    }
+    assert all(t.status == TableStatus.OPEN and t.limits.exists() for t in tables)
+    assert Device.objects.count() == 5
+    # Three gaming days of play ending today, a shoe dealing at every table for the dashboard.
+    days = sorted(set(Coup.objects.values_list("gaming_day", flat=True)))
+    assert len(days) == 3 and days[-1] == current_gaming_day()
+    assert Shoe.objects.filter(status=ShoeStatus.DEALING).count() == 5
+    assert Shoe.objects.filter(status=ShoeStatus.CLOSED).count() == 30
+    # A few violations to review and at least one commission variance to explain, no more.
+    violations = RuleViolation.objects.count()
+    assert 5 <= violations <= 80
+    assert Reconciliation.objects.filter(status=ReconciliationStatus.VARIANCE).exists()
+    assert Reconciliation.objects.filter(status=ReconciliationStatus.BALANCED).count() >= 20
+    coups = Coup.objects.count()
+
+    again = StringIO()
+    call_command("demo_pit", stdout=again)
+    assert "keeping its data" in again.getvalue()
+    assert "pitboss / pitboss-demo-pit" in again.getvalue()
+    assert Coup.objects.count() == coups
+    assert RuleViolation.objects.count() == violations
