@@ -23,7 +23,7 @@ migrate: install
 
 # Runs the product on the embedded default: SQLite and a filesystem broker, a real worker.
 run: migrate
-	$(MANAGE) demo_pit
+	$(MANAGE) demo_pit --host $(HOST) --port $(PORT)
 	$(MANAGE) runpit --host $(HOST) --port $(PORT)
 
 test: install
