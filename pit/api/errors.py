@@ -153,10 +153,10 @@ def exception_response(exc) -> Response | None:
         if getattr(exc, "wait", None):
             headers["Retry-After"] = str(int(exc.wait))
         code = _CODES.get(exc.status_code, "error")
-        if isinstance(exc, exceptions.ParseError):
-            code = "parse_error"
         message = exc.detail if isinstance(exc.detail, str) else "The request was refused."
         errors = {} if isinstance(exc.detail, str) else flatten_errors(exc.detail)
+        if isinstance(exc, exceptions.ParseError):
+            code, errors = "parse_error", {ROOT: [str(message)]}
         return error_response(
             exc.status_code,
             code,

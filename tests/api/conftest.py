@@ -83,3 +83,39 @@ def wagers7(player="100.00", banker="100.00"):
         {"seat": 7, "bet": "player_pair", "amount": "10.00"},
         {"seat": 8, "bet": "banker", "amount": "75.00"},
     ]
+
+
+def counts() -> dict[str, int]:
+    """Rows of everything the API can write, to assert that a refused request wrote nothing."""
+    from pit.accounts.models import Device
+    from pit.api.models import IdempotencyKey
+    from pit.compliance.models import RuleViolation
+    from pit.ledger.models import BoxCount, CommissionEntry, Reconciliation
+    from pit.shoes.models import Coup, Shoe, Wager
+    from pit.tables.models import TableEvent
+
+    models = (
+        Device,
+        IdempotencyKey,
+        RuleViolation,
+        BoxCount,
+        CommissionEntry,
+        Reconciliation,
+        Coup,
+        Shoe,
+        Wager,
+        TableEvent,
+    )
+    return {model.__name__: model.objects.count() for model in models}
+
+
+def coup_body(number=1, player=("5H", "KD", "2C"), banker=("6S", "TD"), wagers=None, **extra) -> dict:
+    """A correctly dealt coup: Player 7 (drew a 2), Banker 6 stands on a Player third card of 2."""
+    body = {
+        "number": number,
+        "player": list(player),
+        "banker": list(banker),
+        "wagers": wagers7() if wagers is None else wagers,
+    }
+    body.update(extra)
+    return body
