@@ -1,0 +1,210 @@
+"""The reports page, downloads, background exports and the JSON API: who may run what, and how."""
+import csv
+import io
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import openpyxl
+import pytest
+from django.contrib.auth import get_user_model
+
+from pit.accounts.services import device_create
+from pit.reports.catalog import COMMISSION
+from pit.reports.definitions import ReportFilters
+from pit.reports.models import ReportExport
+from pit.reports.renderers import csv_chunks
+from pit.reports.tasks import report_export_run
+from tests.reports.conftest import DAY_1, DAY_2
+
+PAGE = "/admin/pit/reports/"
+EXPORT = "/admin/pit/reports/export/"
+RANGE = {"from": "2026-11-02", "to": "2026-11-03"}
+
+
+def streamed(response) -> bytes:
+    return b"".join(response.streaming_content)
+
+
+@pytest.fixture
+def media(settings, tmp_path):
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    return Path(settings.MEDIA_ROOT)
+
+
+# ------------------------------------------------------------------------------------ the page
+
+def test_anonymous_users_are_sent_to_the_admin_login(client, db):
+    response = client.get(PAGE)
+    assert response.status_code == 302
+    assert response["Location"].startswith("/admin/login/?next=/admin/pit/reports/")
+    response = client.post(EXPORT, {"report": "commission", **RANGE, "format": "csv"})
+    assert response.status_code == 302 and not ReportExport.objects.exists()
+
+
+def test_staff_without_a_reporting_role_get_403(client, db):
+    clerk = get_user_model().objects.create_user("clerk", password="pw", is_staff=True)
+    client.force_login(clerk)
+    assert client.get(PAGE).status_code == 403
+
+
+def test_accountants_see_the_totals_inside_the_admin(client, pit):
+    client.force_login(pit.accountant)
+    response = client.get(PAGE, {"report": "commission", **RANGE})
+    assert response.status_code == 200
+    assert "admin/base_site.html" in [template.name for template in response.templates]
+    assert response.context["site_header"]  # admin.site.each_context
+    summary = response.context["summary"]
+    (total,) = summary["totals"]
+    labels = [column.label for column in summary["columns"]]
+    assert total["rows"] == 5
+    assert dict(zip(labels, total["cells"], strict=True))["Accrued"] == "$102.00"
+    assert dict(zip(labels, total["cells"], strict=True))["Variance"] == "-$5.00"
+    assert b"$102.00" in response.content and b"Download XLSX" in response.content
+
+
+def test_pit_bosses_may_run_table_results_but_not_commission(client, pit, users):
+    client.force_login(users["pit boss"])
+    page = client.get(PAGE)
+    assert [slug for slug, _ in page.context["form"].fields["report"].choices] == ["table-results", "violations"]
+    assert client.get(PAGE, {"report": "table-results", **RANGE}).status_code == 200
+    assert client.get(PAGE, {"report": "commission", **RANGE}).status_code == 200  # not offered: form error
+    assert client.post(EXPORT, {"report": "table-results", **RANGE, "format": "csv"}).status_code == 200
+    response = client.post(EXPORT, {"report": "commission", **RANGE, "format": "csv"})
+    assert response.status_code == 403
+
+
+def test_auditors_may_run_commission(client, pit, users):
+    client.force_login(users["auditor"])
+    assert client.post(EXPORT, {"report": "commission", **RANGE, "format": "csv"}).status_code == 200
+
+
+def test_short_ranges_download_at_once_as_csv_and_xlsx(client, pit):
+    client.force_login(pit.accountant)
+    response = client.post(EXPORT, {"report": "commission", **RANGE, "format": "csv", "tables": ["BB1"]})
+    assert response.status_code == 200 and response.streaming
+    assert response["Content-Disposition"] == 'attachment; filename="commission_2026-11-02_2026-11-03.csv"'
+    rows = list(csv.DictReader(io.StringIO(streamed(response).decode().removeprefix("\ufeff"))))
+    assert rows[-1]["Accrued"] == "102.00"
+    response = client.post(EXPORT, {"report": "commission", **RANGE, "format": "xlsx"})
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("application/vnd.openxmlformats")
+    sheet = openpyxl.load_workbook(io.BytesIO(streamed(response))).worksheets[0]
+    assert sheet.cell(sheet.max_row, 1).value == "total"
+    assert not ReportExport.objects.exists()
+
+
+def test_a_bad_request_writes_nothing_and_queues_nothing(client, pit, django_capture_on_commit_callbacks):
+    client.force_login(pit.accountant)
+    with django_capture_on_commit_callbacks() as callbacks:
+        response = client.post(EXPORT, {"report": "commission", "from": "2026-11-03", "to": "2026-11-02",
+                                        "format": "csv"})
+    assert response.status_code == 302 and callbacks == [] and not ReportExport.objects.exists()
+
+
+# ------------------------------------------------------------------------------------ background exports
+
+def test_long_ranges_are_exported_in_the_background(client, pit, media, settings, django_capture_on_commit_callbacks):
+    settings.PIT_REPORT_INLINE_MAX_DAYS = 1
+    client.force_login(pit.accountant)
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        response = client.post(EXPORT, {"report": "commission", **RANGE, "format": "csv"})
+    assert len(callbacks) == 1
+    export = ReportExport.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"{PAGE}#export-{export.pk}"
+    assert (export.status, export.rows_written, export.rows_estimated, export.file) == (
+        "done", 5, 5, f"reports/export-{export.pk}.csv",
+    )
+    written = (media / export.file).read_bytes()
+    assert written == b"".join(csv_chunks(COMMISSION, ReportFilters(DAY_1, DAY_2)))
+    status = client.get(f"{PAGE}exports/{export.pk}/").json()
+    assert status["status"] == "done" and status["percent"] == 100
+    assert status["download_url"] == f"{PAGE}exports/{export.pk}/download/"
+    download = client.get(status["download_url"])
+    assert download.status_code == 200 and b"".join(download.streaming_content) == written
+    assert download["Content-Disposition"] == 'attachment; filename="commission_2026-11-02_2026-11-03.csv"'
+    # The page lists it; a summary is not computed on screen for so long a range.
+    page = client.get(PAGE, {"report": "commission", **RANGE})
+    assert page.context["too_long"] and page.context["summary"] is None
+    assert f'id="export-{export.pk}"'.encode() in page.content
+    # Running the task again changes nothing.
+    before = (media / export.file).stat().st_mtime_ns
+    assert report_export_run(export.pk) == export.pk
+    assert (media / export.file).stat().st_mtime_ns == before
+    assert sorted(path.name for path in (media / "reports").iterdir()) == [f"export-{export.pk}.csv"]
+
+
+def test_an_export_is_rewritten_when_its_file_is_gone(pit, media, users):
+    export = ReportExport.objects.create(
+        report="table-results", format="xlsx", filters=ReportFilters(DAY_1, DAY_2).to_dict(),
+        requested_by=users["pit boss"], status="done", file="reports/export-missing.xlsx",
+    )
+    report_export_run(export.pk)
+    export.refresh_from_db()
+    assert export.status == "done" and export.rows_written == 3
+    sheet = openpyxl.load_workbook(media / export.file).worksheets[0]
+    assert sheet.cell(sheet.max_row, 1).value == "total"
+
+
+def test_downloads_are_only_for_who_asked(client, pit, media, users, settings):
+    export = ReportExport.objects.create(
+        report="commission", format="csv", filters=ReportFilters(DAY_1, DAY_2).to_dict(),
+        requested_by=pit.accountant,
+    )
+    report_export_run(export.pk)
+    client.force_login(users["auditor"])
+    assert client.get(f"{PAGE}exports/{export.pk}/download/").status_code == 404
+    assert client.get(f"{PAGE}exports/{export.pk}/").status_code == 404
+    client.logout()
+    assert client.get(f"{PAGE}exports/{export.pk}/download/").status_code == 302
+    # Not served as media either: MEDIA_URL is not routed.
+    assert client.get(f"/media/{export.file}").status_code in (302, 404)
+
+
+# ------------------------------------------------------------------------------------ the JSON API
+
+API = "/api/v1/reports/"
+
+
+@pytest.mark.urls("tests.reports.urls")
+def test_api_returns_the_commission_report_with_money_as_strings(client, pit):
+    client.force_login(pit.accountant)
+    response = client.get(f"{API}commission/", {**RANGE, "tables": "BB1,MB1"})
+    assert response.status_code == 200 and response["Content-Type"] == "application/json"
+    body = json.loads(streamed(response))
+    assert body["filters"]["tables"] == ["BB1", "MB1"]
+    assert [row["line"] for row in body["rows"]].count("detail") == 5
+    assert body["totals"][0]["accrued"] == "102.00"
+    assert Decimal(body["totals"][0]["variance"]) == Decimal("-5.00")
+
+
+@pytest.mark.urls("tests.reports.urls")
+def test_api_table_results_and_violations(client, pit, users):
+    client.force_login(users["pit boss"])
+    body = json.loads(streamed(client.get(f"{API}table-results/", RANGE)))
+    assert body["totals"][0]["house_win"] == "-1998.00"
+    assert body["totals"][0]["hold"] == "-71.7415"
+    body = json.loads(streamed(client.get(f"{API}violations/", {**RANGE, "game": "mini"})))
+    assert [row["code"] for row in body["rows"] if row["line"] == "detail"] == ["payout_mismatch"]
+    assert client.get(f"{API}commission/", RANGE).status_code == 403
+
+
+@pytest.mark.urls("tests.reports.urls")
+def test_api_refuses_bad_filters_and_long_ranges(client, pit, settings):
+    client.force_login(pit.accountant)
+    response = client.get(f"{API}commission/", {"from": "2026-11-02", "to": "yesterday"})
+    # (The error body's shape is the API's error handler's; the field and the message are in it.)
+    assert response.status_code == 400 and "Enter a valid date." in response.content.decode()
+    assert client.get(f"{API}commission/", {**RANGE, "tables": "NOPE"}).status_code == 400
+    settings.PIT_REPORT_INLINE_MAX_DAYS = 1
+    response = client.get(f"{API}commission/", RANGE)
+    assert response.status_code == 400 and "at most 1 gaming days" in json.dumps(response.json())
+
+
+@pytest.mark.urls("tests.reports.urls")
+def test_api_refuses_anonymous_callers_and_floor_devices(client, pit):
+    assert client.get(f"{API}commission/", RANGE).status_code in (401, 403)
+    _, key = device_create(table=pit.bb1, name="shoe reader")
+    response = client.get(f"{API}table-results/", RANGE, HTTP_AUTHORIZATION=f"Api-Key {key}")
+    assert response.status_code in (401, 403)
+    assert b"house_win" not in response.content
