@@ -1,4 +1,5 @@
 """The reports page, downloads, background exports and the JSON API: who may run what, and how."""
+
 import csv
 import io
 import json
@@ -34,6 +35,7 @@ def media(settings, tmp_path):
 
 # ------------------------------------------------------------------------------------ the page
 
+
 def test_anonymous_users_are_sent_to_the_admin_login(client, db):
     response = client.get(PAGE)
     assert response.status_code == 302
@@ -66,7 +68,10 @@ def test_accountants_see_the_totals_inside_the_admin(client, pit):
 def test_pit_bosses_may_run_table_results_but_not_commission(client, pit, users):
     client.force_login(users["pit boss"])
     page = client.get(PAGE)
-    assert [slug for slug, _ in page.context["form"].fields["report"].choices] == ["table-results", "violations"]
+    assert [slug for slug, _ in page.context["form"].fields["report"].choices] == [
+        "table-results",
+        "violations",
+    ]
     assert client.get(PAGE, {"report": "table-results", **RANGE}).status_code == 200
     assert client.get(PAGE, {"report": "commission", **RANGE}).status_code == 200  # not offered: form error
     assert client.post(EXPORT, {"report": "table-results", **RANGE, "format": "csv"}).status_code == 200
@@ -97,14 +102,18 @@ def test_short_ranges_download_at_once_as_csv_and_xlsx(client, pit):
 def test_a_bad_request_writes_nothing_and_queues_nothing(client, pit, django_capture_on_commit_callbacks):
     client.force_login(pit.accountant)
     with django_capture_on_commit_callbacks() as callbacks:
-        response = client.post(EXPORT, {"report": "commission", "from": "2026-11-03", "to": "2026-11-02",
-                                        "format": "csv"})
+        response = client.post(
+            EXPORT, {"report": "commission", "from": "2026-11-03", "to": "2026-11-02", "format": "csv"}
+        )
     assert response.status_code == 302 and callbacks == [] and not ReportExport.objects.exists()
 
 
 # ------------------------------------------------------------------------------------ background exports
 
-def test_long_ranges_are_exported_in_the_background(client, pit, media, settings, django_capture_on_commit_callbacks):
+
+def test_long_ranges_are_exported_in_the_background(
+    client, pit, media, settings, django_capture_on_commit_callbacks
+):
     settings.PIT_REPORT_INLINE_MAX_DAYS = 1
     client.force_login(pit.accountant)
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
@@ -113,7 +122,10 @@ def test_long_ranges_are_exported_in_the_background(client, pit, media, settings
     export = ReportExport.objects.get()
     assert response.status_code == 302 and response["Location"] == f"{PAGE}#export-{export.pk}"
     assert (export.status, export.rows_written, export.rows_estimated, export.file) == (
-        "done", 5, 5, f"reports/export-{export.pk}.csv",
+        "done",
+        5,
+        5,
+        f"reports/export-{export.pk}.csv",
     )
     written = (media / export.file).read_bytes()
     assert written == b"".join(csv_chunks(COMMISSION, ReportFilters(DAY_1, DAY_2)))
@@ -136,8 +148,12 @@ def test_long_ranges_are_exported_in_the_background(client, pit, media, settings
 
 def test_an_export_is_rewritten_when_its_file_is_gone(pit, media, users):
     export = ReportExport.objects.create(
-        report="table-results", format="xlsx", filters=ReportFilters(DAY_1, DAY_2).to_dict(),
-        requested_by=users["pit boss"], status="done", file="reports/export-missing.xlsx",
+        report="table-results",
+        format="xlsx",
+        filters=ReportFilters(DAY_1, DAY_2).to_dict(),
+        requested_by=users["pit boss"],
+        status="done",
+        file="reports/export-missing.xlsx",
     )
     report_export_run(export.pk)
     export.refresh_from_db()
@@ -148,7 +164,9 @@ def test_an_export_is_rewritten_when_its_file_is_gone(pit, media, users):
 
 def test_downloads_are_only_for_who_asked(client, pit, media, users, settings):
     export = ReportExport.objects.create(
-        report="commission", format="csv", filters=ReportFilters(DAY_1, DAY_2).to_dict(),
+        report="commission",
+        format="csv",
+        filters=ReportFilters(DAY_1, DAY_2).to_dict(),
         requested_by=pit.accountant,
     )
     report_export_run(export.pk)

@@ -1,4 +1,5 @@
 """The commission report and the ledger detail: every figure against sums taken from the ledger."""
+
 import datetime as dt
 from collections import defaultdict
 from decimal import Decimal
@@ -62,10 +63,15 @@ def test_commission_rows_match_the_ledger_seat_by_seat(pit):
     # And the figures themselves, worked out by hand: seat 1 owed 5 + 15 less the reversed 5.
     seat_1, seat_2, seat_3, seat_5, shoe_2_seat_1 = rows
     assert (seat_1["accrued"], seat_1["expected"], seat_1["counted"], seat_1["variance"]) == (
-        D("15.00"), D("15.00"), D("15.00"), D("0.00"),
+        D("15.00"),
+        D("15.00"),
+        D("15.00"),
+        D("0.00"),
     )
     assert (seat_2["accrued"], seat_2["collected_at_departure"], seat_2["expected"]) == (
-        D("12.00"), D("12.00"), D("0.00"),
+        D("12.00"),
+        D("12.00"),
+        D("0.00"),
     )
     assert (seat_3["accrued"], seat_3["counted"]) == (D("0.00"), D("0.00"))
     assert (seat_5["expected"], seat_5["counted"], seat_5["variance"]) == (D("50.00"), D("45.00"), D("-5.00"))
@@ -81,13 +87,28 @@ def test_commission_subtotals_per_shoe_and_table_and_grand_total(pit):
     all_lines = lines(COMMISSION)
     kinds = [line.kind for line in all_lines]
     assert kinds == [
-        "detail", "detail", "detail", "detail", "shoe subtotal", "detail", "shoe subtotal", "table subtotal", "total",
+        "detail",
+        "detail",
+        "detail",
+        "detail",
+        "shoe subtotal",
+        "detail",
+        "shoe subtotal",
+        "table subtotal",
+        "total",
     ]
     rows = details(all_lines)
     shoe_1 = all_lines[4].values
     table = all_lines[7].values
     total = all_lines[8].values
-    for key in ("accrued", "collected_at_departure", "expected", "counted", "variance", "collected_at_shuffle"):
+    for key in (
+        "accrued",
+        "collected_at_departure",
+        "expected",
+        "counted",
+        "variance",
+        "collected_at_shuffle",
+    ):
         assert shoe_1[key] == sum(row[key] for row in rows if row["shoe"] == 1)
         assert table[key] == sum(row[key] for row in rows)
         assert total[key] == table[key]
@@ -100,7 +121,10 @@ def test_commission_subtotals_per_shoe_and_table_and_grand_total(pit):
     assert total["variance"] == D("-5.00")
     assert total["detail_rows"] == 5
     assert (shoe_1["shoe"], shoe_1["status"], shoe_1["explained_by"], shoe_1["seat"]) == (
-        1, "Variance explained", "accountant", None,
+        1,
+        "Variance explained",
+        "accountant",
+        None,
     )
     assert (table["table"], table["shoe"], table["gaming_day"]) == ("BB1", None, None)
 
@@ -110,7 +134,10 @@ def test_commission_filters(pit):
     assert [(row["shoe"], row["seat"]) for row in only_day_2] == [(2, 1)]
     variances = lines(COMMISSION, only_variances=True)
     assert [(line.kind, line.values.get("seat")) for line in variances] == [
-        ("detail", 5), ("shoe subtotal", None), ("table subtotal", None), ("total", None),
+        ("detail", 5),
+        ("shoe subtotal", None),
+        ("table subtotal", None),
+        ("total", None),
     ]
     assert variances[-1].values["variance"] == D("-5.00")
     assert details(lines(COMMISSION, tables=("MB1",))) == []
@@ -142,7 +169,12 @@ def test_a_shoe_without_coups_reports_under_the_day_it_closed(pit, django_captur
         (2, 1, D("25.00"), D("25.00"), D("0.00")),
         (3, 3, D("0.00"), D("5.00"), D("5.00")),
     ]
-    assert details(lines(COMMISSION, date_from=DAY_2 + dt.timedelta(days=1), date_to=DAY_2 + dt.timedelta(days=1))) == []
+    assert (
+        details(
+            lines(COMMISSION, date_from=DAY_2 + dt.timedelta(days=1), date_to=DAY_2 + dt.timedelta(days=1))
+        )
+        == []
+    )
 
 
 def test_a_dealing_shoe_shows_what_it_owes_with_nothing_counted_yet(pit):
@@ -150,7 +182,11 @@ def test_a_dealing_shoe_shows_what_it_owes_with_nothing_counted_yet(pit):
     factories.coup(shoe, 1, *BANKER_NATURAL, wagers=[wager(2, "banker", "60")], dealt_at=at(DAY_1, 12, 5))
     (row,) = details(lines(COMMISSION, tables=("BB2",)))
     assert (row["accrued"], row["expected"], row["counted"], row["variance"], row["status"]) == (
-        D("3.00"), D("3.00"), None, None, "Dealing",
+        D("3.00"),
+        D("3.00"),
+        None,
+        None,
+        "Dealing",
     )
 
 
@@ -165,14 +201,20 @@ def test_commission_detail_lists_every_ledger_entry_once(pit):
         assert row["amount"] == from_minor(entry.amount_minor, "USD")
         assert row["kind"] == entry.kind
         if entry.wager_id:
-            assert (row["coup"], row["bet"], row["stake"]) == (entry.wager.coup.number, "banker", entry.wager.amount)
+            assert (row["coup"], row["bet"], row["stake"]) == (
+                entry.wager.coup.number,
+                "banker",
+                entry.wager.amount,
+            )
     total = all_lines[-1].values
     # Every seat's balance ends at zero once the shuffle collection is written.
     assert total["amount"] == D("0.00")
     assert total["detail_rows"] == entries.count() == 11
     reversal = next(row for row in rows if row["kind"] == "reversal")
     assert (reversal["reverses"], reversal["note"], reversal["amount"]) == (
-        Shoe.objects.get(pk=pit.shoe_a.pk).commission_entries.get(kind="accrued", seat=1, wager__coup__number=1).pk,
+        Shoe.objects.get(pk=pit.shoe_a.pk)
+        .commission_entries.get(kind="accrued", seat=1, wager__coup__number=1)
+        .pk,
         "Seat 1 was comped on coup 1",
         D("-5.00"),
     )

@@ -1,4 +1,5 @@
 """CSV, XLSX and JSON render the same definitions: parsed back, typed, with the same totals."""
+
 import csv
 import datetime as dt
 import io
@@ -42,7 +43,9 @@ def test_commission_csv_has_every_line_and_exact_decimal_totals(pit):
     assert (total["Accrued"], total["Counted"], total["Variance"]) == ("102.00", "85.00", "-5.00")
     seat_5 = next(row for row in details if row["Seat"] == "5")
     assert (seat_5["Gaming day"], seat_5["Reconciliation"], seat_5["Explained by"]) == (
-        "2026-11-02", "Variance explained", "accountant",
+        "2026-11-02",
+        "Variance explained",
+        "accountant",
     )
 
 
@@ -65,7 +68,15 @@ def test_commission_xlsx_is_typed_formatted_frozen_and_totalled(pit):
     column = {label: index for index, label in enumerate(header)}
     rows = list(sheet.iter_rows(min_row=2))
     assert [row[0].value for row in rows] == [
-        "detail", "detail", "detail", "detail", "shoe subtotal", "detail", "shoe subtotal", "table subtotal", "total",
+        "detail",
+        "detail",
+        "detail",
+        "detail",
+        "shoe subtotal",
+        "detail",
+        "shoe subtotal",
+        "table subtotal",
+        "total",
     ]
     first = rows[0]
     assert first[column["Gaming day"]].value == dt.datetime(2026, 11, 2)  # a date cell
@@ -110,8 +121,13 @@ def test_a_report_longer_than_a_sheet_continues_on_the_next(pit):
 def test_json_carries_money_as_decimal_strings(pit):
     body = json.loads(b"".join(json_chunks(COMMISSION, FILTERS)))
     assert body["report"] == "commission"
-    assert body["filters"] == {"from": "2026-11-02", "to": "2026-11-03", "tables": [], "game": "",
-                               "only_variances": False}
+    assert body["filters"] == {
+        "from": "2026-11-02",
+        "to": "2026-11-03",
+        "tables": [],
+        "game": "",
+        "only_variances": False,
+    }
     assert {"key": "accrued", "label": "Accrued", "type": "money"} in body["columns"]
     seat_5 = next(row for row in body["rows"] if row["seat"] == 5)
     assert seat_5["variance"] == "-5.00" and seat_5["shoe"] == 1 and seat_5["gaming_day"] == "2026-11-02"

@@ -1,4 +1,5 @@
 """Table results and the violations report: figures against the wagers, settled again by the engine."""
+
 from collections import defaultdict
 from decimal import Decimal, localcontext
 
@@ -53,7 +54,11 @@ def test_table_results_match_the_wagers_and_the_engine(pit):
     all_lines = lines(TABLE_RESULTS)
     rows = [line.values for line in all_lines if line.kind == "detail"]
     expected = expected_results()
-    assert [(row["gaming_day"], row["table"]) for row in rows] == [(DAY_1, "BB1"), (DAY_1, "MB1"), (DAY_2, "BB1")]
+    assert [(row["gaming_day"], row["table"]) for row in rows] == [
+        (DAY_1, "BB1"),
+        (DAY_1, "MB1"),
+        (DAY_2, "BB1"),
+    ]
     for row in rows:
         want = expected[(row["gaming_day"], row["table"])]
         for bet in ("player", "banker", "tie", "player_pair", "banker_pair"):
@@ -74,11 +79,16 @@ def test_table_results_match_the_wagers_and_the_engine(pit):
     # By hand: lost 50 + 100 + 10 + 25 = 185; paid 100 + 200 + 100 + 80 + 300 + 40 + 1000 = 1820;
     # commission owed 5 + 10 + 15 + 2 + 50 = 82 (the reversal is a ledger matter, not a wager's).
     assert (bb1_day_1["handle"], bb1_day_1["payouts"], bb1_day_1["commission"], bb1_day_1["house_win"]) == (
-        D("2060.00"), D("1820.00"), D("82.00"), D("-1553.00"),
+        D("2060.00"),
+        D("1820.00"),
+        D("82.00"),
+        D("-1553.00"),
     )
     # Deducted commission: the banker win pays 95 and owes nothing; the player bet lost 100.
     assert (mb1_day_1["payouts"], mb1_day_1["commission"], mb1_day_1["house_win"]) == (
-        D("95.00"), D("0.00"), D("5.00"),
+        D("95.00"),
+        D("0.00"),
+        D("5.00"),
     )
     assert (bb1_day_1["open_violations"], mb1_day_1["open_violations"], bb1_day_2["open_violations"]) == (
         RuleViolation.objects.filter(table=pit.bb1, gaming_day=DAY_1, status="open").count(),
@@ -89,7 +99,14 @@ def test_table_results_match_the_wagers_and_the_engine(pit):
 
 def test_table_results_subtotals_per_day_and_total(pit):
     all_lines = lines(TABLE_RESULTS)
-    assert [line.kind for line in all_lines] == ["detail", "detail", "day subtotal", "detail", "day subtotal", "total"]
+    assert [line.kind for line in all_lines] == [
+        "detail",
+        "detail",
+        "day subtotal",
+        "detail",
+        "day subtotal",
+        "total",
+    ]
     expected = expected_results()
     total = all_lines[-1].values
     win = sum(row["house_win"] for row in expected.values())
@@ -111,7 +128,9 @@ def test_table_results_subtotals_per_day_and_total(pit):
 def test_table_results_filters(pit):
     rows = [line.values for line in lines(TABLE_RESULTS, tables=("MB1",)) if line.kind == "detail"]
     assert [(row["table"], row["handle"]) for row in rows] == [("MB1", D("200.00"))]
-    rows = [line.values for line in lines(TABLE_RESULTS, game="big", date_from=DAY_2) if line.kind == "detail"]
+    rows = [
+        line.values for line in lines(TABLE_RESULTS, game="big", date_from=DAY_2) if line.kind == "detail"
+    ]
     assert [(row["gaming_day"], row["table"]) for row in rows] == [(DAY_2, "BB1")]
 
 
@@ -134,10 +153,14 @@ def test_violations_counted_by_status(pit, users):
         assert row["total"] == sum(counts.values())
     payout_row = next(row for row in rows if row["code"] == "payout_mismatch")
     assert (payout_row["table"], payout_row["acknowledged"], payout_row["open"], payout_row["severity"]) == (
-        "MB1", 1, 0, "high",
+        "MB1",
+        1,
+        0,
+        "high",
     )
     total = all_lines[-1].values
     assert total["total"] == RuleViolation.objects.count()
     assert total["dismissed"] == 1 and total["acknowledged"] == 1
-    assert [row["code"] for row in (line.values for line in lines(VIOLATIONS, tables=("MB1",)))
-            if row.get("code")] == ["payout_mismatch"]
+    assert [
+        row["code"] for row in (line.values for line in lines(VIOLATIONS, tables=("MB1",))) if row.get("code")
+    ] == ["payout_mismatch"]

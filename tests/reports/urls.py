@@ -1,4 +1,5 @@
 """The site's URLs plus the JSON reports at /api/v1/reports/, as pit.api.urls includes them."""
+
 from django.urls import include, path
 
 from pit.urls import urlpatterns as site_urlpatterns
