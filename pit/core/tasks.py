@@ -16,7 +16,8 @@ import traceback
 
 import kombu.exceptions
 import redis.exceptions
-from celery import Task, current_app, shared_task
+from celery import current_app, shared_task
+from celery.contrib.django.task import DjangoTask
 from celery.exceptions import Ignore
 from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, transaction
@@ -102,7 +103,7 @@ def failed_task_requeue(*, failed_task: FailedTask) -> str:
     return result.id
 
 
-class PitTask(Task):
+class PitTask(DjangoTask):
     """The shared policy (see the module docstring); every task of the pit uses it via `pit_task`."""
 
     autoretry_for = TRANSIENT_ERRORS
