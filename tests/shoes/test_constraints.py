@@ -85,7 +85,7 @@ def test_shoe_decks_range(shoe):
 
 
 def test_shoe_status_valid(shoe):
-    with refused("shoe_status_valid"):
+    with refused("shoe_status_valid", "shoe_closed_at_iff_closed"):
         new_shoe(shoe.table, status="burning")
 
 
@@ -130,7 +130,7 @@ def test_wager_unique_per_coup_seat_bet(coup):
         ({"payout_minor": -1}, "wager_payout_not_negative"),
         ({"commission_minor": -1}, "wager_commission_not_negative"),
         ({"paid_minor": -1}, "wager_paid_not_negative"),
-        ({"result": "maybe"}, "wager_result_valid"),
+        ({"result": "draw"}, "wager_result_valid"),
     ],
 )
 def test_wager_checks(coup, fields, constraint):
