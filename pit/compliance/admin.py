@@ -138,17 +138,15 @@ class RuleViolationAdmin(admin.ModelAdmin):
     )
 
     def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(
-                open_first=Case(
-                    When(status=ViolationStatus.OPEN, then=Value(0)),
-                    default=Value(1),
-                    output_field=IntegerField(),
-                )
+        # The ordering uses the annotation, so annotate before ModelAdmin would order.
+        queryset = self.model._default_manager.get_queryset().annotate(
+            open_first=Case(
+                When(status=ViolationStatus.OPEN, then=Value(0)),
+                default=Value(1),
+                output_field=IntegerField(),
             )
         )
+        return queryset.order_by(*self.get_ordering(request))
 
     def get_ordering(self, request):
         return ("open_first", "-found_at", "-id")

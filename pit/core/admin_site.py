@@ -24,6 +24,8 @@ from pit.core.money import format_money
 admin.site.site_header = "Pit back-office"
 admin.site.site_title = "Pit back-office"
 admin.site.index_title = "The pit"
+# The lists are wide (a table row carries its shoe, coups, violations and variance): no side bar.
+admin.site.enable_nav_sidebar = False
 # Rows of this back-office are history: nobody deletes them in bulk from a list.
 admin.site.disable_action("delete_selected")
 

@@ -69,12 +69,12 @@ class ShoeAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         return (
             super()
             .get_queryset(request)
-            .annotate(cards_left_before_cut=Greatest(F("cut_card_position") - F("cards_dealt"), 0))
+            .annotate(left_before_cut=Greatest(F("cut_card_position") - F("cards_dealt"), 0))
         )
 
-    @admin.display(description="cards left before the cut", ordering="cards_left_before_cut")
+    @admin.display(description="cards left before the cut", ordering="left_before_cut")
     def cards_left(self, shoe):
-        return shoe.cards_left_before_cut
+        return getattr(shoe, "left_before_cut", shoe.cards_left_before_cut)
 
     @admin.display(description="burned")
     def burn(self, shoe):
