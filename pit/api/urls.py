@@ -2,7 +2,7 @@
 
 from importlib.util import find_spec
 
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.permissions import AllowAny
 
@@ -61,3 +61,6 @@ urlpatterns = [
 # its module exists the rest of the API works without it.
 if find_spec("pit.api.report_urls") is not None:
     urlpatterns.append(path("reports/", include("pit.api.report_urls")))
+
+# Anything else under /api/v1/ (e.g. /shoes/abc/) is a 404 in the API's envelope, not an HTML page.
+urlpatterns.append(re_path(r"^.*$", views.api_not_found, name="not-found"))

@@ -12,6 +12,8 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import generics, status
+from rest_framework.decorators import api_view, authentication_classes, permission_classes
+from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -146,6 +148,15 @@ def _coups_with_recorder(ids):
     return list(
         Coup.objects.filter(pk__in=ids).select_related("recorded_by_device__table", "recorded_by_user")
     )
+
+
+@extend_schema(exclude=True)
+@api_view(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"])
+@authentication_classes([])
+@permission_classes([AllowAny])
+def api_not_found(request, *args, **kwargs):
+    """Any path under /api/v1/ that names no resource."""
+    return error_response(404, "not_found", f"There is no API resource at {request.path}.")
 
 
 # ---------------------------------------------------------------------------------------- tables

@@ -1,0 +1,89 @@
+"""The OpenAPI schema: generated from the code, valid, documented (examples, errors, idempotency),
+and served with its docs page."""
+
+import pytest
+from django.core.management import call_command
+from drf_spectacular.generators import SchemaGenerator
+from drf_spectacular.validation import validate_schema
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def schema():
+    return SchemaGenerator().get_schema(request=None, public=True)
+
+
+def test_the_schema_is_valid_openapi_3(schema):
+    validate_schema(schema)
+    assert schema["openapi"].startswith("3.")
+
+
+def test_spectacular_validate_fail_on_warn_is_clean(tmp_path):
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(tmp_path / "schema.yaml"))
+    assert (tmp_path / "schema.yaml").read_text().startswith("openapi: 3")
+
+
+def test_every_operation_documents_the_error_envelope_and_posts_the_idempotency_key(schema):
+    paths = {path: ops for path, ops in schema["paths"].items() if not path.startswith("/api/v1/reports/")}
+    assert set(paths) >= {
+        "/api/v1/tables/",
+        "/api/v1/tables/{code}/",
+        "/api/v1/tables/{code}/open/",
+        "/api/v1/tables/{code}/close/",
+        "/api/v1/tables/{code}/shoes/",
+        "/api/v1/shoes/{shoe_id}/",
+        "/api/v1/shoes/{shoe_id}/coups/",
+        "/api/v1/shoes/{shoe_id}/coups/batch/",
+        "/api/v1/shoes/{shoe_id}/seats/{seat}/collect/",
+        "/api/v1/shoes/{shoe_id}/close/",
+        "/api/v1/shoes/{shoe_id}/reconciliation/",
+        "/api/v1/coups/{coup_id}/",
+        "/api/v1/violations/",
+        "/api/v1/violations/{violation_id}/acknowledge/",
+        "/api/v1/violations/{violation_id}/resolve/",
+        "/api/v1/paytables/",
+        "/api/v1/paytables/{paytable_id}/odds/",
+    }
+    for path, operations in paths.items():
+        for method, operation in operations.items():
+            if method not in ("get", "post"):
+                continue
+            for code in ("400", "401", "403", "404"):
+                assert operation["responses"][code]["content"]["application/json"]["schema"] == {
+                    "$ref": "#/components/schemas/Error"
+                }, (path, method, code)
+            headers = [p["name"] for p in operation.get("parameters", []) if p["in"] == "header"]
+            assert ("Idempotency-Key" in headers) == (method == "post"), (path, method)
+            if method == "post":
+                assert {"409", "415", "422"} <= set(operation["responses"])
+
+
+def test_the_coup_post_has_examples_and_money_is_a_string(schema):
+    operation = schema["paths"]["/api/v1/shoes/{shoe_id}/coups/"]["post"]
+    examples = operation["requestBody"]["content"]["application/json"]["examples"]
+    assert examples["ACoupWithThreeWagers"]["value"]["wagers"][0]["amount"] == "100.00"
+    assert set(operation["responses"]) >= {"200", "201", "409"}
+    amount = schema["components"]["schemas"]["WagerInputRequest"]["properties"]["amount"]
+    assert amount["type"] == "string" and amount["pattern"].startswith("^-?\\d")
+    assert {"DeviceApiKey", "tokenAuth", "cookieAuth"} <= set(schema["components"]["securitySchemes"])
+    assert "Idempotency-Key" in schema["info"]["description"]
+
+
+def test_the_schema_and_docs_are_served_to_anyone(client):
+    response = client.get("/api/v1/schema/?format=json")
+    assert response.status_code == 200 and response.json()["info"]["title"] == "pit API"
+    docs = client.get("/api/v1/docs/")
+    assert docs.status_code == 200 and b"swagger" in docs.content.lower()
+
+
+def test_an_unknown_api_path_is_a_404_in_the_envelope(client):
+    response = client.get("/api/v1/shoes/abc/")
+    assert response.status_code == 404
+    assert response.json() == {
+        "status": 404,
+        "code": "not_found",
+        "message": "There is no API resource at /api/v1/shoes/abc/.",
+        "errors": {},
+        "details": {},
+    }
