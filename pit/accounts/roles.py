@@ -37,6 +37,8 @@ _AUDIT_RECORDS = _view(
     "pghistory.events",
     "pghistory.middlewareevents",
 )
+# The machinery around the records: failed Celery tasks, API idempotency keys, report exports.
+_OPERATIONS_RECORDS = _view("core.failedtask", "api.idempotencykey", "reports.reportexport")
 RUN_REPORTS = "accounts.run_reports"
 
 ROLES: dict[str, frozenset[str]] = {
@@ -47,7 +49,12 @@ ROLES: dict[str, frozenset[str]] = {
         _FLOOR_RECORDS | _LEDGER_RECORDS | {"ledger.change_reconciliation", RUN_REPORTS}
     ),
     Role.AUDITOR.value: frozenset(
-        _FLOOR_RECORDS | _LEDGER_RECORDS | _AUDIT_RECORDS | _view("accounts.device") | {RUN_REPORTS}
+        _FLOOR_RECORDS
+        | _LEDGER_RECORDS
+        | _AUDIT_RECORDS
+        | _OPERATIONS_RECORDS
+        | _view("accounts.device")
+        | {RUN_REPORTS}
     ),
     Role.FLOOR_DEVICE.value: frozenset(),
 }
