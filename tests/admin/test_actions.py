@@ -1,0 +1,257 @@
+"""Admin actions go through the services with the acting user; a review demands a note (an
+intermediate page), and a refusal comes back as a message, never a server error."""
+
+import pytest
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.contrib.messages import get_messages
+from django.urls import reverse
+
+from pit.compliance.models import RuleViolation, ViolationStatus
+from pit.ledger.models import Reconciliation, ReconciliationStatus
+from pit.tables.models import Table, TableEvent, TableEventKind, TableStatus
+
+VIOLATIONS = reverse("admin:compliance_ruleviolation_changelist")
+
+
+def messages_of(response):
+    return [(m.level_tag, m.message) for m in get_messages(response.wsgi_request)]
+
+
+def act(client, url, action, objects, **data):
+    return client.post(url, {"action": action, ACTION_CHECKBOX_NAME: [o.pk for o in objects], **data})
+
+
+# ---------------------------------------------------------------------------------------- tables
+
+
+def test_close_and_open_tables_record_events_by_the_user(client, pit, pit_boss):
+    client.force_login(pit_boss)
+    url = reverse("admin:tables_table_changelist")
+    response = act(client, url, "close_tables", [pit.bb1, pit.mb1])
+    assert response.status_code == 302
+    assert messages_of(response) == [("success", "2 tables closed.")]
+    assert set(Table.objects.values_list("code", "status")) == {
+        ("BB1", "closed"),
+        ("MB1", "closed"),
+        ("MB2", "closed"),
+    }
+    events = TableEvent.objects.filter(kind=TableEventKind.CLOSED).order_by("table__code")
+    assert [(e.table.code, e.recorded_by_user) for e in events] == [("BB1", pit_boss), ("MB1", pit_boss)]
+
+    response = act(client, url, "open_tables", [pit.bb1])
+    assert Table.objects.get(code="BB1").status == TableStatus.OPEN
+    assert TableEvent.objects.filter(kind=TableEventKind.OPENED, recorded_by_user=pit_boss).count() == 1
+
+
+def test_auditor_cannot_open_or_close_tables(client, pit, auditor):
+    client.force_login(auditor)
+    response = act(client, reverse("admin:tables_table_changelist"), "close_tables", [pit.bb1])
+    assert Table.objects.get(code="BB1").status == TableStatus.OPEN
+    assert not TableEvent.objects.filter(kind=TableEventKind.CLOSED).exists()
+    assert response.status_code == 200  # the list again, with "no action selected"
+
+
+# ---------------------------------------------------------------------------------------- violations
+
+
+def test_review_action_asks_for_a_note_first(client, pit, pit_boss, violation):
+    client.force_login(pit_boss)
+    response = act(client, VIOLATIONS, "acknowledge_with_note", [violation])
+    assert response.status_code == 200
+    assert response.templates[0].name == "admin/pit/note_action.html"
+    assert str(violation) in response.content.decode()
+    violation.refresh_from_db()
+    assert violation.status == ViolationStatus.OPEN
+
+
+def test_review_action_refuses_a_blank_note(client, pit, pit_boss, violation):
+    client.force_login(pit_boss)
+    response = act(client, VIOLATIONS, "acknowledge_with_note", [violation], post="yes", note="   ")
+    assert response.status_code == 200
+    assert response.context["form"].errors == {"note": ["This field is required."]}
+    violation.refresh_from_db()
+    assert (violation.status, violation.status_note, violation.status_changed_by) == ("open", "", None)
+
+
+def test_review_action_with_a_note(client, pit, pit_boss):
+    client.force_login(pit_boss)
+    chosen = list(RuleViolation.objects.filter(table=pit.mb1).order_by("pk")[:3])
+    response = act(client, VIOLATIONS, "resolve_with_note", chosen, post="yes", note=" Limits sign fixed. ")
+    assert response.status_code == 302
+    assert messages_of(response) == [("success", "3 rule violations resolved.")]
+    for violation in chosen:
+        violation.refresh_from_db()
+        assert (violation.status, violation.status_note, violation.status_changed_by) == (
+            ViolationStatus.RESOLVED,
+            "Limits sign fixed.",
+            pit_boss,
+        )
+    assert RuleViolation.objects.filter(status=ViolationStatus.OPEN).count() == 6
+
+
+def test_review_action_refused_by_the_service_is_a_message(client, pit, pit_boss, violation):
+    from pit.compliance.services import violation_dismiss
+
+    violation_dismiss(violation=violation, user=pit_boss, note="a false alarm")
+    other = RuleViolation.objects.filter(status=ViolationStatus.OPEN).order_by("pk").first()
+    client.force_login(pit_boss)
+    response = act(client, VIOLATIONS, "acknowledge_with_note", [violation, other], post="yes", note="seen")
+    assert response.status_code == 302
+    assert messages_of(response) == [
+        ("error", f"{violation}: A violation that is dismissed cannot be marked acknowledged."),
+        ("success", "1 rule violation acknowledged."),
+    ]
+    violation.refresh_from_db()
+    assert (violation.status, violation.status_note) == (ViolationStatus.DISMISSED, "a false alarm")
+
+
+def test_auditor_has_no_review_action(client, pit, auditor, violation):
+    client.force_login(auditor)
+    response = client.get(VIOLATIONS)
+    assert response.context["action_form"] is None
+    act(client, VIOLATIONS, "acknowledge_with_note", [violation], post="yes", note="seen")
+    violation.refresh_from_db()
+    assert violation.status == ViolationStatus.OPEN
+
+
+# ---------------------------------------------------------------------------------------- the review form
+
+
+def review_url(violation):
+    return reverse("admin:compliance_ruleviolation_review", args=[violation.pk])
+
+
+def test_violation_page_offers_the_review(client, pit, pit_boss, violation):
+    client.force_login(pit_boss)
+    response = client.get(reverse("admin:compliance_ruleviolation_change", args=[violation.pk]))
+    html = response.content.decode()
+    assert f'action="{review_url(violation)}"' in html
+    assert [key for key, _ in response.context["review_choices"]] == ["acknowledge", "resolve", "dismiss"]
+    assert 'name="_save"' not in html
+    assert reverse("admin:shoes_coup_change", args=[violation.coup_id]) in html
+    assert reverse("admin:shoes_shoe_change", args=[violation.shoe_id]) in html
+    assert reverse("admin:tables_table_change", args=[violation.table_id]) in html
+
+
+@pytest.mark.parametrize(
+    ("decision", "status"),
+    [("acknowledge", "acknowledged"), ("resolve", "resolved"), ("dismiss", "dismissed")],
+)
+def test_review_form(client, pit, pit_boss, violation, decision, status):
+    client.force_login(pit_boss)
+    response = client.post(review_url(violation), {"decision": decision, "note": "Checked the camera."})
+    assert response.status_code == 302
+    assert response["Location"] == reverse("admin:compliance_ruleviolation_change", args=[violation.pk])
+    assert messages_of(response) == [("success", f"{violation} {status}.")]
+    violation.refresh_from_db()
+    assert (violation.status, violation.status_note, violation.status_changed_by) == (
+        status,
+        "Checked the camera.",
+        pit_boss,
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"decision": "acknowledge", "note": ""}, "Not reviewed: note: This field is required."),
+        (
+            {"decision": "approve", "note": "x"},
+            "Not reviewed: decision: Select a valid choice. approve is not one of the available choices.",
+        ),
+    ],
+)
+def test_review_form_refuses_bad_input(client, pit, pit_boss, violation, data, message):
+    client.force_login(pit_boss)
+    response = client.post(review_url(violation), data)
+    assert response.status_code == 302
+    assert messages_of(response) == [("error", message)]
+    violation.refresh_from_db()
+    assert (violation.status, violation.status_changed_by) == ("open", None)
+
+
+def test_review_form_refused_transition_is_a_message(client, pit, pit_boss, violation):
+    client.force_login(pit_boss)
+    client.post(review_url(violation), {"decision": "resolve", "note": "fixed"})
+    response = client.post(review_url(violation), {"decision": "acknowledge", "note": "again"})
+    assert messages_of(response)[-1] == (
+        "error",
+        "Not reviewed: A violation that is resolved cannot be marked acknowledged.",
+    )
+    violation.refresh_from_db()
+    assert (violation.status, violation.status_note) == ("resolved", "fixed")
+
+
+def test_review_form_is_forbidden_without_change_permission(client, pit, auditor, accountant, violation):
+    for user in (auditor, accountant):
+        client.force_login(user)
+        response = client.post(review_url(violation), {"decision": "acknowledge", "note": "x"})
+        assert response.status_code == 403
+    client.logout()
+    response = client.post(review_url(violation), {"decision": "acknowledge", "note": "x"})
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("admin:login"))
+    violation.refresh_from_db()
+    assert violation.status == "open"
+
+
+def test_review_form_is_post_only(client, pit, pit_boss, violation):
+    client.force_login(pit_boss)
+    assert client.get(review_url(violation)).status_code == 405
+
+
+# ---------------------------------------------------------------------------------------- reconciliations
+
+
+def test_accountant_explains_a_variance_with_a_note(client, pit, accountant):
+    reconciliation = Reconciliation.objects.get()
+    client.force_login(accountant)
+    url = reverse("admin:ledger_reconciliation_changelist")
+    response = act(client, url, "explain_variance_with_note", [reconciliation], post="yes", note="")
+    assert response.status_code == 200
+    reconciliation.refresh_from_db()
+    assert reconciliation.status == ReconciliationStatus.VARIANCE
+
+    response = act(
+        client,
+        url,
+        "explain_variance_with_note",
+        [reconciliation],
+        post="yes",
+        note="Two dollars found under the box.",
+    )
+    assert messages_of(response) == [("success", "1 reconciliation explained.")]
+    reconciliation.refresh_from_db()
+    assert (reconciliation.status, reconciliation.explanation, reconciliation.explained_by) == (
+        ReconciliationStatus.EXPLAINED,
+        "Two dollars found under the box.",
+        accountant,
+    )
+    assert reconciliation.variance_minor == -200  # the figures stay as counted
+
+
+def test_pit_boss_cannot_explain_a_variance(client, pit, pit_boss):
+    reconciliation = Reconciliation.objects.get()
+    client.force_login(pit_boss)
+    url = reverse("admin:ledger_reconciliation_changelist")
+    assert client.get(url).context["action_form"] is None
+    act(client, url, "explain_variance_with_note", [reconciliation], post="yes", note="x")
+    reconciliation.refresh_from_db()
+    assert reconciliation.status == ReconciliationStatus.VARIANCE
+
+
+def test_explaining_a_balanced_reconciliation_is_a_message(client, pit, accountant):
+    Reconciliation.objects.update(status=ReconciliationStatus.BALANCED)
+    reconciliation = Reconciliation.objects.get()
+    client.force_login(accountant)
+    response = act(
+        client,
+        reverse("admin:ledger_reconciliation_changelist"),
+        "explain_variance_with_note",
+        [reconciliation],
+        post="yes",
+        note="nothing",
+    )
+    assert messages_of(response) == [
+        ("error", f"{reconciliation}: A balanced reconciliation has no variance to explain."),
+    ]
