@@ -325,3 +325,21 @@ def test_gaming_day_starts_at_6_in_the_casino_time_zone(settings, moment, day):
     shoe = factories.shoe()
     coup = factories.coup(shoe, 1, *hands.BANKER_NATURAL, dealt_at=dealt_at.astimezone(dt.UTC))
     assert Coup.objects.get(pk=coup.pk).gaming_day == day
+
+
+def test_gaming_day_bounds_are_06_00_to_06_00_casino_time(settings):
+    from zoneinfo import ZoneInfo
+
+    from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
+
+    settings.TIME_ZONE = "Asia/Macau"
+    start, end = gaming_day_bounds(dt.date(2026, 3, 1))
+    macau = ZoneInfo("Asia/Macau")
+    assert (start, end) == (
+        dt.datetime(2026, 3, 1, 6, tzinfo=macau),
+        dt.datetime(2026, 3, 2, 6, tzinfo=macau),
+    )
+    assert start.astimezone(dt.UTC) == dt.datetime(2026, 2, 28, 22, 0, tzinfo=dt.UTC)
+    assert gaming_day_for(start) == dt.date(2026, 3, 1)
+    assert gaming_day_for(end - dt.timedelta(microseconds=1)) == dt.date(2026, 3, 1)
+    assert gaming_day_for(end) == dt.date(2026, 3, 2)
