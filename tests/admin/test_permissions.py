@@ -1,0 +1,177 @@
+"""Who may do what in the back-office: role x page x action, default deny.
+
+Every admin page (changelist, change, add, delete) of the pit's models and of users and groups is
+requested by each role; what is not listed in ALLOWED must be refused (403 for staff, a redirect
+to the login page for an anonymous visitor). Actions likewise: each role sees and runs exactly
+the actions listed in ACTIONS. The roles are `pit.accounts.roles` (Django groups).
+"""
+
+from decimal import Decimal
+
+import pytest
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.urls import reverse
+
+from pit.accounts.models import Device, Role
+from pit.accounts.services import device_create
+from pit.compliance.models import RuleViolation
+from pit.ledger.models import BoxCount, CommissionEntry, Reconciliation
+from pit.paytables.models import PaytableConfiguration
+from pit.shoes.models import Coup, Shoe
+from pit.shoes.services import shoe_close
+from pit.tables.models import Table
+from tests import factories as f
+from tests.admin.conftest import BANKER_WINS, make_user
+
+ANONYMOUS = "anonymous"
+ROLES = [Role.PIT_BOSS.value, Role.ACCOUNTANT.value, Role.AUDITOR.value, Role.FLOOR_DEVICE.value, ANONYMOUS]
+PAGES = ("changelist", "change", "add", "delete")
+MODELS = {
+    "tables_table": Table,
+    "shoes_shoe": Shoe,
+    "shoes_coup": Coup,
+    "compliance_ruleviolation": RuleViolation,
+    "ledger_commissionentry": CommissionEntry,
+    "ledger_boxcount": BoxCount,
+    "ledger_reconciliation": Reconciliation,
+    "paytables_paytableconfiguration": PaytableConfiguration,
+    "accounts_device": Device,
+    "auth_user": get_user_model(),
+    "auth_group": Group,
+}
+_FLOOR_AND_LEDGER = {
+    "tables_table",
+    "shoes_shoe",
+    "shoes_coup",
+    "compliance_ruleviolation",
+    "ledger_commissionentry",
+    "ledger_boxcount",
+    "ledger_reconciliation",
+    "paytables_paytableconfiguration",
+}
+# (role, admin page) -> allowed; everything else is denied. Nobody but a superuser adds or deletes.
+ALLOWED = {
+    (role, model, page)
+    for role, models in {
+        Role.PIT_BOSS.value: _FLOOR_AND_LEDGER,
+        Role.ACCOUNTANT.value: _FLOOR_AND_LEDGER,
+        Role.AUDITOR.value: _FLOOR_AND_LEDGER | {"accounts_device"},
+    }.items()
+    for model in models
+    for page in ("changelist", "change")
+}
+# (admin page, action) -> the roles that may run it.
+ACTIONS = {
+    ("tables_table", "open_tables"): {Role.PIT_BOSS.value},
+    ("tables_table", "close_tables"): {Role.PIT_BOSS.value},
+    ("compliance_ruleviolation", "acknowledge_with_note"): {Role.PIT_BOSS.value},
+    ("compliance_ruleviolation", "resolve_with_note"): {Role.PIT_BOSS.value},
+    ("compliance_ruleviolation", "dismiss_with_note"): {Role.PIT_BOSS.value},
+    ("ledger_reconciliation", "explain_variance_with_note"): {Role.ACCOUNTANT.value},
+    ("accounts_device", "revoke"): set(),
+}
+
+
+@pytest.fixture
+def floor(db, django_capture_on_commit_callbacks):
+    """One row of every model: a shoe closed with a short box (a reconciliation and a violation)."""
+    with django_capture_on_commit_callbacks(execute=True):
+        table = f.table("BB1")
+        shoe = f.shoe(table)
+        f.coup(shoe, 1, *BANKER_WINS, wagers=[f.wager(1, "banker", "100")])
+        shoe_close(shoe=shoe, box_counts=[(1, Decimal("4.00"))])
+        device_create(table=table, name="shoe reader")
+    get_user_model().objects.create_user(username="clerk", password="a-long-password-0123", is_staff=True)
+    assert RuleViolation.objects.count() == 1 and Reconciliation.objects.count() == 1
+    return {name: model.objects.order_by("pk").first() for name, model in MODELS.items()}
+
+
+def login_as(client, role):
+    if role != ANONYMOUS:
+        client.force_login(make_user(role, username=f"the {role}".replace(" ", "_")))
+
+
+def page_url(name, page, obj):
+    if page in ("changelist", "add"):
+        return reverse(f"admin:{name}_{page}")
+    return reverse(f"admin:{name}_{page}", args=[obj.pk])
+
+
+def expected_status(role, name, page):
+    if role == ANONYMOUS:
+        return 302
+    return 200 if (role, name, page) in ALLOWED else 403
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_pages_by_role(client, floor, role):
+    login_as(client, role)
+    actual, expected = {}, {}
+    for name in MODELS:
+        for page in PAGES:
+            response = client.get(page_url(name, page, floor[name]))
+            actual[name, page] = response.status_code
+            expected[name, page] = expected_status(role, name, page)
+            if response.status_code == 302:
+                assert response["Location"].startswith(reverse("admin:login")), (name, page)
+    assert actual == expected
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_index_by_role(client, db, role):
+    login_as(client, role)
+    response = client.get(reverse("admin:index"))
+    assert response.status_code == (302 if role == ANONYMOUS else 200)
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_actions_offered_by_role(client, floor, role):
+    login_as(client, role)
+    offered, expected = {}, {}
+    for (name, action), roles in ACTIONS.items():
+        response = client.get(reverse(f"admin:{name}_changelist"))
+        form = response.context["action_form"] if response.status_code == 200 else None
+        choices = {choice for choice, _ in form.fields["action"].choices} if form is not None else set()
+        offered[name, action] = action in choices
+        expected[name, action] = role in roles
+    assert offered == expected
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_actions_refused_change_nothing(client, floor, role):
+    """Running every action a role may not run leaves every row as it was."""
+    login_as(client, role)
+    before = _state()
+    for (name, action), roles in ACTIONS.items():
+        if role in roles:
+            continue
+        client.post(
+            reverse(f"admin:{name}_changelist"),
+            {"action": action, ACTION_CHECKBOX_NAME: [floor[name].pk], "post": "yes", "note": "a note"},
+        )
+    assert _state() == before
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_violation_review_form_by_role(client, floor, role):
+    login_as(client, role)
+    violation = floor["compliance_ruleviolation"]
+    url = reverse("admin:compliance_ruleviolation_review", args=[violation.pk])
+    response = client.post(url, {"decision": "acknowledge", "note": "seen"})
+    violation.refresh_from_db()
+    if role == Role.PIT_BOSS.value:
+        assert (response.status_code, violation.status) == (302, "acknowledged")
+    else:
+        assert response.status_code == (302 if role == ANONYMOUS else 403)
+        assert violation.status == "open"
+
+
+def _state():
+    return (
+        sorted(Table.objects.values_list("code", "status")),
+        sorted(RuleViolation.objects.values_list("pk", "status", "status_note")),
+        sorted(Reconciliation.objects.values_list("pk", "status", "explanation")),
+        sorted(Device.objects.values_list("pk", "revoked_at")),
+    )
