@@ -104,10 +104,10 @@ DEMO_TABLES: tuple[tuple[str, str, str, str, dict[str, tuple[Decimal, Decimal]]]
 )
 # Low fault rates, but a miscounted box often enough that a variance shows up to explain.
 DEMO_FAULTS = {
-    "wrong_draw": 0.01,
-    "misreported_winner": 0.005,
-    "wrong_payout": 0.004,
-    "miscounted_box": 0.3,
+    "wrong_draw": 0.004,
+    "misreported_winner": 0.002,
+    "wrong_payout": 0.002,
+    "miscounted_box": 0.25,
     "foreign_card": 0.002,
 }
 DEMO_DAYS = 3

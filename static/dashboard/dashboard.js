@@ -32,7 +32,7 @@
     var first = Math.max(0, last + 1 - COLUMNS);
     var slots = {};
     cells.forEach(function (c) { if (c.col >= first) slots[c.col + ":" + c.row] = c; });
-    var grid = el("div", {className: "pit-board pit-" + kind, "data-cells": String(cells.length)});
+    var grid = el("div", {className: "pd-board pd-" + kind, "data-cells": String(cells.length)});
     for (var col = first; col < first + COLUMNS; col++) {
       for (var row = 0; row < ROWS; row++) {
         var cell = slots[col + ":" + row];
@@ -45,7 +45,8 @@
   function bead(cell) {
     var letter = {player: "P", banker: "B", tie: "T"}[cell.winner];
     var title = cell.winner + (cell.pp ? ", player pair" : "") + (cell.bp ? ", banker pair" : "");
-    return el("i", {className: cell.winner, title: title, text: letter});
+    var marks = (cell.pp ? " pp" : "") + (cell.bp ? " bp" : "");
+    return el("i", {className: cell.winner + marks, title: title, text: letter});
   }
 
   function road(cell) {
@@ -61,22 +62,22 @@
 
   function tile(table, violationsUrl) {
     var shoe = table.shoe;
-    var status = el("span", {className: "pit-status " + table.status, text: table.status_display});
+    var status = el("span", {className: "pd-status " + table.status, text: table.status_display});
     var children = [
       el("h2", {}, [el("span", {text: table.code + " " + table.name}), status]),
-      el("p", {className: "pit-sub", text: table.game + " \u00b7 " + table.paytable})
+      el("p", {className: "pd-sub", text: table.game + " \u00b7 " + table.paytable})
     ];
     if (shoe) {
       var dealt = Math.min(100, Math.round(100 * shoe.cards_dealt / Math.max(shoe.cut_card_position, 1)));
       var t = shoe.tally;
       children.push(
-        el("p", {className: "pit-sub pit-shoe",
+        el("p", {className: "pd-sub pd-shoe",
                  text: "Shoe " + shoe.sequence + (shoe.status === "dealing" ? " dealing" : " closed") +
                        " \u00b7 " + shoe.coups + " coups \u00b7 " + shoe.cards_left_before_cut +
                        " cards before the cut card"}),
-        el("div", {className: "pit-progress", title: dealt + "% to the cut card"},
+        el("div", {className: "pd-progress", title: dealt + "% to the cut card"},
            [el("span", {style: "width:" + dealt + "%"})]),
-        el("p", {className: "pit-tally"}, [
+        el("p", {className: "pd-tally"}, [
           el("span", {className: "p", text: "P " + t.player}), document.createTextNode(" \u00b7 "),
           el("span", {className: "b", text: "B " + t.banker}), document.createTextNode(" \u00b7 "),
           el("span", {className: "t", text: "T " + t.tie})
@@ -85,30 +86,34 @@
         board("road", shoe.big_road, road)
       );
     } else {
-      children.push(el("p", {className: "pit-sub", text: "No shoe dealt yet."}));
+      children.push(el("p", {className: "pd-sub", text: "No shoe dealt yet."}));
     }
     var v = table.open_violations;
-    children.push(el("p", {className: "pit-violations" + (v ? "" : " none")}, [
+    children.push(el("p", {className: "pd-violations" + (v ? "" : " none")}, [
       v ? el("a", {href: violationsUrl + "?table__id__exact=" + table.id + "&status__exact=open",
                    text: v + " open violation" + (v === 1 ? "" : "s")})
         : document.createTextNode("No open violations")
     ]));
     var today = table.today;
-    children.push(el("div", {className: "pit-figures"}, [
+    children.push(el("div", {className: "pd-figures"}, [
       figure("Handle today", today.handle_display),
       figure("Win", today.win_display),
       figure("Hold", today.hold_percent === null ? "\u2014" : today.hold_percent + "%"),
       figure("Theoretical", today.theoretical_win_display +
              (today.theoretical_hold_percent === null ? "" : " (" + today.theoretical_hold_percent + "%)"))
     ]));
-    return el("section", {className: "pit-tile", "data-table": table.code,
+    return el("section", {className: "pd-tile", "data-table": table.code,
                           "data-coups": String(shoe ? shoe.coups : 0)}, children);
   }
 
   function chart(series) {
     var width = 760, height = 260, left = 44, right = 90, top = 10, bottom = 24;
-    var values = [];
-    series.forEach(function (s) { s.points.forEach(function (p) { if (p.hold !== null) values.push(+p.hold); }); });
+    // From the first hour anyone wagered to now: the hours before the pit opened say nothing.
+    var first = Infinity, values = [];
+    series.forEach(function (s) {
+      s.points.forEach(function (p, i) { if (p.hold !== null) { values.push(+p.hold); first = Math.min(first, i); } });
+    });
+    series = series.map(function (s) { return {table: s.table, points: s.points.slice(first)}; });
     var hours = series.length ? series[0].points.length : 0;
     var root = svg("svg", {viewBox: "0 0 " + width + " " + height, role: "img",
                            "aria-label": "Cumulative hold percent per table by hour"});
@@ -116,8 +121,9 @@
       root.appendChild(svg("text", {x: 10, y: 30}, "No wagers yet this gaming day."));
       return root;
     }
-    var lo = Math.max(-100, Math.min(-5, Math.floor(Math.min.apply(null, values) / 5) * 5));
-    var hi = Math.min(100, Math.max(20, Math.ceil(Math.max.apply(null, values) / 5) * 5));
+    // Hold swings wildly on a small handle: the scale stops at +-50% and the lines are clipped to it.
+    var lo = Math.max(-50, Math.min(-10, Math.floor(Math.min.apply(null, values) / 5) * 5));
+    var hi = Math.min(50, Math.max(25, Math.ceil(Math.max.apply(null, values) / 5) * 5));
     var span = Math.max(hours - 1, 1);
     function x(i) { return left + (width - left - right) * i / span; }
     function y(v) { return top + (height - top - bottom) * (hi - v) / (hi - lo); }
@@ -126,7 +132,7 @@
       root.appendChild(svg("text", {x: left - 4, y: y(v) + 4, "text-anchor": "end"}, v + "%"));
     });
     series[0].points.forEach(function (p, i) {
-      if (i % 3 === 0) root.appendChild(svg("text", {x: x(i), y: height - 6, "text-anchor": "middle"}, p.hour));
+      if (i % Math.max(1, Math.ceil(hours / 8)) === 0) root.appendChild(svg("text", {x: x(i), y: height - 6, "text-anchor": "middle"}, p.hour));
     });
     series.forEach(function (s, n) {
       var color = COLORS[n % COLORS.length], path = "", pen = "M";
@@ -144,7 +150,7 @@
 
   function render(root, data) {
     var url = root.getAttribute("data-violations-url");
-    var tiles = document.getElementById("pit-tiles");
+    var tiles = document.getElementById("pd-tiles");
     tiles.replaceChildren.apply(tiles, data.tables.map(function (t) { return tile(t, url); }));
     if (!data.tables.length) tiles.appendChild(el("p", {text: "No tables yet."}));
     var holder = document.getElementById("pit-hold-chart");
