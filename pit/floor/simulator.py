@@ -170,6 +170,16 @@ def parse_fault_rates(text: str | None) -> dict[str, float]:
 # ------------------------------------------------------------------------------------ time
 
 
+class LiveClock:
+    """Now, for a floor dealing in real time."""
+
+    def tick(self) -> dt.datetime:
+        return dt.datetime.now(dt.UTC)
+
+    def peek(self) -> dt.datetime:
+        return self.tick()
+
+
 class Clock:
     """The moments coups are dealt at: `start`, then every `interval`, never past `end`."""
 
@@ -260,6 +270,14 @@ class Dealer:
     def play_shoe(self, clock: Clock, *, close: bool = True, max_coups: int | None = None) -> int:
         """Shuffle, burn, place the cut card and deal until the cut card comes out (or `max_coups`);
         close the shoe with the commission box count unless `close` is False. Returns the shoe id."""
+        steps = self.deal_shoe(clock, close=close, max_coups=max_coups)
+        for _ in steps:
+            pass
+        return self.result.shoe_ids[-1]
+
+    def deal_shoe(self, clock: Clock, *, close: bool = True, max_coups: int | None = None):
+        """`play_shoe` one coup at a time: a generator that yields after each coup is dealt (and,
+        in batches of `batch_size`, recorded), so that a live floor can deal at several tables."""
         rng, setup = self.rng, self.setup
         shoe = game.new_shoe(self.decks, rng, cut_from_end=rng.randint(14, 20))
         burned = shoe.burn()
@@ -388,10 +406,10 @@ class Dealer:
             self.on_coup()
             if len(pending) >= self.batch_size:
                 flush()
+            yield number
         flush()
         if close:
             self._close(shoe_id, sequence, box, clock)
-        return shoe_id
 
     def _close(self, shoe_id: int, sequence: int, box: dict[int, Decimal], clock: Clock) -> None:
         counts = {seat: amount for seat, amount in box.items() if amount > 0}
@@ -545,4 +563,58 @@ def simulate(
                 dealer.play_shoe(clock)
             if leave_open and offset == 0:
                 dealer.play_shoe(clock, close=False, max_coups=rng.randint(12, 40))
+    return result
+
+
+def deal_live(
+    client: FloorClient,
+    *,
+    tables: Iterable[str],
+    seats: int = 5,
+    faults: dict[str, float] | None = None,
+    seed: int = 0,
+    decks: int = 8,
+    interval: float = 4.0,
+    coups: int | None = None,
+    sleep: Callable[[float], None] | None = None,
+    on_coup: Callable[[], None] | None = None,
+) -> SimulationResult:
+    """Deal in real time: a coup at each table in turn, one every `interval` seconds, shoe after
+    shoe, until `coups` coups were dealt (forever when None). A shoe an earlier run left dealing is
+    closed first (its cards are gone with that run), with the box the ledger expects."""
+    import time
+
+    sleep = sleep or time.sleep
+    rates = {**dict.fromkeys(FAULT_KINDS, 0.0), **(faults or {})}
+    result = SimulationResult()
+    clock = LiveClock()
+    codes = sorted(set(tables))
+    dealers = {}
+    for code in codes:
+        client.dealing_shoe_close(code, clock.peek())
+        client.table_open(code, clock.peek())
+        dealers[code] = Dealer(
+            client,
+            client.table_setup(code),
+            rng=random.Random(f"pit-floor-live:{seed}:{code}"),
+            faults=rates,
+            result=result,
+            seats_occupied=seats,
+            decks=decks,
+            batch_size=1,
+            on_coup=on_coup,
+        )
+    shoes = {code: dealers[code].deal_shoe(clock) for code in codes}
+    dealt = 0
+    while coups is None or dealt < coups:
+        for code in codes:
+            if coups is not None and dealt >= coups:
+                break
+            try:
+                next(shoes[code])
+            except StopIteration:  # the cut card came out and the shoe was closed: shuffle up
+                shoes[code] = dealers[code].deal_shoe(clock)
+                next(shoes[code])
+            dealt += 1
+            sleep(interval / max(len(codes), 1))
     return result

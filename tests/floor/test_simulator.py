@@ -9,7 +9,7 @@ from pit import game
 from pit.compliance import checks
 from pit.compliance.models import RuleViolation
 from pit.floor.clients import ServicesFloorClient
-from pit.floor.simulator import FAULT_KINDS, InjectedFault, parse_fault_rates, simulate
+from pit.floor.simulator import FAULT_KINDS, InjectedFault, deal_live, parse_fault_rates, simulate
 from pit.ledger.models import Reconciliation, ReconciliationSeat, ReconciliationStatus
 from pit.shoes.models import Coup, Shoe, ShoeStatus, Wager
 from tests.floor.conftest import NOW
@@ -217,3 +217,28 @@ def test_a_shoe_left_dealing_is_closed_honestly_by_the_next_run(pit_tables, play
 def test_a_fault_names_where_it_was_made():
     fault = InjectedFault("wrong_payout", "payout_mismatch", "BB1", 3, coup_number=17, seat=5, detail="x")
     assert str(fault) == "wrong_payout (payout_mismatch) at BB1 shoe 3 coup 17 seat 5: x"
+
+
+# ------------------------------------------------------------------------------ live dealing
+
+def test_live_dealing_takes_turns_at_the_tables_and_shuffles_up_at_the_cut_card(
+    pit_tables, django_capture_on_commit_callbacks
+):
+    naps = []
+    with django_capture_on_commit_callbacks(execute=True):
+        simulate(ServicesFloorClient(), tables=["MD1"], shoes_per_day=0, leave_open=True, seed=1, now=NOW)
+        left_dealing = Shoe.objects.get(table__code="MD1", status=ShoeStatus.DEALING)
+        result = deal_live(
+            ServicesFloorClient(), tables=["BB1", "MD1"], seed=1, interval=2.0, coups=200, sleep=naps.append
+        )
+
+    assert result.coups == 200
+    assert naps == [1.0] * 200  # the interval shared between the two tables
+    left_dealing.refresh_from_db()
+    assert left_dealing.status == ShoeStatus.CLOSED  # closed honestly before dealing live
+    for code in ("BB1", "MD1"):
+        shoes = Shoe.objects.filter(table__code=code, pk__in=result.shoe_ids).order_by("sequence")
+        assert [shoe.status for shoe in shoes] == [ShoeStatus.CLOSED, ShoeStatus.DEALING]
+        assert sum(shoe.coups_recorded for shoe in shoes) == 100
+    assert not RuleViolation.objects.exists()
+    assert set(Reconciliation.objects.values_list("status", flat=True)) == {ReconciliationStatus.BALANCED}

@@ -70,6 +70,13 @@ class Command(BaseCommand):
         )
         parser.add_argument("--key", default="", help="The device API key (with --url).")
         parser.add_argument("--no-progress", action="store_true")
+        parser.add_argument(
+            "--live",
+            action="store_true",
+            help="Deal in real time at the tables, a coup every --interval seconds.",
+        )
+        parser.add_argument("--interval", type=float, default=4.0, help="Seconds between coups with --live.")
+        parser.add_argument("--coups", type=int, default=None, help="Stop after this many coups (--live).")
 
     def handle(self, *args, **options):
         try:
@@ -92,6 +99,8 @@ class Command(BaseCommand):
             enabled=False if options["no_progress"] else None,
         )
         started = time.monotonic()
+        if options["live"]:
+            return self._live(client, codes, rates, options)
         with eager(options["eager"]):
             try:
                 result = simulate(
@@ -122,6 +131,30 @@ class Command(BaseCommand):
         for fault in result.faults:
             ids = f" [shoe id {fault.shoe_id}" + (f", coup id {fault.coup_id}" if fault.coup_id else "") + "]"
             self.stdout.write(f"  {fault}{ids}")
+
+    def _live(self, client, codes, rates, options) -> None:
+        from pit.floor.simulator import deal_live
+
+        self.stdout.write(
+            f"Dealing live at {', '.join(codes)}: a coup every {options['interval']:g}s; Ctrl-C stops."
+        )
+        try:
+            with eager(options["eager"]):
+                result = deal_live(
+                    client,
+                    tables=codes,
+                    seats=options["seats"],
+                    faults=rates,
+                    seed=options["seed"],
+                    decks=options["decks"],
+                    interval=options["interval"],
+                    coups=options["coups"],
+                )
+        except KeyboardInterrupt:
+            return
+        except SimulationError as exc:
+            raise CommandError(str(exc)) from exc
+        self.stdout.write(f"Dealt {result.coups} coups live; faults injected: {len(result.faults)}")
 
     def _tables(self, text: str) -> list[str]:
         available = list(Table.objects.order_by("code").values_list("code", flat=True))
