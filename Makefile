@@ -21,9 +21,15 @@ install: $(VENV)/.installed
 migrate: install
 	$(MANAGE) migrate --noinput
 
-# Runs the product on the embedded default: SQLite and a filesystem broker, a real worker.
+# Runs the product on the embedded default: SQLite and a filesystem broker, a real worker, and
+# (unless LIVE=0) a simulated floor dealing a coup every few seconds so the dashboard moves.
+LIVE ?= 1
 run: migrate
 	$(MANAGE) demo_pit --host $(HOST) --port $(PORT)
+	@live=""; if [ "$(LIVE)" = "1" ]; then \
+	  $(MANAGE) simulate --live --interval 10 --fault-rate 0.003,miscounted_box=0.2 --no-progress & live=$$!; \
+	fi; \
+	trap 'if [ -n "$$live" ]; then kill $$live 2>/dev/null; fi' EXIT INT TERM; \
 	$(MANAGE) runpit --host $(HOST) --port $(PORT)
 
 test: install
