@@ -63,4 +63,4 @@ if find_spec("pit.api.report_urls") is not None:
     urlpatterns.append(path("reports/", include("pit.api.report_urls")))
 
 # Anything else under /api/v1/ (e.g. /shoes/abc/) is a 404 in the API's envelope, not an HTML page.
-urlpatterns.append(re_path(r"^.*$", views.api_not_found, name="not-found"))
+urlpatterns.append(re_path(r"^[\s\S]*$", views.api_not_found, name="not-found"))

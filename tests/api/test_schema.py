@@ -87,3 +87,8 @@ def test_an_unknown_api_path_is_a_404_in_the_envelope(client):
         "errors": {},
         "details": {},
     }
+
+
+def test_a_path_with_a_newline_is_a_404_in_the_envelope_too(client):
+    response = client.get("/api/v1/violations/a%0Ab/resolve/")
+    assert response.status_code == 404 and response.json()["code"] == "not_found"
