@@ -3,6 +3,7 @@
 from django.contrib import admin
 from django.db.models import Count, F, IntegerField, OuterRef, Subquery
 from django.db.models.functions import Coalesce, Greatest
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from pit.compliance.models import RuleViolation
@@ -32,7 +33,6 @@ def _violations_count():
 @admin.register(Shoe)
 class ShoeAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = (
-        "__str__",
         "table",
         "sequence",
         "status",
@@ -43,6 +43,7 @@ class ShoeAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         "cards_dealt",
         "cards_left",
     )
+    list_display_links = ("table", "sequence")
     list_filter = ("table", "status")
     search_fields = ("table__code", "table__name")
     list_select_related = ("table",)
@@ -157,11 +158,10 @@ class WagerInline(ReadOnlyInline):
 @admin.register(Coup)
 class CoupAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = (
-        "__str__",
+        "number",
         "table",
         "shoe_link",
-        "number",
-        "dealt_at",
+        "dealt",
         "gaming_day",
         "player",
         "banker",
@@ -170,6 +170,7 @@ class CoupAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         "marks",
         "violations",
     )
+    list_display_links = ("number",)
     list_filter = (gaming_day_filter(day_field="gaming_day"), "shoe__table", "winner")
     search_fields = ("shoe__table__code", "=shoe__sequence")
     list_select_related = ("shoe__table",)
@@ -199,6 +200,10 @@ class CoupAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     @admin.display(description="table", ordering="shoe__table__code")
     def table(self, coup):
         return coup.shoe.table.code
+
+    @admin.display(description="dealt at", ordering="dealt_at")
+    def dealt(self, coup):
+        return timezone.localtime(coup.dealt_at).strftime("%Y-%m-%d %H:%M:%S")
 
     @admin.display(description="shoe", ordering="shoe__sequence")
     def shoe_link(self, coup):
