@@ -166,8 +166,11 @@ class HttpFloorClient:
         from pit import game
 
         data = self._call("GET", f"/tables/{code}/")
-        paytable = data.get("paytable") or {}
-        rules = paytable.get("rules") if isinstance(paytable, dict) else None
+        listing = self._call("GET", "/paytables/?page_size=1000")
+        paytables = listing.get("results", []) if isinstance(listing, dict) else listing
+        rules = next((p["rules"] for p in paytables if p.get("id") == data.get("paytable")), None)
+        if rules is None:
+            raise SimulationError(f"The API shows no paytable {data.get('paytable')} for table {code}.")
         limits = {
             item["bet"]: (Decimal(str(item["minimum"])), Decimal(str(item["maximum"])))
             for item in data.get("limits", [])
@@ -176,7 +179,7 @@ class HttpFloorClient:
             code=data.get("code", code),
             seats=tuple(data["seats"]),
             currency=data.get("currency", "USD"),
-            paytable=game.Paytable.from_dict(rules) if rules else game.PRESETS["commission_box"],
+            paytable=game.Paytable.from_dict(rules),
             limits=limits,
         )
 
@@ -184,9 +187,14 @@ class HttpFloorClient:
         self._call("POST", f"/tables/{code}/open/", {"at": at.isoformat()})
 
     def dealing_shoe_close(self, code: str, at: dt.datetime) -> None:
-        # The API does not tell a device what the ledger expects in the box: a shoe left dealing
-        # must be closed at the table (or in the admin) before a simulation over HTTP.
-        return None
+        # The API does not tell a device what the ledger expects in the box, so a shoe left
+        # dealing cannot be closed honestly from here: say so rather than post a made-up count.
+        dealing = self._call("GET", f"/tables/{code}/").get("dealing_shoe")
+        if dealing:
+            raise SimulationError(
+                f"Shoe id {dealing} is still dealing at table {code}: close it with its commission box "
+                "count (POST /api/v1/shoes/{id}/close/) or run the simulator without --url first."
+            )
 
     def shoe_start(self, code, *, decks, cut_card_position, burn, shuffled_at) -> tuple[int, int]:
         data = self._call(
