@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
+from django.db import connections
 
 CHROMIUM = Path(os.environ.get("PIT_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
@@ -54,6 +55,9 @@ def browser_page(live_server, monkeypatch):
         finally:
             context.close()
             browser.close()
+            # ORM calls made while Playwright's loop ran may hold a connection of their own
+            # (Django keeps connections per context): close it, or the test database cannot be dropped.
+            connections.close_all()
 
 
 @pytest.fixture
