@@ -170,3 +170,15 @@ def test_bulk_delete_is_off_everywhere(admin_client, pit):
         form = response.context["action_form"]
         actions = [choice for choice, _ in form.fields["action"].choices] if form is not None else []
         assert "delete_selected" not in actions, name
+
+
+def test_commission_variance_falls_back_to_the_last_reconciled_shoe(pit):
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from pit.ledger.models import Reconciliation
+
+    Reconciliation.objects.update(reconciled_at=timezone.now() - dt.timedelta(days=3))
+    figures = {table.code: table.commission_variance_minor for table in tables_for_floor()}
+    assert figures == {"BB1": -200, "MB1": None, "MB2": None}
