@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.db import transaction
 
+from pit.accounts.services import device_create, user_create_with_role
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.services import paytable_create_from_preset
 from pit.tables.models import Table
@@ -120,42 +120,27 @@ def demo_pit_exists() -> bool:
 
 
 def _user_create(login: Login):
-    User = get_user_model()
     if login.role == "superuser":
-        return User.objects.create_superuser(username=login.username, password=login.password, email="")
-    try:
-        from pit.accounts.services import user_create_with_role
-    except ImportError:  # the accounts services have not landed: the same thing by hand
-        user_create_with_role = None
-    if user_create_with_role is not None:
-        return user_create_with_role(username=login.username, password=login.password, role=login.role)
-    user = User.objects.create_user(username=login.username, password=login.password, is_staff=True)
-    group = Group.objects.filter(name=login.role).first()
-    if group is not None:
-        user.groups.add(group)
-    return user
+        return get_user_model().objects.create_superuser(username=login.username, password=login.password)
+    return user_create_with_role(username=login.username, password=login.password, role=login.role)
 
 
 @transaction.atomic
-def demo_pit_setup() -> list[Table]:
-    """The staff, paytables, tables (with limits) and a device key per table; nothing is dealt yet."""
+def demo_pit_setup() -> dict[str, str]:
+    """The staff, paytables, tables (with limits) and a device per table; nothing is dealt yet.
+    Returns each table's device API key (shown this once: only its hash is kept)."""
     User = get_user_model()
     for login in LOGINS:
         if not User.objects.filter(username=login.username).exists():
             _user_create(login)
-    tables = []
+    keys = {}
     for code, name, game_kind, preset, limits in DEMO_TABLES:
         paytable = PaytableConfiguration.objects.filter(preset=preset, superseded_by__isnull=True).first()
         if paytable is None:
             paytable = paytable_create_from_preset(preset=preset)
         table = table_create(code=code, name=name, game=game_kind, paytable=paytable, limits=limits)
-        tables.append(table)
-        try:
-            from pit.accounts.services import device_create
-        except ImportError:
-            continue
-        device_create(table=table, name=f"shoe reader {code}")
-    return tables
+        _, keys[code] = device_create(table=table, name=f"shoe reader {code}")
+    return keys
 
 
 def demo_pit_play(

@@ -477,7 +477,7 @@ class Dealer:
                             self.setup.code,
                             0,
                             detail=f"{game.parse_card(other)} dealt for the {seen[other]}th time "
-                            f"in a {self.decks}-deck shoe",
+                            f"from a shoe of {self.decks} decks",
                         )
         return None
 

@@ -5,6 +5,7 @@ from django.contrib.auth import authenticate
 from django.core.management import call_command
 
 from pit.accounts.models import Device
+from pit.accounts.services import device_authenticate
 from pit.compliance.models import RuleViolation
 from pit.core.gaming_day import current_gaming_day
 from pit.floor.demo import LOGINS
@@ -37,6 +38,8 @@ def test_demo_pit_sets_up_a_living_pit_once_and_prints_the_logins(db, django_cap
     }
     assert all(t.status == TableStatus.OPEN and t.limits.exists() for t in tables)
     assert Device.objects.count() == 5
+    key = text.split("--key ", 1)[1].split()[0]
+    assert device_authenticate(key=key).table.code == "BB1"
     # Three gaming days of play ending today, a shoe dealing at every table for the dashboard.
     days = sorted(set(Coup.objects.values_list("gaming_day", flat=True)))
     assert len(days) == 3 and days[-1] == current_gaming_day()

@@ -33,9 +33,10 @@ class Command(BaseCommand):
         else:
             started = time.monotonic()
             self.stdout.write(
-                f"Setting up a demo pit: staff, {len(DEMO_TABLES)} tables, {days} gaming days of play ..."
+                f"Setting up a demo pit: staff, {len(DEMO_TABLES)} tables, {days} gaming "
+                f"day{'s' if days != 1 else ''} of play ..."
             )
-            demo_pit_setup()
+            keys = demo_pit_setup()
             progress = Progress(len(DEMO_TABLES) * int((days * shoes + 0.3) * COUPS_PER_SHOE))
             trace = logging.getLogger("celery.app.trace")
             level = trace.level
@@ -49,6 +50,12 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"Dealt {result.coups} coups in {result.shoes} shoes ({result.wagers} wagers) in "
                 f"{time.monotonic() - started:.0f}s, with {len(result.faults)} dealer mistakes to find."
+            )
+            code = next(iter(keys))
+            self.stdout.write(
+                f"Each table has a floor device. {code}'s API key, shown only now, plays it over the REST "
+                f"API\n(with `make run LIVE=0`, once `manage.py simulate --tables {code}` closed its shoe):\n"
+                f"  manage.py simulate --url http://{host}:{port} --key {keys[code]} --tables {code}"
             )
         self.stdout.write(self.style.SUCCESS(f"\n  The pit: http://{host}:{port}/admin/"))
         self.stdout.write(f"  The pit boss's dashboard: http://{host}:{port}/admin/pit/dashboard/")

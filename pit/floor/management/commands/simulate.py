@@ -7,6 +7,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from pit.floor.simulator import COUPS_PER_SHOE, SimulationError, parse_fault_rates, simulate
+from pit.game import format_amount
 from pit.tables.models import Table
 
 
@@ -123,9 +124,9 @@ class Command(BaseCommand):
                 progress.finish()
         seconds = time.monotonic() - started
         self.stdout.write(
-            f"Dealt {result.coups} coups in {result.shoes} shoes at {len(codes)} tables "
-            f"({result.wagers} wagers, handle {result.handle}) in {seconds:.1f}s; seed {options['seed']}, "
-            f"digest {result.digest[:12]}."
+            f"Dealt {result.coups} coups in {result.shoes} shoe(s) at {len(codes)} table(s) "
+            f"({result.wagers} wagers, handle {format_amount(result.handle)}) in {seconds:.1f}s; "
+            f"seed {options['seed']}, digest {result.digest[:12]}."
         )
         self.stdout.write(f"Faults injected: {len(result.faults)}")
         for fault in result.faults:
