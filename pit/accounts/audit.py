@@ -3,7 +3,8 @@ and staff users, kept by django-pghistory in one event table per tracked model.
 
 PostgreSQL: triggers write the events, so every change is captured, bulk `.update()` and raw SQL
 included; the user comes from `pghistory.middleware.HistoryMiddleware` (requests) or
-`audit_context(...)` (Celery, commands), stored with each event as JSON (`pgh_context`).
+`audit_context(...)` (commands, services run by hand), stored with each event as JSON
+(`pgh_context`). A Celery task's events carry {"actor": "system", "task": <its name>}.
 
 SQLite (the embedded default) has no pghistory triggers. There the same event rows are written
 from Python by post_save/post_delete receivers, with the context of `audit_context(...)` or of
@@ -76,7 +77,9 @@ def _database_is_postgres(using: str = "default") -> bool:
 def audit_context(*, user=None, actor=None, **extra):
     """Attach who is acting (a user, or an `Actor`) to every audit event written inside.
 
-    For services run outside a request (Celery, management commands). Nested contexts merge.
+    For services run outside a request (management commands, scripts). Nested contexts merge.
+    On PostgreSQL the values are SQL settings local to the transaction: a statement later in the
+    same transaction, after the block, still carries them.
     """
     metadata = _metadata(user=user, actor=actor, **extra)
     if _database_is_postgres():
@@ -116,6 +119,31 @@ class AuditContextMiddleware:
             return self.get_response(request)
         finally:
             stack.pop()
+
+
+def _task_started(sender=None, task_id=None, task=None, **kwargs):
+    """A Celery task's audit events say which task wrote them (actor "system", task name).
+
+    Not for an eager task: it runs inside its caller, whose context already says who acts.
+    """
+    task = task or sender
+    if task is None or getattr(task.request, "is_eager", False):
+        return
+    context = audit_context(actor="system", task=task.name)
+    context.__enter__()
+    _task_contexts()[task_id] = context
+
+
+def _task_finished(sender=None, task_id=None, **kwargs):
+    context = _task_contexts().pop(task_id, None)
+    if context is not None:
+        context.__exit__(None, None, None)
+
+
+def _task_contexts() -> dict:
+    if not hasattr(_local, "tasks"):
+        _local.tasks = {}
+    return _local.tasks
 
 
 def _current_context() -> tuple[uuid.UUID | None, dict | None]:
@@ -180,10 +208,14 @@ def _on_delete(sender, instance, using="default", **kwargs):
 
 
 def receivers_connect() -> None:
-    """Connect the SQLite receivers for every audited model (called from AccountsConfig.ready)."""
+    """Connect the SQLite receivers for every audited model and the Celery task context
+    (called from AccountsConfig.ready)."""
+    from celery.signals import task_postrun, task_prerun
     from django.apps import apps
 
     for label in _EVENT_MODELS:
         model = apps.get_model(label)
         post_save.connect(_on_save, sender=model, dispatch_uid=f"audit_save_{label}")
         post_delete.connect(_on_delete, sender=model, dispatch_uid=f"audit_delete_{label}")
+    task_prerun.connect(_task_started, dispatch_uid="audit_task_started", weak=False)
+    task_postrun.connect(_task_finished, dispatch_uid="audit_task_finished", weak=False)

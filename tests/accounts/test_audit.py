@@ -216,3 +216,25 @@ def test_aggregate_events_page_only_where_it_works(client, boss):
         response = client.get(reverse("admin:pghistory_events_changelist"))
         assert response.status_code == 200
         assert b"tables.TableAuditEvent" in response.content
+
+
+def test_a_celery_task_is_named_in_its_events():
+    """A worker's task runs between task_prerun and task_postrun; its events say which task wrote them."""
+    from celery.signals import task_postrun, task_prerun
+
+    from pit.ledger.tasks import shoe_reconcile as task
+
+    shoe = factories.shoe()
+    shoe_close(shoe=shoe, box_counts=[(1, Decimal("1"))])
+    task_prerun.send(sender=task, task_id="task-1", task=task, args=(shoe.pk,), kwargs={})
+    try:
+        reconciliation = shoe_reconcile(shoe_id=shoe.pk)
+    finally:
+        task_postrun.send(sender=task, task_id="task-1", task=task, args=(shoe.pk,), kwargs={}, retval=None)
+    assert reconciliation.audit_events.get().pgh_context == {
+        "actor": "system",
+        "task": "ledger.shoe_reconcile",
+    }
+    assert connection.execute_wrappers == []  # after the task no context is left behind
+    if connection.vendor == "sqlite":  # (PostgreSQL keeps set_config values to the end of the transaction)
+        assert trail(factories.table("BB2"))[-1] == ("update", None)
