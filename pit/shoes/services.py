@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from pit import game
@@ -234,6 +234,33 @@ def _conflict_violation(shoe: Shoe, existing: Coup, prepared: _PreparedCoup):
     )
 
 
+def _bulk_insert(model, rows: list) -> None:
+    """`bulk_create`, in one statement on PostgreSQL: INSERT ... SELECT FROM unnest(one array per
+    column) RETURNING id. Django's bulk_create compiles a placeholder per value, which was most of
+    the time of a day's batch (800 coups, 5,600 wagers); this sends the same values as 10 arrays."""
+    if not rows:
+        return
+    if connection.vendor != "postgresql":
+        model.objects.bulk_create(rows)
+        return
+    fields = [field for field in model._meta.concrete_fields if not field.primary_key]
+    columns = ", ".join(connection.ops.quote_name(field.column) for field in fields)
+    arrays = ", ".join(f"%s::{field.db_type(connection)}[]" for field in fields)
+    params = [
+        [field.get_db_prep_save(field.pre_save(row, True), connection) for row in rows] for field in fields
+    ]
+    # Only names from the model's own metadata go into the text; every value is a parameter.
+    sql = (f"INSERT INTO {connection.ops.quote_name(model._meta.db_table)} ({columns}) "  # noqa: S608
+           f"SELECT * FROM unnest({arrays}) RETURNING {connection.ops.quote_name(model._meta.pk.column)}")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        ids = [row[0] for row in cursor.fetchall()]
+    for row, pk in zip(rows, ids, strict=True):
+        row.pk = pk
+        row._state.adding = False
+        row._state.db = connection.alias
+
+
 def _store(shoe: Shoe, prepared: list[_PreparedCoup], actor: Actor, paytable_id: int) -> list[Coup]:
     """Insert the prepared coups, their wagers and commission accruals in bulk, and count the cards."""
     from pit.ledger.models import CommissionEntry, EntryKind
@@ -251,20 +278,20 @@ def _store(shoe: Shoe, prepared: list[_PreparedCoup], actor: Actor, paytable_id:
             banker_pair=evaluation.banker_pair, reported_winner=item.item.reported_winner,
             paytable_id=paytable_id, **actor.recorded_fields(),
         ))
-    Coup.objects.bulk_create(coups)
+    _bulk_insert(Coup, coups)
     wagers = []
     for coup, item in zip(coups, prepared, strict=True):
         for wager in item.wagers:
             wager.coup = coup
             wagers.append(wager)
-    Wager.objects.bulk_create(wagers)
-    CommissionEntry.objects.bulk_create(
+    _bulk_insert(Wager, wagers)
+    _bulk_insert(CommissionEntry, [
         CommissionEntry(
             shoe=shoe, seat=wager.seat, kind=EntryKind.ACCRUED, currency=wager.currency,
             amount_minor=wager.commission_minor, wager=wager, **actor.recorded_fields(),
         )
         for wager in wagers if wager.commission_minor > 0
-    )
+    ])
     seen = Counter(shoe.cards_seen)
     for item in prepared:
         seen.update(card.code for card in (*item.player, *item.banker))
