@@ -13,6 +13,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import generics, status
 from rest_framework.decorators import api_view, authentication_classes, permission_classes
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -391,8 +392,9 @@ class ShoeCoupsView(APIView):
         except Conflict as exc:
             # Answered, not raised: the violation recorded for the clash must be kept.
             return error_response(409, "conflict", exc.message, details=exc.details)
-        (payload,) = coups_payload(_coups_with_recorder([outcome.coup.pk]))
         created = outcome.status == shoe_services.CoupOutcomeStatus.CREATED
+        # A coup created now holds its writer already; a replayed one is read with its writer.
+        (payload,) = coups_payload([outcome.coup] if created else _coups_with_recorder([outcome.coup.pk]))
         return Response(payload, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
@@ -445,19 +447,16 @@ class ShoeCoupsBatchView(APIView):
         results: list[dict] = [{}] * len(items)
         inputs, positions = [], []
         for index, item in enumerate(items):
-            serializer = s.CoupInputSerializer(data=item)
-            number = (
-                item.get("number") if isinstance(item, dict) and isinstance(item.get("number"), int) else None
-            )
-            if serializer.is_valid():
-                inputs.append(coup_input(serializer.validated_data))
+            try:
+                inputs.append(coup_input(s.coup_values(item)))
                 positions.append(index)
-            else:
+            except ValidationError as exc:
+                number = item.get("number") if isinstance(item, dict) else None
                 results[index] = {
                     "index": index,
-                    "number": number,
+                    "number": number if isinstance(number, int) and not isinstance(number, bool) else None,
                     "status": "invalid",
-                    "errors": flatten_errors(serializer.errors),
+                    "errors": flatten_errors(exc.detail),
                     "coup": None,
                 }
         outcomes = (
