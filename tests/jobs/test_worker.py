@@ -1,0 +1,295 @@
+"""The jobs with a real `celery -A pit worker` process on Redis and PostgreSQL: closing a shoe produces
+its reconciliation; a worker killed (SIGKILL) in the middle of one loses nothing and duplicates
+nothing once another worker takes the message back; a rolled-back transaction enqueues nothing."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from decimal import Decimal
+from pathlib import Path
+
+import psycopg
+import pytest
+import redis
+from django.conf import settings
+from django.db import connection, transaction
+
+from pit.celery import app
+from pit.compliance.models import RuleViolation
+from pit.core.models import FailedTask
+from pit.ledger.models import CommissionEntry, EntryKind, Reconciliation
+from pit.ledger.services import commission_collect
+from pit.shoes.services import shoe_close
+from tests import factories
+from tests.factories import wager
+from tests.jobs.conftest import BANKER_NATURAL
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
+
+ROOT = Path(__file__).resolve().parents[2]
+QUEUE = "celery"
+# `celery -A pit worker ...`, except that Redis looks for messages to hand out again every second
+# (by default every 100 s: harmless with the production visibility timeout of an hour, too slow here).
+WORKER_MAIN = (
+    "import sys; from pit.celery import app; "
+    "app.conf.broker_transport_options = {**app.conf.broker_transport_options, "
+    "'unacked_restore_interval': 1, 'unacked_restore_throttle': 1}; "
+    "app.worker_main(sys.argv[1:])"
+)
+
+
+def wait_for(predicate, *, timeout: float, what: str, interval: float = 0.2):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+@pytest.fixture
+def broker():
+    """The test's Redis database, empty before and after."""
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    client.flushdb()
+    yield client
+    client.flushdb()
+    client.close()
+
+
+@pytest.fixture
+def not_eager():
+    """This process enqueues for real; the worker runs the tasks."""
+    app.conf.task_always_eager = False
+    yield
+    app.conf.task_always_eager = True
+
+
+def _database_url() -> str:
+    db = connection.settings_dict
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    return f"postgres://{db['USER']}{password}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+class Worker:
+    def __init__(self, log: Path, visibility_timeout: int):
+        self.log = log
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "pit.settings.test",
+            "DATABASE_URL": _database_url(),  # pytest-django's test database, not the configured one
+            "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+            "CELERY_TASK_ALWAYS_EAGER": "False",
+            "CELERY_VISIBILITY_TIMEOUT": str(visibility_timeout),
+        }
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                WORKER_MAIN,
+                "worker",
+                "--pool=solo",
+                "--loglevel=INFO",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+                "-Q",
+                QUEUE,
+                "-n",
+                f"test-{uuid.uuid4().hex[:8]}@localhost",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log.open("ab"),
+            stderr=subprocess.STDOUT,
+        )
+        wait_for(
+            lambda: " ready." in self.output() or self.process.poll() is not None,
+            timeout=60,
+            what="the worker to start",
+        )
+        assert self.process.poll() is None, self.output()
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(timeout=30)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@pytest.fixture
+def workers(transactional_db, broker, not_eager, tmp_path):
+    started: list[Worker] = []
+
+    def start(visibility_timeout: int = 3600) -> Worker:
+        worker = Worker(tmp_path / f"worker-{len(started) + 1}.log", visibility_timeout)
+        started.append(worker)
+        return worker
+
+    yield start
+    for worker in started:
+        worker.stop()
+
+
+@pytest.fixture
+def holder(workers):
+    """A second session on the test database (closed before the workers stop and the tables are flushed)."""
+    db = connection.settings_dict
+    session = psycopg.connect(
+        host=db["HOST"] or "127.0.0.1",
+        port=db["PORT"] or 5432,
+        user=db["USER"],
+        password=db["PASSWORD"] or None,
+        dbname=db["NAME"],
+    )
+    yield session
+    session.close()
+
+
+def _dealt_and_closed_shoe(counted_seat_1: str = "7.50"):
+    """Seat 1 owes 7.50; seat 2 owed 10.00 and left (collected); coup 2 has a card Player should not hold."""
+    shoe = factories.shoe(factories.table("BB1"))
+    factories.coup(shoe, 1, *BANKER_NATURAL, wagers=[wager(1, "banker", "100"), wager(2, "banker", "200")])
+    factories.coup(shoe, 2, ["KH", "7D", "2C"], ["TS", "6H"], wagers=[wager(1, "player", "50", paid="50")])
+    factories.coup(shoe, 3, *BANKER_NATURAL, wagers=[wager(1, "banker", "50")])
+    commission_collect(shoe=shoe, seat=2, note="Player left")
+    shoe_close(shoe=shoe, box_counts=[(1, Decimal(counted_seat_1)), (2, Decimal("0"))])
+    return shoe
+
+
+def _figures(shoe):
+    reconciliation = Reconciliation.objects.get(shoe=shoe)
+    seats = list(
+        reconciliation.seats.values_list(
+            "seat",
+            "accrued_minor",
+            "collected_earlier_minor",
+            "expected_minor",
+            "counted_minor",
+            "variance_minor",
+        ).order_by("seat")
+    )
+    totals = (
+        reconciliation.accrued_minor,
+        reconciliation.collected_earlier_minor,
+        reconciliation.expected_minor,
+        reconciliation.counted_minor,
+        reconciliation.variance_minor,
+        reconciliation.status,
+    )
+    return seats, totals
+
+
+def _queued(client) -> int:
+    return client.llen(QUEUE) + client.hlen("unacked")
+
+
+def test_closing_a_shoe_produces_its_reconciliation(workers, broker):
+    worker = workers()
+    shoe = _dealt_and_closed_shoe()
+
+    wait_for(lambda: Reconciliation.objects.filter(shoe=shoe).exists(), timeout=60, what="the reconciliation")
+    assert _figures(shoe) == (
+        [(1, 750, 0, 750, 750, 0), (2, 1000, 1000, 0, 0, 0)],
+        (1750, 1000, 750, 750, 0, "balanced"),
+    )
+    assert list(
+        CommissionEntry.objects.filter(kind=EntryKind.COLLECTED, collection_reason="shuffle").values_list(
+            "seat", "amount_minor"
+        )
+    ) == [(1, -750)]
+    # The coups were verified by the same worker, after their own commits.
+    wait_for(
+        lambda: RuleViolation.objects.filter(code="player_extra_card").exists(),
+        timeout=30,
+        what="the coup check",
+    )
+    assert list(RuleViolation.objects.values_list("code", "coup__number")) == [("player_extra_card", 2)]
+    wait_for(lambda: _queued(broker) == 0, timeout=30, what="the queue to drain")
+    assert FailedTask.objects.count() == 0
+    assert "ledger.shoe_reconcile" in worker.output()
+
+
+def test_a_worker_killed_mid_reconciliation_loses_nothing_and_duplicates_nothing(workers, broker, holder):
+    shoe = _dealt_and_closed_shoe(counted_seat_1="7.00")
+    assert broker.llen(QUEUE) == 4  # three coup checks and the reconciliation, waiting for a worker
+
+    # Hold the shoe's row lock so that the worker blocks inside the reconciliation (shoe_lock takes
+    # FOR UPDATE). NO KEY UPDATE still lets the coup checks insert findings that refer to the shoe.
+    db = connection.settings_dict
+    holder.execute("SELECT id FROM shoes_shoe WHERE id = %s FOR NO KEY UPDATE", [shoe.pk])
+    first = workers(visibility_timeout=5)
+
+    def blocked_backend():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pid, query FROM pg_stat_activity WHERE datname = %s AND wait_event_type = 'Lock'",
+                [db["NAME"]],
+            )
+            rows = cursor.fetchall()
+        return rows and rows[0][0]
+
+    pid = wait_for(blocked_backend, timeout=60, what="the worker to block inside the reconciliation")
+    first.kill()
+    # The dead worker's session goes with it (PostgreSQL notices a vanished client only when it next
+    # talks to it; end it now so the test does not depend on when that is).
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+    holder.rollback()
+    assert Reconciliation.objects.count() == 0
+    assert broker.hlen("unacked") == 1  # late ack: the message is still Redis's, not lost
+
+    workers(visibility_timeout=5)  # Redis hands the message out again after the visibility timeout
+
+    wait_for(lambda: Reconciliation.objects.filter(shoe=shoe).exists(), timeout=90, what="the redelivery")
+    wait_for(lambda: _queued(broker) == 0, timeout=30, what="the queue to drain")
+    assert Reconciliation.objects.count() == 1
+    assert _figures(shoe) == (
+        [(1, 750, 0, 750, 700, -50), (2, 1000, 1000, 0, 0, 0)],
+        (1750, 1000, 750, 700, -50, "variance"),
+    )
+    assert list(
+        CommissionEntry.objects.filter(kind=EntryKind.COLLECTED, collection_reason="shuffle").values_list(
+            "seat", "amount_minor"
+        )
+    ) == [(1, -750)]
+    assert list(RuleViolation.objects.filter(code="box_variance").values_list("seat", "message")) == [
+        (1, "The commission box for seat 1 counted 7.00 against 7.50 owed by the ledger; short by 0.50."),
+    ]
+    # The redelivery was counted: a second delivery that succeeded.
+    assert list(FailedTask.objects.values_list("task_name", "args", "attempts", "state")) == [
+        ("ledger.shoe_reconcile", [shoe.pk], 2, "succeeded"),
+    ]
+
+
+def test_a_rolled_back_transaction_enqueues_nothing(transactional_db, broker, not_eager):
+    shoe = factories.shoe(factories.table("BB1"))
+    broker.flushdb()  # the shoe's creation enqueued nothing, but start from an empty queue regardless
+
+    with pytest.raises(RuntimeError), transaction.atomic():
+        shoe_close(shoe=shoe, box_counts=[(1, Decimal("0"))])
+        factories.coup(shoe, 1, *BANKER_NATURAL, wagers=[wager(1, "banker", "100")])
+        raise RuntimeError("the request failed after the close")
+
+    assert _queued(broker) == 0
+    assert Reconciliation.objects.count() == 0
+    shoe.refresh_from_db()
+    assert shoe.status == "dealing"
+
+    # The same close, committed, does enqueue: the check above can fail.
+    shoe_close(shoe=shoe, box_counts=[(1, Decimal("0"))])
+    assert broker.llen(QUEUE) == 1
