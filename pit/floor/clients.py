@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from pit.core.actors import SYSTEM, Actor
 from pit.core.money import from_minor
-from pit.floor.simulator import CoupPlay, SimulationError, TableSetup
+from pit.floor.simulator import CoupPlay, DealingShoe, SimulationError, TableSetup
 from pit.ledger.models import CommissionEntry
 from pit.ledger.services import commission_collect
 from pit.paytables.selectors import engine_paytable
@@ -71,16 +71,37 @@ class ServicesFloorClient:
         shoe = Shoe.objects.filter(table=self._table(code), status=ShoeStatus.DEALING).first()
         if shoe is None:
             return
-        balances = (
+        balances = self._balances(shoe)
+        counts = [(seat, from_minor(total, shoe.table.currency)) for seat, total in balances if total > 0]
+        last = shoe.coups.order_by("-number").values_list("dealt_at", flat=True).first()
+        closed_at = max(filter(None, (last, at, timezone.now())))
+        shoe_close(shoe=shoe, box_counts=counts, closed_at=closed_at, actor=self.actor)
+
+    def dealing_shoe(self, code: str) -> DealingShoe | None:
+        shoe = Shoe.objects.filter(table=self._table(code), status=ShoeStatus.DEALING).first()
+        if shoe is None:
+            return None
+        self._shoes[shoe.pk] = shoe
+        currency = self._table(code).currency
+        return DealingShoe(
+            shoe_id=shoe.pk,
+            sequence=shoe.sequence,
+            decks=shoe.decks,
+            cut_card_position=shoe.cut_card_position,
+            cards_dealt=shoe.cards_dealt,
+            coups_recorded=shoe.coups_recorded,
+            cards_seen=dict(shoe.cards_seen),
+            box={seat: from_minor(total, currency) for seat, total in self._balances(shoe) if total > 0},
+        )
+
+    @staticmethod
+    def _balances(shoe: Shoe):
+        return (
             CommissionEntry.objects.filter(shoe=shoe)
             .values_list("seat")
             .annotate(total=Sum("amount_minor"))
             .order_by("seat")
         )
-        counts = [(seat, from_minor(total, shoe.table.currency)) for seat, total in balances if total > 0]
-        last = shoe.coups.order_by("-number").values_list("dealt_at", flat=True).first()
-        closed_at = max(filter(None, (last, at, timezone.now())))
-        shoe_close(shoe=shoe, box_counts=counts, closed_at=closed_at, actor=self.actor)
 
     def shoe_start(self, code, *, decks, cut_card_position, burn, shuffled_at) -> tuple[int, int]:
         shoe = shoe_start(
@@ -195,6 +216,10 @@ class HttpFloorClient:
                 f"Shoe id {dealing} is still dealing at table {code}: close it with its commission box "
                 "count (POST /api/v1/shoes/{id}/close/) or run the simulator without --url first."
             )
+
+    def dealing_shoe(self, code: str) -> DealingShoe | None:
+        # What each seat owes the box is the ledger's, not the device's: no going on over HTTP.
+        return None
 
     def shoe_start(self, code, *, decks, cut_card_position, burn, shuffled_at) -> tuple[int, int]:
         data = self._call(

@@ -73,6 +73,20 @@ class CoupPlay:
     wagers: tuple[WagerPlay, ...]
 
 
+@dataclass(frozen=True)
+class DealingShoe:
+    """A shoe dealing at a table, as far as the pit knows it: enough for a dealer to go on with it."""
+
+    shoe_id: int
+    sequence: int
+    decks: int
+    cut_card_position: int
+    cards_dealt: int
+    coups_recorded: int
+    cards_seen: dict[str, int]
+    box: dict[int, Decimal]  # what each seat owes the commission box now
+
+
 class FloorClient(Protocol):
     """How the dealer talks to the pit. Two implementations: services (in-process) and HTTP (the API)."""
 
@@ -82,6 +96,9 @@ class FloorClient(Protocol):
 
     def dealing_shoe_close(self, code: str, at: dt.datetime) -> None:
         """Close a shoe an earlier run left dealing at the table, with the box the ledger expects."""
+
+    def dealing_shoe(self, code: str) -> DealingShoe | None:
+        """The shoe dealing at the table, to go on with; None if there is none (or it cannot be known)."""
 
     def shoe_start(
         self, code: str, *, decks: int, cut_card_position: int, burn: list[str], shuffled_at: dt.datetime
@@ -275,28 +292,52 @@ class Dealer:
             pass
         return self.result.shoe_ids[-1]
 
-    def deal_shoe(self, clock: Clock, *, close: bool = True, max_coups: int | None = None):
+    def deal_shoe(
+        self,
+        clock: Clock,
+        *,
+        close: bool = True,
+        max_coups: int | None = None,
+        resume: DealingShoe | None = None,
+    ):
         """`play_shoe` one coup at a time: a generator that yields after each coup is dealt (and,
-        in batches of `batch_size`, recorded), so that a live floor can deal at several tables."""
+        in batches of `batch_size`, recorded), so that a live floor can deal at several tables.
+
+        With `resume`, go on dealing a shoe already dealing at the table instead of shuffling a
+        new one: its unseen cards are the shoe's decks less every card seen, in an order no one
+        knows (so, shuffled), and its cut card stays where it was placed."""
         rng, setup = self.rng, self.setup
-        shoe = game.new_shoe(self.decks, rng, cut_from_end=rng.randint(14, 20))
-        burned = shoe.burn()
-        shuffled_at = clock.tick()
-        shoe_id, sequence = self.client.shoe_start(
-            setup.code,
-            decks=self.decks,
-            cut_card_position=shoe.cut_position - len(burned),
-            burn=[card.code for card in burned],
-            shuffled_at=shuffled_at,
-        )
-        self.result.shoes += 1
+        if resume is None:
+            shoe = game.new_shoe(self.decks, rng, cut_from_end=rng.randint(14, 20))
+            burned = shoe.burn()
+            shuffled_at = clock.tick()
+            shoe_id, sequence = self.client.shoe_start(
+                setup.code,
+                decks=self.decks,
+                cut_card_position=shoe.cut_position - len(burned),
+                burn=[card.code for card in burned],
+                shuffled_at=shuffled_at,
+            )
+            self.result.shoes += 1
+            seen: Counter[str] = Counter(card.code for card in burned)
+            box: dict[int, Decimal] = {}
+            number = 0
+        else:
+            shoe_id, sequence, number = resume.shoe_id, resume.sequence, resume.coups_recorded
+            seen = Counter(resume.cards_seen)
+            unseen = [
+                game.CARDS[code] for code in game.ALL_CARD_CODES for _ in range(resume.decks - seen[code])
+            ]
+            rng.shuffle(unseen)
+            shoe = game.Shoe(
+                unseen, resume.decks, cut_position=max(0, resume.cut_card_position - resume.cards_dealt)
+            )
+            box = dict(resume.box)
         self.result.shoe_ids.append(shoe_id)
-        seen: Counter[str] = Counter(card.code for card in burned)
-        box: dict[int, Decimal] = {}
         pending: list[CoupPlay] = []
         pending_faults: list[InjectedFault] = []
         foreign_card_due = False
-        number = 0
+        dealt_here = 0
 
         def flush() -> None:
             if not pending:
@@ -310,8 +351,9 @@ class Dealer:
             pending.clear()
             pending_faults.clear()
 
-        while not shoe.cut_card_reached and (max_coups is None or number < max_coups):
+        while not shoe.cut_card_reached and (max_coups is None or dealt_here < max_coups):
             number += 1
+            dealt_here += 1
             dealt_at = clock.tick()
             # Players come and go between coups; a leaving player's commission is collected.
             for seat in list(self.players):
@@ -335,7 +377,7 @@ class Dealer:
             if rng.random() < self.faults["foreign_card"]:
                 foreign_card_due = True
             if foreign_card_due:
-                swapped = self._foreign_card(player_cards, banker_cards, seen)
+                swapped = self._foreign_card(player_cards, banker_cards, seen, shoe.decks)
                 if swapped is not None:
                     foreign_card_due = False
                     faults.append(swapped)
@@ -459,7 +501,9 @@ class Dealer:
             detail=f"gave Banker {extra}, which the rule did not call for",
         )
 
-    def _foreign_card(self, player: list[str], banker: list[str], seen: Counter[str]) -> InjectedFault | None:
+    def _foreign_card(
+        self, player: list[str], banker: list[str], seen: Counter[str], decks: int
+    ) -> InjectedFault | None:
         """Swap a card of the coup for one of the same rank (so no total, draw or pair changes) whose
         every copy has been seen already (a ninth in an 8-deck shoe); None when there is no such card yet."""
         for hand in (player, banker):
@@ -467,7 +511,7 @@ class Dealer:
                 rank = code[0]
                 for suit in game.SUITS:
                     other = rank + suit
-                    if other != code and seen[other] == self.decks:
+                    if other != code and seen[other] == decks:
                         hand[index] = other
                         seen[code] -= 1
                         seen[other] += 1
@@ -477,7 +521,7 @@ class Dealer:
                             self.setup.code,
                             0,
                             detail=f"{game.parse_card(other)} dealt for the {seen[other]}th time "
-                            f"from a shoe of {self.decks} decks",
+                            f"from a shoe of {decks} decks",
                         )
         return None
 
@@ -580,8 +624,8 @@ def deal_live(
     on_coup: Callable[[], None] | None = None,
 ) -> SimulationResult:
     """Deal in real time: a coup at each table in turn, one every `interval` seconds, shoe after
-    shoe, until `coups` coups were dealt (forever when None). A shoe an earlier run left dealing is
-    closed first (its cards are gone with that run), with the box the ledger expects."""
+    shoe, until `coups` coups were dealt (forever when None). A shoe an earlier run left dealing
+    is dealt on to its cut card (from its unseen cards) when the client can say what it holds."""
     import time
 
     sleep = sleep or time.sleep
@@ -590,8 +634,11 @@ def deal_live(
     clock = LiveClock()
     codes = sorted(set(tables))
     dealers = {}
+    resume = {}
     for code in codes:
-        client.dealing_shoe_close(code, clock.peek())
+        resume[code] = client.dealing_shoe(code)
+        if resume[code] is None:
+            client.dealing_shoe_close(code, clock.peek())
         client.table_open(code, clock.peek())
         dealers[code] = Dealer(
             client,
@@ -604,7 +651,7 @@ def deal_live(
             batch_size=1,
             on_coup=on_coup,
         )
-    shoes = {code: dealers[code].deal_shoe(clock) for code in codes}
+    shoes = {code: dealers[code].deal_shoe(clock, resume=resume[code]) for code in codes}
     dealt = 0
     while coups is None or dealt < coups:
         for code in codes:

@@ -1,5 +1,6 @@
 """The floor simulator: repeatable from its seed, silent when the dealer is honest, and every
 mistake it makes on purpose is found by the checks or the reconciliation."""
+
 import datetime as dt
 from collections import Counter
 
@@ -28,18 +29,29 @@ def play(django_capture_on_commit_callbacks):
 
 def _coups_snapshot(shoe_ids):
     return [
-        (c.number, c.player_cards, c.banker_cards, c.reported_winner, c.dealt_at,
-         [(w.seat, w.bet, w.amount_minor, w.paid_minor) for w in c.wagers.all()])
+        (
+            c.number,
+            c.player_cards,
+            c.banker_cards,
+            c.reported_winner,
+            c.dealt_at,
+            [(w.seat, w.bet, w.amount_minor, w.paid_minor) for w in c.wagers.all()],
+        )
         for c in Coup.objects.filter(shoe_id__in=shoe_ids)
-        .order_by("shoe__table__code", "shoe__sequence", "number").prefetch_related("wagers")
+        .order_by("shoe__table__code", "shoe__sequence", "number")
+        .prefetch_related("wagers")
     ]
 
 
 # ------------------------------------------------------------------------------ fault rates
 
+
 def test_parse_fault_rates_by_name_and_for_all():
     assert parse_fault_rates("wrong_draw=0.01, wrong_payout=0.5") == {
-        "wrong_draw": 0.01, "misreported_winner": 0.0, "wrong_payout": 0.5, "miscounted_box": 0.0,
+        "wrong_draw": 0.01,
+        "misreported_winner": 0.0,
+        "wrong_payout": 0.5,
+        "miscounted_box": 0.0,
         "foreign_card": 0.0,
     }
     assert parse_fault_rates("0.02") == dict.fromkeys(FAULT_KINDS, 0.02)
@@ -48,17 +60,21 @@ def test_parse_fault_rates_by_name_and_for_all():
     assert parse_fault_rates("") == dict.fromkeys(FAULT_KINDS, 0.0)
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("wrong_deal=0.1", "'wrong_deal' is not a fault"),
-    ("wrong_draw=lots", "'lots' is not a rate"),
-    ("wrong_draw=1.5", "between 0 and 1"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("wrong_deal=0.1", "'wrong_deal' is not a fault"),
+        ("wrong_draw=lots", "'lots' is not a rate"),
+        ("wrong_draw=1.5", "between 0 and 1"),
+    ],
+)
 def test_parse_fault_rates_refuses_what_it_cannot_read(text, message):
     with pytest.raises(ValueError, match=message):
         parse_fault_rates(text)
 
 
 # ------------------------------------------------------------------------------ repeatability
+
 
 def test_the_same_seed_deals_the_same_cards_wagers_and_faults(pit_tables, play):
     faults = {"wrong_draw": 0.05, "misreported_winner": 0.05, "wrong_payout": 0.05, "miscounted_box": 0.5}
@@ -129,6 +145,7 @@ def test_wagers_keep_to_the_limits_increments_and_offered_bets(pit_tables, play)
 
 # ------------------------------------------------------------------------------ honest dealing
 
+
 def test_an_honest_dealer_raises_no_violation_and_every_box_balances(pit_tables, play):
     codes = [t.code for t in pit_tables]
     result = play(tables=codes, seed=1, days=2, shoes_per_day=1)
@@ -151,12 +168,16 @@ def test_an_honest_dealer_raises_no_violation_and_every_box_balances(pit_tables,
 
 # ------------------------------------------------------------------------------ faults
 
+
 def _found(fault: InjectedFault) -> bool:
     if fault.kind == "miscounted_box":
         seat = ReconciliationSeat.objects.get(reconciliation__shoe_id=fault.shoe_id, seat=fault.seat)
-        return seat.variance_minor != 0 and RuleViolation.objects.filter(
-            code="box_variance", shoe_id=fault.shoe_id, seat=fault.seat
-        ).exists()
+        return (
+            seat.variance_minor != 0
+            and RuleViolation.objects.filter(
+                code="box_variance", shoe_id=fault.shoe_id, seat=fault.seat
+            ).exists()
+        )
     found = RuleViolation.objects.filter(code=fault.code, coup_id=fault.coup_id)
     if fault.seat is not None:
         found = found.filter(seat=fault.seat)
@@ -164,10 +185,14 @@ def _found(fault: InjectedFault) -> bool:
 
 
 def test_every_injected_fault_is_found_and_nothing_else(pit_tables, play):
-    faults = {"wrong_draw": 0.04, "misreported_winner": 0.04, "wrong_payout": 0.04, "miscounted_box": 0.6,
-              "foreign_card": 0.05}
-    result = play(tables=["BB1", "MN1", "MN2"], seed=8, shoes_per_day=2,
-                   faults=faults)
+    faults = {
+        "wrong_draw": 0.04,
+        "misreported_winner": 0.04,
+        "wrong_payout": 0.04,
+        "miscounted_box": 0.6,
+        "foreign_card": 0.05,
+    }
+    result = play(tables=["BB1", "MN1", "MN2"], seed=8, shoes_per_day=2, faults=faults)
 
     kinds = Counter(fault.kind for fault in result.faults)
     assert set(kinds) == set(FAULT_KINDS), kinds
@@ -221,6 +246,7 @@ def test_a_fault_names_where_it_was_made():
 
 # ------------------------------------------------------------------------------ live dealing
 
+
 def test_live_dealing_takes_turns_at_the_tables_and_shuffles_up_at_the_cut_card(
     pit_tables, django_capture_on_commit_callbacks
 ):
@@ -228,17 +254,36 @@ def test_live_dealing_takes_turns_at_the_tables_and_shuffles_up_at_the_cut_card(
     with django_capture_on_commit_callbacks(execute=True):
         simulate(ServicesFloorClient(), tables=["MD1"], shoes_per_day=0, leave_open=True, seed=1, now=NOW)
         left_dealing = Shoe.objects.get(table__code="MD1", status=ShoeStatus.DEALING)
+        dealt_before = left_dealing.coups_recorded
         result = deal_live(
             ServicesFloorClient(), tables=["BB1", "MD1"], seed=1, interval=2.0, coups=200, sleep=naps.append
         )
 
     assert result.coups == 200
     assert naps == [1.0] * 200  # the interval shared between the two tables
+    # The shoe left dealing was dealt on from its unseen cards, numbers following on, to its cut card.
     left_dealing.refresh_from_db()
-    assert left_dealing.status == ShoeStatus.CLOSED  # closed honestly before dealing live
-    for code in ("BB1", "MD1"):
-        shoes = Shoe.objects.filter(table__code=code, pk__in=result.shoe_ids).order_by("sequence")
+    assert left_dealing.status == ShoeStatus.CLOSED
+    numbers = list(left_dealing.coups.order_by("number").values_list("number", flat=True))
+    assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) > dealt_before
+    assert left_dealing.cards_dealt >= left_dealing.cut_card_position
+    assert max(left_dealing.cards_seen.values()) <= 8
+    for code, dealt_here in (("BB1", 100), ("MD1", 100 + dealt_before)):
+        shoes = Shoe.objects.filter(table__code=code).order_by("sequence")
         assert [shoe.status for shoe in shoes] == [ShoeStatus.CLOSED, ShoeStatus.DEALING]
-        assert sum(shoe.coups_recorded for shoe in shoes) == 100
+        assert sum(shoe.coups_recorded for shoe in shoes) == dealt_here
     assert not RuleViolation.objects.exists()
     assert set(Reconciliation.objects.values_list("status", flat=True)) == {ReconciliationStatus.BALANCED}
+
+
+def test_live_dealing_goes_on_with_a_box_table_shoe_and_its_box_balances(
+    pit_tables, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        simulate(ServicesFloorClient(), tables=["BB1"], shoes_per_day=0, leave_open=True, seed=5, now=NOW)
+        deal_live(ServicesFloorClient(), tables=["BB1"], seed=5, interval=0, coups=90, sleep=lambda _: None)
+    first = Shoe.objects.get(table__code="BB1", sequence=1)
+    assert first.status == ShoeStatus.CLOSED
+    assert first.reconciliation.status == ReconciliationStatus.BALANCED
+    assert first.reconciliation.expected_minor > 0
+    assert not RuleViolation.objects.exists()
