@@ -39,9 +39,13 @@ _AUDIT_RECORDS = _view(
 )
 # The machinery around the records: failed Celery tasks, API idempotency keys, report exports.
 _OPERATIONS_RECORDS = _view("core.failedtask", "api.idempotencykey", "reports.reportexport")
+# Held by pit.accounts.models.StaffPermission (an unmanaged model with no table): the reports
+# app only reads and has no model of its own to carry the permission.
 RUN_REPORTS = "accounts.run_reports"
 
 ROLES: dict[str, frozenset[str]] = {
+    # Pit bosses see the ledger too (its reconciliation seats included: a box_variance violation
+    # they review names a seat), but change only what the admin's actions change.
     Role.PIT_BOSS.value: frozenset(
         _FLOOR_RECORDS | _LEDGER_RECORDS | {"tables.change_table", "compliance.change_ruleviolation"}
     ),
