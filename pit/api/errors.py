@@ -15,7 +15,7 @@ import logging
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import IntegrityError
+from django.db import DataError, IntegrityError
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -135,6 +135,14 @@ def exception_response(exc) -> Response | None:
         )
     if isinstance(exc, Conflict):
         return error_response(409, "conflict", exc.message, details=exc.details)
+    if isinstance(exc, DataError):
+        logger.warning("API request with a value the database cannot hold: %s", exc)
+        return error_response(
+            400,
+            "invalid",
+            "A value in the request cannot be stored (out of range or not "
+            "representable); nothing was written.",
+        )
     if isinstance(exc, IntegrityError):
         logger.warning("API request lost a race: %s", exc)
         return error_response(409, "conflict", "The request clashed with a concurrent write; send it again.")

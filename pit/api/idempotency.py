@@ -49,9 +49,8 @@ def _owner(request) -> dict:
 
 
 def _replay(record: IdempotencyKey) -> Response:
-    return Response(
-        record.response_body, status=record.response_status, headers={"Idempotent-Replayed": "true"}
-    )
+    body = json.loads(record.response_body) if record.response_body else None
+    return Response(body, status=record.response_status, headers={"Idempotent-Replayed": "true"})
 
 
 def _claim(request, key: str, fingerprint: str) -> tuple[IdempotencyKey | None, Response | None]:
@@ -135,7 +134,7 @@ def idempotent(handler):
                     response = exception_response(exc)
                     if response is None:
                         raise
-                body = json.loads(JSONRenderer().render(response.data)) if response.data is not None else None
+                body = JSONRenderer().render(response.data).decode() if response.data is not None else ""
                 stored = IdempotencyKey.objects.filter(
                     pk=record.pk, status=IdempotencyStatus.IN_PROGRESS, locked_at=record.locked_at
                 ).update(

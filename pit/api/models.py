@@ -1,7 +1,6 @@
 """What the API itself keeps: the Idempotency-Key of every POST that sent one, with its answer."""
 
 from django.conf import settings
-from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 
 
@@ -34,7 +33,8 @@ class IdempotencyKey(models.Model):
     )
     locked_at = models.DateTimeField(help_text="When the request now running took the key.")
     response_status = models.PositiveSmallIntegerField(null=True, blank=True)
-    response_body = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
+    # JSON text, not jsonb: an answer may echo a field name with \u0000, which jsonb refuses.
+    response_body = models.TextField(blank=True, default="", help_text="The answer's JSON body, as sent.")
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField(db_index=True)
 

@@ -163,3 +163,12 @@ def test_expired_keys_are_purged_and_an_expired_key_runs_again(device, shoe, set
     assert settings.PIT_IDEMPOTENCY_TTL_HOURS == 24
     IdempotencyKey.objects.update(expires_at=timezone.now() - dt.timedelta(seconds=1))
     assert post(device, shoe, coup_body(2), key="new").status_code == 200  # the coup exists: a replay
+
+
+def test_an_answer_echoing_a_nul_character_is_stored_and_replayed(device, table):
+    body = {"cut_card_position": 300, "bad\u0000name": 1}
+    first = device.post("/api/v1/tables/BB1/shoes/", body, format="json", HTTP_IDEMPOTENCY_KEY="nul")
+    assert first.status_code == 400
+    assert first.json()["errors"] == {"bad\u0000name": ["Unknown field."]}
+    again = device.post("/api/v1/tables/BB1/shoes/", body, format="json", HTTP_IDEMPOTENCY_KEY="nul")
+    assert (again.status_code, again.json(), again["Idempotent-Replayed"]) == (400, first.json(), "true")

@@ -7,35 +7,103 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0006_roles_audit_trail'),
+        ("accounts", "0006_roles_audit_trail"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='IdempotencyKey',
+            name="IdempotencyKey",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('key', models.CharField(max_length=255)),
-                ('method', models.CharField(max_length=10)),
-                ('path', models.CharField(max_length=500)),
-                ('request_hash', models.CharField(help_text='SHA-256 of method, path and the canonical JSON body.', max_length=64)),
-                ('status', models.CharField(choices=[('in_progress', 'In progress'), ('completed', 'Completed')], default='in_progress', max_length=12)),
-                ('locked_at', models.DateTimeField(help_text='When the request now running took the key.')),
-                ('response_status', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('response_body', models.JSONField(blank=True, encoder=django.core.serializers.json.DjangoJSONEncoder, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('expires_at', models.DateTimeField(db_index=True)),
-                ('device', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.device')),
-                ('user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("key", models.CharField(max_length=255)),
+                ("method", models.CharField(max_length=10)),
+                ("path", models.CharField(max_length=500)),
+                (
+                    "request_hash",
+                    models.CharField(
+                        help_text="SHA-256 of method, path and the canonical JSON body.", max_length=64
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("in_progress", "In progress"), ("completed", "Completed")],
+                        default="in_progress",
+                        max_length=12,
+                    ),
+                ),
+                ("locked_at", models.DateTimeField(help_text="When the request now running took the key.")),
+                ("response_status", models.PositiveSmallIntegerField(blank=True, null=True)),
+                (
+                    "response_body",
+                    models.JSONField(
+                        blank=True, encoder=django.core.serializers.json.DjangoJSONEncoder, null=True
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("expires_at", models.DateTimeField(db_index=True)),
+                (
+                    "device",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.device",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('device__isnull', False)), fields=('device', 'key'), name='idempotency_key_unique_device'), models.UniqueConstraint(condition=models.Q(('user__isnull', False)), fields=('user', 'key'), name='idempotency_key_unique_user'), models.CheckConstraint(condition=models.Q(models.Q(('device__isnull', False), ('user__isnull', True)), models.Q(('device__isnull', True), ('user__isnull', False)), _connector='OR'), name='idempotency_key_one_owner'), models.CheckConstraint(condition=models.Q(('status__in', ['in_progress', 'completed'])), name='idempotency_key_status_valid'), models.CheckConstraint(condition=models.Q(('status', 'in_progress'), ('response_status__isnull', False), _connector='OR'), name='idempotency_key_completed_has_response')],
+                "ordering": ["-created_at"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("device__isnull", False)),
+                        fields=("device", "key"),
+                        name="idempotency_key_unique_device",
+                    ),
+                    models.UniqueConstraint(
+                        condition=models.Q(("user__isnull", False)),
+                        fields=("user", "key"),
+                        name="idempotency_key_unique_user",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(("device__isnull", False), ("user__isnull", True)),
+                            models.Q(("device__isnull", True), ("user__isnull", False)),
+                            _connector="OR",
+                        ),
+                        name="idempotency_key_one_owner",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("status__in", ["in_progress", "completed"])),
+                        name="idempotency_key_status_valid",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            ("status", "in_progress"), ("response_status__isnull", False), _connector="OR"
+                        ),
+                        name="idempotency_key_completed_has_response",
+                    ),
+                ],
             },
         ),
     ]
