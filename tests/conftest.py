@@ -51,7 +51,9 @@ def pytest_runtest_makereport(item, call):
     report = outcome.get_result()
     if report.skipped and os.environ.get("CI") and _needs_services(item):
         report.outcome = "failed"
-        report.longrepr = f"service test skipped in CI (a skip of a PostgreSQL/Redis test is an error): {report.longrepr}"
+        report.longrepr = (
+            f"service test skipped in CI (a skip of a PostgreSQL/Redis test is an error): {report.longrepr}"
+        )
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):

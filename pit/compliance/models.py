@@ -51,7 +51,9 @@ class RuleViolation(models.Model):
         ordering = ["-found_at", "-id"]
         constraints = [
             models.CheckConstraint(condition=models.Q(severity__in=Severity.values), name="violation_severity_valid"),
-            models.CheckConstraint(condition=models.Q(status__in=ViolationStatus.values), name="violation_status_valid"),
+            models.CheckConstraint(
+                condition=models.Q(status__in=ViolationStatus.values), name="violation_status_valid"
+            ),
             models.CheckConstraint(
                 condition=models.Q(status="open")
                 | (~models.Q(status_note="") & models.Q(status_changed_at__isnull=False)),

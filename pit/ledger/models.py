@@ -123,7 +123,8 @@ class Reconciliation(models.Model):
                 name="reconciliation_variance_is_counted_minus_expected",
             ),
             models.CheckConstraint(
-                condition=~models.Q(status="explained") | (~models.Q(explanation="") & models.Q(explained_at__isnull=False)),
+                condition=~models.Q(status="explained")
+                | (~models.Q(explanation="") & models.Q(explained_at__isnull=False)),
                 name="reconciliation_explained_has_note",
             ),
         ]
@@ -152,3 +153,6 @@ class ReconciliationSeat(models.Model):
                 name="reconciliation_seat_variance_is_counted_minus_expected",
             ),
         ]
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} of {self.reconciliation}"

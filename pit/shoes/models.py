@@ -1,8 +1,8 @@
 """Shoes, coups and wagers: what was dealt and wagered, and how the engine settled it."""
 from django.db import models
 
-from pit.core.money import from_minor
 from pit.core.models import Recorded
+from pit.core.money import from_minor
 
 
 class ShoeStatus(models.TextChoices):
@@ -121,7 +121,8 @@ class Wager(models.Model):
             models.CheckConstraint(condition=models.Q(payout_minor__gte=0), name="wager_payout_not_negative"),
             models.CheckConstraint(condition=models.Q(commission_minor__gte=0), name="wager_commission_not_negative"),
             models.CheckConstraint(
-                condition=models.Q(paid_minor__isnull=True) | models.Q(paid_minor__gte=0), name="wager_paid_not_negative"
+                condition=models.Q(paid_minor__isnull=True) | models.Q(paid_minor__gte=0),
+                name="wager_paid_not_negative",
             ),
             models.CheckConstraint(condition=models.Q(result__in=WagerResult.values), name="wager_result_valid"),
         ]
