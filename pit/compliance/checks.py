@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import BooleanField, ExpressionWrapper, F, Q
 
 from pit import game
 from pit.compliance.models import RuleViolation
@@ -106,12 +106,71 @@ def coups_in_range_count(*, first_day: dt.date, last_day: dt.date) -> int:
 
 # ------------------------------------------------------------------------------ the bulk path
 
+_NO_SETTLEMENT = object()
+_CACHE_LIMIT = 200_000
+
+
 class _Context:
-    """What does not change between chunks: tables' limits and paytables, read once per run."""
+    """What does not change between chunks: tables' limits and paytables, read once per run; and the
+    engine's answers for inputs seen before. The engine's functions are pure and a pit repeats the
+    same few stakes, outcomes and seats endlessly, so a settlement or a limit check is computed once
+    per distinct input, not once per wager."""
 
     def __init__(self) -> None:
         self.limits: dict[int, game.TableLimits] = {}
         self.paytables: dict[int, game.Paytable] = {}
+        self._memo: dict[tuple, object] = {}
+
+    def _remember(self, key: tuple, compute):
+        try:
+            return self._memo[key]
+        except KeyError:
+            if len(self._memo) >= _CACHE_LIMIT:
+                self._memo.clear()
+            value = self._memo[key] = compute()
+            return value
+
+    def money(self, minor: int, currency: str):
+        return self._remember(("money", minor, currency), lambda: from_minor(minor, currency))
+
+    def settle(
+        self, paytable_id: int, bet: str, amount_minor: int, currency: str, evaluation: game.Evaluation
+    ):
+        """The engine's settlement (it depends on the outcome's facts only), or None for a bet the
+        paytable does not offer."""
+        def compute():
+            try:
+                return game.settle(
+                    self.paytables[paytable_id], bet, self.money(amount_minor, currency), evaluation
+                )
+            except (game.UnknownBet, ValueError):
+                return _NO_SETTLEMENT
+
+        key = ("settle", paytable_id, bet, amount_minor, currency, evaluation.facts)
+        settled = self._remember(key, compute)
+        return None if settled is _NO_SETTLEMENT else settled
+
+    def payout_finding(self, settlement: game.Settlement, paid_minor: int, currency: str):
+        return self._remember(
+            ("payout", settlement, paid_minor, currency),
+            lambda: game.check_payout(settlement, self.money(paid_minor, currency)),
+        )
+
+    def commission_finding(self, settlement: game.Settlement, charged_minor: int, currency: str):
+        return self._remember(
+            ("commission", settlement, charged_minor, currency),
+            lambda: game.check_commission(settlement, self.money(charged_minor, currency)),
+        )
+
+    def limit_findings(
+        self, table_id: int, paytable_id: int, seat: int, bet: str, amount_minor: int, currency: str
+    ):
+        def compute():
+            line = game.WagerLine(seat=seat, bet=bet, amount=self.money(amount_minor, currency))
+            increments = self.paytables[paytable_id].bet_increments
+            return tuple(game.check_wager_limits(self.limits[table_id], [line], increments))
+
+        return self._remember(("limits", table_id, paytable_id, seat, bet, amount_minor, currency), compute)
 
     def load_tables(self, table_ids: set[int]) -> None:
         missing = table_ids - set(self.limits)
@@ -166,24 +225,35 @@ def _chunk_check(shoe_ids: list[int], *, selected: Q, context: _Context) -> Chec
     shoes = {
         row["id"]: row
         for row in Shoe.objects.filter(pk__in=shoe_ids).values(
-            "id", "table_id", "sequence", "decks", "burn_cards", "closed_at"
+            "id", "table_id", "sequence", "decks", "burn_cards"
         )
     }
     coups_by_shoe: dict[int, list[tuple]] = defaultdict(list)
-    selected_ids = set(Coup.objects.filter(selected, shoe_id__in=shoe_ids).values_list("pk", flat=True))
-    paytable_ids = set()
+    selected_ids: set[int] = set()
+    paytable_ids: set[int] = set()
+    # Every coup of the shoe is read (integrity counts from the first card); those selected are judged.
     for row in (
         Coup.objects.filter(shoe_id__in=shoe_ids)
+        .annotate(
+            is_selected=ExpressionWrapper(selected, output_field=BooleanField()),
+            # Dealt, or recorded, after its shoe was closed (compared in the database: no timestamps
+            # to decode for a year of coups).
+            after_close=ExpressionWrapper(
+                Q(dealt_at__gt=F("shoe__closed_at")) | Q(recorded_at__gt=F("shoe__closed_at")),
+                output_field=BooleanField(),
+            ),
+        )
         .order_by("shoe_id", "number", "pk")
         .values_list(
-            "pk", "shoe_id", "number", "dealt_at", "recorded_at", "gaming_day", "player_cards",
-            "banker_cards", "reported_winner", "paytable_id",
+            "pk", "shoe_id", "number", "after_close", "gaming_day", "player_cards",
+            "banker_cards", "reported_winner", "paytable_id", "is_selected",
         )
         .iterator(chunk_size=5000)
     ):
-        coups_by_shoe[row[1]].append(row)
-        if row[0] in selected_ids:
-            paytable_ids.add(row[9])
+        coups_by_shoe[row[1]].append(row[:9])
+        if row[9]:
+            selected_ids.add(row[0])
+            paytable_ids.add(row[8])
     wagers_by_coup: dict[int, list[tuple]] = defaultdict(list)
     for row in (
         Wager.objects.filter(_prefixed(selected, "coup"), coup__shoe_id__in=shoe_ids)
@@ -215,7 +285,7 @@ def _chunk_check(shoe_ids: list[int], *, selected: Q, context: _Context) -> Chec
         shoe = shoes[shoe_id]
         judged = _shoe_findings(shoe, coups_by_shoe[shoe_id], selected_ids, wagers_by_coup, ledger, context)
         for coup, findings in judged:
-            where = {"table_id": shoe["table_id"], "shoe_id": shoe_id, "gaming_day": coup[5]}
+            where = {"table_id": shoe["table_id"], "shoe_id": shoe_id, "gaming_day": coup[4]}
             for finding in findings:
                 found.setdefault(finding.fingerprint, (finding, where))
     return _write(found, earlier, selected_ids, shoes=len(shoe_ids))
@@ -224,37 +294,47 @@ def _chunk_check(shoe_ids: list[int], *, selected: Q, context: _Context) -> Chec
 def _shoe_findings(shoe, coups, selected_ids, wagers_by_coup, ledger, context):
     """(coup row, findings) for each selected coup of one shoe, judged in number order."""
     decks = shoe["decks"]
-    closed_at = shoe["closed_at"]
     seen = Counter(shoe["burn_cards"] or ())
     burn_codes = set(seen)
+    # Cards only accumulate: when the whole shoe breaks no capacity rule, no coup of it does, and
+    # the per-coup counting below is skipped (one engine call per shoe instead of one per coup).
+    whole_shoe = Counter(seen)
+    for coup in coups:
+        whole_shoe.update(coup[5])
+        whole_shoe.update(coup[6])
+    over_capacity = overdealt = False
+    try:
+        for finding in game.check_cards_seen(decks, whole_shoe):
+            over_capacity |= finding.code == "card_over_capacity"
+            overdealt |= finding.code == "shoe_overdealt"
+    except (ValueError, game.InvalidCard):
+        logger.warning("shoe %s: cards that name no card", shoe["id"])
     last_number = None
     for index, coup in enumerate(coups):
-        pk, _, number, dealt_at, recorded_at, _, player_codes, banker_codes, reported, paytable_id = coup
+        pk, _, number, after_close, _, player_codes, banker_codes, reported, paytable_id = coup
         codes = [*player_codes, *banker_codes]
-        seen.update(codes)
+        if over_capacity or overdealt:
+            seen.update(codes)
         previous_number, last_number = last_number, number
         if pk not in selected_ids:
             continue
         findings: list[Finding] = []
-        # Shoe integrity: cards over capacity are charged to the coup that dealt them (the burn's
-        # own excess, if any, to the first coup); an overdealt shoe to every coup past its end.
-        try:
-            integrity = game.check_cards_seen(decks, seen)
-        except (ValueError, game.InvalidCard):
-            logger.warning("coup %s: cards that name no card: %s", pk, codes)
-            integrity = []
-        if any(finding.code == "card_over_capacity" for finding in integrity):
+        # Shoe integrity, counting from the burn up to this coup: a card over capacity is charged to
+        # the coup that dealt it (the burn's own excess, if any, to the first coup); an overdealt
+        # shoe to every coup past its end.
+        if over_capacity:
             charged = set(codes) | (burn_codes if index == 0 else set())
             for code in sorted(charged):
-                for finding in game.check_cards_seen(decks, {code: seen[code]}):
+                for finding in _cards_seen(decks, {code: seen[code]}, pk):
                     findings.append(Finding(f"card_over_capacity:coup{pk}:{code}", finding, pk))
-        for finding in integrity:
-            if finding.code == "shoe_overdealt":
-                findings.append(Finding(f"shoe_overdealt:coup{pk}", finding, pk))
+        if overdealt:
+            for finding in _cards_seen(decks, seen, pk):
+                if finding.code == "shoe_overdealt":
+                    findings.append(Finding(f"shoe_overdealt:coup{pk}", finding, pk))
         gap = game.check_coup_number(number, previous_number)
         if gap is not None:
             findings.append(Finding(f"coup_number_gap:coup{pk}", gap, pk))
-        if closed_at is not None and (dealt_at > closed_at or recorded_at > closed_at):
+        if after_close:
             findings.append(Finding(
                 f"coup_after_shoe_closed:coup{pk}", game.coup_after_shoe_closed(number, shoe["sequence"]), pk
             ))
@@ -282,34 +362,42 @@ def _coup_findings(pk, player_codes, banker_codes, reported, shoe, paytable_id, 
         evaluation = game.evaluate(dealt)
     except ValueError:  # hands that cannot be evaluated were reported by verify_coup already
         return findings
-    paytable = context.paytables[paytable_id]
-    limits = context.limits[shoe["table_id"]]
-    lines_by_seat: dict[int, list[game.WagerLine]] = defaultdict(list)
+    table_id = shoe["table_id"]
+    bets_by_seat: dict[int, list[tuple[str, int, str]]] = defaultdict(list)
     for wager_id, _, seat, bet, currency, amount_minor, paid_minor in wagers:
-        amount = from_minor(amount_minor, currency)
-        line = game.WagerLine(seat=seat, bet=bet, amount=amount)
-        lines_by_seat[seat].append(line)
+        bets_by_seat[seat].append((bet, amount_minor, currency))
         # Table rules for this bet of this seat: minimum, maximum, the paytable's increments.
-        for finding in game.check_wager_limits(limits, [line], paytable.bet_increments):
+        for finding in context.limit_findings(table_id, paytable_id, seat, bet, amount_minor, currency):
             findings.append(Finding(f"{finding.code}:wager{wager_id}", finding, pk, wager_id, seat))
         # Settlement: what the paytable says against what was paid and what the ledger charged.
-        try:
-            settlement = game.settle(paytable, bet, amount, evaluation)
-        except (game.UnknownBet, ValueError):
+        settlement = context.settle(paytable_id, bet, amount_minor, currency, evaluation)
+        if settlement is None:
             continue
         if paid_minor is not None:
-            finding = game.check_payout(settlement, from_minor(paid_minor, currency))
+            finding = context.payout_finding(settlement, paid_minor, currency)
             if finding is not None:
                 findings.append(Finding(f"payout_mismatch:wager{wager_id}", finding, pk, wager_id, seat))
-        finding = game.check_commission(settlement, from_minor(ledger.get(wager_id, 0), currency))
+        finding = context.commission_finding(settlement, ledger.get(wager_id, 0), currency)
         if finding is not None:
             findings.append(Finding(f"commission_mismatch:wager{wager_id}", finding, pk, wager_id, seat))
     # A seat on both Player and Banker: judged with no limits, so only that rule can speak.
-    for seat, lines in lines_by_seat.items():
-        if len(lines) > 1:
+    for seat, bets in bets_by_seat.items():
+        if len(bets) > 1:
+            lines = [
+                game.WagerLine(seat=seat, bet=bet, amount=context.money(amount_minor, currency))
+                for bet, amount_minor, currency in bets
+            ]
             for finding in game.check_wager_limits(game.TableLimits(), lines):
                 findings.append(Finding(f"{finding.code}:coup{pk}:seat{seat}", finding, pk, None, seat))
     return findings
+
+
+def _cards_seen(decks: int, counts, coup_id: int) -> list[game.Violation]:
+    try:
+        return game.check_cards_seen(decks, counts)
+    except (ValueError, game.InvalidCard):
+        logger.warning("coup %s: cards that name no card", coup_id)
+        return []
 
 
 def _write(found: dict[str, tuple[Finding, dict]], earlier: dict, selected_ids: set[int], *, shoes: int):
