@@ -1,19 +1,27 @@
 """The commission ledger, box counts and reconciliations, read-only: money formatted in its currency.
 
-The only write is explaining a variance, an action that calls `reconciliation_explain` with a note.
+The only write is explaining a variance with a note (`reconciliation_explain`), from the list (an
+action) or from the reconciliation's page.
 """
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.http import HttpResponseNotAllowed, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
 
 from pit.core.admin_site import (
+    SERVICE_ERRORS,
+    NoteForm,
     ReadOnlyAdminMixin,
     ReadOnlyInline,
     admin_link,
+    error_text,
     gaming_day_filter,
     money_html,
     note_action,
+    require_permission,
 )
-from pit.ledger.models import BoxCount, CommissionEntry, Reconciliation, ReconciliationSeat
+from pit.ledger.models import BoxCount, CommissionEntry, Reconciliation, ReconciliationSeat, ReconciliationStatus
 from pit.ledger.services import reconciliation_explain
 from pit.shoes.models import Shoe
 
@@ -213,6 +221,48 @@ class ReconciliationAdmin(ReadOnlyAdminMixin, MoneyColumnsMixin, admin.ModelAdmi
         "explained_at",
     )
     readonly_fields = fields
+
+    # ------------------------------------------------------------------ the explanation form on the page
+
+    def get_urls(self):
+        opts = self.opts
+        return [
+            path(
+                "<path:object_id>/explain/",
+                self.admin_site.admin_view(self.explain_view),
+                name=f"{opts.app_label}_{opts.model_name}_explain",
+            ),
+            *super().get_urls(),
+        ]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        extra_context = dict(extra_context or {})
+        reconciliation = self.get_object(request, object_id)
+        if (
+            reconciliation is not None
+            and reconciliation.status == ReconciliationStatus.VARIANCE
+            and self.has_explain_permission(request)
+        ):
+            extra_context["explain_url"] = reverse("admin:ledger_reconciliation_explain", args=[reconciliation.pk])
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def explain_view(self, request, object_id):
+        """POST a note: the service explains the variance; a refusal comes back as a message."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        reconciliation = get_object_or_404(self.get_queryset(request), pk=object_id)
+        require_permission(self.has_explain_permission(request))
+        form = NoteForm(request.POST)
+        if not form.is_valid():
+            self.message_user(request, "Not explained: a note is required.", messages.ERROR)
+        else:
+            try:
+                reconciliation_explain(reconciliation=reconciliation, user=request.user, note=form.cleaned_data["note"])
+            except SERVICE_ERRORS as exc:
+                self.message_user(request, f"Not explained: {error_text(exc)}", messages.ERROR)
+            else:
+                self.message_user(request, f"The variance of {reconciliation.shoe} is explained.", messages.SUCCESS)
+        return HttpResponseRedirect(reverse("admin:ledger_reconciliation_change", args=[reconciliation.pk]))
 
     def has_explain_permission(self, request):
         opts = self.opts

@@ -255,3 +255,45 @@ def test_explaining_a_balanced_reconciliation_is_a_message(client, pit, accounta
     assert messages_of(response) == [
         ("error", f"{reconciliation}: A balanced reconciliation has no variance to explain."),
     ]
+
+
+def explain_url(reconciliation):
+    return reverse("admin:ledger_reconciliation_explain", args=[reconciliation.pk])
+
+
+def test_reconciliation_page_offers_the_explanation_to_an_accountant_only(client, pit, accountant, pit_boss):
+    reconciliation = Reconciliation.objects.get()
+    page = reverse("admin:ledger_reconciliation_change", args=[reconciliation.pk])
+    client.force_login(accountant)
+    assert f'action="{explain_url(reconciliation)}"' in client.get(page).content.decode()
+    client.force_login(pit_boss)
+    response = client.get(page)
+    assert response.status_code == 200
+    assert explain_url(reconciliation) not in response.content.decode()
+
+
+def test_explanation_form(client, pit, accountant):
+    reconciliation = Reconciliation.objects.get()
+    client.force_login(accountant)
+    response = client.post(explain_url(reconciliation), {"note": ""})
+    assert messages_of(response) == [("error", "Not explained: a note is required.")]
+    reconciliation.refresh_from_db()
+    assert reconciliation.status == ReconciliationStatus.VARIANCE
+
+    response = client.post(explain_url(reconciliation), {"note": "Recounted: 2.00 in the drop box."})
+    assert response["Location"] == reverse("admin:ledger_reconciliation_change", args=[reconciliation.pk])
+    reconciliation.refresh_from_db()
+    assert (reconciliation.status, reconciliation.explanation, reconciliation.explained_by) == (
+        ReconciliationStatus.EXPLAINED,
+        "Recounted: 2.00 in the drop box.",
+        accountant,
+    )
+
+
+def test_explanation_form_is_refused_to_pit_bosses_and_auditors(client, pit, pit_boss, auditor):
+    reconciliation = Reconciliation.objects.get()
+    for user in (pit_boss, auditor):
+        client.force_login(user)
+        assert client.post(explain_url(reconciliation), {"note": "x"}).status_code == 403
+    reconciliation.refresh_from_db()
+    assert reconciliation.status == ReconciliationStatus.VARIANCE
