@@ -168,6 +168,20 @@ def test_violation_review_form_by_role(client, floor, role):
         assert violation.status == "open"
 
 
+@pytest.mark.parametrize("role", ROLES)
+def test_reconciliation_explanation_form_by_role(client, floor, role):
+    login_as(client, role)
+    reconciliation = floor["ledger_reconciliation"]
+    url = reverse("admin:ledger_reconciliation_explain", args=[reconciliation.pk])
+    response = client.post(url, {"note": "recounted"})
+    reconciliation.refresh_from_db()
+    if role == Role.ACCOUNTANT.value:
+        assert (response.status_code, reconciliation.status) == (302, "explained")
+    else:
+        assert response.status_code == (302 if role == ANONYMOUS else 403)
+        assert reconciliation.status == "variance"
+
+
 def _state():
     return (
         sorted(Table.objects.values_list("code", "status")),
