@@ -123,9 +123,7 @@ class ServicesFloorClient:
                 banker=list(play.banker),
                 dealt_at=play.dealt_at,
                 reported_winner=play.reported_winner,
-                wagers=tuple(
-                    WagerInput(seat=w.seat, bet=w.bet, amount=w.amount, paid=w.paid) for w in play.wagers
-                ),
+                wagers=tuple(WagerInput(seat=w.seat, bet=w.bet, amount=w.amount, paid=w.paid) for w in play.wagers),
             )
             for play in coups
         ]
@@ -140,18 +138,14 @@ class ServicesFloorClient:
         return [outcome.coup.pk for outcome in outcomes]
 
     def commission_collect(self, shoe_id: int, seat: int) -> None:
-        commission_collect(
-            shoe=self._shoes[shoe_id], seat=seat, actor=self.actor, note="player left (simulated)"
-        )
+        commission_collect(shoe=self._shoes[shoe_id], seat=seat, actor=self.actor, note="player left (simulated)")
 
     def shoe_close(self, shoe_id: int, counts: list[tuple[int, Decimal]], closed_at: dt.datetime) -> None:
         # Backfilled history closes when it is recorded: a coup recorded after its shoe's closing
         # time is a violation (coup_after_shoe_closed), and these coups were recorded just now.
         closed_at = max(closed_at, timezone.now())
         try:
-            shoe_close(
-                shoe=self._shoes.pop(shoe_id), box_counts=counts, closed_at=closed_at, actor=self.actor
-            )
+            shoe_close(shoe=self._shoes.pop(shoe_id), box_counts=counts, closed_at=closed_at, actor=self.actor)
         except ValidationError as exc:
             raise SimulationError(f"The pit refused to close shoe {shoe_id}: {exc}") from exc
 

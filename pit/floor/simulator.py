@@ -325,13 +325,9 @@ class Dealer:
         else:
             shoe_id, sequence, number = resume.shoe_id, resume.sequence, resume.coups_recorded
             seen = Counter(resume.cards_seen)
-            unseen = [
-                game.CARDS[code] for code in game.ALL_CARD_CODES for _ in range(resume.decks - seen[code])
-            ]
+            unseen = [game.CARDS[code] for code in game.ALL_CARD_CODES for _ in range(resume.decks - seen[code])]
             rng.shuffle(unseen)
-            shoe = game.Shoe(
-                unseen, resume.decks, cut_position=max(0, resume.cut_card_position - resume.cards_dealt)
-            )
+            shoe = game.Shoe(unseen, resume.decks, cut_position=max(0, resume.cut_card_position - resume.cards_dealt))
             box = dict(resume.box)
         self.result.shoe_ids.append(shoe_id)
         pending: list[CoupPlay] = []
@@ -427,9 +423,7 @@ class Dealer:
                     )
                 )
 
-            play = CoupPlay(
-                number, tuple(player_cards), tuple(banker_cards), dealt_at, reported, tuple(wagers)
-            )
+            play = CoupPlay(number, tuple(player_cards), tuple(banker_cards), dealt_at, reported, tuple(wagers))
             for fault in faults:
                 fault.shoe_sequence, fault.coup_number = sequence, number
                 self.result.faults.append(fault)
@@ -593,9 +587,7 @@ def simulate(
             start, end = day_window(day, now)
             start += dt.timedelta(minutes=7 * index)
             wanted = (shoes_per_day + (0.5 if leave_open and offset == 0 else 0)) * COUPS_PER_SHOE
-            interval = min(
-                dt.timedelta(seconds=COUP_SECONDS), max(end - start, dt.timedelta(0)) / max(wanted, 1)
-            )
+            interval = min(dt.timedelta(seconds=COUP_SECONDS), max(end - start, dt.timedelta(0)) / max(wanted, 1))
             if offset == 0:  # today ends now: play the last stretch before it
                 start = max(start, end - interval * wanted)
             clock = Clock(start, interval, end)

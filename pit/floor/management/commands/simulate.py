@@ -59,16 +59,10 @@ class Command(BaseCommand):
         )
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--decks", type=int, default=8)
-        parser.add_argument(
-            "--leave-open", action="store_true", help="End each table with a shoe still dealing."
-        )
+        parser.add_argument("--leave-open", action="store_true", help="End each table with a shoe still dealing.")
         parser.add_argument("--batch", type=int, default=25, help="Coups per batch posted.")
-        parser.add_argument(
-            "--eager", action="store_true", help="Run the checks and reconciliations in-process."
-        )
-        parser.add_argument(
-            "--url", default="", help="Play through the REST API at this URL instead of the services."
-        )
+        parser.add_argument("--eager", action="store_true", help="Run the checks and reconciliations in-process.")
+        parser.add_argument("--url", default="", help="Play through the REST API at this URL instead of the services.")
         parser.add_argument("--key", default="", help="The device API key (with --url).")
         parser.add_argument("--no-progress", action="store_true")
         parser.add_argument(
@@ -84,7 +78,7 @@ class Command(BaseCommand):
             rates = parse_fault_rates(options["fault_rate"])
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
-        codes = self._tables(options["tables"])
+        codes = self._tables(options["tables"], remote=bool(options["url"]))
         if options["url"]:
             from pit.floor.clients import HttpFloorClient
 
@@ -136,9 +130,7 @@ class Command(BaseCommand):
     def _live(self, client, codes, rates, options) -> None:
         from pit.floor.simulator import deal_live
 
-        self.stdout.write(
-            f"Dealing live at {', '.join(codes)}: a coup every {options['interval']:g}s; Ctrl-C stops."
-        )
+        self.stdout.write(f"Dealing live at {', '.join(codes)}: a coup every {options['interval']:g}s; Ctrl-C stops.")
         try:
             with eager(options["eager"]):
                 result = deal_live(
@@ -157,23 +149,18 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         self.stdout.write(f"Dealt {result.coups} coups live; faults injected: {len(result.faults)}")
 
-    def _tables(self, text: str) -> list[str]:
+    def _tables(self, text: str, *, remote: bool) -> list[str]:
+        """The codes asked for; over the API (remote) the server's tables need not be in this database."""
         available = list(Table.objects.order_by("code").values_list("code", flat=True))
         if text.strip().isdigit():
             return available[: int(text)]
         wanted = [code.strip() for code in text.split(",") if code.strip()] or available
         unknown = sorted(set(wanted) - set(available))
-        if unknown and not self._remote:
+        if unknown and not remote:
             raise CommandError(f"No table {', '.join(unknown)} (tables: {', '.join(available) or 'none'}).")
         if not wanted:
             raise CommandError("There are no tables to play at; run `manage.py demo_pit` or create some.")
         return wanted
-
-    _remote = False
-
-    def execute(self, *args, **options):
-        self._remote = bool(options.get("url"))
-        return super().execute(*args, **options)
 
 
 class eager:  # noqa: N801 (used as a context manager)
