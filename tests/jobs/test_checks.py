@@ -116,19 +116,13 @@ def test_coups_after_the_shoe_closed(box_shoe):
     late_dealt = factories.coup(box_shoe, 1, *PLAYER_NATURAL, dealt_at=timezone.now() + dt.timedelta(hours=1))
     in_time = factories.coup(box_shoe, 2, *PLAYER_NATURAL, dealt_at=timezone.now() - dt.timedelta(minutes=1))
     shoe_close(shoe=box_shoe, box_counts=[])
-    late_recorded = factories.coup(
-        box_shoe, 3, *PLAYER_NATURAL, dealt_at=timezone.now() - dt.timedelta(minutes=1)
-    )
+    late_recorded = factories.coup(box_shoe, 3, *PLAYER_NATURAL, dealt_at=timezone.now() - dt.timedelta(minutes=1))
 
     coups_check(coup_ids=[late_dealt.pk, in_time.pk, late_recorded.pk])
 
-    assert findings(coup=late_dealt) == [
-        ("coup_after_shoe_closed", "Coup 1 was posted after shoe 1 was closed.")
-    ]
+    assert findings(coup=late_dealt) == [("coup_after_shoe_closed", "Coup 1 was posted after shoe 1 was closed.")]
     assert findings(coup=in_time) == []
-    assert findings(coup=late_recorded) == [
-        ("coup_after_shoe_closed", "Coup 3 was posted after shoe 1 was closed.")
-    ]
+    assert findings(coup=late_recorded) == [("coup_after_shoe_closed", "Coup 3 was posted after shoe 1 was closed.")]
 
 
 def test_a_payout_that_differs_from_the_paytable(box_shoe):
@@ -156,9 +150,7 @@ def test_a_payout_that_differs_from_the_paytable(box_shoe):
 
 
 def test_a_commission_that_differs_from_the_ledger_net_of_reversals(box_shoe):
-    coup = factories.coup(
-        box_shoe, 1, *BANKER_NATURAL, wagers=[wager(1, "banker", "100"), wager(2, "banker", "40")]
-    )
+    coup = factories.coup(box_shoe, 1, *BANKER_NATURAL, wagers=[wager(1, "banker", "100"), wager(2, "banker", "40")])
     accrual = CommissionEntry.objects.get(wager__seat=1, kind=EntryKind.ACCRUED)
     assert accrual.amount_minor == 500
     commission_entry_reverse(entry=accrual, note="Keyed on the wrong seat.")
@@ -198,9 +190,7 @@ def test_table_rules(box_shoe):
 def test_a_bet_off_the_paytables_increment(db):
     table = factories.table("MB1", game="mini", preset="mini_commission_box")
     shoe = factories.shoe(table)
-    coup = factories.coup(
-        shoe, 1, *PLAYER_NATURAL, wagers=[wager(1, "banker", "27"), wager(2, "banker", "30")]
-    )
+    coup = factories.coup(shoe, 1, *PLAYER_NATURAL, wagers=[wager(1, "banker", "27"), wager(2, "banker", "30")])
 
     coups_check(coup_ids=[coup.pk])
 
@@ -323,13 +313,9 @@ def test_the_reverify_command(box_table):
     coup = factories.coup(shoe, 1, ["KH", "7D", "2C"], ["TS", "6H"], dealt_at=_noon(1))
     out, err = StringIO(), StringIO()
 
-    call_command(
-        "reverify", "--from", str(coup.gaming_day), "--to", str(coup.gaming_day), stdout=out, stderr=err
-    )
+    call_command("reverify", "--from", str(coup.gaming_day), "--to", str(coup.gaming_day), stdout=out, stderr=err)
 
-    assert out.getvalue().startswith(
-        f"Re-verified 1 coups in 1 shoes ({coup.gaming_day} to {coup.gaming_day}) in "
-    )
+    assert out.getvalue().startswith(f"Re-verified 1 coups in 1 shoes ({coup.gaming_day} to {coup.gaming_day}) in ")
     assert "1 findings hold, 1 new, 0 hold again, 0 cleared." in out.getvalue()
     assert "  player_extra_card: 1\n" in out.getvalue()
     assert "1/1 coups 100.0%" in err.getvalue()
@@ -338,6 +324,29 @@ def test_the_reverify_command(box_table):
 
 def test_the_reverify_command_refuses_a_backwards_range(db):
     with pytest.raises(Exception, match="is before --from"):
-        call_command(
-            "reverify", "--from", "2026-03-02", "--to", "2026-03-01", stdout=StringIO(), stderr=StringIO()
-        )
+        call_command("reverify", "--from", "2026-03-02", "--to", "2026-03-01", stdout=StringIO(), stderr=StringIO())
+
+
+def test_the_nightly_task_sweeps_the_last_complete_gaming_day(box_table):
+    from pit.compliance.tasks import coups_sweep_task
+    from pit.core.gaming_day import current_gaming_day
+
+    tz = timezone.get_current_timezone()
+    last_complete = current_gaming_day() - dt.timedelta(days=1)
+    shoe = factories.shoe(box_table)
+    earlier = factories.coup(
+        shoe,
+        1,
+        ["KH", "7D", "2C"],
+        ["TS", "6H"],
+        dealt_at=dt.datetime.combine(last_complete - dt.timedelta(days=2), dt.time(12), tz),
+    )
+    swept = factories.coup(
+        shoe, 2, ["QH", "7C", "3C"], ["TD", "6D"], dealt_at=dt.datetime.combine(last_complete, dt.time(12), tz)
+    )
+
+    result = coups_sweep_task.delay().get()
+
+    assert result == {"coups": 1, "holding": 1, "created": 1, "restored": 0, "cleared": 0}
+    assert list(RuleViolation.objects.values_list("coup", flat=True)) == [swept.pk]
+    assert not RuleViolation.objects.filter(coup=earlier).exists()
