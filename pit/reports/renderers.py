@@ -31,23 +31,32 @@ def _percent(value: Decimal, places: int) -> Decimal:
     return (value * 100).quantize(Decimal(1).scaleb(-places))
 
 
-def text_value(column: Column, value: Any) -> str | int | None:
-    """A value as CSV and JSON carry it: money and decimals as exact decimal strings, dates ISO 8601."""
-    if value is None:
-        return None
-    if column.type == ColumnType.MONEY:
-        return str(value)
+def _none_or(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda value: None if value is None else convert(value)
+
+
+def text_converter(column: Column) -> Callable[[Any], str | int | None]:
+    """How CSV and JSON carry a column's values: money and decimals as exact decimal strings,
+    percentages in percent, dates ISO 8601, datetimes in the casino's time zone. Made once per
+    column, applied to every row."""
     if column.type == ColumnType.PERCENTAGE:
-        return str(_percent(value, column.places))
+        places = column.places
+        return _none_or(lambda value: str(_percent(value, places)))
     if column.type == ColumnType.DECIMAL:
-        return str(Decimal(value).quantize(Decimal(1).scaleb(-column.places)))
+        step = Decimal(1).scaleb(-column.places)
+        return _none_or(lambda value: str(Decimal(value).quantize(step)))
     if column.type == ColumnType.DATE:
-        return value.isoformat()
+        return _none_or(lambda value: value.isoformat())
     if column.type == ColumnType.DATETIME:
-        return timezone.localtime(value).isoformat(timespec="seconds")
+        zone = timezone.get_current_timezone()  # looked up once: it is a context-local per call
+        return _none_or(lambda value: value.astimezone(zone).isoformat(timespec="seconds"))
     if column.type == ColumnType.INTEGER:
-        return int(value)
-    return str(value)
+        return _none_or(int)
+    return _none_or(str)  # text, and money (a Decimal already at the currency's places)
+
+
+def text_value(column: Column, value: Any) -> str | int | None:
+    return text_converter(column)(value)
 
 
 def _lines(definition: ReportDefinition, filters: ReportFilters, progress: Progress | None) -> Iterator[Line]:
@@ -81,12 +90,13 @@ def csv_chunks(
     """The CSV as UTF-8 byte chunks of a few hundred lines each (BOM first, so Excel reads UTF-8)."""
     writer = csv.writer(_Echo())
     columns = definition.visible_columns
+    converters = [(column.key, text_converter(column)) for column in columns]
     yield ("\ufeff" + writer.writerow([LINE_LABEL, *(column.label for column in columns)])).encode()
     buffer: list[str] = []
     for line in _lines(definition, filters, progress):
         values = line.values
         buffer.append(
-            writer.writerow([line.kind, *(text_value(column, values.get(column.key)) for column in columns)])
+            writer.writerow([line.kind, *[convert(values.get(key)) for key, convert in converters]])
         )
         if len(buffer) >= lines_per_chunk:
             yield "".join(buffer).encode()
@@ -118,13 +128,11 @@ def json_chunks(definition: ReportDefinition, filters: ReportFilters) -> Iterato
         ],
     }
     yield (json.dumps(head)[:-1] + ', "rows": [').encode()
+    converters = [(column.key, text_converter(column)) for column in columns]
     totals = []
     first = True
     for line in report_lines(definition, filters):
-        row = {
-            "line": line.kind,
-            **{column.key: text_value(column, line.values.get(column.key)) for column in columns},
-        }
+        row = {"line": line.kind, **{key: convert(line.values.get(key)) for key, convert in converters}}
         if line.kind == "total":
             totals.append(row)
             continue
@@ -153,6 +161,8 @@ def money_format(currency: str | None) -> str:
     return f'{number} "{currency}"' if currency else number
 
 
+# Written as they are (no style to look up): text as inline strings, whole numbers in General format.
+_PLAIN = frozenset({ColumnType.TEXT, ColumnType.INTEGER})
 _FORMATS = {
     ColumnType.INTEGER: "0",
     ColumnType.DATE: "yyyy-mm-dd",
@@ -167,12 +177,13 @@ class _Cells:
     def __init__(self, sheet):
         self.sheet = sheet
         self.cache: dict[tuple, WriteOnlyCell] = {}
+        self.zone = timezone.get_current_timezone()
 
     def cell(self, column: Column, value: Any, currency: str | None, bold: bool) -> Any:
         if value is None:
             return None
-        if column.type == ColumnType.TEXT and not bold:
-            return str(value)
+        if not bold and column.type in _PLAIN:
+            return value if column.type == ColumnType.INTEGER else str(value)
         key = (column.key, currency if column.type == ColumnType.MONEY else None, bold)
         cell = self.cache.get(key)
         if cell is None:
@@ -189,7 +200,7 @@ class _Cells:
                 cell.font = Font(bold=True)
             self.cache[key] = cell
         if column.type == ColumnType.DATETIME:
-            value = timezone.localtime(value).replace(tzinfo=None)
+            value = value.astimezone(self.zone).replace(tzinfo=None)
         elif column.type == ColumnType.TEXT:
             value = str(value)
         cell.value = value

@@ -68,7 +68,7 @@ def shoes_in_range(filters: ReportFilters):
         shoes = shoes.filter(table__code__in=filters.tables)
     if filters.game:
         shoes = shoes.filter(table__game=filters.game)
-    return shoes.order_by("table__code", "sequence")
+    return shoes.order_by(_code_order("table__code"), "sequence")
 
 
 def _shoe_batches(filters: ReportFilters) -> Iterator[list[dict[str, Any]]]:
@@ -195,62 +195,78 @@ def commission_estimate(filters: ReportFilters) -> int:
     return BoxCount.objects.filter(shoe__in=shoes_in_range(filters).values("pk")).count()
 
 
+def _shoes_stream(filters: ReportFilters) -> Iterator[dict[str, Any]]:
+    for shoes in _shoe_batches(filters):
+        yield from shoes
+
+
 def commission_detail_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
     """One row per commission ledger entry of the shoes in range: every accrual (with its coup and
-    wager), every collection and every reversal, in the order they were written per seat."""
-    for shoes in _shoe_batches(filters):
-        by_id = {shoe["pk"]: shoe for shoe in shoes}
-        entries = (
-            CommissionEntry.objects.filter(shoe_id__in=list(by_id))
-            .order_by("shoe__table__code", "shoe__sequence", "seat", "pk")
-            .values_list(
-                "pk",
-                "shoe_id",
-                "seat",
-                "kind",
-                "collection_reason",
-                "amount_minor",
-                "recorded_at",
-                "reverses_id",
-                "wager__coup__number",
-                "wager__bet",
-                "wager__amount_minor",
-                "note",
-            )
+    wager), every collection and every reversal, in the order they were written per seat.
+
+    One streamed query for the entries, walked beside the stream of shoes in the same order (the
+    shoe's gaming day and table come from there): no per-row subquery, no batch re-planning."""
+    shoes = _shoes_stream(filters)
+    entries = (
+        CommissionEntry.objects.filter(shoe__in=shoes_in_range(filters).values("pk"))
+        .order_by(_code_order("shoe__table__code"), "shoe__sequence", "seat", "pk")
+        .values_list(
+            "pk",
+            "shoe_id",
+            "seat",
+            "kind",
+            "collection_reason",
+            "amount_minor",
+            "recorded_at",
+            "reverses_id",
+            "wager__coup__number",
+            "wager__bet",
+            "wager__amount_minor",
+            "note",
         )
-        for (
-            pk,
-            shoe_id,
-            seat,
-            kind,
-            reason,
-            amount,
-            recorded_at,
-            reverses_id,
-            coup_number,
-            bet,
-            stake,
-            note,
-        ) in entries.iterator(chunk_size=CHUNK):
-            shoe = by_id[shoe_id]
-            currency = shoe["currency"]
-            yield {
-                "gaming_day": shoe["report_day"],
-                "table": shoe["table_code"],
-                "shoe": shoe["sequence"],
-                "seat": seat,
-                "currency": currency,
-                "entry": pk,
-                "kind": kind,
-                "reason": reason,
-                "reverses": reverses_id,
-                "coup": coup_number,
-                "bet": bet or "",
-                "stake": from_minor(stake, currency),
-                "amount": from_minor(amount, currency),
-                "recorded_at": recorded_at,
-                "note": note,
-            }
+    )
+    shoe: dict[str, Any] = {"pk": None}
+    places = 0
+    for (
+        pk,
+        shoe_id,
+        seat,
+        kind,
+        reason,
+        amount,
+        recorded_at,
+        reverses_id,
+        coup_number,
+        bet,
+        stake,
+        note,
+    ) in entries.iterator(chunk_size=CHUNK):
+        while shoe["pk"] != shoe_id:
+            shoe = next(shoes)  # both streams are in (table, sequence) order
+            places = exponent(shoe["currency"])
+        yield {
+            "gaming_day": shoe["report_day"],
+            "table": shoe["table_code"],
+            "shoe": shoe["sequence"],
+            "seat": seat,
+            "currency": shoe["currency"],
+            "entry": pk,
+            "kind": kind,
+            "reason": reason,
+            "reverses": reverses_id,
+            "coup": coup_number,
+            "bet": bet or "",
+            "stake": None if stake is None else _major(stake, places),
+            "amount": _major(amount, places),
+            "recorded_at": recorded_at,
+            "note": note,
+        }
+
+
+def _major(minor: int, places: int) -> Decimal:
+    """Minor units to a Decimal with the currency's places (pit.core.money.from_minor, minus the
+    quantize an integer never needs: 12550 -> Decimal("125.50"), 0 -> Decimal("0.00"))."""
+    return Decimal(minor).scaleb(-places)
 
 
 def commission_detail_estimate(filters: ReportFilters) -> int:
