@@ -141,3 +141,25 @@ def test_a_superuser_may_write_and_is_recorded_as_the_writer(table, shoe):
     response = client.post(f"/api/v1/shoes/{shoe.pk}/coups/", coup_body(), format="json")
     assert response.status_code == 201
     assert response.json()["recorded_by"] == "user root"
+
+
+def test_a_method_the_resource_does_not_have_is_405_in_the_envelope(device, shoe):
+    response = device.get(f"/api/v1/shoes/{shoe.pk}/close/")
+    assert response.status_code == 405
+    assert response.json() == {
+        "status": 405,
+        "code": "method_not_allowed",
+        "message": 'Method "GET" not allowed.',
+        "errors": {},
+        "details": {},
+    }
+
+
+def test_a_device_cannot_read_reports(device, accountant):
+    from importlib.util import find_spec
+
+    if find_spec("pit.api.report_urls") is None:
+        pytest.skip("the reports API is not installed")
+    response = device.get("/api/v1/reports/commission/?from=2026-11-01&to=2026-11-02")
+    assert response.status_code == 403
+    assert response.json()["code"] == "permission_denied"
