@@ -156,6 +156,12 @@ def reconciliation_explain(*, reconciliation: Reconciliation, user, note: str) -
     reconciliation = Reconciliation.objects.select_for_update().get(pk=reconciliation.pk)
     if reconciliation.status == ReconciliationStatus.BALANCED:
         raise ValidationError({"status": "A balanced reconciliation has no variance to explain."})
+    if reconciliation.status == ReconciliationStatus.EXPLAINED:
+        # The first explanation stands (the audit trail keeps it); a second one would overwrite it.
+        raise ValidationError(
+            {"status": f"The variance was explained already by {reconciliation.explained_by} "
+                       f"on {reconciliation.explained_at:%Y-%m-%d %H:%M}."}
+        )
     reconciliation.status = ReconciliationStatus.EXPLAINED
     reconciliation.explanation = note.strip()
     reconciliation.explained_by = user

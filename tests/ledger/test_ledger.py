@@ -264,3 +264,17 @@ def test_a_balanced_reconciliation_has_nothing_to_explain(shoe, django_user_mode
     assert list(caught.value.message_dict) == ["status"]
     reconciliation.refresh_from_db()
     assert (reconciliation.status, reconciliation.explanation) == ("balanced", "")
+
+
+def test_an_explanation_is_not_overwritten(played, django_user_model):
+    first = django_user_model.objects.create_user("accountant", password="x")
+    second = django_user_model.objects.create_user("other", password="x")
+    reconciliation = shoe_reconcile(shoe_id=played.pk)
+    reconciliation_explain(reconciliation=reconciliation, user=first, note="chip found under the box")
+
+    with pytest.raises(ValidationError) as caught:
+        reconciliation_explain(reconciliation=reconciliation, user=second, note="something else")
+
+    assert list(caught.value.message_dict) == ["status"]
+    reconciliation.refresh_from_db()
+    assert (reconciliation.explanation, reconciliation.explained_by_id) == ("chip found under the box", first.pk)
