@@ -39,6 +39,12 @@ class Command(BaseCommand):
             [python, "manage.py", "runserver", "--noreload", f"{host}:{port}"], env=env
         )
         processes.append(web)
+
+        def stop(signum, frame):
+            raise KeyboardInterrupt
+
+        # A service manager stops us with SIGTERM: take the worker and the web server down with us.
+        signal.signal(signal.SIGTERM, stop)
         try:
             web.wait()
         except KeyboardInterrupt:
