@@ -44,6 +44,8 @@ lint: install
 check-deploy: install
 	DJANGO_SECRET_KEY=check-deploy-$$(date +%s)-a-long-random-string-for-the-check-only-0123456789 \
 	DJANGO_ALLOWED_HOSTS=pit.example.com \
+	DATABASE_URL=$${DATABASE_URL:-postgres://pit@127.0.0.1:5432/pit} \
+	CELERY_BROKER_URL=$${CELERY_BROKER_URL:-redis://127.0.0.1:6379/0} \
 	$(MANAGE) check --deploy --fail-level WARNING --settings=pit.settings.production
 
 clean:

@@ -7,6 +7,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import Exists, OuterRef
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 
 from pit import game
 from pit.core.admin_site import ServiceErrorsAsMessagesMixin, admin_link
@@ -189,7 +190,7 @@ class PaytableConfigurationAdmin(ServiceErrorsAsMessagesMixin, admin.ModelAdmin)
         others = sorted(bet for bet in configuration.house_edges if bet not in MAIN_BETS)
         return (
             format_html_join(
-                format_html("<br>"),
+                mark_safe("<br>"),
                 "{} {}",
                 ((bet.replace("_", " "), edge_percent(configuration, bet)) for bet in others),
             )

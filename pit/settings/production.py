@@ -8,6 +8,10 @@ from pit.settings.base import env
 DEBUG = False
 SECRET_KEY = env.str("DJANGO_SECRET_KEY")  # no default: refuse to start without one
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS")
+# Production never falls back to the embedded default: without these, a casino's books would
+# quietly run on a local SQLite file and a folder broker. base.py has read them; here they must exist.
+for _required in ("DATABASE_URL", "CELERY_BROKER_URL"):
+    env.str(_required)  # ImproperlyConfigured when unset
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)

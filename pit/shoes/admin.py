@@ -5,6 +5,7 @@ from django.db.models import Count, F, IntegerField, OuterRef, Subquery
 from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 
 from pit.compliance.models import RuleViolation
 from pit.core.admin_site import (
@@ -247,7 +248,7 @@ class CoupAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         if not violations:
             return "none"
         return format_html_join(
-            format_html("<br>"),
+            mark_safe("<br>"),
             '<a href="{}">{}</a> <span class="pit-status pit-status-{}">{}</span>',
             (
                 (change_url(RuleViolation, v.pk), f"{v.code}: {v.message}", v.status, v.get_status_display())
