@@ -8,27 +8,50 @@ parts, or export them from the reports page. Who may run what: pit.reports.permi
 
 from django.conf import settings
 from django.http import StreamingHttpResponse
-from rest_framework import exceptions, permissions
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import exceptions
 from rest_framework.views import APIView
 
+from pit.api.authentication import DevicePrincipal
+from pit.api.permissions import PitAccess
 from pit.reports.catalog import REPORTS
 from pit.reports.forms import ReportFilterForm
 from pit.reports.permissions import report_allowed
 from pit.reports.renderers import json_chunks
 
 
-class ReportAccess(permissions.BasePermission):
-    """Staff whose role may run the view's report; floor devices and anonymous callers may not."""
+class ReportAccess(PitAccess):
+    """PitAccess for anonymous callers (401) and floor devices (403, no device access); staff by
+    the reports' own rule: accountants and auditors every report, pit bosses the floor's."""
 
     def has_permission(self, request, view) -> bool:
         user = request.user
-        if user is None or not user.is_authenticated:
-            return False
-        if not report_allowed(user, REPORTS[view.report]):
-            raise exceptions.PermissionDenied(
-                f"Your role may not run the {REPORTS[view.report].title} report."
-            )
+        if user is None or not user.is_authenticated or isinstance(user, DevicePrincipal):
+            return super().has_permission(request, view)
+        report = REPORTS[view.report]
+        if not report_allowed(user, report):
+            raise exceptions.PermissionDenied(f"Your role may not run the {report.title} report.")
         return True
+
+
+_FILTERS = [
+    OpenApiParameter("from", OpenApiTypes.DATE, required=True, description="First gaming day."),
+    OpenApiParameter("to", OpenApiTypes.DATE, required=True, description="Last gaming day (inclusive)."),
+    OpenApiParameter("tables", OpenApiTypes.STR, description="Table codes, comma-separated; none: every table."),
+    OpenApiParameter("game", OpenApiTypes.STR, enum=["big", "midi", "mini"], description="Only tables of a game."),
+    OpenApiParameter(
+        "only_variances", OpenApiTypes.BOOL, description="Commission: only seats whose count differs from the ledger."
+    ),
+]
+_ANSWER = OpenApiResponse(
+    OpenApiTypes.OBJECT,
+    description=(
+        '{"report", "title", "filters", "columns": [{"key", "label", "type"}], "rows": [{"line": "detail" | '
+        '"<level> subtotal", <column key>: value ...}], "totals": [one per currency]}. Money and decimals are '
+        "strings, percentages in percent, dates ISO 8601."
+    ),
+)
 
 
 class ReportView(APIView):
@@ -37,9 +60,7 @@ class ReportView(APIView):
 
     def get(self, request):
         params = request.query_params.copy()
-        tables = [
-            code.strip() for value in params.getlist("tables") for code in value.split(",") if code.strip()
-        ]
+        tables = [code.strip() for value in params.getlist("tables") for code in value.split(",") if code.strip()]
         params.setlist("tables", tables)
         form = ReportFilterForm(params, report=self.report)
         if not form.is_valid():
@@ -50,17 +71,26 @@ class ReportView(APIView):
         limit = settings.PIT_REPORT_INLINE_MAX_DAYS
         if filters.days > limit:
             raise exceptions.ValidationError(
-                {
-                    "to": [
-                        f"The API returns at most {limit} gaming days at a time; "
-                        f"{filters.days} were asked for."
-                    ]
-                }
+                {"to": [f"The API returns at most {limit} gaming days at a time; {filters.days} were asked for."]}
             )
-        return StreamingHttpResponse(
-            json_chunks(REPORTS[self.report], filters), content_type="application/json"
-        )
+        return StreamingHttpResponse(json_chunks(REPORTS[self.report], filters), content_type="application/json")
 
 
 def report_view(slug: str):
-    return type(f"{slug.title().replace('-', '')}ReportView", (ReportView,), {"report": slug}).as_view()
+    """The view of one report, with its own schema (extend_schema marks the function it is given,
+    so each report gets a function of its own)."""
+    report = REPORTS[slug]
+
+    def get(self, request):
+        return ReportView.get(self, request)
+
+    get = extend_schema(
+        operation_id=f"reports_{slug.replace('-', '_')}",
+        summary=f"{report.title} report",
+        description=report.description,
+        tags=["reports"],
+        parameters=_FILTERS,
+        responses={200: _ANSWER},
+    )(get)
+    name = f"{slug.title().replace('-', '')}ReportView"
+    return type(name, (ReportView,), {"report": slug, "get": get}).as_view()

@@ -118,9 +118,7 @@ def pit(db, users, django_capture_on_commit_callbacks) -> Pit:
         ],
     )
     # A mistaken accrual on seat 1 (coup 1) is reversed; the player at seat 2 leaves.
-    first_accrual = CommissionEntry.objects.get(
-        shoe=shoe_a, seat=1, kind=EntryKind.ACCRUED, wager__coup__number=1
-    )
+    first_accrual = CommissionEntry.objects.get(shoe=shoe_a, seat=1, kind=EntryKind.ACCRUED, wager__coup__number=1)
     step(commission_entry_reverse, entry=first_accrual, note="Seat 1 was comped on coup 1")
     step(commission_collect, shoe=shoe_a, seat=2)
     step(

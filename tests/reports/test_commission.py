@@ -170,10 +170,7 @@ def test_a_shoe_without_coups_reports_under_the_day_it_closed(pit, django_captur
         (3, 3, D("0.00"), D("5.00"), D("5.00")),
     ]
     assert (
-        details(
-            lines(COMMISSION, date_from=DAY_2 + dt.timedelta(days=1), date_to=DAY_2 + dt.timedelta(days=1))
-        )
-        == []
+        details(lines(COMMISSION, date_from=DAY_2 + dt.timedelta(days=1), date_to=DAY_2 + dt.timedelta(days=1))) == []
     )
 
 
@@ -212,9 +209,7 @@ def test_commission_detail_lists_every_ledger_entry_once(pit):
     assert total["detail_rows"] == entries.count() == 11
     reversal = next(row for row in rows if row["kind"] == "reversal")
     assert (reversal["reverses"], reversal["note"], reversal["amount"]) == (
-        Shoe.objects.get(pk=pit.shoe_a.pk)
-        .commission_entries.get(kind="accrued", seat=1, wager__coup__number=1)
-        .pk,
+        Shoe.objects.get(pk=pit.shoe_a.pk).commission_entries.get(kind="accrued", seat=1, wager__coup__number=1).pk,
         "Seat 1 was comped on coup 1",
         D("-5.00"),
     )

@@ -128,9 +128,7 @@ def test_table_results_subtotals_per_day_and_total(pit):
 def test_table_results_filters(pit):
     rows = [line.values for line in lines(TABLE_RESULTS, tables=("MB1",)) if line.kind == "detail"]
     assert [(row["table"], row["handle"]) for row in rows] == [("MB1", D("200.00"))]
-    rows = [
-        line.values for line in lines(TABLE_RESULTS, game="big", date_from=DAY_2) if line.kind == "detail"
-    ]
+    rows = [line.values for line in lines(TABLE_RESULTS, game="big", date_from=DAY_2) if line.kind == "detail"]
     assert [(row["gaming_day"], row["table"]) for row in rows] == [(DAY_2, "BB1")]
 
 
@@ -161,6 +159,6 @@ def test_violations_counted_by_status(pit, users):
     total = all_lines[-1].values
     assert total["total"] == RuleViolation.objects.count()
     assert total["dismissed"] == 1 and total["acknowledged"] == 1
-    assert [
-        row["code"] for row in (line.values for line in lines(VIOLATIONS, tables=("MB1",))) if row.get("code")
-    ] == ["payout_mismatch"]
+    assert [row["code"] for row in (line.values for line in lines(VIOLATIONS, tables=("MB1",))) if row.get("code")] == [
+        "payout_mismatch"
+    ]
