@@ -99,8 +99,23 @@ def shoe_start(
 
 
 def shoe_lock(shoe_id: int) -> Shoe:
-    """The shoe row, locked for this transaction: coups of a shoe are recorded one writer at a time."""
-    return Shoe.objects.select_for_update().select_related("table__paytable").get(pk=shoe_id)
+    """The shoe row, locked for this transaction: coups of a shoe are recorded one writer at a time.
+
+    Its table's row is locked with it; the paytable in force only share-locked (PostgreSQL): a plain
+    FOR UPDATE over the join locked the paytable row too, so every table playing that paytable
+    recorded its coups one after the other. An edit of the paytable (select_for_update) still waits
+    for the coups being settled under it.
+    """
+    shoe = Shoe.objects.select_for_update(of=("self", "table")).select_related("table").get(pk=shoe_id)
+    if connection.vendor == "postgresql":
+        from pit.paytables.models import PaytableConfiguration
+
+        table_name = connection.ops.quote_name(PaytableConfiguration._meta.db_table)
+        shoe.table.paytable = PaytableConfiguration.objects.raw(
+            f"SELECT * FROM {table_name} WHERE id = %s FOR SHARE",  # noqa: S608 (a name from the model)
+            [shoe.table.paytable_id],
+        )[0]
+    return shoe
 
 
 @transaction.atomic

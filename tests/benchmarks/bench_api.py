@@ -276,7 +276,7 @@ def main() -> int:
             stdout=subprocess.DEVNULL,
             stderr=sys.stderr,
         )
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 90
         while True:
             with contextlib.suppress(OSError):
                 connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
