@@ -106,7 +106,6 @@ def coups_in_range_count(*, first_day: dt.date, last_day: dt.date) -> int:
 
 # ------------------------------------------------------------------------------ the bulk path
 
-_NO_SETTLEMENT = object()
 _CACHE_LIMIT = 200_000
 
 
@@ -121,56 +120,57 @@ class _Context:
         self.paytables: dict[int, game.Paytable] = {}
         self._memo: dict[tuple, object] = {}
 
-    def _remember(self, key: tuple, compute):
-        try:
-            return self._memo[key]
-        except KeyError:
-            if len(self._memo) >= _CACHE_LIMIT:
-                self._memo.clear()
-            value = self._memo[key] = compute()
-            return value
+    def relevant_facts(self, paytable_id: int, facts: frozenset[str]) -> frozenset[str]:
+        key = ("facts", paytable_id, facts)
+        relevant = self._memo.get(key)
+        if relevant is None:
+            relevant = self._memo[key] = facts & self.paytables[paytable_id].facts_used()
+        return relevant
 
     def money(self, minor: int, currency: str):
-        return self._remember(("money", minor, currency), lambda: from_minor(minor, currency))
+        key = ("money", minor, currency)
+        amount = self._memo.get(key)
+        if amount is None:
+            amount = self._memo[key] = from_minor(minor, currency)
+        return amount
 
-    def settle(
-        self, paytable_id: int, bet: str, amount_minor: int, currency: str, evaluation: game.Evaluation
+    def wager_findings(
+        self, *, table_id: int, paytable_id: int, seat: int, bet: str, currency: str, amount_minor: int,
+        paid_minor: int | None, charged_minor: int, evaluation: game.Evaluation,
+    ) -> tuple[game.Violation, ...]:
+        """What the engine finds wrong with one wager: the table's limits and the paytable's
+        increments, the payout reported against the settlement, the ledger's commission against it.
+        A settlement depends only on the outcome's facts that the paytable's rules name, so those
+        (not the cards) are in the key."""
+        facts = self.relevant_facts(paytable_id, evaluation.facts)
+        key = (table_id, paytable_id, seat, bet, currency, amount_minor, paid_minor, charged_minor, facts)
+        found = self._memo.get(key)
+        if found is None:
+            if len(self._memo) >= _CACHE_LIMIT:
+                self._memo.clear()
+            found = self._memo[key] = tuple(self._judge_wager(
+                table_id, paytable_id, seat, bet, currency, amount_minor, paid_minor, charged_minor, evaluation
+            ))
+        return found
+
+    def _judge_wager(
+        self, table_id, paytable_id, seat, bet, currency, amount_minor, paid_minor, charged_minor, evaluation
     ):
-        """The engine's settlement (it depends on the outcome's facts only), or None for a bet the
-        paytable does not offer."""
-        def compute():
-            try:
-                return game.settle(
-                    self.paytables[paytable_id], bet, self.money(amount_minor, currency), evaluation
-                )
-            except (game.UnknownBet, ValueError):
-                return _NO_SETTLEMENT
-
-        key = ("settle", paytable_id, bet, amount_minor, currency, evaluation.facts)
-        settled = self._remember(key, compute)
-        return None if settled is _NO_SETTLEMENT else settled
-
-    def payout_finding(self, settlement: game.Settlement, paid_minor: int, currency: str):
-        return self._remember(
-            ("payout", settlement, paid_minor, currency),
-            lambda: game.check_payout(settlement, self.money(paid_minor, currency)),
-        )
-
-    def commission_finding(self, settlement: game.Settlement, charged_minor: int, currency: str):
-        return self._remember(
-            ("commission", settlement, charged_minor, currency),
-            lambda: game.check_commission(settlement, self.money(charged_minor, currency)),
-        )
-
-    def limit_findings(
-        self, table_id: int, paytable_id: int, seat: int, bet: str, amount_minor: int, currency: str
-    ):
-        def compute():
-            line = game.WagerLine(seat=seat, bet=bet, amount=self.money(amount_minor, currency))
-            increments = self.paytables[paytable_id].bet_increments
-            return tuple(game.check_wager_limits(self.limits[table_id], [line], increments))
-
-        return self._remember(("limits", table_id, paytable_id, seat, bet, amount_minor, currency), compute)
+        paytable = self.paytables[paytable_id]
+        amount = self.money(amount_minor, currency)
+        line = game.WagerLine(seat=seat, bet=bet, amount=amount)
+        yield from game.check_wager_limits(self.limits[table_id], [line], paytable.bet_increments)
+        try:
+            settlement = game.settle(paytable, bet, amount, evaluation)
+        except (game.UnknownBet, ValueError):
+            return
+        if paid_minor is not None:
+            finding = game.check_payout(settlement, self.money(paid_minor, currency))
+            if finding is not None:
+                yield finding
+        finding = game.check_commission(settlement, self.money(charged_minor, currency))
+        if finding is not None:
+            yield finding
 
     def load_tables(self, table_ids: set[int]) -> None:
         missing = table_ids - set(self.limits)
@@ -366,20 +366,12 @@ def _coup_findings(pk, player_codes, banker_codes, reported, shoe, paytable_id, 
     bets_by_seat: dict[int, list[tuple[str, int, str]]] = defaultdict(list)
     for wager_id, _, seat, bet, currency, amount_minor, paid_minor in wagers:
         bets_by_seat[seat].append((bet, amount_minor, currency))
-        # Table rules for this bet of this seat: minimum, maximum, the paytable's increments.
-        for finding in context.limit_findings(table_id, paytable_id, seat, bet, amount_minor, currency):
+        for finding in context.wager_findings(
+            table_id=table_id, paytable_id=paytable_id, seat=seat, bet=bet, currency=currency,
+            amount_minor=amount_minor, paid_minor=paid_minor, charged_minor=ledger.get(wager_id, 0),
+            evaluation=evaluation,
+        ):
             findings.append(Finding(f"{finding.code}:wager{wager_id}", finding, pk, wager_id, seat))
-        # Settlement: what the paytable says against what was paid and what the ledger charged.
-        settlement = context.settle(paytable_id, bet, amount_minor, currency, evaluation)
-        if settlement is None:
-            continue
-        if paid_minor is not None:
-            finding = context.payout_finding(settlement, paid_minor, currency)
-            if finding is not None:
-                findings.append(Finding(f"payout_mismatch:wager{wager_id}", finding, pk, wager_id, seat))
-        finding = context.commission_finding(settlement, ledger.get(wager_id, 0), currency)
-        if finding is not None:
-            findings.append(Finding(f"commission_mismatch:wager{wager_id}", finding, pk, wager_id, seat))
     # A seat on both Player and Banker: judged with no limits, so only that rule can speak.
     for seat, bets in bets_by_seat.items():
         if len(bets) > 1:

@@ -8,8 +8,9 @@ their commission accruals, all written with COPY. A few faults are dealt in on p
 reported winner, a wrong payout, a wager over the table maximum, a seat on both sides) so that the
 sweep has findings to write. Then, in one run:
 
-- the read rate: a server-side cursor streaming the coups joined to their wagers (the columns the
-  sweep reads), decoded by psycopg, nothing else done with them;
+- the read rate: server-side cursors streaming the columns the sweep reads, decoded by psycopg and
+  nothing else done with them: coups joined to their wagers in one stream, and coups then wagers
+  in two streams (the faster of the two is the bar the ratios compare with);
 - the sweep's first pass (every coup judged, every finding inserted) and a re-run (the nightly
   case: everything judged again, nothing new to write);
 - the ratio of each sweep rate to the read rate.
@@ -176,8 +177,37 @@ SELECT c.id, c.shoe_id, c.number, c.dealt_at, c.recorded_at, c.gaming_day, c.pla
        c.reported_winner, c.paytable_id, w.id, w.seat, w.bet, w.currency, w.amount_minor, w.paid_minor
 FROM shoes_coup c LEFT JOIN shoes_wager w ON w.coup_id = c.id
 WHERE c.gaming_day BETWEEN %s AND %s
-ORDER BY c.shoe_id, c.number, w.id
 """
+
+
+READ_COUPS_SQL = """
+SELECT c.id, c.shoe_id, c.number, c.dealt_at, c.recorded_at, c.gaming_day, c.player_cards, c.banker_cards,
+       c.reported_winner, c.paytable_id
+FROM shoes_coup c WHERE c.gaming_day BETWEEN %s AND %s
+"""
+READ_WAGERS_SQL = """
+SELECT w.id, w.coup_id, w.seat, w.bet, w.currency, w.amount_minor, w.paid_minor
+FROM shoes_wager w JOIN shoes_coup c ON c.id = w.coup_id WHERE c.gaming_day BETWEEN %s AND %s
+"""
+
+
+def read_separately(first: dt.date, last: dt.date) -> tuple[int, int, float]:
+    """The same rows as two streams, coups then wagers (no coup columns repeated per wager), as the
+    sweep reads them. Returns (coups, rows, seconds)."""
+    from django.db import connection, transaction
+
+    started = time.perf_counter()
+    coups = rows = 0
+    with transaction.atomic(), connection.cursor() as django_cursor:
+        for name, sql in (("bench_coups", READ_COUPS_SQL), ("bench_wagers", READ_WAGERS_SQL)):
+            raw = django_cursor.cursor.connection.cursor(name=name)
+            raw.itersize = 5000
+            raw.execute(sql, [first, last])
+            count = sum(1 for _ in raw)
+            raw.close()
+            coups = coups or count
+            rows += count
+    return coups, rows, time.perf_counter() - started
 
 
 def read_rate(first: dt.date, last: dt.date) -> tuple[int, int, float]:
@@ -185,17 +215,16 @@ def read_rate(first: dt.date, last: dt.date) -> tuple[int, int, float]:
     from django.db import connection, transaction
 
     started = time.perf_counter()
-    coups, rows, last_coup = 0, 0, None
+    coups, rows = set(), 0
     with transaction.atomic(), connection.cursor() as django_cursor:
         raw = django_cursor.cursor.connection.cursor(name="bench_read")
         raw.itersize = 5000
         raw.execute(READ_SQL, [first, last])
         for row in raw:
             rows += 1
-            if row[0] != last_coup:
-                coups, last_coup = coups + 1, row[0]
+            coups.add(row[0])
         raw.close()
-    return coups, rows, time.perf_counter() - started
+    return len(coups), rows, time.perf_counter() - started
 
 
 def main() -> None:
@@ -215,25 +244,32 @@ def main() -> None:
 
     first, last = FIRST_DAY, FIRST_DAY + dt.timedelta(days=DAYS + 1)
     read_rate(first, last)  # warm the cache: both sides read from memory
-    read_coups, read_rows, read_seconds = read_rate(first, last)
+    # The machine may be shared: the best of two runs of the read and of the re-run.
+    read_coups, read_rows, read_seconds = min((read_rate(first, last) for _ in range(2)), key=lambda r: r[2])
     assert read_coups == coups, (read_coups, coups)
+    _, split_rows, split_seconds = min((read_separately(first, last) for _ in range(2)), key=lambda r: r[2])
 
     started = time.perf_counter()
     first_pass = coups_sweep(first_day=first, last_day=last)
     first_seconds = time.perf_counter() - started
-    started = time.perf_counter()
-    rerun = coups_sweep(first_day=first, last_day=last)
-    rerun_seconds = time.perf_counter() - started
+    rerun_seconds = float("inf")
+    for _ in range(2):
+        started = time.perf_counter()
+        rerun = coups_sweep(first_day=first, last_day=last)
+        rerun_seconds = min(rerun_seconds, time.perf_counter() - started)
     assert first_pass.coups == rerun.coups == coups
     assert rerun.created == 0 and rerun.cleared == 0
     assert RuleViolation.objects.count() == first_pass.created
 
-    read = coups / read_seconds
+    joined, split = coups / read_seconds, coups / split_seconds
+    read = max(joined, split)  # the faster way PostgreSQL hands these rows over: the bar to compare with
     figure("sweep_coups", coups, "coups")
     figure("sweep_wagers", wagers, "wagers")
     figure("sweep_findings", first_pass.created, "findings")
-    figure("read_coups_wagers_rate", f"{read:.0f}", "coups/s")
-    figure("read_rows_rate", f"{read_rows / read_seconds:.0f}", "rows/s")
+    figure("read_joined_rate", f"{joined:.0f}", "coups/s")
+    figure("read_joined_rows_rate", f"{read_rows / read_seconds:.0f}", "rows/s")
+    figure("read_separate_rate", f"{split:.0f}", "coups/s")
+    figure("read_separate_rows_rate", f"{split_rows / split_seconds:.0f}", "rows/s")
     figure("sweep_first_pass_rate", f"{coups / first_seconds:.0f}", "coups/s")
     figure("sweep_rerun_rate", f"{coups / rerun_seconds:.0f}", "coups/s")
     figure("sweep_first_pass_vs_read", f"{coups / first_seconds / read:.3f}", "ratio")

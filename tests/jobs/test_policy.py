@@ -60,7 +60,9 @@ def _settings_under(env: dict) -> dict:
 
 
 def test_the_worker_settings_are_pinned():
-    loaded = _settings_under({"CELERY_BROKER_URL": "redis://127.0.0.1:6379/0"})
+    loaded = _settings_under(
+        {"CELERY_BROKER_URL": "redis://127.0.0.1:6379/0", "DATABASE_URL": "postgres://pit@127.0.0.1:5432/pit"}
+    )
     assert (loaded["acks_late"], loaded["reject"], loaded["prefetch"]) == (True, True, 1)
     assert (loaded["time_limit"], loaded["soft_time_limit"]) == (1800, 1500)
     # Redis must not hand a message to a second worker while the first may still be running it.
