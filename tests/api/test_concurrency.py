@@ -96,3 +96,39 @@ def test_the_same_idempotency_key_sent_twice_at_once_runs_once():
         assert statuses in ([201, 201], [201, 409]), results
     assert Coup.objects.count() == 5
     assert IdempotencyKey.objects.filter(status="completed").count() == 5
+
+
+def test_tables_playing_one_paytable_record_at_once_and_an_edit_of_it_waits():
+    from django.db import OperationalError, transaction
+
+    from pit.paytables.models import PaytableConfiguration
+    from pit.shoes.services import shoe_lock
+
+    first, second = factories.shoe(factories.table("BB1")), factories.shoe(factories.table("BB2"))
+    assert first.table.paytable_id == second.table.paytable_id
+    held, release = threading.Event(), threading.Event()
+
+    def record_slowly():
+        try:
+            with transaction.atomic():
+                shoe_lock(first.pk)
+                held.set()
+                release.wait(10)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=record_slowly)
+    thread.start()
+    try:
+        assert held.wait(10)
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL lock_timeout = '2s'")
+            assert shoe_lock(second.pk).table.code == "BB2"  # not blocked by BB1's coup
+        with pytest.raises(OperationalError, match="lock timeout"), transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL lock_timeout = '300ms'")
+            PaytableConfiguration.objects.select_for_update().get(pk=first.table.paytable_id)
+    finally:
+        release.set()
+        thread.join(10)
