@@ -13,7 +13,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import FileResponse, Http404, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 
 from .catalog import REPORTS
 from .definitions import ReportFilters
@@ -23,6 +23,9 @@ from .permissions import report_allowed, reports_allowed
 from .renderers import csv_chunks, report_summary, xlsx_write
 from .services import report_export_request
 
+# The page totals a report on screen only up to this many detail rows (a month of the ledger detail
+# can hold millions); beyond it, download the file.
+SUMMARY_MAX_ROWS = 50_000
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 CONTENT_TYPES = {ExportFormat.CSV: "text/csv; charset=utf-8", ExportFormat.XLSX: XLSX_TYPE}
 
@@ -50,21 +53,27 @@ def _filename(slug: str, filters: ReportFilters, extension: str) -> str:
     return f"{slug}_{filters.date_from.isoformat()}_{filters.date_to.isoformat()}.{extension}"
 
 
+def _allowed_form(request, data) -> ReportFilterForm:
+    """The filter form, offering only the reports this user may run."""
+    allowed = reports_allowed(request.user)
+    form = ReportFilterForm(data, initial={"report": allowed[0].slug})
+    form.fields["report"].choices = [(report.slug, report.title) for report in allowed]
+    return form
+
+
 @require_GET
 @staff_reports_view
 def reports_index(request):
-    allowed = reports_allowed(request.user)
     data = request.GET if "report" in request.GET else None
-    form = ReportFilterForm(data, initial={"report": allowed[0].slug})
-    form.fields["report"].choices = [(report.slug, report.title) for report in allowed]
+    form = _allowed_form(request, data)
     summary = filters = definition = None
-    too_long = False
+    too_long = too_many = False
     if data is not None and form.is_valid():
         definition, filters = form.definition, form.filters()
-        if not report_allowed(request.user, definition):
-            raise PermissionDenied("You may not run this report.")
         too_long = filters.days > inline_max_days()
-        if not too_long:
+        estimate = 0 if too_long else definition.estimate(filters)
+        too_many = estimate > SUMMARY_MAX_ROWS
+        if not (too_long or too_many):
             summary = report_summary(definition, filters)
     exports = ReportExport.objects.filter(requested_by=request.user).order_by("-requested_at", "-id")[:10]
     context = {
@@ -76,36 +85,61 @@ def reports_index(request):
         "days": days_label(filters) if filters else "",
         "summary": summary,
         "too_long": too_long,
+        "too_many": too_many,
+        "summary_max_rows": SUMMARY_MAX_ROWS,
         "inline_max_days": inline_max_days(),
-        "reports": allowed,
+        "reports": reports_allowed(request.user),
         "exports": exports,
-        "query": request.GET.urlencode(),
+        "background_fields": _background_fields(form) if too_long else [],
     }
     return render(request, "reports/index.html", context)
 
 
-@require_POST
+def _background_fields(form: ReportFilterForm) -> list[tuple[str, str]]:
+    """The filters as hidden fields of the "export in the background" form (a POST)."""
+    filters = form.filters()
+    fields = [
+        ("report", form.definition.slug),
+        ("from", filters.date_from.isoformat()),
+        ("to", filters.date_to.isoformat()),
+        ("game", filters.game),
+    ]
+    fields += [("tables", code) for code in filters.tables]
+    if filters.only_variances:
+        fields.append(("only_variances", "on"))
+    return fields
+
+
+@require_http_methods(["GET", "POST"])
 @staff_reports_view
 def report_export(request):
-    """Download CSV or XLSX now for a short range; queue a background export for a long one."""
-    form = ReportFilterForm(request.POST)
-    file_format = request.POST.get("format", "")
+    """GET: download CSV or XLSX now (up to PIT_REPORT_INLINE_MAX_DAYS gaming days; a longer range
+    goes back to the page, which offers a background export). POST: export in the background."""
+    data = request.GET if request.method == "GET" else request.POST
+    form = _allowed_form(request, data)
+    file_format = data.get("format", "")
     if file_format not in ExportFormat.values or not form.is_valid():
+        if "report" in form.errors and data.get("report") in REPORTS:
+            raise PermissionDenied("You may not run this report.")
         messages.error(request, "Choose a report, a valid range of gaming days and CSV or XLSX.")
         return redirect("reports:index")
     definition, filters = form.definition, form.filters()
-    if not report_allowed(request.user, definition):
-        raise PermissionDenied("You may not run this report.")
-    if filters.days > inline_max_days():
-        export = report_export_request(
-            report=definition, filters=filters, format=file_format, user=request.user
-        )
+    if request.method == "POST":
+        export = report_export_request(report=definition, filters=filters, format=file_format, user=request.user)
         messages.info(
             request,
-            f"{definition.title} for {days_label(filters)} covers more than {inline_max_days()} gaming days: "
-            f"it is being written in the background (export {export.pk}); download it below once ready.",
+            f"{definition.title} for {days_label(filters)} is being written in the background "
+            f"(export {export.pk}); download it below once ready.",
         )
         return redirect(f"{reverse('reports:index')}#export-{export.pk}")
+    if filters.days > inline_max_days():
+        messages.warning(
+            request,
+            f"{days_label(filters)} covers more than {inline_max_days()} gaming days: export it in the background.",
+        )
+        query = data.copy()
+        query.pop("format", None)
+        return redirect(f"{reverse('reports:index')}?{query.urlencode()}")
     filename = _filename(definition.slug, filters, file_format)
     if file_format == ExportFormat.CSV:
         response = StreamingHttpResponse(csv_chunks(definition, filters), content_type=CONTENT_TYPES["csv"])

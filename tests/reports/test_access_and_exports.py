@@ -74,24 +74,36 @@ def test_pit_bosses_may_run_table_results_but_not_commission(client, pit, users)
     ]
     assert client.get(PAGE, {"report": "table-results", **RANGE}).status_code == 200
     assert client.get(PAGE, {"report": "commission", **RANGE}).status_code == 200  # not offered: form error
-    assert client.post(EXPORT, {"report": "table-results", **RANGE, "format": "csv"}).status_code == 200
-    response = client.post(EXPORT, {"report": "commission", **RANGE, "format": "csv"})
+    assert client.get(EXPORT, {"report": "table-results", **RANGE, "format": "csv"}).status_code == 200
+    response = client.get(EXPORT, {"report": "commission", **RANGE, "format": "csv"})
     assert response.status_code == 403
+    response = client.post(EXPORT, {"report": "commission", **RANGE, "format": "csv"})
+    assert response.status_code == 403 and not ReportExport.objects.exists()
+
+
+def test_no_totals_on_screen_for_too_many_rows(client, pit, monkeypatch):
+    from pit.reports import views
+
+    monkeypatch.setattr(views, "SUMMARY_MAX_ROWS", 4)
+    client.force_login(pit.accountant)
+    page = client.get(PAGE, {"report": "commission", **RANGE})  # 5 seats counted
+    assert page.context["too_many"] and page.context["summary"] is None
+    assert b"too many to total on screen" in page.content
 
 
 def test_auditors_may_run_commission(client, pit, users):
     client.force_login(users["auditor"])
-    assert client.post(EXPORT, {"report": "commission", **RANGE, "format": "csv"}).status_code == 200
+    assert client.get(EXPORT, {"report": "commission", **RANGE, "format": "csv"}).status_code == 200
 
 
 def test_short_ranges_download_at_once_as_csv_and_xlsx(client, pit):
     client.force_login(pit.accountant)
-    response = client.post(EXPORT, {"report": "commission", **RANGE, "format": "csv", "tables": ["BB1"]})
+    response = client.get(EXPORT, {"report": "commission", **RANGE, "format": "csv", "tables": ["BB1"]})
     assert response.status_code == 200 and response.streaming
     assert response["Content-Disposition"] == 'attachment; filename="commission_2026-11-02_2026-11-03.csv"'
     rows = list(csv.DictReader(io.StringIO(streamed(response).decode().removeprefix("\ufeff"))))
     assert rows[-1]["Accrued"] == "102.00"
-    response = client.post(EXPORT, {"report": "commission", **RANGE, "format": "xlsx"})
+    response = client.get(EXPORT, {"report": "commission", **RANGE, "format": "xlsx"})
     assert response.status_code == 200
     assert response["Content-Type"].startswith("application/vnd.openxmlformats")
     sheet = openpyxl.load_workbook(io.BytesIO(streamed(response))).worksheets[0]
@@ -114,6 +126,21 @@ def test_a_bad_request_writes_nothing_and_queues_nothing(client, pit, django_cap
 def test_long_ranges_are_exported_in_the_background(client, pit, media, settings, django_capture_on_commit_callbacks):
     settings.PIT_REPORT_INLINE_MAX_DAYS = 1
     client.force_login(pit.accountant)
+    # Downloading two gaming days at once is refused: the page offers the background export.
+    with django_capture_on_commit_callbacks() as callbacks:
+        response = client.get(EXPORT, {"report": "commission", **RANGE, "format": "csv", "tables": ["BB1"]})
+    assert callbacks == [] and not ReportExport.objects.exists()
+    assert response.status_code == 302
+    assert response["Location"] == f"{PAGE}?report=commission&from=2026-11-02&to=2026-11-03&tables=BB1"
+    page = client.get(response["Location"])
+    assert page.context["background_fields"] == [
+        ("report", "commission"),
+        ("from", "2026-11-02"),
+        ("to", "2026-11-03"),
+        ("game", ""),
+        ("tables", "BB1"),
+    ]
+    assert b'id="background-export"' in page.content
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         response = client.post(EXPORT, {"report": "commission", **RANGE, "format": "csv"})
     assert len(callbacks) == 1
@@ -136,6 +163,7 @@ def test_long_ranges_are_exported_in_the_background(client, pit, media, settings
     # The page lists it; a summary is not computed on screen for so long a range.
     page = client.get(PAGE, {"report": "commission", **RANGE})
     assert page.context["too_long"] and page.context["summary"] is None
+    assert b"csrfmiddlewaretoken" in page.content  # only in the background (POST) form
     assert f'id="export-{export.pk}"'.encode() in page.content
     # Running the task again changes nothing.
     before = (media / export.file).stat().st_mtime_ns
