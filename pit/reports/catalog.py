@@ -20,7 +20,7 @@ def _deviations(sums: dict[str, Any]) -> Decimal | None:
     variance = sums.get("variance_major")
     if not variance:
         return None
-    return (sums["house_win"] - sums["theoretical_win"]) / selectors._sqrt(Decimal(variance))
+    return (sums["house_win"] - sums["theoretical_win"]) / selectors.decimal_sqrt(Decimal(variance))
 
 
 def _deviation(sums: dict[str, Any]) -> Decimal | None:
@@ -28,7 +28,7 @@ def _deviation(sums: dict[str, Any]) -> Decimal | None:
     if variance is None:
         return None
     scale = sums["house_win"].as_tuple().exponent
-    return selectors._sqrt(Decimal(variance)).quantize(Decimal(1).scaleb(scale))
+    return selectors.decimal_sqrt(Decimal(variance)).quantize(Decimal(1).scaleb(scale))
 
 
 COMMISSION = ReportDefinition(

@@ -18,12 +18,7 @@ def _is_pit_boss(user) -> bool:
 
 def report_allowed(user, report: ReportDefinition) -> bool:
     # Floor devices reach the API as principals that are not staff users: no report for them.
-    if not (
-        user
-        and user.is_authenticated
-        and getattr(user, "is_active", False)
-        and getattr(user, "is_staff", False)
-    ):
+    if not (user and user.is_authenticated and getattr(user, "is_active", False) and getattr(user, "is_staff", False)):
         return False
     if user.has_perm(RUN_REPORTS):
         return True

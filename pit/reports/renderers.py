@@ -95,9 +95,7 @@ def csv_chunks(
     buffer: list[str] = []
     for line in _lines(definition, filters, progress):
         values = line.values
-        buffer.append(
-            writer.writerow([line.kind, *[convert(values.get(key)) for key, convert in converters]])
-        )
+        buffer.append(writer.writerow([line.kind, *[convert(values.get(key)) for key, convert in converters]]))
         if len(buffer) >= lines_per_chunk:
             yield "".join(buffer).encode()
             buffer = []
@@ -105,9 +103,7 @@ def csv_chunks(
         yield "".join(buffer).encode()
 
 
-def csv_write(
-    definition: ReportDefinition, filters: ReportFilters, out: IO[bytes], progress: Progress | None = None
-):
+def csv_write(definition: ReportDefinition, filters: ReportFilters, out: IO[bytes], progress: Progress | None = None):
     for chunk in csv_chunks(definition, filters, progress):
         out.write(chunk)
 
@@ -123,9 +119,7 @@ def json_chunks(definition: ReportDefinition, filters: ReportFilters) -> Iterato
         "report": definition.slug,
         "title": definition.title,
         "filters": filters.to_dict(),
-        "columns": [
-            {"key": column.key, "label": column.label, "type": str(column.type)} for column in columns
-        ],
+        "columns": [{"key": column.key, "label": column.label, "type": str(column.type)} for column in columns],
     }
     yield (json.dumps(head)[:-1] + ', "rows": [').encode()
     converters = [(column.key, text_converter(column)) for column in columns]
@@ -270,18 +264,14 @@ def report_summary(definition: ReportDefinition, filters: ReportFilters) -> dict
     for line in report_lines(definition, filters):
         if line.kind == "total":
             totals.append(line.values)
-    columns = [
-        column for column in definition.visible_columns if column.key in _summed_or_derived(definition)
-    ]
+    columns = [column for column in definition.visible_columns if column.key in _summed_or_derived(definition)]
     return {
         "columns": columns,
         "totals": [
             {
                 "currency": total.get("currency"),
                 "rows": total.get("detail_rows", 0),
-                "cells": [
-                    _display(column, total.get(column.key), total.get("currency")) for column in columns
-                ],
+                "cells": [_display(column, total.get(column.key), total.get("currency")) for column in columns],
             }
             for total in totals
         ],

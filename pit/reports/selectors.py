@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import heapq
 import itertools
+from collections import defaultdict
 from collections.abc import Iterator
 from decimal import Decimal, localcontext
 from typing import Any
@@ -39,6 +40,7 @@ SHOE_BATCH = 200  # shoes whose ledger lines are read in one query
 # The bets the table results report shows a handle column for; any other bet goes to "other".
 HANDLE_BETS = ("player", "banker", "tie", "player_pair", "banker_pair")
 
+NO_ENTRIES = {"accrued": 0, "departed": 0, "shuffle": 0, "wagers": 0}
 UNRECONCILED_STATUS = {ShoeStatus.DEALING: "Dealing", ShoeStatus.CLOSED: "Awaiting reconciliation"}
 
 
@@ -107,9 +109,9 @@ def _reversal_of(**lookups) -> Q:
 # The ledger split the way the reconciliation splits it: accruals (and their reversals), what was
 # collected from seats whose player left (and reversals of that), and the collection at the shuffle.
 ACCRUED = Q(kind=EntryKind.ACCRUED) | _reversal_of(kind=EntryKind.ACCRUED)
-COLLECTED_AT_DEPARTURE = Q(
+COLLECTED_AT_DEPARTURE = Q(kind=EntryKind.COLLECTED, collection_reason=CollectionReason.PLAYER_LEFT) | _reversal_of(
     kind=EntryKind.COLLECTED, collection_reason=CollectionReason.PLAYER_LEFT
-) | _reversal_of(kind=EntryKind.COLLECTED, collection_reason=CollectionReason.PLAYER_LEFT)
+)
 COLLECTED_AT_SHUFFLE = Q(kind=EntryKind.COLLECTED, collection_reason=CollectionReason.SHUFFLE) | _reversal_of(
     kind=EntryKind.COLLECTED, collection_reason=CollectionReason.SHUFFLE
 )
@@ -120,7 +122,7 @@ def commission_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
     counted, variance, collected at the shuffle, and the reconciliation's status and explanation."""
     for shoes in _shoe_batches(filters):
         ids = [shoe["pk"] for shoe in shoes]
-        ledger: dict[tuple[int, int], dict[str, int]] = {}
+        ledger: dict[int, dict[int, dict[str, int]]] = defaultdict(dict)  # shoe -> seat -> figures
         lines = (
             CommissionEntry.objects.filter(shoe_id__in=ids)
             .values("shoe_id", "seat")
@@ -133,13 +135,12 @@ def commission_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             )
         )
         for line in lines:
-            ledger[(line["shoe_id"], line["seat"])] = line
-        counted = {
-            (shoe_id, seat): minor
-            for shoe_id, seat, minor in BoxCount.objects.filter(shoe_id__in=ids).values_list(
-                "shoe_id", "seat", "counted_minor"
-            )
-        }
+            ledger[line["shoe_id"]][line["seat"]] = line
+        counted: dict[int, dict[int, int]] = defaultdict(dict)  # shoe -> seat -> counted
+        for shoe_id, seat, minor in BoxCount.objects.filter(shoe_id__in=ids).values_list(
+            "shoe_id", "seat", "counted_minor"
+        ):
+            counted[shoe_id][seat] = minor
         reconciliations = {
             item["shoe_id"]: item
             for item in Reconciliation.objects.filter(shoe_id__in=ids).values(
@@ -158,16 +159,11 @@ def commission_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             else:
                 status = UNRECONCILED_STATUS.get(shoe["status"], shoe["status"])
             closed = shoe["status"] == ShoeStatus.CLOSED
-            seats = sorted(
-                {seat for shoe_id, seat in ledger if shoe_id == shoe["pk"]}
-                | {seat for shoe_id, seat in counted if shoe_id == shoe["pk"]}
-            )
-            for seat in seats:
-                line = ledger.get(
-                    (shoe["pk"], seat), {"accrued": 0, "departed": 0, "shuffle": 0, "wagers": 0}
-                )
+            shoe_ledger, shoe_counted = ledger.get(shoe["pk"], {}), counted.get(shoe["pk"], {})
+            for seat in sorted(shoe_ledger.keys() | shoe_counted.keys()):
+                line = shoe_ledger.get(seat, NO_ENTRIES)
                 expected = line["accrued"] + line["departed"]  # collections are negative entries
-                counted_minor = counted.get((shoe["pk"], seat), 0) if closed else None
+                counted_minor = shoe_counted.get(seat, 0) if closed else None
                 variance = None if counted_minor is None else counted_minor - expected
                 if filters.only_variances and not variance:
                     continue
@@ -316,13 +312,13 @@ def _paytable_edges(paytable_id: int, cache: dict[int, dict[str, tuple[Decimal, 
     if paytable_id not in cache:
         edges = PaytableConfiguration.objects.values_list("house_edges", flat=True).get(pk=paytable_id)
         cache[paytable_id] = {
-            bet: (Decimal(figures["house_edge"]), Decimal(figures["variance"]))
-            for bet, figures in edges.items()
+            bet: (Decimal(figures["house_edge"]), Decimal(figures["variance"])) for bet, figures in edges.items()
         }
     return cache[paytable_id]
 
 
-def _sqrt(value: Decimal) -> Decimal:
+def decimal_sqrt(value: Decimal) -> Decimal:
+    """A square root to 34 significant digits (standard deviations from variances)."""
     with localcontext() as context:
         context.prec = 34
         return value.sqrt()
@@ -423,7 +419,7 @@ def _table_result_row(day: dt.date, table: str, items: list[dict], edges_cache) 
     win = lost - payouts + commission
     theoretical_major = (theoretical * scale).quantize(scale)
     # Minor units squared: the standard deviation in major units is sqrt(variance) x scale.
-    deviation = (_sqrt(variance) * scale).quantize(scale) if variance else Decimal(0).quantize(scale)
+    deviation = (decimal_sqrt(variance) * scale).quantize(scale) if variance else Decimal(0).quantize(scale)
     actual = from_minor(win, currency)
     row = {
         "gaming_day": day,
@@ -443,16 +439,14 @@ def _table_result_row(day: dt.date, table: str, items: list[dict], edges_cache) 
         "win_minus_theoretical": actual - theoretical_major,
         "standard_deviation": deviation,
         "variance_major": (variance * scale * scale) if variance else Decimal(0),
-        "deviations": ((actual - theoretical_major) / _sqrt(variance * scale * scale)) if variance else None,
+        "deviations": ((actual - theoretical_major) / decimal_sqrt(variance * scale * scale)) if variance else None,
         "open_violations": open_violations,
     }
     return row
 
 
 def table_results_estimate(filters: ReportFilters) -> int:
-    return (
-        _coup_scope(Coup.objects.all(), "", filters).values("gaming_day", "shoe__table_id").distinct().count()
-    )
+    return _coup_scope(Coup.objects.all(), "", filters).values("gaming_day", "shoe__table_id").distinct().count()
 
 
 # ------------------------------------------------------------------------------------ violations

@@ -27,9 +27,7 @@ def exports_root() -> Path:
 
 
 @transaction.atomic
-def report_export_request(
-    *, report: ReportDefinition, filters: ReportFilters, format: str, user
-) -> ReportExport:
+def report_export_request(*, report: ReportDefinition, filters: ReportFilters, format: str, user) -> ReportExport:
     """Queue a background export; the task runs after commit."""
     from .tasks import report_export_run
 
@@ -51,11 +49,7 @@ def report_export_run(*, export_id: int) -> ReportExport:
     that is ready with its file present is returned as it is; otherwise the file is written again
     (to a temporary name, renamed into place when complete, so a half file is never served)."""
     export = ReportExport.objects.get(pk=export_id)
-    if (
-        export.status == ExportStatus.DONE
-        and export.file
-        and (Path(settings.MEDIA_ROOT) / export.file).exists()
-    ):
+    if export.status == ExportStatus.DONE and export.file and (Path(settings.MEDIA_ROOT) / export.file).exists():
         return export
     report = REPORTS[export.report]
     filters = ReportFilters.from_dict(export.filters)

@@ -18,16 +18,12 @@ class Migration(migrations.Migration):
             fields=[
                 (
                     "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
+                    models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID"),
                 ),
                 ("report", models.CharField(max_length=40)),
                 (
                     "format",
-                    models.CharField(
-                        choices=[("csv", "CSV"), ("xlsx", "Excel workbook (XLSX)")], max_length=4
-                    ),
+                    models.CharField(choices=[("csv", "CSV"), ("xlsx", "Excel workbook (XLSX)")], max_length=4),
                 ),
                 ("filters", models.JSONField(help_text="ReportFilters.to_dict() of the request.")),
                 ("requested_at", models.DateTimeField(auto_now_add=True)),
@@ -48,9 +44,7 @@ class Migration(migrations.Migration):
                 ("rows_written", models.PositiveBigIntegerField(default=0)),
                 (
                     "file",
-                    models.CharField(
-                        blank=True, help_text="Path under MEDIA_ROOT once written.", max_length=200
-                    ),
+                    models.CharField(blank=True, help_text="Path under MEDIA_ROOT once written.", max_length=200),
                 ),
                 ("started_at", models.DateTimeField(blank=True, null=True)),
                 ("finished_at", models.DateTimeField(blank=True, null=True)),
