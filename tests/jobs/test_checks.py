@@ -13,6 +13,7 @@ from pit.compliance.checks import coups_check, coups_sweep
 from pit.compliance.models import RuleViolation
 from pit.ledger.models import CommissionEntry, EntryKind
 from pit.ledger.services import commission_entry_reverse
+from pit.shoes.models import Coup
 from pit.shoes.services import shoe_close
 from pit.tables.services import table_limits_set
 from tests import factories
@@ -350,3 +351,33 @@ def test_the_nightly_task_sweeps_the_last_complete_gaming_day(box_table):
     assert result == {"coups": 1, "holding": 1, "created": 1, "restored": 0, "cleared": 0}
     assert list(RuleViolation.objects.values_list("coup", flat=True)) == [swept.pk]
     assert not RuleViolation.objects.filter(coup=earlier).exists()
+
+
+def test_a_banker_card_the_rule_did_not_call_for(box_shoe):
+    coup = factories.coup(box_shoe, 1, ["7S", "KH"], ["6H", "KD", "3C"])
+
+    coups_check(coup_ids=[coup.pk])
+
+    assert findings() == [
+        (
+            "banker_extra_card",
+            "Banker drew a third card (3♣) on 6 after Player stood; the rule says Banker stands "
+            "(when Player stands, Banker draws on 0 to 5 and stands on 6 or 7).",
+        ),
+    ]
+
+
+def test_hands_of_the_wrong_size_are_found_once_per_hand(box_shoe):
+    # The services refuse such a coup; rows loaded around them (an import, a repair) are still checked.
+    coup = factories.coup(box_shoe, 1, *PLAYER_NATURAL)
+    Coup.objects.filter(pk=coup.pk).update(player_cards=["9S"], banker_cards=["TS", "KD", "2C", "3C"])
+
+    coups_check(coup_ids=[coup.pk])
+    coups_check(coup_ids=[coup.pk])
+
+    assert list(
+        RuleViolation.objects.filter(code="hand_size").order_by("fingerprint").values_list("fingerprint", "message")
+    ) == [
+        (f"hand_size:banker:coup{coup.pk}", "Banker holds 4 cards (10♠ K♦ 2♣ 3♣); a hand holds two or three cards."),
+        (f"hand_size:player:coup{coup.pk}", "Player holds 1 card (9♠); a hand holds two or three cards."),
+    ]
