@@ -14,9 +14,7 @@ def url(shoe, suffix=""):
     return f"/api/v1/shoes/{shoe.pk}/coups/{suffix}"
 
 
-def test_a_coup_is_recorded_with_its_evaluation_settlement_and_writer(
-    device, shoe, django_capture_on_commit_callbacks
-):
+def test_a_coup_is_recorded_with_its_evaluation_settlement_and_writer(device, shoe, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         response = device.post(
             url(shoe), coup_body(dealt_at="2026-11-29T21:14:05Z", reported_winner="player"), format="json"
@@ -137,9 +135,7 @@ def test_a_banker_win_owes_commission_and_a_wrong_draw_is_recorded_and_flagged(
         }
     ]
     with django_capture_on_commit_callbacks(execute=True):
-        response = device.post(
-            url(shoe), coup_body(2, ["AH", "AD", "4C"], ["2S", "3H"], wagers=[]), format="json"
-        )
+        response = device.post(url(shoe), coup_body(2, ["AH", "AD", "4C"], ["2S", "3H"], wagers=[]), format="json")
     assert response.status_code == 201
     assert [v["code"] for v in response.json()["violations"]] == ["banker_missing_card"]
     assert RuleViolation.objects.get().code == "banker_missing_card"
@@ -155,9 +151,7 @@ def test_the_same_coup_again_is_200_and_writes_nothing(device, shoe):
     assert counts() == before
 
 
-def test_the_same_number_with_other_cards_is_409_and_a_violation(
-    device, shoe, django_capture_on_commit_callbacks
-):
+def test_the_same_number_with_other_cards_is_409_and_a_violation(device, shoe, django_capture_on_commit_callbacks):
     first = device.post(url(shoe), coup_body(), format="json").json()
     before = counts()
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
@@ -300,9 +294,7 @@ def test_a_batch_records_each_coup_on_its_own(device, shoe, django_capture_on_co
     assert results[1]["coup"]["number"] == 1 and results[1]["errors"] == {}
     assert list(results[2]["errors"]) == ["number"]
     assert results[3]["errors"] == {
-        "wagers[0].seat": [
-            "4 is not a seat at table BB1 (seats 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15, 16)."
-        ]
+        "wagers[0].seat": ["4 is not a seat at table BB1 (seats 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15, 16)."]
     }
     assert results[3]["coup"] is None
     assert list(results[4]["errors"]) == ["wagers[0].amount"]
@@ -313,9 +305,7 @@ def test_a_batch_records_each_coup_on_its_own(device, shoe, django_capture_on_co
     assert len(callbacks) == 1
 
 
-@pytest.mark.parametrize(
-    "body", [{}, {"coups": []}, {"coups": {}}, {"coups": [coup_body()], "extra": 1}, [1]]
-)
+@pytest.mark.parametrize("body", [{}, {"coups": []}, {"coups": {}}, {"coups": [coup_body()], "extra": 1}, [1]])
 def test_a_malformed_batch_is_400_and_writes_nothing(device, shoe, body):
     before = counts()
     response = device.post(url(shoe, "batch/"), body, format="json")
@@ -333,3 +323,29 @@ def test_sixty_coups_with_seven_wagers_each_in_one_batch(device, shoe):
     assert Wager.objects.count() == 420
     shoe.refresh_from_db()
     assert shoe.coups_recorded == 60 and shoe.cards_dealt == 300
+
+
+def test_lists_read_a_fixed_number_of_queries(device, pit_boss, shoe, django_assert_num_queries):
+    from pit.compliance.services import violation_record
+    from pit.game import violation
+
+    for number in range(1, 4):
+        device.post(url(shoe), coup_body(number), format="json")
+    # device key, shoe, count, page of coups, their wagers, their violations
+    with django_assert_num_queries(6):
+        assert len(device.get(url(shoe)).json()["results"]) == 3
+    for number in range(4, 10):
+        device.post(url(shoe), coup_body(number), format="json")
+    with django_assert_num_queries(6):
+        assert len(device.get(url(shoe)).json()["results"]) == 9
+    for index in range(5):
+        violation_record(
+            finding=violation("payout_mismatch", "paid 10"),
+            fingerprint=f"v{index}",
+            table=shoe.table,
+            gaming_day=shoe.shuffled_at.date(),
+            found_by="test",
+        )
+    # token, user's permissions (groups), count, page
+    with django_assert_num_queries(5):
+        assert pit_boss.get("/api/v1/violations/").json()["count"] == 5
