@@ -303,7 +303,11 @@ def main() -> None:
     # --reuse: keep the database of an earlier run (for working on the exports, not for figures).
     reuse = "--reuse" in sys.argv[1:]
     if not reuse:
-        create_database()
+        try:
+            create_database()
+        except Exception as exc:  # no server to measure on: say so, fail
+            print(f"bench_reports needs PostgreSQL at {ADMIN_URL} (PIT_BENCH_POSTGRES): {exc}", file=sys.stderr)
+            raise SystemExit(2) from exc
     setup_django()
     from django.core.management import call_command
 

@@ -12,7 +12,10 @@ import pytest
 from pit.reports.catalog import COMMISSION, COMMISSION_DETAIL, TABLE_RESULTS
 from pit.reports.definitions import ReportFilters, report_lines
 from pit.reports.renderers import csv_chunks, json_chunks, money_format, xlsx_write
-from tests.reports.conftest import DAY_1, DAY_2
+from pit.shoes.services import shoe_close
+from tests import factories
+from tests.factories import wager
+from tests.reports.conftest import BANKER_NATURAL, DAY_1, DAY_2, at
 
 D = Decimal
 FILTERS = ReportFilters(DAY_1, DAY_2)
@@ -140,3 +143,23 @@ def test_money_formats_follow_the_currency():
     assert money_format("JPY") == '"¥"#,##0;-"¥"#,##0'
     assert money_format("CHF") == '#,##0.00 "CHF"'
     assert money_format("KWD") == '#,##0.000 "KWD"'
+
+
+def test_totals_are_per_currency_and_cells_carry_their_currency(pit, django_capture_on_commit_callbacks):
+    yen = factories.table("JB1", game="big", currency="JPY", limits={"banker": ("100", "1000000")})
+    shoe = factories.shoe(yen, shuffled_at=at(DAY_1, 12))
+    factories.coup(shoe, 1, *BANKER_NATURAL, wagers=[wager(1, "banker", "1000")], dealt_at=at(DAY_1, 12, 5))
+    with django_capture_on_commit_callbacks(execute=True):
+        shoe_close(shoe=shoe, closed_at=at(DAY_1, 13), box_counts=[(1, D("50"))])
+    totals = [line.values for line in report_lines(COMMISSION, FILTERS) if line.kind == "total"]
+    assert [(total["currency"], total["accrued"], total["counted"]) for total in totals] == [
+        ("JPY", D("50"), D("50")),
+        ("USD", D("102.00"), D("85.00")),
+    ]
+    sheet = workbook(COMMISSION).worksheets[0]
+    header = [cell.value for cell in sheet[1]]
+    yen_row = next(row for row in sheet.iter_rows(min_row=2) if row[header.index("Table")].value == "JB1")
+    assert yen_row[header.index("Accrued")].number_format == '"¥"#,##0;-"¥"#,##0'
+    assert yen_row[header.index("Accrued")].value == 50
+    csv_totals = [row for row in parsed_csv(COMMISSION) if row["Line"] == "total"]
+    assert [(row["Currency"], row["Accrued"]) for row in csv_totals] == [("JPY", "50"), ("USD", "102.00")]
