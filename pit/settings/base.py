@@ -61,6 +61,7 @@ THIRD_PARTY_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "pgtrigger",
     "pghistory",
     "pghistory.admin",
@@ -220,6 +221,10 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "DESCRIPTION": "See pit/api/docs.py (API_DESCRIPTION).",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI served from our own static files: pit runs on networks with no way out.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "SCHEMA_PATH_PREFIX": r"/api/v1",
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {"WinnerEnum": ["player", "banker", "tie"]},
