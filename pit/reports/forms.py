@@ -1,5 +1,7 @@
 """The filters of a report, parsed the same way for the reports page and the JSON API."""
 
+import datetime as dt
+
 from django import forms
 from django.core.exceptions import ValidationError
 
@@ -11,6 +13,8 @@ from .definitions import ReportFilters
 
 # No report covers more than this many gaming days (ten years), inline or in the background.
 MAX_RANGE_DAYS = 3660
+# Dates a casino can mean (the moments bounding a gaming day must exist: 9999-12-31 has no day after).
+FIRST_DAY, LAST_DAY = dt.date(1900, 1, 1), dt.date(9998, 12, 31)
 
 
 class ReportFilterForm(forms.Form):
@@ -50,6 +54,10 @@ class ReportFilterForm(forms.Form):
     def clean(self):
         cleaned = super().clean()
         start, end = cleaned.get("from"), cleaned.get("to")
+        for name, day in (("from", start), ("to", end)):
+            if day and not FIRST_DAY <= day <= LAST_DAY:
+                self.add_error(name, f"Gaming days run from {FIRST_DAY} to {LAST_DAY}; {day} is outside them.")
+                return cleaned
         if start and end:
             if end < start:
                 raise ValidationError({"to": f"The range ends ({end}) before it starts ({start})."})

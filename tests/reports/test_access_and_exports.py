@@ -271,3 +271,9 @@ def test_running_a_report_only_reads(pit):
             list(report_lines(report, ReportFilters(DAY_1, DAY_2)))
     statements = [query["sql"].lstrip().split(None, 1)[0].upper() for query in queries.captured_queries]
     assert statements and set(statements) <= {"SELECT", "DECLARE", "FETCH", "CLOSE", "WITH"}
+
+
+def test_api_refuses_days_outside_the_calendar_it_can_bound(client, pit):
+    client.force_login(pit.accountant)
+    response = client.get(f"{API}commission/", {"from": "9999-12-30", "to": "9999-12-31"})
+    assert response.status_code == 400 and "Gaming days run from 1900-01-01 to 9998-12-31" in response.content.decode()
