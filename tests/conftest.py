@@ -63,3 +63,36 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     terminalreporter.write_line(
         f"service tests (postgres/redis): {selected} ran on {database} + {broker}, {deselected} deselected"
     )
+
+
+@pytest.fixture
+def role_groups(transactional_db):
+    """The role groups with their permissions. A transactional test flushes the database after it
+    ran, data-migration rows included; permissions come back (post_migrate), groups do not."""
+    from django.contrib.auth.models import Group, Permission
+
+    from pit.accounts.roles import ROLES
+
+    for role, names in ROLES.items():
+        group, _ = Group.objects.get_or_create(name=role)
+        wanted = []
+        for name in sorted(names):
+            app_label, codename = name.split(".", 1)
+            permission = Permission.objects.filter(
+                content_type__app_label=app_label, codename=codename
+            ).first()
+            if permission is not None:  # an audit model not installed in this build grants nothing
+                wanted.append(permission)
+        group.permissions.set(wanted)
+    return ROLES
+
+
+@pytest.fixture(autouse=True)
+def _role_groups_in_transactional_tests(request):
+    """Every transactional test starts with the role groups, whatever test flushed the database before it."""
+    marker = request.node.get_closest_marker("django_db")
+    transactional = "transactional_db" in request.fixturenames or "live_server" in request.fixturenames or (
+        marker is not None and (marker.kwargs.get("transaction") or (marker.args and marker.args[0]))
+    )
+    if transactional:
+        request.getfixturevalue("role_groups")

@@ -10,3 +10,6 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+# Tests never collect static files; without a STATIC_ROOT WhiteNoise serves from the finders only
+# (and does not warn, in every request of every test, that staticfiles/ does not exist).
+STATIC_ROOT = None

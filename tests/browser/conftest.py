@@ -72,25 +72,3 @@ def admin_login():
         page.wait_for_url("**/admin/")
 
     return login
-
-
-@pytest.fixture
-def role_groups(transactional_db):
-    """The role groups with their permissions. A transactional test flushes the database after it
-    ran, data-migration rows included; permissions come back (post_migrate), groups do not."""
-    from django.contrib.auth.models import Group, Permission
-
-    from pit.accounts.roles import ROLES
-
-    for role, names in ROLES.items():
-        group, _ = Group.objects.get_or_create(name=role)
-        wanted = []
-        for name in sorted(names):
-            app_label, codename = name.split(".", 1)
-            permission = Permission.objects.filter(
-                content_type__app_label=app_label, codename=codename
-            ).first()
-            if permission is not None:  # an audit model not installed in this build grants nothing
-                wanted.append(permission)
-        group.permissions.set(wanted)
-    return ROLES

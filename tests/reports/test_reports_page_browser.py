@@ -10,7 +10,7 @@ from pit.accounts.services import user_create_with_role
 from pit.reports.definitions import ReportFilters
 from pit.reports.models import ReportExport
 from pit.reports.services import report_export_run
-from tests.browser.conftest import admin_login, browser_page, role_groups  # noqa: F401 - fixtures
+from tests.browser.conftest import admin_login, browser_page  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.browser
 
