@@ -11,7 +11,7 @@ import datetime as dt
 from collections import defaultdict
 from decimal import Decimal
 
-from django.db.models import Case, Count, IntegerField, OuterRef, Subquery, Sum, Value, When
+from django.db.models import Count, IntegerField, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce, TruncHour
 from django.utils import timezone
 
@@ -21,6 +21,7 @@ from pit.core.money import format_money, from_minor
 from pit.dashboard.roads import Result, bead_plate, big_road, tally
 from pit.paytables.models import PaytableConfiguration
 from pit.shoes.models import Coup, Shoe, Wager
+from pit.shoes.selectors import house_win_minor, wager_money_sums
 from pit.tables.models import Table
 
 
@@ -72,12 +73,7 @@ def pit_overview(*, gaming_day: dt.date | None = None) -> dict:
     hourly = (
         Wager.objects.filter(coup__gaming_day=day)
         .values("coup__shoe__table_id", "coup__paytable_id", "bet", hour=TruncHour("coup__dealt_at"))
-        .annotate(
-            handle=Sum("amount_minor"),
-            payout=Sum("payout_minor"),
-            commission=Sum("commission_minor"),
-            lost=Sum(Case(When(result="lose", then="amount_minor"), default=Value(0))),
-        )
+        .annotate(**wager_money_sums())
         .order_by()
     )
     rows = list(hourly)
@@ -94,8 +90,8 @@ def pit_overview(*, gaming_day: dt.date | None = None) -> dict:
     for row in rows:
         table_id = row["coup__shoe__table_id"]
         index = int((row["hour"] - day_start).total_seconds() // 3600)
-        handle = Decimal(row["handle"] or 0)
-        win = Decimal((row["lost"] or 0) - (row["payout"] or 0) + (row["commission"] or 0))
+        handle = Decimal(row["handle"])
+        win = Decimal(house_win_minor(row))
         theoretical = handle * _edge(edges.get(row["coup__paytable_id"]), row["bet"])
         cell = by_hour[table_id][index]
         cell[0] += handle

@@ -29,7 +29,8 @@ from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
 from pit.core.money import exponent, from_minor
 from pit.ledger.models import BoxCount, CollectionReason, CommissionEntry, EntryKind, Reconciliation
 from pit.paytables.models import PaytableConfiguration
-from pit.shoes.models import Coup, Shoe, ShoeStatus, Wager, WagerResult
+from pit.shoes.models import Coup, Shoe, ShoeStatus, Wager
+from pit.shoes.selectors import house_win_minor, wager_money_sums
 from pit.tables.models import Game
 
 from .definitions import ReportFilters, batched
@@ -343,10 +344,7 @@ def table_result_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
         .order_by("day", _code_order("coup__shoe__table__code"), "paytable", "bet_type")
         .annotate(
             wagers=Count("pk"),
-            handle=Sum("amount_minor"),
-            payouts=Sum("payout_minor"),
-            commission=Sum("commission_minor"),
-            lost=Coalesce(Sum("amount_minor", filter=Q(result=WagerResult.LOSE)), 0),
+            **wager_money_sums(),
             squares=_sum_of_squares("amount_minor"),
         )
     )
@@ -416,7 +414,7 @@ def _table_result_row(day: dt.date, table: str, items: list[dict], edges_cache) 
         return None
     scale = Decimal(1).scaleb(-exponent(currency))
     total_handle = sum(handle.values())
-    win = lost - payouts + commission
+    win = house_win_minor({"lost": lost, "payouts": payouts, "commission": commission})
     theoretical_major = (theoretical * scale).quantize(scale)
     # Minor units squared: the standard deviation in major units is sqrt(variance) x scale.
     deviation = (decimal_sqrt(variance) * scale).quantize(scale) if variance else Decimal(0).quantize(scale)
