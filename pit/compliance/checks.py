@@ -236,10 +236,12 @@ def _chunk_check(shoe_ids: list[int], *, selected: Q, context: _Context) -> Chec
         Coup.objects.filter(shoe_id__in=shoe_ids)
         .annotate(
             is_selected=ExpressionWrapper(selected, output_field=BooleanField()),
-            # Dealt, or recorded, after its shoe was closed (compared in the database: no timestamps
-            # to decode for a year of coups).
+            # Dealt after its shoe was closed, or recorded after the close was (compared in the
+            # database: no timestamps to decode for a year of coups). Recorded time is compared with
+            # the close's recorded time, not its dealt time: a floor replaying hours after an outage
+            # records its coups, then the close, all after the shuffle it reports.
             after_close=ExpressionWrapper(
-                Q(dealt_at__gt=F("shoe__closed_at")) | Q(recorded_at__gt=F("shoe__closed_at")),
+                Q(dealt_at__gt=F("shoe__closed_at")) | Q(recorded_at__gt=F("shoe__close_recorded_at")),
                 output_field=BooleanField(),
             ),
         )

@@ -22,7 +22,11 @@ class Shoe(Recorded):
     )
     burn_cards = models.JSONField(default=list, blank=True)
     status = models.CharField(max_length=8, choices=ShoeStatus.choices, default=ShoeStatus.DEALING)
-    closed_at = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True, help_text="When the floor says the shoe was closed.")
+    close_recorded_at = models.DateTimeField(
+        null=True, blank=True, editable=False,
+        help_text="When the close reached the back-office: coups recorded after it were posted to a closed shoe.",
+    )
     cards_seen = models.JSONField(default=dict, editable=False, help_text="Card code -> times seen (burns included).")
     cards_dealt = models.PositiveIntegerField(default=0, editable=False, help_text="Cards dealt to coups.")
     coups_recorded = models.PositiveIntegerField(default=0, editable=False)

@@ -150,8 +150,9 @@ def shoe_close(
             raise Conflict(f"{shoe} was closed already with other commission box counts.", shoe_id=shoe.pk)
         return shoe
     shoe.status = ShoeStatus.CLOSED
-    shoe.closed_at = closed_at or timezone.now()
-    shoe.save(update_fields=["status", "closed_at"])
+    shoe.close_recorded_at = timezone.now()
+    shoe.closed_at = closed_at or shoe.close_recorded_at
+    shoe.save(update_fields=["status", "closed_at", "close_recorded_at"])
     BoxCount.objects.bulk_create(
         BoxCount(shoe=shoe, seat=seat, currency=table.currency, counted_minor=minor, **actor.recorded_fields())
         for seat, minor in sorted(counts.items())

@@ -381,3 +381,16 @@ def test_hands_of_the_wrong_size_are_found_once_per_hand(box_shoe):
         (f"hand_size:banker:coup{coup.pk}", "Banker holds 4 cards (10♠ K♦ 2♣ 3♣); a hand holds two or three cards."),
         (f"hand_size:player:coup{coup.pk}", "Player holds 1 card (9♠); a hand holds two or three cards."),
     ]
+
+
+def test_a_replay_after_an_outage_is_not_after_the_close(box_shoe):
+    """The floor comes back hours later: it replays the shoe's coups, then the close of a shuffle long past."""
+    shuffle = timezone.now() - dt.timedelta(hours=5)
+    replayed = factories.coup(box_shoe, 1, *PLAYER_NATURAL, dealt_at=shuffle - dt.timedelta(minutes=2))
+    shoe_close(shoe=box_shoe, box_counts=[], closed_at=shuffle)
+    after = factories.coup(box_shoe, 2, *PLAYER_NATURAL, dealt_at=shuffle - dt.timedelta(minutes=1))
+
+    coups_check(coup_ids=[replayed.pk, after.pk])
+
+    assert findings(coup=replayed) == []
+    assert findings(coup=after) == [("coup_after_shoe_closed", "Coup 2 was posted after shoe 1 was closed.")]
