@@ -261,7 +261,8 @@ class BetOdds:
             "outcomes": [
                 {
                     "result": o.result.value,
-                    "net": str(fraction_to_decimal(o.net, places).normalize()),
+                    # Trailing zeros dropped, never an exponent: a net of 10 is "10", not "1E+1".
+                    "net": f"{fraction_to_decimal(o.net, places).normalize():f}",
                     "probability": str(fraction_to_decimal(o.probability, places)),
                 }
                 for o in self.outcomes

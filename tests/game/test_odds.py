@@ -283,3 +283,13 @@ def test_brute_force_agrees_on_random_small_shoes(codes):
     cards = small_shoe(codes)
     composition = ShoeComposition.from_mapping(Counter(card.rank for card in cards))
     assert exact_odds(PRESETS["ez_baccarat"], composition).outcome_probabilities == brute_force(cards)
+
+
+def test_bet_odds_as_json_never_write_an_exponent():
+    from pit.game import PRESETS, exact_odds
+
+    bets = exact_odds(PRESETS["ez_baccarat"], 8).to_dict(6)["bets"]
+
+    # Decimal("40").normalize() is 4E+1: a JSON reader would get "4E+1" for a 40:1 payout.
+    assert [(o["result"], o["net"]) for o in bets["dragon_7"]["outcomes"]] == [("win", "40"), ("lose", "-1")]
+    assert [(o["result"], o["net"]) for o in bets["tie"]["outcomes"]] == [("win", "8"), ("lose", "-1")]
