@@ -1,8 +1,5 @@
-"""The roles again: auditors also view the operations records (failed tasks, API idempotency
-keys, report exports) that came with the task policy, the API and the reports.
-
-A frozen copy of `pit.accounts.roles.ROLES` as it stood when this migration was written.
-"""
+"""The staff roles as Django groups, with exactly the permissions of `pit.accounts.roles` as it
+stood when this migration was written (a frozen copy: later changes come in later migrations)."""
 
 from django.db import migrations
 
@@ -72,16 +69,31 @@ ROLES = {
 }
 
 
-def roles_update(apps, schema_editor):
+def roles_create(apps, schema_editor):
     groups_sync(apps, ROLES, using=schema_editor.connection.alias)
 
 
+def roles_remove(apps, schema_editor):
+    apps.get_model("auth", "Group").objects.using(schema_editor.connection.alias).filter(
+        name__in=ROLES
+    ).delete()
+
+
 class Migration(migrations.Migration):
+    # Every model the roles name a permission of must exist first.
     dependencies = [
-        ("accounts", "0006_roles_audit_trail"),
+        ("accounts", "0004_audit_trail"),
+        ("auth", "0012_alter_user_first_name_max_length"),
+        ("contenttypes", "0002_remove_content_type_name"),
+        ("tables", "0002_audit_trail"),
+        ("paytables", "0002_audit_trail"),
+        ("shoes", "0001_initial"),
+        ("ledger", "0003_audit_trail"),
+        ("compliance", "0002_audit_trail"),
+        ("pghistory", "0007_auto_20250421_0444"),
         ("core", "0001_initial"),
         ("api", "0001_initial"),
         ("reports", "0001_initial"),
     ]
 
-    operations = [migrations.RunPython(roles_update, migrations.RunPython.noop)]
+    operations = [migrations.RunPython(roles_create, roles_remove)]

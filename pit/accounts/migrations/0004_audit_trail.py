@@ -13,7 +13,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0004_roles'),
+        ('accounts', '0003_staff_permission'),
         ('auth', '0012_alter_user_first_name_max_length'),
     ]
 
