@@ -48,11 +48,20 @@ class ShoeFilter(admin.SimpleListFilter):
 
 
 class MoneyColumnsMixin:
-    """`<name>` columns showing `<name>_minor` formatted in the row's currency."""
+    """`<name>` columns showing `<name>_minor` formatted in the row's currency, and the row's table
+    and shoe (every ledger row belongs to a shoe)."""
 
     @staticmethod
     def _money(row, field: str):
         return money_html(getattr(row, f"{field}_minor"), row.currency)
+
+    @admin.display(description="table", ordering="shoe__table__code")
+    def table(self, row):
+        return row.shoe.table.code
+
+    @admin.display(description="shoe", ordering="shoe__sequence")
+    def shoe_link(self, row):
+        return admin_link(row.shoe)
 
 
 @admin.register(CommissionEntry)
@@ -102,14 +111,6 @@ class CommissionEntryAdmin(ReadOnlyAdminMixin, MoneyColumnsMixin, admin.ModelAdm
     )
     readonly_fields = fields
 
-    @admin.display(description="table", ordering="shoe__table__code")
-    def table(self, entry):
-        return entry.shoe.table.code
-
-    @admin.display(description="shoe", ordering="shoe__sequence")
-    def shoe_link(self, entry):
-        return admin_link(entry.shoe)
-
     @admin.display(description="amount", ordering="amount_minor")
     def amount(self, entry):
         return self._money(entry, "amount")
@@ -129,14 +130,6 @@ class BoxCountAdmin(ReadOnlyAdminMixin, MoneyColumnsMixin, admin.ModelAdmin):
     show_full_result_count = False
     fields = ("shoe_link", "seat", "counted", "recorded_at", "recorded_by")
     readonly_fields = fields
-
-    @admin.display(description="table", ordering="shoe__table__code")
-    def table(self, count):
-        return count.shoe.table.code
-
-    @admin.display(description="shoe", ordering="shoe__sequence")
-    def shoe_link(self, count):
-        return admin_link(count.shoe)
 
     @admin.display(description="counted", ordering="counted_minor")
     def counted(self, count):
@@ -267,14 +260,6 @@ class ReconciliationAdmin(ReadOnlyAdminMixin, MoneyColumnsMixin, admin.ModelAdmi
     def has_explain_permission(self, request):
         opts = self.opts
         return request.user.has_perm(f"{opts.app_label}.change_{opts.model_name}")
-
-    @admin.display(description="table", ordering="shoe__table__code")
-    def table(self, reconciliation):
-        return reconciliation.shoe.table.code
-
-    @admin.display(description="shoe", ordering="shoe__sequence")
-    def shoe_link(self, reconciliation):
-        return admin_link(reconciliation.shoe)
 
     @admin.display(description="accrued", ordering="accrued_minor")
     def accrued(self, reconciliation):
