@@ -14,6 +14,7 @@ class ExportStatus(models.TextChoices):
     RUNNING = "running", "Running"
     DONE = "done", "Ready"
     FAILED = "failed", "Failed"
+    EXPIRED = "expired", "Expired (file deleted)"
 
 
 class ReportExport(models.Model):

@@ -4,6 +4,7 @@ Reports never write a domain row; these services record that an export was asked
 (from the Celery task) and keep its progress, nothing else.
 """
 
+import datetime as dt
 import os
 import tempfile
 from pathlib import Path
@@ -95,3 +96,19 @@ def report_export_run(*, export_id: int) -> ReportExport:
     )
     export.refresh_from_db()
     return export
+
+
+def report_exports_purge(*, keep_days: int | None = None) -> int:
+    """Delete the files of exports finished more than `keep_days` ago (PIT_REPORT_EXPORT_KEEP_DAYS)
+    and mark them expired; the rows stay as the record of who exported what. Returns how many."""
+    keep = settings.PIT_REPORT_EXPORT_KEEP_DAYS if keep_days is None else keep_days
+    cutoff = timezone.now() - dt.timedelta(days=keep)
+    stale = ReportExport.objects.filter(
+        status__in=[ExportStatus.DONE, ExportStatus.FAILED], finished_at__lt=cutoff
+    ).only("pk", "file")
+    purged = 0
+    for export in stale.iterator():
+        if export.file:
+            (Path(settings.MEDIA_ROOT) / export.file).unlink(missing_ok=True)
+        purged += ReportExport.objects.filter(pk=export.pk).update(status=ExportStatus.EXPIRED, file="")
+    return purged

@@ -196,6 +196,12 @@ PIT_BOX_VARIANCE_TOLERANCE = env.str("PIT_BOX_VARIANCE_TOLERANCE", default="0.00
 # Reports covering more gaming days than this run in the background (Celery) and are downloaded when
 # ready; up to it they stream straight to the browser (and the JSON API refuses longer ranges).
 PIT_REPORT_INLINE_MAX_DAYS = env.int("PIT_REPORT_INLINE_MAX_DAYS", default=31)
+# Background export files are deleted this many days after they were written (the row stays, expired).
+PIT_REPORT_EXPORT_KEEP_DAYS = env.int("PIT_REPORT_EXPORT_KEEP_DAYS", default=7)
+CELERY_BEAT_SCHEDULE["reports.report_exports_purge"] = {
+    "task": "reports.report_exports_purge",
+    "schedule": 6 * 60 * 60,
+}
 
 # ---------------------------------------------------------------- The API (pit.api, under /api/v1/)
 REST_FRAMEWORK = {

@@ -205,6 +205,37 @@ def test_downloads_are_only_for_who_asked(client, pit, media, users, settings):
     assert client.get(f"/media/{export.file}").status_code in (302, 404)
 
 
+def test_old_export_files_are_purged_and_the_rows_kept(client, pit, media, settings):
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from pit.reports.tasks import report_exports_purge
+
+    settings.PIT_REPORT_EXPORT_KEEP_DAYS = 7
+    old, recent = (
+        ReportExport.objects.create(
+            report="commission", format="csv", filters=ReportFilters(DAY_1, DAY_2).to_dict(),
+            requested_by=pit.accountant,
+        )
+        for _ in range(2)
+    )
+    for export in (old, recent):
+        report_export_run(export.pk)
+        export.refresh_from_db()
+    ReportExport.objects.filter(pk=old.pk).update(finished_at=timezone.now() - dt.timedelta(days=8))
+
+    assert report_exports_purge() == 1
+    assert report_exports_purge() == 0  # twice: nothing more
+
+    old.refresh_from_db()
+    assert (old.status, old.file) == ("expired", "")
+    assert sorted(path.name for path in (media / "reports").iterdir()) == [f"export-{recent.pk}.csv"]
+    client.force_login(pit.accountant)
+    assert client.get(f"{PAGE}exports/{old.pk}/download/").status_code == 404
+    assert client.get(f"{PAGE}exports/{recent.pk}/download/").status_code == 200
+
+
 # ------------------------------------------------------------------------------------ the JSON API
 
 API = "/api/v1/reports/"
