@@ -9,3 +9,13 @@ class Conflict(Exception):
         super().__init__(message)
         self.message = message
         self.details = details
+
+
+def validation_message(exc) -> str:
+    """A ValidationError in one line for a command-line user: each field named with its problem."""
+    if hasattr(exc, "message_dict"):
+        return "; ".join(
+            " ".join(messages) if field == "__all__" else f"{field}: {' '.join(messages)}"
+            for field, messages in exc.message_dict.items()
+        )
+    return " ".join(exc.messages)

@@ -2,11 +2,21 @@
 
 `python manage.py check --deploy --settings=pit.settings.production` is clean under it.
 """
+from django.core.exceptions import ImproperlyConfigured
+
 from pit.settings.base import *  # noqa: F403
 from pit.settings.base import env
 
 DEBUG = False
 SECRET_KEY = env.str("DJANGO_SECRET_KEY")  # no default: refuse to start without one
+# Refuse to start on an empty or guessable secret (the bar of check --deploy's security.W009): a
+# server started with one would sign sessions anyone can forge, or answer 500 to every request.
+if len(SECRET_KEY) < 50 or len(set(SECRET_KEY)) < 5 or SECRET_KEY.startswith("django-insecure-"):
+    raise ImproperlyConfigured(
+        f"DJANGO_SECRET_KEY is {'empty' if not SECRET_KEY else f'too weak ({len(SECRET_KEY)} characters)'}: "
+        "it must be at least 50 random characters. Generate one with "
+        "python3 -c 'import secrets; print(secrets.token_urlsafe(50))'"
+    )
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS")
 # Production never falls back to the embedded default: without these, a casino's books would
 # quietly run on a local SQLite file and a folder broker. base.py has read them; here they must exist.

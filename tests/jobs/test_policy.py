@@ -48,7 +48,7 @@ def _settings_under(env: dict) -> dict:
         env={
             **clean,
             "DJANGO_SETTINGS_MODULE": "pit.settings.production",
-            "DJANGO_SECRET_KEY": "x" * 60,
+            "DJANGO_SECRET_KEY": "policy-test-only-" + "0123456789abcdef" * 3,
             "DJANGO_ALLOWED_HOSTS": "pit.example.com",
             **env,
         },

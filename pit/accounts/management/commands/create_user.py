@@ -1,0 +1,50 @@
+"""Create a staff user with one role (pit boss, accountant, auditor), for operators without a shell."""
+import getpass
+import os
+import sys
+
+from django.contrib.auth import get_user_model, password_validation
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from pit.accounts.models import Role
+from pit.accounts.services import user_create_with_role
+from pit.core.errors import validation_message
+
+PASSWORD_ENV = "PIT_NEW_USER_PASSWORD"
+STAFF_ROLES = [role for role in Role.values if role != Role.FLOOR_DEVICE]
+
+
+class Command(BaseCommand):
+    help = (
+        "Create a staff user who signs in to the admin with one role. The password is asked for at the "
+        f"terminal, or read from {PASSWORD_ENV} (never from the command line, where `ps` would show it)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--username", required=True)
+        parser.add_argument("--role", required=True, choices=STAFF_ROLES, help="Quote it: --role 'pit boss'.")
+        parser.add_argument("--email", default="")
+
+    def handle(self, *args, username: str, role: str, email: str, **options):
+        if get_user_model().objects.filter(username=username).exists():
+            raise CommandError(f"--username: a user {username!r} exists already.")
+        password = self._password()
+        try:
+            password_validation.validate_password(password, get_user_model()(username=username, email=email))
+            user = user_create_with_role(username=username, password=password, role=role, email=email)
+        except ValidationError as exc:
+            raise CommandError(validation_message(exc)) from None
+        self.stderr.write(f"User {user.username!r} created with the role {role!r}; they sign in at /admin/.")
+        self.stdout.write(user.username)
+
+    def _password(self) -> str:
+        password = os.environ.get(PASSWORD_ENV)
+        if password:
+            return password
+        if not sys.stdin.isatty():
+            raise CommandError(f"No password: run it at a terminal to be asked, or set {PASSWORD_ENV}.")
+        password = getpass.getpass("Password: ")
+        if password != getpass.getpass("Password (again): "):
+            raise CommandError("The two passwords differ.")
+        return password

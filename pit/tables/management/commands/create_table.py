@@ -1,0 +1,71 @@
+"""Create a table playing a paytable, for operators setting up a pit without a shell."""
+from decimal import Decimal, InvalidOperation
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from pit.core.errors import validation_message
+from pit.paytables.models import PaytableConfiguration
+from pit.tables.models import Game
+from pit.tables.services import table_create, table_open
+
+
+def _seats(text: str) -> list[int]:
+    parts = [part.strip() for part in text.split(",") if part.strip()]
+    if all(part.isascii() and part.isdigit() for part in parts):
+        return [int(part) for part in parts]
+    raise CommandError(f"--seats: {text!r} is not a list of seat numbers, e.g. 1,2,3,5,6,7.")
+
+
+def _limit(text: str) -> tuple[str, tuple[Decimal, Decimal]]:
+    bet, _, amounts = text.partition("=")
+    minimum, _, maximum = amounts.partition(":")
+    try:
+        if not bet or not (minimum.isascii() and maximum.isascii()):
+            raise InvalidOperation
+        return bet.strip(), (Decimal(minimum), Decimal(maximum))
+    except InvalidOperation:
+        raise CommandError(f"--limit: {text!r} is not BET=MIN:MAX, e.g. banker=25:5000.") from None
+
+
+class Command(BaseCommand):
+    help = "Create a table under the current version of a paytable (and open it with --open)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--code", required=True, help="Table code, e.g. BB1.")
+        parser.add_argument("--game", required=True, choices=Game.values)
+        parser.add_argument("--paytable", required=True, help="Paytable code (its current version is used).")
+        parser.add_argument("--name", default="", help="A name pit bosses read (default: the code).")
+        parser.add_argument("--seats", default="", help="Seat numbers, e.g. 1,2,3,5,6,7 (default: the game's layout).")
+        parser.add_argument("--currency", default="", help="ISO 4217 code (default: PIT_DEFAULT_CURRENCY).")
+        parser.add_argument("--squeeze", action="store_true", help="Cards are squeezed at this table.")
+        parser.add_argument(
+            "--limit", action="append", default=[], metavar="BET=MIN:MAX",
+            help="A bet's table limits in the table's currency, e.g. banker=25:5000 (repeat for each bet).",
+        )
+        parser.add_argument("--open", action="store_true", help="Open the table once created.")
+
+    def handle(self, *args, code, game, paytable, name, seats, currency, squeeze, limit, open, **options):
+        configuration = (
+            PaytableConfiguration.objects.filter(code=paytable, superseded_by__isnull=True).order_by("-version").first()
+        )
+        if configuration is None:
+            known = ", ".join(
+                PaytableConfiguration.objects.order_by("code").values_list("code", flat=True).distinct()
+            ) or "none yet: create one with `manage.py create_paytable --preset ...`"
+            raise CommandError(f"--paytable: there is no paytable {paytable!r} (known: {known}).")
+        try:
+            table = table_create(
+                code=code, name=name or code, game=game, paytable=configuration,
+                seats=_seats(seats) if seats else None, squeeze=squeeze, currency=currency or None,
+                limits=dict(_limit(text) for text in limit) or None,
+            )
+            if open:
+                table = table_open(table=table)
+        except ValidationError as exc:
+            raise CommandError(validation_message(exc)) from None
+        self.stderr.write(
+            f"Table {table.code} ({table.get_game_display()}, seats {', '.join(map(str, table.seats))}) plays "
+            f"{configuration.code} v{configuration.version}; it is {table.get_status_display().lower()}."
+        )
+        self.stdout.write(table.code)
