@@ -184,6 +184,9 @@ CELERY_BEAT_SCHEDULE: dict = {
     # Every coup of the last complete gaming day is re-verified at night (new rules apply to it too).
     "compliance.coups_sweep": {"task": "compliance.coups_sweep", "schedule": crontab(hour=7, minute=15)},
 }
+# Where beat remembers when each periodic task last ran (across restarts): under PIT_VAR_DIR, so
+# moving that folder moves it too (the systemd units may write only there).
+CELERY_BEAT_SCHEDULE_FILENAME = env.str("CELERY_BEAT_SCHEDULE_FILENAME", default=str(VAR_DIR / "celerybeat-schedule"))
 # Deliveries of one message (its worker lost under it each time) before the task is parked as failed.
 PIT_TASK_MAX_DELIVERIES = env.int("PIT_TASK_MAX_DELIVERIES", default=5)
 

@@ -59,10 +59,41 @@ def test_gunicorn_trusts_only_the_scheme_header_django_trusts(monkeypatch):
 def test_nginx_sets_the_scheme_header_on_every_proxied_location():
     site = (DEPLOY / "nginx-pit.conf").read_text()
 
-    assert site.count("proxy_pass http://pit_gunicorn;") == 2
-    assert site.count("proxy_set_header X-Forwarded-Proto $scheme;") == 2
+    assert site.count("proxy_pass http://pit_gunicorn;") == 3
+    assert site.count("proxy_set_header X-Forwarded-Proto $scheme;") == 3
     assert "listen 443 ssl" in site
     assert "alias /srv/pit/staticfiles/;" in site
+
+
+def test_nginx_passes_the_port_on_to_django_and_fences_the_health_check():
+    """$host drops a port other than 443, and the admin's CSRF check then refuses every login
+    (.ci/nginx logs in through nginx on another port). /healthz names the backends: loopback and
+    the load balancer only."""
+    site = (DEPLOY / "nginx-pit.conf").read_text()
+
+    assert "proxy_set_header Host $host;" not in site
+    assert site.count("proxy_set_header Host $http_host;") == 3
+    health_blocks = site.split("location = /healthz {")[1:]
+    assert len(health_blocks) == 2
+    for block in health_blocks:
+        rules = block.split("}")[0]
+        assert rules.index("allow 127.0.0.1;") < rules.index("deny all;") < rules.index("proxy_pass")
+
+
+def test_nginx_serves_the_acme_challenge_over_plain_http():
+    site = (DEPLOY / "nginx-pit.conf").read_text()
+    plain_http = site.split("listen 443")[0]
+
+    assert "location ^~ /.well-known/acme-challenge/ {\n        root /var/www/html;" in plain_http
+
+
+def test_beat_keeps_its_schedule_under_the_var_dir_wherever_it_is(settings):
+    schedule = settings.CELERY_BEAT_SCHEDULE_FILENAME
+    assert schedule == str(settings.VAR_DIR / "celerybeat-schedule")
+    beat = (DEPLOY / "pit-beat.service").read_text()
+    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+    assert "--schedule" not in beat and "-s " not in beat
+    assert "--schedule" not in compose["services"]["beat"]["command"]
 
 
 @pytest.mark.django_db
