@@ -14,6 +14,8 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
+from pit.core.replica import read_from_replica
+
 
 class ColumnType(StrEnum):
     TEXT = "text"
@@ -168,7 +170,7 @@ def report_lines(definition: ReportDefinition, filters: ReportFilters) -> Iterat
                 yield Line(f"{levels[index].name} subtotal", _summary_values(definition, group, carry))
                 open_groups[index] = None
 
-    for row in definition.rows(filters):
+    for row in read_from_replica(definition.rows(filters)):
         for depth, level in enumerate(levels):
             key = tuple(row.get(name) for name in level.keys)
             group = open_groups[depth]

@@ -45,6 +45,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;",
     }
 DATABASE_IS_POSTGRES = DATABASES["default"]["ENGINE"].startswith("django.db.backends.postgresql")
+# A streaming replica of that database, for reports and exports (pit.core.replica). Default: none.
+if env.str("DATABASE_REPLICA_URL", default=""):
+    DATABASES["replica"] = env.db("DATABASE_REPLICA_URL")
+    DATABASES["replica"].setdefault("CONN_MAX_AGE", DATABASES["default"]["CONN_MAX_AGE"])
+    # Tests read the replica as the test database itself (a real one is tested by tests/core/test_replica.py).
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
+DATABASE_ROUTERS = ["pit.core.replica.ReplicaRouter"]
 
 # ---------------------------------------------------------------- Apps
 DJANGO_APPS = [
