@@ -198,9 +198,12 @@ CELERY_TASK_ROUTES = [
 ]
 # A check of more coups than this at once (a store-and-forward batch) goes to the bulk queue.
 PIT_URGENT_VERIFY_MAX_COUPS = env.int("PIT_URGENT_VERIFY_MAX_COUPS", default=50)
-# Broker reachability must be known fast: the web sends after commit and /healthz asks it.
+# A send to a broker that is away must fail fast (the outbox keeps the task; the request must not
+# wait): one quick retry instead of kombu's default of several seconds, and a 2 s connect timeout.
 if not CELERY_BROKER_IS_EMBEDDED:
-    CELERY_BROKER_TRANSPORT_OPTIONS["socket_connect_timeout"] = 2
+    CELERY_BROKER_TRANSPORT_OPTIONS.update(
+        socket_connect_timeout=2, max_retries=1, interval_start=0, interval_step=0.2, interval_max=0.2
+    )
 # The outbox (pit.core.models.OutboxMessage): a task owed by a write is kept in the database with
 # it; the pickup sends what the broker never got, and sends again an urgent task not completed this
 # many seconds after its last send (doubling each time), e.g. one lost with a killed worker.
