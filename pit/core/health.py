@@ -26,7 +26,7 @@ def check_broker() -> CheckResult:
 
     try:
         with app.connection_for_write() as connection:
-            connection.ensure_connection(max_retries=1, timeout=2)
+            connection.ensure_connection(max_retries=0, timeout=2)
             transport = connection.transport_cls
     except Exception as exc:
         return CheckResult("broker", False, f"{type(exc).__name__}: {exc}")

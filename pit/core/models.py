@@ -63,3 +63,29 @@ class FailedTask(models.Model):
 
     def __str__(self) -> str:
         return f"{self.task_name} {self.task_id} ({self.state})"
+
+
+class OutboxMessage(models.Model):
+    """A background task a write still owes, stored in the write's own transaction.
+
+    The write (a coup, a shoe close, an export request) inserts it; the task is sent to the broker
+    after commit, and the row is deleted when the task has run (or is parked as a failed task). So
+    what the broker never got, or a worker lost, is still here: `core.outbox_dispatch` (beat) sends
+    rows never sent, and sends again rows whose task has not completed after a grace period.
+    """
+
+    task_id = models.CharField(max_length=64, unique=True, help_text="The Celery task id every send uses.")
+    task_name = models.CharField(max_length=200)
+    args = models.JSONField(default=list, blank=True)
+    kwargs = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    dispatched_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the broker last took it; empty: never sent yet."
+    )
+    attempts = models.PositiveIntegerField(default=0, help_text="Sends the broker accepted.")
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.task_name}{tuple(self.args)} ({self.task_id})"

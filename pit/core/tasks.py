@@ -16,7 +16,7 @@ import traceback
 
 import kombu.exceptions
 import redis.exceptions
-from celery import current_app, shared_task
+from celery import shared_task
 from celery.contrib.django.task import DjangoTask
 from celery.exceptions import Ignore
 from django.conf import settings
@@ -25,6 +25,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from pit.core.models import FailedTask, FailedTaskState
+from pit.core.outbox import outbox_dispatch_due, outbox_enqueue, outbox_message_done
 
 logger = logging.getLogger(__name__)
 
@@ -94,13 +95,14 @@ def task_park(*, task_id: str, task_name: str, args, kwargs, error: str, attempt
 
 @transaction.atomic
 def failed_task_requeue(*, failed_task: FailedTask) -> str:
-    """Staff send a parked task again (after fixing its cause): a new task id, the same arguments."""
+    """Staff send a parked task again (after fixing its cause): a new task id, the same arguments,
+    through the outbox (so a broker outage delays it, never loses it or fails the action)."""
     row = FailedTask.objects.select_for_update().get(pk=failed_task.pk)
-    result = current_app.send_task(row.task_name, args=row.args, kwargs=row.kwargs)
+    message = outbox_enqueue(row.task_name, *row.args, **row.kwargs)
     row.state = FailedTaskState.REQUEUED
     row.last_seen_at = timezone.now()
     row.save(update_fields=["state", "last_seen_at"])
-    return result.id
+    return message.task_id
 
 
 class PitTask(DjangoTask):
@@ -127,9 +129,17 @@ class PitTask(DjangoTask):
             return
         if row.state == FailedTaskState.PARKED:
             logger.error("parked %s %s after %s deliveries", self.name, task_id, row.attempts)
+            self._outbox_done(task_id)
             raise Ignore()
 
+    def _outbox_done(self, task_id) -> None:
+        try:
+            outbox_message_done(task_id=task_id)
+        except DatabaseError:  # left in the outbox, the task is sent once more: harmless
+            logger.warning("could not clear %s %s from the outbox", self.name, task_id, exc_info=True)
+
     def on_success(self, retval, task_id, args, kwargs):
+        self._outbox_done(task_id)
         if (self.request.delivery_info or {}).get("redelivered"):
             try:
                 FailedTask.objects.filter(task_id=task_id, state=FailedTaskState.REDELIVERED).update(
@@ -149,8 +159,16 @@ class PitTask(DjangoTask):
             )
         except DatabaseError:
             logger.exception("could not park the failed task %s %s", self.name, task_id)
+        else:
+            self._outbox_done(task_id)  # parked: staff own it now (admin: Failed tasks)
 
 
 def pit_task(name: str, **options):
     """`@shared_task` with the pit's policy: `@pit_task("ledger.shoe_reconcile")`."""
     return shared_task(name=name, base=PitTask, **options)
+
+
+@pit_task("core.outbox_dispatch")
+def outbox_dispatch() -> int:
+    """Beat, every 20 s: send what writes still owe (see pit.core.outbox); safe to run twice."""
+    return outbox_dispatch_due()

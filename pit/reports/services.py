@@ -13,6 +13,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from pit.core.outbox import outbox_enqueue
+
 from .catalog import REPORTS
 from .definitions import ReportDefinition, ReportFilters
 from .models import ExportFormat, ExportStatus, ReportExport
@@ -41,7 +43,7 @@ def report_export_request(*, report: ReportDefinition, filters: ReportFilters, f
     )
     export.full_clean()
     export.save()
-    report_export_run.delay_on_commit(export.pk)
+    outbox_enqueue(report_export_run, export.pk)
     return export
 
 

@@ -35,6 +35,9 @@ VAR_DIR.mkdir(parents=True, exist_ok=True)
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'pit.sqlite3'}")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DJANGO_CONN_MAX_AGE", default=60))
+# A kept connection is checked before a request reuses it: after PostgreSQL restarts or drops
+# connections, the next request reconnects instead of failing with a 500.
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers go on while one writer writes; IMMEDIATE takes the write lock at BEGIN so
     # that two writers queue on the busy timeout instead of failing half-way with "locked".
@@ -184,10 +187,40 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_WORKER_SEND_TASK_EVENTS = False
+# Queues by urgency (pit/core/queues.py; README "Queues"): what the floor waits on (reconciliations,
+# the check of coups just recorded, the pickups) goes to `urgent`, sweeps, large batch checks and
+# report exports to `bulk`. Each queue has workers of its own; any task not routed here goes to bulk.
+CELERY_TASK_DEFAULT_QUEUE = "bulk"
+CELERY_TASK_ROUTES = [
+    "pit.core.queues.route_coups_verify",
+    {
+        "ledger.shoe_reconcile": {"queue": "urgent"},
+        "ledger.shoes_reconcile_missing": {"queue": "urgent"},
+        "core.outbox_dispatch": {"queue": "urgent"},
+        "compliance.coups_sweep": {"queue": "bulk"},
+        "reports.report_export_run": {"queue": "bulk"},
+        "reports.report_exports_purge": {"queue": "bulk"},
+        "api.idempotency_keys_purge": {"queue": "bulk"},
+    },
+]
+# A check of more coups than this at once (a store-and-forward batch) goes to the bulk queue.
+PIT_URGENT_VERIFY_MAX_COUPS = env.int("PIT_URGENT_VERIFY_MAX_COUPS", default=50)
+# A send to a broker that is away must fail fast (the outbox keeps the task; the request must not
+# wait): one quick retry instead of kombu's default of several seconds, and a 2 s connect timeout.
+if not CELERY_BROKER_IS_EMBEDDED:
+    CELERY_BROKER_TRANSPORT_OPTIONS.update(
+        socket_connect_timeout=2, max_retries=1, interval_start=0, interval_step=0.2, interval_max=0.2
+    )
+# The outbox (pit.core.models.OutboxMessage): a task owed by a write is kept in the database with
+# it; the pickup sends what the broker never got, and sends again an urgent task not completed this
+# many seconds after its last send (doubling each time), e.g. one lost with a killed worker.
+PIT_OUTBOX_REDISPATCH_SECONDS = env.int("PIT_OUTBOX_REDISPATCH_SECONDS", default=45)
 # Periodic jobs (celery beat), in casino time (CELERY_TIMEZONE).
 CELERY_BEAT_SCHEDULE: dict = {
+    # What the broker never got (an outage) or a killed worker lost is sent again from the outbox.
+    "core.outbox_dispatch": {"task": "core.outbox_dispatch", "schedule": 20},
     # A lost message is not a lost reconciliation: closed shoes still without one are picked up.
-    "ledger.shoes_reconcile_missing": {"task": "ledger.shoes_reconcile_missing", "schedule": 5 * 60},
+    "ledger.shoes_reconcile_missing": {"task": "ledger.shoes_reconcile_missing", "schedule": 60},
     # Every coup of the last complete gaming day is re-verified at night (new rules apply to it too).
     "compliance.coups_sweep": {"task": "compliance.coups_sweep", "schedule": crontab(hour=7, minute=15)},
 }

@@ -20,6 +20,7 @@ from pit.core.actors import SYSTEM, Actor
 from pit.core.errors import Conflict
 from pit.core.gaming_day import gaming_day_for
 from pit.core.money import MoneyError, to_minor
+from pit.core.outbox import outbox_enqueue
 from pit.paytables.selectors import engine_paytable
 from pit.shoes.models import Coup, Shoe, ShoeStatus, Wager
 from pit.tables.models import Table
@@ -157,7 +158,7 @@ def shoe_close(
         BoxCount(shoe=shoe, seat=seat, currency=table.currency, counted_minor=minor, **actor.recorded_fields())
         for seat, minor in sorted(counts.items())
     )
-    shoe_reconcile.delay_on_commit(shoe.pk)
+    outbox_enqueue(shoe_reconcile, shoe.pk)
     return shoe
 
 
@@ -366,7 +367,7 @@ def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -
             stored = _store(shoe, [item for _, item in to_store], actor, table.paytable_id)
             for (index, _), coup in zip(to_store, stored, strict=True):
                 outcomes[index] = CoupOutcome(CoupOutcomeStatus.CREATED, coup=coup)
-            coups_verify.delay_on_commit([coup.pk for coup in stored])
+            outbox_enqueue(coups_verify, [coup.pk for coup in stored])
         # A batch's own duplicate refers to the coup stored for the first of them; with other cards it
         # is flagged as it would be had it been posted after the first (one violation per posting).
         for index, outcome in enumerate(outcomes):

@@ -90,6 +90,7 @@ def counts() -> dict[str, int]:
     from pit.accounts.models import Device
     from pit.api.models import IdempotencyKey
     from pit.compliance.models import RuleViolation
+    from pit.core.models import OutboxMessage
     from pit.ledger.models import BoxCount, CommissionEntry, Reconciliation
     from pit.shoes.models import Coup, Shoe, Wager
     from pit.tables.models import TableEvent
@@ -105,6 +106,7 @@ def counts() -> dict[str, int]:
         Shoe,
         Wager,
         TableEvent,
+        OutboxMessage,
     )
     return {model.__name__: model.objects.count() for model in models}
 

@@ -17,7 +17,7 @@ from django.urls import reverse
 
 import pit.compliance.tasks  # noqa: F401 (registers the tasks, as the worker's autodiscovery does)
 from pit.celery import app
-from pit.core.models import FailedTask, FailedTaskState
+from pit.core.models import FailedTask, FailedTaskState, OutboxMessage
 from pit.core.tasks import TRANSIENT_ERRORS, PitTask, failed_task_requeue, task_delivery_count
 from pit.ledger.models import Reconciliation
 from pit.ledger.tasks import shoe_reconcile
@@ -29,6 +29,7 @@ OUR_TASKS = [
     "compliance.coups_sweep",
     "ledger.shoe_reconcile",
     "ledger.shoes_reconcile_missing",
+    "core.outbox_dispatch",
 ]
 
 
@@ -74,9 +75,11 @@ def test_the_worker_settings_are_pinned():
 
 
 def test_the_beat_schedule_names_registered_tasks():
-    for entry in ("compliance.coups_sweep", "ledger.shoes_reconcile_missing"):
+    for entry in ("compliance.coups_sweep", "ledger.shoes_reconcile_missing", "core.outbox_dispatch"):
         assert settings.CELERY_BEAT_SCHEDULE[entry]["task"] in app.tasks
-    assert settings.CELERY_BEAT_SCHEDULE["ledger.shoes_reconcile_missing"]["schedule"] == 300
+    # Fast enough that a killed worker's reconciliation exists within 90 s of the restart.
+    assert settings.CELERY_BEAT_SCHEDULE["core.outbox_dispatch"]["schedule"] == 20
+    assert settings.CELERY_BEAT_SCHEDULE["ledger.shoes_reconcile_missing"]["schedule"] == 60
 
 
 @pytest.mark.parametrize("name", OUR_TASKS)
@@ -239,9 +242,12 @@ def test_staff_see_parked_tasks_and_enqueue_them_again(admin_client):
     assert "ledger.shoe_reconcile" in page.content.decode()
     assert "OperationalError: could not connect" in page.content.decode()
 
-    with mock.patch("pit.core.tasks.current_app.send_task") as send_task:
-        send_task.return_value.id = "new-id"
-        assert failed_task_requeue(failed_task=row) == "new-id"
-    send_task.assert_called_once_with("ledger.shoe_reconcile", args=[42], kwargs={})
+    with mock.patch("pit.ledger.tasks.shoe_reconcile.apply_async") as send:
+        task_id = failed_task_requeue(failed_task=row)
+    # Through the outbox: owed in the database first, sent after commit (none in this test).
+    assert list(OutboxMessage.objects.values_list("task_id", "task_name", "args", "dispatched_at")) == [
+        (task_id, "ledger.shoe_reconcile", [42], None),
+    ]
+    send.assert_not_called()
     row.refresh_from_db()
     assert row.state == FailedTaskState.REQUEUED

@@ -1,0 +1,139 @@
+"""The outbox: background work a write owes is stored with the write, then sent to the broker.
+
+- `outbox_enqueue` (inside the write's transaction) inserts an OutboxMessage and sends the task
+  after commit. The send never raises into the request: with the broker down it logs one line (once
+  per outage, not per request) and leaves the row for the pickup.
+- The task deletes its row when it has run (`PitTask.on_success`), or when it is parked as failed.
+- `outbox_dispatch_due` (beat, `core.outbox_dispatch`, every 20 s) sends rows never sent, and sends
+  again an urgent task not completed PIT_OUTBOX_REDISPATCH_SECONDS after its last send (doubling
+  each time: a worker killed under it, a broker that lost it). A bulk task (an export may run long)
+  is sent again only after CELERY_TASK_TIME_LIMIT. A row sent more than PIT_TASK_MAX_DELIVERIES
+  times without completing is parked as a failed task, for staff, instead of being sent forever.
+Tasks are safe to run twice, so a second send costs a little work, never a wrong record.
+"""
+import datetime as dt
+import logging
+import uuid
+
+import kombu.exceptions
+import redis.exceptions
+from celery import current_app
+from django.conf import settings
+from django.db import DatabaseError, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from pit.core.models import OutboxMessage
+from pit.core.queues import URGENT, task_queue
+
+logger = logging.getLogger(__name__)
+
+# A row this young may still be on its way through its own after-commit send.
+SEND_GRACE = dt.timedelta(seconds=5)
+PICKUP_BATCH = 1000
+# What a send raises when the broker is away (a task run eagerly, in tests, may raise anything else).
+BROKER_ERRORS = (kombu.exceptions.OperationalError, redis.exceptions.RedisError, OSError)
+
+
+class _BrokerState:
+    """Per process: whether the last send failed, so an outage is logged once, not per request."""
+
+    down = False
+
+
+def _send(message: OutboxMessage) -> bool:
+    """Send one task; False (logged once per outage) when the broker cannot take it."""
+    try:
+        current_app.tasks[message.task_name].apply_async(
+            args=message.args, kwargs=message.kwargs, task_id=message.task_id, retry=False
+        )
+    except Exception as exc:  # whatever the broker or its client raise, the write stands
+        if current_app.conf.task_always_eager and not isinstance(exc, BROKER_ERRORS):
+            raise  # the task itself failed, in-process: let the test see it
+        if not _BrokerState.down:
+            _BrokerState.down = True
+            logger.warning(
+                "broker unreachable, %s %s kept in the outbox for the pickup (%s: %s)",
+                message.task_name, message.task_id, type(exc).__name__, str(exc).splitlines()[0] if str(exc) else "",
+            )
+        else:
+            logger.debug("broker still unreachable: %s %s kept in the outbox", message.task_name, message.task_id)
+        return False
+    if _BrokerState.down:
+        _BrokerState.down = False
+        logger.warning("broker reachable again; sending from the outbox")
+    return True
+
+
+def _mark_sent(message: OutboxMessage) -> None:
+    try:
+        OutboxMessage.objects.filter(pk=message.pk).update(
+            dispatched_at=timezone.now(), attempts=F("attempts") + 1
+        )
+    except DatabaseError as exc:  # unmarked, the pickup sends it once more: harmless, never an error
+        logger.warning("could not mark %s %s as sent: %s", message.task_name, message.task_id, exc)
+
+
+def _send_after_commit(message: OutboxMessage) -> None:
+    if _send(message):
+        _mark_sent(message)
+
+
+def outbox_enqueue(task, *args, **kwargs) -> OutboxMessage:
+    """Owe `task(*args, **kwargs)` (a task or its registered name): stored in the current
+    transaction, sent after it commits, never raising."""
+    name = task if isinstance(task, str) else task.name
+    current_app.tasks[name]  # an unknown task is a bug: fail the write now, not the send later
+    message = OutboxMessage.objects.create(task_id=str(uuid.uuid4()), task_name=name, args=list(args), kwargs=kwargs)
+    transaction.on_commit(lambda: _send_after_commit(message))
+    return message
+
+
+def outbox_message_done(*, task_id: str) -> None:
+    """The task ran (or was parked): nothing is owed any more."""
+    OutboxMessage.objects.filter(task_id=task_id).delete()
+
+
+def _redispatch_after(message: OutboxMessage) -> dt.timedelta:
+    if task_queue(message.task_name, message.args) == URGENT:
+        base = settings.PIT_OUTBOX_REDISPATCH_SECONDS
+        return dt.timedelta(seconds=min(base * 2 ** max(message.attempts - 1, 0), 3600))
+    return dt.timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
+
+
+def _park(message: OutboxMessage) -> None:
+    from pit.core.tasks import task_park
+
+    task_park(
+        task_id=message.task_id, task_name=message.task_name, args=message.args, kwargs=message.kwargs,
+        attempts=message.attempts,
+        error=(
+            f"Sent {message.attempts} times from the outbox without completing (limit "
+            f"{settings.PIT_TASK_MAX_DELIVERIES}); parked, not sent again."
+        ),
+    )
+    message.delete()
+
+
+def outbox_dispatch_due(*, now=None) -> int:
+    """Send what is owed and not on its way; returns how many were sent. Stops at the first send the
+    broker refuses (the rest waits for the next run)."""
+    now = now or timezone.now()
+    sent = 0
+    first_due = now - dt.timedelta(seconds=settings.PIT_OUTBOX_REDISPATCH_SECONDS)
+    candidates = OutboxMessage.objects.filter(
+        Q(dispatched_at__isnull=True) | Q(dispatched_at__lt=first_due), created_at__lt=now - SEND_GRACE
+    ).order_by("created_at", "id")
+    for message in candidates[:PICKUP_BATCH]:
+        if message.dispatched_at is not None and now - message.dispatched_at < _redispatch_after(message):
+            continue
+        if message.attempts >= settings.PIT_TASK_MAX_DELIVERIES:
+            _park(message)
+            continue
+        if not _send(message):
+            break
+        _mark_sent(message)
+        sent += 1
+    if sent:
+        logger.info("outbox: sent %s task(s)", sent)
+    return sent

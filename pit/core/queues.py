@@ -1,0 +1,29 @@
+"""Which Celery queue a task goes to: `urgent` for what the floor waits on, `bulk` for the rest.
+
+A reconciliation or the check of a coup just dealt must never wait behind a nightly sweep, a large
+batch verification or a report export, so each queue has workers of its own (README: "Queues").
+CELERY_TASK_ROUTES (settings) lists this router first, then the fixed routes; any task not named
+there goes to CELERY_TASK_DEFAULT_QUEUE (bulk).
+"""
+from django.conf import settings
+
+URGENT = "urgent"
+BULK = "bulk"
+VERIFY_TASK = "compliance.coups_verify"
+
+
+def route_coups_verify(name, args, kwargs, options, task=None, **kw):
+    """The check of a few coups is urgent; a batch larger than PIT_URGENT_VERIFY_MAX_COUPS is bulk."""
+    if name != VERIFY_TASK:
+        return None
+    coup_ids = (args[0] if args else None) or kwargs.get("coup_ids") or ()
+    return {"queue": URGENT if len(coup_ids) <= settings.PIT_URGENT_VERIFY_MAX_COUPS else BULK}
+
+
+def task_queue(name: str, args=(), kwargs=None) -> str:
+    """The queue CELERY_TASK_ROUTES sends this task to."""
+    from pit.celery import app
+
+    route = app.amqp.router.route({}, name, list(args), kwargs or {})
+    queue = route.get("queue")
+    return getattr(queue, "name", queue) or settings.CELERY_TASK_DEFAULT_QUEUE

@@ -1,0 +1,202 @@
+"""The outbox on the embedded default: a send the broker refuses never fails the write (201/200, the
+task owed in the database), the pickup sends it once the broker is back, and a task sent but never
+completed is sent again after its grace period, then parked; tasks go to queues by urgency."""
+
+import contextlib
+import datetime as dt
+import logging
+from decimal import Decimal
+from unittest import mock
+
+import kombu.exceptions
+import pytest
+from django.utils import timezone
+
+from pit.compliance.models import RuleViolation
+from pit.compliance.tasks import coups_sweep_task, coups_verify
+from pit.core.models import FailedTask, OutboxMessage
+from pit.core.outbox import _BrokerState, outbox_dispatch_due, outbox_enqueue
+from pit.core.queues import BULK, URGENT, task_queue
+from pit.ledger.models import Reconciliation
+from pit.ledger.tasks import shoe_reconcile
+from pit.reports.tasks import report_export_run
+from pit.shoes.models import Coup
+from tests.api.conftest import coup_body
+
+pytestmark = pytest.mark.django_db
+
+REFUSED = kombu.exceptions.OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+
+def _owed():
+    return list(OutboxMessage.objects.values_list("task_name", "args", "dispatched_at", "attempts"))
+
+
+def _later(seconds: float) -> dt.datetime:
+    return timezone.now() + dt.timedelta(seconds=seconds)
+
+
+@pytest.fixture(autouse=True)
+def _broker_was_up():
+    """Each test starts as a process whose last send went through (an outage is logged once per process)."""
+    _BrokerState.down = False
+
+
+@contextlib.contextmanager
+def broker_down():
+    """Every send is refused as by a stopped Redis."""
+    with (
+        mock.patch.object(coups_verify, "apply_async", side_effect=REFUSED) as verify,
+        mock.patch.object(shoe_reconcile, "apply_async", side_effect=REFUSED),
+    ):
+        yield verify
+
+
+def test_coups_posted_while_the_broker_is_down_are_201_owed_and_logged_once(
+    device, shoe, django_capture_on_commit_callbacks, caplog
+):
+    caplog.set_level(logging.DEBUG, logger="pit.core.outbox")
+    with broker_down() as sends, django_capture_on_commit_callbacks(execute=True):
+        # Player 7 beats Banker 6: the device reports the wrong winner on coup 2.
+        first = device.post(f"/api/v1/shoes/{shoe.pk}/coups/", coup_body(1), format="json")
+        second = device.post(
+            f"/api/v1/shoes/{shoe.pk}/coups/", coup_body(2, reported_winner="banker"), format="json"
+        )
+
+    assert (first.status_code, second.status_code) == (201, 201)
+    one, two = Coup.objects.order_by("number")
+    assert _owed() == [
+        ("compliance.coups_verify", [[one.pk]], None, 0),
+        ("compliance.coups_verify", [[two.pk]], None, 0),
+    ]
+    assert RuleViolation.objects.count() == 0
+    assert sends.call_count == 2
+    # One line for the outage, no traceback; the second refusal is only a debug line.
+    warnings = [record for record in caplog.records if record.levelno >= logging.WARNING]
+    assert [(record.getMessage(), record.exc_info) for record in warnings] == [
+        (
+            f"broker unreachable, compliance.coups_verify {OutboxMessage.objects.first().task_id} kept in the "
+            "outbox for the pickup (OperationalError: Error 111 connecting to 127.0.0.1:6379. Connection refused.)",
+            None,
+        )
+    ]
+
+    # Still down: the pickup stops at the first refusal and keeps everything.
+    with broker_down() as sends:
+        assert outbox_dispatch_due(now=_later(10)) == 0
+    assert sends.call_count == 1
+    assert len(_owed()) == 2
+
+
+def test_the_pickup_sends_what_the_broker_refused_once_it_is_back(
+    device, shoe, django_capture_on_commit_callbacks
+):
+    with broker_down(), django_capture_on_commit_callbacks(execute=True):
+        device.post(f"/api/v1/shoes/{shoe.pk}/coups/", coup_body(1), format="json")
+        device.post(f"/api/v1/shoes/{shoe.pk}/coups/", coup_body(2, reported_winner="banker"), format="json")
+    assert len(_owed()) == 2 and RuleViolation.objects.count() == 0
+
+    assert outbox_dispatch_due(now=timezone.now()) == 0  # younger than the send grace: maybe still on its way
+    assert outbox_dispatch_due(now=_later(10)) == 2
+
+    assert _owed() == []
+    assert list(RuleViolation.objects.values_list("code", "coup__number")) == [("reported_winner_mismatch", 2)]
+
+
+def test_a_shoe_closed_while_the_broker_is_down_is_200_and_reconciled_by_the_pickup(
+    device, shoe, django_capture_on_commit_callbacks
+):
+    with broker_down(), django_capture_on_commit_callbacks(execute=True):
+        response = device.post(
+            f"/api/v1/shoes/{shoe.pk}/close/", {"commission_box": [{"seat": 1, "counted": "0.00"}]}, format="json"
+        )
+    assert response.status_code == 200
+    assert _owed() == [("ledger.shoe_reconcile", [shoe.pk], None, 0)]
+    assert Reconciliation.objects.count() == 0
+
+    assert outbox_dispatch_due(now=_later(10)) == 1
+
+    assert Reconciliation.objects.filter(shoe=shoe).count() == 1
+    assert _owed() == []
+
+
+def test_a_task_sent_but_never_completed_is_sent_again_with_doubling_grace_then_parked(
+    shoe, django_capture_on_commit_callbacks
+):
+    with mock.patch.object(shoe_reconcile, "apply_async") as send:  # the broker takes it; no worker runs it
+        with django_capture_on_commit_callbacks(execute=True):
+            outbox_enqueue(shoe_reconcile, shoe.pk)
+        row = OutboxMessage.objects.get()
+        assert (row.attempts, row.dispatched_at is not None) == (1, True)
+        sent_at = row.dispatched_at
+
+        def pickup(seconds_after_last_send):
+            last = OutboxMessage.objects.get().dispatched_at
+            return outbox_dispatch_due(now=last + dt.timedelta(seconds=seconds_after_last_send))
+
+        assert pickup(44) == 0
+        assert pickup(46) == 1  # 45 s after the first send
+        assert pickup(89) == 0
+        assert pickup(91) == 1  # then 90 s
+        assert pickup(181) == 1  # 180 s
+        assert pickup(361) == 1  # 360 s
+        assert OutboxMessage.objects.get().attempts == 5
+        assert send.call_count == 5
+        assert {call.kwargs["task_id"] for call in send.call_args_list} == {row.task_id}
+        assert OutboxMessage.objects.get().dispatched_at > sent_at
+
+        assert pickup(721) == 0  # sent 5 times (PIT_TASK_MAX_DELIVERIES) without completing: parked
+    assert _owed() == []
+    parked = FailedTask.objects.get()
+    assert (parked.task_id, parked.task_name, parked.args, parked.state, parked.attempts) == (
+        row.task_id, "ledger.shoe_reconcile", [shoe.pk], "parked", 5,
+    )
+    assert parked.error == "Sent 5 times from the outbox without completing (limit 5); parked, not sent again."
+
+
+def test_a_bulk_task_is_sent_again_only_after_the_task_time_limit(settings, django_capture_on_commit_callbacks):
+    with mock.patch.object(report_export_run, "apply_async") as send:
+        with django_capture_on_commit_callbacks(execute=True):
+            outbox_enqueue(report_export_run, 7)
+        last = OutboxMessage.objects.get().dispatched_at
+        assert outbox_dispatch_due(now=last + dt.timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)) == 0
+        assert outbox_dispatch_due(now=last + dt.timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 61)) == 1
+    assert send.call_count == 2
+
+
+def test_a_task_that_ran_leaves_nothing_owed(shoe, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        from pit.shoes.services import shoe_close
+
+        shoe_close(shoe=shoe, box_counts=[(1, Decimal("0"))])
+    assert Reconciliation.objects.filter(shoe=shoe).count() == 1
+    assert _owed() == []
+
+
+def test_a_rolled_back_write_owes_nothing(shoe, django_capture_on_commit_callbacks):
+    from django.db import transaction
+
+    from pit.shoes.services import shoe_close
+
+    with (
+        django_capture_on_commit_callbacks(execute=True) as callbacks,
+        pytest.raises(RuntimeError),
+        transaction.atomic(),
+    ):
+        shoe_close(shoe=shoe, box_counts=[(1, Decimal("0"))])
+        raise RuntimeError("the request failed after the close")
+    assert (callbacks, _owed(), Reconciliation.objects.count()) == ([], [], 0)
+
+
+def test_tasks_go_to_queues_by_urgency(settings):
+    assert task_queue("ledger.shoe_reconcile", [1]) == URGENT
+    assert task_queue("ledger.shoes_reconcile_missing") == URGENT
+    assert task_queue("core.outbox_dispatch") == URGENT
+    assert task_queue("compliance.coups_verify", [[1]]) == URGENT
+    assert task_queue("compliance.coups_verify", [list(range(settings.PIT_URGENT_VERIFY_MAX_COUPS))]) == URGENT
+    assert task_queue("compliance.coups_verify", [list(range(settings.PIT_URGENT_VERIFY_MAX_COUPS + 1))]) == BULK
+    assert task_queue(coups_sweep_task.name) == BULK
+    assert task_queue("reports.report_export_run", [1]) == BULK
+    assert task_queue("reports.report_exports_purge") == BULK
+    assert task_queue("api.idempotency_keys_purge") == BULK
+    assert task_queue("some.task_nobody_routed") == BULK
