@@ -29,8 +29,8 @@ from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
 from pit.core.money import exponent, from_minor
 from pit.ledger.models import BoxCount, CollectionReason, CommissionEntry, EntryKind, Reconciliation
 from pit.paytables.models import PaytableConfiguration
-from pit.shoes.models import Coup, Shoe, ShoeStatus, Wager
-from pit.shoes.selectors import house_win_minor, wager_money_sums
+from pit.shoes.models import Coup, Shoe, ShoeStatus
+from pit.shoes.selectors import house_win_minor, wager_money_sums, wagers_standing
 from pit.tables.models import Game
 
 from .definitions import ReportFilters, batched
@@ -334,7 +334,7 @@ def table_result_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
     settled under; the standard deviation is sqrt(sum of stake^2 x the bet's variance per unit).
     """
     wagers = (
-        _coup_scope(Wager.objects.all(), "coup__", filters)
+        _coup_scope(wagers_standing(), "coup__", filters)
         .values(
             day=F("coup__gaming_day"),
             table=F("coup__shoe__table__code"),
