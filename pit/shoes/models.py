@@ -119,6 +119,8 @@ class CoupCorrection(Recorded):
 
     class Meta:
         ordering = ["coup", "sequence"]
+        # Not `add_`: nobody adds rows in the admin; pit bosses correct and void through the service.
+        permissions = [("correct_coup", "Can correct the wagers of a coup or void it")]
         constraints = [
             models.UniqueConstraint(fields=["coup", "sequence"], name="coup_correction_sequence_unique"),
             models.CheckConstraint(condition=models.Q(sequence__gte=1), name="coup_correction_sequence_positive"),

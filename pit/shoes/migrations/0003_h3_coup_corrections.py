@@ -25,6 +25,7 @@ class Migration(migrations.Migration):
             ],
             options={
                 'ordering': ['coup', 'sequence'],
+                'permissions': [('correct_coup', 'Can correct the wagers of a coup or void it')],
             },
         ),
         migrations.RemoveConstraint(
