@@ -20,11 +20,12 @@ def _view(*models: str) -> set[str]:
 _FLOOR_RECORDS = _view(
     "tables.table", "tables.tablelimit", "tables.tableevent",
     "paytables.paytableconfiguration",
-    "shoes.shoe", "shoes.coup", "shoes.wager",
+    "shoes.shoe", "shoes.coup", "shoes.wager", "shoes.coupcorrection",
     "compliance.ruleviolation",
 )
 _LEDGER_RECORDS = _view(
     "ledger.commissionentry", "ledger.boxcount", "ledger.reconciliation", "ledger.reconciliationseat",
+    "ledger.reconciliationsupplement", "ledger.reconciliationsupplementseat",
 )
 # The audit trail: django-pghistory's event tables (one per tracked model) and its aggregate views.
 _AUDIT_RECORDS = _view(
@@ -47,7 +48,8 @@ ROLES: dict[str, frozenset[str]] = {
     # Pit bosses see the ledger too (its reconciliation seats included: a box_variance violation
     # they review names a seat), but change only what the admin's actions change.
     Role.PIT_BOSS.value: frozenset(
-        _FLOOR_RECORDS | _LEDGER_RECORDS | {"tables.change_table", "compliance.change_ruleviolation"}
+        _FLOOR_RECORDS | _LEDGER_RECORDS
+        | {"tables.change_table", "compliance.change_ruleviolation", "shoes.correct_coup"}
     ),
     Role.ACCOUNTANT.value: frozenset(
         _FLOOR_RECORDS | _LEDGER_RECORDS | {"ledger.change_reconciliation", RUN_REPORTS}

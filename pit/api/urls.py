@@ -6,7 +6,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.permissions import AllowAny
 
-from pit.api import views
+from pit.api import corrections, views
 
 app_name = "api"
 
@@ -29,6 +29,13 @@ urlpatterns = [
         "shoes/<int:shoe_id>/reconciliation/", views.ReconciliationView.as_view(), name="shoe-reconciliation"
     ),
     path("coups/<int:coup_id>/", views.CoupDetailView.as_view(), name="coup-detail"),
+    path("coups/<int:coup_id>/corrections/", corrections.CoupCorrectionsView.as_view(), name="coup-corrections"),
+    path("coups/<int:coup_id>/void/", corrections.CoupVoidView.as_view(), name="coup-void"),
+    path(
+        "shoes/<int:shoe_id>/reconciliation/supplements/",
+        corrections.ReconciliationSupplementsView.as_view(),
+        name="shoe-reconciliation-supplements",
+    ),
     path("violations/", views.ViolationListView.as_view(), name="violation-list"),
     path(
         "violations/<int:violation_id>/acknowledge/",

@@ -36,6 +36,7 @@ from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import engine_paytable
 from pit.shoes import services as shoe_services
 from pit.shoes.models import Coup, Shoe, ShoeStatus, Wager
+from pit.shoes.selectors import wagers_standing
 from pit.tables import services as table_services
 from pit.tables.models import Table, TableLimit
 
@@ -88,7 +89,7 @@ def coups_payload(coups: list[Coup]) -> list[dict]:
     ids = [coup.pk for coup in coups]
     wagers: dict[int, list[dict]] = defaultdict(list)
     for coup_id, seat, bet, currency, amount, paid, result, payout, commission in (
-        Wager.objects.filter(coup_id__in=ids)
+        wagers_standing(Wager.objects.filter(coup_id__in=ids))
         .order_by("coup_id", "seat", "bet")
         .values_list(
             "coup_id",

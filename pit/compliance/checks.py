@@ -12,6 +12,7 @@ The checks, all by the engine: the draw rules and reported winner (`verify_coup`
 `coup_after_shoe_closed`); settlement (`check_payout` against the table's report, `check_commission`
 against the ledger's accrual net of reversals, both from `settle` under the coup's paytable
 version); table rules (`check_wager_limits` with the table's limits and the paytable's increments).
+Wagers are judged as they stand after corrections and voids (`pit.shoes.selectors.wagers_standing`).
 """
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ from pit.ledger.models import CommissionEntry, EntryKind
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import engine_paytable
 from pit.shoes.models import Coup, Shoe, Wager
+from pit.shoes.selectors import wagers_standing
 from pit.tables.models import Table, TableLimit
 
 logger = logging.getLogger(__name__)
@@ -258,7 +260,8 @@ def _chunk_check(shoe_ids: list[int], *, selected: Q, context: _Context) -> Chec
             paytable_ids.add(row[8])
     wagers_by_coup: dict[int, list[tuple]] = defaultdict(list)
     for row in (
-        Wager.objects.filter(_prefixed(selected, "coup"), coup__shoe_id__in=shoe_ids)
+        # Only what stands after corrections and voids is judged (the replaced versions' findings clear).
+        wagers_standing(Wager.objects.filter(_prefixed(selected, "coup"), coup__shoe_id__in=shoe_ids))
         .order_by("coup_id", "seat", "bet")
         .values_list("pk", "coup_id", "seat", "bet", "currency", "amount_minor", "paid_minor")
         .iterator(chunk_size=5000)

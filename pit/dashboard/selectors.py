@@ -21,7 +21,7 @@ from pit.core.money import format_money, from_minor
 from pit.dashboard.roads import Result, bead_plate, big_road, tally
 from pit.paytables.models import PaytableConfiguration
 from pit.shoes.models import Coup, Shoe, Wager
-from pit.shoes.selectors import house_win_minor, wager_money_sums
+from pit.shoes.selectors import house_win_minor, wager_money_sums, wagers_standing
 from pit.tables.models import Table
 
 
@@ -71,7 +71,7 @@ def pit_overview(*, gaming_day: dt.date | None = None) -> dict:
             results[shoe_id].append(Result(winner, player_pair, banker_pair))
 
     hourly = (
-        Wager.objects.filter(coup__gaming_day=day)
+        wagers_standing(Wager.objects.filter(coup__gaming_day=day))
         .values("coup__shoe__table_id", "coup__paytable_id", "bet", hour=TruncHour("coup__dealt_at"))
         .annotate(**wager_money_sums())
         .order_by()

@@ -19,6 +19,10 @@ class EntryKind(models.TextChoices):
 class CollectionReason(models.TextChoices):
     SHUFFLE = "shuffle", "At the shuffle"
     PLAYER_LEFT = "player_left", "Player left the seat"
+    # What a seat's balance became after its shoe was reconciled (a late coup, a correction or a
+    # void): brought back to zero by a supplementary reconciliation. Negative when the seat owes
+    # more than the shuffle collected, positive when the shuffle collected more than it owes now.
+    SUPPLEMENT = "supplement", "At a supplementary reconciliation"
 
 
 class CommissionEntry(Recorded):
@@ -53,7 +57,11 @@ class CommissionEntry(Recorded):
             models.CheckConstraint(condition=models.Q(kind__in=EntryKind.values), name="commission_kind_valid"),
             models.CheckConstraint(
                 condition=(models.Q(kind="accrued", amount_minor__gt=0, wager__isnull=False, reverses__isnull=True)
+                           # At the shuffle (and in a supplement) a seat that owes less than nothing
+                           # (a correction after its player left) is paid back: a positive collection.
                            | models.Q(kind="collected", amount_minor__lte=0, reverses__isnull=True)
+                           | models.Q(kind="collected", collection_reason__in=["shuffle", "supplement"],
+                                      reverses__isnull=True)
                            | models.Q(kind="reversal", reverses__isnull=False)),
                 name="commission_entry_shape",
             ),
@@ -156,3 +164,70 @@ class ReconciliationSeat(models.Model):
 
     def __str__(self) -> str:
         return f"seat {self.seat} of {self.reconciliation}"
+
+
+class ReconciliationSupplement(Recorded):
+    """An amendment of a shoe's reconciliation, insert-only: what changed in the ledger after the
+    shoe was reconciled (a coup recorded after the close, a correction, a void), per seat.
+
+    The box was counted once, at the shuffle: what was counted stays, what the box should have held
+    changes, so the variance changes and the box count must explain it. Its collection entries
+    (`CollectionReason.SUPPLEMENT`) bring every seat's balance back to zero.
+    """
+
+    reconciliation = models.ForeignKey(Reconciliation, on_delete=models.PROTECT, related_name="supplements")
+    sequence = models.PositiveIntegerField(help_text="1, 2, 3 ... per reconciliation.")
+    currency = models.CharField(max_length=3)
+    change_minor = models.BigIntegerField(help_text="What the seats owed beyond what the shuffle collected.")
+    expected_minor = models.BigIntegerField(help_text="What the box should have held, as the ledger stands now.")
+    counted_minor = models.BigIntegerField(help_text="What was counted at the shuffle (unchanged).")
+    variance_minor = models.BigIntegerField(help_text="Counted minus expected, now.")
+    status = models.CharField(max_length=10, choices=ReconciliationStatus.choices)
+
+    class Meta:
+        ordering = ["reconciliation", "sequence"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["reconciliation", "sequence"], name="reconciliation_supplement_sequence_unique"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(variance_minor=models.F("counted_minor") - models.F("expected_minor")),
+                name="reconciliation_supplement_variance_is_counted_minus_expected",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(status__in=["balanced", "variance"]), name="reconciliation_supplement_status_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"supplement {self.sequence} of {self.reconciliation}"
+
+
+class ReconciliationSupplementSeat(models.Model):
+    """One seat's line of a supplement: its change, and its figures as the ledger stands now."""
+
+    supplement = models.ForeignKey(ReconciliationSupplement, on_delete=models.PROTECT, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    change_minor = models.BigIntegerField(help_text="The seat's balance before this supplement collected it.")
+    accrued_minor = models.BigIntegerField()
+    collected_earlier_minor = models.BigIntegerField()
+    expected_minor = models.BigIntegerField()
+    counted_minor = models.BigIntegerField()
+    variance_minor = models.BigIntegerField()
+    entry = models.OneToOneField(
+        CommissionEntry, on_delete=models.PROTECT, related_name="supplement_seat",
+        help_text="The ledger entry that brought the seat's balance back to zero.",
+    )
+
+    class Meta:
+        ordering = ["supplement", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["supplement", "seat"], name="reconciliation_supplement_seat_unique"),
+            models.CheckConstraint(
+                condition=models.Q(variance_minor=models.F("counted_minor") - models.F("expected_minor")),
+                name="reconciliation_supplement_seat_variance_is_counted_minus_expected",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} of {self.supplement}"

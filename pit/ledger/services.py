@@ -24,6 +24,8 @@ from pit.ledger.models import (
     Reconciliation,
     ReconciliationSeat,
     ReconciliationStatus,
+    ReconciliationSupplement,
+    ReconciliationSupplementSeat,
 )
 from pit.shoes.models import Shoe, ShoeStatus
 from pit.shoes.services import shoe_lock
@@ -73,14 +75,49 @@ def variance_tolerance_minor(currency: str) -> int:
     return to_minor(Decimal(settings.PIT_BOX_VARIANCE_TOLERANCE), currency)
 
 
+def _seat_ledger(shoe: Shoe) -> dict[int, dict[str, int]]:
+    """Per seat, the ledger split the way the reconciliation reads it (reversals go with what they
+    reverse): `accrued`, `departed` (collected from seats whose player left; negative) and `shuffle`
+    (collected at the shuffle and by supplements; negative). The balance is their sum."""
+    figures: dict[int, dict[str, int]] = {}
+    for seat, kind, reason, reversed_kind, reversed_reason, total in (
+        CommissionEntry.objects.filter(shoe=shoe)
+        .values_list("seat", "kind", "collection_reason", "reverses__kind", "reverses__collection_reason")
+        .annotate(total=Sum("amount_minor"))
+        .order_by()
+    ):
+        if kind == EntryKind.REVERSAL:
+            kind, reason = reversed_kind, reversed_reason
+        bucket = (
+            "accrued" if kind == EntryKind.ACCRUED
+            else "departed" if reason == CollectionReason.PLAYER_LEFT
+            else "shuffle"
+        )
+        line = figures.setdefault(seat, {"accrued": 0, "departed": 0, "shuffle": 0})
+        line[bucket] += total
+    return figures
+
+
+def _shoe_gaming_day(shoe: Shoe):
+    """The gaming day a shoe's box variance is filed under: its last coup's (else the day it closed)."""
+    last_coup = shoe.coups.order_by("-number").only("gaming_day").first()
+    return last_coup.gaming_day if last_coup is not None else gaming_day_for(shoe.closed_at)
+
+
+def _box_variance_finding(expected: int, counted: int, seat: int, currency: str):
+    return game.check_box_count(from_minor(expected, currency), from_minor(counted, currency), where=f"seat {seat}")
+
+
 @transaction.atomic
 def shoe_reconcile(*, shoe_id: int) -> Reconciliation:
-    """Reconcile a closed shoe's commission box against the ledger, once.
+    """Reconcile a closed shoe's commission box against the ledger, once; after that, supplement it.
 
     Per seat: accrued (accruals and their reversals), collected earlier from seats whose player
     left, expected in the box (the difference), counted, and the variance. The shuffle collection
     is written to the ledger so that every seat's balance ends at zero. Running it again returns
-    the reconciliation made the first time and writes nothing.
+    the reconciliation made the first time and writes nothing, unless the ledger changed since
+    (a coup recorded after the close, a correction, a void): then a supplement
+    (`shoe_reconcile_supplement`) brings the balances back to zero.
     """
     from pit.compliance.services import violation_record
 
@@ -89,34 +126,25 @@ def shoe_reconcile(*, shoe_id: int) -> Reconciliation:
         raise ValidationError(f"{shoe} is still dealing; it is reconciled when it is closed at the shuffle.")
     existing = Reconciliation.objects.filter(shoe=shoe).first()
     if existing is not None:
+        shoe_reconcile_supplement(shoe=shoe, reconciliation=existing)
         return existing
     currency = shoe.table.currency
-    entries = CommissionEntry.objects.filter(shoe=shoe)
-    accrued: dict[int, int] = {}
-    collected: dict[int, int] = {}
-    for seat, kind, reverses_kind, total in (
-        entries.values_list("seat", "kind", "reverses__kind").annotate(total=Sum("amount_minor")).order_by()
-    ):
-        accrual_side = kind == EntryKind.ACCRUED or (kind == EntryKind.REVERSAL and reverses_kind == EntryKind.ACCRUED)
-        bucket = accrued if accrual_side else collected
-        bucket[seat] = bucket.get(seat, 0) + total
+    ledger = _seat_ledger(shoe)
     counted = dict(BoxCount.objects.filter(shoe=shoe).values_list("seat", "counted_minor"))
     tolerance = variance_tolerance_minor(currency)
     lines, findings = [], []
-    for seat in sorted(set(accrued) | set(collected) | set(counted)):
-        collected_earlier = -collected.get(seat, 0)
-        expected = accrued.get(seat, 0) - collected_earlier
+    for seat in sorted(set(ledger) | set(counted)):
+        figures = ledger.get(seat, {"accrued": 0, "departed": 0, "shuffle": 0})
+        collected_earlier = -figures["departed"]
+        expected = figures["accrued"] - collected_earlier
         line = ReconciliationSeat(
-            seat=seat, accrued_minor=accrued.get(seat, 0), collected_earlier_minor=collected_earlier,
+            seat=seat, accrued_minor=figures["accrued"], collected_earlier_minor=collected_earlier,
             expected_minor=expected, counted_minor=counted.get(seat, 0),
             variance_minor=counted.get(seat, 0) - expected,
         )
         lines.append(line)
         if abs(line.variance_minor) > tolerance:
-            finding = game.check_box_count(
-                from_minor(expected, currency), from_minor(line.counted_minor, currency), where=f"seat {seat}"
-            )
-            findings.append((seat, finding))
+            findings.append((seat, _box_variance_finding(expected, line.counted_minor, seat, currency)))
     reconciliation = Reconciliation.objects.create(
         shoe=shoe, currency=currency,
         accrued_minor=sum(line.accrued_minor for line in lines),
@@ -129,23 +157,91 @@ def shoe_reconcile(*, shoe_id: int) -> Reconciliation:
     for line in lines:
         line.reconciliation = reconciliation
     ReconciliationSeat.objects.bulk_create(lines)
+    # Every seat's balance to zero: a seat that owes less than nothing (a correction after its
+    # player left and paid) is paid back, a positive collection.
     CommissionEntry.objects.bulk_create(
         CommissionEntry(
             shoe=shoe, seat=line.seat, kind=EntryKind.COLLECTED, collection_reason=CollectionReason.SHUFFLE,
             currency=currency, amount_minor=-line.expected_minor,
         )
-        for line in lines if line.expected_minor > 0
+        for line in lines if line.expected_minor != 0
     )
-    gaming_day = gaming_day_for(shoe.closed_at)  # the casino's day, which starts at its set hour
-    last_coup = shoe.coups.order_by("-number").only("gaming_day").first()
-    if last_coup is not None:
-        gaming_day = last_coup.gaming_day
+    gaming_day = _shoe_gaming_day(shoe)
     for seat, finding in findings:
         violation_record(
             finding=finding, fingerprint=f"box_variance:shoe{shoe.pk}:seat{seat}", table=shoe.table, shoe=shoe,
             seat=seat, gaming_day=gaming_day, found_by=RECONCILIATION_CHECK,
         )
     return reconciliation
+
+
+def shoe_reconcile_supplement(
+    *, shoe: Shoe, reconciliation: Reconciliation, actor: Actor = SYSTEM
+) -> ReconciliationSupplement | None:
+    """Amend a reconciled shoe whose seats owe again (or are owed): None when every balance is zero.
+
+    Call it inside the transaction that holds the shoe's lock (`shoe_reconcile` does). Per seat
+    whose balance is not zero: the change (that balance), accrued, collected earlier and expected as
+    the ledger stands now, counted (the box was counted once, at the shuffle) and the variance now,
+    which the box count must explain: beyond the tolerance it is a `box_variance` violation (and the
+    seat's earlier variance findings are cleared, the latest holds). A supplementary collection
+    brings each balance to zero, so a second run finds nothing to do.
+    """
+    from pit.compliance.models import RuleViolation
+    from pit.compliance.services import violation_record, violations_clear_missing
+
+    ledger = _seat_ledger(shoe)
+    unsettled = {seat: figures for seat, figures in ledger.items() if sum(figures.values()) != 0}
+    if not unsettled:
+        return None
+    currency = reconciliation.currency
+    counted = dict(BoxCount.objects.filter(shoe=shoe).values_list("seat", "counted_minor"))
+    tolerance = variance_tolerance_minor(currency)
+    sequence = reconciliation.supplements.count() + 1
+    entries, lines = [], []
+    for seat, figures in sorted(unsettled.items()):
+        expected = figures["accrued"] + figures["departed"]
+        change = sum(figures.values())
+        entries.append(CommissionEntry(
+            shoe=shoe, seat=seat, kind=EntryKind.COLLECTED, collection_reason=CollectionReason.SUPPLEMENT,
+            currency=currency, amount_minor=-change,
+            note=f"supplement {sequence} of the reconciliation of {shoe}", **actor.recorded_fields(),
+        ))
+        lines.append(ReconciliationSupplementSeat(
+            seat=seat, change_minor=change, accrued_minor=figures["accrued"],
+            collected_earlier_minor=-figures["departed"], expected_minor=expected,
+            counted_minor=counted.get(seat, 0), variance_minor=counted.get(seat, 0) - expected,
+        ))
+    CommissionEntry.objects.bulk_create(entries)
+    expected_now = sum(figures["accrued"] + figures["departed"] for figures in ledger.values())
+    counted_now = sum(counted.values())
+    beyond = [line for line in lines if abs(line.variance_minor) > tolerance]
+    supplement = ReconciliationSupplement.objects.create(
+        reconciliation=reconciliation, sequence=sequence, currency=currency,
+        change_minor=sum(line.change_minor for line in lines), expected_minor=expected_now,
+        counted_minor=counted_now, variance_minor=counted_now - expected_now,
+        status=ReconciliationStatus.VARIANCE if beyond else ReconciliationStatus.BALANCED,
+        **actor.recorded_fields(),
+    )
+    for line, entry in zip(lines, entries, strict=True):
+        line.supplement, line.entry = supplement, entry
+    ReconciliationSupplementSeat.objects.bulk_create(lines)
+    gaming_day = _shoe_gaming_day(shoe)
+    for line in lines:
+        found = set()
+        if line in beyond:
+            fingerprint = f"box_variance:shoe{shoe.pk}:seat{line.seat}:supplement{sequence}"
+            violation_record(
+                finding=_box_variance_finding(line.expected_minor, line.counted_minor, line.seat, currency),
+                fingerprint=fingerprint, table=shoe.table, shoe=shoe, seat=line.seat, gaming_day=gaming_day,
+                found_by=RECONCILIATION_CHECK,
+            )
+            found.add(fingerprint)
+        violations_clear_missing(
+            scope=RuleViolation.objects.filter(shoe=shoe, seat=line.seat, code="box_variance"),
+            found_by=RECONCILIATION_CHECK, fingerprints_found=found,
+        )
+    return supplement
 
 
 @transaction.atomic

@@ -27,10 +27,17 @@ from django.db.models.functions import Cast, Coalesce, Collate
 from pit.compliance.models import RuleViolation, ViolationStatus
 from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
 from pit.core.money import exponent, from_minor
-from pit.ledger.models import BoxCount, CollectionReason, CommissionEntry, EntryKind, Reconciliation
+from pit.ledger.models import (
+    BoxCount,
+    CollectionReason,
+    CommissionEntry,
+    EntryKind,
+    Reconciliation,
+    ReconciliationSupplement,
+)
 from pit.paytables.models import PaytableConfiguration
-from pit.shoes.models import Coup, Shoe, ShoeStatus, Wager
-from pit.shoes.selectors import house_win_minor, wager_money_sums
+from pit.shoes.models import Coup, Shoe, ShoeStatus
+from pit.shoes.selectors import house_win_minor, wager_money_sums, wagers_standing
 from pit.tables.models import Game
 
 from .definitions import ReportFilters, batched
@@ -113,9 +120,29 @@ ACCRUED = Q(kind=EntryKind.ACCRUED) | _reversal_of(kind=EntryKind.ACCRUED)
 COLLECTED_AT_DEPARTURE = Q(kind=EntryKind.COLLECTED, collection_reason=CollectionReason.PLAYER_LEFT) | _reversal_of(
     kind=EntryKind.COLLECTED, collection_reason=CollectionReason.PLAYER_LEFT
 )
-COLLECTED_AT_SHUFFLE = Q(kind=EntryKind.COLLECTED, collection_reason=CollectionReason.SHUFFLE) | _reversal_of(
-    kind=EntryKind.COLLECTED, collection_reason=CollectionReason.SHUFFLE
+# Supplementary reconciliations collect after the shuffle what the seats came to owe since (or pay
+# back what they no longer owe): with the shuffle's own collection, what the box count answers for.
+AT_SHUFFLE_REASONS = (CollectionReason.SHUFFLE, CollectionReason.SUPPLEMENT)
+COLLECTED_AT_SHUFFLE = Q(kind=EntryKind.COLLECTED, collection_reason__in=AT_SHUFFLE_REASONS) | _reversal_of(
+    kind=EntryKind.COLLECTED, collection_reason__in=AT_SHUFFLE_REASONS
 )
+
+
+def commission_supplements_by_shoe(shoe_ids) -> dict[int, str]:
+    """Per reconciled shoe that has supplementary reconciliations: how many and how the last stands,
+    in words for the commission report's status column (e.g. "2 supplements, the last: Variance")."""
+    latest: dict[int, tuple[int, str]] = {}
+    for shoe_id, sequence, status in (
+        ReconciliationSupplement.objects.filter(reconciliation__shoe_id__in=shoe_ids)
+        .order_by("reconciliation__shoe_id", "sequence")
+        .values_list("reconciliation__shoe_id", "sequence", "status")
+    ):
+        latest[shoe_id] = (sequence, status)
+    return {
+        shoe_id: f"{count} supplement{'s' if count > 1 else ''}, the last: "
+        f"{ReconciliationSupplement(status=status).get_status_display()}"
+        for shoe_id, (count, status) in latest.items()
+    }
 
 
 def commission_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
@@ -152,11 +179,14 @@ def commission_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
                 explained_by_name=F("explained_by__username"),
             )
         }
+        supplements = commission_supplements_by_shoe(ids)
         for shoe in shoes:
             currency = shoe["currency"]
             reconciliation = reconciliations.get(shoe["pk"])
             if reconciliation is not None:
                 status = Reconciliation(status=reconciliation["status"]).get_status_display()
+                if shoe["pk"] in supplements:
+                    status = f"{status}; {supplements[shoe['pk']]}"
             else:
                 status = UNRECONCILED_STATUS.get(shoe["status"], shoe["status"])
             closed = shoe["status"] == ShoeStatus.CLOSED
@@ -334,7 +364,7 @@ def table_result_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
     settled under; the standard deviation is sqrt(sum of stake^2 x the bet's variance per unit).
     """
     wagers = (
-        _coup_scope(Wager.objects.all(), "coup__", filters)
+        _coup_scope(wagers_standing(), "coup__", filters)
         .values(
             day=F("coup__gaming_day"),
             table=F("coup__shoe__table__code"),

@@ -98,6 +98,42 @@ class Coup(Recorded):
         return f"{self.shoe} coup {self.number}"
 
 
+class CorrectionKind(models.TextChoices):
+    CORRECT = "correct", "Wagers corrected"
+    VOID = "void", "Coup voided"
+
+
+class CoupCorrection(Recorded):
+    """An attributable correction of a coup's wagers, or its void (insert-only, like the coup).
+
+    The coup and its original wagers stay as recorded. A correction's own wagers (`Wager.correction`)
+    replace those that stood before; a void leaves none standing (every stake returned, no win, no
+    commission). The coup's latest correction (highest `sequence`) says what stands:
+    `pit.shoes.selectors.wagers_standing`.
+    """
+
+    coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="corrections")
+    sequence = models.PositiveIntegerField(help_text="1, 2, 3 ... per coup; the highest stands.")
+    kind = models.CharField(max_length=8, choices=CorrectionKind.choices)
+    reason = models.TextField(help_text="Why: the misread stake, the misdeal ...")
+
+    class Meta:
+        ordering = ["coup", "sequence"]
+        # Not `add_`: nobody adds rows in the admin; pit bosses correct and void through the service.
+        permissions = [("correct_coup", "Can correct the wagers of a coup or void it")]
+        constraints = [
+            models.UniqueConstraint(fields=["coup", "sequence"], name="coup_correction_sequence_unique"),
+            models.CheckConstraint(condition=models.Q(sequence__gte=1), name="coup_correction_sequence_positive"),
+            models.CheckConstraint(
+                condition=models.Q(kind__in=CorrectionKind.values), name="coup_correction_kind_valid"
+            ),
+            models.CheckConstraint(condition=~models.Q(reason=""), name="coup_correction_has_reason"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display().lower()} #{self.sequence} of {self.coup}"
+
+
 class WagerResult(models.TextChoices):
     WIN = "win", "Win"
     LOSE = "lose", "Lose"
@@ -116,11 +152,22 @@ class Wager(models.Model):
     payout_minor = models.BigIntegerField(help_text="Paid to the player beyond the returned stake.")
     commission_minor = models.BigIntegerField(default=0, help_text="Owed into the seat's commission box.")
     paid_minor = models.BigIntegerField(null=True, blank=True, help_text="What the table reports it paid.")
+    correction = models.ForeignKey(
+        CoupCorrection, null=True, blank=True, on_delete=models.PROTECT, related_name="wagers",
+        help_text="Empty: the wager as first recorded. Else the correction that wrote this version.",
+    )
 
     class Meta:
         ordering = ["coup", "seat", "bet"]
         constraints = [
-            models.UniqueConstraint(fields=["coup", "seat", "bet"], name="wager_unique_per_coup_seat_bet"),
+            models.UniqueConstraint(
+                fields=["coup", "seat", "bet"], condition=models.Q(correction__isnull=True),
+                name="wager_unique_per_coup_seat_bet",
+            ),
+            models.UniqueConstraint(
+                fields=["correction", "seat", "bet"], condition=models.Q(correction__isnull=False),
+                name="wager_unique_per_correction_seat_bet",
+            ),
             models.CheckConstraint(condition=models.Q(amount_minor__gt=0), name="wager_amount_positive"),
             models.CheckConstraint(condition=models.Q(payout_minor__gte=0), name="wager_payout_not_negative"),
             models.CheckConstraint(condition=models.Q(commission_minor__gte=0), name="wager_commission_not_negative"),

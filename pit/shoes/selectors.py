@@ -1,8 +1,35 @@
 """Reads of shoes, coups and wagers that more than one part of the pit needs."""
-from django.db.models import Q, Sum
+from django.db.models import Exists, OuterRef, Q, Sum
 from django.db.models.functions import Coalesce
 
-from pit.shoes.models import WagerResult
+from pit.shoes.models import CorrectionKind, CoupCorrection, Wager, WagerResult
+
+
+def standing_condition(prefix: str = "") -> Q:
+    """The wagers that stand, seen from a model that points at wagers through `prefix` ("" for
+    Wager itself): a wager stands when no correction of its coup came after the version it belongs
+    to (the originals are version 0). A void writes no wagers, so after one nothing stands."""
+    later = CoupCorrection.objects.filter(
+        coup_id=OuterRef(f"{prefix}coup_id"),
+        sequence__gt=Coalesce(OuterRef(f"{prefix}correction__sequence"), 0),
+    )
+    return ~Q(Exists(later))
+
+
+def wagers_standing(queryset=None):
+    """The wagers that stand after every correction and void: what settles, what reports add up,
+    what the rule checks judge. `queryset` narrows it (default: every wager)."""
+    return (queryset if queryset is not None else Wager.objects.all()).filter(standing_condition())
+
+
+def coups_voided(coup_ids) -> set[int]:
+    """Which of these coups stand voided (their latest correction is a void)."""
+    latest = CoupCorrection.objects.filter(coup_id=OuterRef("coup_id"), sequence__gt=OuterRef("sequence"))
+    return set(
+        CoupCorrection.objects.filter(coup_id__in=coup_ids, kind=CorrectionKind.VOID)
+        .filter(~Exists(latest))
+        .values_list("coup_id", flat=True)
+    )
 
 
 def wager_money_sums() -> dict:

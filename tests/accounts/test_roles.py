@@ -62,6 +62,8 @@ def test_what_pit_bosses_and_accountants_may_change():
     }
     assert RUN_REPORTS in ROLES[Role.ACCOUNTANT]
     assert RUN_REPORTS not in ROLES[Role.PIT_BOSS]
+    # Corrections and voids of coups: pit bosses only (and floor devices, over the API, by key).
+    assert {role for role, perms in ROLES.items() if "shoes.correct_coup" in perms} == {Role.PIT_BOSS}
 
 
 def test_only_auditors_see_the_audit_trail_and_devices():

@@ -45,7 +45,8 @@ def test_commission_kind_valid(accrual):
     [
         ({"kind": "accrued", "amount_minor": 0}, True),  # an accrual is positive ...
         ({"kind": "accrued", "amount_minor": 5}, False),  # ... and belongs to a wager
-        ({"kind": "collected", "collection_reason": "shuffle", "amount_minor": 5}, False),  # never positive
+        # Positive (paid back to the seat) only at the shuffle or in a supplementary reconciliation.
+        ({"kind": "collected", "collection_reason": "player_left", "amount_minor": 5}, False),
         ({"kind": "reversal", "amount_minor": -5}, False),  # a reversal points at what it reverses
     ],
 )

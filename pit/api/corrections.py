@@ -1,0 +1,249 @@
+"""Corrections and voids of coups over the API, and the supplementary reconciliations they cause.
+
+A floor system (bet recognition that misread a stake, a terminal where the pit boss declares a
+misdeal) corrects or voids a coup of its own table; staff need `shoes.correct_coup`. Both
+take a required `reason` and an Idempotency-Key; the same correction (or void) posted again is
+answered 200 with the one recorded. The coup and its first wagers stay as they were recorded.
+"""
+
+from django.db.models import Prefetch
+from django.http import Http404
+from drf_spectacular.utils import OpenApiExample, extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from pit.api import serializers as s
+from pit.api.idempotency import idempotent
+from pit.api.permissions import ensure_table_access
+from pit.api.views import DEVICE_READ, DEVICE_READ_WRITE, actor_for, coups_payload, shoe_for, validated
+from pit.ledger.models import Reconciliation, ReconciliationSupplement, ReconciliationSupplementSeat
+from pit.shoes import services as shoe_services
+from pit.shoes.models import CorrectionKind, Coup, CoupCorrection, Wager
+
+REASON_HELP = "Required: why (the misread stake, the misdeal), in words a pit boss reads later."
+
+
+# ------------------------------------------------------------------------------------------ inputs
+class CorrectionInputSerializer(s.StrictSerializer):
+    wagers = s.WagerInputSerializer(
+        many=True,
+        max_length=200,
+        help_text="Every wager of the coup as it should stand (those left out no longer stand).",
+    )
+    reason = serializers.CharField(allow_blank=True, max_length=2000, help_text=REASON_HELP)
+
+
+class VoidInputSerializer(s.StrictSerializer):
+    reason = serializers.CharField(allow_blank=True, max_length=2000, help_text=REASON_HELP)
+
+
+# ------------------------------------------------------------------------------------------ outputs
+def correction_data(correction: CoupCorrection, coup_payload: dict | None) -> dict:
+    currency = correction.coup.shoe.table.currency
+    return {
+        "id": correction.pk,
+        "coup": correction.coup_id,
+        "sequence": correction.sequence,
+        "kind": correction.kind,
+        "reason": correction.reason,
+        "recorded_at": s._iso(correction.recorded_at),
+        "recorded_by": correction.recorded_by,
+        "wagers": [
+            {
+                "seat": wager.seat,
+                "bet": wager.bet,
+                "amount": s.money(wager.amount_minor, currency),
+                "paid": s.money(wager.paid_minor, currency),
+                "result": wager.result,
+                "payout": s.money(wager.payout_minor, currency),
+                "commission": s.money(wager.commission_minor, currency),
+            }
+            for wager in correction.wagers.all()
+        ],
+        "standing": coup_payload,
+    }
+
+
+class CorrectionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    coup = serializers.IntegerField()
+    sequence = serializers.IntegerField(help_text="1, 2, 3 ... per coup; the highest stands.")
+    kind = serializers.ChoiceField(choices=CorrectionKind.values)
+    reason = serializers.CharField()
+    recorded_at = serializers.DateTimeField()
+    recorded_by = serializers.CharField()
+    wagers = s.WagerSerializer(many=True, help_text="The wagers this correction wrote (none for a void).")
+    standing = s.CoupSerializer(
+        allow_null=True, help_text="The coup as it stands now (in answers to a correction or a void)."
+    )
+
+    def to_representation(self, instance):
+        return instance
+
+
+class SupplementSeatSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    change = s.MoneyField(help_text="What the seat came to owe after the reconciliation (negative: owed to it).")
+    accrued = s.MoneyField()
+    collected_earlier = s.MoneyField()
+    expected = s.MoneyField(help_text="What the box should have held, as the ledger stands now.")
+    counted = s.MoneyField(help_text="What was counted at the shuffle (unchanged).")
+    variance = s.MoneyField(help_text="Counted minus expected, now.")
+
+
+class SupplementSerializer(serializers.Serializer):
+    sequence = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=("balanced", "variance"))
+    currency = serializers.CharField()
+    change = s.MoneyField()
+    expected = s.MoneyField()
+    counted = s.MoneyField()
+    variance = s.MoneyField()
+    recorded_at = serializers.DateTimeField()
+    seats = SupplementSeatSerializer(many=True)
+
+    def to_representation(self, instance):
+        return instance
+
+
+def supplement_data(supplement: ReconciliationSupplement) -> dict:
+    currency = supplement.currency
+    figures = ("change", "expected", "counted", "variance")
+    return {
+        "sequence": supplement.sequence,
+        "status": supplement.status,
+        "currency": currency,
+        **{name: s.money(getattr(supplement, f"{name}_minor"), currency) for name in figures},
+        "recorded_at": s._iso(supplement.recorded_at),
+        "seats": [
+            {
+                "seat": line.seat,
+                **{
+                    name: s.money(getattr(line, f"{name}_minor"), currency)
+                    for name in ("change", "accrued", "collected_earlier", *figures[1:])
+                },
+            }
+            for line in supplement.seats.all()
+        ],
+    }
+
+
+# ------------------------------------------------------------------------------------------ views
+def _coup_for(request, coup_id: int) -> Coup:
+    coup = Coup.objects.select_related("shoe__table").filter(pk=coup_id).first()
+    if coup is None:
+        raise Http404(f"There is no coup {coup_id}.")
+    ensure_table_access(request, coup.shoe.table)
+    return coup
+
+
+def _corrections(coup_ids):
+    return (
+        CoupCorrection.objects.filter(coup_id__in=coup_ids)
+        .select_related("coup__shoe__table", "recorded_by_user", "recorded_by_device__table")
+        .prefetch_related(Prefetch("wagers", queryset=Wager.objects.order_by("seat", "bet")))
+        .order_by("coup_id", "sequence")
+    )
+
+
+def _answer(outcome: shoe_services.CorrectionOutcome) -> Response:
+    correction = _corrections([outcome.correction.coup_id]).get(pk=outcome.correction.pk)
+    coup = Coup.objects.select_related("recorded_by_device__table", "recorded_by_user").get(pk=correction.coup_id)
+    (payload,) = coups_payload([coup])
+    return Response(
+        correction_data(correction, payload), status=status.HTTP_201_CREATED if outcome.created else status.HTTP_200_OK
+    )
+
+
+@extend_schema(tags=["coups"])
+class CoupCorrectionsView(APIView):
+    read_permissions = ("shoes.view_coupcorrection",)
+    write_permissions = ("shoes.correct_coup",)
+    device_access = DEVICE_READ_WRITE
+
+    @extend_schema(responses=CorrectionSerializer(many=True), summary="The coup's corrections and voids, in order")
+    def get(self, request, coup_id: int):
+        coup = _coup_for(request, coup_id)
+        return Response([correction_data(correction, None) for correction in _corrections([coup.pk])])
+
+    @extend_schema(
+        request=CorrectionInputSerializer,
+        responses={201: CorrectionSerializer, 200: CorrectionSerializer},
+        summary="Correct a coup's wagers (a misread stake): the whole set that stands from now on",
+        description=(
+            "201 with the correction and the coup as it now stands; 200 when the same wagers stand already "
+            "by an earlier correction (nothing written). The coup's earlier wagers stay recorded; the "
+            "commission they accrued is reversed and the corrected wagers' is accrued, settled by the "
+            "engine under the coup's paytable version. After the shoe was reconciled, a supplementary "
+            "reconciliation follows. 400 names the field (`reason`, `wagers[2].amount`); nothing is written."
+        ),
+        examples=[
+            OpenApiExample(
+                "A misread Banker stake",
+                request_only=True,
+                value={
+                    "wagers": [
+                        {"seat": 1, "bet": "player", "amount": "100.00", "paid": "100.00"},
+                        {"seat": 2, "bet": "banker", "amount": "500.00"},
+                    ],
+                    "reason": "Bet recognition read 250.00 for a 500.00 stake on seat 2.",
+                },
+            )
+        ],
+    )
+    @idempotent
+    def post(self, request, coup_id: int):
+        data = validated(CorrectionInputSerializer, request)
+        coup = _coup_for(request, coup_id)
+        wagers = tuple(
+            shoe_services.WagerInput(seat=w["seat"], bet=w["bet"], amount=w["amount"], paid=w.get("paid"))
+            for w in data["wagers"]
+        )
+        outcome = shoe_services.coup_correct(coup=coup, wagers=wagers, reason=data["reason"], actor=actor_for(request))
+        return _answer(outcome)
+
+
+@extend_schema(tags=["coups"])
+class CoupVoidView(APIView):
+    write_permissions = ("shoes.correct_coup",)
+    device_access = DEVICE_READ_WRITE
+
+    @extend_schema(
+        request=VoidInputSerializer,
+        responses={201: CorrectionSerializer, 200: CorrectionSerializer},
+        summary="Void a coup (a misdeal): every stake returned, no win, no commission",
+        description=(
+            "201 with the void; 200 when the coup stands voided already (nothing written). The coup and its "
+            "wagers stay recorded; no wager stands after the void and its commission is reversed."
+        ),
+        examples=[
+            OpenApiExample("A misdeal", request_only=True, value={"reason": "Misdeal: a card exposed on the deal."})
+        ],
+    )
+    @idempotent
+    def post(self, request, coup_id: int):
+        data = validated(VoidInputSerializer, request)
+        coup = _coup_for(request, coup_id)
+        return _answer(shoe_services.coup_void(coup=coup, reason=data["reason"], actor=actor_for(request)))
+
+
+@extend_schema(tags=["shoes"])
+class ReconciliationSupplementsView(APIView):
+    read_permissions = ("ledger.view_reconciliationsupplement",)
+    device_access = DEVICE_READ
+
+    @extend_schema(
+        responses=SupplementSerializer(many=True),
+        summary="The supplementary reconciliations of a shoe (commission that changed after it was reconciled)",
+    )
+    def get(self, request, shoe_id: int):
+        shoe = shoe_for(request, shoe_id)
+        if not Reconciliation.objects.filter(shoe=shoe).exists():
+            raise Http404(f"Shoe {shoe.pk} has no reconciliation yet.")
+        supplements = (
+            ReconciliationSupplement.objects.filter(reconciliation__shoe=shoe)
+            .prefetch_related(Prefetch("seats", queryset=ReconciliationSupplementSeat.objects.order_by("seat")))
+            .order_by("sequence")
+        )
+        return Response([supplement_data(supplement) for supplement in supplements])
