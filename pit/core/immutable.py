@@ -122,7 +122,7 @@ def protect_sql(vendor: str, *, table: str, columns: list[str], pk: str, updatab
             # Names come from the model's metadata, never from input.
             f'CREATE TRIGGER "{replace}" BEFORE INSERT ON "{table}" '  # noqa: S608
             f'WHEN NEW."{pk}" IS NOT NULL AND EXISTS (SELECT 1 FROM "{table}" WHERE "{pk}" = NEW."{pk}") '
-            f"BEGIN SELECT RAISE(ABORT, {_literal(f'REPLACE of an existing row refused on {table}: {REASON}')}); END",
+            f"BEGIN SELECT RAISE(ABORT, {_literal(f'INSERT over an existing row refused on {table}: {REASON}')}); END",
         ]
     raise NotImplementedError(f"no insert-only triggers for the {vendor} database: add them here before using it")
 
