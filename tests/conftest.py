@@ -65,6 +65,25 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     )
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _flush_past_the_insert_only_triggers():
+    """pytest-django empties the database after a transactional test with Django's flush, which
+    the triggers protecting the facts refuse (TRUNCATE, DELETE): let the flush through, in tests only."""
+    from django.db.backends.base.operations import BaseDatabaseOperations
+
+    from tests.facts import protection_off
+
+    flush = BaseDatabaseOperations.execute_sql_flush
+
+    def execute_sql_flush(self, sql_list):
+        with protection_off(self.connection):
+            flush(self, sql_list)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(BaseDatabaseOperations, "execute_sql_flush", execute_sql_flush)
+        yield
+
+
 @pytest.fixture
 def role_groups(transactional_db):
     """The role groups with their permissions. A transactional test flushes the database after it

@@ -3,6 +3,7 @@ from django.conf import settings
 from django.db import models
 
 from pit.accounts.audit import audit_track
+from pit.core.immutable import Fact
 
 
 class Severity(models.TextChoices):
@@ -19,9 +20,12 @@ class ViolationStatus(models.TextChoices):
 
 
 @audit_track("RuleViolationAuditEvent")
-class RuleViolation(models.Model):
+class RuleViolation(Fact):
     """A finding of a check. `fingerprint` identifies the finding, so re-running a check never
-    records it twice; a finding that no longer holds after a fix gets `cleared_at`, not deleted."""
+    records it twice; a finding that no longer holds after a fix gets `cleared_at`, not deleted.
+    Only the review and `cleared_at` change after it is found."""
+
+    fact_updatable = ("cleared_at", "status", "status_note", "status_changed_by", "status_changed_at")
 
     code = models.CharField(max_length=40, db_index=True, help_text="The engine's machine-readable code.")
     message = models.TextField()

@@ -7,6 +7,7 @@ from django.conf import settings
 from django.db import models
 
 from pit.accounts.audit import audit_track
+from pit.core.immutable import Fact
 from pit.core.models import Recorded
 
 
@@ -25,7 +26,7 @@ class CollectionReason(models.TextChoices):
     SUPPLEMENT = "supplement", "At a supplementary reconciliation"
 
 
-class CommissionEntry(Recorded):
+class CommissionEntry(Recorded, Fact):
     shoe = models.ForeignKey("shoes.Shoe", on_delete=models.PROTECT, related_name="commission_entries")
     seat = models.PositiveSmallIntegerField()
     kind = models.CharField(max_length=10, choices=EntryKind.choices)
@@ -82,7 +83,7 @@ class ReconciliationStatus(models.TextChoices):
     EXPLAINED = "explained", "Variance explained"
 
 
-class BoxCount(Recorded):
+class BoxCount(Recorded, Fact):
     """What was counted in one seat's commission box at the shuffle."""
 
     shoe = models.ForeignKey("shoes.Shoe", on_delete=models.PROTECT, related_name="box_counts")
@@ -102,8 +103,11 @@ class BoxCount(Recorded):
 
 
 @audit_track("ReconciliationAuditEvent")
-class Reconciliation(models.Model):
-    """A shoe's commission box against the ledger, made once at the shuffle by the reconciliation job."""
+class Reconciliation(Fact):
+    """A shoe's commission box against the ledger, made once at the shuffle by the reconciliation job.
+    The figures never change; only the explanation of a variance is added later."""
+
+    fact_updatable = ("status", "explanation", "explained_by", "explained_at")
 
     shoe = models.OneToOneField("shoes.Shoe", on_delete=models.PROTECT, related_name="reconciliation")
     currency = models.CharField(max_length=3)
@@ -141,7 +145,7 @@ class Reconciliation(models.Model):
         return f"reconciliation of {self.shoe}"
 
 
-class ReconciliationSeat(models.Model):
+class ReconciliationSeat(Fact):
     """One seat's line of a reconciliation."""
 
     reconciliation = models.ForeignKey(Reconciliation, on_delete=models.CASCADE, related_name="seats")

@@ -45,7 +45,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"] = {
         "transaction_mode": "IMMEDIATE",
         "timeout": 20,
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;",
+        # recursive_triggers: an INSERT OR REPLACE over a fact's unique key fires the DELETE
+        # trigger that refuses it, instead of deleting the old row silently (pit.core.immutable).
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; "
+                        "PRAGMA recursive_triggers=ON;",
     }
 DATABASE_IS_POSTGRES = DATABASES["default"]["ENGINE"].startswith("django.db.backends.postgresql")
 # A streaming replica of that database, for reports and exports (pit.core.replica). Default: none.
@@ -55,6 +58,11 @@ if env.str("DATABASE_REPLICA_URL", default=""):
     # Tests read the replica as the test database itself (a real one is tested by tests/core/test_replica.py).
     DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
 DATABASE_ROUTERS = ["pit.core.replica.ReplicaRouter"]
+# Least privilege (PostgreSQL): the app connects with DATABASE_URL as a runtime role that owns
+# nothing; `manage.py migrate` connects with this URL instead, as the schema's owner, and then
+# grants the runtime role what the services need (pit.core.immutable.runtime_privileges_sql).
+# Empty: migrate as DATABASE_URL (one role, the embedded default and development).
+DATABASE_MIGRATE_URL = env.str("DATABASE_MIGRATE_URL", default="")
 
 # ---------------------------------------------------------------- Apps
 DJANGO_APPS = [

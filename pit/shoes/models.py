@@ -1,6 +1,7 @@
 """Shoes, coups and wagers: what was dealt and wagered, and how the engine settled it."""
 from django.db import models
 
+from pit.core.immutable import Fact
 from pit.core.models import Recorded
 from pit.core.money import from_minor
 
@@ -10,8 +11,12 @@ class ShoeStatus(models.TextChoices):
     CLOSED = "closed", "Closed"
 
 
-class Shoe(Recorded):
-    """The decks from one shuffle to the next. `cards_seen` counts burned and dealt cards by code."""
+class Shoe(Recorded, Fact):
+    """The decks from one shuffle to the next. `cards_seen` counts burned and dealt cards by code.
+
+    Only its close and its running counters change after it is started (pit.core.immutable)."""
+
+    fact_updatable = ("status", "closed_at", "close_recorded_at", "cards_seen", "cards_dealt", "coups_recorded")
 
     table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="shoes")
     sequence = models.PositiveIntegerField(help_text="1, 2, 3 ... per table.")
@@ -65,7 +70,7 @@ class Winner(models.TextChoices):
     TIE = "tie", "Tie"
 
 
-class Coup(Recorded):
+class Coup(Recorded, Fact):
     """One round: the cards as dealt, the engine's evaluation, and the paytable it was settled under."""
 
     shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="coups")
@@ -140,7 +145,7 @@ class WagerResult(models.TextChoices):
     PUSH = "push", "Push"
 
 
-class Wager(models.Model):
+class Wager(Fact):
     """A wager on a coup and its settlement by the engine, in minor units of `currency`."""
 
     coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="wagers")

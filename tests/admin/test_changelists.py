@@ -6,6 +6,7 @@ from django.urls import reverse
 
 from pit.accounts.services import device_create
 from pit.tables.admin import tables_for_floor
+from tests.facts import rewrite
 
 # (admin URL name, rows in the pit fixture, queries for a superuser's request). The queries: the
 # session, the user, the page's count, its rows, and per list filter or date hierarchy that lists
@@ -90,7 +91,7 @@ def test_table_list_shows_the_floor(admin_client, pit):
 def test_table_list_counts_only_the_current_gaming_day(pit):
     from pit.shoes.models import Coup
 
-    Coup.objects.filter(shoe=pit.shoe1).update(gaming_day="2020-01-01")
+    rewrite(Coup.objects.filter(shoe=pit.shoe1), gaming_day="2020-01-01")
     assert tables_for_floor().get(code="BB1").coups_today == 5
 
 
@@ -179,6 +180,6 @@ def test_commission_variance_falls_back_to_the_last_reconciled_shoe(pit):
 
     from pit.ledger.models import Reconciliation
 
-    Reconciliation.objects.update(reconciled_at=timezone.now() - dt.timedelta(days=3))
+    rewrite(Reconciliation.objects.all(), reconciled_at=timezone.now() - dt.timedelta(days=3))
     figures = {table.code: table.commission_variance_minor for table in tables_for_floor()}
     assert figures == {"BB1": -200, "MB1": None, "MB2": None}

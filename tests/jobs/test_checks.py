@@ -18,6 +18,7 @@ from pit.shoes.services import shoe_close
 from pit.tables.services import table_limits_set
 from tests import factories
 from tests.factories import wager
+from tests.facts import rewrite
 from tests.jobs.conftest import BANKER_NATURAL, PLAYER_NATURAL, findings
 
 pytestmark = pytest.mark.django_db
@@ -370,7 +371,7 @@ def test_a_banker_card_the_rule_did_not_call_for(box_shoe):
 def test_hands_of_the_wrong_size_are_found_once_per_hand(box_shoe):
     # The services refuse such a coup; rows loaded around them (an import, a repair) are still checked.
     coup = factories.coup(box_shoe, 1, *PLAYER_NATURAL)
-    Coup.objects.filter(pk=coup.pk).update(player_cards=["9S"], banker_cards=["TS", "KD", "2C", "3C"])
+    rewrite(Coup.objects.filter(pk=coup.pk), player_cards=["9S"], banker_cards=["TS", "KD", "2C", "3C"])
 
     coups_check(coup_ids=[coup.pk])
     coups_check(coup_ids=[coup.pk])

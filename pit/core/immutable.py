@@ -1,0 +1,304 @@
+"""Facts of record are insert-only: in the database itself (PostgreSQL and SQLite) and in the ORM.
+
+A fact table (coups, wagers, box counts, the ledger, reconciliations, audit events ...) takes new
+rows and keeps them as they were written. The few columns a service legitimately changes later
+(a violation's review, a reconciliation's explanation, a shoe's close and running counters) are
+named as `updatable`; any other column, DELETE and TRUNCATE are refused by triggers, whoever
+connects. Corrections are new rows (reversing ledger entries, correction records), never UPDATEs.
+
+To protect a new fact table, one line in a migration of its app (after the table exists):
+
+    ProtectFacts("Correction")                                   # insert-only
+    ProtectFacts("Shoe", updatable=("status", "closed_at"))       # these columns may change
+
+and, in the model, `class Correction(Fact, ...)` with `fact_updatable = (...)` the same fields, so
+the ORM refuses too (`ImmutableRecordError`) before a statement is sent. `ProtectFacts` is
+idempotent: run it again (e.g. with a longer `updatable`) in a later migration to change it, and
+after any migration that makes Django rebuild the table on SQLite (SQLite drops a rebuilt table's
+triggers; `tests/core/test_immutable.py` fails until it is applied again).
+
+PostgreSQL: one plpgsql function, `pit_immutable_refuse()`, behind three triggers per table:
+BEFORE UPDATE (the updatable columns are its arguments; a changed column outside them is named in
+the error), BEFORE DELETE, and BEFORE TRUNCATE (statement level, so `TRUNCATE ... CASCADE` through
+a referencing table is refused too). A column added later is immutable unless listed. The
+runtime database role also lacks the privileges (see `runtime_privileges_sql` and README
+"Records and integrity"); the triggers hold even for the owner, who alone could drop them.
+
+SQLite: BEFORE UPDATE (one check per immutable column), BEFORE DELETE, and a BEFORE INSERT that
+refuses an INSERT OR REPLACE over an existing primary key. Every connection the settings make
+turns on `PRAGMA recursive_triggers`, so a REPLACE over any unique key fires the DELETE trigger and
+is refused too; an UPSERT's DO UPDATE fires the UPDATE trigger.
+
+Refusals by the database are `django.db.IntegrityError` (SQLSTATE 23000 on PostgreSQL, a
+constraint error on SQLite), with the table, and for an update the column, in the message.
+"""
+from django.db import IntegrityError, migrations, models
+
+FUNCTION = "pit_immutable_refuse"
+TRIGGER = "pit_immutable"  # PostgreSQL: pit_immutable_update/_delete/_truncate on each table
+REASON = "facts of record are insert-only; a correction is a new record"
+
+
+class ImmutableRecordError(IntegrityError):
+    """The ORM refused to UPDATE or DELETE a fact (the database would refuse it too)."""
+
+
+# ---------------------------------------------------------------------------------------- SQL
+
+POSTGRES_FUNCTION = f"""
+CREATE OR REPLACE FUNCTION {FUNCTION}() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    changed text;
+BEGIN
+    -- The trigger's arguments are the columns that may change; any other changed column is refused.
+    IF TG_OP = 'UPDATE' AND TG_NARGS > 0 THEN
+        SELECT new_row.key INTO changed
+          FROM jsonb_each(to_jsonb(NEW)) AS new_row
+         WHERE NOT new_row.key = ANY (TG_ARGV)
+           AND new_row.value IS DISTINCT FROM to_jsonb(OLD) -> new_row.key
+         ORDER BY new_row.key LIMIT 1;
+        IF changed IS NULL THEN
+            RETURN NEW;
+        END IF;
+        RAISE EXCEPTION 'UPDATE of column %.% refused: only % may change; {REASON}',
+            TG_TABLE_NAME, changed, array_to_string(TG_ARGV, ', ')
+            USING ERRCODE = 'integrity_constraint_violation', TABLE = TG_TABLE_NAME, COLUMN = changed;
+    END IF;
+    RAISE EXCEPTION '% refused on %: {REASON}', TG_OP, TG_TABLE_NAME
+        USING ERRCODE = 'integrity_constraint_violation', TABLE = TG_TABLE_NAME;
+END;
+$$;
+"""  # noqa: S608 (constants only)
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _sqlite_triggers(table: str) -> list[str]:
+    return [f"{table}__immutable_{what}" for what in ("update", "delete", "replace")]
+
+
+def protect_sql(vendor: str, *, table: str, columns: list[str], pk: str, updatable: tuple[str, ...] = ()) -> list[str]:
+    """The statements that make `table` insert-only except for the `updatable` columns.
+
+    `columns` are all the table's columns, `pk` its primary key column. Idempotent: it replaces
+    the protection the table had.
+    """
+    unknown = set(updatable) - set(columns)
+    if unknown:
+        raise ValueError(f"{table} has no column {', '.join(sorted(unknown))}")
+    if vendor == "postgresql":
+        args = ", ".join(_literal(column) for column in updatable)
+        quoted = f'"{table}"'
+        return [
+            POSTGRES_FUNCTION,
+            *unprotect_sql(vendor, table=table),
+            f"CREATE TRIGGER {TRIGGER}_update BEFORE UPDATE ON {quoted} "
+            f"FOR EACH ROW EXECUTE FUNCTION {FUNCTION}({args})",
+            f"CREATE TRIGGER {TRIGGER}_delete BEFORE DELETE ON {quoted} FOR EACH ROW EXECUTE FUNCTION {FUNCTION}()",
+            f"CREATE TRIGGER {TRIGGER}_truncate BEFORE TRUNCATE ON {quoted} "
+            f"FOR EACH STATEMENT EXECUTE FUNCTION {FUNCTION}()",
+        ]
+    if vendor == "sqlite":
+        update, delete, replace = _sqlite_triggers(table)
+        if updatable:
+            only = ", ".join(updatable)
+            refusal = "UPDATE of column {table}.{column} refused: only {only} may change; {reason}"
+            checks = " ".join(
+                f"SELECT RAISE(ABORT, {_literal(refusal.format(table=table, column=column, only=only, reason=REASON))})"
+                f' WHERE NEW."{column}" IS NOT OLD."{column}";'
+                for column in columns if column not in updatable
+            )
+        else:
+            checks = f"SELECT RAISE(ABORT, {_literal(f'UPDATE refused on {table}: {REASON}')});"
+        return [
+            *unprotect_sql(vendor, table=table),
+            f'CREATE TRIGGER "{update}" BEFORE UPDATE ON "{table}" BEGIN {checks} END',
+            f'CREATE TRIGGER "{delete}" BEFORE DELETE ON "{table}" '
+            f"BEGIN SELECT RAISE(ABORT, {_literal(f'DELETE refused on {table}: {REASON}')}); END",
+            # INSERT OR REPLACE over an existing row: refused even on a connection without
+            # recursive_triggers (which would otherwise delete the old row silently).
+            # Names come from the model's metadata, never from input.
+            f'CREATE TRIGGER "{replace}" BEFORE INSERT ON "{table}" '  # noqa: S608
+            f'WHEN NEW."{pk}" IS NOT NULL AND EXISTS (SELECT 1 FROM "{table}" WHERE "{pk}" = NEW."{pk}") '
+            f"BEGIN SELECT RAISE(ABORT, {_literal(f'INSERT over an existing row refused on {table}: {REASON}')}); END",
+        ]
+    raise NotImplementedError(f"no insert-only triggers for the {vendor} database: add them here before using it")
+
+
+def unprotect_sql(vendor: str, *, table: str) -> list[str]:
+    if vendor == "postgresql":
+        return [f'DROP TRIGGER IF EXISTS {TRIGGER}_{what} ON "{table}"' for what in ("update", "delete", "truncate")]
+    return [f'DROP TRIGGER IF EXISTS "{name}"' for name in _sqlite_triggers(table)]
+
+
+class ProtectFacts(migrations.operations.base.Operation):
+    """Migration operation: the model's table becomes insert-only but for `updatable` fields.
+
+    `model_name` is a model of the migration's app ("Coup") or "app_label.Model".
+    """
+
+    reversible = True
+    reduces_to_sql = False
+
+    def __init__(self, model_name: str, updatable: tuple[str, ...] = ()):
+        self.model_name = model_name
+        self.updatable = tuple(updatable)
+
+    def deconstruct(self):
+        kwargs = {"updatable": self.updatable} if self.updatable else {}
+        return self.__class__.__qualname__, [self.model_name], kwargs
+
+    def state_forwards(self, app_label, state):
+        pass
+
+    def _model(self, app_label, state):
+        label = self.model_name if "." in self.model_name else f"{app_label}.{self.model_name}"
+        return state.apps.get_model(label)
+
+    def database_forwards(self, app_label, schema_editor, from_state, to_state):
+        model = self._model(app_label, to_state)
+        fields = {field.name: field.column for field in model._meta.concrete_fields}
+        unknown = set(self.updatable) - set(fields)
+        if unknown:
+            raise ValueError(f"{model._meta.label} has no field {', '.join(sorted(unknown))}")
+        for statement in protect_sql(
+            schema_editor.connection.vendor, table=model._meta.db_table, columns=list(fields.values()),
+            pk=model._meta.pk.column, updatable=tuple(fields[name] for name in self.updatable),
+        ):
+            schema_editor.execute(statement, params=None)
+
+    def database_backwards(self, app_label, schema_editor, from_state, to_state):
+        model = self._model(app_label, from_state)
+        for statement in unprotect_sql(schema_editor.connection.vendor, table=model._meta.db_table):
+            schema_editor.execute(statement, params=None)
+
+    def describe(self):
+        allowed = f" (updatable: {', '.join(self.updatable)})" if self.updatable else ""
+        return f"Make {self.model_name} insert-only{allowed}"
+
+    @property
+    def migration_name_fragment(self):
+        return f"protect_{self.model_name.lower().replace('.', '_')}"
+
+
+def protected_tables(connection) -> dict[str, tuple[str, ...]]:
+    """Table -> its updatable columns, for every table the triggers protect, read from the database."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "SELECT c.relname, t.tgargs FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+                "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "WHERE t.tgname = %s AND n.nspname = current_schema()",
+                [f"{TRIGGER}_update"],
+            )
+            return {
+                table: tuple(arg.decode() for arg in bytes(args).split(b"\x00") if arg)
+                for table, args in cursor.fetchall()
+            }
+        cursor.execute(
+            "SELECT tbl_name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE %s ESCAPE '!'",
+            ["%!_!_immutable!_update"],
+        )
+        protected = {}
+        for table, sql in cursor.fetchall():
+            if "only " in sql:
+                protected[table] = tuple(sql.split(": only ", 1)[1].split(" may change", 1)[0].split(", "))
+            else:
+                protected[table] = ()
+        return protected
+
+
+# ---------------------------------------------------------------------------------------- ORM
+
+class FactQuerySet(models.QuerySet):
+    """`.update()` only of the model's `fact_updatable` fields; `.delete()` never."""
+
+    def update(self, **kwargs):
+        refused = sorted(set(kwargs) - set(self.model.fact_updatable))
+        if refused:
+            raise ImmutableRecordError(
+                f"UPDATE of {self.model._meta.label}.{', '.join(refused)} refused: {REASON}"
+            )
+        return super().update(**kwargs)
+
+    update.alters_data = True
+
+    def delete(self):
+        raise ImmutableRecordError(f"DELETE refused on {self.model._meta.label}: {REASON}")
+
+    delete.alters_data = True
+    delete.queryset_only = True
+
+
+class Fact(models.Model):
+    """A model whose rows are facts of record: inserted once; only `fact_updatable` fields change
+    (through `save(update_fields=...)` or `.update()`), nothing is deleted. Its table is protected
+    by `ProtectFacts` in a migration, with the same fields."""
+
+    fact_updatable: tuple[str, ...] = ()
+
+    objects = FactQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, update_fields=None, **kwargs):
+        if not self._state.adding:
+            names = {field.attname: field.name for field in self._meta.concrete_fields if not field.primary_key}
+            saved = names.values() if update_fields is None else (names.get(name, name) for name in update_fields)
+            refused = sorted(set(saved) - set(self.fact_updatable))
+            if refused:
+                raise ImmutableRecordError(
+                    f"UPDATE of {self._meta.label}.{', '.join(refused)} refused: {REASON}"
+                )
+        return super().save(*args, update_fields=update_fields, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ImmutableRecordError(f"DELETE refused on {self._meta.label}: {REASON}")
+
+
+# ---------------------------------------------------------------------------------------- roles
+
+def runtime_privileges_sql(connection, role: str) -> list[str]:
+    """PostgreSQL: the statements giving the runtime `role` what the services need, and no more.
+
+    Every table of the schema: facts (protected by the triggers) get SELECT and INSERT, and UPDATE
+    of their updatable columns only; an insert-only fact gets UPDATE of its primary key alone,
+    because `SELECT ... FOR UPDATE` (the services lock rows) needs an UPDATE privilege on a
+    column; the trigger refuses any actual change. Other tables get SELECT, INSERT, UPDATE,
+    DELETE; django_migrations SELECT. No table gets TRUNCATE, REFERENCES or TRIGGER; the role owns
+    nothing, so it cannot ALTER, DISABLE TRIGGER or DROP. Run by the owner after every migrate.
+    """
+    quote = connection.ops.quote_name
+    quoted_role = quote(role)
+    protected = protected_tables(connection)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_schema()")
+        schema = quote(cursor.fetchone()[0])
+        cursor.execute(
+            "SELECT c.relname, a.attname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "LEFT JOIN pg_index i ON i.indrelid = c.oid AND i.indisprimary "
+            "LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = i.indkey[0] "
+            "WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') ORDER BY c.relname"
+        )
+        tables = cursor.fetchall()
+    statements = [
+        f"REVOKE ALL ON ALL TABLES IN SCHEMA {schema} FROM {quoted_role}",
+        f"GRANT USAGE ON SCHEMA {schema} TO {quoted_role}",
+        f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {schema} TO {quoted_role}",
+    ]
+    for table, pk in tables:
+        name = quote(table)
+        if table in protected:
+            columns = protected[table] or ((pk,) if pk else ())
+            statements.append(f"GRANT SELECT, INSERT ON {name} TO {quoted_role}")
+            if columns:
+                column_list = ", ".join(quote(column) for column in columns)
+                statements.append(f"GRANT UPDATE ({column_list}) ON {name} TO {quoted_role}")
+        elif table == "django_migrations":
+            statements.append(f"GRANT SELECT ON {name} TO {quoted_role}")
+        else:
+            statements.append(f"GRANT SELECT, INSERT, UPDATE, DELETE ON {name} TO {quoted_role}")
+    return statements
