@@ -8,6 +8,7 @@ from django.db import models
 
 from pit.accounts.audit import audit_track
 from pit.core.models import Recorded
+from pit.records.chain import chain_fields
 
 
 class EntryKind(models.TextChoices):
@@ -35,6 +36,7 @@ class CommissionEntry(Recorded):
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversed_by"
     )
     note = models.TextField(blank=True)
+    chain_seq, chain_hash = chain_fields()  # last: see pit.records.chain.ChainSeqField
 
     class Meta:
         ordering = ["shoe", "seat", "id"]
@@ -81,6 +83,7 @@ class BoxCount(Recorded):
     seat = models.PositiveSmallIntegerField()
     currency = models.CharField(max_length=3)
     counted_minor = models.BigIntegerField()
+    chain_seq, chain_hash = chain_fields()  # last: see pit.records.chain.ChainSeqField
 
     class Meta:
         ordering = ["shoe", "seat"]
@@ -93,7 +96,7 @@ class BoxCount(Recorded):
         return f"{self.shoe} seat {self.seat} counted {self.counted_minor}"
 
 
-@audit_track("ReconciliationAuditEvent")
+@audit_track("ReconciliationAuditEvent", exclude=("chain_seq", "chain_hash"))
 class Reconciliation(models.Model):
     """A shoe's commission box against the ledger, made once at the shuffle by the reconciliation job."""
 
@@ -111,6 +114,7 @@ class Reconciliation(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     explained_at = models.DateTimeField(null=True, blank=True)
+    chain_seq, chain_hash = chain_fields()  # last: see pit.records.chain.ChainSeqField
 
     class Meta:
         ordering = ["-reconciled_at"]
@@ -143,6 +147,7 @@ class ReconciliationSeat(models.Model):
     expected_minor = models.BigIntegerField()
     counted_minor = models.BigIntegerField()
     variance_minor = models.BigIntegerField()
+    chain_seq, chain_hash = chain_fields()  # last: see pit.records.chain.ChainSeqField
 
     class Meta:
         ordering = ["reconciliation", "seat"]

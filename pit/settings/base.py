@@ -73,6 +73,7 @@ LOCAL_APPS = [
     "pit.paytables",
     "pit.shoes",
     "pit.ledger",
+    "pit.records",
     "pit.compliance",
     "pit.reports",
     "pit.dashboard",
@@ -183,6 +184,8 @@ CELERY_BEAT_SCHEDULE: dict = {
     "ledger.shoes_reconcile_missing": {"task": "ledger.shoes_reconcile_missing", "schedule": 5 * 60},
     # Every coup of the last complete gaming day is re-verified at night (new rules apply to it too).
     "compliance.coups_sweep": {"task": "compliance.coups_sweep", "schedule": crontab(hour=7, minute=15)},
+    # The hash chains of the last complete gaming day are recomputed at night; a break is a violation.
+    "records.records_verify": {"task": "records.records_verify", "schedule": crontab(hour=7, minute=45)},
 }
 # Deliveries of one message (its worker lost under it each time) before the task is parked as failed.
 PIT_TASK_MAX_DELIVERIES = env.int("PIT_TASK_MAX_DELIVERIES", default=5)

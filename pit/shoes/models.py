@@ -3,6 +3,7 @@ from django.db import models
 
 from pit.core.models import Recorded
 from pit.core.money import from_minor
+from pit.records.chain import chain_fields
 
 
 class ShoeStatus(models.TextChoices):
@@ -82,6 +83,7 @@ class Coup(Recorded):
     banker_pair = models.BooleanField()
     reported_winner = models.CharField(max_length=8, choices=Winner.choices, blank=True)
     paytable = models.ForeignKey("paytables.PaytableConfiguration", on_delete=models.PROTECT, related_name="coups")
+    chain_seq, chain_hash = chain_fields()  # last: see pit.records.chain.ChainSeqField
 
     class Meta:
         ordering = ["shoe", "number"]
@@ -116,6 +118,7 @@ class Wager(models.Model):
     payout_minor = models.BigIntegerField(help_text="Paid to the player beyond the returned stake.")
     commission_minor = models.BigIntegerField(default=0, help_text="Owed into the seat's commission box.")
     paid_minor = models.BigIntegerField(null=True, blank=True, help_text="What the table reports it paid.")
+    chain_seq, chain_hash = chain_fields()  # last: see pit.records.chain.ChainSeqField
 
     class Meta:
         ordering = ["coup", "seat", "bet"]
