@@ -76,13 +76,31 @@ def genesis(shoe_id: int) -> str:
 
 
 _UTC = dt.UTC
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+
+
+def _not_canonical(value):
+    raise TypeError(f"{type(value).__name__} has no canonical form in the chain: {value!r}")
+
+
+if json.encoder.c_make_encoder is not None:
+    # json.dumps builds its C encoder at every call; built once, a row encodes in about half the time.
+    _encode = json.encoder.c_make_encoder(
+        None, _not_canonical, json.encoder.encode_basestring, None, ":", ",", False, False, False,
+    )
+
+    def _dumps(values: list) -> str:
+        return "".join(_encode(values, 0))
+else:  # pragma: no cover (CPython always has it)
+    _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False,
+                              default=_not_canonical).encode
 
 
 def _utc(value: dt.datetime) -> str:
-    if value.tzinfo is None:
-        value = timezone.make_aware(value, timezone.get_default_timezone())
-    return value.astimezone(_UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+    if value.tzinfo is not _UTC:  # rows read back from the database are in UTC already
+        if value.tzinfo is None:
+            value = timezone.make_aware(value, timezone.get_default_timezone())
+        value = value.astimezone(_UTC)
+    return value.isoformat(timespec="microseconds")[:-6] + "Z"
 
 
 def _layout(spec: ChainSpec) -> tuple[tuple[int, ...], tuple[int, ...]]:
