@@ -144,3 +144,26 @@ def chain_heads_for_days(*, first_day: dt.date, last_day: dt.date) -> list[DayHe
         if shoe_id in heads:
             days[day][shoe_id] = heads[shoe_id]
     return [DayHeads(day, days[day]) for day in sorted(days)]
+
+
+def record_heads(*, first_day: dt.date, last_day: dt.date) -> list[dict]:
+    """The chain heads of each gaming day, as the reports publish them (every table of the day,
+    whatever a report's filter): [{"gaming_day", "digest", "shoes": [{"shoe", "table", "sequence",
+    "rows", "head"}]}]. An export that carries them pins the record as it stood."""
+    days = chain_heads_for_days(first_day=first_day, last_day=last_day)
+    Shoe = apps.get_model("shoes", "Shoe")
+    shoe_ids = [shoe_id for day in days for shoe_id in day.heads]
+    names = {pk: (code, sequence) for pk, code, sequence in
+             Shoe.objects.filter(pk__in=shoe_ids).values_list("pk", "table__code", "sequence")}
+    return [
+        {
+            "gaming_day": day.gaming_day.isoformat(),
+            "digest": day.digest,
+            "shoes": [
+                {"shoe": shoe_id, "table": names[shoe_id][0], "sequence": names[shoe_id][1], "rows": length,
+                 "head": head}
+                for shoe_id, (length, head) in sorted(day.heads.items())
+            ],
+        }
+        for day in days
+    ]
