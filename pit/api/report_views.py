@@ -48,8 +48,9 @@ _ANSWER = OpenApiResponse(
     OpenApiTypes.OBJECT,
     description=(
         '{"report", "title", "filters", "columns": [{"key", "label", "type"}], "rows": [{"line": "detail" | '
-        '"<level> subtotal", <column key>: value ...}], "totals": [one per currency]}. Money and decimals are '
-        "strings, percentages in percent, dates ISO 8601."
+        '"<level> subtotal", <column key>: value ...}], "totals": [one per currency]}; the commission report also '
+        '"record_heads": [{"gaming_day", "digest", "shoes": [{"shoe", "table", "sequence", "rows", "head"}]}], '
+        "each gaming day's hash-chain heads. Money and decimals are strings, percentages in percent, dates ISO 8601."
     ),
 )
 

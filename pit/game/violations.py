@@ -57,6 +57,7 @@ VIOLATION_CODES: dict[str, ViolationKind] = _kinds(
     ("wager_off_increment", "A wager not in the bet's increments", Severity.LOW),
     ("seat_bet_both_sides", "One seat bet on both Player and Banker", Severity.MEDIUM),
     ("box_variance", "The commission box count differs from the ledger", Severity.HIGH),
+    ("record_chain_broken", "A recorded row no longer matches its shoe's hash chain", Severity.HIGH),
 )
 
 

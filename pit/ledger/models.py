@@ -9,6 +9,7 @@ from django.db import models
 from pit.accounts.audit import audit_track
 from pit.core.immutable import Fact
 from pit.core.models import Recorded
+from pit.records.chain import chain_fields
 
 
 class EntryKind(models.TextChoices):
@@ -40,6 +41,7 @@ class CommissionEntry(Recorded, Fact):
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversed_by"
     )
     note = models.TextField(blank=True)
+    chain_seq, chain_hash = chain_fields()  # last: see pit.records.chain.ChainSeqField
 
     class Meta:
         ordering = ["shoe", "seat", "id"]
@@ -90,6 +92,7 @@ class BoxCount(Recorded, Fact):
     seat = models.PositiveSmallIntegerField()
     currency = models.CharField(max_length=3)
     counted_minor = models.BigIntegerField()
+    chain_seq, chain_hash = chain_fields()  # last: see pit.records.chain.ChainSeqField
 
     class Meta:
         ordering = ["shoe", "seat"]
@@ -102,7 +105,7 @@ class BoxCount(Recorded, Fact):
         return f"{self.shoe} seat {self.seat} counted {self.counted_minor}"
 
 
-@audit_track("ReconciliationAuditEvent")
+@audit_track("ReconciliationAuditEvent", exclude=("chain_seq", "chain_hash"))
 class Reconciliation(Fact):
     """A shoe's commission box against the ledger, made once at the shuffle by the reconciliation job.
     The figures never change; only the explanation of a variance is added later."""
@@ -123,6 +126,7 @@ class Reconciliation(Fact):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     explained_at = models.DateTimeField(null=True, blank=True)
+    chain_seq, chain_hash = chain_fields()  # last: see pit.records.chain.ChainSeqField
 
     class Meta:
         ordering = ["-reconciled_at"]
@@ -155,6 +159,7 @@ class ReconciliationSeat(Fact):
     expected_minor = models.BigIntegerField()
     counted_minor = models.BigIntegerField()
     variance_minor = models.BigIntegerField()
+    chain_seq, chain_hash = chain_fields()  # last: see pit.records.chain.ChainSeqField
 
     class Meta:
         ordering = ["reconciliation", "seat"]

@@ -7,6 +7,7 @@ All three walk the same `report_lines`; none builds the whole report in memory. 
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import json
 from collections.abc import Callable, Iterator
 from decimal import Decimal
@@ -19,6 +20,7 @@ from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter
 
 from pit.core.money import exponent, format_money, to_minor
+from pit.records.selectors import record_heads
 
 from .definitions import Column, ColumnType, Line, ReportDefinition, ReportFilters, report_lines
 
@@ -132,7 +134,10 @@ def json_chunks(definition: ReportDefinition, filters: ReportFilters) -> Iterato
             continue
         yield ((", " if not first else "") + json.dumps(row)).encode()
         first = False
-    yield ('], "totals": ' + json.dumps(totals) + "}").encode()
+    tail = ""
+    if definition.slug in REPORTS_WITH_RECORD_HEADS:
+        tail = ', "record_heads": ' + json.dumps(record_heads(first_day=filters.date_from, last_day=filters.date_to))
+    yield ('], "totals": ' + json.dumps(totals) + tail + "}").encode()
 
 
 # ------------------------------------------------------------------------------------ XLSX
@@ -251,7 +256,28 @@ def xlsx_write(
             ]
         )
         rows_on_sheet += 1
+    if definition.slug in REPORTS_WITH_RECORD_HEADS:
+        _record_heads_sheet(workbook, filters)
     workbook.save(out)
+
+
+# ------------------------------------------------------------------------------------ record heads
+
+# The reports that publish each gaming day's hash-chain heads (pit.records): a signed export pins the record.
+REPORTS_WITH_RECORD_HEADS = frozenset({"commission"})
+
+
+def _record_heads_sheet(workbook: Workbook, filters: ReportFilters) -> None:
+    """A last sheet, "Record heads": per gaming day its digest, then each shoe's chain length and head."""
+    sheet = workbook.create_sheet(title="Record heads")
+    for letter, width in zip("ABCDEF", (12, 10, 8, 8, 8, 68), strict=True):
+        sheet.column_dimensions[letter].width = width
+    sheet.append(["Gaming day", "Table", "Shoe", "Shoe id", "Rows", "Head hash (SHA-256; a day's row: its digest)"])
+    for day in record_heads(first_day=filters.date_from, last_day=filters.date_to):
+        gaming_day = dt.date.fromisoformat(day["gaming_day"])
+        sheet.append([gaming_day, "day digest", None, None, sum(s["rows"] for s in day["shoes"]), day["digest"]])
+        for shoe in day["shoes"]:
+            sheet.append([gaming_day, shoe["table"], shoe["sequence"], shoe["shoe"], shoe["rows"], shoe["head"]])
 
 
 # ------------------------------------------------------------------------------------ summary

@@ -91,6 +91,7 @@ LOCAL_APPS = [
     "pit.paytables",
     "pit.shoes",
     "pit.ledger",
+    "pit.records",
     "pit.compliance",
     "pit.reports",
     "pit.dashboard",
@@ -231,6 +232,8 @@ CELERY_BEAT_SCHEDULE: dict = {
     "ledger.shoes_reconcile_missing": {"task": "ledger.shoes_reconcile_missing", "schedule": 60},
     # Every coup of the last complete gaming day is re-verified at night (new rules apply to it too).
     "compliance.coups_sweep": {"task": "compliance.coups_sweep", "schedule": crontab(hour=7, minute=15)},
+    # The hash chains of the last complete gaming day are recomputed at night; a break is a violation.
+    "records.records_verify": {"task": "records.records_verify", "schedule": crontab(hour=7, minute=45)},
 }
 # Where beat remembers when each periodic task last ran (across restarts): under PIT_VAR_DIR, so
 # moving that folder moves it too (the systemd units may write only there).

@@ -4,6 +4,7 @@ from django.db import models
 from pit.core.immutable import Fact
 from pit.core.models import Recorded
 from pit.core.money import from_minor
+from pit.records.chain import chain_fields
 
 
 class ShoeStatus(models.TextChoices):
@@ -87,6 +88,7 @@ class Coup(Recorded, Fact):
     banker_pair = models.BooleanField()
     reported_winner = models.CharField(max_length=8, choices=Winner.choices, blank=True)
     paytable = models.ForeignKey("paytables.PaytableConfiguration", on_delete=models.PROTECT, related_name="coups")
+    chain_seq, chain_hash = chain_fields()  # last: see pit.records.chain.ChainSeqField
 
     class Meta:
         ordering = ["shoe", "number"]
@@ -161,6 +163,7 @@ class Wager(Fact):
         CoupCorrection, null=True, blank=True, on_delete=models.PROTECT, related_name="wagers",
         help_text="Empty: the wager as first recorded. Else the correction that wrote this version.",
     )
+    chain_seq, chain_hash = chain_fields()  # last: see pit.records.chain.ChainSeqField
 
     class Meta:
         ordering = ["coup", "seat", "bet"]

@@ -22,6 +22,7 @@ from pit.core.gaming_day import gaming_day_for
 from pit.core.money import MoneyError, to_minor
 from pit.core.outbox import outbox_enqueue
 from pit.paytables.selectors import engine_paytable
+from pit.records.services import records_chain
 from pit.shoes.models import CorrectionKind, Coup, CoupCorrection, Shoe, ShoeStatus, Wager
 from pit.tables.models import Table
 
@@ -154,10 +155,11 @@ def shoe_close(
     shoe.close_recorded_at = timezone.now()
     shoe.closed_at = closed_at or shoe.close_recorded_at
     shoe.save(update_fields=["status", "closed_at", "close_recorded_at"])
-    BoxCount.objects.bulk_create(
-        BoxCount(shoe=shoe, seat=seat, currency=table.currency, counted_minor=minor, **actor.recorded_fields())
-        for seat, minor in sorted(counts.items())
-    )
+    with records_chain(shoe_id=shoe.pk):
+        BoxCount.objects.bulk_create(
+            BoxCount(shoe=shoe, seat=seat, currency=table.currency, counted_minor=minor, **actor.recorded_fields())
+            for seat, minor in sorted(counts.items())
+        )
     outbox_enqueue(shoe_reconcile, shoe.pk)
     return shoe
 
@@ -295,20 +297,21 @@ def _store(shoe: Shoe, prepared: list[_PreparedCoup], actor: Actor, paytable_id:
             banker_pair=evaluation.banker_pair, reported_winner=item.item.reported_winner,
             paytable_id=paytable_id, **actor.recorded_fields(),
         ))
-    _bulk_insert(Coup, coups)
-    wagers = []
-    for coup, item in zip(coups, prepared, strict=True):
-        for wager in item.wagers:
-            wager.coup = coup
-            wagers.append(wager)
-    _bulk_insert(Wager, wagers)
-    _bulk_insert(CommissionEntry, [
-        CommissionEntry(
-            shoe=shoe, seat=wager.seat, kind=EntryKind.ACCRUED, currency=wager.currency,
-            amount_minor=wager.commission_minor, wager=wager, **actor.recorded_fields(),
-        )
-        for wager in wagers if wager.commission_minor > 0
-    ])
+    with records_chain(shoe_id=shoe.pk):  # every row hashed in memory as it is inserted; the head once
+        _bulk_insert(Coup, coups)
+        wagers = []
+        for coup, item in zip(coups, prepared, strict=True):
+            for wager in item.wagers:
+                wager.coup = coup
+                wagers.append(wager)
+        _bulk_insert(Wager, wagers)
+        _bulk_insert(CommissionEntry, [
+            CommissionEntry(
+                shoe=shoe, seat=wager.seat, kind=EntryKind.ACCRUED, currency=wager.currency,
+                amount_minor=wager.commission_minor, wager=wager, **actor.recorded_fields(),
+            )
+            for wager in wagers if wager.commission_minor > 0
+        ])
     seen = Counter(shoe.cards_seen)
     for item in prepared:
         seen.update(card.code for card in (*item.player, *item.banker))

@@ -38,6 +38,7 @@ PRODUCT_CODES = {
     "wager_off_increment",
     "seat_bet_both_sides",
     "box_variance",
+    "record_chain_broken",
 }
 
 

@@ -1,0 +1,169 @@
+"""Reads of the hash chains: recomputing them from the rows (verification) and the heads per gaming day."""
+import datetime as dt
+import hashlib
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from django.apps import apps
+
+from pit.core.gaming_day import gaming_day_bounds
+from pit.records.chain import SPECS, ChainSpec, canonical, genesis, row_hash
+from pit.records.models import ChainHead
+
+SHOES_PER_CHUNK = 200
+
+
+@dataclass(frozen=True)
+class ChainBreak:
+    """The first place a shoe's chain does not hold, and what differs."""
+
+    shoe_id: int
+    seq: int | None
+    kind: str
+    row_id: int | None
+    problem: str
+
+    def __str__(self) -> str:
+        where = f"shoe {self.shoe_id}"
+        if self.row_id is not None:
+            where += f", {self.kind} {self.row_id} at position {self.seq}"
+        return f"{where}: {self.problem}"
+
+
+@dataclass
+class Verification:
+    shoes: int = 0
+    rows: int = 0
+    breaks: list[ChainBreak] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.breaks
+
+
+def shoe_ids_for_days(*, first_day: dt.date, last_day: dt.date) -> list[int]:
+    """The shoes with a coup in the range, or shuffled in it (a shoe of no coups yet)."""
+    Coup = apps.get_model("shoes", "Coup")
+    Shoe = apps.get_model("shoes", "Shoe")
+    start, end = gaming_day_bounds(first_day)[0], gaming_day_bounds(last_day)[1]
+    ids = set(Coup.objects.filter(gaming_day__range=(first_day, last_day)).order_by()
+              .values_list("shoe_id", flat=True).distinct())
+    ids.update(Shoe.objects.filter(shuffled_at__gte=start, shuffled_at__lt=end).values_list("pk", flat=True))
+    return sorted(ids)
+
+
+def chain_rows(shoe_ids: list[int]) -> Iterator[tuple[ChainSpec, tuple]]:
+    """Every chained row of these shoes: (spec, (shoe id, id, chain_seq, chain_hash, *canonical fields))."""
+    for spec in SPECS:
+        rows = (apps.get_model(spec.label).objects.filter(**{f"{spec.shoe_path}__in": shoe_ids}).order_by()
+                .values_list(spec.shoe_path, "pk", "chain_seq", "chain_hash", *spec.fields))
+        for row in rows.iterator(chunk_size=10_000):
+            yield spec, row
+
+
+def _verify_shoe(shoe_id: int, rows: list, head: tuple[int, str] | None) -> ChainBreak | None:
+    """Each row must hash, from the stored hash of the row before it, to its own stored hash: an
+    edited row fails itself; a row re-hashed to hide an edit fails the row after it."""
+    rows.sort(key=lambda item: (item[1][2] is None, item[1][2] or 0))
+    previous = genesis(shoe_id)
+    for expected, (spec, row) in enumerate(rows, 1):
+        _, row_id, seq, stored = row[:4]
+        if seq != expected:
+            if seq is None:
+                problem = "the row has no place in the chain (inserted around the application)"
+            elif seq > expected:
+                problem = f"position {expected} is missing: a row was deleted"
+            else:
+                problem = f"position {seq} is taken twice: a row was added"
+            return ChainBreak(shoe_id, seq, spec.kind, row_id, problem)
+        computed = row_hash(previous, spec, seq, row[4:])
+        if computed != stored:
+            problem = (f"its stored hash {stored[:16]}… is not the hash of its fields after the row before it "
+                       f"({computed[:16]}…): this row was edited")
+            if seq > 1:
+                problem += f", or the row at position {seq - 1} was rewritten and re-hashed"
+            problem += f"; it now reads {canonical(spec, seq, row[4:]).decode()}"
+            return ChainBreak(shoe_id, seq, spec.kind, row_id, problem)
+        previous = stored
+    length = len(rows)
+    if head is None:
+        if length:
+            return ChainBreak(shoe_id, None, "", None, f"{length} rows are chained but the shoe has no chain head")
+        return None
+    if head != (length, previous):
+        return ChainBreak(shoe_id, None, "", None,
+                          f"the chain ends at position {length} (hash {previous[:16]}…) but its head says "
+                          f"position {head[0]} (hash {head[1][:16]}…): rows were removed from its end")
+    return None
+
+
+def chains_verify(*, shoe_ids: list[int]) -> Verification:
+    """Recompute the chains of these shoes from their rows; the first break of each shoe."""
+    result = Verification(shoes=len(shoe_ids))
+    for start in range(0, len(shoe_ids), SHOES_PER_CHUNK):
+        chunk = shoe_ids[start:start + SHOES_PER_CHUNK]
+        by_shoe: dict[int, list] = defaultdict(list)
+        for spec, row in chain_rows(chunk):
+            by_shoe[row[0]].append((spec, row))
+            result.rows += 1
+        heads = {shoe_id: (length, head) for shoe_id, length, head
+                 in ChainHead.objects.filter(shoe_id__in=chunk).values_list("shoe_id", "length", "head")}
+        for shoe_id in chunk:
+            found = _verify_shoe(shoe_id, by_shoe.pop(shoe_id, []), heads.get(shoe_id))
+            if found is not None:
+                result.breaks.append(found)
+    return result
+
+
+@dataclass(frozen=True)
+class DayHeads:
+    """A gaming day's chain heads (shoe id -> (length, head)) and one digest over them all."""
+
+    gaming_day: dt.date
+    heads: dict[int, tuple[int, str]]
+
+    @property
+    def digest(self) -> str:
+        text = "\n".join(f"{shoe_id}:{length}:{head}" for shoe_id, (length, head) in sorted(self.heads.items()))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def chain_heads_for_days(*, first_day: dt.date, last_day: dt.date) -> list[DayHeads]:
+    """Per gaming day, the current heads of the shoes whose coups fall in it (a shoe belongs to the
+    day of its last coup, as in the reports); what an accountant's export pins."""
+    from django.db.models import Max
+
+    Coup = apps.get_model("shoes", "Coup")
+    day_of_shoe = dict(Coup.objects.values("shoe_id").annotate(day=Max("gaming_day"))
+                       .filter(day__range=(first_day, last_day)).order_by().values_list("shoe_id", "day"))
+    heads = {shoe_id: (length, head) for shoe_id, length, head in
+                 ChainHead.objects.filter(shoe_id__in=list(day_of_shoe)).values_list("shoe_id", "length", "head")}
+    days: dict[dt.date, dict] = defaultdict(dict)
+    for shoe_id, day in day_of_shoe.items():
+        if shoe_id in heads:
+            days[day][shoe_id] = heads[shoe_id]
+    return [DayHeads(day, days[day]) for day in sorted(days)]
+
+
+def record_heads(*, first_day: dt.date, last_day: dt.date) -> list[dict]:
+    """The chain heads of each gaming day, as the reports publish them (every table of the day,
+    whatever a report's filter): [{"gaming_day", "digest", "shoes": [{"shoe", "table", "sequence",
+    "rows", "head"}]}]. An export that carries them pins the record as it stood."""
+    days = chain_heads_for_days(first_day=first_day, last_day=last_day)
+    Shoe = apps.get_model("shoes", "Shoe")
+    shoe_ids = [shoe_id for day in days for shoe_id in day.heads]
+    names = {pk: (code, sequence) for pk, code, sequence in
+             Shoe.objects.filter(pk__in=shoe_ids).values_list("pk", "table__code", "sequence")}
+    return [
+        {
+            "gaming_day": day.gaming_day.isoformat(),
+            "digest": day.digest,
+            "shoes": [
+                {"shoe": shoe_id, "table": names[shoe_id][0], "sequence": names[shoe_id][1], "rows": length,
+                 "head": head}
+                for shoe_id, (length, head) in sorted(day.heads.items())
+            ],
+        }
+        for day in days
+    ]
