@@ -28,7 +28,7 @@ from django.db.models import BooleanField, ExpressionWrapper, F, Q
 from pit import game
 from pit.compliance.models import RuleViolation
 from pit.compliance.services import violations_clear_missing
-from pit.core.money import from_minor
+from pit.core.money import from_minor, settlement_unit
 from pit.ledger.models import CommissionEntry, EntryKind
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import engine_paytable
@@ -163,7 +163,7 @@ class _Context:
         line = game.WagerLine(seat=seat, bet=bet, amount=amount)
         yield from game.check_wager_limits(self.limits[table_id], [line], paytable.bet_increments)
         try:
-            settlement = game.settle(paytable, bet, amount, evaluation)
+            settlement = game.settle(paytable, bet, amount, evaluation, unit=settlement_unit(currency))
         except (game.UnknownBet, ValueError):
             return
         if paid_minor is not None:

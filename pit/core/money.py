@@ -19,6 +19,17 @@ def exponent(currency: str) -> int:
     return _EXPONENTS.get(currency, 2)
 
 
+def minor_unit(currency: str) -> Decimal:
+    """The currency's smallest amount (ISO 4217): Decimal("0.01") in USD, Decimal("1") in JPY."""
+    return Decimal(1).scaleb(-exponent(currency))
+
+
+def settlement_unit(currency: str) -> Decimal:
+    """The smallest amount a table in `currency` pays or charges (`pit.game.settle`'s `unit`): the
+    cent, or the currency's own minor unit where it has none (yen, won)."""
+    return max(minor_unit(currency), Decimal("0.01"))
+
+
 def to_minor(amount: Decimal, currency: str) -> int:
     """Decimal("125.50") in USD -> 12550. Refuses fractions finer than the currency's minor unit."""
     if not isinstance(amount, Decimal):

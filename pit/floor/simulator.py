@@ -19,6 +19,7 @@ from decimal import Decimal
 from typing import Protocol
 
 from pit import game
+from pit.core.money import settlement_unit
 
 # The faults the dealer can make, and the violation code each one should be found as.
 FAULT_CODES: dict[str, str] = {
@@ -396,7 +397,9 @@ class Dealer:
             for seat in sorted(self.players):
                 player = self.players[seat]
                 for bet, amount in self._wagers_for(seat, player):
-                    settlement = game.settle(setup.paytable, bet, amount, evaluation)
+                    settlement = game.settle(
+                        setup.paytable, bet, amount, evaluation, unit=settlement_unit(setup.currency)
+                    )
                     wagers.append(WagerPlay(seat, bet, amount, settlement.payout))
                     if settlement.commission:
                         box[seat] = box.get(seat, Decimal(0)) + settlement.commission

@@ -125,6 +125,14 @@ class Rounding:
             whole = math.floor(steps + Fraction(1, 2))
         return self.increment * whole
 
+    def at_least(self, unit: Decimal) -> Rounding:
+        """The same rounding on a whole number of `unit`s: a cent (or quarter) increment becomes 1 in
+        a currency without minor units, rounded the same way (half up, up or down)."""
+        steps = Fraction(self.increment) / Fraction(unit)
+        if steps.denominator == 1:
+            return self
+        return Rounding(unit * max(math.ceil(steps), 1), self.mode)
+
     def to_dict(self) -> dict[str, str]:
         return {"increment": str(self.increment), "mode": self.mode.value}
 

@@ -39,14 +39,25 @@ class Settlement:
     amount: Decimal = ZERO
 
 
-# A payout at fractional odds (1:2, 19:20) rounds down to the cent: the house never overpays by
-# rounding. Commission is rate x the win actually paid, rounded by the paytable's own rounding.
-def _floor_to_cent(amount: Fraction) -> Decimal:
-    return CENT * math.floor(amount * 100)
+# A payout at fractional odds (1:2, 19:20) rounds down to the unit paid (the cent, or the yen): the
+# house never overpays by rounding. Commission is rate x the win actually paid, rounded by the
+# paytable's own rounding, never finer than the unit (a 126.50 commission does not exist in yen).
+def _floor_to(amount: Fraction, unit: Decimal) -> Decimal:
+    return unit * math.floor(amount / Fraction(unit))
 
 
-def settle(paytable: Paytable, bet: str, amount: Decimal | int | str, evaluation: Evaluation) -> Settlement:
-    """Settle `amount` on `bet` for the evaluated coup. Raises UnknownBet for a bet not offered."""
+def settle(
+    paytable: Paytable,
+    bet: str,
+    amount: Decimal | int | str,
+    evaluation: Evaluation,
+    *,
+    unit: Decimal = CENT,
+) -> Settlement:
+    """Settle `amount` on `bet` for the evaluated coup. Raises UnknownBet for a bet not offered.
+
+    `unit` is the smallest amount the table pays or charges: the cent by default, 1 for a currency
+    without minor units (ISO 4217 exponent 0); `pit.core.money.settlement_unit` gives it per currency."""
     if bet not in paytable.bets:
         raise UnknownBet(bet, paytable)
     stake = to_decimal(amount, "wager amount")
@@ -56,10 +67,11 @@ def settle(paytable: Paytable, bet: str, amount: Decimal | int | str, evaluation
     if rule.result is not BetResult.WIN:
         return Settlement(rule.result, ZERO, ZERO, ZERO, bet, stake)
     assert rule.odds is not None  # BetRule guarantees odds on a win
-    gross = _floor_to_cent(Fraction(stake) * rule.odds.as_fraction())
+    gross = _floor_to(Fraction(stake) * rule.odds.as_fraction(), unit)
     commission = ZERO
     if rule.commission and paytable.commission_mode is not CommissionMode.NONE:
-        commission = paytable.commission_rounding.apply(Fraction(paytable.commission_rate) * Fraction(gross))
+        rounding = paytable.commission_rounding.at_least(unit)
+        commission = rounding.apply(Fraction(paytable.commission_rate) * Fraction(gross))
     if paytable.commission_mode is CommissionMode.DEDUCTED:
         return Settlement(BetResult.WIN, gross - commission, ZERO, commission, bet, stake)
     return Settlement(BetResult.WIN, gross, commission, ZERO, bet, stake)

@@ -2,6 +2,9 @@
 
 All three walk the same `report_lines`; none builds the whole report in memory. A first column,
 "Line", tells detail rows from subtotals and totals in CSV and XLSX ("line" in JSON).
+
+Text cells are written so that no spreadsheet evaluates them, whoever typed them (a floor device's
+note, an accountant's explanation, a table name): see `csv_safe_text` and `_Cells.text`.
 """
 
 from __future__ import annotations
@@ -61,6 +64,25 @@ def text_value(column: Column, value: Any) -> str | int | None:
     return text_converter(column)(value)
 
 
+# OWASP "CSV injection": a cell starting with one of these is a formula to Excel, LibreOffice or
+# Google Sheets (a leading tab or carriage return is stripped before the formula is read).
+FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe_text(text: str) -> str:
+    """A text cell as CSV carries it: one that a spreadsheet would evaluate gets a leading single
+    quote, which every spreadsheet reads as "this is text" (OWASP's advice). Only text columns go
+    through here: a negative amount stays a number."""
+    return "'" + text if text.startswith(FORMULA_TRIGGERS) else text
+
+
+def csv_converter(column: Column) -> Callable[[Any], str | int | None]:
+    convert = text_converter(column)
+    if column.type != ColumnType.TEXT:
+        return convert
+    return lambda value: None if value is None else csv_safe_text(convert(value))
+
+
 def _lines(definition: ReportDefinition, filters: ReportFilters, progress: Progress | None) -> Iterator[Line]:
     written = 0
     for line in report_lines(definition, filters):
@@ -92,7 +114,7 @@ def csv_chunks(
     """The CSV as UTF-8 byte chunks of a few hundred lines each (BOM first, so Excel reads UTF-8)."""
     writer = csv.writer(_Echo())
     columns = definition.visible_columns
-    converters = [(column.key, text_converter(column)) for column in columns]
+    converters = [(column.key, csv_converter(column)) for column in columns]
     yield ("\ufeff" + writer.writerow([LINE_LABEL, *(column.label for column in columns)])).encode()
     buffer: list[str] = []
     for line in _lines(definition, filters, progress):
@@ -160,8 +182,6 @@ def money_format(currency: str | None) -> str:
     return f'{number} "{currency}"' if currency else number
 
 
-# Written as they are (no style to look up): text as inline strings, whole numbers in General format.
-_PLAIN = frozenset({ColumnType.TEXT, ColumnType.INTEGER})
 _FORMATS = {
     ColumnType.INTEGER: "0",
     ColumnType.DATE: "yyyy-mm-dd",
@@ -178,11 +198,32 @@ class _Cells:
         self.cache: dict[tuple, WriteOnlyCell] = {}
         self.zone = timezone.get_current_timezone()
 
+    def text(self, value: str, bold: bool) -> Any:
+        """A typed string cell, never a formula (openpyxl would take "=..." for one, "#N/A" for an
+        error). One a spreadsheet would evaluate if retyped also carries Excel's quote prefix, so
+        it stays text when edited; its value is kept as written."""
+        risky = value.startswith(FORMULA_TRIGGERS)
+        if not (risky or bold or value.startswith("#")):
+            return value  # openpyxl types a plain string as a string
+        key = ("text", risky, bold)
+        cell = self.cache.get(key)
+        if cell is None:
+            cell = WriteOnlyCell(self.sheet)
+            cell.quotePrefix = risky
+            if bold:
+                cell.font = Font(bold=True)
+            self.cache[key] = cell
+        cell.value = value
+        cell.data_type = "s"
+        return cell
+
     def cell(self, column: Column, value: Any, currency: str | None, bold: bool) -> Any:
         if value is None:
             return None
-        if not bold and column.type in _PLAIN:
-            return value if column.type == ColumnType.INTEGER else str(value)
+        if column.type == ColumnType.TEXT:
+            return self.text(str(value), bold)
+        if not bold and column.type == ColumnType.INTEGER:
+            return value
         key = (column.key, currency if column.type == ColumnType.MONEY else None, bold)
         cell = self.cache.get(key)
         if cell is None:
@@ -200,8 +241,6 @@ class _Cells:
             self.cache[key] = cell
         if column.type == ColumnType.DATETIME:
             value = value.astimezone(self.zone).replace(tzinfo=None)
-        elif column.type == ColumnType.TEXT:
-            value = str(value)
         cell.value = value
         return cell
 
@@ -321,6 +360,7 @@ def _display(column: Column, value: Any, currency: str | None) -> str:
 
 __all__ = [
     "csv_chunks",
+    "csv_safe_text",
     "csv_write",
     "json_chunks",
     "money_format",

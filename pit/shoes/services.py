@@ -19,7 +19,7 @@ from pit import game
 from pit.core.actors import SYSTEM, Actor
 from pit.core.errors import Conflict
 from pit.core.gaming_day import gaming_day_for
-from pit.core.money import MoneyError, to_minor
+from pit.core.money import MoneyError, settlement_unit, to_minor
 from pit.core.outbox import outbox_enqueue
 from pit.paytables.selectors import engine_paytable
 from pit.records.services import records_chain
@@ -223,7 +223,9 @@ def _prepare(item: CoupInput, table: Table, paytable: game.Paytable) -> _Prepare
     evaluation = game.evaluate(game.Coup(player=hands["player"], banker=hands["banker"]))
     wagers = []
     for wager in item.wagers:
-        settlement = game.settle(paytable, wager.bet, wager.amount, evaluation)
+        settlement = game.settle(
+            paytable, wager.bet, wager.amount, evaluation, unit=settlement_unit(table.currency)
+        )
         wagers.append(Wager(
             seat=wager.seat, bet=wager.bet, currency=table.currency,
             amount_minor=to_minor(wager.amount, table.currency), result=str(settlement.result),

@@ -207,3 +207,18 @@ def test_check_box_count():
     assert check_box_count(D("10"), D("10.25"), where="seat 5").message == (
         "The commission box for seat 5 counted 10.25 against 10.00 owed by the ledger; over by 0.25."
     )
+
+
+def test_a_currency_without_cents_settles_in_whole_units():
+    from pit.game import PRESETS, Coup, evaluate, settle
+    from pit.game.paytables import Rounding, RoundingMode
+
+    evaluation = evaluate(Coup(player=["2H", "KD"], banker=["8C", "KS"]))
+    box = settle(PRESETS["commission_box"], "banker", Decimal("2530"), evaluation, unit=Decimal(1))
+    assert (box.payout, box.commission) == (Decimal(2530), Decimal(127))
+    deducted = settle(PRESETS["commission_deducted"], "banker", Decimal("2530"), evaluation, unit=Decimal(1))
+    assert (deducted.payout, deducted.deducted) == (Decimal(2403), Decimal(127))
+    cents = settle(PRESETS["commission_box"], "banker", Decimal("2530"), evaluation)
+    assert cents.commission == Decimal("126.50")
+    assert Rounding(Decimal("0.25"), RoundingMode.DOWN).at_least(Decimal(1)) == Rounding(Decimal(1), RoundingMode.DOWN)
+    assert Rounding(Decimal("0.25"), RoundingMode.UP).at_least(Decimal("0.01")).increment == Decimal("0.25")
