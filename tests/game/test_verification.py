@@ -38,6 +38,10 @@ PRODUCT_CODES = {
     "wager_off_increment",
     "seat_bet_both_sides",
     "box_variance",
+    "inventory_chain_break",
+    "slip_amount_mismatch",
+    "slip_not_received",
+    "win_reconciliation_variance",
 }
 
 
