@@ -12,6 +12,7 @@ class Role(models.TextChoices):
     PIT_BOSS = "pit boss", "Pit boss"
     ACCOUNTANT = "accountant", "Accountant"
     AUDITOR = "auditor", "Auditor"
+    CAGE = "cage", "Cage"
     FLOOR_DEVICE = "floor device", "Floor device"
 
 

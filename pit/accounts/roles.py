@@ -27,6 +27,10 @@ _LEDGER_RECORDS = _view(
     "ledger.commissionentry", "ledger.boxcount", "ledger.reconciliation", "ledger.reconciliationseat",
     "ledger.reconciliationsupplement", "ledger.reconciliationsupplementseat",
 )
+# Table accounting (pit.accounting): chip tray counts, fill/credit slips and their steps, drop counts.
+_ACCOUNTING_RECORDS = _view(
+    "accounting.inventorycount", "accounting.slip", "accounting.slipstep", "accounting.dropcount",
+)
 # The audit trail: django-pghistory's event tables (one per tracked model) and its aggregate views.
 _AUDIT_RECORDS = _view(
     "tables.tableauditevent",
@@ -48,15 +52,27 @@ ROLES: dict[str, frozenset[str]] = {
     # Pit bosses see the ledger too (its reconciliation seats included: a box_variance violation
     # they review names a seat), but change only what the admin's actions change.
     Role.PIT_BOSS.value: frozenset(
-        _FLOOR_RECORDS | _LEDGER_RECORDS
+        _FLOOR_RECORDS
+        | _LEDGER_RECORDS
+        | _ACCOUNTING_RECORDS
         | {"tables.change_table", "compliance.change_ruleviolation", "shoes.correct_coup"}
+        | {"accounting.record_inventorycount", "accounting.request_slip", "accounting.receive_slip"}
     ),
     Role.ACCOUNTANT.value: frozenset(
-        _FLOOR_RECORDS | _LEDGER_RECORDS | {"ledger.change_reconciliation", RUN_REPORTS}
+        _FLOOR_RECORDS
+        | _LEDGER_RECORDS
+        | _ACCOUNTING_RECORDS
+        | {"ledger.change_reconciliation", RUN_REPORTS, "accounting.record_dropcount"}
+    ),
+    # The cage issues fills and takes credits back; it sees the tables and the slips, nothing else.
+    Role.CAGE.value: frozenset(
+        _view("tables.table", "accounting.slip", "accounting.slipstep") | {"accounting.issue_slip"}
     ),
     Role.AUDITOR.value: frozenset(
         _FLOOR_RECORDS
         | _LEDGER_RECORDS
+        | _ACCOUNTING_RECORDS
+        | _view("accounting.devicegrant")
         | _AUDIT_RECORDS
         | _OPERATIONS_RECORDS
         | _view("accounts.device")

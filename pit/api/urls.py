@@ -6,7 +6,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.permissions import AllowAny
 
-from pit.api import corrections, views
+from pit.api import accounting, corrections, views
 
 app_name = "api"
 
@@ -49,6 +49,7 @@ urlpatterns = [
     ),
     path("paytables/", views.PaytableListView.as_view(), name="paytable-list"),
     path("paytables/<int:paytable_id>/odds/", views.PaytableOddsView.as_view(), name="paytable-odds"),
+    path("accounting/", include((accounting.urlpatterns, "accounting"))),
     # The schema and its docs are public: they describe the API, they hold no data.
     path(
         "schema/",

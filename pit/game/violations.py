@@ -58,6 +58,11 @@ VIOLATION_CODES: dict[str, ViolationKind] = _kinds(
     ("seat_bet_both_sides", "One seat bet on both Player and Banker", Severity.MEDIUM),
     ("box_variance", "The commission box count differs from the ledger", Severity.HIGH),
     ("record_chain_broken", "A recorded row no longer matches its shoe's hash chain", Severity.HIGH),
+    # Table accounting (pit.accounting): the chip tray, fills and credits, the statutory win.
+    ("inventory_chain_break", "A table's opener differs from its previous closer", Severity.HIGH),
+    ("slip_amount_mismatch", "A fill or credit counted with other chips than requested", Severity.HIGH),
+    ("slip_not_received", "A fill or credit requested but never received at the table", Severity.HIGH),
+    ("win_reconciliation_variance", "The statutory win differs from the wager-based win", Severity.HIGH),
 )
 
 

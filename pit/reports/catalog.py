@@ -168,3 +168,8 @@ VIOLATIONS = ReportDefinition(
 REPORTS: dict[str, ReportDefinition] = {
     report.slug: report for report in (COMMISSION, COMMISSION_DETAIL, TABLE_RESULTS, VIOLATIONS)
 }
+
+# Table accounting's master game report is defined in its own app and registered here.
+from pit.accounting.report import MASTER_GAME  # noqa: E402
+
+REPORTS[MASTER_GAME.slug] = MASTER_GAME

@@ -93,6 +93,7 @@ LOCAL_APPS = [
     "pit.ledger",
     "pit.records",
     "pit.compliance",
+    "pit.accounting",
     "pit.reports",
     "pit.dashboard",
     "pit.floor",
@@ -252,6 +253,9 @@ PIT_BOX_VARIANCE_TOLERANCE = env.str("PIT_BOX_VARIANCE_TOLERANCE", default="0.00
 PIT_REPORT_INLINE_MAX_DAYS = env.int("PIT_REPORT_INLINE_MAX_DAYS", default=31)
 # Background export files are deleted this many days after they were written (the row stays, expired).
 PIT_REPORT_EXPORT_KEEP_DAYS = env.int("PIT_REPORT_EXPORT_KEEP_DAYS", default=7)
+# Table accounting (pit.accounting): the length of a shift for chip inventories, fills, credits and
+# drops (24: one period per gaming day; 8: three shifts; 12: two).
+PIT_ACCOUNTING_SHIFT_HOURS = env.int("PIT_ACCOUNTING_SHIFT_HOURS", default=24)
 CELERY_BEAT_SCHEDULE["reports.report_exports_purge"] = {
     "task": "reports.report_exports_purge",
     "schedule": 6 * 60 * 60,

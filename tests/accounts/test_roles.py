@@ -58,6 +58,7 @@ def test_what_pit_bosses_and_accountants_may_change():
         Role.PIT_BOSS: {"tables.change_table", "compliance.change_ruleviolation"},
         Role.ACCOUNTANT: {"ledger.change_reconciliation"},
         Role.AUDITOR: set(),
+        Role.CAGE: set(),
         Role.FLOOR_DEVICE: set(),
     }
     assert RUN_REPORTS in ROLES[Role.ACCOUNTANT]

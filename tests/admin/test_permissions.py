@@ -14,9 +14,12 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.urls import reverse
 
+from pit.accounting.models import DeviceGrant, DropCount, InventoryCount, Slip, SlipStep
+from pit.accounting.services import drop_record, inventory_record, slip_issue, slip_request
 from pit.accounts.models import Device, Role
 from pit.accounts.services import device_create
 from pit.compliance.models import RuleViolation
+from pit.core.actors import Actor
 from pit.ledger.models import BoxCount, CommissionEntry, Reconciliation
 from pit.paytables.models import PaytableConfiguration
 from pit.shoes.models import Coup, Shoe
@@ -26,7 +29,9 @@ from tests import factories as f
 from tests.admin.conftest import BANKER_WINS, make_user
 
 ANONYMOUS = "anonymous"
-ROLES = [Role.PIT_BOSS.value, Role.ACCOUNTANT.value, Role.AUDITOR.value, Role.FLOOR_DEVICE.value, ANONYMOUS]
+ROLES = [
+    Role.PIT_BOSS.value, Role.ACCOUNTANT.value, Role.AUDITOR.value, Role.CAGE.value, Role.FLOOR_DEVICE.value, ANONYMOUS,
+]
 PAGES = ("changelist", "change", "add", "delete")
 MODELS = {
     "tables_table": Table,
@@ -38,6 +43,11 @@ MODELS = {
     "ledger_reconciliation": Reconciliation,
     "paytables_paytableconfiguration": PaytableConfiguration,
     "accounts_device": Device,
+    "accounting_inventorycount": InventoryCount,
+    "accounting_slip": Slip,
+    "accounting_slipstep": SlipStep,
+    "accounting_dropcount": DropCount,
+    "accounting_devicegrant": DeviceGrant,
     "auth_user": get_user_model(),
     "auth_group": Group,
 }
@@ -51,16 +61,27 @@ _FLOOR_AND_LEDGER = {
     "ledger_reconciliation",
     "paytables_paytableconfiguration",
 }
-# (role, admin page) -> allowed; everything else is denied. Nobody but a superuser adds or deletes.
+_ACCOUNTING = {"accounting_inventorycount", "accounting_slip", "accounting_slipstep", "accounting_dropcount"}
+# (role, admin page) -> allowed; everything else is denied. Nobody but a superuser adds or deletes,
+# except table accounting's facts, whose "add" page records one through its service.
 ALLOWED = {
     (role, model, page)
     for role, models in {
-        Role.PIT_BOSS.value: _FLOOR_AND_LEDGER,
-        Role.ACCOUNTANT.value: _FLOOR_AND_LEDGER,
-        Role.AUDITOR.value: _FLOOR_AND_LEDGER | {"accounts_device"},
+        Role.PIT_BOSS.value: _FLOOR_AND_LEDGER | _ACCOUNTING,
+        Role.ACCOUNTANT.value: _FLOOR_AND_LEDGER | _ACCOUNTING,
+        Role.AUDITOR.value: _FLOOR_AND_LEDGER | _ACCOUNTING | {"accounts_device", "accounting_devicegrant"},
+        Role.CAGE.value: {"tables_table", "accounting_slip", "accounting_slipstep"},
     }.items()
     for model in models
     for page in ("changelist", "change")
+} | {
+    (role, model, "add")
+    for role, models in {
+        Role.PIT_BOSS.value: {"accounting_inventorycount", "accounting_slip", "accounting_slipstep"},
+        Role.ACCOUNTANT.value: {"accounting_dropcount"},
+        Role.CAGE.value: {"accounting_slipstep"},
+    }.items()
+    for model in models
 }
 # (admin page, action) -> the roles that may run it.
 ACTIONS = {
@@ -82,7 +103,19 @@ def floor(db, django_capture_on_commit_callbacks):
         shoe = f.shoe(table)
         f.coup(shoe, 1, *BANKER_WINS, wagers=[f.wager(1, "banker", "100")])
         shoe_close(shoe=shoe, box_counts=[(1, Decimal("4.00"))])
-        device_create(table=table, name="shoe reader")
+        device, _ = device_create(table=table, name="shoe reader")
+        DeviceGrant.objects.create(device=device, scope="cage")
+        signers = [make_user(Role.PIT_BOSS.value, username=name) for name in ("signer_a", "signer_b")]
+        day = shoe.coups.first().gaming_day
+        inventory_record(
+            table=table, gaming_day=day, kind="opener", chips={"2500": 4}, dealer=signers[0], pit_boss=signers[1],
+            actor=Actor(),
+        )
+        slip = slip_request(
+            kind="fill", number="F-1", table=table, gaming_day=day, reason="low", chips={"2500": 4}, actor=Actor()
+        )
+        slip_issue(slip=slip, chips={"2500": 4}, actor=Actor())
+        drop_record(table=table, gaming_day=day, cash={"10000": 2}, actor=Actor())
     get_user_model().objects.create_user(username="clerk", password="a-long-password-0123", is_staff=True)
     assert RuleViolation.objects.count() == 1 and Reconciliation.objects.count() == 1
     return {name: model.objects.order_by("pk").first() for name, model in MODELS.items()}

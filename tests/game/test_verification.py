@@ -39,6 +39,10 @@ PRODUCT_CODES = {
     "seat_bet_both_sides",
     "box_variance",
     "record_chain_broken",
+    "inventory_chain_break",
+    "slip_amount_mismatch",
+    "slip_not_received",
+    "win_reconciliation_variance",
 }
 
 

@@ -1,0 +1,337 @@
+"""Table accounting in the back-office: every fact is read-only once recorded; "add" records a new
+fact through its service (a count, a slip, a slip's step, a drop), for the roles that may:
+
+- pit bosses record openers and closers, request fills and credits, and sign for them at the table;
+- the cage issues fills and credits; accountants enter the soft count; auditors read everything.
+
+A refusal from a service shows on the form, nothing is written.
+"""
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
+from django.http import HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+
+from pit.core.actors import Actor
+from pit.core.admin_site import SERVICE_ERRORS, ReadOnlyInline, error_text, gaming_day_filter, money_html
+from pit.core.gaming_day import current_gaming_day
+from pit.core.money import MoneyError, format_money, parse_amount, to_minor
+from pit.tables.models import Table
+
+from . import services
+from .models import DeviceGrant, DropCount, InventoryCount, Slip, SlipKind, SlipStep, SlipStepKind
+
+
+def chips_text(chips: dict, currency: str) -> str:
+    return ", ".join(f"{format_money(int(key), currency)} x {pieces}" for key, pieces in chips.items()) or "—"
+
+
+class ChipsField(forms.CharField):
+    """Pieces per denomination, one per line or comma-separated: "25.00 x 40, 100 x 30"."""
+
+    widget = forms.Textarea(attrs={"rows": 4, "cols": 40})
+
+    def clean(self, value):
+        text = super().clean(value)
+        chips: dict[str, str] = {}
+        for part in text.replace("\n", ",").split(","):
+            if not part.strip():
+                continue
+            denomination, _, pieces = part.lower().replace("×", "x").partition("x")
+            if not pieces.strip().isdigit():
+                raise forms.ValidationError(f"Write each line as 'denomination x pieces', e.g. 25.00 x 40: {part!r}.")
+            chips[denomination.strip().lstrip("$")] = pieces.strip()
+        if not chips:
+            raise forms.ValidationError("Count at least one denomination.")
+        return chips
+
+
+def chips_minor(chips: dict[str, str], currency: str) -> dict[str, int]:
+    """The form's {"25.00": "40"} in minor units for the services; a bad amount is a form error."""
+    converted: dict[str, int] = {}
+    for denomination, pieces in chips.items():
+        try:
+            minor = to_minor(parse_amount(denomination, currency), currency)
+        except MoneyError:
+            raise forms.ValidationError(f"{denomination!r} is not a denomination in {currency}.") from None
+        converted[str(minor)] = converted.get(str(minor), 0) + int(pieces)
+    return converted
+
+
+def _staff():
+    return get_user_model().objects.filter(is_active=True, is_staff=True).order_by("username")
+
+
+class PeriodForm(forms.Form):
+    gaming_day = forms.DateField(initial=current_gaming_day, widget=forms.DateInput(attrs={"type": "date"}))
+    shift = forms.IntegerField(min_value=1, max_value=3, initial=1, help_text="1 unless shifts are shorter than 24 h.")
+
+
+class InventoryForm(PeriodForm):
+    table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code")
+    kind = forms.ChoiceField(choices=[("opener", "Opener"), ("closer", "Closer")])
+    chips = ChipsField(help_text="Pieces per denomination: 25.00 x 40, 100.00 x 30")
+    dealer = forms.ModelChoiceField(queryset=_staff(), to_field_name="username")
+    pit_boss = forms.ModelChoiceField(queryset=_staff(), to_field_name="username")
+    field_order = ["table", "gaming_day", "shift", "kind", "chips", "dealer", "pit_boss"]
+
+
+class SlipForm(PeriodForm):
+    kind = forms.ChoiceField(choices=SlipKind.choices)
+    number = forms.CharField(max_length=30, help_text="The slip number printed on the form.")
+    table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code")
+    reason = forms.CharField(max_length=200)
+    chips = ChipsField(help_text="Pieces per denomination: 25.00 x 40, 100.00 x 30")
+    field_order = ["kind", "number", "table", "gaming_day", "shift", "reason", "chips"]
+
+
+class SlipStepForm(forms.Form):
+    slip = forms.ModelChoiceField(queryset=Slip.objects.select_related("table").order_by("-id"))
+    step = forms.ChoiceField(choices=SlipStepKind.choices)
+    chips = ChipsField(help_text="What you counted: 25.00 x 40, 100.00 x 30")
+
+
+class DropForm(PeriodForm):
+    table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code")
+    cash = ChipsField(help_text="Notes per denomination: 100 x 52, 20 x 5")
+    chips = forms.DecimalField(min_value=0, decimal_places=2, initial=0, help_text="Chips found in the box.")
+    markers = forms.DecimalField(min_value=0, decimal_places=2, initial=0, help_text="Markers in the box, if any.")
+    field_order = ["table", "gaming_day", "shift", "cash", "chips", "markers"]
+
+
+class RecordAdmin(admin.ModelAdmin):
+    """Read-only facts; the add page records one through `record` (a service call)."""
+
+    record_permissions: tuple[str, ...] = ()
+    form_class = forms.Form
+    help = ""
+    submit_label = "Record"
+
+    def has_add_permission(self, request, obj=None):
+        return any(request.user.has_perm(perm) for perm in self.record_permissions)
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def get_record_form(self, request, data=None):
+        return self.form_class(data)
+
+    def record(self, request, data: dict):
+        raise NotImplementedError
+
+    def add_view(self, request, form_url="", extra_context=None):
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        form = self.get_record_form(request, request.POST if request.method == "POST" else None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                recorded = self.record(request, form.cleaned_data)
+            except forms.ValidationError as error:
+                form.add_error(None, error)
+            except SERVICE_ERRORS as error:
+                form.add_error(None, error_text(error))
+            else:
+                self.message_user(request, f"Recorded: {recorded}.", messages.SUCCESS)
+                return HttpResponseRedirect(
+                    reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_change", args=[recorded.pk])
+                )
+        context = {
+            **self.admin_site.each_context(request), "opts": self.opts, "form": form, "help": self.help,
+            "title": f"Record {self.opts.verbose_name}", "submit_label": self.submit_label,
+        }
+        return TemplateResponse(request, "admin/accounting/record_form.html", context)
+
+
+@admin.register(InventoryCount)
+class InventoryCountAdmin(RecordAdmin):
+    record_permissions = ("accounting.record_inventorycount",)
+    form_class = InventoryForm
+    help = "The chip tray counted by denomination at the opening or closing of the table, signed by two people."
+    list_display = ("gaming_day", "table", "shift", "kind", "total", "dealer", "pit_boss", "recorded_at")
+    list_filter = (gaming_day_filter(day_field="gaming_day"), "table", "kind")
+    list_select_related = ("table", "dealer", "pit_boss")
+    date_hierarchy = "gaming_day"
+    fields = ("table", "gaming_day", "shift", "kind", "chips_counted", "total", "dealer", "pit_boss",
+              "recorded_at", "recorded_by")
+    readonly_fields = fields
+
+    @admin.display(description="total", ordering="total_minor")
+    def total(self, count):
+        return money_html(count.total_minor, count.currency)
+
+    @admin.display(description="chips")
+    def chips_counted(self, count):
+        return chips_text(count.chips, count.currency)
+
+    def record(self, request, data):
+        table = data["table"]
+        return services.inventory_record(
+            table=table, gaming_day=data["gaming_day"], shift=data["shift"], kind=data["kind"],
+            chips=chips_minor(data["chips"], table.currency), dealer=data["dealer"], pit_boss=data["pit_boss"],
+            actor=Actor(user=request.user),
+        )
+
+
+class SlipStepInline(ReadOnlyInline):
+    model = SlipStep
+    fields = ("step", "chips_counted", "total", "signed_by", "recorded_at", "recorded_by")
+    readonly_fields = fields
+
+    @admin.display(description="chips")
+    def chips_counted(self, step):
+        return chips_text(step.chips, step.slip.currency)
+
+    @admin.display(description="total")
+    def total(self, step):
+        return money_html(step.total_minor, step.slip.currency)
+
+
+@admin.register(Slip)
+class SlipAdmin(RecordAdmin):
+    record_permissions = ("accounting.request_slip",)
+    form_class = SlipForm
+    help = "The pit asks the cage for chips (a fill) or sends chips back (a credit)."
+    submit_label = "Request"
+    list_display = ("number", "kind", "table", "gaming_day", "shift", "total", "reason", "state", "recorded_by")
+    list_filter = (gaming_day_filter(day_field="gaming_day"), "kind", "table")
+    list_select_related = ("table", "recorded_by_user", "recorded_by_device__table")
+    search_fields = ("number", "reason")
+    date_hierarchy = "gaming_day"
+    inlines = [SlipStepInline]
+    fields = ("kind", "number", "table", "gaming_day", "shift", "reason", "chips_requested", "total",
+              "recorded_at", "recorded_by")
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("steps")
+
+    @admin.display(description="total", ordering="total_minor")
+    def total(self, slip):
+        return money_html(slip.total_minor, slip.currency)
+
+    @admin.display(description="chips")
+    def chips_requested(self, slip):
+        return chips_text(slip.chips, slip.currency)
+
+    @admin.display(description="state")
+    def state(self, slip):
+        steps = {step.step for step in slip.steps.all()}
+        return "received" if "received" in steps else "issued" if "issued" in steps else "requested"
+
+    def record(self, request, data):
+        table = data["table"]
+        return services.slip_request(
+            kind=data["kind"], number=data["number"], table=table, gaming_day=data["gaming_day"],
+            shift=data["shift"], reason=data["reason"], chips=chips_minor(data["chips"], table.currency),
+            actor=Actor(user=request.user),
+        )
+
+
+_STEP_PERMISSIONS = {SlipStepKind.ISSUED: "accounting.issue_slip", SlipStepKind.RECEIVED: "accounting.receive_slip"}
+
+
+@admin.register(SlipStep)
+class SlipStepAdmin(RecordAdmin):
+    record_permissions = tuple(_STEP_PERMISSIONS.values())
+    form_class = SlipStepForm
+    help = "The cage issues a slip's chips; the table signs for them when they arrive. Count what you sign for."
+    submit_label = "Sign"
+    list_display = ("slip", "step", "total", "signed_by", "recorded_at", "recorded_by")
+    list_filter = ("step", "slip__kind", "slip__table")
+    list_select_related = ("slip__table", "signed_by", "recorded_by_user", "recorded_by_device__table")
+    search_fields = ("slip__number",)
+    fields = ("slip", "step", "chips_counted", "total", "signed_by", "recorded_at", "recorded_by")
+    readonly_fields = fields
+
+    @admin.display(description="total", ordering="total_minor")
+    def total(self, step):
+        return money_html(step.total_minor, step.slip.currency)
+
+    @admin.display(description="chips")
+    def chips_counted(self, step):
+        return chips_text(step.chips, step.slip.currency)
+
+    def get_record_form(self, request, data=None):
+        form = super().get_record_form(request, data)
+        form.fields["step"].choices = [
+            (step, label) for step, label in SlipStepKind.choices if request.user.has_perm(_STEP_PERMISSIONS[step])
+        ]
+        return form
+
+    def record(self, request, data):
+        slip = data["slip"]
+        service = services.slip_issue if data["step"] == SlipStepKind.ISSUED else services.slip_receive
+        return service(
+            slip=slip, chips=chips_minor(data["chips"], slip.currency), actor=Actor(user=request.user),
+            signed_by=request.user,
+        )
+
+
+@admin.register(DropCount)
+class DropCountAdmin(RecordAdmin):
+    record_permissions = ("accounting.record_dropcount",)
+    form_class = DropForm
+    help = "The soft count of a table's drop box: notes by denomination, chips and markers found in it."
+    list_display = ("gaming_day", "table", "shift", "cash", "chips", "markers", "total", "recorded_by")
+    list_filter = (gaming_day_filter(day_field="gaming_day"), "table")
+    list_select_related = ("table", "recorded_by_user", "recorded_by_device__table")
+    date_hierarchy = "gaming_day"
+    fields = ("table", "gaming_day", "shift", "notes", "cash", "chips", "markers", "total", "recorded_at",
+              "recorded_by")
+    readonly_fields = fields
+
+    @admin.display(description="notes")
+    def notes(self, drop):
+        return chips_text(drop.cash, drop.currency)
+
+    @admin.display(description="cash", ordering="cash_minor")
+    def cash(self, drop):
+        return money_html(drop.cash_minor, drop.currency)
+
+    @admin.display(description="chips")
+    def chips(self, drop):
+        return money_html(drop.chips_minor, drop.currency)
+
+    @admin.display(description="markers")
+    def markers(self, drop):
+        return money_html(drop.markers_minor, drop.currency)
+
+    @admin.display(description="total", ordering="total_minor")
+    def total(self, drop):
+        return money_html(drop.total_minor, drop.currency)
+
+    def record(self, request, data):
+        table = data["table"]
+        amounts = {}
+        for name in ("chips", "markers"):
+            try:
+                amounts[name] = to_minor(data[name], table.currency)
+            except MoneyError as error:
+                raise forms.ValidationError(str(error)) from None
+        return services.drop_record(
+            table=table, gaming_day=data["gaming_day"], shift=data["shift"],
+            cash=chips_minor(data["cash"], table.currency), chips_minor=amounts["chips"],
+            markers_minor=amounts["markers"], actor=Actor(user=request.user),
+        )
+
+
+@admin.register(DeviceGrant)
+class DeviceGrantAdmin(admin.ModelAdmin):
+    """Superusers grant a device the cage or count-room scope; nobody edits a grant."""
+
+    list_display = ("device", "scope", "granted_at")
+    list_select_related = ("device__table",)
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+

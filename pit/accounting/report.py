@@ -1,0 +1,183 @@
+"""The master game report, defined once for the report catalog (pit/reports/catalog.py registers it).
+
+Per gaming day and table: opener, closer, fills, credits, drop, statutory win and win-to-drop,
+beside pit's handle-based house win, theoretical win and commission (read through the table results
+selector of pit.reports, not computed again here), and month- and year-to-date win and drop.
+Subtotals per game, a total per gaming day (the pit), and a grand total per currency.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from pit.core.money import from_minor
+from pit.reports import selectors as report_selectors
+from pit.reports.definitions import Column, Level, ReportDefinition, ReportFilters, Total, ratio
+from pit.reports.definitions import ColumnType as T
+from pit.tables.models import Game, Table
+
+from .selectors import period_figures, win_to_drop
+
+GAME_NAMES = dict(Game.choices)
+_money = {"type": T.MONEY, "total": Total.SUM, "width": 14}
+TO_DATE = ("win_mtd", "drop_mtd", "win_ytd", "drop_ytd")
+
+
+def _tables(filters: ReportFilters):
+    tables = Table.objects.all()
+    if filters.tables:
+        tables = tables.filter(code__in=filters.tables)
+    if filters.game:
+        tables = tables.filter(game=filters.game)
+    return {table.pk: table for table in tables}
+
+
+def _to_date(key: str) -> Callable[[dict[str, Any]], Any]:
+    """Month/year-to-date figures add up across tables of one gaming day, never across days."""
+
+    def compute(sums: dict[str, Any]) -> Any:
+        return sums.get(f"{key}_sum") if sums.get("days") == 1 else None
+
+    return compute
+
+
+def _to_date_ratio(numerator: str, denominator: str) -> Callable[[dict[str, Any]], Any]:
+    plain = ratio(f"{numerator}_sum", f"{denominator}_sum")
+
+    def compute(sums: dict[str, Any]) -> Any:
+        return plain(sums) if sums.get("days") == 1 else None
+
+    return compute
+
+
+def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
+    """One row per gaming day and table that has accounting records or coups, ordered by day,
+    currency, game and table."""
+    tables = _tables(filters)
+    year_start = dt.date(filters.date_from.year, 1, 1)
+    figures = period_figures(date_from=year_start, date_to=filters.date_to, table_ids=tables)
+    wagers = {
+        (row["gaming_day"], row["table"]): row
+        for row in report_selectors.table_result_rows(filters)
+    }
+    by_table: dict[int, list] = defaultdict(list)
+    for item in figures.values():
+        by_table[item.table_id].append(item)
+    code_to_id = {table.code: pk for pk, table in tables.items()}
+    keys = {(day, table_id) for (day, table_id, _) in figures if filters.date_from <= day <= filters.date_to}
+    keys |= {(day, code_to_id[code]) for day, code in wagers if code in code_to_id}
+
+    def to_date(table_id: int, day: dt.date, since: dt.date) -> tuple[int, int]:
+        win = drop = 0
+        for item in by_table[table_id]:
+            if since <= item.gaming_day <= day and item.win is not None:
+                win += item.win
+                drop += item.drop
+        return win, drop
+
+    def order(key):
+        day, table_id = key
+        table = tables[table_id]
+        return (day, table.currency, table.game, table.code)
+
+    previous_day = None
+    for day, table_id in sorted(keys, key=order):
+        table = tables[table_id]
+        currency = table.currency
+        item = figures.get((day, table_id, 0))
+
+        def money(minor: int, currency: str = currency):
+            return from_minor(minor, currency)
+
+        missing = []
+        if item is None or not item.complete:
+            counted = item.counted if item is not None else {}
+            missing = [name for name in ("opener", "closer", "drop") if not counted.get(name)]
+            if not missing:
+                missing = ["a shift's count"]
+        played = wagers.get((day, table.code), {})
+        win = item.win if item is not None else None
+        mtd_win, mtd_drop = to_date(table_id, day, day.replace(day=1))
+        ytd_win, ytd_drop = to_date(table_id, day, day.replace(month=1, day=1))
+        statutory = money(win) if win is not None else None
+        house_win = played.get("house_win")
+        row = {
+            "gaming_day": day,
+            "currency": currency,
+            "game": GAME_NAMES.get(table.game, table.game),
+            "table": table.code,
+            "status": "complete" if not missing else "missing " + ", ".join(missing),
+            "opener": money(item.opener) if item and item.opener is not None else None,
+            "closer": money(item.closer) if item and item.closer is not None else None,
+            "fills": money(item.fills if item else 0),
+            "credits": money(item.credits if item else 0),
+            "drop": money(item.drop) if item and item.drop is not None else None,
+            "win": statutory,
+            "hold": win_to_drop(win, item.drop if item else None),
+            "drop_for_hold": money(item.drop) if win is not None else None,
+            "house_win": house_win,
+            "theoretical_win": played.get("theoretical_win"),
+            "commission": played.get("commission"),
+            "win_difference": (statutory - house_win) if statutory is not None and house_win is not None else None,
+            "win_mtd": money(mtd_win),
+            "drop_mtd": money(mtd_drop),
+            "hold_mtd": win_to_drop(mtd_win, mtd_drop),
+            "win_ytd": money(ytd_win),
+            "drop_ytd": money(ytd_drop),
+            "hold_ytd": win_to_drop(ytd_win, ytd_drop),
+            "days": 1 if day != previous_day else 0,
+        }
+        row.update({f"{key}_sum": row[key] for key in TO_DATE})
+        yield row
+        previous_day = day
+
+
+def master_game_estimate(filters: ReportFilters) -> int:
+    return len({(day, table_id) for (day, table_id, _) in period_figures(
+        date_from=filters.date_from, date_to=filters.date_to, table_ids=_tables(filters)
+    )})
+
+
+MASTER_GAME = ReportDefinition(
+    slug="master-game",
+    title="Master game report",
+    description=(
+        "Per gaming day and table: opener, closer, fills, credits, drop, statutory win (drop + closer + credits "
+        "- opener - fills) and win-to-drop, beside the wager-based house win, theoretical win and commission; "
+        "month- and year-to-date; subtotals per game and per gaming day (the pit)."
+    ),
+    columns=(
+        Column("gaming_day", "Gaming day", T.DATE, Total.CARRY, width=12),
+        Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
+        Column("game", "Game", T.TEXT, Total.CARRY, width=14),
+        Column("table", "Table", T.TEXT, width=10),
+        Column("status", "Records", T.TEXT, width=16),
+        Column("opener", "Opener", **_money),
+        Column("closer", "Closer", **_money),
+        Column("fills", "Fills", **_money),
+        Column("credits", "Credits", **_money),
+        Column("drop", "Drop", **_money),
+        Column("win", "Statutory win", **_money),
+        Column("hold", "Win-to-drop %", T.PERCENTAGE, ratio("win", "drop_for_hold"), width=9, places=2),
+        Column("drop_for_hold", "Drop of complete rows", T.MONEY, Total.SUM, hidden=True),
+        Column("house_win", "House win (wagers)", **_money),
+        Column("theoretical_win", "Theoretical win", **_money),
+        Column("commission", "Commission owed", **_money),
+        Column("win_difference", "Statutory - wager win", **_money),
+        Column("win_mtd", "Win MTD", T.MONEY, _to_date("win_mtd"), width=14),
+        Column("drop_mtd", "Drop MTD", T.MONEY, _to_date("drop_mtd"), width=14),
+        Column("hold_mtd", "Win-to-drop MTD %", T.PERCENTAGE, _to_date_ratio("win_mtd", "drop_mtd"), width=9),
+        Column("win_ytd", "Win YTD", T.MONEY, _to_date("win_ytd"), width=14),
+        Column("drop_ytd", "Drop YTD", T.MONEY, _to_date("drop_ytd"), width=14),
+        Column("hold_ytd", "Win-to-drop YTD %", T.PERCENTAGE, _to_date_ratio("win_ytd", "drop_ytd"), width=9),
+        # Hidden sums: to-date columns total only within one gaming day (the `days` count tells).
+        Column("days", "Gaming days", T.INTEGER, Total.SUM, hidden=True),
+        *(Column(f"{key}_sum", f"{key} (summed)", T.MONEY, Total.SUM, hidden=True) for key in TO_DATE),
+    ),
+    rows=master_game_rows,
+    estimate=master_game_estimate,
+    levels=(Level("day", ("gaming_day", "currency"), "Gaming day"), Level("game", ("game",), "Game")),
+    audience="accounting",
+)

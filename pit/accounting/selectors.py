@@ -1,0 +1,124 @@
+"""Reads of table accounting: the figures of each table and period, and the statutory win.
+
+Statutory win = drop + closer + credits - opener - fills, per table and period (a gaming day, or
+a shift when shifts are shorter than 24 h); a day's win is the sum of its shifts'. Fills and
+credits count what the table signed for (the `received` step of each slip). Win-to-drop (hold %)
+is win / drop.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.db.models import Sum
+
+from .models import CountKind, DropCount, InventoryCount, SlipKind, SlipStep, SlipStepKind
+
+
+def statutory_win_minor(*, drop: int, closer: int, credits: int, opener: int, fills: int) -> int:
+    """The statutory win of a table for a period, in minor units."""
+    return drop + closer + credits - opener - fills
+
+
+def win_to_drop(win: int | Decimal | None, drop: int | Decimal | None) -> Decimal | None:
+    """Hold % on drop as a ratio (0.1523 is 15.23 %); None without a drop."""
+    if win is None or not drop:
+        return None
+    return Decimal(win) / Decimal(drop)
+
+
+@dataclass
+class PeriodFigures:
+    """What is recorded for one table and period (minor units; None: not recorded yet)."""
+
+    gaming_day: dt.date
+    table_id: int
+    shift: int
+    currency: str = ""
+    opener: int | None = None
+    closer: int | None = None
+    fills: int = 0
+    credits: int = 0
+    drop: int | None = None
+    shifts: set[int] = field(default_factory=set)  # the shifts with any record
+    counted: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))  # figure -> its shifts
+
+    @property
+    def complete(self) -> bool:
+        """Opener, closer and drop recorded for every shift that has any record."""
+        return all(self.counted[name] == self.shifts for name in ("opener", "closer", "drop"))
+
+    @property
+    def win(self) -> int | None:
+        """None until the opener, the closer and the drop are all recorded."""
+        if not self.complete:
+            return None
+        return statutory_win_minor(
+            drop=self.drop, closer=self.closer, credits=self.credits, opener=self.opener, fills=self.fills
+        )
+
+
+def _add(current: int | None, amount: int) -> int:
+    return amount if current is None else current + amount
+
+
+def period_figures(
+    *, date_from: dt.date, date_to: dt.date, table_ids=None, by_shift: bool = False
+) -> dict[tuple[dt.date, int, int], PeriodFigures]:
+    """Figures per (gaming day, table id, shift), or per (gaming day, table id, 0) for whole days
+    (the shifts added up), in four queries."""
+    scope = {"gaming_day__range": (date_from, date_to)}
+    if table_ids is not None:
+        scope["table_id__in"] = list(table_ids)
+    figures: dict[tuple[dt.date, int, int], PeriodFigures] = {}
+
+    def at(day, table_id, shift, currency) -> PeriodFigures:
+        key = (day, table_id, shift if by_shift else 0)
+        item = figures.get(key)
+        if item is None:
+            item = figures[key] = PeriodFigures(gaming_day=day, table_id=table_id, shift=key[2], currency=currency)
+        item.shifts.add(shift)
+        return item
+
+    for day, table_id, shift, kind, currency, total in InventoryCount.objects.filter(**scope).values_list(
+        "gaming_day", "table_id", "shift", "kind", "currency", "total_minor"
+    ):
+        item = at(day, table_id, shift, currency)
+        if kind == CountKind.OPENER:
+            item.opener = _add(item.opener, total)
+        else:
+            item.closer = _add(item.closer, total)
+        item.counted[kind].add(shift)
+    slip_scope = {f"slip__{name}": value for name, value in scope.items()}
+    received = (
+        SlipStep.objects.filter(step=SlipStepKind.RECEIVED, **slip_scope)
+        .values_list("slip__gaming_day", "slip__table_id", "slip__shift", "slip__kind", "slip__currency")
+        .annotate(total=Sum("total_minor"))
+        .order_by()
+    )
+    for day, table_id, shift, kind, currency, total in received:
+        item = at(day, table_id, shift, currency)
+        if kind == SlipKind.FILL:
+            item.fills += total
+        else:
+            item.credits += total
+    for day, table_id, shift, currency, total in DropCount.objects.filter(**scope).values_list(
+        "gaming_day", "table_id", "shift", "currency", "total_minor"
+    ):
+        item = at(day, table_id, shift, currency)
+        item.drop = _add(item.drop, total)
+        item.counted["drop"].add(shift)
+    return figures
+
+
+def day_win_totals(*, date_from: dt.date, date_to: dt.date, table_ids=None) -> dict[int, tuple[int, int]]:
+    """Per table id: (statutory win, drop) over the range, counting only complete table-days."""
+    totals: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    for item in period_figures(date_from=date_from, date_to=date_to, table_ids=table_ids).values():
+        if item.win is not None:
+            totals[item.table_id][0] += item.win
+            totals[item.table_id][1] += item.drop
+    return {table_id: (win, drop) for table_id, (win, drop) in totals.items()}
+

@@ -1,0 +1,304 @@
+"""Writes of table accounting: chip tray counts, fill and credit slips and their steps, drop counts.
+
+Every write inserts facts; nothing here updates a row of this app. Each write is atomic and
+idempotent: posting the same fact again returns the one recorded; the same period, slip or step
+with other figures is a Conflict (409) and nothing is written. Findings go to the rule violations
+(`pit.compliance`), once per fingerprint:
+
+- `inventory_chain_break`: an opener that differs from the table's previous closer (by denomination);
+- `slip_amount_mismatch`: a slip issued or received with other chips than requested;
+- `slip_not_received`: a slip of a period whose closer is recorded, never received at the table.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+
+from pit import game
+from pit.compliance.services import violation_record
+from pit.core.actors import Actor
+from pit.core.errors import Conflict
+from pit.core.money import format_money
+
+from .models import CountKind, DropCount, InventoryCount, Slip, SlipKind, SlipStep, SlipStepKind
+
+FOUND_BY = "table_accounting"
+MAX_PIECES = 10**7  # more pieces of one denomination than any tray or box holds: a typing error
+
+
+def shifts_per_day() -> int:
+    hours = settings.PIT_ACCOUNTING_SHIFT_HOURS
+    if hours not in (8, 12, 24):
+        raise ValueError(f"PIT_ACCOUNTING_SHIFT_HOURS must be 8, 12 or 24, not {hours}")
+    return 24 // hours
+
+
+def chips_normalize(chips: Mapping, *, field: str = "chips") -> tuple[dict[str, int], int]:
+    """{denomination in minor units: pieces} checked and in canonical form (string keys, ascending,
+    no zero counts), with its total in minor units. ValidationError names the field and the entry."""
+    if not isinstance(chips, Mapping):
+        raise ValidationError({field: "Give the pieces counted per denomination, e.g. {\"2500\": 40}."})
+    normalized: dict[int, int] = {}
+    for key, pieces in chips.items():
+        try:
+            denomination = int(str(key))
+        except ValueError:
+            raise ValidationError({field: f"{key!r} is not a denomination in minor units."}) from None
+        if denomination <= 0:
+            raise ValidationError({field: f"Denomination {key} must be positive."})
+        if isinstance(pieces, bool) or not isinstance(pieces, int) or not 0 <= pieces <= MAX_PIECES:
+            raise ValidationError({field: f"Pieces of {key} must be a whole number from 0 to {MAX_PIECES}."})
+        if pieces:
+            normalized[denomination] = normalized.get(denomination, 0) + pieces
+    ordered = {str(denomination): normalized[denomination] for denomination in sorted(normalized)}
+    return ordered, sum(denomination * pieces for denomination, pieces in normalized.items())
+
+
+def chips_difference(expected: Mapping, counted: Mapping, currency: str) -> str:
+    """The denominations where two counts differ, in words: "$25.00 x 38 instead of 40"."""
+    parts = []
+    for key in sorted({*expected, *counted}, key=int):
+        want, got = expected.get(key, 0), counted.get(key, 0)
+        if want != got:
+            parts.append(f"{format_money(int(key), currency)} x {got} instead of {want}")
+    return "; ".join(parts)
+
+
+def _check_period(*, gaming_day: dt.date, shift: int) -> None:
+    if not isinstance(gaming_day, dt.date):
+        raise ValidationError({"gaming_day": "A gaming day (a date) is required."})
+    count = shifts_per_day()
+    if not 1 <= shift <= count:
+        hours = settings.PIT_ACCOUNTING_SHIFT_HOURS
+        raise ValidationError({"shift": f"Shift must be from 1 to {count} ({hours} h shifts)."})
+
+
+def _period_before(day: dt.date, shift: int) -> Q:
+    return Q(gaming_day__lt=day) | Q(gaming_day=day, shift__lt=shift)
+
+
+def _period_after(day: dt.date, shift: int) -> Q:
+    return Q(gaming_day__gt=day) | Q(gaming_day=day, shift__gt=shift)
+
+
+def _create_once(model, lookup: dict, values: dict, compare: tuple[str, ...], what: str):
+    """Insert a fact once: the same fact again returns the recorded row; other figures are a Conflict."""
+    existing = model.objects.filter(**lookup).first()
+    if existing is None:
+        try:
+            with transaction.atomic():
+                return model.objects.create(**lookup, **values), True
+        except IntegrityError:
+            existing = model.objects.filter(**lookup).first()
+            if existing is None:
+                raise
+    differing = [name for name in compare if getattr(existing, name) != values[name]]
+    if differing:
+        raise Conflict(
+            f"{what} is already recorded with other figures ({', '.join(differing)}); a recorded fact is "
+            "never changed.",
+            existing_id=existing.pk,
+        )
+    return existing, False
+
+
+# ---------------------------------------------------------------------------------------- inventory
+def _chain_check(*, opener: InventoryCount, closer: InventoryCount | None) -> None:
+    if closer is None or closer.chips == opener.chips:
+        return
+    table = opener.table
+    finding = game.violation(
+        "inventory_chain_break",
+        f"The opener of {table.code} for {opener.gaming_day} shift {opener.shift} "
+        f"({format_money(opener.total_minor, opener.currency)}) differs from the closer of "
+        f"{closer.gaming_day} shift {closer.shift} ({format_money(closer.total_minor, closer.currency)}): "
+        f"{chips_difference(closer.chips, opener.chips, opener.currency)}.",
+    )
+    violation_record(
+        finding=finding, fingerprint=f"inventory_chain:{opener.pk}:{closer.pk}", table=table,
+        gaming_day=opener.gaming_day, found_by=FOUND_BY,
+    )
+
+
+@transaction.atomic
+def inventory_record(
+    *, table, gaming_day: dt.date, shift: int = 1, kind: str, chips: Mapping, dealer, pit_boss,
+    actor: Actor,
+) -> InventoryCount:
+    """Record a table's opener or closer for a period, signed by the dealer and the pit boss.
+
+    An opener is compared with the table's previous closer, a closer with the next opener already
+    recorded (counts keyed in late); a difference is an `inventory_chain_break`. A closer also
+    flags the period's slips never received at the table.
+    """
+    from .locks import day_ensure_open  # the day close (item 7) refuses writes to a closed day
+
+    _check_period(gaming_day=gaming_day, shift=shift)
+    if kind not in CountKind.values:
+        raise ValidationError({"kind": f"Kind must be one of {', '.join(CountKind.values)}."})
+    if dealer is None or pit_boss is None:
+        raise ValidationError({"dealer" if dealer is None else "pit_boss": "Both signers are required."})
+    if dealer.pk == pit_boss.pk:
+        raise ValidationError({"pit_boss": "The dealer and the pit boss must be two different people."})
+    chips, total = chips_normalize(chips)
+    day_ensure_open(gaming_day=gaming_day)
+    count, created = _create_once(
+        InventoryCount,
+        {"table": table, "gaming_day": gaming_day, "shift": shift, "kind": kind},
+        {
+            "currency": table.currency, "chips": chips, "total_minor": total, "dealer": dealer,
+            "pit_boss": pit_boss, **actor.recorded_fields(),
+        },
+        ("chips", "dealer", "pit_boss"),
+        f"The {kind} of {table.code} for {gaming_day} shift {shift}",
+    )
+    if not created:
+        return count
+    counts = InventoryCount.objects.filter(table=table).select_related("table")
+    if kind == CountKind.OPENER:
+        previous = counts.filter(_period_before(gaming_day, shift), kind=CountKind.CLOSER)
+        _chain_check(opener=count, closer=previous.order_by("-gaming_day", "-shift").first())
+    else:
+        following = counts.filter(_period_after(gaming_day, shift), kind=CountKind.OPENER)
+        later_opener = following.order_by("gaming_day", "shift").first()
+        if later_opener is not None:
+            earlier_closer = (
+                counts.filter(_period_before(later_opener.gaming_day, later_opener.shift), kind=CountKind.CLOSER)
+                .order_by("-gaming_day", "-shift")
+                .first()
+            )
+            if earlier_closer is not None and earlier_closer.pk == count.pk:
+                _chain_check(opener=later_opener, closer=count)
+        slips_flag_unreceived(table=table, gaming_day=gaming_day, shift=shift)
+    return count
+
+
+# ---------------------------------------------------------------------------------------- slips
+@transaction.atomic
+def slip_request(
+    *, kind: str, number: str, table, gaming_day: dt.date, shift: int = 1, reason: str, chips: Mapping,
+    actor: Actor,
+) -> Slip:
+    """The pit asks for a fill (chips from the cage) or a credit (chips back to the cage)."""
+    from .locks import day_ensure_open
+
+    if kind not in SlipKind.values:
+        raise ValidationError({"kind": f"Kind must be one of {', '.join(SlipKind.values)}."})
+    number = (number or "").strip()
+    if not number:
+        raise ValidationError({"number": "The slip number is required."})
+    if not (reason or "").strip():
+        raise ValidationError({"reason": "Say why the chips are needed or returned."})
+    _check_period(gaming_day=gaming_day, shift=shift)
+    chips, total = chips_normalize(chips)
+    if total <= 0:
+        raise ValidationError({"chips": "A slip moves at least one chip."})
+    day_ensure_open(gaming_day=gaming_day)
+    slip, _ = _create_once(
+        Slip,
+        {"kind": kind, "number": number},
+        {
+            "table": table, "gaming_day": gaming_day, "shift": shift, "currency": table.currency,
+            "reason": reason.strip(), "chips": chips, "total_minor": total, **actor.recorded_fields(),
+        },
+        ("table", "gaming_day", "shift", "chips"),
+        f"{kind.capitalize()} slip {number}",
+    )
+    return slip
+
+
+def _slip_step(*, slip: Slip, step: str, chips: Mapping, actor: Actor, signed_by=None) -> SlipStep:
+    from .locks import day_ensure_open
+
+    chips, total = chips_normalize(chips)
+    slip = Slip.objects.select_related("table").get(pk=slip.pk)
+    day_ensure_open(gaming_day=slip.gaming_day)
+    if step == SlipStepKind.RECEIVED and not slip.steps.filter(step=SlipStepKind.ISSUED).exists():
+        raise Conflict(f"{slip} has not been issued by the cage yet.", slip=slip.number)
+    recorded, created = _create_once(
+        SlipStep,
+        {"slip": slip, "step": step},
+        {"chips": chips, "total_minor": total, "signed_by": signed_by, **actor.recorded_fields()},
+        ("chips",),
+        f"The {step} step of {slip}",
+    )
+    if created and chips != slip.chips:
+        finding = game.violation(
+            "slip_amount_mismatch",
+            f"{slip} was {step} with {format_money(total, slip.currency)} against "
+            f"{format_money(slip.total_minor, slip.currency)} requested: "
+            f"{chips_difference(slip.chips, chips, slip.currency)}.",
+        )
+        violation_record(
+            finding=finding, fingerprint=f"slip_mismatch:{slip.pk}:{step}", table=slip.table,
+            gaming_day=slip.gaming_day, found_by=FOUND_BY,
+        )
+    return recorded
+
+
+@transaction.atomic
+def slip_issue(*, slip: Slip, chips: Mapping, actor: Actor, signed_by=None) -> SlipStep:
+    """The cage issues the chips of a slip (for a credit: the cage's count of what it takes back)."""
+    return _slip_step(slip=slip, step=SlipStepKind.ISSUED, chips=chips, actor=actor, signed_by=signed_by)
+
+
+@transaction.atomic
+def slip_receive(*, slip: Slip, chips: Mapping, actor: Actor, signed_by=None) -> SlipStep:
+    """The table signs for the chips of an issued slip: what is received is what counts in the win."""
+    return _slip_step(slip=slip, step=SlipStepKind.RECEIVED, chips=chips, actor=actor, signed_by=signed_by)
+
+
+def slips_flag_unreceived(*, table=None, gaming_day: dt.date, shift: int | None = None) -> int:
+    """Record `slip_not_received` for the period's slips that never reached the table. Returns how many."""
+    slips = Slip.objects.filter(gaming_day=gaming_day).exclude(steps__step=SlipStepKind.RECEIVED)
+    if table is not None:
+        slips = slips.filter(table=table)
+    if shift is not None:
+        slips = slips.filter(shift=shift)
+    found = 0
+    for slip in slips.select_related("table"):
+        finding = game.violation(
+            "slip_not_received",
+            f"{slip} ({format_money(slip.total_minor, slip.currency)}, requested for {slip.gaming_day} "
+            f"shift {slip.shift}) was never received at the table.",
+        )
+        violation_record(
+            finding=finding, fingerprint=f"slip_not_received:{slip.pk}", table=slip.table,
+            gaming_day=slip.gaming_day, found_by=FOUND_BY,
+        )
+        found += 1
+    return found
+
+
+# ---------------------------------------------------------------------------------------- drop
+@transaction.atomic
+def drop_record(
+    *, table, gaming_day: dt.date, shift: int = 1, cash: Mapping, chips_minor: int = 0, markers_minor: int = 0,
+    actor: Actor,
+) -> DropCount:
+    """The soft count of a table's drop box: notes by denomination, chips and markers found in it."""
+    from .locks import day_ensure_open
+
+    _check_period(gaming_day=gaming_day, shift=shift)
+    cash, cash_minor = chips_normalize(cash, field="cash")
+    for name, value in (("chips", chips_minor), ("markers", markers_minor)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValidationError({name: "An amount of zero or more is required."})
+    day_ensure_open(gaming_day=gaming_day)
+    drop, _ = _create_once(
+        DropCount,
+        {"table": table, "gaming_day": gaming_day, "shift": shift},
+        {
+            "currency": table.currency, "cash": cash, "cash_minor": cash_minor, "chips_minor": chips_minor,
+            "markers_minor": markers_minor, "total_minor": cash_minor + chips_minor + markers_minor,
+            **actor.recorded_fields(),
+        },
+        ("cash", "chips_minor", "markers_minor"),
+        f"The drop of {table.code} for {gaming_day} shift {shift}",
+    )
+    return drop

@@ -1,0 +1,316 @@
+"""Table accounting over the API (under /api/v1/accounting/): chip tray counts, fill and credit
+slips, drop counts, and the statutory win of a gaming day. Thin views, one service each.
+
+Chips and notes are sent as {"<denomination as a decimal string>": <pieces>}, e.g. {"25.00": 40}.
+Who may call what:
+- staff by their role's permissions (pit bosses count trays, request fills/credits and sign for
+  them at the table; the cage issues; accountants post the soft count);
+- a floor device on its own table: tray counts, requests and receipts;
+- a device granted the cage scope (`pit.accounting.models.DeviceGrant`): issues slips of every table;
+- a device granted the count-room scope: posts drop counts of every table.
+"""
+
+from decimal import Decimal
+
+from django.http import Http404
+from django.urls import path
+from drf_spectacular.utils import extend_schema
+from rest_framework import exceptions, serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from pit.accounting import selectors as accounting_selectors
+from pit.accounting import services as accounting_services
+from pit.accounting.models import DeviceGrant, DeviceScope, Slip, SlipKind
+from pit.api import serializers as s
+from pit.api.authentication import request_device
+from pit.api.idempotency import idempotent
+from pit.api.permissions import READ, WRITE
+from pit.api.views import actor_for, table_for, validated
+from pit.core.money import MoneyError, from_minor, to_minor
+from pit.tables.models import Table
+
+DEVICE_WRITE = frozenset({WRITE})
+DEVICE_READ_WRITE = frozenset({READ, WRITE})
+
+
+class ChipsField(serializers.DictField):
+    """{"25.00": 40, "100.00": 30}: pieces (whole numbers) per denomination (a decimal string)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("child", serializers.IntegerField(min_value=0, max_value=accounting_services.MAX_PIECES))
+        kwargs.setdefault("allow_empty", False)
+        super().__init__(**kwargs)
+
+
+class InventoryInputSerializer(s.StrictSerializer):
+    gaming_day = serializers.DateField()
+    shift = serializers.IntegerField(min_value=1, max_value=3, default=1)
+    kind = serializers.ChoiceField(choices=["opener", "closer"])
+    chips = ChipsField(help_text='Pieces per denomination, e.g. {"25.00": 40, "100.00": 30}.')
+    dealer = serializers.CharField(max_length=150, help_text="The dealer's username (first signer).")
+    pit_boss = serializers.CharField(max_length=150, help_text="The pit boss's username (second signer).")
+
+
+class SlipInputSerializer(s.StrictSerializer):
+    kind = serializers.ChoiceField(choices=SlipKind.values)
+    number = serializers.CharField(max_length=30)
+    table = serializers.SlugField(max_length=20)
+    gaming_day = serializers.DateField()
+    shift = serializers.IntegerField(min_value=1, max_value=3, default=1)
+    reason = serializers.CharField(max_length=200)
+    chips = ChipsField()
+
+
+class SlipStepInputSerializer(s.StrictSerializer):
+    chips = ChipsField()
+    signed_by = serializers.CharField(
+        max_length=150, required=False, help_text="Username of the person who signed the step, if known."
+    )
+
+
+class DropInputSerializer(s.StrictSerializer):
+    gaming_day = serializers.DateField()
+    shift = serializers.IntegerField(min_value=1, max_value=3, default=1)
+    cash = ChipsField(allow_empty=True, help_text='Notes per denomination, e.g. {"100.00": 52}.')
+    chips = s.MoneyField(required=False, help_text="Chips found in the box.")
+    markers = s.MoneyField(required=False, help_text="Markers found in the box, if the casino takes them.")
+
+
+def _minor_chips(chips: dict, currency: str, field: str) -> dict[str, int]:
+    converted: dict[str, int] = {}
+    for key, pieces in chips.items():
+        try:
+            minor = to_minor(s.MoneyField(positive=True).to_internal_value(key), currency)
+        except (serializers.ValidationError, MoneyError):
+            raise exceptions.ValidationError({field: [f"{key!r} is not a denomination in {currency}."]}) from None
+        converted[str(minor)] = converted.get(str(minor), 0) + pieces
+    return converted
+
+
+def _display_chips(chips: dict, currency: str) -> dict[str, int]:
+    return {str(from_minor(int(key), currency)): pieces for key, pieces in chips.items()}
+
+
+def _user(username: str, field: str):
+    from django.contrib.auth import get_user_model
+
+    user = get_user_model().objects.filter(username=username, is_active=True).first()
+    if user is None:
+        raise exceptions.ValidationError({field: [f"There is no active user {username!r}."]})
+    return user
+
+
+def _ensure_scope(request, scope: str) -> None:
+    device = request_device(request)
+    if device is not None and not DeviceGrant.objects.filter(device=device, scope=scope).exists():
+        raise exceptions.PermissionDenied(f"This device is not granted the {scope.replace('_', ' ')} scope.")
+
+
+def _slip_for(request, kind: str, number: str, *, own_table: bool) -> Slip:
+    slip = Slip.objects.select_related("table").filter(kind=kind, number=number).first()
+    if slip is None:
+        raise Http404(f"There is no {kind} slip {number!r}.")
+    if own_table:
+        table_for(request, slip.table.code)
+    return slip
+
+
+def inventory_data(count) -> dict:
+    return {
+        "id": count.pk, "table": count.table.code, "gaming_day": count.gaming_day.isoformat(),
+        "shift": count.shift, "kind": count.kind, "currency": count.currency,
+        "chips": _display_chips(count.chips, count.currency), "total": s.money(count.total_minor, count.currency),
+        "dealer": count.dealer.username, "pit_boss": count.pit_boss.username,
+    }
+
+
+def slip_data(slip) -> dict:
+    steps = {step.step: step for step in slip.steps.all()}
+    return {
+        "id": slip.pk, "kind": slip.kind, "number": slip.number, "table": slip.table.code,
+        "gaming_day": slip.gaming_day.isoformat(), "shift": slip.shift, "currency": slip.currency,
+        "reason": slip.reason, "chips": _display_chips(slip.chips, slip.currency),
+        "total": s.money(slip.total_minor, slip.currency), "requested_by": s.recorded_by(slip),
+        "steps": [
+            {
+                "step": name, "chips": _display_chips(step.chips, slip.currency),
+                "total": s.money(step.total_minor, slip.currency), "recorded_by": s.recorded_by(step),
+                "signed_by": step.signed_by.username if step.signed_by_id else None,
+            }
+            for name, step in steps.items()
+        ],
+    }
+
+
+def drop_data(drop) -> dict:
+    return {
+        "id": drop.pk, "table": drop.table.code, "gaming_day": drop.gaming_day.isoformat(), "shift": drop.shift,
+        "currency": drop.currency, "cash": _display_chips(drop.cash, drop.currency),
+        "cash_total": s.money(drop.cash_minor, drop.currency), "chips": s.money(drop.chips_minor, drop.currency),
+        "markers": s.money(drop.markers_minor, drop.currency), "total": s.money(drop.total_minor, drop.currency),
+    }
+
+
+_OBJECT = {"type": "object"}
+
+
+@extend_schema(tags=["accounting"])
+class InventoryView(APIView):
+    write_permissions = ("accounting.record_inventorycount",)
+    device_access = DEVICE_WRITE
+
+    @extend_schema(
+        request=InventoryInputSerializer, responses={201: _OBJECT},
+        summary="Record the table's opener or closer (chips by denomination, two signers)",
+    )
+    @idempotent
+    def post(self, request, code: str):
+        data = validated(InventoryInputSerializer, request)
+        table = table_for(request, code)
+        count = accounting_services.inventory_record(
+            table=table, gaming_day=data["gaming_day"], shift=data["shift"], kind=data["kind"],
+            chips=_minor_chips(data["chips"], table.currency, "chips"),
+            dealer=_user(data["dealer"], "dealer"), pit_boss=_user(data["pit_boss"], "pit_boss"),
+            actor=actor_for(request),
+        )
+        return Response(inventory_data(count), status=status.HTTP_201_CREATED)
+
+
+@extend_schema(tags=["accounting"])
+class SlipRequestView(APIView):
+    write_permissions = ("accounting.request_slip",)
+    device_access = DEVICE_WRITE
+
+    @extend_schema(request=SlipInputSerializer, responses={201: _OBJECT}, summary="Request a fill or credit")
+    @idempotent
+    def post(self, request):
+        data = validated(SlipInputSerializer, request)
+        table = table_for(request, data["table"])
+        slip = accounting_services.slip_request(
+            kind=data["kind"], number=data["number"], table=table, gaming_day=data["gaming_day"],
+            shift=data["shift"], reason=data["reason"], chips=_minor_chips(data["chips"], table.currency, "chips"),
+            actor=actor_for(request),
+        )
+        return Response(slip_data(slip), status=status.HTTP_201_CREATED)
+
+
+class _SlipStepView(APIView):
+    device_access = DEVICE_WRITE
+    step = ""
+
+    @idempotent
+    def post(self, request, kind: str, number: str):
+        data = validated(SlipStepInputSerializer, request)
+        cage = self.step == "issue"
+        if cage:
+            _ensure_scope(request, DeviceScope.CAGE)
+        slip = _slip_for(request, kind, number, own_table=not cage)
+        signer = _user(data["signed_by"], "signed_by") if data.get("signed_by") else None
+        service = accounting_services.slip_issue if cage else accounting_services.slip_receive
+        service(
+            slip=slip, chips=_minor_chips(data["chips"], slip.currency, "chips"), actor=actor_for(request),
+            signed_by=signer or (None if request_device(request) else request.user),
+        )
+        return Response(slip_data(slip), status=status.HTTP_201_CREATED)
+
+
+@extend_schema(
+    tags=["accounting"], request=SlipStepInputSerializer, responses={201: _OBJECT},
+    summary="The cage issues the slip's chips (cage devices and the cage role)",
+)
+class SlipIssueView(_SlipStepView):
+    write_permissions = ("accounting.issue_slip",)
+    step = "issue"
+
+
+@extend_schema(
+    tags=["accounting"], request=SlipStepInputSerializer, responses={201: _OBJECT},
+    summary="The table signs for the slip's chips (409 before the cage issued them)",
+)
+class SlipReceiveView(_SlipStepView):
+    write_permissions = ("accounting.receive_slip",)
+    step = "receive"
+
+
+@extend_schema(tags=["accounting"])
+class SlipListView(APIView):
+    read_permissions = ("accounting.view_slip",)
+    device_access = frozenset({READ})
+
+    @extend_schema(responses={200: _OBJECT}, summary="The slips of a gaming day (cage devices: every table)")
+    def get(self, request, day: str):
+        _ensure_scope(request, DeviceScope.CAGE)
+        gaming_day = serializers.DateField().run_validation(day)
+        slips = Slip.objects.filter(gaming_day=gaming_day).select_related("table").prefetch_related(
+            "steps__signed_by", "steps__recorded_by_user", "steps__recorded_by_device__table"
+        )
+        return Response({"gaming_day": day, "slips": [slip_data(slip) for slip in slips]})
+
+
+@extend_schema(tags=["accounting"])
+class DropView(APIView):
+    write_permissions = ("accounting.record_dropcount",)
+    device_access = DEVICE_WRITE
+
+    @extend_schema(
+        request=DropInputSerializer, responses={201: _OBJECT},
+        summary="Post the soft count of the table's drop box (count-room devices and accountants)",
+    )
+    @idempotent
+    def post(self, request, code: str):
+        _ensure_scope(request, DeviceScope.COUNT_ROOM)
+        data = validated(DropInputSerializer, request)
+        table = Table.objects.filter(code=code).first()
+        if table is None:
+            raise Http404(f"There is no table {code!r}.")
+        amounts = {}
+        for field in ("chips", "markers"):
+            try:
+                amounts[field] = to_minor(data.get(field, Decimal(0)), table.currency)
+            except MoneyError as error:
+                raise exceptions.ValidationError({field: [str(error)]}) from None
+        drop = accounting_services.drop_record(
+            table=table, gaming_day=data["gaming_day"], shift=data["shift"],
+            cash=_minor_chips(data["cash"], table.currency, "cash"), chips_minor=amounts["chips"],
+            markers_minor=amounts["markers"], actor=actor_for(request),
+        )
+        return Response(drop_data(drop), status=status.HTTP_201_CREATED)
+
+
+@extend_schema(tags=["accounting"])
+class DayWinView(APIView):
+    read_permissions = ("accounting.view_inventorycount",)
+
+    @extend_schema(
+        responses={200: _OBJECT},
+        summary="Statutory win per table for a gaming day: drop + closer + credits - opener - fills",
+    )
+    def get(self, request, day: str):
+        gaming_day = serializers.DateField().run_validation(day)
+        figures = accounting_selectors.period_figures(date_from=gaming_day, date_to=gaming_day)
+        codes = dict(Table.objects.filter(pk__in={key[1] for key in figures}).values_list("pk", "code"))
+        rows = []
+        for (_, table_id, _), item in sorted(figures.items(), key=lambda entry: codes[entry[0][1]]):
+            money = {
+                name: s.money(getattr(item, name), item.currency)
+                for name in ("opener", "closer", "fills", "credits", "drop", "win")
+            }
+            hold = accounting_selectors.win_to_drop(item.win, item.drop)
+            rows.append({
+                "table": codes[table_id], "currency": item.currency, "complete": item.complete, **money,
+                "win_to_drop": None if hold is None else f"{hold * 100:.2f}",
+            })
+        return Response({"gaming_day": day, "tables": rows})
+
+
+
+urlpatterns = [
+    path("tables/<slug:code>/inventory/", InventoryView.as_view(), name="inventory"),
+    path("tables/<slug:code>/drop/", DropView.as_view(), name="drop"),
+    path("slips/", SlipRequestView.as_view(), name="slip-request"),
+    path("slips/<str:kind>/<str:number>/issue/", SlipIssueView.as_view(), name="slip-issue"),
+    path("slips/<str:kind>/<str:number>/receive/", SlipReceiveView.as_view(), name="slip-receive"),
+    path("days/<str:day>/slips/", SlipListView.as_view(), name="day-slips"),
+    path("days/<str:day>/win/", DayWinView.as_view(), name="day-win"),
+]
