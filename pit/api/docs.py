@@ -48,8 +48,9 @@ Every POST accepts an `Idempotency-Key` header (1 to 255 printable characters; a
 * Keys are kept at least `PIT_IDEMPOTENCY_TTL_HOURS` (24 by default) per device or user, then purged.
 
 Without the header, coups are still recorded at most once: a coup number is unique in its shoe; the
-same number with the same cards answers 200 with the coup recorded before, with other cards 409
-(and a violation is recorded).
+same coup again (the same cards, wagers, reported winner and dealt time) answers 200 with the coup
+recorded before; the same number with anything different is a 409 whose `errors` name each
+difference (e.g. `wagers[1].amount`), nothing of it is written, and a violation is recorded.
 
 ## Lists
 Lists are paginated: `?page=2&page_size=200` (at most 1000), answered as

@@ -134,7 +134,7 @@ def exception_response(exc) -> Response | None:
             400, "invalid", "The request has errors; see `errors`.", django_validation_errors(exc)
         )
     if isinstance(exc, Conflict):
-        return error_response(409, "conflict", exc.message, details=exc.details)
+        return error_response(409, "conflict", exc.message, exc.errors, exc.details)
     if isinstance(exc, DataError):
         logger.warning("API request with a value the database cannot hold: %s", exc)
         return error_response(

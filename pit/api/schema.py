@@ -14,7 +14,8 @@ _ERROR_DESCRIPTIONS = {
     "403": "Authenticated, but not allowed: another table's data, or a permission the role lacks.",
     "404": "No such object (or no reconciliation yet).",
     "406": "Only application/json is answered.",
-    "409": "Clashes with what is recorded (the open shoe, a coup number recorded with other cards), "
+    "409": "Clashes with what is recorded (the open shoe, a coup number recorded with other values, a "
+    "table with a shoe dealing), "
     "or a request with the same Idempotency-Key is still running.",
     "415": "The body must be JSON (Content-Type: application/json).",
     "422": "This Idempotency-Key was used before with a different request.",

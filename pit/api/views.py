@@ -370,10 +370,11 @@ class ShoeCoupsView(APIView):
         responses={201: s.CoupSerializer, 200: s.CoupSerializer},
         summary="Record a coup: cards, wagers; answered with the evaluation, settlement and violations",
         description=(
-            "201 when recorded, 200 when the same coup (number and cards) was recorded before (nothing "
-            "written). The same number with other cards is a 409 and a violation is recorded for the pit "
-            "boss. Malformed input is a 400 naming the field (nothing written); a well-formed coup that "
-            "breaks a rule is recorded and flagged in `violations`."
+            "201 when recorded, 200 when the same coup (in every field) was recorded before (nothing "
+            "written). The same number with anything different (cards, wagers, reported winner, dealt time) "
+            "is a 409 whose `errors` name each difference; nothing of it is written and a violation is "
+            "recorded for the pit boss. Malformed input is a 400 naming the field (nothing written); a "
+            "well-formed coup that breaks a rule is recorded and flagged in `violations`."
         ),
         examples=[
             OpenApiExample("A coup with three wagers", value=COUP_EXAMPLE, request_only=True),
@@ -392,7 +393,7 @@ class ShoeCoupsView(APIView):
             outcome = shoe_services.coup_record(shoe=shoe, coup=coup_input(data), actor=actor_for(request))
         except Conflict as exc:
             # Answered, not raised: the violation recorded for the clash must be kept.
-            return error_response(409, "conflict", exc.message, details=exc.details)
+            return error_response(409, "conflict", exc.message, exc.errors, exc.details)
         created = outcome.status == shoe_services.CoupOutcomeStatus.CREATED
         # A coup created now holds its writer already; a replayed one is read with its writer.
         (payload,) = coups_payload([outcome.coup] if created else _coups_with_recorder([outcome.coup.pk]))
@@ -412,7 +413,8 @@ class ShoeCoupsBatchView(APIView):
         description=(
             "One transaction for the valid coups. Each item of `results` says `created`, "
             "`existing` (the same "
-            "coup was recorded before), `conflict` (same number, other cards: a violation is recorded) or "
+            "coup was recorded before), `conflict` (same number, anything different: `errors` names each "
+            "difference, a violation is recorded) or "
             "`invalid` (its `errors`, keyed by field within the item; nothing written for it). Always 200."
         ),
         examples=[
@@ -470,10 +472,6 @@ class ShoeCoupsBatchView(APIView):
                 key: list(value) if isinstance(value, list | tuple) else [str(value)]
                 for key, value in outcome.errors.items()
             }
-            if outcome.status == shoe_services.CoupOutcomeStatus.CONFLICT and not errors:
-                errors = {
-                    "number": [f"Coup {item.number} was recorded with other cards; a violation is recorded."]
-                }
             results[index] = {
                 "index": index,
                 "number": item.number,

@@ -9,13 +9,15 @@ re-check no longer sees marked cleared (never deleted), one UPDATE each per chun
 
 The checks, all by the engine: the draw rules and reported winner (`verify_coup`); shoe integrity
 (`check_cards_seen` over the burn and every coup up to this one, `check_coup_number`,
-`coup_after_shoe_closed`); settlement (`check_payout` against the table's report, `check_commission`
+`coup_after_shoe_closed`, `play_at_closed_table` from the table's recorded opens and closes);
+settlement (`check_payout` against the table's report, `check_commission`
 against the ledger's accrual net of reversals, both from `settle` under the coup's paytable
 version); table rules (`check_wager_limits` with the table's limits and the paytable's increments).
 Wagers are judged as they stand after corrections and voids (`pit.shoes.selectors.wagers_standing`).
 """
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import logging
 from collections import Counter, defaultdict
@@ -34,7 +36,7 @@ from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import engine_paytable
 from pit.shoes.models import Coup, Shoe, Wager
 from pit.shoes.selectors import wagers_standing
-from pit.tables.models import Table, TableLimit
+from pit.tables.models import Table, TableEvent, TableEventKind, TableLimit, TableStatus
 
 logger = logging.getLogger(__name__)
 
@@ -120,6 +122,9 @@ class _Context:
     def __init__(self) -> None:
         self.limits: dict[int, game.TableLimits] = {}
         self.paytables: dict[int, game.Paytable] = {}
+        self.table_codes: dict[int, str] = {}
+        self.table_status: dict[int, str] = {}
+        self.table_events: dict[int, tuple[list, list]] = {}
         self._memo: dict[tuple, object] = {}
 
     def relevant_facts(self, paytable_id: int, facts: frozenset[str]) -> frozenset[str]:
@@ -190,6 +195,33 @@ class _Context:
         for table_id, limits in bets.items():
             self.limits[table_id] = game.TableLimits(limits)
 
+    def load_table_history(self, table_ids: set[int]) -> None:
+        """Each table's opens and closes in the order they were recorded, and its status now."""
+        missing = table_ids - set(self.table_codes)
+        if not missing:
+            return
+        for pk, code, status in Table.objects.filter(pk__in=missing).values_list("pk", "code", "status"):
+            self.table_codes[pk], self.table_status[pk] = code, status
+            self.table_events[pk] = ([], [])
+        for table_id, recorded_at, kind in (
+            TableEvent.objects.filter(table_id__in=missing).order_by("recorded_at", "pk")
+            .values_list("table_id", "recorded_at", "kind")
+        ):
+            times, kinds = self.table_events[table_id]
+            times.append(recorded_at)
+            kinds.append(kind)
+
+    def table_closed_at(self, table_id: int, moment) -> bool:
+        """Whether the table was closed when `moment` was recorded: the last open or close recorded
+        before it; before its first event, the opposite of that event; with no event, its status now."""
+        times, kinds = self.table_events[table_id]
+        if not times:
+            return self.table_status[table_id] == TableStatus.CLOSED
+        index = bisect.bisect_right(times, moment)
+        if index:
+            return kinds[index - 1] == TableEventKind.CLOSED
+        return kinds[0] == TableEventKind.OPENED
+
     def load_paytables(self, paytable_ids: set[int]) -> None:
         missing = paytable_ids - set(self.paytables)
         for pk, rules in PaytableConfiguration.objects.filter(pk__in=missing).values_list("pk", "rules"):
@@ -250,12 +282,12 @@ def _chunk_check(shoe_ids: list[int], *, selected: Q, context: _Context) -> Chec
         .order_by("shoe_id", "number", "pk")
         .values_list(
             "pk", "shoe_id", "number", "after_close", "gaming_day", "player_cards",
-            "banker_cards", "reported_winner", "paytable_id", "is_selected",
+            "banker_cards", "reported_winner", "paytable_id", "recorded_at", "is_selected",
         )
         .iterator(chunk_size=5000)
     ):
-        coups_by_shoe[row[1]].append(row[:9])
-        if row[9]:
+        coups_by_shoe[row[1]].append(row[:10])
+        if row[10]:
             selected_ids.add(row[0])
             paytable_ids.add(row[8])
     wagers_by_coup: dict[int, list[tuple]] = defaultdict(list)
@@ -283,6 +315,7 @@ def _chunk_check(shoe_ids: list[int], *, selected: Q, context: _Context) -> Chec
         ).values_list("pk", "fingerprint", "coup_id", "cleared_at", "message")
     }
     context.load_tables({shoe["table_id"] for shoe in shoes.values()})
+    context.load_table_history({shoe["table_id"] for shoe in shoes.values()})
     context.load_paytables(paytable_ids)
 
     found: dict[str, tuple[Finding, dict]] = {}
@@ -316,7 +349,7 @@ def _shoe_findings(shoe, coups, selected_ids, wagers_by_coup, ledger, context):
         logger.warning("shoe %s: cards that name no card", shoe["id"])
     last_number = None
     for index, coup in enumerate(coups):
-        pk, _, number, after_close, _, player_codes, banker_codes, reported, paytable_id = coup
+        pk, _, number, after_close, _, player_codes, banker_codes, reported, paytable_id, recorded_at = coup
         codes = [*player_codes, *banker_codes]
         if over_capacity or overdealt:
             seen.update(codes)
@@ -342,6 +375,11 @@ def _shoe_findings(shoe, coups, selected_ids, wagers_by_coup, ledger, context):
         if after_close:
             findings.append(Finding(
                 f"coup_after_shoe_closed:coup{pk}", game.coup_after_shoe_closed(number, shoe["sequence"]), pk
+            ))
+        if context.table_closed_at(shoe["table_id"], recorded_at):
+            findings.append(Finding(
+                f"play_at_closed_table:coup{pk}",
+                game.play_at_closed_table(number, context.table_codes[shoe["table_id"]]), pk,
             ))
         findings.extend(_coup_findings(pk, player_codes, banker_codes, reported, shoe, paytable_id,
                                        wagers_by_coup.get(pk, ()), ledger, context))

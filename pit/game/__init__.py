@@ -69,6 +69,8 @@ from .verification import (
     check_coup_number,
     check_repost,
     coup_after_shoe_closed,
+    play_at_closed_table,
+    repost_differs,
     verify_coup,
 )
 from .violations import VIOLATION_CODES, Severity, Violation, ViolationKind, violation
@@ -141,7 +143,9 @@ __all__ = [
     "outcome_facts",
     "parse_card",
     "parse_cards",
+    "play_at_closed_table",
     "player_draws",
+    "repost_differs",
     "settle",
     "to_decimal",
     "verify_coup",

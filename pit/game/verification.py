@@ -173,6 +173,22 @@ def check_repost(number: int, recorded: Coup, posted: Coup) -> Violation:
     )
 
 
+def repost_differs(number: int, differences: dict[str, list[str]]) -> Violation:
+    """coup_repost_differs: a coup number posted again with the same cards but other values
+    (`differences`: field path as posted -> what differs). The recorded coup stands."""
+    listed = "; ".join(f"{path}: {', '.join(problems)}" for path, problems in differences.items())
+    return violation(
+        "coup_repost_differs",
+        f"Coup {number} was posted again with the same cards but other values ({listed}); "
+        "the coup as first recorded stands.",
+    )
+
+
+def play_at_closed_table(number: int, table: str) -> Violation:
+    """play_at_closed_table, for a coup recorded while its table was closed."""
+    return violation("play_at_closed_table", f"Coup {number} was posted while table {table} was closed.")
+
+
 def coup_after_shoe_closed(number: int, shoe: str | int | None = None) -> Violation:
     """coup_after_shoe_closed, for a coup posted to a shoe that has ended."""
     which = f"shoe {shoe}" if shoe is not None else "its shoe"

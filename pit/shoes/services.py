@@ -5,6 +5,7 @@ goes to the ledger in the same transaction; the rule checks run after commit, in
 well-formed but breaks a rule is stored and flagged, never refused: the floor reports what
 happened and the back-office judges it.
 """
+import dataclasses
 import datetime as dt
 import hashlib
 from collections import Counter
@@ -48,7 +49,7 @@ class CoupInput:
 class CoupOutcomeStatus:
     CREATED = "created"  # recorded now
     EXISTING = "existing"  # the same coup was recorded before (a replay): nothing written
-    CONFLICT = "conflict"  # the number was recorded before with other cards: flagged, nothing else written
+    CONFLICT = "conflict"  # the number was recorded before with other values: flagged, nothing else written
     INVALID = "invalid"  # malformed: nothing written
 
 
@@ -236,22 +237,91 @@ def _prepare(item: CoupInput, table: Table, paytable: game.Paytable) -> _Prepare
     return _PreparedCoup(item, hands["player"], hands["banker"], evaluation, wagers)
 
 
-def _same_cards(coup: Coup, prepared: _PreparedCoup) -> bool:
-    return (coup.player_cards == [card.code for card in prepared.player]
-            and coup.banker_cards == [card.code for card in prepared.banker])
+@dataclass(frozen=True)
+class _CoupRecord:
+    """What a coup says, in the form two postings of it are compared in. `dealt_at` None: not given."""
+
+    player: tuple[str, ...]
+    banker: tuple[str, ...]
+    reported_winner: str
+    dealt_at: dt.datetime | None
+    wagers: dict[tuple[int, str], tuple[int, int | None]]  # (seat, bet) -> (amount, paid), minor units
+    positions: dict[tuple[int, str], int]  # (seat, bet) -> index in the posted list
+
+    @classmethod
+    def posted(cls, prepared: _PreparedCoup) -> "_CoupRecord":
+        return cls(
+            player=tuple(card.code for card in prepared.player), banker=tuple(card.code for card in prepared.banker),
+            reported_winner=prepared.item.reported_winner, dealt_at=prepared.item.dealt_at,
+            wagers={(w.seat, w.bet): (w.amount_minor, w.paid_minor) for w in prepared.wagers},
+            positions={(w.seat, w.bet): index for index, w in enumerate(prepared.wagers)},
+        )
+
+    @classmethod
+    def recorded(cls, coup: Coup, wagers) -> "_CoupRecord":
+        return cls(
+            player=tuple(coup.player_cards), banker=tuple(coup.banker_cards), reported_winner=coup.reported_winner,
+            dealt_at=coup.dealt_at, wagers={(w.seat, w.bet): (w.amount_minor, w.paid_minor) for w in wagers},
+            positions={},
+        )
 
 
-def _conflict_violation(shoe: Shoe, existing: Coup, prepared: _PreparedCoup):
+def _repost_differences(recorded: _CoupRecord, posted: _CoupRecord, currency: str) -> dict[str, list[str]]:
+    """Each field path of the repost (as posted: `wagers[2].amount`) whose value differs from the coup
+    recorded, with both values. Empty for a true replay. A repost without `dealt_at` leaves it as it was."""
+    from pit.core.money import from_minor
+
+    def amount(minor):
+        return "none" if minor is None else str(from_minor(minor, currency))
+
+    differences: dict[str, list[str]] = {}
+    for name in ("player", "banker"):
+        was, now = getattr(recorded, name), getattr(posted, name)
+        if was != now:
+            differences[name] = [f"recorded {' '.join(was)}, posted {' '.join(now)}"]
+    if recorded.reported_winner != posted.reported_winner:
+        differences["reported_winner"] = [
+            f"recorded {recorded.reported_winner or 'none'}, posted {posted.reported_winner or 'none'}"
+        ]
+    if posted.dealt_at is not None and posted.dealt_at != recorded.dealt_at:
+        differences["dealt_at"] = [f"recorded {recorded.dealt_at.isoformat()}, posted {posted.dealt_at.isoformat()}"]
+    for key, index in sorted(posted.positions.items(), key=lambda pair: pair[1]):
+        seat, bet = key
+        if key not in recorded.wagers:
+            differences[f"wagers[{index}]"] = [f"seat {seat} {bet} was not recorded in this coup"]
+            continue
+        for part, was, now in zip(("amount", "paid"), recorded.wagers[key], posted.wagers[key], strict=True):
+            if was != now:
+                differences[f"wagers[{index}].{part}"] = [f"recorded {amount(was)}, posted {amount(now)}"]
+    missing = [
+        f"seat {seat} {bet} {amount(recorded.wagers[(seat, bet)][0])} was recorded and is not in the repost"
+        for seat, bet in sorted(set(recorded.wagers) - set(posted.wagers))
+    ]
+    if missing:
+        differences["wagers"] = missing
+    return differences
+
+
+def _repost_violation(shoe: Shoe, existing: Coup, prepared: _PreparedCoup, differences: dict[str, list[str]]):
+    """The violation a differing repost records, once per distinct repost: `coup_conflict` when the cards
+    differ, `coup_repost_differs` when only the wagers, the reported winner or the dealt time do."""
     from pit.compliance.services import violation_record
 
     posted = game.Coup(player=prepared.player, banker=prepared.banker)
-    recorded = game.Coup.from_codes(player=existing.player_cards, banker=existing.banker_cards)
-    finding = game.check_repost(existing.number, recorded, posted)
-    posted_codes = " ".join(card.code for card in prepared.player) + "|" + " ".join(c.code for c in prepared.banker)
-    digest = hashlib.sha256(posted_codes.encode()).hexdigest()[:16]
+    if "player" in differences or "banker" in differences:
+        recorded = game.Coup.from_codes(player=existing.player_cards, banker=existing.banker_cards)
+        finding = game.check_repost(existing.number, recorded, posted)
+        posted_codes = " ".join(card.code for card in prepared.player) + "|" + " ".join(
+            card.code for card in prepared.banker
+        )
+        fingerprint = f"coup_conflict:coup{existing.pk}:{hashlib.sha256(posted_codes.encode()).hexdigest()[:16]}"
+    else:
+        finding = game.repost_differs(existing.number, differences)
+        canonical = repr(sorted(differences.items()))
+        fingerprint = f"coup_repost_differs:coup{existing.pk}:{hashlib.sha256(canonical.encode()).hexdigest()[:16]}"
     return violation_record(
         finding=finding, table=shoe.table, shoe=shoe, coup=existing, gaming_day=existing.gaming_day,
-        found_by="coup_recording", fingerprint=f"coup_conflict:coup{existing.pk}:{digest}",
+        found_by="coup_recording", fingerprint=fingerprint,
     )
 
 
@@ -325,8 +395,9 @@ def _store(shoe: Shoe, prepared: list[_PreparedCoup], actor: Actor, paytable_id:
 
 
 def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -> list[CoupOutcome]:
-    """Record coups in one transaction, each judged on its own: created, existing (a replay of the same
-    cards), conflict (same number, other cards: a violation is recorded) or invalid (nothing written)."""
+    """Record coups in one transaction, each judged on its own: created, existing (a replay: the same
+    cards, wagers, reported winner and dealt time), conflict (same number, anything else differs: its
+    differences in `errors`, a violation is recorded, nothing else written) or invalid (nothing written)."""
     from pit.compliance.tasks import coups_verify
 
     outcomes: list[CoupOutcome | None] = [None] * len(coups)
@@ -342,30 +413,42 @@ def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -
                 outcomes[index] = CoupOutcome(CoupOutcomeStatus.INVALID, errors=exc.message_dict)
         numbers = {item.item.number for item in prepared.values()}
         existing = {coup.number: coup for coup in Coup.objects.filter(shoe=shoe, number__in=numbers)}
+        recorded_wagers: dict[int, list[Wager]] = {coup.pk: [] for coup in existing.values()}
+        for wager in Wager.objects.filter(coup_id__in=recorded_wagers).only("coup_id", "seat", "bet",
+                                                                            "amount_minor", "paid_minor"):
+            recorded_wagers[wager.coup_id].append(wager)
         to_store: list[tuple[int, _PreparedCoup]] = []
         in_batch: dict[int, int] = {}
         batch_conflicts: list[tuple[int, _PreparedCoup]] = []
         for index, item in prepared.items():
             number = item.item.number
+            posted = _CoupRecord.posted(item)
             if number in in_batch and number not in existing:
-                # The same number twice in one batch: judge it against the first, which is stored now.
+                # The same number twice in one batch: judged against the first, which is stored now.
                 first = prepared[in_batch[number]]
-                same = [c.code for c in first.player] == [c.code for c in item.player] and \
-                       [c.code for c in first.banker] == [c.code for c in item.banker]
-                outcomes[index] = CoupOutcome(CoupOutcomeStatus.EXISTING if same else CoupOutcomeStatus.CONFLICT,
-                                              errors={} if same else {"number": f"Coup {number} appears twice in "
-                                                                                "the batch with different cards."})
-                if not same:
+                differences = _repost_differences(
+                    dataclasses.replace(_CoupRecord.posted(first), dealt_at=first.item.dealt_at or posted.dealt_at),
+                    posted, table.currency,
+                )
+                outcomes[index] = CoupOutcome(
+                    CoupOutcomeStatus.CONFLICT if differences else CoupOutcomeStatus.EXISTING, errors=differences
+                )
+                if differences:
                     batch_conflicts.append((index, item))
                 continue
             in_batch.setdefault(number, index)
             if number in existing:
                 coup = existing[number]
-                if _same_cards(coup, item):
+                differences = _repost_differences(
+                    _CoupRecord.recorded(coup, recorded_wagers[coup.pk]), posted, table.currency
+                )
+                if not differences:
                     outcomes[index] = CoupOutcome(CoupOutcomeStatus.EXISTING, coup=coup)
                 else:
-                    violation = _conflict_violation(shoe, coup, item)
-                    outcomes[index] = CoupOutcome(CoupOutcomeStatus.CONFLICT, coup=coup, violation=violation)
+                    violation = _repost_violation(shoe, coup, item, differences)
+                    outcomes[index] = CoupOutcome(
+                        CoupOutcomeStatus.CONFLICT, coup=coup, errors=differences, violation=violation
+                    )
             else:
                 to_store.append((index, item))
         if to_store:
@@ -374,20 +457,21 @@ def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -
                 outcomes[index] = CoupOutcome(CoupOutcomeStatus.CREATED, coup=coup)
             outbox_enqueue(coups_verify, [coup.pk for coup in stored])
             _reconcile_late_after_commit(shoe)
-        # A batch's own duplicate refers to the coup stored for the first of them; with other cards it
+        # A batch's own duplicate refers to the coup stored for the first of them; if it differs it
         # is flagged as it would be had it been posted after the first (one violation per posting).
         for index, outcome in enumerate(outcomes):
             duplicate = outcome.status in (CoupOutcomeStatus.EXISTING, CoupOutcomeStatus.CONFLICT)
             if duplicate and outcome.coup is None:
                 outcome.coup = outcomes[in_batch[coups[index].number]].coup
         for index, item in batch_conflicts:
-            outcomes[index].violation = _conflict_violation(shoe, outcomes[index].coup, item)
+            outcomes[index].violation = _repost_violation(shoe, outcomes[index].coup, item, outcomes[index].errors)
     return outcomes
 
 
 def coup_record(*, shoe: Shoe, coup: CoupInput, actor: Actor = SYSTEM) -> CoupOutcome:
-    """Record one coup. ValidationError if malformed (nothing written); Conflict if its number was
-    recorded with other cards (the violation is committed first); a replay returns the existing coup."""
+    """Record one coup. ValidationError if malformed (nothing written); Conflict naming the differences
+    if its number was recorded with anything else (the violation is committed first); a replay returns
+    the existing coup."""
     try:
         (outcome,) = coups_record(shoe=shoe, coups=[coup], actor=actor)
     except IntegrityError:
@@ -397,11 +481,13 @@ def coup_record(*, shoe: Shoe, coup: CoupInput, actor: Actor = SYSTEM) -> CoupOu
     if outcome.status == CoupOutcomeStatus.INVALID:
         raise ValidationError(outcome.errors)
     if outcome.status == CoupOutcomeStatus.CONFLICT:
+        cards = "other cards" if {"player", "banker"} & set(outcome.errors) else "other values"
         raise Conflict(
-            f"Coup {coup.number} of {outcome.coup.shoe} was recorded with other cards "
+            f"Coup {coup.number} of {outcome.coup.shoe} was recorded with {cards} "
             f"(player {' '.join(outcome.coup.player_cards)}, banker {' '.join(outcome.coup.banker_cards)}); "
-            "a violation is recorded for the pit boss.",
-            coup_id=outcome.coup.pk, violation_id=getattr(outcome.violation, "pk", None),
+            f"the repost differs in {', '.join(outcome.errors)}. Nothing of it was written; a violation is "
+            "recorded for the pit boss.",
+            errors=outcome.errors, coup_id=outcome.coup.pk, violation_id=getattr(outcome.violation, "pk", None),
         )
     return outcome
 

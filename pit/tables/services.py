@@ -6,6 +6,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from pit.core.actors import SYSTEM, Actor
+from pit.core.errors import Conflict
 from pit.core.money import MoneyError, to_minor
 from pit.tables.models import Game, Table, TableEvent, TableEventKind, TableLimit, TableStatus
 
@@ -94,5 +95,14 @@ def table_open(*, table: Table, actor: Actor = SYSTEM, at=None) -> Table:
 
 @transaction.atomic
 def table_close(*, table: Table, actor: Actor = SYSTEM, at=None) -> Table:
-    """Close the table (a no-op if it is closed already)."""
+    """Close the table (a no-op if it is closed already). Refused (Conflict naming the shoe) while a
+    shoe is still dealing there: the shoe is closed first, at the shuffle, with its box count."""
+    table = Table.objects.select_for_update().get(pk=table.pk)  # a shoe cannot start while we look
+    dealing = table.shoes.filter(status="dealing").order_by("sequence").first()  # shoes sit above tables
+    if dealing is not None and table.status != TableStatus.CLOSED:
+        raise Conflict(
+            f"Table {table.code} cannot close while shoe {dealing.sequence} (id {dealing.pk}) is still "
+            "dealing; close the shoe with its commission box count first.",
+            shoe_id=dealing.pk, sequence=dealing.sequence,
+        )
     return _table_set_status(table=table, status=TableStatus.CLOSED, kind=TableEventKind.CLOSED, actor=actor, at=at)

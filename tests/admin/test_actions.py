@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from pit.compliance.models import RuleViolation, ViolationStatus
 from pit.ledger.models import Reconciliation, ReconciliationStatus
+from pit.shoes.services import shoe_close
 from pit.tables.models import Table, TableEvent, TableEventKind, TableStatus
 
 VIOLATIONS = reverse("admin:compliance_ruleviolation_changelist")
@@ -24,9 +25,31 @@ def act(client, url, action, objects, **data):
 # ---------------------------------------------------------------------------------------- tables
 
 
+def test_a_table_with_a_shoe_dealing_is_not_closed_and_the_message_names_the_shoe(client, pit, pit_boss):
+    client.force_login(pit_boss)
+    response = act(client, reverse("admin:tables_table_changelist"), "close_tables", [pit.bb1, pit.mb1])
+    assert response.status_code == 302
+    assert messages_of(response) == [
+        (
+            "error",
+            f"BB1: Table BB1 cannot close while shoe 2 (id {pit.shoe2.pk}) is still dealing; close the shoe "
+            "with its commission box count first.",
+        ),
+        (
+            "error",
+            f"MB1: Table MB1 cannot close while shoe 1 (id {pit.shoe3.pk}) is still dealing; close the shoe "
+            "with its commission box count first.",
+        ),
+    ]
+    assert set(Table.objects.values_list("code", "status")) == {("BB1", "open"), ("MB1", "open"), ("MB2", "closed")}
+    assert not TableEvent.objects.filter(kind=TableEventKind.CLOSED).exists()
+
+
 def test_close_and_open_tables_record_events_by_the_user(client, pit, pit_boss):
     client.force_login(pit_boss)
     url = reverse("admin:tables_table_changelist")
+    shoe_close(shoe=pit.shoe2, box_counts=[])
+    shoe_close(shoe=pit.shoe3, box_counts=[])
     response = act(client, url, "close_tables", [pit.bb1, pit.mb1])
     assert response.status_code == 302
     assert messages_of(response) == [("success", "2 tables closed.")]

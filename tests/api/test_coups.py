@@ -292,7 +292,7 @@ def test_a_batch_records_each_coup_on_its_own(device, shoe, django_capture_on_co
         "commission": "0.00",
     }
     assert results[1]["coup"]["number"] == 1 and results[1]["errors"] == {}
-    assert list(results[2]["errors"]) == ["number"]
+    assert results[2]["errors"] == {"player": ["recorded 5H KD 2C, posted 5H KD 3C"]}
     assert results[3]["errors"] == {
         "wagers[0].seat": ["4 is not a seat at table BB1 (seats 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15, 16)."]
     }

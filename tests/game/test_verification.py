@@ -14,6 +14,8 @@ from pit.game import (
     check_coup_number,
     check_repost,
     coup_after_shoe_closed,
+    play_at_closed_table,
+    repost_differs,
     verify_coup,
     violation,
 )
@@ -30,7 +32,9 @@ PRODUCT_CODES = {
     "coup_number_gap",
     "coup_number_repeat",
     "coup_conflict",
+    "coup_repost_differs",
     "coup_after_shoe_closed",
+    "play_at_closed_table",
     "payout_mismatch",
     "commission_mismatch",
     "wager_over_maximum",
@@ -393,6 +397,25 @@ def test_repost_same_cards_is_a_repeat_and_different_cards_a_conflict():
         "Coup 12 was posted again with different cards: recorded Player 5♥ K♦ 2♣, Banker 9♠ 7♦; "
         "now Player 5♥ K♦, Banker 9♠ 8♦.",
         "high",
+    )
+
+
+def test_repost_differs_names_each_difference():
+    found = repost_differs(
+        12,
+        {"wagers[1].amount": ["recorded 100.00, posted 150.00"], "reported_winner": ["recorded banker, posted player"]},
+    )
+    assert found == Violation(
+        "coup_repost_differs",
+        "Coup 12 was posted again with the same cards but other values (wagers[1].amount: recorded 100.00, "
+        "posted 150.00; reported_winner: recorded banker, posted player); the coup as first recorded stands.",
+        "high",
+    )
+
+
+def test_play_at_closed_table():
+    assert play_at_closed_table(7, "BB1") == Violation(
+        "play_at_closed_table", "Coup 7 was posted while table BB1 was closed.", "medium"
     )
 
 

@@ -250,7 +250,9 @@ def test_batch_judges_each_coup_on_its_own(django_capture_on_commit_callbacks):
             banker=hands.BANKER_SIX[1],
             wagers=wagers((2, "banker", "20")),
         ),
-        CoupInput(number=2, player=hands.TIE[0], banker=hands.TIE[1]),  # the batch's own duplicate
+        CoupInput(  # the batch's own duplicate, the same in every field
+            number=2, player=hands.TIE[0], banker=hands.TIE[1], wagers=wagers((1, "banker", "100"))
+        ),
         CoupInput(
             number=4, player=hands.PLAYER_NATURAL[0], banker=hands.PLAYER_NATURAL[1]
         ),  # duplicate, other cards
@@ -281,7 +283,11 @@ def test_batch_judges_each_coup_on_its_own(django_capture_on_commit_callbacks):
         stored[1],
     ]
     assert list(outcomes[2].errors) == ["player"]
-    assert outcomes[5].errors == {"number": "Coup 4 appears twice in the batch with different cards."}
+    assert outcomes[5].errors == {  # judged against the first coup 4 of the batch, stored now
+        "player": ["recorded KH 5D QS, posted 8H KD"],
+        "banker": ["recorded QC 6S, posted 2C 3S"],
+        "wagers": ["seat 2 banker 20.00 was recorded and is not in the repost"],
+    }
     # Each conflicting posting is flagged once, against the coup that holds the number.
     assert sorted(RuleViolation.objects.values_list("coup_id", "found_by")) == [
         (stored[1], "coup_recording"),
