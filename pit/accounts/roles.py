@@ -26,6 +26,8 @@ _FLOOR_RECORDS = _view(
 _LEDGER_RECORDS = _view(
     "ledger.commissionentry", "ledger.boxcount", "ledger.reconciliation", "ledger.reconciliationseat",
 )
+# Dealers: the roster, who dealt where and when, whose fault each reviewed violation was.
+_DEALER_RECORDS = _view("dealers.dealer", "dealers.dealerrotation", "dealers.violationfault")
 # The audit trail: django-pghistory's event tables (one per tracked model) and its aggregate views.
 _AUDIT_RECORDS = _view(
     "tables.tableauditevent",
@@ -47,7 +49,9 @@ ROLES: dict[str, frozenset[str]] = {
     # Pit bosses see the ledger too (its reconciliation seats included: a box_variance violation
     # they review names a seat), but change only what the admin's actions change.
     Role.PIT_BOSS.value: frozenset(
-        _FLOOR_RECORDS | _LEDGER_RECORDS | {"tables.change_table", "compliance.change_ruleviolation"}
+        _FLOOR_RECORDS | _LEDGER_RECORDS | _DEALER_RECORDS
+        | {"tables.change_table", "compliance.change_ruleviolation"}
+        | {"dealers.record_dealerrotation", "dealers.attribute_violation"}
     ),
     Role.ACCOUNTANT.value: frozenset(
         _FLOOR_RECORDS | _LEDGER_RECORDS | {"ledger.change_reconciliation", RUN_REPORTS}
@@ -57,6 +61,7 @@ ROLES: dict[str, frozenset[str]] = {
         | _LEDGER_RECORDS
         | _AUDIT_RECORDS
         | _OPERATIONS_RECORDS
+        | _DEALER_RECORDS
         | _view("accounts.device")
         | {RUN_REPORTS}
     ),

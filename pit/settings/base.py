@@ -81,6 +81,7 @@ LOCAL_APPS = [
     "pit.shoes",
     "pit.ledger",
     "pit.compliance",
+    "pit.dealers",
     "pit.reports",
     "pit.dashboard",
     "pit.floor",

@@ -17,6 +17,8 @@ from django.urls import reverse
 from pit.accounts.models import Device, Role
 from pit.accounts.services import device_create
 from pit.compliance.models import RuleViolation
+from pit.dealers.models import Dealer, DealerRotation, ViolationFault
+from pit.dealers.services import dealer_create, dealer_rotate, violation_attribute
 from pit.ledger.models import BoxCount, CommissionEntry, Reconciliation
 from pit.paytables.models import PaytableConfiguration
 from pit.shoes.models import Coup, Shoe
@@ -38,9 +40,13 @@ MODELS = {
     "ledger_reconciliation": Reconciliation,
     "paytables_paytableconfiguration": PaytableConfiguration,
     "accounts_device": Device,
+    "dealers_dealer": Dealer,
+    "dealers_dealerrotation": DealerRotation,
+    "dealers_violationfault": ViolationFault,
     "auth_user": get_user_model(),
     "auth_group": Group,
 }
+_DEALERS = {"dealers_dealer", "dealers_dealerrotation", "dealers_violationfault"}
 _FLOOR_AND_LEDGER = {
     "tables_table",
     "shoes_shoe",
@@ -55,12 +61,16 @@ _FLOOR_AND_LEDGER = {
 ALLOWED = {
     (role, model, page)
     for role, models in {
-        Role.PIT_BOSS.value: _FLOOR_AND_LEDGER,
+        Role.PIT_BOSS.value: _FLOOR_AND_LEDGER | _DEALERS,
         Role.ACCOUNTANT.value: _FLOOR_AND_LEDGER,
-        Role.AUDITOR.value: _FLOOR_AND_LEDGER | {"accounts_device"},
+        Role.AUDITOR.value: _FLOOR_AND_LEDGER | _DEALERS | {"accounts_device"},
     }.items()
     for model in models
     for page in ("changelist", "change")
+} | {
+    # Pit bosses record who comes in at a table and whose fault a violation was (through the services).
+    (Role.PIT_BOSS.value, "dealers_dealerrotation", "add"),
+    (Role.PIT_BOSS.value, "dealers_violationfault", "add"),
 }
 # (admin page, action) -> the roles that may run it.
 ACTIONS = {
@@ -83,6 +93,12 @@ def floor(db, django_capture_on_commit_callbacks):
         f.coup(shoe, 1, *BANKER_WINS, wagers=[f.wager(1, "banker", "100")])
         shoe_close(shoe=shoe, box_counts=[(1, Decimal("4.00"))])
         device_create(table=table, name="shoe reader")
+        dealer = dealer_create(code="D042", name="Ana Lima")
+        dealer_rotate(table=table, dealer=dealer, started_at=shoe.shuffled_at)
+    violation_attribute(
+        violation=RuleViolation.objects.get(), fault="device", note="reader misread the box",
+        user=get_user_model().objects.create_superuser(username="boss", password="a-long-password-0123"),
+    )
     get_user_model().objects.create_user(username="clerk", password="a-long-password-0123", is_staff=True)
     assert RuleViolation.objects.count() == 1 and Reconciliation.objects.count() == 1
     return {name: model.objects.order_by("pk").first() for name, model in MODELS.items()}
