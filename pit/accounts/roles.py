@@ -31,6 +31,8 @@ _LEDGER_RECORDS = _view(
 _ACCOUNTING_RECORDS = _view(
     "accounting.inventorycount", "accounting.slip", "accounting.slipstep", "accounting.dropcount",
 )
+# Dealers: the roster, who dealt where and when, whose fault each reviewed violation was.
+_DEALER_RECORDS = _view("dealers.dealer", "dealers.dealerrotation", "dealers.violationfault")
 # The audit trail: django-pghistory's event tables (one per tracked model) and its aggregate views.
 _AUDIT_RECORDS = _view(
     "tables.tableauditevent",
@@ -55,8 +57,10 @@ ROLES: dict[str, frozenset[str]] = {
         _FLOOR_RECORDS
         | _LEDGER_RECORDS
         | _ACCOUNTING_RECORDS
+        | _DEALER_RECORDS
         | {"tables.change_table", "compliance.change_ruleviolation", "shoes.correct_coup"}
         | {"accounting.record_inventorycount", "accounting.request_slip", "accounting.receive_slip"}
+        | {"dealers.record_dealerrotation", "dealers.attribute_violation"}
     ),
     Role.ACCOUNTANT.value: frozenset(
         _FLOOR_RECORDS
@@ -75,6 +79,7 @@ ROLES: dict[str, frozenset[str]] = {
         | _view("accounting.devicegrant")
         | _AUDIT_RECORDS
         | _OPERATIONS_RECORDS
+        | _DEALER_RECORDS
         | _view("accounts.device")
         | {RUN_REPORTS}
     ),

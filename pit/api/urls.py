@@ -6,7 +6,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.permissions import AllowAny
 
-from pit.api import accounting, corrections, views
+from pit.api import accounting, corrections, dealers, views
 
 app_name = "api"
 
@@ -47,6 +47,11 @@ urlpatterns = [
         views.ViolationResolveView.as_view(),
         name="violation-resolve",
     ),
+    path(
+        "violations/<int:violation_id>/fault/", dealers.ViolationFaultView.as_view(), name="violation-fault"
+    ),
+    path("tables/<slug:code>/rotations/", dealers.TableRotationView.as_view(), name="table-rotations"),
+    path("dealers/statistics/", dealers.DealerStatisticsView.as_view(), name="dealer-statistics"),
     path("paytables/", views.PaytableListView.as_view(), name="paytable-list"),
     path("paytables/<int:paytable_id>/odds/", views.PaytableOddsView.as_view(), name="paytable-odds"),
     path("accounting/", include((accounting.urlpatterns, "accounting"))),

@@ -94,6 +94,7 @@ LOCAL_APPS = [
     "pit.records",
     "pit.compliance",
     "pit.accounting",
+    "pit.dealers",
     "pit.reports",
     "pit.dashboard",
     "pit.floor",

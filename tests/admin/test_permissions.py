@@ -20,6 +20,8 @@ from pit.accounts.models import Device, Role
 from pit.accounts.services import device_create
 from pit.compliance.models import RuleViolation
 from pit.core.actors import Actor
+from pit.dealers.models import Dealer, DealerRotation, ViolationFault
+from pit.dealers.services import dealer_create, dealer_rotate, violation_attribute
 from pit.ledger.models import BoxCount, CommissionEntry, Reconciliation
 from pit.paytables.models import PaytableConfiguration
 from pit.shoes.models import Coup, Shoe
@@ -48,9 +50,13 @@ MODELS = {
     "accounting_slipstep": SlipStep,
     "accounting_dropcount": DropCount,
     "accounting_devicegrant": DeviceGrant,
+    "dealers_dealer": Dealer,
+    "dealers_dealerrotation": DealerRotation,
+    "dealers_violationfault": ViolationFault,
     "auth_user": get_user_model(),
     "auth_group": Group,
 }
+_DEALERS = {"dealers_dealer", "dealers_dealerrotation", "dealers_violationfault"}
 _FLOOR_AND_LEDGER = {
     "tables_table",
     "shoes_shoe",
@@ -67,9 +73,9 @@ _ACCOUNTING = {"accounting_inventorycount", "accounting_slip", "accounting_slips
 ALLOWED = {
     (role, model, page)
     for role, models in {
-        Role.PIT_BOSS.value: _FLOOR_AND_LEDGER | _ACCOUNTING,
+        Role.PIT_BOSS.value: _FLOOR_AND_LEDGER | _ACCOUNTING | _DEALERS,
         Role.ACCOUNTANT.value: _FLOOR_AND_LEDGER | _ACCOUNTING,
-        Role.AUDITOR.value: _FLOOR_AND_LEDGER | _ACCOUNTING | {"accounts_device", "accounting_devicegrant"},
+        Role.AUDITOR.value: _FLOOR_AND_LEDGER | _ACCOUNTING | _DEALERS | {"accounts_device", "accounting_devicegrant"},
         Role.CAGE.value: {"tables_table", "accounting_slip", "accounting_slipstep"},
     }.items()
     for model in models
@@ -77,7 +83,9 @@ ALLOWED = {
 } | {
     (role, model, "add")
     for role, models in {
-        Role.PIT_BOSS.value: {"accounting_inventorycount", "accounting_slip", "accounting_slipstep"},
+        Role.PIT_BOSS.value: {"accounting_inventorycount", "accounting_slip", "accounting_slipstep"}
+        # Pit bosses record who comes in at a table and whose fault a violation was (through the services).
+        | {"dealers_dealerrotation", "dealers_violationfault"},
         Role.ACCOUNTANT.value: {"accounting_dropcount"},
         Role.CAGE.value: {"accounting_slipstep"},
     }.items()
@@ -116,6 +124,12 @@ def floor(db, django_capture_on_commit_callbacks):
         )
         slip_issue(slip=slip, chips={"2500": 4}, actor=Actor())
         drop_record(table=table, gaming_day=day, cash={"10000": 2}, actor=Actor())
+        dealer = dealer_create(code="D042", name="Ana Lima")
+        dealer_rotate(table=table, dealer=dealer, started_at=shoe.shuffled_at)
+    violation_attribute(
+        violation=RuleViolation.objects.get(), fault="device", note="reader misread the box",
+        user=get_user_model().objects.create_superuser(username="boss", password="a-long-password-0123"),
+    )
     get_user_model().objects.create_user(username="clerk", password="a-long-password-0123", is_staff=True)
     assert RuleViolation.objects.count() == 1 and Reconciliation.objects.count() == 1
     return {name: model.objects.order_by("pk").first() for name, model in MODELS.items()}

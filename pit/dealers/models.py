@@ -1,0 +1,72 @@
+"""Dealers, who deals at which table and when (rotations), and who is to blame for a violation.
+
+Rotations and fault attributions are records: a rotation is never edited (the next one ends it),
+and a violation's attribution is changed by recording a new one (the latest stands).
+"""
+from django.conf import settings
+from django.db import models
+
+from pit.core.models import Recorded
+
+
+class Dealer(models.Model):
+    code = models.SlugField(max_length=20, unique=True, help_text="The dealer's badge number, e.g. D042.")
+    name = models.CharField(max_length=100)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["code"]
+
+    def __str__(self) -> str:
+        return f"{self.code} {self.name}"
+
+
+class DealerRotation(Recorded):
+    """From `started_at` on, `dealer` deals at `table` (until the table's next rotation). A rotation
+    with no dealer is the dealer leaving with nobody taking over (the table is not dealt)."""
+
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="dealer_rotations")
+    dealer = models.ForeignKey(
+        Dealer, null=True, blank=True, on_delete=models.PROTECT, related_name="rotations",
+        help_text="Empty: the dealer went out and nobody came in.",
+    )
+    started_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["table", "-started_at"]
+        permissions = [("record_dealerrotation", "Can record who deals at a table")]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "started_at"], name="dealer_rotation_unique_start"),
+        ]
+
+    def __str__(self) -> str:
+        who = self.dealer.code if self.dealer_id else "nobody"
+        return f"{self.table.code}: {who} from {self.started_at:%Y-%m-%d %H:%M}"
+
+
+class Fault(models.TextChoices):
+    DEALER = "dealer", "Dealer error"
+    DEVICE = "device", "Device fault (card reader, bet recognition)"
+    OTHER = "other", "Neither (player, procedure, unknown)"
+
+
+class ViolationFault(models.Model):
+    """Whose fault a violation was, as the pit boss reviewing it decided. Dealer statistics count a
+    violation against its dealer unless its latest attribution is a device fault or neither."""
+
+    violation = models.ForeignKey("compliance.RuleViolation", on_delete=models.PROTECT, related_name="faults")
+    fault = models.CharField(max_length=8, choices=Fault.choices)
+    note = models.TextField()
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    decided_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["violation", "-decided_at", "-id"]
+        permissions = [("attribute_violation", "Can say whose fault a violation was")]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(fault__in=Fault.values), name="violation_fault_valid"),
+            models.CheckConstraint(condition=~models.Q(note=""), name="violation_fault_has_note"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.violation_id}: {self.get_fault_display()}"

@@ -1,0 +1,65 @@
+"""Writes: dealers, rotations at the tables, and whose fault a violation was."""
+import datetime as dt
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from pit.core.actors import SYSTEM, Actor
+from pit.core.errors import Conflict
+from pit.dealers.models import Dealer, DealerRotation, Fault, ViolationFault
+
+MAX_NOTE = 2000
+
+
+@transaction.atomic
+def dealer_create(*, code: str, name: str) -> Dealer:
+    dealer = Dealer(code=(code or "").strip(), name=(name or "").strip())
+    dealer.full_clean()
+    dealer.save()
+    return dealer
+
+
+def dealer_rotate(*, table, dealer: Dealer | None, started_at: dt.datetime, actor: Actor = SYSTEM) -> tuple[
+    DealerRotation, bool
+]:
+    """`dealer` deals at `table` from `started_at` on (None: the dealer went out, nobody came in).
+    Returns (rotation, created). The same rotation posted again is a replay (created=False); another
+    dealer at the same moment is a Conflict naming the one recorded."""
+    if timezone.is_naive(started_at):
+        raise ValidationError({"started_at": "Give the time with its UTC offset, e.g. 2026-03-01T14:00:00+01:00."})
+    if started_at > timezone.now() + dt.timedelta(minutes=5):
+        raise ValidationError({"started_at": f"{started_at.isoformat()} is in the future."})
+    recorded = DealerRotation.objects.filter(table=table, started_at=started_at).select_related("dealer").first()
+    if recorded is None:
+        try:
+            with transaction.atomic():
+                return DealerRotation.objects.create(
+                    table=table, dealer=dealer, started_at=started_at, **actor.recorded_fields()
+                ), True
+        except IntegrityError:  # the same start posted at the same moment by another device
+            recorded = DealerRotation.objects.select_related("dealer").get(table=table, started_at=started_at)
+    if recorded.dealer_id == (dealer.pk if dealer else None):
+        return recorded, False
+    raise Conflict(
+        f"At {started_at.isoformat()} table {table.code} already has "
+        f"{recorded.dealer.code if recorded.dealer_id else 'nobody'} coming in.",
+        rotation_id=recorded.pk,
+    )
+
+
+@transaction.atomic
+def violation_attribute(*, violation, fault: str, user, note: str) -> ViolationFault:
+    """Record whose fault a violation was (the latest attribution stands). A device fault or
+    neither keeps the violation out of its dealer's error statistics."""
+    note = (note or "").strip()
+    errors = {}
+    if fault not in Fault.values:
+        errors["fault"] = f"{fault!r} is not one of {', '.join(Fault.values)}."
+    if not note:
+        errors["note"] = "Say why: the attribution is kept with its note."
+    elif len(note) > MAX_NOTE:
+        errors["note"] = f"Keep the note to {MAX_NOTE} characters."
+    if errors:
+        raise ValidationError(errors)
+    return ViolationFault.objects.create(violation=violation, fault=fault, note=note, decided_by=user)
