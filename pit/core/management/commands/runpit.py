@@ -5,8 +5,8 @@ import subprocess
 import sys
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
 
+from pit.core.arguments import PitCommand, port
 from pit.core.queues import BULK, URGENT
 
 
@@ -21,12 +21,12 @@ def celery_commands(python: str, schedule: str) -> list[list[str]]:
     ]
 
 
-class Command(BaseCommand):
+class Command(PitCommand):
     help = "Start the web server, a Celery worker per queue (urgent, bulk) and beat; Ctrl-C stops them all."
 
     def add_arguments(self, parser):
         parser.add_argument("--host", default="127.0.0.1")
-        parser.add_argument("--port", default="8000")
+        parser.add_argument("--port", type=port, default="8000")
         parser.add_argument("--no-worker", action="store_true", help="Serve the web only.")
 
     def handle(self, *args, host, port, no_worker, **options):
