@@ -10,7 +10,7 @@ from django.test import override_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
-UNITS = ("pit-web.service", "pit-worker.service", "pit-beat.service")
+UNITS = ("pit-web.service", "pit-worker.service", "pit-worker-urgent.service", "pit-beat.service")
 
 
 def _production_constant(name: str):
@@ -124,16 +124,40 @@ def test_the_units_run_gunicorn_with_our_config_a_worker_and_a_beat():
     }
 
     assert "gunicorn --config deploy/gunicorn.conf.py pit.wsgi:application" in execs["pit-web.service"]
-    assert "celery -A pit worker" in execs["pit-worker.service"]
+    assert "celery -A pit worker -Q bulk " in execs["pit-worker.service"]
+    assert "celery -A pit worker -Q urgent " in execs["pit-worker-urgent.service"]
     assert "celery -A pit beat" in execs["pit-beat.service"]
+
+
+def _routed_queues(settings) -> set[str]:
+    """Every queue CELERY_TASK_ROUTES can send a task to, the default queue included."""
+    queues = {settings.CELERY_TASK_DEFAULT_QUEUE, "urgent", "bulk"}
+    for router in settings.CELERY_TASK_ROUTES:
+        if isinstance(router, dict):
+            queues |= {route["queue"] for route in router.values()}
+    return queues
+
+
+def test_every_queue_has_a_worker_in_the_units_and_in_compose(settings):
+    def queues_of(command: list[str]) -> set[str]:
+        return set(command[command.index("-Q") + 1].split(",")) if "-Q" in command else set()
+
+    units = set()
+    for unit in ("pit-worker.service", "pit-worker-urgent.service"):
+        line = next(line for line in (DEPLOY / unit).read_text().splitlines() if line.startswith("ExecStart="))
+        units |= queues_of(line.split())
+    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"]
+    in_compose = queues_of(compose["worker"]["command"]) | queues_of(compose["worker-urgent"]["command"])
+
+    assert units == in_compose == _routed_queues(settings) == {"urgent", "bulk"}
 
 
 def test_compose_runs_postgres_redis_web_worker_and_beat_from_the_dockerfile():
     compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
     services = compose["services"]
 
-    assert {"postgres", "redis", "web", "worker", "beat"} <= set(services)
-    for name in ("web", "worker", "beat", "migrate"):
+    assert {"postgres", "redis", "web", "worker", "worker-urgent", "beat"} <= set(services)
+    for name in ("web", "worker", "worker-urgent", "beat", "migrate"):
         service = services[name]
         assert (ROOT / "deploy" / service["build"]["context"] / service["build"]["dockerfile"]).resolve() == (
             DEPLOY / "Dockerfile"

@@ -1,13 +1,14 @@
 """Register a floor device for a table and print its API key (shown this once, stored as a hash)."""
 
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from pit.accounts.services import device_create
+from pit.core.arguments import PitCommand
 from pit.tables.models import Table
 
 
-class Command(BaseCommand):
+class Command(PitCommand):
     help = "Create a floor device for a table and print its API key (Authorization: Api-Key <key>)."
 
     def add_arguments(self, parser):

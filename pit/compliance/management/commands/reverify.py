@@ -3,17 +3,11 @@ import datetime as dt
 import sys
 import time
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from pit.compliance.checks import coups_in_range_count, coups_sweep
+from pit.core.arguments import PitCommand, gaming_day
 from pit.core.gaming_day import current_gaming_day
-
-
-def _day(text: str) -> dt.date:
-    try:
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise CommandError(f"{text!r} is not a gaming day (YYYY-MM-DD)") from None
 
 
 class Progress:
@@ -48,15 +42,15 @@ class Progress:
         self.stream.flush()
 
 
-class Command(BaseCommand):
+class Command(PitCommand):
     help = (
         "Re-verify every coup dealt in a range of gaming days: record new findings once, clear those "
         "that no longer hold, restore those that hold again. Default: the last complete gaming day."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--from", dest="first", type=_day, help="First gaming day, YYYY-MM-DD.")
-        parser.add_argument("--to", dest="last", type=_day, help="Last gaming day (default: --from).")
+        parser.add_argument("--from", dest="first", type=gaming_day, help="First gaming day, YYYY-MM-DD.")
+        parser.add_argument("--to", dest="last", type=gaming_day, help="Last gaming day (default: --from).")
         parser.add_argument("--no-progress", action="store_true", help="No progress bar on stderr.")
 
     def handle(self, *args, first=None, last=None, no_progress=False, **options):

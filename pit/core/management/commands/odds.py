@@ -3,14 +3,15 @@
 import json
 import re
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from pit.core.arguments import PitCommand, at_least, integer
 from pit.game import PRESETS, InvalidCard, Paytable, composition_after, exact_odds, fraction_to_decimal
 
 MAIN_OUTCOMES = ("player_wins", "banker_wins", "tie")
 
 
-class Command(BaseCommand):
+class Command(PitCommand):
     help = (
         "Exact (enumerated, not simulated) probabilities, house edge and variance of every bet of a "
         "paytable, for a full shoe or one depleted by the cards seen."
@@ -18,7 +19,7 @@ class Command(BaseCommand):
     requires_system_checks = []
 
     def add_arguments(self, parser):
-        parser.add_argument("--decks", type=int, default=8, help="Decks in the shoe (default 8).")
+        parser.add_argument("--decks", type=integer, default=8, help="Decks in the shoe (default 8).")
         source = parser.add_mutually_exclusive_group()
         source.add_argument(
             "--preset", choices=sorted(PRESETS), default="commission_box", help="A preset paytable."
@@ -32,7 +33,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--json", dest="as_json", action="store_true", help="Print JSON, decimals as strings."
         )
-        parser.add_argument("--places", type=int, default=None, help="Decimal places (table 6, JSON 12).")
+        parser.add_argument("--places", type=at_least(0), default=None, help="Decimal places (table 6, JSON 12).")
 
     def handle(self, *args, decks, preset, paytable, seen, as_json, places, **options):
         table = self._paytable(preset, paytable)

@@ -1,19 +1,32 @@
-"""Serve the pit on one machine: the web server and a Celery worker (and beat) side by side."""
+"""Serve the pit on one machine: the web server, a Celery worker per queue, and beat, side by side."""
 import os
 import signal
 import subprocess
 import sys
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+
+from pit.core.arguments import PitCommand, port
+from pit.core.queues import BULK, URGENT
 
 
-class Command(BaseCommand):
-    help = "Start the web server, a Celery worker and beat together; Ctrl-C stops all three."
+def celery_commands(python: str, schedule: str) -> list[list[str]]:
+    """As in production (README "Queues"): the urgent queue has a worker of its own, so that a
+    reconciliation never waits behind a sweep or an export; beat runs beside them."""
+    celery = [python, "-m", "celery", "-A", "pit"]
+    return [
+        [*celery, "worker", "-Q", URGENT, "-n", f"{URGENT}@%h", "--loglevel", "WARNING", "--concurrency", "1"],
+        [*celery, "worker", "-Q", BULK, "-n", f"{BULK}@%h", "--loglevel", "WARNING", "--concurrency", "1"],
+        [*celery, "beat", "-s", schedule, "--loglevel", "WARNING"],
+    ]
+
+
+class Command(PitCommand):
+    help = "Start the web server, a Celery worker per queue (urgent, bulk) and beat; Ctrl-C stops them all."
 
     def add_arguments(self, parser):
         parser.add_argument("--host", default="127.0.0.1")
-        parser.add_argument("--port", default="8000")
+        parser.add_argument("--port", type=port, default="8000")
         parser.add_argument("--no-worker", action="store_true", help="Serve the web only.")
 
     def handle(self, *args, host, port, no_worker, **options):
@@ -22,15 +35,9 @@ class Command(BaseCommand):
         env = {**os.environ, "DJANGO_SETTINGS_MODULE": settings_module}
         processes = []
         if not no_worker:
-            # Beat runs inside the worker (-B): one process fewer on a laptop; production runs it apart.
             schedule = os.path.join(settings.VAR_DIR, "celerybeat-schedule")
-            processes.append(
-                subprocess.Popen(  # noqa: S603
-                    [python, "-m", "celery", "-A", "pit", "worker", "-B", "-s", schedule,
-                     "--loglevel", "WARNING", "--concurrency", "2"],
-                    env=env,
-                )
-            )
+            for command in celery_commands(python, schedule):
+                processes.append(subprocess.Popen(command, env=env))  # noqa: S603
         url = f"http://{host}:{port}/admin/"
         self.stdout.write(self.style.SUCCESS(f"\n  The pit is at {url}\n"))
         database = settings.DATABASES["default"]["ENGINE"]
@@ -43,7 +50,7 @@ class Command(BaseCommand):
         def stop(signum, frame):
             raise KeyboardInterrupt
 
-        # A service manager stops us with SIGTERM: take the worker and the web server down with us.
+        # A service manager stops us with SIGTERM: take the workers and the web server down with us.
         signal.signal(signal.SIGTERM, stop)
         try:
             web.wait()

@@ -2,12 +2,13 @@
 
 import sys
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from pit.core.arguments import PitCommand
 from pit.game import VerifySummary, verify_json_lines
 
 
-class Command(BaseCommand):
+class Command(PitCommand):
     help = (
         "Read coups as JSON lines, e.g. "
         '{"player": ["5H","KD","2C"], "banker": ["9S","7D"], "reported_winner": "banker", "ref": 17}, '

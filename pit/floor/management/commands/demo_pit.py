@@ -3,8 +3,7 @@
 import logging
 import time
 
-from django.core.management.base import BaseCommand
-
+from pit.core.arguments import PitCommand, at_least, port
 from pit.floor.demo import (
     DEMO_DAYS,
     DEMO_SHOES_PER_DAY,
@@ -18,14 +17,14 @@ from pit.floor.management.commands.simulate import Progress, eager
 from pit.floor.simulator import COUPS_PER_SHOE
 
 
-class Command(BaseCommand):
+class Command(PitCommand):
     help = "Set up a demo pit (staff, tables, a few gaming days of play) if the pit is empty; print logins."
 
     def add_arguments(self, parser):
         parser.add_argument("--host", default="127.0.0.1")
-        parser.add_argument("--port", default="8000")
-        parser.add_argument("--days", type=int, default=DEMO_DAYS, help="Gaming days of play, ending today.")
-        parser.add_argument("--shoes", type=int, default=DEMO_SHOES_PER_DAY, help="Shoes per table per day.")
+        parser.add_argument("--port", type=port, default="8000")
+        parser.add_argument("--days", type=at_least(1), default=DEMO_DAYS, help="Gaming days of play, ending today.")
+        parser.add_argument("--shoes", type=at_least(1), default=DEMO_SHOES_PER_DAY, help="Shoes per table per day.")
 
     def handle(self, *args, host, port, days, shoes, **options):
         if demo_pit_exists():

@@ -4,8 +4,9 @@ import datetime as dt
 import sys
 import time
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from pit.core.arguments import PitCommand, at_least, integer, positive_seconds
 from pit.floor.simulator import COUPS_PER_SHOE, SimulationError, parse_fault_rates, simulate
 from pit.game import format_amount
 from pit.tables.models import Table
@@ -35,7 +36,7 @@ class Progress:
             self.stream.write("\n")
 
 
-class Command(BaseCommand):
+class Command(PitCommand):
     help = (
         "Deal real shoes at the pit's tables (seeded, repeatable), with wagers, players coming and going, "
         "commission box counts, and faults injected at the given rates."
@@ -47,9 +48,9 @@ class Command(BaseCommand):
             default="",
             help="Table codes (BB1,MN1) or a count of the first tables; default: every table.",
         )
-        parser.add_argument("--shoes", type=int, default=1, help="Shoes per table per gaming day.")
-        parser.add_argument("--days", type=int, default=1, help="Gaming days, ending with today's.")
-        parser.add_argument("--seats", type=int, default=5, help="Seats occupied per table.")
+        parser.add_argument("--shoes", type=at_least(1), default=1, help="Shoes per table per gaming day.")
+        parser.add_argument("--days", type=at_least(1), default=1, help="Gaming days, ending with today's.")
+        parser.add_argument("--seats", type=at_least(1), default=5, help="Seats occupied per table.")
         parser.add_argument(
             "--fault-rate",
             default="",
@@ -57,10 +58,10 @@ class Command(BaseCommand):
             "wrong_payout=0.01,miscounted_box=0.1,foreign_card=0.01; "
             "a bare number sets every fault.",
         )
-        parser.add_argument("--seed", type=int, default=0)
-        parser.add_argument("--decks", type=int, default=8)
+        parser.add_argument("--seed", type=integer, default=0)
+        parser.add_argument("--decks", type=at_least(1), default=8)
         parser.add_argument("--leave-open", action="store_true", help="End each table with a shoe still dealing.")
-        parser.add_argument("--batch", type=int, default=25, help="Coups per batch posted.")
+        parser.add_argument("--batch", type=at_least(1), default=25, help="Coups per batch posted.")
         parser.add_argument("--eager", action="store_true", help="Run the checks and reconciliations in-process.")
         parser.add_argument("--url", default="", help="Play through the REST API at this URL instead of the services.")
         parser.add_argument("--key", default="", help="The device API key (with --url).")
@@ -70,8 +71,8 @@ class Command(BaseCommand):
             action="store_true",
             help="Deal in real time at the tables, a coup every --interval seconds.",
         )
-        parser.add_argument("--interval", type=float, default=4.0, help="Seconds between coups with --live.")
-        parser.add_argument("--coups", type=int, default=None, help="Stop after this many coups (--live).")
+        parser.add_argument("--interval", type=positive_seconds, default=4.0, help="Seconds between coups with --live.")
+        parser.add_argument("--coups", type=at_least(1), default=None, help="Stop after this many coups (--live).")
 
     def handle(self, *args, **options):
         try:
