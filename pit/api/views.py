@@ -24,6 +24,7 @@ from pit.api.authentication import DevicePrincipal, request_device
 from pit.api.errors import error_response, flatten_errors
 from pit.api.filters import ViolationFilter
 from pit.api.idempotency import idempotent
+from pit.api.parsers import MAX_BATCH_COUPS
 from pit.api.permissions import READ, WRITE, ensure_table_access
 from pit.compliance import services as compliance_services
 from pit.compliance.models import RuleViolation
@@ -403,7 +404,7 @@ class ShoeCoupsView(APIView):
 class ShoeCoupsBatchView(APIView):
     write_permissions = ("shoes.add_coup",)
     device_access = DEVICE_READ_WRITE
-    MAX_COUPS = 5000
+    MAX_COUPS = MAX_BATCH_COUPS
 
     @extend_schema(
         request=s.CoupBatchInputSerializer,
@@ -585,7 +586,7 @@ class PaytableOddsView(APIView):
     )
     def get(self, request, paytable_id: int):
         raw = request.query_params.get("decks", "8")
-        if not raw.isdigit() or not 1 <= int(raw) <= 12:
+        if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= 12:
             return error_response(
                 400,
                 "invalid",

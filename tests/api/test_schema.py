@@ -69,7 +69,12 @@ def test_the_coup_post_has_examples_and_money_is_a_string(schema):
     assert examples["ACoupWithThreeWagers"]["value"]["wagers"][0]["amount"] == "100.00"
     assert set(operation["responses"]) >= {"200", "201", "409"}
     amount = schema["components"]["schemas"]["WagerInputRequest"]["properties"]["amount"]
-    assert amount["type"] == "string" and amount["pattern"].startswith("^-?\\d")
+    assert amount == {  # exactly what the server takes: ASCII digits, no sign, at most 3 decimals
+        "type": "string",
+        "pattern": "^[0-9]{1,15}(\\.[0-9]{1,3})?$",
+        "example": "125.50",
+        "description": amount["description"],
+    }
     assert {"DeviceApiKey", "tokenAuth", "cookieAuth"} <= set(schema["components"]["securitySchemes"])
     assert "Idempotency-Key" in schema["info"]["description"]
 
