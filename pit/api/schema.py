@@ -12,7 +12,7 @@ _ERROR_DESCRIPTIONS = {
     "400": "Malformed request: `errors` names each field and its problem. Nothing was written.",
     "401": "No credentials, or an unknown or revoked key or token.",
     "403": "Authenticated, but not allowed: another table's data, or a permission the role lacks.",
-    "404": "No such object (or no reconciliation yet).",
+    "404": "No such object.",
     "406": "Only application/json is answered.",
     "409": "Clashes with what is recorded (the open shoe, a coup number recorded with other values, a "
     "table with a shoe dealing), "

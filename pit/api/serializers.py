@@ -583,6 +583,16 @@ class ReconciliationSerializer(_Output):
     data_function = staticmethod(reconciliation_data)
 
 
+class ReconciliationPendingSerializer(serializers.Serializer):
+    shoe = serializers.IntegerField()
+    status = serializers.ChoiceField(
+        choices=("dealing", "pending"),
+        help_text="`dealing`: the shoe is not closed yet; `pending`: closed, its reconciliation is queued.",
+    )
+    message = serializers.CharField()
+    retry_after_seconds = serializers.IntegerField(help_text="The same as the Retry-After header.")
+
+
 def violation_data(violation) -> dict:
     return {
         "id": violation.pk,

@@ -10,7 +10,7 @@ from django.db.models import OuterRef, Prefetch, Subquery
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.decorators import api_view, authentication_classes, permission_classes
 from rest_framework.exceptions import ValidationError
@@ -40,6 +40,9 @@ from pit.shoes.models import Coup, Shoe, ShoeStatus, Wager
 from pit.tables import services as table_services
 from pit.tables.models import Table, TableLimit
 
+# Seconds a poller waits: a queued reconciliation is made within seconds, a dealing shoe runs for long.
+RECONCILIATION_RETRY_PENDING = 2
+RECONCILIATION_RETRY_DEALING = 60
 DEVICE_READ = frozenset({READ})
 DEVICE_READ_WRITE = frozenset({READ, WRITE})
 
@@ -283,7 +286,19 @@ class ReconciliationView(APIView):
     read_permissions = ("ledger.view_reconciliation",)
     device_access = DEVICE_READ
 
-    @extend_schema(responses=s.ReconciliationSerializer, summary="The shoe's commission box reconciliation")
+    @extend_schema(
+        responses={
+            200: s.ReconciliationSerializer,
+            202: OpenApiResponse(
+                s.ReconciliationPendingSerializer,
+                description="No reconciliation yet: the shoe is still dealing, or it was closed and its "
+                "reconciliation is queued. Ask again after `Retry-After` seconds.",
+            ),
+        },
+        summary="The shoe's commission box reconciliation (202 while it is pending)",
+        description="200 with the reconciliation once it is made; 202 with `status` `dealing` or `pending` "
+        "before that; 404 only for a shoe that does not exist.",
+    )
     def get(self, request, shoe_id: int):
         shoe = shoe_for(request, shoe_id)
         reconciliation = (
@@ -292,12 +307,20 @@ class ReconciliationView(APIView):
             .first()
         )
         if reconciliation is None:
-            why = (
-                "it is still dealing; it is reconciled when it is closed at the shuffle"
-                if shoe.status == ShoeStatus.DEALING
-                else "it was closed and its reconciliation is queued"
-            )
-            raise Http404(f"Shoe {shoe.pk} has no reconciliation yet: {why}.")
+            dealing = shoe.status == ShoeStatus.DEALING
+            body = {
+                "shoe": shoe.pk,
+                "status": "dealing" if dealing else "pending",
+                "message": f"Shoe {shoe.pk} has no reconciliation yet: "
+                + (
+                    "it is still dealing; it is reconciled when it is closed at the shuffle."
+                    if dealing
+                    else "it was closed and its reconciliation is queued."
+                ),
+                "retry_after_seconds": RECONCILIATION_RETRY_DEALING if dealing else RECONCILIATION_RETRY_PENDING,
+            }
+            return Response(body, status=status.HTTP_202_ACCEPTED,
+                            headers={"Retry-After": str(body["retry_after_seconds"])})
         return Response(s.reconciliation_data(reconciliation))
 
 
@@ -330,17 +353,31 @@ class CommissionCollectView(APIView):
 
 
 # ---------------------------------------------------------------------------------------- coups
+# Examples a client may paste as they are into a fresh shoe of a commission-box table: each is dealt by
+# the rules, reports the right winner and payouts, and stays within the usual limits (25 to 10,000 on
+# Player and Banker, 5 to 1,000 on Tie). tests/api/test_schema_examples.py posts every one of them.
+# Player 5 draws a 2 (7); Banker 6 stands on a Player third card of 2: Player wins 7 to 6.
 COUP_EXAMPLE = {
-    "number": 12,
+    "number": 1,
     "player": ["5H", "KD", "2C"],
-    "banker": ["9S", "TD", "QC"],
+    "banker": ["6S", "TD"],
     "dealt_at": "2026-11-29T21:14:05Z",
     "reported_winner": "player",
     "wagers": [
         {"seat": 1, "bet": "player", "amount": "100.00", "paid": "100.00"},
         {"seat": 2, "bet": "banker", "amount": "250.00", "paid": "0.00"},
-        {"seat": 3, "bet": "tie", "amount": "25.00"},
+        {"seat": 3, "bet": "tie", "amount": "25.00", "paid": "0.00"},
     ],
+}
+# Player 8 against Banker 9, both naturals: Banker wins, nobody draws.
+NATURALS_EXAMPLE = {"number": 1, "player": ["4S", "4H"], "banker": ["9C", "KH"], "reported_winner": "banker"}
+# Banker 3 draws on a Player third card of 0 (domain.md): Player 4 + K = 4, Banker 3 + 5 = 8.
+SECOND_COUP_EXAMPLE = {
+    "number": 2,
+    "player": ["AS", "3D", "KC"],
+    "banker": ["2H", "AC", "5D"],
+    "reported_winner": "banker",
+    "wagers": [{"seat": 2, "bet": "banker", "amount": "100.00", "paid": "100.00"}],
 }
 
 
@@ -378,11 +415,7 @@ class ShoeCoupsView(APIView):
         ),
         examples=[
             OpenApiExample("A coup with three wagers", value=COUP_EXAMPLE, request_only=True),
-            OpenApiExample(
-                "Two-card naturals, no wagers",
-                request_only=True,
-                value={"number": 13, "player": ["4S", "4H"], "banker": ["9C", "KH"]},
-            ),
+            OpenApiExample("Two-card naturals, no wagers", request_only=True, value=NATURALS_EXAMPLE),
         ],
     )
     @idempotent
@@ -421,12 +454,7 @@ class ShoeCoupsBatchView(APIView):
             OpenApiExample(
                 "Two coups",
                 request_only=True,
-                value={
-                    "coups": [
-                        COUP_EXAMPLE,
-                        {"number": 13, "player": ["4S", "4H"], "banker": ["9C", "KH"], "wagers": []},
-                    ]
-                },
+                value={"coups": [COUP_EXAMPLE, SECOND_COUP_EXAMPLE]},
             )
         ],
     )
