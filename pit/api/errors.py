@@ -130,6 +130,10 @@ _CODES = {
 }
 
 
+# Every `code` an error answer can carry (the schema's Error.code enum).
+ERROR_CODES = tuple(dict.fromkeys(("invalid", "parse_error", *_CODES.values(), "server_error", "error")))
+
+
 def exception_response(exc) -> Response | None:
     """The enveloped answer for an exception, or None for one that is a bug (logged as such)."""
     if isinstance(exc, RequestDataTooBig):

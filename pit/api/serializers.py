@@ -8,6 +8,7 @@ from decimal import Decimal
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from pit import game
 from pit.api.parsers import MAX_BATCH_COUPS
 from pit.core.money import from_minor
 
@@ -146,8 +147,9 @@ class CoupInputSerializer(StrictSerializer):
     reported_winner = serializers.ChoiceField(
         choices=WINNERS,
         required=False,
-        allow_blank=True,
-        help_text="The winner the table announced, if it reports one (checked against the cards).",
+        allow_null=True,
+        help_text="The winner the table announced (checked against the cards); null or left out when the "
+        "table reports none.",
     )
     wagers = WagerInputSerializer(many=True, required=False, max_length=200)
 
@@ -226,10 +228,12 @@ def coup_values(data) -> dict:
             errors["dealt_at"] = [str(message) for message in exc.detail]
     elif "dealt_at" in data:
         errors["dealt_at"] = [_NULL]
-    if "reported_winner" in data:
+    if data.get("reported_winner") is not None:
         winner = data["reported_winner"]
-        if winner not in ("", *WINNERS) or not isinstance(winner, str):
-            errors["reported_winner"] = [f'"{winner}" is not a valid choice.']
+        if not isinstance(winner, str) or winner not in WINNERS:
+            errors["reported_winner"] = [
+                f'"{winner}" is not a valid choice: player, banker or tie (null or left out when none is reported).'
+            ]
         else:
             values["reported_winner"] = winner
     wagers = data.get("wagers", [])
@@ -460,7 +464,7 @@ def coup_data(coup, wagers: list[dict], violations: list[dict]) -> dict:
         "natural": coup.natural,
         "player_pair": coup.player_pair,
         "banker_pair": coup.banker_pair,
-        "reported_winner": coup.reported_winner,
+        "reported_winner": coup.reported_winner or None,
         "paytable": coup.paytable_id,
         "recorded_by": coup.recorded_by,
         "wagers": wagers,
@@ -484,7 +488,9 @@ class CoupSerializer(serializers.Serializer):
     natural = serializers.BooleanField()
     player_pair = serializers.BooleanField()
     banker_pair = serializers.BooleanField()
-    reported_winner = serializers.ChoiceField(choices=("", *WINNERS))
+    reported_winner = serializers.ChoiceField(
+        choices=WINNERS, allow_null=True, help_text="Null when none was reported."
+    )
     paytable = serializers.IntegerField()
     recorded_by = serializers.CharField()
     wagers = WagerSerializer(many=True)
@@ -653,6 +659,41 @@ def paytable_data(configuration) -> dict:
     }
 
 
+FACT_CHOICES = sorted(game.FACTS)
+ROUNDING_MODES = [mode.value for mode in game.RoundingMode]
+
+
+class PaytableRuleSerializer(serializers.Serializer):
+    when = serializers.ListField(
+        child=serializers.ChoiceField(choices=FACT_CHOICES),
+        help_text="Facts of the outcome that must all hold for this rule to decide the bet.",
+    )
+    result = serializers.ChoiceField(choices=[result.value for result in game.BetResult])
+    odds = serializers.RegexField(
+        r"^[0-9]+:[0-9]+$", allow_null=True, help_text='What a win pays, e.g. "8:1"; null unless a win.'
+    )
+    commission = serializers.BooleanField(help_text="A win owes commission.")
+
+
+class PaytableBetSerializer(serializers.Serializer):
+    rules = PaytableRuleSerializer(many=True, help_text="Tried in order; the first that matches decides.")
+
+
+class PaytableRoundingSerializer(serializers.Serializer):
+    increment = serializers.CharField(help_text="A decimal string, e.g. \"0.01\".")
+    mode = serializers.ChoiceField(choices=ROUNDING_MODES)
+
+
+class PaytableRulesSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    commission_mode = serializers.ChoiceField(choices=[mode.value for mode in game.CommissionMode])
+    commission_rate = serializers.CharField(help_text='A decimal string, e.g. "0.05".')
+    commission_rounding = PaytableRoundingSerializer()
+    bet_increments = serializers.DictField(child=serializers.CharField(), help_text="Bet -> increment.")
+    ties_push = serializers.BooleanField(help_text="A tie pushes Player and Banker bets.")
+    bets = serializers.DictField(child=PaytableBetSerializer(), help_text="Bet name -> its rules.")
+
+
 class HouseEdgeSerializer(serializers.Serializer):
     house_edge = serializers.CharField()
     variance = serializers.CharField()
@@ -664,9 +705,7 @@ class PaytableSerializer(_Output):
     version = serializers.IntegerField()
     name = serializers.CharField()
     preset = serializers.CharField()
-    rules = serializers.JSONField(
-        help_text="The engine's paytable: bets, payouts, commission mode and rounding."
-    )
+    rules = PaytableRulesSerializer(help_text="The engine's paytable: bets, payouts, commission mode and rounding.")
     house_edges = serializers.DictField(
         child=HouseEdgeSerializer(), help_text="Per bet, 8 decks, as computed on save."
     )

@@ -165,9 +165,8 @@ def api_not_found(request, *args, **kwargs):
 
 
 # ---------------------------------------------------------------------------------------- tables
-@extend_schema(tags=["tables"])
+@extend_schema(tags=["tables"], summary="Tables: all of them for staff, its own table for a device")
 class TableListView(generics.ListAPIView):
-    """Tables: all of them for staff, a device's own table for a device."""
 
     serializer_class = s.TableSerializer
     read_permissions = ("tables.view_table",)
@@ -184,7 +183,7 @@ class TableDetailView(APIView):
     read_permissions = ("tables.view_table",)
     device_access = DEVICE_READ
 
-    @extend_schema(responses=s.TableSerializer)
+    @extend_schema(responses=s.TableSerializer, summary="A table, its limits, paytable and dealing shoe")
     def get(self, request, code: str):
         return Response(s.table_data(table_for(request, code, tables_queryset())))
 
@@ -253,7 +252,7 @@ class ShoeDetailView(APIView):
     read_permissions = ("shoes.view_shoe",)
     device_access = DEVICE_READ
 
-    @extend_schema(responses=s.ShoeSerializer)
+    @extend_schema(responses=s.ShoeSerializer, summary="A shoe and its progress to the cut card")
     def get(self, request, shoe_id: int):
         return Response(s.shoe_data(shoe_for(request, shoe_id)))
 
@@ -518,7 +517,7 @@ class CoupDetailView(APIView):
     read_permissions = ("shoes.view_coup",)
     device_access = DEVICE_READ
 
-    @extend_schema(responses=s.CoupSerializer)
+    @extend_schema(responses=s.CoupSerializer, summary="A coup with its evaluation, settlement and violations")
     def get(self, request, coup_id: int):
         coup = (
             Coup.objects.select_related("shoe__table", "recorded_by_device__table", "recorded_by_user")
@@ -533,9 +532,10 @@ class CoupDetailView(APIView):
 
 
 # ---------------------------------------------------------------------------------------- violations
-@extend_schema(tags=["violations"])
+@extend_schema(
+    tags=["violations"], summary="Rule violations, newest first; filter by status, table (code), gaming_day, code"
+)
 class ViolationListView(generics.ListAPIView):
-    """Rule violations, newest first; filter by status, table (code), gaming_day, code."""
 
     serializer_class = s.ViolationSerializer
     filterset_class = ViolationFilter
@@ -585,9 +585,8 @@ def paytables_for(request):
     return queryset.filter(pk=device.table.paytable_id) if device else queryset
 
 
-@extend_schema(tags=["paytables"])
+@extend_schema(tags=["paytables"], summary="Paytable configurations (every version); a device sees its table's")
 class PaytableListView(generics.ListAPIView):
-    """Paytable configurations (every version); a device sees its table's."""
 
     serializer_class = s.PaytableSerializer
     read_permissions = ("paytables.view_paytableconfiguration",)

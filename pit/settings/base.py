@@ -234,7 +234,17 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "SCHEMA_PATH_PREFIX": r"/api/v1",
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {"WinnerEnum": ["player", "banker", "tie"]},
+    "ENUM_NAME_OVERRIDES": {
+        "WinnerEnum": ["player", "banker", "tie"],
+        "ErrorCodeEnum": "pit.api.errors.ERROR_CODES",
+        "PaytableFactEnum": "pit.api.serializers.FACT_CHOICES",
+        "RoundingModeEnum": "pit.api.serializers.ROUNDING_MODES",
+    },
+    # A field that may be null is a nullable enum, not a oneOf with a separate NullEnum.
+    "ENUM_ADD_EXPLICIT_BLANK_NULL_CHOICE": False,
+    # Descriptions are written for integrators (summary=, description=, help_text=); class docstrings
+    # are for developers and stay out of the schema.
+    "DISABLE_DOCSTRING_DESCRIPTIONS": True,
     "PREPROCESSING_HOOKS": [],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -4,7 +4,10 @@ what the server answers (issue 17 items 1, 5)."""
 
 import pytest
 from drf_spectacular.generators import SchemaGenerator
+from openapi_schema_validator import OAS30Validator
 
+from pit.api.examples import COMPONENT_EXAMPLES
+from pit.api.views import COUP_EXAMPLE
 from pit.compliance.models import RuleViolation
 from tests import factories
 from tests.api.conftest import _device_client
@@ -16,8 +19,12 @@ _VOLATILE = {"id", "shoe", "coup", "paytable", "recorded_by", "gaming_day", "dea
              "reconciled_at", "entry", "found_at"}
 
 
+def _schema():
+    return SchemaGenerator().get_schema(request=None, public=True)
+
+
 def _request_examples():
-    schema = SchemaGenerator().get_schema(request=None, public=True)
+    schema = _schema()
     found = []
     for path, operations in schema["paths"].items():
         for method, operation in operations.items():
@@ -62,3 +69,30 @@ def test_each_request_example_is_accepted_with_no_violation(path, method, name, 
     for coup in coups:
         assert coup["violations"] == [], coup
     assert list(RuleViolation.objects.values_list("code", "message")) == []
+
+
+def test_every_answer_object_has_an_example_that_its_schema_accepts():
+    schema = _schema()
+    components = schema["components"]["schemas"]
+    answers = {name for name in components if not name.endswith(("Request", "Enum"))}
+    assert answers <= set(COMPONENT_EXAMPLES), sorted(answers - set(COMPONENT_EXAMPLES))
+    for name in answers:
+        assert components[name]["example"] == COMPONENT_EXAMPLES[name]
+        validator = OAS30Validator({**components[name], "components": schema["components"]})
+        errors = [error.message for error in validator.iter_errors(COMPONENT_EXAMPLES[name])]
+        assert errors == [], (name, errors)
+
+
+def test_the_coup_answer_example_is_what_the_server_answers_for_the_request_example(
+    django_capture_on_commit_callbacks,
+):
+    table = factories.table("BB1")
+    device = _device_client(table)
+    shoe = factories.shoe(table)
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = device.post(f"/api/v1/shoes/{shoe.pk}/coups/", COUP_EXAMPLE, format="json").json()
+    example = COMPONENT_EXAMPLES["Coup"]
+    volatile = {"id", "shoe", "paytable", "recorded_by"}
+    assert {k: v for k, v in answer.items() if k not in volatile} == {
+        k: v for k, v in example.items() if k not in volatile
+    }
