@@ -16,6 +16,10 @@ The REST API of pit for floor systems (card-reading shoes, table terminals, bet 
 * Amounts are **decimal strings** in the table's currency: `"125.50"`. JSON numbers are refused for
   money (a float cannot hold money exactly); so are negative amounts, zero stakes, and more decimals
   than the currency has.
+* Numbers, seats, money and times are **ASCII only**, in bodies and query parameters: `"²"`, `"٣"` or
+  `"１０.００"` is a 400 naming the field.
+* A batch holds at most 5,000 coups; a body at most 8 MiB (`PIT_API_MAX_BODY_BYTES`), which holds
+  5,000 coups with 7 wagers each. A larger body is a **413** (`too_large`) naming both limits.
 * Cards are codes in dealt order: rank `A 2-9 T(or 10) J Q K`, then suit `S H D C` (`"TD"`, `"5H"`).
 * Unknown fields are refused. Bodies are JSON (`Content-Type: application/json`); anything else is 415.
 * Malformed input is refused with a 400 naming the field and nothing is stored. Well-formed input
@@ -32,9 +36,9 @@ Every error has one shape:
 
 `code` is one of `invalid`, `parse_error` (400), `not_authenticated` (401), `permission_denied`
 (403), `not_found` (404), `method_not_allowed` (405), `not_acceptable` (406), `conflict` (409),
-`unsupported_media_type` (415), `unprocessable` (422). `errors` maps a field path, as the request
-spells it, to its problems (`body` when the body as a whole is at fault); `details` carries ids a
-client can act on (the open shoe's `shoe_id` on a 409 from starting a shoe).
+`too_large` (413), `unsupported_media_type` (415), `unprocessable` (422). `errors` maps a field
+path, as the request spells it, to its problems (`body` when the body as a whole is at fault);
+`details` carries ids a client can act on (the open shoe's `shoe_id` on a 409 from starting a shoe).
 
 ## Never twice, never lost: Idempotency-Key
 Every POST accepts an `Idempotency-Key` header (1 to 255 printable characters; a UUID is good).

@@ -14,12 +14,14 @@ to its problems; it is `{}` when no field is at fault. `details` carries ids a c
 import logging
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DataError, IntegrityError
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
+from pit.api.parsers import too_large
 from pit.core.errors import Conflict
 
 logger = logging.getLogger("pit.api")
@@ -121,14 +123,21 @@ _CODES = {
     405: "method_not_allowed",
     406: "not_acceptable",
     409: "conflict",
+    413: "too_large",
     415: "unsupported_media_type",
     422: "unprocessable",
     429: "throttled",
 }
 
 
+# Every `code` an error answer can carry (the schema's Error.code enum).
+ERROR_CODES = tuple(dict.fromkeys(("invalid", "parse_error", *_CODES.values(), "server_error", "error")))
+
+
 def exception_response(exc) -> Response | None:
     """The enveloped answer for an exception, or None for one that is a bug (logged as such)."""
+    if isinstance(exc, RequestDataTooBig):
+        exc = too_large()
     if isinstance(exc, DjangoValidationError):
         return error_response(
             400, "invalid", "The request has errors; see `errors`.", django_validation_errors(exc)

@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 from pit.api.authentication import DevicePrincipal
 from pit.api.permissions import PitAccess
 from pit.reports.catalog import REPORTS
+from pit.reports.definitions import ColumnType
 from pit.reports.forms import ReportFilterForm
 from pit.reports.permissions import report_allowed
 from pit.reports.renderers import json_chunks
@@ -44,15 +45,98 @@ _FILTERS = [
         "only_variances", OpenApiTypes.BOOL, description="Commission: only seats whose count differs from the ledger."
     ),
 ]
-_ANSWER = OpenApiResponse(
-    OpenApiTypes.OBJECT,
-    description=(
-        '{"report", "title", "filters", "columns": [{"key", "label", "type"}], "rows": [{"line": "detail" | '
-        '"<level> subtotal", <column key>: value ...}], "totals": [one per currency]}; the commission report also '
-        '"record_heads": [{"gaming_day", "digest", "shoes": [{"shoe", "table", "sequence", "rows", "head"}]}], '
-        "each gaming day's hash-chain heads. Money and decimals are strings, percentages in percent, dates ISO 8601."
-    ),
-)
+_DECIMAL = r"^-?[0-9]+(\.[0-9]+)?$"
+_COLUMN_SCHEMAS = {
+    ColumnType.TEXT: {"type": "string"},
+    ColumnType.INTEGER: {"type": "integer"},
+    ColumnType.MONEY: {"type": "string", "pattern": _DECIMAL, "description": "In the row's currency."},
+    ColumnType.PERCENTAGE: {"type": "string", "pattern": _DECIMAL, "description": "In percent."},
+    ColumnType.DECIMAL: {"type": "string", "pattern": _DECIMAL},
+    ColumnType.DATE: {"type": "string", "format": "date"},
+    ColumnType.DATETIME: {"type": "string", "format": "date-time"},
+}
+
+
+def report_answer_schema(report) -> dict:
+    """The JSON answer of one report, typed column by column from its definition (pit.reports.catalog)."""
+    columns = report.visible_columns
+    row = {
+        "type": "object",
+        "required": ["line", *(column.key for column in columns)],
+        "properties": {
+            "line": {"type": "string", "description": '"detail", "<level> subtotal" or "total".'},
+            **{
+                column.key: {**_COLUMN_SCHEMAS[column.type], "nullable": True, "description": column.label}
+                for column in columns
+            },
+        },
+    }
+    answer = {
+        "type": "object",
+        "required": ["report", "title", "filters", "columns", "rows", "totals"],
+        "properties": {
+            "report": {"type": "string", "enum": [report.slug]},
+            "title": {"type": "string"},
+            "filters": {
+                "type": "object",
+                "required": ["from", "to", "tables", "game", "only_variances"],
+                "properties": {
+                    "from": {"type": "string", "format": "date"},
+                    "to": {"type": "string", "format": "date"},
+                    "tables": {"type": "array", "items": {"type": "string"}},
+                    "game": {"type": "string", "nullable": True},
+                    "only_variances": {"type": "boolean"},
+                },
+            },
+            "columns": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["key", "label", "type"],
+                    "properties": {
+                        "key": {"type": "string"},
+                        "label": {"type": "string"},
+                        "type": {"type": "string", "enum": [str(kind) for kind in ColumnType]},
+                    },
+                },
+            },
+            "rows": {"type": "array", "items": row},
+            "totals": {"type": "array", "items": row, "description": "One per currency."},
+        },
+    }
+    if report.slug == "commission":
+        answer["required"].append("record_heads")
+        answer["properties"]["record_heads"] = _RECORD_HEADS
+    return answer
+
+
+# Each gaming day's hash-chain heads (pit.records), so a signed export pins the record.
+_RECORD_HEADS = {
+    "type": "array",
+    "description": "Each gaming day's hash-chain heads: its digest and, per shoe, the head of its chain.",
+    "items": {
+        "type": "object",
+        "required": ["gaming_day", "digest", "shoes"],
+        "properties": {
+            "gaming_day": {"type": "string", "format": "date"},
+            "digest": {"type": "string"},
+            "shoes": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["shoe", "table", "sequence", "rows", "head"],
+                    "properties": {
+                        "shoe": {"type": "integer"},
+                        "table": {"type": "string"},
+                        "sequence": {"type": "integer"},
+                        "rows": {"type": "integer"},
+                        "head": {"type": "string"},
+                    },
+                },
+            },
+        },
+    },
+}
 
 
 class ReportView(APIView):
@@ -91,7 +175,12 @@ def report_view(slug: str):
         description=report.description,
         tags=["reports"],
         parameters=_FILTERS,
-        responses={200: _ANSWER},
+        responses={
+            200: OpenApiResponse(
+                report_answer_schema(report),
+                description="Money and decimals are strings, percentages in percent, dates ISO 8601.",
+            )
+        },
     )(get)
     name = f"{slug.title().replace('-', '')}ReportView"
     return type(name, (ReportView,), {"report": slug, "get": get}).as_view()

@@ -1,5 +1,7 @@
 """The OpenAPI schema's conventions: the error envelope on every operation, the Idempotency-Key
-header on every POST, the Api-Key security scheme, and the API description (pit/api/docs.py)."""
+header on every POST, the security schemes that can succeed on each operation, the response headers,
+`additionalProperties: false` on request bodies (unknown fields are refused), and the API
+description (pit/api/docs.py)."""
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
@@ -7,13 +9,15 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
 from pit.api.docs import API_DESCRIPTION
+from pit.api.errors import ERROR_CODES
 
 _ERROR_DESCRIPTIONS = {
     "400": "Malformed request: `errors` names each field and its problem. Nothing was written.",
     "401": "No credentials, or an unknown or revoked key or token.",
     "403": "Authenticated, but not allowed: another table's data, or a permission the role lacks.",
-    "404": "No such object (or no reconciliation yet).",
+    "404": "No such object.",
     "406": "Only application/json is answered.",
+    "413": "The body is larger than the API takes (`PIT_API_MAX_BODY_BYTES`); the message names the limit.",
     "409": "Clashes with what is recorded (the open shoe, a coup number recorded with other values, a "
     "table with a shoe dealing), "
     "or a request with the same Idempotency-Key is still running.",
@@ -21,14 +25,14 @@ _ERROR_DESCRIPTIONS = {
     "422": "This Idempotency-Key was used before with a different request.",
 }
 _READ_ERRORS = ("400", "401", "403", "404", "406")
-_WRITE_ERRORS = ("400", "401", "403", "404", "406", "409", "415", "422")
+_WRITE_ERRORS = ("400", "401", "403", "404", "406", "409", "413", "415", "422")
 
 
 class ErrorSerializer(serializers.Serializer):
     """The one error envelope of the API."""
 
     status = serializers.IntegerField(help_text="The HTTP status, repeated.")
-    code = serializers.CharField(help_text="invalid, parse_error, not_authenticated, permission_denied, ...")
+    code = serializers.ChoiceField(choices=ERROR_CODES, help_text="What kind of error, for a program to act on.")
     message = serializers.CharField()
     errors = serializers.DictField(
         child=serializers.ListField(child=serializers.CharField()),
@@ -47,7 +51,7 @@ class PitAutoSchema(AutoSchema):
             parameters.append(
                 OpenApiParameter(
                     "Idempotency-Key",
-                    str,
+                    {"type": "string", "minLength": 1, "maxLength": 255},
                     OpenApiParameter.HEADER,
                     required=False,
                     description="Makes a retry safe: the same key and body get the first answer again, "
@@ -55,6 +59,13 @@ class PitAutoSchema(AutoSchema):
                 )
             )
         return parameters
+
+    def get_auth(self):
+        """Only the schemes that can succeed: the device key only where devices are let in."""
+        auth = super().get_auth()
+        if not getattr(self.view, "device_access", None):
+            auth = [scheme for scheme in auth if DeviceKeyScheme.name not in scheme]
+        return auth
 
     def _get_response_bodies(self, direction="response"):
         responses = super()._get_response_bodies(direction)
@@ -75,14 +86,42 @@ class DeviceKeyScheme(OpenApiAuthenticationExtension):
             "type": "apiKey",
             "in": "header",
             "name": "Authorization",
-            "description": "A floor device's key: `Authorization: Api-Key <key>` "
-            "(printed once by `manage.py create_device_key`).",
+            "description": "A floor device's key, sent with the prefix `Api-Key` and a space: "
+            "`Authorization: Api-Key 3f9c...` (a generated client: the whole value, prefix included, as the "
+            "API key). Printed once by `manage.py create_device_key`.",
         }
 
 
+_REPLAYED = {
+    "description": "`true` when this is the stored answer to an earlier request with the same "
+    "Idempotency-Key (nothing was written again).",
+    "schema": {"type": "string", "enum": ["true"]},
+}
+_RETRY_AFTER = {"description": "Seconds to wait before asking again.", "schema": {"type": "integer", "minimum": 0}}
+
+
 def postprocess_description(result, generator, request, public):
-    """SPECTACULAR_SETTINGS cannot import the API; the description is set here instead."""
+    """What the views cannot say one by one: the description (SPECTACULAR_SETTINGS cannot import the
+    API), unknown request fields refused, the response headers, and examples for every answer."""
+    from pit.api.examples import COMPONENT_EXAMPLES
+
     result["info"]["description"] = API_DESCRIPTION
+    schemas = result.get("components", {}).get("schemas", {})
+    for name, component in schemas.items():
+        if name.endswith("Request") and component.get("type") == "object":
+            component["additionalProperties"] = False
+        if name in COMPONENT_EXAMPLES:
+            component["example"] = COMPONENT_EXAMPLES[name]
+    for operations in result.get("paths", {}).values():
+        for method, operation in operations.items():
+            for code, response in operation.get("responses", {}).items():
+                headers = {}
+                if method == "post" and code.startswith("2"):
+                    headers["Idempotent-Replayed"] = _REPLAYED
+                if code in ("202", "429"):
+                    headers["Retry-After"] = _RETRY_AFTER
+                if headers:
+                    response.setdefault("headers", {}).update(headers)
     return result
 
 

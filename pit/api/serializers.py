@@ -8,11 +8,19 @@ from decimal import Decimal
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from pit import game
+from pit.api.parsers import MAX_BATCH_COUPS
 from pit.core.money import from_minor
 
-MONEY_PATTERN = r"^-?\d{1,15}(\.\d{1,6})?$"
-_MONEY = re.compile(MONEY_PATTERN)
+# What the server takes for money: ASCII digits, at most 15 before the point and 3 after it (the most
+# any currency has; the table's currency may allow fewer), never a sign. Answers may be negative.
+MONEY_PATTERN = r"^[0-9]{1,15}(\.[0-9]{1,3})?$"
+SIGNED_MONEY_PATTERN = r"^-?[0-9]{1,15}(\.[0-9]{1,3})?$"
+# Read a little wider than the pattern, so that a sign or a fourth decimal gets its own message.
+_MONEY = re.compile(r"^-?[0-9]{1,15}(\.[0-9]{1,6})?$")
+_ASCII_DIGITS = re.compile(r"[0-9]+")
 WINNERS = ("player", "banker", "tie")
+NOT_ASCII_NUMBER = "Numbers are ASCII digits (0-9) only; {value!r} holds other characters."
 
 
 # ------------------------------------------------------------------------------------------- inputs
@@ -50,7 +58,8 @@ class MoneyField(serializers.Field):
     default_error_messages = {
         "type": 'Send the amount as a decimal string, e.g. "125.50"; '
         "JSON numbers are not accepted for money.",
-        "format": '{value!r} is not a decimal amount (digits with an optional decimal point, e.g. "125.50").',
+        "format": '{value!r} is not a decimal amount (ASCII digits with an optional decimal point and at most '
+        '3 decimals, e.g. "125.50").',
         "positive": "The amount must be more than zero.",
         "negative": "The amount cannot be negative.",
     }
@@ -75,6 +84,38 @@ class MoneyField(serializers.Field):
         return str(value)
 
 
+@extend_schema_field(
+    {"type": "string", "pattern": SIGNED_MONEY_PATTERN, "example": "-2.50", "description": "A decimal string."}
+)
+class SignedMoneyField(MoneyField):
+    """Money in an answer that may be below zero (a variance, a balance)."""
+
+
+class AsciiIntegerField(serializers.IntegerField):
+    """An integer whose text, if sent as a string, is ASCII digits: int() reads "٣" as 3 and fails on
+    "²", so anything else is refused before it gets there."""
+
+    default_error_messages = {"ascii": NOT_ASCII_NUMBER}
+
+    def to_internal_value(self, data):
+        if isinstance(data, str) and not _ASCII_DIGITS.fullmatch(data.strip()):
+            if not data.isascii():
+                self.fail("ascii", value=data[:40])
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class AsciiDateTimeField(serializers.DateTimeField):
+    """An ISO 8601 moment in ASCII: Django's parser would read other digits ("２０２６") too."""
+
+    default_error_messages = {"ascii": "Dates and times are ASCII ISO 8601 only; {value!r} holds other characters."}
+
+    def to_internal_value(self, value):
+        if isinstance(value, str) and not value.isascii():
+            self.fail("ascii", value=value[:40])
+        return super().to_internal_value(value)
+
+
 class CardsField(serializers.ListField):
     """Card codes in dealt order: rank A,2-9,T (or 10),J,Q,K then suit S,H,D,C, e.g. ["5H", "KD"]."""
 
@@ -86,7 +127,7 @@ class CardsField(serializers.ListField):
 
 
 class WagerInputSerializer(StrictSerializer):
-    seat = serializers.IntegerField(min_value=1, max_value=99, help_text="A seat of the table.")
+    seat = AsciiIntegerField(min_value=1, max_value=99, help_text="A seat of the table.")
     bet = serializers.CharField(
         max_length=20, help_text="A bet of the table's paytable: player, banker, tie ..."
     )
@@ -99,15 +140,16 @@ class WagerInputSerializer(StrictSerializer):
 
 
 class CoupInputSerializer(StrictSerializer):
-    number = serializers.IntegerField(min_value=1, max_value=100000, help_text="1, 2, 3 ... within the shoe.")
+    number = AsciiIntegerField(min_value=1, max_value=100000, help_text="1, 2, 3 ... within the shoe.")
     player = CardsField(help_text='Player\'s cards in dealt order (2 or 3), e.g. ["5H", "KD", "2C"].')
     banker = CardsField(help_text="Banker's cards in dealt order (2 or 3).")
-    dealt_at = serializers.DateTimeField(required=False, help_text="When it was dealt; default: now.")
+    dealt_at = AsciiDateTimeField(required=False, help_text="When it was dealt; default: now.")
     reported_winner = serializers.ChoiceField(
         choices=WINNERS,
         required=False,
-        allow_blank=True,
-        help_text="The winner the table announced, if it reports one (checked against the cards).",
+        allow_null=True,
+        help_text="The winner the table announced (checked against the cards); null or left out when the "
+        "table reports none.",
     )
     wagers = WagerInputSerializer(many=True, required=False, max_length=200)
 
@@ -122,15 +164,17 @@ _COUP_FIELDS = frozenset({"number", "player", "banker", "dealt_at", "reported_wi
 _WAGER_FIELDS = frozenset({"seat", "bet", "amount", "paid"})
 _REQUIRED = "This field is required."
 _NULL = "This field may not be null."
-_DATETIME = serializers.DateTimeField()
+_DATETIME = AsciiDateTimeField()
 _POSITIVE_MONEY = MoneyField(positive=True)
 _MONEY_FIELD = MoneyField()
 
 
 def _integer(value, low: int, high: int) -> tuple[int | None, str | None]:
     if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, str) and value.strip().isdigit():
+        if isinstance(value, str) and _ASCII_DIGITS.fullmatch(value.strip()):
             value = int(value)
+        elif isinstance(value, str) and not value.isascii():
+            return None, NOT_ASCII_NUMBER.format(value=value[:40])
         else:
             return None, "A valid integer is required."
     if value < low:
@@ -184,10 +228,12 @@ def coup_values(data) -> dict:
             errors["dealt_at"] = [str(message) for message in exc.detail]
     elif "dealt_at" in data:
         errors["dealt_at"] = [_NULL]
-    if "reported_winner" in data:
+    if data.get("reported_winner") is not None:
         winner = data["reported_winner"]
-        if winner not in ("", *WINNERS) or not isinstance(winner, str):
-            errors["reported_winner"] = [f'"{winner}" is not a valid choice.']
+        if not isinstance(winner, str) or winner not in WINNERS:
+            errors["reported_winner"] = [
+                f'"{winner}" is not a valid choice: player, banker or tie (null or left out when none is reported).'
+            ]
         else:
             values["reported_winner"] = winner
     wagers = data.get("wagers", [])
@@ -242,12 +288,12 @@ def coup_values(data) -> dict:
 
 
 class CoupBatchInputSerializer(StrictSerializer):
-    coups = CoupInputSerializer(many=True, min_length=1, max_length=5000)
+    coups = CoupInputSerializer(many=True, min_length=1, max_length=MAX_BATCH_COUPS)
 
 
 class ShoeStartSerializer(StrictSerializer):
-    decks = serializers.IntegerField(min_value=1, max_value=12, default=8)
-    cut_card_position = serializers.IntegerField(
+    decks = AsciiIntegerField(min_value=1, max_value=12, default=8)
+    cut_card_position = AsciiIntegerField(
         min_value=1, max_value=12 * 52, help_text="Cards from the top (after the burn) to the cut card."
     )
     burn = serializers.ListField(
@@ -257,21 +303,21 @@ class ShoeStartSerializer(StrictSerializer):
         max_length=20,
         help_text="The burned cards' codes.",
     )
-    shuffled_at = serializers.DateTimeField(required=False, help_text="Default: now.")
+    shuffled_at = AsciiDateTimeField(required=False, help_text="Default: now.")
 
 
 class TableEventInputSerializer(StrictSerializer):
-    at = serializers.DateTimeField(required=False, help_text="When it happened; default: now.")
+    at = AsciiDateTimeField(required=False, help_text="When it happened; default: now.")
 
 
 class BoxCountInputSerializer(StrictSerializer):
-    seat = serializers.IntegerField(min_value=1, max_value=99)
+    seat = AsciiIntegerField(min_value=1, max_value=99)
     counted = MoneyField(help_text="What was counted in the seat's commission box.")
 
 
 class ShoeCloseSerializer(StrictSerializer):
     commission_box = BoxCountInputSerializer(many=True, max_length=99)
-    closed_at = serializers.DateTimeField(required=False, help_text="Default: now.")
+    closed_at = AsciiDateTimeField(required=False, help_text="Default: now.")
 
 
 class CollectInputSerializer(StrictSerializer):
@@ -334,8 +380,8 @@ def table_data(table) -> dict:
 
 class TableLimitSerializer(serializers.Serializer):
     bet = serializers.CharField()
-    minimum = MoneyField()
-    maximum = MoneyField()
+    minimum = SignedMoneyField()
+    maximum = SignedMoneyField()
 
 
 class TableSerializer(_Output):
@@ -395,11 +441,11 @@ class ViolationBriefSerializer(serializers.Serializer):
 class WagerSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
     bet = serializers.CharField()
-    amount = MoneyField()
-    paid = MoneyField(allow_null=True)
+    amount = SignedMoneyField()
+    paid = SignedMoneyField(allow_null=True)
     result = serializers.ChoiceField(choices=("win", "lose", "push"))
-    payout = MoneyField(help_text="Paid beyond the returned stake, by the paytable.")
-    commission = MoneyField(help_text="Owed into the seat's commission box.")
+    payout = SignedMoneyField(help_text="Paid beyond the returned stake, by the paytable.")
+    commission = SignedMoneyField(help_text="Owed into the seat's commission box.")
 
 
 def coup_data(coup, wagers: list[dict], violations: list[dict]) -> dict:
@@ -418,7 +464,7 @@ def coup_data(coup, wagers: list[dict], violations: list[dict]) -> dict:
         "natural": coup.natural,
         "player_pair": coup.player_pair,
         "banker_pair": coup.banker_pair,
-        "reported_winner": coup.reported_winner,
+        "reported_winner": coup.reported_winner or None,
         "paytable": coup.paytable_id,
         "recorded_by": coup.recorded_by,
         "wagers": wagers,
@@ -442,7 +488,9 @@ class CoupSerializer(serializers.Serializer):
     natural = serializers.BooleanField()
     player_pair = serializers.BooleanField()
     banker_pair = serializers.BooleanField()
-    reported_winner = serializers.ChoiceField(choices=("", *WINNERS))
+    reported_winner = serializers.ChoiceField(
+        choices=WINNERS, allow_null=True, help_text="Null when none was reported."
+    )
     paytable = serializers.IntegerField()
     recorded_by = serializers.CharField()
     wagers = WagerSerializer(many=True)
@@ -483,7 +531,7 @@ class CollectionSerializer(serializers.Serializer):
     shoe = serializers.IntegerField()
     seat = serializers.IntegerField()
     currency = serializers.CharField()
-    collected = MoneyField(help_text='Collected from the seat now; "0.00" when it owed nothing.')
+    collected = SignedMoneyField(help_text='Collected from the seat now; "0.00" when it owed nothing.')
     entry = serializers.IntegerField(allow_null=True, help_text="Id of the ledger entry, if one was written.")
 
     def to_representation(self, instance):
@@ -492,11 +540,11 @@ class CollectionSerializer(serializers.Serializer):
 
 class ReconciliationSeatSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
-    accrued = MoneyField()
-    collected_earlier = MoneyField()
-    expected = MoneyField()
-    counted = MoneyField()
-    variance = MoneyField()
+    accrued = SignedMoneyField()
+    collected_earlier = SignedMoneyField()
+    expected = SignedMoneyField()
+    counted = SignedMoneyField()
+    variance = SignedMoneyField()
 
 
 def reconciliation_data(reconciliation) -> dict:
@@ -530,15 +578,25 @@ class ReconciliationSerializer(_Output):
     shoe = serializers.IntegerField()
     currency = serializers.CharField()
     status = serializers.ChoiceField(choices=("balanced", "variance", "explained"))
-    accrued = MoneyField()
-    collected_earlier = MoneyField()
-    expected = MoneyField()
-    counted = MoneyField()
-    variance = MoneyField(help_text="Counted minus expected.")
+    accrued = SignedMoneyField()
+    collected_earlier = SignedMoneyField()
+    expected = SignedMoneyField()
+    counted = SignedMoneyField()
+    variance = SignedMoneyField(help_text="Counted minus expected.")
     reconciled_at = serializers.DateTimeField()
     explanation = serializers.CharField()
     seats = ReconciliationSeatSerializer(many=True)
     data_function = staticmethod(reconciliation_data)
+
+
+class ReconciliationPendingSerializer(serializers.Serializer):
+    shoe = serializers.IntegerField()
+    status = serializers.ChoiceField(
+        choices=("dealing", "pending"),
+        help_text="`dealing`: the shoe is not closed yet; `pending`: closed, its reconciliation is queued.",
+    )
+    message = serializers.CharField()
+    retry_after_seconds = serializers.IntegerField(help_text="The same as the Retry-After header.")
 
 
 def violation_data(violation) -> dict:
@@ -601,6 +659,41 @@ def paytable_data(configuration) -> dict:
     }
 
 
+FACT_CHOICES = sorted(game.FACTS)
+ROUNDING_MODES = [mode.value for mode in game.RoundingMode]
+
+
+class PaytableRuleSerializer(serializers.Serializer):
+    when = serializers.ListField(
+        child=serializers.ChoiceField(choices=FACT_CHOICES),
+        help_text="Facts of the outcome that must all hold for this rule to decide the bet.",
+    )
+    result = serializers.ChoiceField(choices=[result.value for result in game.BetResult])
+    odds = serializers.RegexField(
+        r"^[0-9]+:[0-9]+$", allow_null=True, help_text='What a win pays, e.g. "8:1"; null unless a win.'
+    )
+    commission = serializers.BooleanField(help_text="A win owes commission.")
+
+
+class PaytableBetSerializer(serializers.Serializer):
+    rules = PaytableRuleSerializer(many=True, help_text="Tried in order; the first that matches decides.")
+
+
+class PaytableRoundingSerializer(serializers.Serializer):
+    increment = serializers.CharField(help_text="A decimal string, e.g. \"0.01\".")
+    mode = serializers.ChoiceField(choices=ROUNDING_MODES)
+
+
+class PaytableRulesSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    commission_mode = serializers.ChoiceField(choices=[mode.value for mode in game.CommissionMode])
+    commission_rate = serializers.CharField(help_text='A decimal string, e.g. "0.05".')
+    commission_rounding = PaytableRoundingSerializer()
+    bet_increments = serializers.DictField(child=serializers.CharField(), help_text="Bet -> increment.")
+    ties_push = serializers.BooleanField(help_text="A tie pushes Player and Banker bets.")
+    bets = serializers.DictField(child=PaytableBetSerializer(), help_text="Bet name -> its rules.")
+
+
 class HouseEdgeSerializer(serializers.Serializer):
     house_edge = serializers.CharField()
     variance = serializers.CharField()
@@ -612,9 +705,7 @@ class PaytableSerializer(_Output):
     version = serializers.IntegerField()
     name = serializers.CharField()
     preset = serializers.CharField()
-    rules = serializers.JSONField(
-        help_text="The engine's paytable: bets, payouts, commission mode and rounding."
-    )
+    rules = PaytableRulesSerializer(help_text="The engine's paytable: bets, payouts, commission mode and rounding.")
     house_edges = serializers.DictField(
         child=HouseEdgeSerializer(), help_text="Per bet, 8 decks, as computed on save."
     )

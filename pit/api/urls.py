@@ -3,7 +3,7 @@
 from importlib.util import find_spec
 
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.permissions import AllowAny
 
 from pit.api import accounting, corrections, dealers, views
@@ -67,6 +67,13 @@ urlpatterns = [
             url_name="api:schema", permission_classes=[AllowAny], authentication_classes=[]
         ),
         name="docs",
+    ),
+    path(
+        "redoc/",
+        SpectacularRedocView.as_view(
+            url_name="api:schema", permission_classes=[AllowAny], authentication_classes=[]
+        ),
+        name="redoc",
     ),
 ]
 

@@ -10,7 +10,7 @@ from django.db.models import OuterRef, Prefetch, Subquery
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.decorators import api_view, authentication_classes, permission_classes
 from rest_framework.exceptions import ValidationError
@@ -24,6 +24,7 @@ from pit.api.authentication import DevicePrincipal, request_device
 from pit.api.errors import error_response, flatten_errors
 from pit.api.filters import ViolationFilter
 from pit.api.idempotency import idempotent
+from pit.api.parsers import MAX_BATCH_COUPS
 from pit.api.permissions import READ, WRITE, ensure_table_access
 from pit.compliance import services as compliance_services
 from pit.compliance.models import RuleViolation
@@ -40,6 +41,9 @@ from pit.shoes.selectors import wagers_standing
 from pit.tables import services as table_services
 from pit.tables.models import Table, TableLimit
 
+# Seconds a poller waits: a queued reconciliation is made within seconds, a dealing shoe runs for long.
+RECONCILIATION_RETRY_PENDING = 2
+RECONCILIATION_RETRY_DEALING = 60
 DEVICE_READ = frozenset({READ})
 DEVICE_READ_WRITE = frozenset({READ, WRITE})
 
@@ -162,9 +166,8 @@ def api_not_found(request, *args, **kwargs):
 
 
 # ---------------------------------------------------------------------------------------- tables
-@extend_schema(tags=["tables"])
+@extend_schema(tags=["tables"], summary="Tables: all of them for staff, its own table for a device")
 class TableListView(generics.ListAPIView):
-    """Tables: all of them for staff, a device's own table for a device."""
 
     serializer_class = s.TableSerializer
     read_permissions = ("tables.view_table",)
@@ -181,7 +184,7 @@ class TableDetailView(APIView):
     read_permissions = ("tables.view_table",)
     device_access = DEVICE_READ
 
-    @extend_schema(responses=s.TableSerializer)
+    @extend_schema(responses=s.TableSerializer, summary="A table, its limits, paytable and dealing shoe")
     def get(self, request, code: str):
         return Response(s.table_data(table_for(request, code, tables_queryset())))
 
@@ -250,7 +253,7 @@ class ShoeDetailView(APIView):
     read_permissions = ("shoes.view_shoe",)
     device_access = DEVICE_READ
 
-    @extend_schema(responses=s.ShoeSerializer)
+    @extend_schema(responses=s.ShoeSerializer, summary="A shoe and its progress to the cut card")
     def get(self, request, shoe_id: int):
         return Response(s.shoe_data(shoe_for(request, shoe_id)))
 
@@ -283,7 +286,19 @@ class ReconciliationView(APIView):
     read_permissions = ("ledger.view_reconciliation",)
     device_access = DEVICE_READ
 
-    @extend_schema(responses=s.ReconciliationSerializer, summary="The shoe's commission box reconciliation")
+    @extend_schema(
+        responses={
+            200: s.ReconciliationSerializer,
+            202: OpenApiResponse(
+                s.ReconciliationPendingSerializer,
+                description="No reconciliation yet: the shoe is still dealing, or it was closed and its "
+                "reconciliation is queued. Ask again after `Retry-After` seconds.",
+            ),
+        },
+        summary="The shoe's commission box reconciliation (202 while it is pending)",
+        description="200 with the reconciliation once it is made; 202 with `status` `dealing` or `pending` "
+        "before that; 404 only for a shoe that does not exist.",
+    )
     def get(self, request, shoe_id: int):
         shoe = shoe_for(request, shoe_id)
         reconciliation = (
@@ -292,12 +307,20 @@ class ReconciliationView(APIView):
             .first()
         )
         if reconciliation is None:
-            why = (
-                "it is still dealing; it is reconciled when it is closed at the shuffle"
-                if shoe.status == ShoeStatus.DEALING
-                else "it was closed and its reconciliation is queued"
-            )
-            raise Http404(f"Shoe {shoe.pk} has no reconciliation yet: {why}.")
+            dealing = shoe.status == ShoeStatus.DEALING
+            body = {
+                "shoe": shoe.pk,
+                "status": "dealing" if dealing else "pending",
+                "message": f"Shoe {shoe.pk} has no reconciliation yet: "
+                + (
+                    "it is still dealing; it is reconciled when it is closed at the shuffle."
+                    if dealing
+                    else "it was closed and its reconciliation is queued."
+                ),
+                "retry_after_seconds": RECONCILIATION_RETRY_DEALING if dealing else RECONCILIATION_RETRY_PENDING,
+            }
+            return Response(body, status=status.HTTP_202_ACCEPTED,
+                            headers={"Retry-After": str(body["retry_after_seconds"])})
         return Response(s.reconciliation_data(reconciliation))
 
 
@@ -330,17 +353,31 @@ class CommissionCollectView(APIView):
 
 
 # ---------------------------------------------------------------------------------------- coups
+# Examples a client may paste as they are into a fresh shoe of a commission-box table: each is dealt by
+# the rules, reports the right winner and payouts, and stays within the usual limits (25 to 10,000 on
+# Player and Banker, 5 to 1,000 on Tie). tests/api/test_schema_examples.py posts every one of them.
+# Player 5 draws a 2 (7); Banker 6 stands on a Player third card of 2: Player wins 7 to 6.
 COUP_EXAMPLE = {
-    "number": 12,
+    "number": 1,
     "player": ["5H", "KD", "2C"],
-    "banker": ["9S", "TD", "QC"],
+    "banker": ["6S", "TD"],
     "dealt_at": "2026-11-29T21:14:05Z",
     "reported_winner": "player",
     "wagers": [
         {"seat": 1, "bet": "player", "amount": "100.00", "paid": "100.00"},
         {"seat": 2, "bet": "banker", "amount": "250.00", "paid": "0.00"},
-        {"seat": 3, "bet": "tie", "amount": "25.00"},
+        {"seat": 3, "bet": "tie", "amount": "25.00", "paid": "0.00"},
     ],
+}
+# Player 8 against Banker 9, both naturals: Banker wins, nobody draws.
+NATURALS_EXAMPLE = {"number": 1, "player": ["4S", "4H"], "banker": ["9C", "KH"], "reported_winner": "banker"}
+# Banker 3 draws on a Player third card of 0 (domain.md): Player 4 + K = 4, Banker 3 + 5 = 8.
+SECOND_COUP_EXAMPLE = {
+    "number": 2,
+    "player": ["AS", "3D", "KC"],
+    "banker": ["2H", "AC", "5D"],
+    "reported_winner": "banker",
+    "wagers": [{"seat": 2, "bet": "banker", "amount": "100.00", "paid": "100.00"}],
 }
 
 
@@ -378,11 +415,7 @@ class ShoeCoupsView(APIView):
         ),
         examples=[
             OpenApiExample("A coup with three wagers", value=COUP_EXAMPLE, request_only=True),
-            OpenApiExample(
-                "Two-card naturals, no wagers",
-                request_only=True,
-                value={"number": 13, "player": ["4S", "4H"], "banker": ["9C", "KH"]},
-            ),
+            OpenApiExample("Two-card naturals, no wagers", request_only=True, value=NATURALS_EXAMPLE),
         ],
     )
     @idempotent
@@ -404,7 +437,7 @@ class ShoeCoupsView(APIView):
 class ShoeCoupsBatchView(APIView):
     write_permissions = ("shoes.add_coup",)
     device_access = DEVICE_READ_WRITE
-    MAX_COUPS = 5000
+    MAX_COUPS = MAX_BATCH_COUPS
 
     @extend_schema(
         request=s.CoupBatchInputSerializer,
@@ -421,12 +454,7 @@ class ShoeCoupsBatchView(APIView):
             OpenApiExample(
                 "Two coups",
                 request_only=True,
-                value={
-                    "coups": [
-                        COUP_EXAMPLE,
-                        {"number": 13, "player": ["4S", "4H"], "banker": ["9C", "KH"], "wagers": []},
-                    ]
-                },
+                value={"coups": [COUP_EXAMPLE, SECOND_COUP_EXAMPLE]},
             )
         ],
     )
@@ -490,7 +518,7 @@ class CoupDetailView(APIView):
     read_permissions = ("shoes.view_coup",)
     device_access = DEVICE_READ
 
-    @extend_schema(responses=s.CoupSerializer)
+    @extend_schema(responses=s.CoupSerializer, summary="A coup with its evaluation, settlement and violations")
     def get(self, request, coup_id: int):
         coup = (
             Coup.objects.select_related("shoe__table", "recorded_by_device__table", "recorded_by_user")
@@ -505,9 +533,10 @@ class CoupDetailView(APIView):
 
 
 # ---------------------------------------------------------------------------------------- violations
-@extend_schema(tags=["violations"])
+@extend_schema(
+    tags=["violations"], summary="Rule violations, newest first; filter by status, table (code), gaming_day, code"
+)
 class ViolationListView(generics.ListAPIView):
-    """Rule violations, newest first; filter by status, table (code), gaming_day, code."""
 
     serializer_class = s.ViolationSerializer
     filterset_class = ViolationFilter
@@ -557,9 +586,8 @@ def paytables_for(request):
     return queryset.filter(pk=device.table.paytable_id) if device else queryset
 
 
-@extend_schema(tags=["paytables"])
+@extend_schema(tags=["paytables"], summary="Paytable configurations (every version); a device sees its table's")
 class PaytableListView(generics.ListAPIView):
-    """Paytable configurations (every version); a device sees its table's."""
 
     serializer_class = s.PaytableSerializer
     read_permissions = ("paytables.view_paytableconfiguration",)
@@ -586,7 +614,7 @@ class PaytableOddsView(APIView):
     )
     def get(self, request, paytable_id: int):
         raw = request.query_params.get("decks", "8")
-        if not raw.isdigit() or not 1 <= int(raw) <= 12:
+        if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= 12:
             return error_response(
                 400,
                 "invalid",

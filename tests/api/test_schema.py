@@ -69,7 +69,12 @@ def test_the_coup_post_has_examples_and_money_is_a_string(schema):
     assert examples["ACoupWithThreeWagers"]["value"]["wagers"][0]["amount"] == "100.00"
     assert set(operation["responses"]) >= {"200", "201", "409"}
     amount = schema["components"]["schemas"]["WagerInputRequest"]["properties"]["amount"]
-    assert amount["type"] == "string" and amount["pattern"].startswith("^-?\\d")
+    assert amount == {  # exactly what the server takes: ASCII digits, no sign, at most 3 decimals
+        "type": "string",
+        "pattern": "^[0-9]{1,15}(\\.[0-9]{1,3})?$",
+        "example": "125.50",
+        "description": amount["description"],
+    }
     assert {"DeviceApiKey", "tokenAuth", "cookieAuth"} <= set(schema["components"]["securitySchemes"])
     assert "Idempotency-Key" in schema["info"]["description"]
 
@@ -96,3 +101,62 @@ def test_an_unknown_api_path_is_a_404_in_the_envelope(client):
 def test_a_path_with_a_newline_is_a_404_in_the_envelope_too(client):
     response = client.get("/api/v1/violations/a%0Ab/resolve/")
     assert response.status_code == 404 and response.json()["code"] == "not_found"
+
+
+# ------------------------------------------------------------------ issue 17 items 3-5
+def _operations(schema):
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            yield path, method, operation
+
+
+def test_request_bodies_refuse_unknown_fields_and_match_the_servers_rules(schema):
+    components = schema["components"]["schemas"]
+    requests = [name for name in components if name.endswith("Request")]
+    assert requests and all(components[name]["additionalProperties"] is False for name in requests)
+    winner = components["CoupInputRequest"]["properties"]["reported_winner"]
+    assert winner["nullable"] is True and winner["allOf"] == [{"$ref": "#/components/schemas/WinnerEnum"}]
+    assert "BlankEnum" not in components and "NullEnum" not in components
+    assert components["WinnerEnum"]["enum"] == ["player", "banker", "tie"]
+    from pit.api.errors import ERROR_CODES
+
+    assert components["ErrorCodeEnum"]["enum"] == list(ERROR_CODES)
+    assert {"invalid", "parse_error", "conflict", "too_large", "not_found", "server_error"} <= set(ERROR_CODES)
+    assert components["Paytable"]["properties"]["rules"]["allOf"] == [{"$ref": "#/components/schemas/PaytableRules"}]
+    for path, method, operation in _operations(schema):
+        if method == "post":
+            (key,) = [p for p in operation["parameters"] if p["name"] == "Idempotency-Key"]
+            assert key["schema"] == {"type": "string", "minLength": 1, "maxLength": 255}, path
+
+
+def test_security_lists_only_the_schemes_that_can_succeed(schema):
+    for path, method, operation in _operations(schema):
+        schemes = {name for requirement in operation["security"] for name in requirement}
+        staff_only = path.startswith(("/api/v1/violations/", "/api/v1/reports/"))
+        expected = {"tokenAuth", "cookieAuth"} | (set() if staff_only else {"DeviceApiKey"})
+        assert schemes == expected, (path, method)
+    assert "Api-Key" in schema["components"]["securitySchemes"]["DeviceApiKey"]["description"]
+
+
+def test_response_headers_examples_and_no_placeholders(schema):
+    for path, method, operation in _operations(schema):
+        for code, response in operation["responses"].items():
+            headers = response.get("headers", {})
+            if method == "post" and code.startswith("2"):
+                assert headers["Idempotent-Replayed"]["schema"] == {"type": "string", "enum": ["true"]}, path
+            if code == "202":
+                assert headers["Retry-After"]["schema"]["type"] == "integer"
+    reconciliation = schema["paths"]["/api/v1/shoes/{shoe_id}/reconciliation/"]["get"]["responses"]
+    assert reconciliation["202"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/ReconciliationPending"
+    }
+    text = str(schema)
+    assert "api.example.org" not in text
+    for developer_words in ("data_function", "Refuses fields it does not know", "A response serializer"):
+        assert developer_words not in text
+
+
+def test_redoc_is_served_offline(client):
+    response = client.get("/api/v1/redoc/")
+    assert response.status_code == 200
+    assert b"redoc" in response.content.lower() and b"/static/drf_spectacular_sidecar/redoc" in response.content

@@ -144,12 +144,15 @@ def test_collect_and_close_then_the_reconciliation(
     assert again.status_code == 200 and again.json()["collected"] == "0.00" and again.json()["entry"] is None
     assert device.post(f"/api/v1/shoes/{shoe.pk}/seats/4/collect/", format="json").status_code == 400
 
-    missing = device.get(f"/api/v1/shoes/{shoe.pk}/reconciliation/")
-    assert missing.status_code == 404
-    assert missing.json()["message"] == (
-        f"Shoe {shoe.pk} has no reconciliation yet: it is still dealing; it is reconciled when it is closed "
-        "at the shuffle."
-    )
+    dealing = device.get(f"/api/v1/shoes/{shoe.pk}/reconciliation/")
+    assert dealing.status_code == 202 and dealing["Retry-After"] == "60"
+    assert dealing.json() == {
+        "shoe": shoe.pk,
+        "status": "dealing",
+        "message": f"Shoe {shoe.pk} has no reconciliation yet: it is still dealing; it is reconciled when it is "
+        "closed at the shuffle.",
+        "retry_after_seconds": 60,
+    }
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         response = device.post(
             f"/api/v1/shoes/{shoe.pk}/close/",
@@ -158,7 +161,7 @@ def test_collect_and_close_then_the_reconciliation(
         )
     assert response.status_code == 200 and response.json()["status"] == "closed"
     assert len(callbacks) == 1
-    reconciliation = pit_boss.get(f"/api/v1/shoes/{shoe.pk}/reconciliation/").json()
+    reconciliation = pit_boss.get(f"/api/v1/shoes/{shoe.pk}/reconciliation/").json()  # made after commit
     assert reconciliation["status"] == "variance"
     assert (reconciliation["expected"], reconciliation["counted"], reconciliation["variance"]) == (
         "5.00",
@@ -207,3 +210,21 @@ def test_the_pit_boss_may_not_close_a_shoe_but_reads_it(pit_boss, shoe):
 def test_a_second_table_keeps_its_own_shoes(other_device, other_table):
     factories.shoe(other_table)
     assert other_device.get("/api/v1/tables/BB2/").json()["dealing_shoe"] is not None
+
+
+def test_a_queued_reconciliation_is_a_typed_pending_state_and_an_unknown_shoe_a_404(
+    device, shoe, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=False):  # the reconciliation task is not run
+        assert device.post(f"/api/v1/shoes/{shoe.pk}/close/", {"commission_box": []}, format="json").status_code == 200
+    pending = device.get(f"/api/v1/shoes/{shoe.pk}/reconciliation/")
+    assert pending.status_code == 202 and pending["Retry-After"] == "2"
+    assert pending.json() == {
+        "shoe": shoe.pk,
+        "status": "pending",
+        "message": f"Shoe {shoe.pk} has no reconciliation yet: it was closed and its reconciliation is queued.",
+        "retry_after_seconds": 2,
+    }
+    missing = device.get("/api/v1/shoes/999999/reconciliation/")
+    assert missing.status_code == 404
+    assert missing.json()["code"] == "not_found"

@@ -1,0 +1,192 @@
+"""An example of every answer object in the schema, as the server answers it: the coup is the schema's
+request example (pit/api/views.py COUP_EXAMPLE, a rule-clean coup) evaluated and settled by the engine
+under the `commission_box` preset, the odds are the engine's for 8 decks. tests/api/test_schema_examples.py
+checks each example against its schema and the coup against what the server answers."""
+
+WAGERS = [
+    {"seat": 1, "bet": "player", "amount": "100.00", "paid": "100.00", "result": "win", "payout": "100.00",
+     "commission": "0.00"},
+    {"seat": 2, "bet": "banker", "amount": "250.00", "paid": "0.00", "result": "lose", "payout": "0.00",
+     "commission": "0.00"},
+    {"seat": 3, "bet": "tie", "amount": "25.00", "paid": "0.00", "result": "lose", "payout": "0.00",
+     "commission": "0.00"},
+]
+COUP = {
+    "id": 8121,
+    "shoe": 412,
+    "number": 1,
+    "dealt_at": "2026-11-29T21:14:05Z",
+    "gaming_day": "2026-11-29",
+    "player": ["5H", "KD", "2C"],
+    "banker": ["6S", "TD"],
+    "player_total": 7,
+    "banker_total": 6,
+    "winner": "player",
+    "natural": False,
+    "player_pair": False,
+    "banker_pair": False,
+    "reported_winner": "player",
+    "paytable": 3,
+    "recorded_by": "device shoe reader @ BB1",
+    "wagers": WAGERS,
+    "violations": [],
+}
+SHOE = {
+    "id": 412,
+    "table": "BB1",
+    "sequence": 7,
+    "decks": 8,
+    "shuffled_at": "2026-11-29T21:02:40Z",
+    "cut_card_position": 380,
+    "burn": ["7C", "KS", "2D", "9H", "QD", "4S", "JC", "8D"],
+    "status": "dealing",
+    "closed_at": None,
+    "cards_dealt": 5,
+    "coups_recorded": 1,
+    "cards_left_before_cut": 375,
+    "recorded_by": "device shoe reader @ BB1",
+}
+TABLE_LIMIT = {"bet": "banker", "minimum": "25.00", "maximum": "10000.00"}
+TABLE = {
+    "code": "BB1",
+    "name": "Big baccarat 1",
+    "game": "big",
+    "seats": [1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15, 16],
+    "squeeze": True,
+    "status": "open",
+    "currency": "USD",
+    "paytable": 3,
+    "limits": [TABLE_LIMIT, {"bet": "player", "minimum": "25.00", "maximum": "10000.00"},
+               {"bet": "tie", "minimum": "5.00", "maximum": "1000.00"}],
+    "dealing_shoe": 412,
+}
+RECONCILIATION_SEAT = {"seat": 2, "accrued": "12.50", "collected_earlier": "5.00", "expected": "7.50",
+                       "counted": "7.00", "variance": "-0.50"}
+RECONCILIATION = {
+    "shoe": 412,
+    "currency": "USD",
+    "status": "variance",
+    "accrued": "12.50",
+    "collected_earlier": "5.00",
+    "expected": "7.50",
+    "counted": "7.00",
+    "variance": "-0.50",
+    "reconciled_at": "2026-11-29T23:40:12Z",
+    "explanation": "",
+    "seats": [RECONCILIATION_SEAT],
+}
+VIOLATION = {
+    "id": 77,
+    "code": "reported_winner_mismatch",
+    "message": "The table reported banker; the cards give player (Player 7, Banker 6).",
+    "severity": "high",
+    "status": "open",
+    "table": "BB1",
+    "shoe": 412,
+    "coup": 8121,
+    "wager": None,
+    "seat": None,
+    "gaming_day": "2026-11-29",
+    "found_at": "2026-11-29T21:14:06Z",
+    "found_by": "coup_verification",
+    "cleared_at": None,
+    "status_note": "",
+    "status_changed_by": None,
+    "status_changed_at": None,
+}
+RULES = {
+    "name": "commission_box",
+    "commission_mode": "box",
+    "commission_rate": "0.05",
+    "commission_rounding": {"increment": "0.01", "mode": "half_up"},
+    "bet_increments": {},
+    "ties_push": True,
+    "bets": {
+        "player": {"rules": [{"when": ["player_wins"], "result": "win", "odds": "1:1", "commission": False}]},
+        "banker": {"rules": [{"when": ["banker_wins"], "result": "win", "odds": "1:1", "commission": True}]},
+        "tie": {"rules": [{"when": ["tie"], "result": "win", "odds": "8:1", "commission": False}]},
+    },
+}
+HOUSE_EDGE = {"house_edge": "0.0105790578", "variance": "0.8600188668"}
+PAYTABLE = {
+    "id": 3,
+    "code": "commission-box",
+    "version": 1,
+    "name": "commission_box",
+    "preset": "commission_box",
+    "rules": RULES,
+    "house_edges": {
+        "banker": HOUSE_EDGE,
+        "player": {"house_edge": "0.0123508133", "variance": "0.9046914894"},
+        "tie": {"house_edge": "0.1435962878", "variance": "6.9742060916"},
+    },
+    "override_reason": "",
+    "supersedes": None,
+    "superseded_by": None,
+}
+OUTCOME = {"result": "win", "net": "0.95", "probability": "0.458597422633"}
+BET_ODDS = {
+    "bet": "banker",
+    "house_edge": "0.010579057842",
+    "variance": "0.860018866805",
+    "outcomes": [OUTCOME, {"result": "push", "net": "0", "probability": "0.095155968024"},
+                 {"result": "lose", "net": "-1", "probability": "0.446246609344"}],
+}
+BATCH_SUMMARY = {"created": 1, "existing": 0, "conflict": 1, "invalid": 0}
+BATCH_ITEM = {"index": 0, "number": 1, "status": "created", "errors": {}, "coup": COUP}
+
+
+def _page(item):
+    return {"count": 1, "next": None, "previous": None, "results": [item]}
+
+
+COMPONENT_EXAMPLES = {
+    "Table": TABLE,
+    "TableLimit": TABLE_LIMIT,
+    "Shoe": SHOE,
+    "Coup": COUP,
+    "Wager": WAGERS[0],
+    "ViolationBrief": {"code": "reported_winner_mismatch",
+                       "message": "The table reported banker; the cards give player (Player 7, Banker 6)."},
+    "CoupBatchItem": BATCH_ITEM,
+    "CoupBatchSummary": BATCH_SUMMARY,
+    "CoupBatchResult": {
+        "shoe": 412,
+        "summary": BATCH_SUMMARY,
+        "results": [
+            BATCH_ITEM,
+            {"index": 1, "number": 1, "status": "conflict",
+             "errors": {"wagers[0].amount": ["recorded 100.00, posted 150.00"]}, "coup": COUP},
+        ],
+    },
+    "Collection": {"shoe": 412, "seat": 2, "currency": "USD", "collected": "5.00", "entry": 9312},
+    "Reconciliation": RECONCILIATION,
+    "ReconciliationSeat": RECONCILIATION_SEAT,
+    "ReconciliationPending": {
+        "shoe": 412,
+        "status": "pending",
+        "message": "Shoe 412 has no reconciliation yet: it was closed and its reconciliation is queued.",
+        "retry_after_seconds": 2,
+    },
+    "Violation": VIOLATION,
+    "Paytable": PAYTABLE,
+    "PaytableRules": RULES,
+    "PaytableBet": RULES["bets"]["banker"],
+    "PaytableRule": RULES["bets"]["banker"]["rules"][0],
+    "PaytableRounding": RULES["commission_rounding"],
+    "HouseEdge": HOUSE_EDGE,
+    "Odds": {"paytable": 3, "decks": 8, "cards": 416, "bets": [BET_ODDS]},
+    "BetOdds": BET_ODDS,
+    "OutcomeOdds": OUTCOME,
+    "PaginatedTableList": _page(TABLE),
+    "PaginatedCoupList": _page(COUP),
+    "PaginatedViolationList": _page(VIOLATION),
+    "PaginatedPaytableList": _page(PAYTABLE),
+    "Error": {
+        "status": 400,
+        "code": "invalid",
+        "message": "The request has errors; see `errors`.",
+        "errors": {"wagers[2].amount": ["The amount must be more than zero."]},
+        "details": {},
+    },
+}

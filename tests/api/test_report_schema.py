@@ -1,0 +1,37 @@
+"""The four report answers are typed in the schema, column by column, and what the server answers
+conforms to that schema (issue 17 item 3)."""
+
+import json
+from decimal import Decimal
+
+import pytest
+from drf_spectacular.generators import SchemaGenerator
+from openapi_schema_validator import OAS30Validator
+
+from pit.reports.catalog import REPORTS
+from pit.shoes.services import shoe_close
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+
+def test_each_report_answer_conforms_to_its_typed_schema(accountant, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        table = factories.table("BB1")
+        shoe = factories.shoe(table)
+        coup = factories.coup(shoe, 1, ["TH", "QH"], ["8C", "KC"], wagers=[factories.wager(1, "banker", "100")])
+        factories.coup(shoe, 3, ["9S", "KH"], ["TS", "KD"], wagers=[factories.wager(2, "player", "50")])
+        shoe_close(shoe=shoe, box_counts=[(1, Decimal("4.00"))])
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    day = coup.gaming_day.isoformat()
+    for slug in REPORTS:
+        operation = schema["paths"][f"/api/v1/reports/{slug}/"]["get"]
+        answer_schema = operation["responses"]["200"]["content"]["application/json"]["schema"]
+        assert answer_schema["properties"]["rows"]["items"]["properties"], slug
+        response = accountant.get(f"/api/v1/reports/{slug}/?from={day}&to={day}")
+        assert response.status_code == 200
+        body = b"".join(response.streaming_content)
+        answer = json.loads(body)
+        assert answer["rows"], slug
+        errors = [error.message for error in OAS30Validator(answer_schema).iter_errors(answer)]
+        assert errors == [], (slug, errors)
