@@ -131,3 +131,16 @@ def test_a_seat_that_owes_less_than_nothing_at_the_shuffle_is_paid_back(box_shoe
     assert shuffle.amount_minor == 500
     assert balances(box_shoe) == {1: 0}
     assert not ReconciliationSupplement.objects.exists()
+
+
+def test_the_beat_pickup_supplements_a_shoe_whose_message_was_lost(reconciled):
+    from pit.ledger.tasks import shoes_missing_reconciliation, shoes_reconcile_missing
+
+    # Recorded after the close with no on-commit callback run: the supplement's message is lost.
+    factories.coup(reconciled, 2, *BANKER_NATURAL, wagers=[wager(1, "banker", "100")])
+    assert balances(reconciled) == {1: 500}
+    assert shoes_missing_reconciliation() == [reconciled.pk]
+    assert shoes_reconcile_missing.delay().get() == [reconciled.pk]
+    assert balances(reconciled) == {1: 0}
+    assert ReconciliationSupplement.objects.count() == 1
+    assert shoes_missing_reconciliation() == []
