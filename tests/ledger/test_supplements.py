@@ -115,6 +115,9 @@ def test_a_correction_after_the_reconciliation_is_supplemented(reconciled, djang
         coup_correct(coup=coup, wagers=(wager(1, "banker", "200"),), reason="The stake was 200, misread")
     assert supplement_lines(ReconciliationSupplement.objects.get()) == [(1, 500, 1000, 0, 1000, 1000, 0)]
     assert balances(reconciled) == {1: 0}
+    day = coup.gaming_day
+    (row,) = commission_rows(ReportFilters(date_from=day, date_to=day))
+    assert row["accrued"] == Decimal("10.00")  # the replaced wager's 5.00 reversed, the corrected 10.00 accrued
 
 
 def test_a_seat_that_owes_less_than_nothing_at_the_shuffle_is_paid_back(box_shoe, django_capture_on_commit_callbacks):
