@@ -1,13 +1,16 @@
 """The commission ledger, box counts and reconciliations, read-only: money formatted in its currency.
 
 The only write is explaining a variance with a note (`reconciliation_explain`), from the list (an
-action) or from the reconciliation's page.
+action) or from the reconciliation's page. The page also shows the reconciliation's supplements:
+commission that changed after the shoe was reconciled (late coups, corrections, voids).
 """
 
 from django.contrib import admin, messages
 from django.http import HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 
 from pit.core.admin_site import (
     SERVICE_ERRORS,
@@ -21,7 +24,14 @@ from pit.core.admin_site import (
     note_action,
     require_permission,
 )
-from pit.ledger.models import BoxCount, CommissionEntry, Reconciliation, ReconciliationSeat, ReconciliationStatus
+from pit.ledger.models import (
+    BoxCount,
+    CommissionEntry,
+    Reconciliation,
+    ReconciliationSeat,
+    ReconciliationStatus,
+    ReconciliationSupplementSeat,
+)
 from pit.ledger.services import reconciliation_explain
 from pit.shoes.models import Shoe
 
@@ -212,8 +222,42 @@ class ReconciliationAdmin(ReadOnlyAdminMixin, MoneyColumnsMixin, admin.ModelAdmi
         "explanation",
         "explained_by",
         "explained_at",
+        "supplements",
     )
     readonly_fields = fields
+
+    @admin.display(description="supplementary reconciliations")
+    def supplements(self, reconciliation):
+        """One row per seat of each supplement, in order: what changed after the reconciliation, what
+        the box should have held then, what was counted (unchanged), the variance now."""
+        lines = list(
+            ReconciliationSupplementSeat.objects.filter(supplement__reconciliation=reconciliation)
+            .select_related("supplement")
+            .order_by("supplement__sequence", "seat")
+        )
+        if not lines:
+            return "none: nothing changed in the ledger after this reconciliation"
+        currency = reconciliation.currency
+        header = mark_safe(  # noqa: S308 (a constant)
+            "<tr><th>supplement</th><th>status</th><th>seat</th><th>change</th><th>accrued</th>"
+            "<th>collected earlier</th><th>expected</th><th>counted</th><th>variance now</th></tr>"
+        )
+        rows = format_html_join(
+            "",
+            "<tr><td>{} ({})</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+            "<td>{}</td></tr>",
+            (
+                (
+                    line.supplement.sequence, line.supplement.recorded_at.strftime("%Y-%m-%d %H:%M"),
+                    line.supplement.get_status_display(), line.seat,
+                    *(money_html(getattr(line, f"{name}_minor"), currency) for name in (
+                        "change", "accrued", "collected_earlier", "expected", "counted", "variance"
+                    )),
+                )
+                for line in lines
+            ),
+        )
+        return format_html('<table class="pit-supplements">{}{}</table>', header, rows)
 
     # ------------------------------------------------------------------ the explanation form on the page
 

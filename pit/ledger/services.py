@@ -175,9 +175,7 @@ def shoe_reconcile(*, shoe_id: int) -> Reconciliation:
     return reconciliation
 
 
-def shoe_reconcile_supplement(
-    *, shoe: Shoe, reconciliation: Reconciliation, actor: Actor = SYSTEM
-) -> ReconciliationSupplement | None:
+def shoe_reconcile_supplement(*, shoe: Shoe, reconciliation: Reconciliation) -> ReconciliationSupplement | None:
     """Amend a reconciled shoe whose seats owe again (or are owed): None when every balance is zero.
 
     Call it inside the transaction that holds the shoe's lock (`shoe_reconcile` does). Per seat
@@ -205,7 +203,7 @@ def shoe_reconcile_supplement(
         entries.append(CommissionEntry(
             shoe=shoe, seat=seat, kind=EntryKind.COLLECTED, collection_reason=CollectionReason.SUPPLEMENT,
             currency=currency, amount_minor=-change,
-            note=f"supplement {sequence} of the reconciliation of {shoe}", **actor.recorded_fields(),
+            note=f"supplement {sequence} of the reconciliation of {shoe}",
         ))
         lines.append(ReconciliationSupplementSeat(
             seat=seat, change_minor=change, accrued_minor=figures["accrued"],
@@ -221,7 +219,6 @@ def shoe_reconcile_supplement(
         change_minor=sum(line.change_minor for line in lines), expected_minor=expected_now,
         counted_minor=counted_now, variance_minor=counted_now - expected_now,
         status=ReconciliationStatus.VARIANCE if beyond else ReconciliationStatus.BALANCED,
-        **actor.recorded_fields(),
     )
     for line, entry in zip(lines, entries, strict=True):
         line.supplement, line.entry = supplement, entry

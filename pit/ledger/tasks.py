@@ -5,6 +5,7 @@ from django.utils import timezone
 
 from pit.core.models import FailedTask, FailedTaskState
 from pit.core.tasks import pit_task
+from pit.ledger.selectors import shoes_unsettled_after_reconciliation
 from pit.ledger.services import shoe_reconcile as shoe_reconcile_service
 from pit.shoes.models import Shoe, ShoeStatus
 
@@ -19,8 +20,9 @@ def shoe_reconcile(shoe_id: int) -> int:
 
 
 def shoes_missing_reconciliation() -> list[int]:
-    """Closed shoes (past the grace period) without a reconciliation, except those whose reconciliation
-    was parked as failed: staff see those in the admin, and enqueueing them again would only fail again."""
+    """Closed shoes (past the grace period) without a reconciliation, and reconciled shoes whose seats
+    owe again (their supplement's message was lost), except those whose reconciliation was parked as
+    failed: staff see those in the admin, and enqueueing them again would only fail again."""
     parked = {
         tuple(args)[0]
         for args in FailedTask.objects.filter(task_name=shoe_reconcile.name, state=FailedTaskState.PARKED)
@@ -30,7 +32,8 @@ def shoes_missing_reconciliation() -> list[int]:
     closed = Shoe.objects.filter(
         status=ShoeStatus.CLOSED, closed_at__lt=timezone.now() - RECONCILE_GRACE, reconciliation__isnull=True
     ).order_by("pk")
-    return [pk for pk in closed.values_list("pk", flat=True) if pk not in parked]
+    missing = [*closed.values_list("pk", flat=True), *shoes_unsettled_after_reconciliation()]
+    return [pk for pk in missing if pk not in parked]
 
 
 @pit_task("ledger.shoes_reconcile_missing")

@@ -1,14 +1,26 @@
-"""Shoes and coups in the back-office, read-only: the cards as cards, the bead plate, the wagers."""
+"""Shoes and coups in the back-office, read-only: the cards as cards, the bead plate, the wagers.
 
-from django.contrib import admin
-from django.db.models import Count, F, IntegerField, OuterRef, Subquery
+The only writes: a pit boss corrects a coup's wagers or voids a coup (actions, with a reason),
+through `pit.shoes.services`; the coup's page shows every version of its wagers and which stands.
+"""
+
+import re
+from decimal import Decimal
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.db.models import BooleanField, Count, ExpressionWrapper, F, IntegerField, OuterRef, Subquery
 from django.db.models.functions import Coalesce, Greatest
+from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from pit.compliance.models import RuleViolation
+from pit.core.actors import Actor
 from pit.core.admin_site import (
+    SERVICE_ERRORS,
     ReadOnlyAdminMixin,
     ReadOnlyInline,
     admin_link,
@@ -17,11 +29,15 @@ from pit.core.admin_site import (
     change_url,
     changelist_url,
     coup_marks_html,
+    error_text,
     gaming_day_filter,
     money_html,
+    note_action,
     winner_html,
 )
-from pit.shoes.models import Coup, Shoe, Wager
+from pit.shoes.models import Coup, CoupCorrection, Shoe, Wager
+from pit.shoes.selectors import standing_condition, wagers_standing
+from pit.shoes.services import WagerInput, coup_correct, coup_void
 
 
 def _violations_count():
@@ -132,12 +148,29 @@ class ShoeAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 
 class WagerInline(ReadOnlyInline):
+    """Every version of the coup's wagers: the originals, then each correction's; `stands` marks
+    those that count (none after a void)."""
+
     model = Wager
-    fields = ("seat", "bet", "amount", "result", "payout", "commission", "paid")
+    fields = ("version", "stands", "seat", "bet", "amount", "result", "payout", "commission", "paid")
     readonly_fields = fields
 
     def get_queryset(self, request):
-        return super().get_queryset(request).order_by("seat", "bet")
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("correction")
+            .annotate(standing=ExpressionWrapper(standing_condition(), output_field=BooleanField()))
+            .order_by(F("correction__sequence").asc(nulls_first=True), "seat", "bet")
+        )
+
+    @admin.display(description="version")
+    def version(self, wager):
+        return f"correction {wager.correction.sequence}" if wager.correction_id else "as recorded"
+
+    @admin.display(description="stands", boolean=True)
+    def stands(self, wager):
+        return wager.standing
 
     @admin.display(description="amount")
     def amount(self, wager):
@@ -154,6 +187,103 @@ class WagerInline(ReadOnlyInline):
     @admin.display(description="reported paid")
     def paid(self, wager):
         return money_html(wager.paid_minor, wager.currency)
+
+
+class CoupCorrectionInline(ReadOnlyInline):
+    model = CoupCorrection
+    verbose_name = "correction or void"
+    verbose_name_plural = "corrections and voids (the last stands)"
+    fields = ("sequence", "kind", "reason", "recorded_at", "recorded_by")
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return (
+            super().get_queryset(request).select_related("recorded_by_user", "recorded_by_device__table")
+            .order_by("sequence")
+        )
+
+
+_AMOUNT = re.compile(r"^[0-9]{1,15}(\.[0-9]{1,6})?$")
+
+
+class CorrectionForm(forms.Form):
+    wagers = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 8, "cols": 50}),
+        help_text="Every wager as it should stand, one a line: seat, bet, amount and, if the table reported "
+        "it, what it paid (e.g. <code>2 banker 500.00</code>). A wager left out no longer stands.",
+    )
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 70}), strip=True,
+        help_text="Required: why (the misread stake), in words read later.",
+    )
+
+    def clean_wagers(self) -> tuple[WagerInput, ...]:
+        wagers, problems = [], []
+        for number, line in enumerate(self.cleaned_data["wagers"].splitlines(), start=1):
+            parts = line.split()
+            if not parts:
+                continue
+            amounts = parts[2:]
+            if len(parts) not in (3, 4) or not parts[0].isascii() or not parts[0].isdigit() or not all(
+                _AMOUNT.match(amount) for amount in amounts
+            ):
+                problems.append(
+                    f"Line {number} ({line.strip()!r}): write seat, bet, amount [paid], e.g. 2 banker 500.00."
+                )
+                continue
+            wagers.append(WagerInput(
+                seat=int(parts[0]), bet=parts[1], amount=Decimal(amounts[0]),
+                paid=Decimal(amounts[1]) if len(amounts) > 1 else None,
+            ))
+        if problems:
+            raise forms.ValidationError(problems)
+        return tuple(wagers)
+
+
+def _wager_lines(coup: Coup) -> str:
+    lines = []
+    for wager in wagers_standing(coup.wagers.all()).order_by("seat", "bet"):
+        paid = f" {wager.paid}" if wager.paid_minor is not None else ""
+        lines.append(f"{wager.seat} {wager.bet} {wager.amount}{paid}")
+    return "\n".join(lines)
+
+
+@admin.action(description="Correct the wagers of the selected coup (with a reason)", permissions=["correct"])
+def correct_wagers(modeladmin, request, queryset):
+    """One coup: a form with its standing wagers to edit and a reason; the service has the last word."""
+    coups = list(queryset.select_related("shoe__table")[:2])
+    if len(coups) != 1:
+        modeladmin.message_user(request, "Select exactly one coup to correct its wagers.", messages.ERROR)
+        return None
+    (coup,) = coups
+    posted = request.POST.get("post") == "yes"
+    form = CorrectionForm(request.POST if posted else None, initial={"wagers": _wager_lines(coup)})
+    if form.is_bound and form.is_valid():
+        try:
+            outcome = coup_correct(
+                coup=coup, wagers=form.cleaned_data["wagers"], reason=form.cleaned_data["reason"],
+                actor=Actor(user=request.user),
+            )
+        except SERVICE_ERRORS as exc:
+            modeladmin.message_user(request, f"{coup}: not corrected: {error_text(exc)}", messages.ERROR)
+        else:
+            done = "corrected" if outcome.created else "stands corrected already; nothing written"
+            level = messages.SUCCESS if outcome.created else messages.INFO
+            modeladmin.message_user(request, f"{coup}: {done} ({outcome.correction}).", level)
+        return None
+    context = {
+        **modeladmin.admin_site.each_context(request),
+        "title": f"Correct the wagers of {coup}",
+        "coup": coup,
+        "form": form,
+        "opts": modeladmin.model._meta,
+        "action_name": request.POST.get("action", ""),
+        "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+        "media": modeladmin.media,
+    }
+    request.current_app = modeladmin.admin_site.name
+    return TemplateResponse(request, "admin/shoes/coup/correct_wagers.html", context)
 
 
 @admin.register(Coup)
@@ -177,7 +307,17 @@ class CoupAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_select_related = ("shoe__table",)
     date_hierarchy = "dealt_at"
     show_full_result_count = False
-    inlines = (WagerInline,)
+    inlines = (WagerInline, CoupCorrectionInline)
+    actions = (
+        correct_wagers,
+        note_action(
+            service=lambda coup, user, note: coup_void(coup=coup, reason=note, actor=Actor(user=user)),
+            description="Void the selected coups: a misdeal, every stake returned (with a reason)",
+            verb="Void",
+            permission="correct",
+            done="voided",
+        ),
+    )
     fields = (
         "shoe_link",
         "number",
@@ -197,6 +337,9 @@ class CoupAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(violations_count=_violations_count())
+
+    def has_correct_permission(self, request) -> bool:
+        return request.user.has_perm("shoes.correct_coup")
 
     @admin.display(description="table", ordering="shoe__table__code")
     def table(self, coup):

@@ -557,7 +557,7 @@ def _coup_correction_write(
         for wager in settled:
             wager.coup, wager.correction = coup, correction
         Wager.objects.bulk_create(settled)
-        note = f"{correction}: {reason}"[:MAX_REASON]
+        note = f"{correction}: {reason}"
         replaced = CommissionEntry.objects.filter(
             wager__in=[wager.pk for wager in standing], kind=EntryKind.ACCRUED, reversed_by__isnull=True
         ).order_by("pk")

@@ -8,6 +8,8 @@ from django.urls import reverse
 
 from pit.compliance.models import RuleViolation, ViolationStatus
 from pit.ledger.models import Reconciliation, ReconciliationStatus
+from pit.shoes.models import CoupCorrection
+from pit.shoes.selectors import wagers_standing
 from pit.shoes.services import shoe_close
 from pit.tables.models import Table, TableEvent, TableEventKind, TableStatus
 
@@ -320,3 +322,80 @@ def test_explanation_form_is_refused_to_pit_bosses_and_auditors(client, pit, pit
         assert client.post(explain_url(reconciliation), {"note": "x"}).status_code == 403
     reconciliation.refresh_from_db()
     assert reconciliation.status == ReconciliationStatus.VARIANCE
+
+
+# ---------------------------------------------------------------------------------------- corrections and voids
+
+COUPS = reverse("admin:shoes_coup_changelist")
+
+
+def test_pit_boss_voids_a_coup_with_a_reason(client, pit, pit_boss, django_capture_on_commit_callbacks):
+    coup = pit.shoe2.coups.get(number=2)
+    client.force_login(pit_boss)
+    response = act(client, COUPS, "void_with_note", [coup])
+    assert response.status_code == 200 and b"a note is required" in response.content  # asks first
+    response = act(client, COUPS, "void_with_note", [coup], post="yes", note="  ")
+    assert response.status_code == 200 and not CoupCorrection.objects.exists()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = act(client, COUPS, "void_with_note", [coup], post="yes", note="Misdeal: card exposed")
+    assert messages_of(response) == [("success", "1 coup voided.")]
+    void = CoupCorrection.objects.get()
+    assert (void.coup, void.kind, void.reason, void.recorded_by_user) == (
+        coup, "void", "Misdeal: card exposed", pit_boss
+    )
+    assert not wagers_standing(coup.wagers.all()).exists()
+
+
+def test_pit_boss_corrects_the_wagers_of_one_coup(client, pit, pit_boss, django_capture_on_commit_callbacks):
+    coup = pit.shoe1.coups.get(number=1)  # seat 1 Banker 100, seat 2 Player 50; the shoe is reconciled
+    client.force_login(pit_boss)
+    response = act(client, COUPS, "correct_wagers", [coup])
+    assert response.status_code == 200
+    assert response.context["form"]["wagers"].initial == "1 banker 100.00\n2 player 50.00"
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = act(
+            client, COUPS, "correct_wagers", [coup], post="yes",
+            wagers="1 banker 200.00\n\n2 player 50.00", reason="Bet recognition misread seat 1",
+        )
+    correction = CoupCorrection.objects.get()
+    assert messages_of(response) == [("success", f"{coup}: corrected ({correction}).")]
+    assert sorted(wagers_standing(coup.wagers.all()).values_list("seat", "amount_minor", "commission_minor")) == [
+        (1, 20000, 1000), (2, 5000, 0)
+    ]
+    # The shoe was reconciled: the supplement shows on its reconciliation's page.
+    page = client.get(reverse("admin:ledger_reconciliation_change", args=[pit.shoe1.reconciliation.pk]))
+    assert b"pit-supplements" in page.content
+    coup_page = client.get(reverse("admin:shoes_coup_change", args=[coup.pk]))
+    assert b"Bet recognition misread seat 1" in coup_page.content and b"correction 1" in coup_page.content
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"wagers": "1 banker 100.00\n2 player 50.00", "reason": "same"}, "nothing to correct"),
+        ({"wagers": "4 banker 100.00", "reason": "seat four"}, "4 is not a seat at table BB1"),
+    ],
+)
+def test_a_refused_correction_is_a_message(client, pit, pit_boss, data, message):
+    coup = pit.shoe1.coups.get(number=1)
+    client.force_login(pit_boss)
+    response = act(client, COUPS, "correct_wagers", [coup], post="yes", **data)
+    ((level, text),) = messages_of(response)
+    assert level == "error" and message in text
+    assert not CoupCorrection.objects.exists()
+
+
+def test_the_correction_form_names_a_bad_line_and_writes_nothing(client, pit, pit_boss):
+    coup = pit.shoe1.coups.get(number=1)
+    client.force_login(pit_boss)
+    response = act(client, COUPS, "correct_wagers", [coup], post="yes", wagers="1 banker 1OO", reason="x")
+    assert response.status_code == 200
+    assert response.context["form"].errors["wagers"] == [
+        "Line 1 ('1 banker 1OO'): write seat, bet, amount [paid], e.g. 2 banker 500.00."
+    ]
+    response = act(client, COUPS, "correct_wagers", [coup, pit.shoe1.coups.get(number=2)], post="yes",
+                   wagers="1 banker 200", reason="x")
+    assert messages_of(response) == [("error", "Select exactly one coup to correct its wagers.")]
+    assert not CoupCorrection.objects.exists()

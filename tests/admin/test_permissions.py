@@ -24,7 +24,7 @@ from pit.dealers.models import Dealer, DealerRotation, ViolationFault
 from pit.dealers.services import dealer_create, dealer_rotate, violation_attribute
 from pit.ledger.models import BoxCount, CommissionEntry, Reconciliation
 from pit.paytables.models import PaytableConfiguration
-from pit.shoes.models import Coup, Shoe
+from pit.shoes.models import Coup, CoupCorrection, Shoe
 from pit.shoes.services import shoe_close
 from pit.tables.models import Table
 from tests import factories as f
@@ -99,6 +99,8 @@ ACTIONS = {
     ("compliance_ruleviolation", "resolve_with_note"): {Role.PIT_BOSS.value},
     ("compliance_ruleviolation", "dismiss_with_note"): {Role.PIT_BOSS.value},
     ("ledger_reconciliation", "explain_variance_with_note"): {Role.ACCOUNTANT.value},
+    ("shoes_coup", "correct_wagers"): {Role.PIT_BOSS.value},
+    ("shoes_coup", "void_with_note"): {Role.PIT_BOSS.value},
     ("accounts_device", "revoke"): set(),
 }
 
@@ -196,7 +198,10 @@ def test_actions_refused_change_nothing(client, floor, role):
             continue
         client.post(
             reverse(f"admin:{name}_changelist"),
-            {"action": action, ACTION_CHECKBOX_NAME: [floor[name].pk], "post": "yes", "note": "a note"},
+            {
+                "action": action, ACTION_CHECKBOX_NAME: [floor[name].pk], "post": "yes", "note": "a note",
+                "reason": "a reason", "wagers": "1 banker 200.00",
+            },
         )
     assert _state() == before
 
@@ -235,4 +240,5 @@ def _state():
         sorted(RuleViolation.objects.values_list("pk", "status", "status_note")),
         sorted(Reconciliation.objects.values_list("pk", "status", "explanation")),
         sorted(Device.objects.values_list("pk", "revoked_at")),
+        sorted(CoupCorrection.objects.values_list("pk", flat=True)),
     )

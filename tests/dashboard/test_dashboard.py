@@ -168,3 +168,17 @@ def test_the_data_endpoint_returns_the_overview_as_json(client, two_coups):
 def test_a_superuser_sees_the_dashboard(client, two_coups):
     client.force_login(_user("root", is_superuser=True))
     assert client.get("/admin/pit/dashboard/").status_code == 200
+
+
+def test_todays_figures_are_the_wagers_that_stand(two_coups):
+    """A void returns coup 2's stakes (no win, no commission); a correction of coup 1 stands in its place."""
+    from pit.shoes.services import coup_correct, coup_void
+
+    table, shoe = two_coups
+    coup_void(coup=shoe.coups.get(number=2), reason="Misdeal")
+    coup_correct(
+        coup=shoe.coups.get(number=1), wagers=(factories.wager(1, "player", "150", paid="150"),),
+        reason="Seat 2 never bet; seat 1 was 150",
+    )
+    (tile,) = pit_overview()["tables"]
+    assert (tile["today"]["handle"], tile["today"]["win"]) == ("150.00", "-150.00")

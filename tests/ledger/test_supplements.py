@@ -115,6 +115,9 @@ def test_a_correction_after_the_reconciliation_is_supplemented(reconciled, djang
         coup_correct(coup=coup, wagers=(wager(1, "banker", "200"),), reason="The stake was 200, misread")
     assert supplement_lines(ReconciliationSupplement.objects.get()) == [(1, 500, 1000, 0, 1000, 1000, 0)]
     assert balances(reconciled) == {1: 0}
+    day = coup.gaming_day
+    (row,) = commission_rows(ReportFilters(date_from=day, date_to=day))
+    assert row["accrued"] == Decimal("10.00")  # the replaced wager's 5.00 reversed, the corrected 10.00 accrued
 
 
 def test_a_seat_that_owes_less_than_nothing_at_the_shuffle_is_paid_back(box_shoe, django_capture_on_commit_callbacks):
@@ -131,3 +134,16 @@ def test_a_seat_that_owes_less_than_nothing_at_the_shuffle_is_paid_back(box_shoe
     assert shuffle.amount_minor == 500
     assert balances(box_shoe) == {1: 0}
     assert not ReconciliationSupplement.objects.exists()
+
+
+def test_the_beat_pickup_supplements_a_shoe_whose_message_was_lost(reconciled):
+    from pit.ledger.tasks import shoes_missing_reconciliation, shoes_reconcile_missing
+
+    # Recorded after the close with no on-commit callback run: the supplement's message is lost.
+    factories.coup(reconciled, 2, *BANKER_NATURAL, wagers=[wager(1, "banker", "100")])
+    assert balances(reconciled) == {1: 500}
+    assert shoes_missing_reconciliation() == [reconciled.pk]
+    assert shoes_reconcile_missing.delay().get() == [reconciled.pk]
+    assert balances(reconciled) == {1: 0}
+    assert ReconciliationSupplement.objects.count() == 1
+    assert shoes_missing_reconciliation() == []
