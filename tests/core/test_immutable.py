@@ -367,3 +367,11 @@ def test_postgres_the_services_work_as_the_runtime_role(runtime_role, django_use
         shoe_reconcile(shoe_id=shoe.pk)
         review_and_clear(shoe, user)
     assert_reviewed(shoe, user)
+
+
+def test_migrate_refuses_an_owner_url_for_another_database(settings):
+    from django.core.management import CommandError, call_command
+
+    settings.DATABASE_MIGRATE_URL = "postgres://pit_owner@127.0.0.1:5432/some_other_database"
+    with pytest.raises(CommandError, match="DATABASE_MIGRATE_URL must name the same database as DATABASE_URL"):
+        call_command("migrate", verbosity=0)
