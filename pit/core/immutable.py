@@ -15,7 +15,8 @@ and, in the model, `class Correction(Fact, ...)` with `fact_updatable = (...)` t
 the ORM refuses too (`ImmutableRecordError`) before a statement is sent. `ProtectFacts` is
 idempotent: run it again (e.g. with a longer `updatable`) in a later migration to change it, and
 after any migration that makes Django rebuild the table on SQLite (SQLite drops a rebuilt table's
-triggers; `tests/core/test_immutable.py` fails until it is applied again).
+triggers) or adds a column to a table with updatable columns (SQLite's UPDATE trigger lists the
+immutable columns); `tests/core/test_immutable.py` fails until it is applied again.
 
 PostgreSQL: one plpgsql function, `pit_immutable_refuse()`, behind three triggers per table:
 BEFORE UPDATE (the updatable columns are its arguments; a changed column outside them is named in

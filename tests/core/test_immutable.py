@@ -111,6 +111,19 @@ def test_every_fact_model_and_audit_event_model_is_protected():
             assert protected.get(model._meta.db_table) == (), model._meta.label
 
 
+def test_sqlite_update_triggers_cover_every_column_added_since():
+    """SQLite's UPDATE trigger lists the immutable columns when it is made: a column added to a
+    table with updatable columns later needs ProtectFacts again (PostgreSQL's covers it by itself)."""
+    if connection.vendor != "sqlite":
+        pytest.skip("SQLite only")
+    with connection.cursor() as cursor:
+        for table, updatable in UPDATABLE.items():
+            cursor.execute("SELECT sql FROM sqlite_master WHERE name = %s", [f"{table}__immutable_update"])
+            (sql,) = cursor.fetchone()
+            columns = [column.name for column in connection.introspection.get_table_description(cursor, table)]
+            assert sorted(column for column in columns if f'NEW."{column}"' not in sql) == sorted(updatable), table
+
+
 @pytest.mark.parametrize("label", LABELS)
 def test_the_orm_refuses_update_save_and_delete(record, label):
     model, row, before = model_of(label), first_row(label), snapshot(label)
@@ -354,3 +367,11 @@ def test_postgres_the_services_work_as_the_runtime_role(runtime_role, django_use
         shoe_reconcile(shoe_id=shoe.pk)
         review_and_clear(shoe, user)
     assert_reviewed(shoe, user)
+
+
+def test_migrate_refuses_an_owner_url_for_another_database(settings):
+    from django.core.management import CommandError, call_command
+
+    settings.DATABASE_MIGRATE_URL = "postgres://pit_owner@127.0.0.1:5432/some_other_database"
+    with pytest.raises(CommandError, match="DATABASE_MIGRATE_URL must name the same database as DATABASE_URL"):
+        call_command("migrate", verbosity=0)
