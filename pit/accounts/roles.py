@@ -33,6 +33,9 @@ _AUDIT_RECORDS = _view(
     "compliance.ruleviolationauditevent",
     "ledger.reconciliationauditevent",
     "accounts.userauditevent",
+    "accounts.deviceauditevent",
+    "accounts.stafftokenauditevent",
+    "tables.tablelimitauditevent",
     "pghistory.context",
     "pghistory.events",
     "pghistory.middlewareevents",
@@ -57,7 +60,7 @@ ROLES: dict[str, frozenset[str]] = {
         | _LEDGER_RECORDS
         | _AUDIT_RECORDS
         | _OPERATIONS_RECORDS
-        | _view("accounts.device")
+        | _view("accounts.device", "accounts.stafftoken", "records.chainhead")
         | {RUN_REPORTS}
     ),
     Role.FLOOR_DEVICE.value: frozenset(),
