@@ -8,6 +8,7 @@ process). A fixed window: PIT_API_AUTH_FAILURE_LIMIT failures within PIT_API_AUT
 seconds block the address, or the key prefix, until the window ends.
 """
 import hashlib
+import ipaddress
 import logging
 import time
 
@@ -21,28 +22,32 @@ from django.urls import get_resolver, get_urlconf
 logger = logging.getLogger("pit.access")
 
 
-def client_address(request) -> str:
+def client_address(request) -> str | None:
     """The client's IP address: REMOTE_ADDR, or with PIT_TRUSTED_PROXIES=N proxies in front (nginx)
     the address the first of them saw, N entries from the right of X-Forwarded-For. Entries to the
-    left of it are the client's own claims and never trusted."""
+    left of it are the client's own claims and never trusted. None when there is no valid address."""
     proxies = settings.PIT_TRUSTED_PROXIES
+    candidate = request.META.get("REMOTE_ADDR", "")
     if proxies:
         forwarded = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if part.strip()]
         if len(forwarded) >= proxies:
-            return forwarded[-proxies]
-    return request.META.get("REMOTE_ADDR", "") or "unknown"
+            candidate = forwarded[-proxies]
+    try:
+        return str(ipaddress.ip_address(candidate))
+    except ValueError:
+        return None
 
 
 # ---------------------------------------------------------------------------------------- throttle
 
-def _keys(address: str, prefix: str | None) -> list[str]:
-    keys = ["pit:authfail:addr:" + hashlib.sha256(address.encode()).hexdigest()[:32]]
+def _keys(address: str | None, prefix: str | None) -> list[str]:
+    keys = ["pit:authfail:addr:" + hashlib.sha256((address or "unknown").encode()).hexdigest()[:32]]
     if prefix:
         keys.append("pit:authfail:prefix:" + hashlib.sha256(prefix.encode()).hexdigest()[:32])
     return keys
 
 
-def auth_blocked_for(*, address: str, prefix: str | None) -> int:
+def auth_blocked_for(*, address: str | None, prefix: str | None) -> int:
     """Seconds until this address or key prefix may try again; 0 when it may now."""
     now = time.time()
     found = cache.get_many([key for base in _keys(address, prefix) for key in (base, base + ":until")])
@@ -53,7 +58,7 @@ def auth_blocked_for(*, address: str, prefix: str | None) -> int:
     return wait
 
 
-def auth_failure_record(*, address: str, prefix: str | None) -> None:
+def auth_failure_record(*, address: str | None, prefix: str | None) -> None:
     """One failed authentication from this address with this key prefix (None: no usable prefix)."""
     window = settings.PIT_API_AUTH_FAILURE_WINDOW
     for base in _keys(address, prefix):
@@ -102,10 +107,10 @@ class AccessDeniedLogMiddleware:
     def __call__(self, request):
         response = self.get_response(request)
         if response.status_code in (401, 403) and not getattr(response, "_has_been_logged", False):
-            exception = getattr(request, "_pit_denied", None)
+            reason = _reason(response, getattr(request, "_pit_denied", None)).replace("\n", " ")
             logger.warning(
                 "access denied: %s %s %s by %s from %s: %s", response.status_code, request.method, request.path,
-                _principal(request), client_address(request), _reason(response, exception).replace("\n", " "),
+                _principal(request), client_address(request) or "unknown", reason,
             )
             response._has_been_logged = True  # Django's own "Forbidden: ..." line would be the second
         return response
