@@ -115,3 +115,12 @@ def _role_groups_in_transactional_tests(request):
     )
     if transactional:
         request.getfixturevalue("role_groups")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Each test starts with an empty cache: the API's failed-authentication counters live there."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield

@@ -8,7 +8,11 @@ class AccountsConfig(AppConfig):
     verbose_name = "People and devices"
 
     def ready(self):
+        from django.contrib.auth.signals import user_logged_in
+
         from pit.accounts import admin_audit  # noqa: F401  (registers the audit trail's admin)
+        from pit.accounts.access import session_activity_start
         from pit.accounts.audit import receivers_connect
 
         receivers_connect()
+        user_logged_in.connect(session_activity_start, dispatch_uid="pit_session_activity_start")

@@ -17,6 +17,10 @@ import uuid
 from contextlib import contextmanager
 
 import pghistory
+import pghistory.config
+import pghistory.middleware
+import pghistory.runtime
+from django.core.handlers.wsgi import WSGIRequest
 from django.db import connections
 from django.db.models.signals import post_delete, post_save
 
@@ -114,22 +118,78 @@ class AuditContextMiddleware:
 
     def __call__(self, request):
         stack = _context_stack()
-        stack.append((uuid.uuid4(), {"url": request.path}, request))
+        from pit.accounts.access import client_address
+
+        stack.append((uuid.uuid4(), {"url": request.path, "address": client_address(request)}, request))
         try:
             return self.get_response(request)
         finally:
             stack.pop()
 
 
+class _DeviceAwareRequest:
+    """pghistory's request class notes the user when DRF authenticates one; a floor device (no
+    Django user) is noted as the device, so raw statements of its requests carry it too."""
+
+    def __setattr__(self, attr, value):
+        if attr == "user" and getattr(value, "device", None) is not None:
+            pghistory.context(device=value.device.pk)
+        super().__setattr__(attr, value)
+
+
+class _PitWSGIRequest(_DeviceAwareRequest, pghistory.middleware.WSGIRequest):
+    pass
+
+
+class PitHistoryMiddleware(pghistory.middleware.HistoryMiddleware):
+    """pghistory's middleware (PostgreSQL), with the client's address and the API's device."""
+
+    def get_context(self, request) -> dict:
+        from pit.accounts.access import client_address
+
+        return {**super().get_context(request), "address": client_address(request)}
+
+    def __call__(self, request):
+        if request.method not in pghistory.config.middleware_methods():
+            return self.get_response(request)
+        with pghistory.context(**self.get_context(request)):
+            if type(request) is WSGIRequest:
+                request.__class__ = _PitWSGIRequest
+            return self.get_response(request)
+
+
+# Who enqueued a task travels with it (a message header), so its events say on whose behalf it ran.
+TASK_HEADER = "pit_audit"
+
+
+def _who_now() -> dict:
+    if _database_is_postgres():
+        tracked = getattr(pghistory.runtime._tracker, "value", None)
+        metadata = tracked.metadata if tracked is not None else {}
+    else:
+        metadata = _current_context()[1] or {}
+    return {key: metadata[key] for key in ("user", "device", "url", "task") if metadata.get(key) is not None}
+
+
+def _task_published(sender=None, headers=None, **kwargs):
+    if headers is not None:
+        who = _who_now()
+        if who:
+            headers[TASK_HEADER] = who
+
+
 def _task_started(sender=None, task_id=None, task=None, **kwargs):
-    """A Celery task's audit events say which task wrote them (actor "system", task name).
+    """A Celery task's audit events say which task wrote them (actor "system", task name) and on
+    whose behalf (the user or device whose request enqueued it, when one did).
 
     Not for an eager task: it runs inside its caller, whose context already says who acts.
     """
     task = task or sender
     if task is None or getattr(task.request, "is_eager", False):
         return
-    context = audit_context(actor="system", task=task.name)
+    on_behalf_of = getattr(task.request, TASK_HEADER, None) or (task.request.headers or {}).get(TASK_HEADER)
+    extra = {"on_behalf_of": on_behalf_of} if on_behalf_of else {}
+    context = audit_context(actor="system", task=task.name, **extra)
     context.__enter__()
     _task_contexts()[task_id] = context
 
@@ -155,6 +215,8 @@ def _current_context() -> tuple[uuid.UUID | None, dict | None]:
     if request and "user" not in metadata:
         user = getattr(request[0], "user", None)
         metadata["user"] = user.pk if getattr(user, "is_authenticated", False) else None
+        if getattr(user, "device", None) is not None:
+            metadata["device"] = user.device.pk
     return context_id, metadata
 
 
@@ -210,12 +272,13 @@ def _on_delete(sender, instance, using="default", **kwargs):
 def receivers_connect() -> None:
     """Connect the SQLite receivers for every audited model and the Celery task context
     (called from AccountsConfig.ready)."""
-    from celery.signals import task_postrun, task_prerun
+    from celery.signals import before_task_publish, task_postrun, task_prerun
     from django.apps import apps
 
     for label in _EVENT_MODELS:
         model = apps.get_model(label)
         post_save.connect(_on_save, sender=model, dispatch_uid=f"audit_save_{label}")
         post_delete.connect(_on_delete, sender=model, dispatch_uid=f"audit_delete_{label}")
+    before_task_publish.connect(_task_published, dispatch_uid="audit_task_published", weak=False)
     task_prerun.connect(_task_started, dispatch_uid="audit_task_started", weak=False)
     task_postrun.connect(_task_finished, dispatch_uid="audit_task_finished", weak=False)

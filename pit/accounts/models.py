@@ -16,6 +16,7 @@ class Role(models.TextChoices):
     FLOOR_DEVICE = "floor device", "Floor device"
 
 
+@audit_track("DeviceAuditEvent", exclude=("key_hash",))
 class Device(models.Model):
     """A card-reading shoe, table terminal or bet-recognition system, allowed to write to one table.
 
@@ -31,6 +32,9 @@ class Device(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
 
     class Meta:
         ordering = ["table__code", "name"]
@@ -44,6 +48,36 @@ class Device(models.Model):
     @property
     def is_active(self) -> bool:
         return self.revoked_at is None
+
+
+@audit_track("StaffTokenAuditEvent", exclude=("key_hash",))
+class StaffToken(models.Model):
+    """A staff user's personal API token: "<prefix>.<secret>", shown once, stored as its SHA-256,
+    valid until `expires_at` (PIT_STAFF_TOKEN_DAYS at most) unless revoked first."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="staff_tokens")
+    name = models.CharField(max_length=100, blank=True, help_text="What the token is for, e.g. 'reporting script'.")
+    key_prefix = models.CharField(max_length=12, unique=True, editable=False)
+    key_hash = models.CharField(max_length=64, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    expires_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(expires_at__gt=models.F("created_at")),
+                                   name="staff_token_expires_after_creation"),
+        ]
+
+    def __str__(self) -> str:
+        return f"token {self.key_prefix} of {self.user}" if self.user_id else f"token {self.key_prefix}"
 
 
 class StaffPermission(models.Model):

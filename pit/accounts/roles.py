@@ -40,6 +40,9 @@ _AUDIT_RECORDS = _view(
     "compliance.ruleviolationauditevent",
     "ledger.reconciliationauditevent",
     "accounts.userauditevent",
+    "accounts.deviceauditevent",
+    "accounts.stafftokenauditevent",
+    "tables.tablelimitauditevent",
     "pghistory.context",
     "pghistory.events",
     "pghistory.middlewareevents",
@@ -80,7 +83,7 @@ ROLES: dict[str, frozenset[str]] = {
         | _AUDIT_RECORDS
         | _OPERATIONS_RECORDS
         | _DEALER_RECORDS
-        | _view("accounts.device")
+        | _view("accounts.device", "accounts.stafftoken", "records.chainhead")
         | {RUN_REPORTS}
     ),
     Role.FLOOR_DEVICE.value: frozenset(),

@@ -1,15 +1,17 @@
 """Writes to staff accounts and floor devices: users with a role, device API keys and their revocation."""
+import datetime as dt
 import hashlib
 import hmac
 import secrets
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from pit.accounts.models import Device, Role
+from pit.accounts.models import Device, Role, StaffToken
 
 # ---------------------------------------------------------------------------------------- devices
 # A device key reads "<prefix>.<secret>": the prefix (8 hex characters, stored in clear) finds the
@@ -50,12 +52,13 @@ def device_create(*, table, name: str, user=None) -> tuple[Device, str]:
 
 
 @transaction.atomic
-def device_revoke(*, device: Device) -> Device:
-    """The device's key stops working at once (a no-op if it was revoked already)."""
+def device_revoke(*, device: Device, user=None) -> Device:
+    """The device's key stops working at once (a no-op if it was revoked already); `user` revoked it."""
     device = Device.objects.select_for_update().get(pk=device.pk)
     if device.revoked_at is None:
         device.revoked_at = timezone.now()
-        device.save(update_fields=["revoked_at"])
+        device.revoked_by = user
+        device.save(update_fields=["revoked_at", "revoked_by"])
     return device
 
 
@@ -70,6 +73,61 @@ def device_authenticate(*, key: str) -> Device | None:
     if device.revoked_at is not None:
         return None
     return device
+
+
+# ---------------------------------------------------------------------------------------- staff tokens
+# A staff token reads like a device key, "<prefix>.<secret>"; only the SHA-256 of the whole is kept.
+
+@transaction.atomic
+def staff_token_create(*, user, name: str = "", days: int | None = None, created_by=None) -> tuple[StaffToken, str]:
+    """A personal API token for a staff user, valid `days` (at most PIT_STAFF_TOKEN_DAYS, the default);
+    the token is returned only here."""
+    limit = settings.PIT_STAFF_TOKEN_DAYS
+    days = limit if days is None else days
+    if not isinstance(days, int) or not 1 <= days <= limit:
+        raise ValidationError({"days": f"A token is valid for 1 to {limit} days."})
+    if not user.is_active or not user.is_staff:
+        raise ValidationError({"user": f"{user} is not an active staff user."})
+    while True:
+        prefix = secrets.token_hex(DEVICE_KEY_PREFIX_BYTES)
+        if not StaffToken.objects.filter(key_prefix=prefix).exists() and not Device.objects.filter(
+            key_prefix=prefix
+        ).exists():
+            break
+    key = f"{prefix}.{secrets.token_urlsafe(DEVICE_KEY_SECRET_BYTES)}"
+    now = timezone.now()
+    token = StaffToken(
+        user=user, name=(name or "").strip(), key_prefix=prefix, key_hash=device_key_hash(key),
+        created_by=created_by, expires_at=now + dt.timedelta(days=days),
+    )
+    token.full_clean(exclude=["user", "created_by"])
+    token.save()
+    return token, key
+
+
+@transaction.atomic
+def staff_token_revoke(*, token: StaffToken, user=None) -> StaffToken:
+    """The token stops working at once (a no-op if it was revoked already); `user` revoked it."""
+    token = StaffToken.objects.select_for_update().get(pk=token.pk)
+    if token.revoked_at is None:
+        token.revoked_at = timezone.now()
+        token.revoked_by = user
+        token.save(update_fields=["revoked_at", "revoked_by"])
+    return token
+
+
+def staff_token_authenticate(*, key: str) -> StaffToken | None:
+    """The live token a key belongs to (its user active), or None: unknown, malformed, wrong secret,
+    expired or revoked."""
+    parts = device_key_split(key)
+    if parts is None:
+        return None
+    token = StaffToken.objects.select_related("user").filter(key_prefix=parts[0]).first()
+    if token is None or not hmac.compare_digest(token.key_hash, device_key_hash(key)):
+        return None
+    if token.revoked_at is not None or token.expires_at <= timezone.now() or not token.user.is_active:
+        return None
+    return token
 
 
 # ---------------------------------------------------------------------------------------- staff

@@ -7,7 +7,40 @@ Reuse these (they are the defaults in REST_FRAMEWORK): a view needs nothing but 
 from django.utils.functional import cached_property
 from rest_framework import authentication, exceptions
 
-from pit.accounts.services import device_authenticate
+from pit.accounts.access import auth_blocked_for, auth_failure_record, client_address
+from pit.accounts.services import device_authenticate, device_key_split, staff_token_authenticate
+
+
+def _key_from_header(request, keyword: str) -> str | None:
+    """The credential after `keyword` in the Authorization header; None when the header names
+    another scheme (the next class tries). A malformed header is a failure like a wrong key."""
+    header = authentication.get_authorization_header(request).split()
+    if not header or header[0].lower() != keyword.lower().encode():
+        return None
+    key = ""
+    if len(header) == 2:
+        try:
+            key = header[1].decode()
+        except UnicodeError:
+            key = ""
+    return key
+
+
+def _authenticate_throttled(request, key: str, check):
+    """Run `check(key)` unless this client address or key prefix failed too often lately (429 with
+    Retry-After, the key not even tried); count a failure (None) against both."""
+    address = client_address(request)
+    parts = device_key_split(key)
+    prefix = parts[0] if parts else None
+    wait = auth_blocked_for(address=address, prefix=prefix)
+    if wait:
+        raise exceptions.Throttled(
+            wait=wait, detail=f"Too many failed authentications from here or with this key; retry in {wait} s.",
+        )
+    found = check(key) if key else None
+    if found is None:
+        auth_failure_record(address=address, prefix=prefix)
+    return found
 
 
 class DevicePrincipal:
@@ -51,16 +84,10 @@ class DeviceKeyAuthentication(authentication.BaseAuthentication):
     keyword = "Api-Key"
 
     def authenticate(self, request):
-        header = authentication.get_authorization_header(request).split()
-        if not header or header[0].lower() != self.keyword.lower().encode():
+        key = _key_from_header(request, self.keyword)
+        if key is None:
             return None
-        if len(header) != 2:
-            raise exceptions.AuthenticationFailed("Send the key as 'Authorization: Api-Key <key>'.")
-        try:
-            key = header[1].decode()
-        except UnicodeError:
-            raise exceptions.AuthenticationFailed("The API key is not valid.") from None
-        device = device_authenticate(key=key)
+        device = _authenticate_throttled(request, key, lambda key: device_authenticate(key=key))
         if device is None:
             raise exceptions.AuthenticationFailed("The API key is unknown or revoked.")
         return DevicePrincipal(device), device
@@ -69,10 +96,23 @@ class DeviceKeyAuthentication(authentication.BaseAuthentication):
         return f'{self.keyword} realm="pit"'
 
 
-class StaffTokenAuthentication(authentication.TokenAuthentication):
-    """`Authorization: Token <token>`: a staff user's personal token (rest_framework.authtoken)."""
+class StaffTokenAuthentication(authentication.BaseAuthentication):
+    """`Authorization: Token <token>`: a staff user's personal token (`manage.py create_staff_token`),
+    stored as a hash and valid until it expires or is revoked."""
 
     keyword = "Token"
+
+    def authenticate(self, request):
+        key = _key_from_header(request, self.keyword)
+        if key is None:
+            return None
+        token = _authenticate_throttled(request, key, lambda key: staff_token_authenticate(key=key))
+        if token is None:
+            raise exceptions.AuthenticationFailed("The token is unknown, expired or revoked.")
+        return token.user, token
+
+    def authenticate_header(self, request) -> str:
+        return self.keyword
 
 
 class StaffSessionAuthentication(authentication.SessionAuthentication):

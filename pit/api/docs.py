@@ -9,8 +9,12 @@ The REST API of pit for floor systems (card-reading shoes, table terminals, bet 
   stored only as a SHA-256 hash. A device writes to and reads its own table only (another table:
   403) and cannot read violations or reports. An unknown or revoked key: 401.
 * **Staff** (pit bosses, accountants, auditors) read with their admin session or a personal token,
-  `Authorization: Token <token>`, under the same role rules as the admin (Django model permissions:
+  `Authorization: Token <token>` (printed once by `python manage.py create_staff_token <username>`,
+  stored as a hash, expiring), under the same role rules as the admin (Django model permissions:
   `view_*` to read; a pit boss's `change_ruleviolation` to acknowledge or resolve violations).
+* **Failed authentications are throttled**: after too many wrong keys or tokens from one address,
+  or with one key prefix, within a few minutes, every attempt from there (or with that prefix) is a
+  429 with `Retry-After`, even with a right key, until the window ends.
 
 ## Money and input
 * Amounts are **decimal strings** in the table's currency: `"125.50"`. JSON numbers are refused for

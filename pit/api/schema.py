@@ -131,3 +131,17 @@ class StaffSessionScheme(OpenApiAuthenticationExtension):
 
     def get_security_definition(self, auto_schema):
         return {"type": "apiKey", "in": "cookie", "name": "sessionid"}
+
+
+class StaffTokenScheme(OpenApiAuthenticationExtension):
+    target_class = "pit.api.authentication.StaffTokenAuthentication"
+    name = "tokenAuth"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": "A staff user's personal token: `Authorization: Token <token>` (printed once by "
+            "`manage.py create_staff_token`; it expires after PIT_STAFF_TOKEN_DAYS at most).",
+        }

@@ -76,7 +76,7 @@ DJANGO_APPS = [
 ]
 THIRD_PARTY_APPS = [
     "rest_framework",
-    "rest_framework.authtoken",
+    "axes",
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -113,14 +113,19 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "pit.api.middleware.AsciiNumbersInQueryMiddleware",
+    # One log line per 401/403 (pit.access); the admin's idle timeout (PIT_ADMIN_IDLE_TIMEOUT_MINUTES).
+    "pit.accounts.access.AccessDeniedLogMiddleware",
+    "pit.accounts.access.IdleSessionTimeoutMiddleware",
 ]
 if DATABASE_IS_POSTGRES:
-    # Tags every audit event written by a request with the user and URL. It works by adding a
-    # set_config() call to each SQL statement, which only PostgreSQL understands.
-    MIDDLEWARE.append("pghistory.middleware.HistoryMiddleware")
+    # Tags every audit event written by a request with the user (or device), URL and address. It
+    # works by adding a set_config() call to each SQL statement, which only PostgreSQL understands.
+    MIDDLEWARE.append("pit.accounts.audit.PitHistoryMiddleware")
 else:
     # SQLite has no audit triggers: the audit trail is written from Python with the request's user.
     MIDDLEWARE.append("pit.accounts.audit.AuditContextMiddleware")
+# django-axes last: it turns a locked-out admin login into its lockout answer.
+MIDDLEWARE.append("axes.middleware.AxesMiddleware")
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
@@ -149,6 +154,36 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "admin:login"
+# django-axes first: it refuses a login attempt for a locked-out username and address before the
+# password is even checked (pit.accounts.access.LoginAttemptsBackend; logins outside a request pass).
+AUTHENTICATION_BACKENDS = [
+    "pit.accounts.access.LoginAttemptsBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+
+# ---------------------------------------------------------------- Access hardening
+# Proxies in front of the app that append to X-Forwarded-For (nginx: 1). The client's address, for
+# throttling and lockouts, is the one the outermost trusted proxy saw; 0: REMOTE_ADDR.
+PIT_TRUSTED_PROXIES = env.int("PIT_TRUSTED_PROXIES", default=0)
+# Failed admin logins for one username from one address before both are locked out for a while.
+AXES_FAILURE_LIMIT = env.int("PIT_ADMIN_LOGIN_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = env.float("PIT_ADMIN_LOCKOUT_HOURS", default=0.25)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "pit.accounts.access.client_address"
+AXES_VERBOSE = False
+# Failed API authentications (a wrong device key or staff token) allowed per client address and
+# per key prefix within the window; beyond it that address or prefix gets 429 with Retry-After.
+PIT_API_AUTH_FAILURE_LIMIT = env.int("PIT_API_AUTH_FAILURE_LIMIT", default=10)
+PIT_API_AUTH_FAILURE_WINDOW = env.int("PIT_API_AUTH_FAILURE_WINDOW", default=300)
+# Staff API tokens expire after this many days at most (manage.py create_staff_token --days).
+PIT_STAFF_TOKEN_DAYS = env.int("PIT_STAFF_TOKEN_DAYS", default=30)
+# A staff session with no request for this long is signed out (the dashboard's refresh does not count).
+PIT_ADMIN_IDLE_TIMEOUT_MINUTES = env.int("PIT_ADMIN_IDLE_TIMEOUT_MINUTES", default=30)
+PIT_IDLE_EXEMPT_PATHS = ["/admin/pit/dashboard/data/"]
+# The cache holds the API's failed-authentication counters: Redis in production so that every web
+# worker counts together (redis://127.0.0.1:6379/2); default: memory of the one process.
+CACHES = {"default": env.cache("PIT_CACHE_URL", default="locmemcache://")}
 
 # ---------------------------------------------------------------- Logging
 LOGGING = {

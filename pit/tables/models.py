@@ -48,6 +48,7 @@ class Table(models.Model):
         return f"{self.code} {self.name}"
 
 
+@audit_track("TableLimitAuditEvent")
 class TableLimit(models.Model):
     """Minimum and maximum for one bet type at a table, in minor units of the table's currency."""
 

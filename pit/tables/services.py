@@ -75,7 +75,9 @@ def table_limits_set(*, table: Table, limits: dict[str, tuple[Decimal, Decimal]]
             raise ValidationError({"limits": f"{bet}: the minimum must be positive and at most the maximum."})
         rows.append(row)
     table.limits.all().delete()
-    return TableLimit.objects.bulk_create(rows)
+    for row in rows:  # one by one (a handful): on SQLite too each is an audit event, which bulk_create is not
+        row.save()
+    return rows
 
 
 def _table_set_status(*, table: Table, status: str, kind: str, actor: Actor, at) -> Table:

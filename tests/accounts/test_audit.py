@@ -148,7 +148,7 @@ def test_the_request_user_is_attached_by_the_middleware(boss):
     """The audit middleware configured for this database tags every event of a request."""
     audit_middleware = [path for path in settings.MIDDLEWARE if "History" in path or "AuditContext" in path]
     if connection.vendor == "postgresql":
-        assert audit_middleware == ["pghistory.middleware.HistoryMiddleware"]
+        assert audit_middleware == ["pit.accounts.audit.PitHistoryMiddleware"]
     else:
         assert audit_middleware == ["pit.accounts.audit.AuditContextMiddleware"]
     table = factories.table(open_=False)

@@ -1,10 +1,9 @@
 """Fixtures of the API tests: two tables, a device key for each, staff of each role with a token."""
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from pit.accounts.services import device_create, user_create_with_role
+from pit.accounts.services import device_create, staff_token_create, user_create_with_role
 from tests import factories
 
 
@@ -40,9 +39,9 @@ def other_device(other_table):
 
 def _staff_client(role: str, username: str):
     user = user_create_with_role(username=username, password="a-long-password-123", role=role)
-    token = Token.objects.create(user=user)
+    _, key = staff_token_create(user=user)
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     client.user = user
     return client
 

@@ -7,11 +7,10 @@ import io
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from pit.accounts.models import Device
-from pit.accounts.services import device_authenticate, device_create, device_revoke
+from pit.accounts.services import device_authenticate, device_create, device_revoke, staff_token_create
 from tests.api.conftest import counts, coup_body
 
 pytestmark = pytest.mark.django_db
@@ -123,7 +122,7 @@ def test_staff_read_with_a_token_or_their_session(pit_boss, accountant, auditor,
 def test_staff_without_a_role_are_refused_and_staff_do_not_write_floor_records(table, shoe, pit_boss):
     nobody = get_user_model().objects.create_user("nobody", password="a-long-password-123", is_staff=True)
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=nobody).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {staff_token_create(user=nobody)[1]}")
     response = client.get("/api/v1/tables/")
     assert response.status_code == 403
     assert response.json()["message"] == "Your role lacks the permission tables.view_table."

@@ -1,0 +1,37 @@
+"""Create a personal API token for a staff user and print it (shown this once, stored as a hash)."""
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from pit.accounts.audit import audit_context
+from pit.accounts.services import staff_token_create
+
+
+class Command(BaseCommand):
+    help = "Create a staff user's API token and print it (Authorization: Token <token>); it expires."
+
+    def add_arguments(self, parser):
+        parser.add_argument("username")
+        parser.add_argument("--name", default="", help="What the token is for, e.g. 'reporting script'.")
+        parser.add_argument(
+            "--days", type=int, default=None,
+            help=f"Days it is valid (default and at most PIT_STAFF_TOKEN_DAYS, now {settings.PIT_STAFF_TOKEN_DAYS}).",
+        )
+
+    def handle(self, *args, username: str, name: str, days: int | None, **options):
+        try:
+            user = get_user_model().objects.get(username=username)
+        except get_user_model().DoesNotExist:
+            raise CommandError(f"There is no user {username!r}.") from None
+        try:
+            with audit_context(actor="system", command="create_staff_token"):
+                token, key = staff_token_create(user=user, name=name, days=days)
+        except ValidationError as exc:
+            raise CommandError("; ".join(exc.messages)) from None
+        self.stderr.write(
+            f"Token {token.key_prefix} for {user.get_username()}, valid until {token.expires_at:%Y-%m-%d %H:%M %Z}. "
+            "It is shown this once; send it as 'Authorization: Token <token>':"
+        )
+        self.stdout.write(key)
