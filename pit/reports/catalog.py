@@ -36,9 +36,11 @@ COMMISSION = ReportDefinition(
     title="Commission",
     description=(
         "Per table, shoe and seat: commission accrued on winning Banker wagers, collected when the player "
-        "left, expected in the box, counted at the shuffle, the variance and how it was explained."
+        "left, expected in the box, counted at the shuffle, the variance and how it was explained. Closed "
+        "shoes first, then shoes still dealing, each section with its own totals."
     ),
     columns=(
+        Column("section", "Section", T.TEXT, Total.CARRY, width=14),
         Column("gaming_day", "Gaming day", T.DATE, Total.CARRY, width=12),
         Column("table", "Table", T.TEXT, Total.CARRY, width=10),
         Column("game", "Game", T.TEXT, Total.CARRY, width=14),
@@ -59,7 +61,8 @@ COMMISSION = ReportDefinition(
     rows=selectors.commission_rows,
     estimate=selectors.commission_estimate,
     levels=(
-        Level("table", ("table",), "Table"),
+        # A section holds two currencies: its totals are the total lines (see total_keys).
+        Level("table", ("section", "table"), "Table"),
         Level(
             "shoe",
             ("gaming_day", "shoe", "game", "currency", "status", "explained_by", "explanation"),
@@ -68,6 +71,8 @@ COMMISSION = ReportDefinition(
     ),
     filters_used=("tables", "game", "only_variances"),
     audience=ACCOUNTING,
+    # Shoes still dealing are totalled apart: nothing of theirs was counted yet.
+    total_keys=("section", "currency"),
 )
 
 COMMISSION_DETAIL = ReportDefinition(

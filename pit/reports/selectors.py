@@ -74,8 +74,13 @@ def shoes_in_range(filters: ReportFilters):
     return shoes.order_by(_code_order("table__code"), "sequence")
 
 
-def _shoe_batches(filters: ReportFilters) -> Iterator[list[dict[str, Any]]]:
-    shoes = shoes_in_range(filters).values(
+def _shoe_batches(filters: ReportFilters, dealing: bool | None = None) -> Iterator[list[dict[str, Any]]]:
+    """The shoes in range, in batches; `dealing` True or False keeps only shoes still dealing or
+    only the others."""
+    shoes = shoes_in_range(filters)
+    if dealing is not None:
+        shoes = shoes.filter(status=ShoeStatus.DEALING) if dealing else shoes.exclude(status=ShoeStatus.DEALING)
+    shoes = shoes.values(
         "pk",
         "sequence",
         "status",
@@ -118,74 +123,90 @@ COLLECTED_AT_SHUFFLE = Q(kind=EntryKind.COLLECTED, collection_reason=CollectionR
 )
 
 
+# The commission report's two sections: closed shoes, whose box was counted (expected - counted =
+# variance on every line and total), then shoes still dealing, with what they owe so far and
+# nothing counted, totalled apart so they never sit in the reconciled figures.
+SECTION_CLOSED = "Closed shoes"
+SECTION_DEALING = "Still dealing"
+
+
 def commission_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
     """One row per shoe and seat: accrued, collected when the player left, expected in the box,
-    counted, variance, collected at the shuffle, and the reconciliation's status and explanation."""
-    for shoes in _shoe_batches(filters):
-        ids = [shoe["pk"] for shoe in shoes]
-        ledger: dict[int, dict[int, dict[str, int]]] = defaultdict(dict)  # shoe -> seat -> figures
-        lines = (
-            CommissionEntry.objects.filter(shoe_id__in=ids)
-            .values("shoe_id", "seat")
-            .order_by()
-            .annotate(
-                accrued=Coalesce(Sum("amount_minor", filter=ACCRUED), 0),
-                departed=Coalesce(Sum("amount_minor", filter=COLLECTED_AT_DEPARTURE), 0),
-                shuffle=Coalesce(Sum("amount_minor", filter=COLLECTED_AT_SHUFFLE), 0),
-                wagers=Count("pk", filter=Q(kind=EntryKind.ACCRUED)),
-            )
+    counted, variance, collected at the shuffle, and the reconciliation's status and explanation.
+    Closed shoes first, then those still dealing (see SECTION_CLOSED)."""
+    for section, dealing in ((SECTION_CLOSED, False), (SECTION_DEALING, True)):
+        for shoes in _shoe_batches(filters, dealing=dealing):
+            yield from _commission_batch_rows(shoes, section, filters)
+
+
+def _commission_batch_rows(
+    shoes: list[dict[str, Any]], section: str, filters: ReportFilters
+) -> Iterator[dict[str, Any]]:
+    ids = [shoe["pk"] for shoe in shoes]
+    ledger: dict[int, dict[int, dict[str, int]]] = defaultdict(dict)  # shoe -> seat -> figures
+    lines = (
+        CommissionEntry.objects.filter(shoe_id__in=ids)
+        .values("shoe_id", "seat")
+        .order_by()
+        .annotate(
+            accrued=Coalesce(Sum("amount_minor", filter=ACCRUED), 0),
+            departed=Coalesce(Sum("amount_minor", filter=COLLECTED_AT_DEPARTURE), 0),
+            shuffle=Coalesce(Sum("amount_minor", filter=COLLECTED_AT_SHUFFLE), 0),
+            wagers=Count("pk", filter=Q(kind=EntryKind.ACCRUED)),
         )
-        for line in lines:
-            ledger[line["shoe_id"]][line["seat"]] = line
-        counted: dict[int, dict[int, int]] = defaultdict(dict)  # shoe -> seat -> counted
-        for shoe_id, seat, minor in BoxCount.objects.filter(shoe_id__in=ids).values_list(
-            "shoe_id", "seat", "counted_minor"
-        ):
-            counted[shoe_id][seat] = minor
-        reconciliations = {
-            item["shoe_id"]: item
-            for item in Reconciliation.objects.filter(shoe_id__in=ids).values(
-                "shoe_id",
-                "status",
-                "explanation",
-                "explained_at",
-                explained_by_name=F("explained_by__username"),
-            )
-        }
-        for shoe in shoes:
-            currency = shoe["currency"]
-            reconciliation = reconciliations.get(shoe["pk"])
-            if reconciliation is not None:
-                status = Reconciliation(status=reconciliation["status"]).get_status_display()
-            else:
-                status = UNRECONCILED_STATUS.get(shoe["status"], shoe["status"])
-            closed = shoe["status"] == ShoeStatus.CLOSED
-            shoe_ledger, shoe_counted = ledger.get(shoe["pk"], {}), counted.get(shoe["pk"], {})
-            for seat in sorted(shoe_ledger.keys() | shoe_counted.keys()):
-                line = shoe_ledger.get(seat, NO_ENTRIES)
-                expected = line["accrued"] + line["departed"]  # collections are negative entries
-                counted_minor = shoe_counted.get(seat, 0) if closed else None
-                variance = None if counted_minor is None else counted_minor - expected
-                if filters.only_variances and not variance:
-                    continue
-                yield {
-                    "gaming_day": shoe["report_day"],
-                    "table": shoe["table_code"],
-                    "game": GAME_NAMES.get(shoe["table_game"], shoe["table_game"]),
-                    "shoe": shoe["sequence"],
-                    "seat": seat,
-                    "currency": currency,
-                    "commission_wagers": line["wagers"],
-                    "accrued": from_minor(line["accrued"], currency),
-                    "collected_at_departure": from_minor(-line["departed"], currency),
-                    "expected": from_minor(expected, currency),
-                    "counted": from_minor(counted_minor, currency),
-                    "variance": from_minor(variance, currency),
-                    "collected_at_shuffle": from_minor(-line["shuffle"], currency),
-                    "status": status,
-                    "explained_by": (reconciliation or {}).get("explained_by_name") or "",
-                    "explanation": (reconciliation or {}).get("explanation") or "",
-                }
+    )
+    for line in lines:
+        ledger[line["shoe_id"]][line["seat"]] = line
+    counted: dict[int, dict[int, int]] = defaultdict(dict)  # shoe -> seat -> counted
+    for shoe_id, seat, minor in BoxCount.objects.filter(shoe_id__in=ids).values_list(
+        "shoe_id", "seat", "counted_minor"
+    ):
+        counted[shoe_id][seat] = minor
+    reconciliations = {
+        item["shoe_id"]: item
+        for item in Reconciliation.objects.filter(shoe_id__in=ids).values(
+            "shoe_id",
+            "status",
+            "explanation",
+            "explained_at",
+            explained_by_name=F("explained_by__username"),
+        )
+    }
+    for shoe in shoes:
+        currency = shoe["currency"]
+        reconciliation = reconciliations.get(shoe["pk"])
+        if reconciliation is not None:
+            status = Reconciliation(status=reconciliation["status"]).get_status_display()
+        else:
+            status = UNRECONCILED_STATUS.get(shoe["status"], shoe["status"])
+        closed = shoe["status"] == ShoeStatus.CLOSED
+        shoe_ledger, shoe_counted = ledger.get(shoe["pk"], {}), counted.get(shoe["pk"], {})
+        for seat in sorted(shoe_ledger.keys() | shoe_counted.keys()):
+            line = shoe_ledger.get(seat, NO_ENTRIES)
+            expected = line["accrued"] + line["departed"]  # collections are negative entries
+            counted_minor = shoe_counted.get(seat, 0) if closed else None
+            variance = None if counted_minor is None else counted_minor - expected
+            if filters.only_variances and not variance:
+                continue
+            yield {
+                "section": section,
+                "gaming_day": shoe["report_day"],
+                "table": shoe["table_code"],
+                "game": GAME_NAMES.get(shoe["table_game"], shoe["table_game"]),
+                "shoe": shoe["sequence"],
+                "seat": seat,
+                "currency": currency,
+                "commission_wagers": line["wagers"],
+                "accrued": from_minor(line["accrued"], currency),
+                "collected_at_departure": from_minor(-line["departed"], currency),
+                "expected": from_minor(expected, currency),
+                "counted": from_minor(counted_minor, currency),
+                "variance": from_minor(variance, currency),
+                "collected_at_shuffle": from_minor(-line["shuffle"], currency),
+                "status": status,
+                "explained_by": (reconciliation or {}).get("explained_by_name") or "",
+                "explanation": (reconciliation or {}).get("explanation") or "",
+            }
 
 
 def commission_estimate(filters: ReportFilters) -> int:
@@ -337,11 +358,12 @@ def table_result_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
         _coup_scope(Wager.objects.all(), "coup__", filters)
         .values(
             day=F("coup__gaming_day"),
+            table_currency=F("coup__shoe__table__currency"),
             table=F("coup__shoe__table__code"),
             paytable=F("coup__paytable_id"),
             bet_type=F("bet"),
         )
-        .order_by("day", _code_order("coup__shoe__table__code"), "paytable", "bet_type")
+        .order_by("day", "table_currency", _code_order("coup__shoe__table__code"), "paytable", "bet_type")
         .annotate(
             wagers=Count("pk"),
             **wager_money_sums(),
@@ -356,7 +378,7 @@ def table_result_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             game=F("shoe__table__game"),
             currency=F("shoe__table__currency"),
         )
-        .order_by("day", _code_order("shoe__table__code"))
+        .order_by("day", "currency", _code_order("shoe__table__code"))
         .annotate(coups=Count("pk"))
     )
     violations = (
@@ -368,17 +390,25 @@ def table_result_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             game=F("table__game"),
             currency=F("table__currency"),
         )
-        .order_by("day", _code_order("table__code"))
+        .order_by("day", "currency", _code_order("table__code"))
         .annotate(open=Count("pk"))
     )
+    # In the order of the report's levels, (gaming day, currency), then by table: a subtotal closes
+    # exactly the rows of its key however the table codes of two currencies interleave.
     streams = (
-        (((item["day"], item["table"]), 0, item) for item in coups.iterator(chunk_size=CHUNK)),
-        (((item["day"], item["table"]), 1, item) for item in wagers.iterator(chunk_size=CHUNK)),
-        (((item["day"], item["table_code"]), 2, item) for item in violations.iterator(chunk_size=CHUNK)),
+        (((item["day"], item["currency"], item["table"]), 0, item) for item in coups.iterator(chunk_size=CHUNK)),
+        (
+            ((item["day"], item["table_currency"], item["table"]), 1, item)
+            for item in wagers.iterator(chunk_size=CHUNK)
+        ),
+        (
+            ((item["day"], item["currency"], item["table_code"]), 2, item)
+            for item in violations.iterator(chunk_size=CHUNK)
+        ),
     )
     edges_cache: dict[int, dict[str, tuple[Decimal, Decimal]]] = {}
     merged = heapq.merge(*streams, key=lambda entry: (entry[0], entry[1]))
-    for (day, table), entries in itertools.groupby(merged, key=lambda entry: entry[0]):
+    for (day, _, table), entries in itertools.groupby(merged, key=lambda entry: entry[0]):
         row = _table_result_row(day, table, [item for _, _, item in entries], edges_cache)
         if row is not None:
             yield row
