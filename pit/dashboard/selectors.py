@@ -20,6 +20,7 @@ from pit.core.gaming_day import current_gaming_day, gaming_day_bounds
 from pit.core.money import format_money, from_minor
 from pit.dashboard.roads import Result, bead_plate, big_road, tally
 from pit.paytables.models import PaytableConfiguration
+from pit.paytables.selectors import paytable_edges
 from pit.shoes.models import Coup, Shoe, Wager
 from pit.shoes.selectors import house_win_minor, wager_money_sums
 from pit.tables.models import Table
@@ -29,13 +30,6 @@ def _percent(part: Decimal, whole: Decimal) -> str | None:
     if not whole:
         return None
     return str((Decimal(part) * 100 / Decimal(whole)).quantize(Decimal("0.01")))
-
-
-def _edge(edges: dict, bet: str) -> Decimal:
-    try:
-        return Decimal(edges[bet]["house_edge"])
-    except (KeyError, TypeError, ArithmeticError):
-        return Decimal(0)
 
 
 def pit_overview(*, gaming_day: dt.date | None = None) -> dict:
@@ -72,14 +66,16 @@ def pit_overview(*, gaming_day: dt.date | None = None) -> dict:
 
     hourly = (
         Wager.objects.filter(coup__gaming_day=day)
-        .values("coup__shoe__table_id", "coup__paytable_id", "bet", hour=TruncHour("coup__dealt_at"))
+        .values(
+            "coup__shoe__table_id", "coup__paytable_id", "coup__shoe__decks", "bet", hour=TruncHour("coup__dealt_at")
+        )
         .annotate(**wager_money_sums())
         .order_by()
     )
     rows = list(hourly)
     paytable_ids = {row["coup__paytable_id"] for row in rows}
-    edges = (
-        dict(PaytableConfiguration.objects.filter(pk__in=paytable_ids).values_list("pk", "house_edges"))
+    rules = (
+        dict(PaytableConfiguration.objects.filter(pk__in=paytable_ids).values_list("pk", "rules"))
         if paytable_ids
         else {}
     )
@@ -92,7 +88,8 @@ def pit_overview(*, gaming_day: dt.date | None = None) -> dict:
         index = int((row["hour"] - day_start).total_seconds() // 3600)
         handle = Decimal(row["handle"])
         win = Decimal(house_win_minor(row))
-        theoretical = handle * _edge(edges.get(row["coup__paytable_id"]), row["bet"])
+        edges = paytable_edges(rules=rules[row["coup__paytable_id"]], decks=row["coup__shoe__decks"])
+        theoretical = handle * edges.get(row["bet"], (Decimal(0), Decimal(0)))[0]
         cell = by_hour[table_id][index]
         cell[0] += handle
         cell[1] += win

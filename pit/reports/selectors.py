@@ -29,6 +29,7 @@ from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
 from pit.core.money import exponent, from_minor
 from pit.ledger.models import BoxCount, CollectionReason, CommissionEntry, EntryKind, Reconciliation
 from pit.paytables.models import PaytableConfiguration
+from pit.paytables.selectors import paytable_edges
 from pit.shoes.models import Coup, Shoe, ShoeStatus, Wager
 from pit.shoes.selectors import house_win_minor, wager_money_sums
 from pit.tables.models import Game
@@ -329,14 +330,14 @@ def _violation_scope(filters: ReportFilters):
     return violations
 
 
-def _paytable_edges(paytable_id: int, cache: dict[int, dict[str, tuple[Decimal, Decimal]]]):
-    """Per bet (house edge, variance per unit bet), as the engine computed them for that version."""
-    if paytable_id not in cache:
-        edges = PaytableConfiguration.objects.values_list("house_edges", flat=True).get(pk=paytable_id)
-        cache[paytable_id] = {
-            bet: (Decimal(figures["house_edge"]), Decimal(figures["variance"])) for bet, figures in edges.items()
-        }
-    return cache[paytable_id]
+def _paytable_edges(paytable_id: int, decks: int, cache: dict[tuple[int, int], dict[str, tuple[Decimal, Decimal]]]):
+    """Per bet (house edge, variance per unit bet) of that paytable version for a shoe of `decks`
+    decks, exact from the engine (`pit.paytables.selectors.paytable_edges`, cached per deck count)."""
+    key = (paytable_id, decks)
+    if key not in cache:
+        rules = PaytableConfiguration.objects.values_list("rules", flat=True).get(pk=paytable_id)
+        cache[key] = paytable_edges(rules=rules, decks=decks)
+    return cache[key]
 
 
 def decimal_sqrt(value: Decimal) -> Decimal:
@@ -352,7 +353,8 @@ def table_result_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
 
     House win is `pit.game.house_win` summed: stakes lost - payouts + commission owed, all in SQL.
     Theoretical win is handle x the house edge of each bet under the paytable version each coup was
-    settled under; the standard deviation is sqrt(sum of stake^2 x the bet's variance per unit).
+    settled under, for the deck count of its shoe; the standard deviation is sqrt(sum of stake^2 x
+    the bet's variance per unit), the variance also for that deck count.
     """
     wagers = (
         _coup_scope(Wager.objects.all(), "coup__", filters)
@@ -361,9 +363,10 @@ def table_result_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             table_currency=F("coup__shoe__table__currency"),
             table=F("coup__shoe__table__code"),
             paytable=F("coup__paytable_id"),
+            decks=F("coup__shoe__decks"),
             bet_type=F("bet"),
         )
-        .order_by("day", "table_currency", _code_order("coup__shoe__table__code"), "paytable", "bet_type")
+        .order_by("day", "table_currency", _code_order("coup__shoe__table__code"), "paytable", "decks", "bet_type")
         .annotate(
             wagers=Count("pk"),
             **wager_money_sums(),
@@ -406,7 +409,7 @@ def table_result_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             for item in violations.iterator(chunk_size=CHUNK)
         ),
     )
-    edges_cache: dict[int, dict[str, tuple[Decimal, Decimal]]] = {}
+    edges_cache: dict[tuple[int, int], dict[str, tuple[Decimal, Decimal]]] = {}
     merged = heapq.merge(*streams, key=lambda entry: (entry[0], entry[1]))
     for (day, _, table), entries in itertools.groupby(merged, key=lambda entry: entry[0]):
         row = _table_result_row(day, table, [item for _, _, item in entries], edges_cache)
@@ -434,7 +437,7 @@ def _table_result_row(day: dt.date, table: str, items: list[dict], edges_cache) 
             payouts += item["payouts"]
             commission += item["commission"]
             lost += item["lost"]
-            edge, unit_variance = _paytable_edges(item["paytable"], edges_cache).get(
+            edge, unit_variance = _paytable_edges(item["paytable"], item["decks"], edges_cache).get(
                 item["bet_type"], (Decimal(0), Decimal(0))
             )
             theoretical += Decimal(item["handle"]) * edge

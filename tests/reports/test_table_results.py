@@ -9,7 +9,9 @@ from pit.compliance.services import violation_acknowledge, violation_dismiss
 from pit.reports.catalog import TABLE_RESULTS, VIOLATIONS
 from pit.reports.definitions import ReportFilters, report_lines
 from pit.shoes.models import Wager
-from tests.reports.conftest import DAY_1, DAY_2
+from tests import factories
+from tests.factories import wager
+from tests.reports.conftest import DAY_1, DAY_2, PLAYER_NATURAL, at
 
 D = Decimal
 CENT = D("0.01")
@@ -27,6 +29,18 @@ def sqrt(value: Decimal) -> Decimal:
         return value.sqrt()
 
 
+def engine_edges(rules: dict, decks: int) -> dict[str, dict[str, str]]:
+    """The engine's exact odds for a full shoe of `decks` decks, to 16 places (as reports use them)."""
+    odds = game.exact_odds(game.Paytable.from_dict(rules), decks)
+    return {
+        bet: {
+            "house_edge": game.fraction_to_decimal(figures.house_edge, 16),
+            "variance": game.fraction_to_decimal(figures.variance, 16),
+        }
+        for bet, figures in odds.bets.items()
+    }
+
+
 def expected_results():
     """(gaming day, table) -> figures computed wager by wager in Python, house win by the engine."""
     figures = defaultdict(lambda: defaultdict(D))
@@ -34,7 +48,7 @@ def expected_results():
     for wager in Wager.objects.select_related("coup__shoe__table", "coup__paytable"):
         key = (wager.coup.gaming_day, wager.coup.shoe.table.code)
         settlement = game.Settlement(game.BetResult(wager.result), wager.payout, wager.commission)
-        edges = wager.coup.paytable.house_edges[wager.bet]
+        edges = engine_edges(wager.coup.paytable.rules, wager.coup.shoe.decks)[wager.bet]
         row = figures[key]
         row["handle"] += wager.amount
         row[f"handle_{wager.bet}"] += wager.amount
@@ -162,3 +176,28 @@ def test_violations_counted_by_status(pit, users):
     assert [row["code"] for row in (line.values for line in lines(VIOLATIONS, tables=("MB1",))) if row.get("code")] == [
         "payout_mismatch"
     ]
+
+
+def test_theoretical_win_uses_the_edges_of_the_shoes_deck_count(db, django_capture_on_commit_callbacks):
+    """A 6-deck shoe's pair edge is 11.2540%, an 8-deck one's 10.3614%; tie, banker, player and
+    the variances behind the standard deviation differ too."""
+    six = factories.table("SX1")
+    eight = factories.table("EI1")
+    for table, decks in ((six, 6), (eight, 8)):
+        shoe = factories.shoe(table, decks=decks, cut_card_position=250, shuffled_at=at(DAY_1, 9))
+        with django_capture_on_commit_callbacks(execute=True):
+            factories.coup(
+                shoe, 1, *PLAYER_NATURAL, dealt_at=at(DAY_1, 10),
+                wagers=[wager(1, "player_pair", "1000"), wager(2, "tie", "1000"), wager(3, "banker", "1000")],
+            )
+    rows = {line.values["table"]: line.values for line in lines(TABLE_RESULTS) if line.is_detail}
+    # By hand from the published figures: pair 11.2540% / 10.3614%, tie 14.4382% / 14.3596%,
+    # banker 1.0558% / 1.0579% (commission 5%).
+    assert rows["SX1"]["theoretical_win"] == D("112.54") + D("144.38") + D("10.56")
+    assert rows["EI1"]["theoretical_win"] == D("103.61") + D("143.60") + D("10.58")
+    for code, decks in (("SX1", 6), ("EI1", 8)):
+        odds = game.exact_odds(game.PRESETS["commission_box"], decks).bets
+        variance = sum(odds[bet].variance for bet in ("player_pair", "tie", "banker")) * 1000 * 1000
+        deviation = sqrt(game.fraction_to_decimal(variance, 16))
+        assert abs(rows[code]["standard_deviation"] - deviation) < D("0.01")
+    assert rows["SX1"]["standard_deviation"] != rows["EI1"]["standard_deviation"]
