@@ -18,7 +18,7 @@ from django.utils import timezone
 from pit.compliance.models import RuleViolation, ViolationStatus
 from pit.core.gaming_day import current_gaming_day, gaming_day_bounds
 from pit.core.money import format_money, from_minor
-from pit.dashboard.roads import Result, bead_plate, big_road, tally
+from pit.dashboard.roads import Result, roads, tally
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import paytable_edges
 from pit.shoes.models import Coup, Shoe, Wager
@@ -145,8 +145,7 @@ def pit_overview(*, gaming_day: dt.date | None = None) -> dict:
                     "cut_card_position": shoe.cut_card_position,
                     "total_cards": shoe.total_cards,
                     "tally": tally(shoe_results),
-                    "bead_plate": [cell.as_dict() for cell in bead_plate(shoe_results)],
-                    "big_road": [cell.as_dict() for cell in big_road(shoe_results)],
+                    **roads(shoe_results),  # bead plate, big road, big eye boy, small road, cockroach pig
                 },
                 "today": {
                     "handle": str(from_minor(int(handle), currency)),

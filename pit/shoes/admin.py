@@ -1,4 +1,5 @@
-"""Shoes and coups in the back-office, read-only: the cards as cards, the bead plate, the wagers."""
+"""Shoes and coups in the back-office, read-only: the cards as cards, the bead plate and the roads,
+the wagers."""
 
 from django.contrib import admin
 from django.db.models import Count, F, IntegerField, OuterRef, Subquery
@@ -19,9 +20,14 @@ from pit.core.admin_site import (
     coup_marks_html,
     gaming_day_filter,
     money_html,
+    road_grid,
     winner_html,
 )
+from pit.dashboard.roads import Result, roads
 from pit.shoes.models import Coup, Shoe, Wager
+
+ROAD_NAMES = (("big_road", "Big road"), ("big_eye_boy", "Big eye boy"), ("small_road", "Small road"),
+              ("cockroach_pig", "Cockroach pig"))
 
 
 def _violations_count():
@@ -126,9 +132,16 @@ class ShoeAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
             **(extra_context or {}),
             "coup_rows": rows,
             "bead_plate": bead_plate(coups),
+            "roads": _roads(coups),
             "result_totals": totals,
         }
         return super().change_view(request, object_id, form_url, extra_context)
+
+
+def _roads(coups) -> list[dict]:
+    """The big road and the three roads derived from it, as grids for the shoe page."""
+    drawn = roads(Result(coup.winner, coup.player_pair, coup.banker_pair) for coup in coups)
+    return [{"key": key, "name": name, "grid": road_grid(drawn[key])} for key, name in ROAD_NAMES]
 
 
 class WagerInline(ReadOnlyInline):

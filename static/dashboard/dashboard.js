@@ -1,4 +1,5 @@
-/* The pit boss's dashboard: draws a tile per table (status, shoe progress, bead plate, big road,
+/* The pit boss's dashboard: draws a tile per table (status, shoe progress, bead plate, big road and
+   the derived roads,
    open violations, today's hold) and the hold chart from the overview JSON, then polls the JSON
    endpoint and redraws without reloading the page. No library, no network beyond this site. */
 (function () {
@@ -56,6 +57,21 @@
     return node;
   }
 
+  // A derived road (big eye boy, small road, cockroach pig): red repeats the big road's pattern,
+  // blue breaks it; drawn as small rings (big eye boy), dots (small road) or slashes (cockroach pig).
+  function derived(cell) {
+    return el("i", {className: cell.colour, title: cell.colour === "red" ? "repeats" : "breaks"});
+  }
+
+  function derivedRoads(shoe) {
+    return el("div", {className: "pd-derived"}, [
+      ["big_eye_boy", "Big eye boy"], ["small_road", "Small road"], ["cockroach_pig", "Cockroach pig"]
+    ].map(function (road) {
+      return el("div", {}, [el("span", {className: "pd-road-name", text: road[1]}),
+                            board(road[0].replace(/_/g, "-"), shoe[road[0]] || [], derived)]);
+    }));
+  }
+
   function figure(label, value) {
     return el("div", {}, [el("span", {text: label}), document.createTextNode(value)]);
   }
@@ -83,7 +99,8 @@
           el("span", {className: "t", text: "T " + t.tie})
         ]),
         board("bead", shoe.bead_plate, bead),
-        board("road", shoe.big_road, road)
+        board("road", shoe.big_road, road),
+        derivedRoads(shoe)
       );
     } else {
       children.push(el("p", {className: "pd-sub", text: "No shoe dealt yet."}));

@@ -10,7 +10,7 @@ from pit.reports.catalog import TABLE_RESULTS, VIOLATIONS
 from pit.reports.definitions import ReportFilters, report_lines
 from pit.shoes.models import Wager
 from tests import factories
-from tests.factories import wager
+from tests.factories import wager as stake
 from tests.reports.conftest import DAY_1, DAY_2, PLAYER_NATURAL, at
 
 D = Decimal
@@ -188,7 +188,7 @@ def test_theoretical_win_uses_the_edges_of_the_shoes_deck_count(db, django_captu
         with django_capture_on_commit_callbacks(execute=True):
             factories.coup(
                 shoe, 1, *PLAYER_NATURAL, dealt_at=at(DAY_1, 10),
-                wagers=[wager(1, "player_pair", "1000"), wager(2, "tie", "1000"), wager(3, "banker", "1000")],
+                wagers=[stake(1, "player_pair", "1000"), stake(2, "tie", "1000"), stake(3, "banker", "1000")],
             )
     rows = {line.values["table"]: line.values for line in lines(TABLE_RESULTS) if line.is_detail}
     # By hand from the published figures: pair 11.2540% / 10.3614%, tie 14.4382% / 14.3596%,
