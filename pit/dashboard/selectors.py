@@ -15,7 +15,8 @@ from django.db.models import Count, IntegerField, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce, TruncHour
 from django.utils import timezone
 
-from pit.compliance.models import RuleViolation, ViolationStatus
+from pit.compliance.models import RuleViolation
+from pit.compliance.selectors import OPEN
 from pit.core.gaming_day import current_gaming_day, gaming_day_bounds
 from pit.core.money import format_money, from_minor
 from pit.dashboard.roads import Result, roads, tally
@@ -36,20 +37,17 @@ def pit_overview(*, gaming_day: dt.date | None = None) -> dict:
     """Everything the dashboard shows, JSON-ready (money as decimal strings and display text)."""
     day = gaming_day or current_gaming_day()
     latest_shoe = Shoe.objects.filter(table=OuterRef("pk")).order_by("-sequence").values("pk")[:1]
-    open_violations = (
-        RuleViolation.objects.filter(
-            table=OuterRef("pk"), status=ViolationStatus.OPEN, cleared_at__isnull=True
-        )
-        .order_by()
-        .values("table")
-        .annotate(count=Count("pk"))
-        .values("count")
-    )
+    def open_count(violations):
+        counted = violations.order_by().values("table").annotate(count=Count("pk")).values("count")
+        return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
+
+    open_here = RuleViolation.objects.filter(OPEN, table=OuterRef("pk"))
     tables = list(
         Table.objects.select_related("paytable")
         .annotate(
             latest_shoe_id=Subquery(latest_shoe),
-            open_violations=Coalesce(Subquery(open_violations, output_field=IntegerField()), Value(0)),
+            open_violations=open_count(open_here),
+            open_violations_today=open_count(open_here.filter(gaming_day=day)),
         )
         .order_by("code")
     )
@@ -132,7 +130,9 @@ def pit_overview(*, gaming_day: dt.date | None = None) -> dict:
                 "status_display": table.get_status_display(),
                 "paytable": str(table.paytable),
                 "currency": currency,
+                # Open and still holding (pit.compliance.selectors.OPEN): all, and today's apart.
                 "open_violations": table.open_violations,
+                "open_violations_today": table.open_violations_today,
                 "shoe": None
                 if shoe is None
                 else {

@@ -76,6 +76,8 @@
     return el("div", {}, [el("span", {text: label}), document.createTextNode(value)]);
   }
 
+  var gamingDay = "";
+
   function tile(table, violationsUrl) {
     var shoe = table.shoe;
     var status = el("span", {className: "pd-status " + table.status, text: table.status_display});
@@ -105,12 +107,16 @@
     } else {
       children.push(el("p", {className: "pd-sub", text: "No shoe dealt yet."}));
     }
-    var v = table.open_violations;
-    children.push(el("p", {className: "pd-violations" + (v ? "" : " none")}, [
-      v ? el("a", {href: violationsUrl + "?table__id__exact=" + table.id + "&status__exact=open",
-                   text: v + " open violation" + (v === 1 ? "" : "s")})
-        : document.createTextNode("No open violations")
-    ]));
+    // Open and still holding, as the violation list counts them with "cleared=no": today's apart
+    // from the backlog of earlier gaming days.
+    var v = table.open_violations, today = table.open_violations_today, earlier = v - today;
+    var list = violationsUrl + "?table__id__exact=" + table.id + "&status__exact=open&cleared=no";
+    children.push(el("p", {className: "pd-violations" + (v ? "" : " none")}, v ? [
+      el("a", {href: list + "&gaming_day=" + gamingDay, className: today ? "" : "quiet",
+               text: today + " open violation" + (today === 1 ? "" : "s") + " today"}),
+      document.createTextNode(" \u00b7 "),
+      el("a", {href: list, className: "quiet", text: earlier + " from earlier days"})
+    ] : [document.createTextNode("No open violations")]));
     var today = table.today;
     children.push(el("div", {className: "pd-figures"}, [
       figure("Handle today", today.handle_display),
@@ -167,6 +173,7 @@
 
   function render(root, data) {
     var url = root.getAttribute("data-violations-url");
+    gamingDay = data.gaming_day;
     var tiles = document.getElementById("pd-tiles");
     tiles.replaceChildren.apply(tiles, data.tables.map(function (t) { return tile(t, url); }));
     if (!data.tables.length) tiles.appendChild(el("p", {text: "No tables yet."}));
