@@ -21,16 +21,30 @@ from decimal import Decimal, localcontext
 from typing import Any
 
 from django.db import connection
-from django.db.models import BigIntegerField, Count, DecimalField, Exists, F, OuterRef, Q, Subquery, Sum
+from django.db.models import (
+    BigIntegerField,
+    Case,
+    Count,
+    DecimalField,
+    Exists,
+    F,
+    OuterRef,
+    Q,
+    Subquery,
+    Sum,
+    Value,
+    When,
+)
 from django.db.models.functions import Cast, Coalesce, Collate
 
+from pit import game
 from pit.compliance.models import RuleViolation, ViolationStatus
 from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
-from pit.core.money import exponent, from_minor
+from pit.core.money import exponent, from_minor, settlement_unit, to_minor
 from pit.ledger.models import BoxCount, CollectionReason, CommissionEntry, EntryKind, Reconciliation
 from pit.paytables.models import PaytableConfiguration
-from pit.paytables.selectors import paytable_edges
-from pit.shoes.models import Coup, Shoe, ShoeStatus, Wager
+from pit.paytables.selectors import engine_paytable, paytable_edges
+from pit.shoes.models import Coup, Shoe, ShoeStatus, Wager, WagerResult
 from pit.shoes.selectors import house_win_minor, wager_money_sums
 from pit.tables.models import Game
 
@@ -42,7 +56,7 @@ SHOE_BATCH = 200  # shoes whose ledger lines are read in one query
 # The bets the table results report shows a handle column for; any other bet goes to "other".
 HANDLE_BETS = ("player", "banker", "tie", "player_pair", "banker_pair")
 
-NO_ENTRIES = {"accrued": 0, "departed": 0, "shuffle": 0, "wagers": 0}
+NO_ENTRIES = {"accrued": 0, "reversed": 0, "departed": 0, "shuffle": 0, "wagers": 0}
 UNRECONCILED_STATUS = {ShoeStatus.DEALING: "Dealing", ShoeStatus.CLOSED: "Awaiting reconciliation"}
 
 
@@ -128,6 +142,9 @@ COLLECTED_AT_SHUFFLE = Q(kind=EntryKind.COLLECTED, collection_reason=CollectionR
 # variance on every line and total), then shoes still dealing, with what they owe so far and
 # nothing counted, totalled apart so they never sit in the reconciled figures.
 SECTION_CLOSED = "Closed shoes"
+# A seat's own box against its ledger as it stands, beside the shoe's reconciliation status: a
+# seat whose accrual was reversed after the count reads "Over" even when the shoe was "Balanced".
+SEAT_BALANCE = {0: "Balanced", 1: "Over", -1: "Short"}
 SECTION_DEALING = "Still dealing"
 
 
@@ -151,6 +168,7 @@ def _commission_batch_rows(
         .order_by()
         .annotate(
             accrued=Coalesce(Sum("amount_minor", filter=ACCRUED), 0),
+            reversed=Coalesce(Sum("amount_minor", filter=_reversal_of(kind=EntryKind.ACCRUED)), 0),
             departed=Coalesce(Sum("amount_minor", filter=COLLECTED_AT_DEPARTURE), 0),
             shuffle=Coalesce(Sum("amount_minor", filter=COLLECTED_AT_SHUFFLE), 0),
             wagers=Count("pk", filter=Q(kind=EntryKind.ACCRUED)),
@@ -199,11 +217,13 @@ def _commission_batch_rows(
                 "currency": currency,
                 "commission_wagers": line["wagers"],
                 "accrued": from_minor(line["accrued"], currency),
+                "reversed": from_minor(-line["reversed"], currency),
                 "collected_at_departure": from_minor(-line["departed"], currency),
                 "expected": from_minor(expected, currency),
                 "counted": from_minor(counted_minor, currency),
                 "variance": from_minor(variance, currency),
                 "collected_at_shuffle": from_minor(-line["shuffle"], currency),
+                "seat_balance": "" if variance is None else SEAT_BALANCE[(variance > 0) - (variance < 0)],
                 "status": status,
                 "explained_by": (reconciliation or {}).get("explained_by_name") or "",
                 "explanation": (reconciliation or {}).get("explanation") or "",
@@ -370,6 +390,7 @@ def table_result_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
         .annotate(
             wagers=Count("pk"),
             **wager_money_sums(),
+            **_mispay_sums(),
             squares=_sum_of_squares("amount_minor"),
         )
     )
@@ -398,8 +419,27 @@ def table_result_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
     )
     # In the order of the report's levels, (gaming day, currency), then by table: a subtotal closes
     # exactly the rows of its key however the table codes of two currencies interleave.
+    reversals = (
+        _coup_scope(
+            CommissionEntry.objects.filter(kind=EntryKind.REVERSAL, reverses__kind=EntryKind.ACCRUED),
+            "reverses__wager__coup__",
+            filters,
+        )
+        .values(
+            day=F("reverses__wager__coup__gaming_day"),
+            table_currency=F("shoe__table__currency"),
+            table=F("shoe__table__code"),
+        )
+        .order_by("day", "table_currency", _code_order("shoe__table__code"))
+        .annotate(reversed=Sum("amount_minor"))
+    )
     streams = (
         (((item["day"], item["currency"], item["table"]), 0, item) for item in coups.iterator(chunk_size=CHUNK)),
+        (
+            ((item["day"], item["table_currency"], item["table"]), 3, item)
+            for item in reversals.iterator(chunk_size=CHUNK)
+        ),
+        (((item["day"], item["currency"], item["table"]), 4, item) for item in _deducted_stream(filters)),
         (
             ((item["day"], item["table_currency"], item["table"]), 1, item)
             for item in wagers.iterator(chunk_size=CHUNK)
@@ -417,10 +457,60 @@ def table_result_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             yield row
 
 
+def _mispay_sums() -> dict:
+    """What the floor reported it paid (the paytable's payout where it reported nothing), and how
+    much more or less than the paytable that was, summed apart: an overpayment is never netted
+    against an underpayment."""
+    paid = Coalesce("paid_minor", "payout_minor")
+    over = Case(When(paid_minor__gt=F("payout_minor"), then=F("paid_minor") - F("payout_minor")), default=Value(0))
+    under = Case(When(paid_minor__lt=F("payout_minor"), then=F("payout_minor") - F("paid_minor")), default=Value(0))
+    return {
+        "paid": Coalesce(Sum(paid), 0),
+        "overpaid": Coalesce(Sum(over, output_field=BigIntegerField()), 0),
+        "underpaid": Coalesce(Sum(under, output_field=BigIntegerField()), 0),
+    }
+
+
+def _deducted_stream(filters: ReportFilters) -> Iterator[dict[str, Any]]:
+    """Per winning wager at a table whose paytable deducts commission from the payout: the
+    commission deducted, settled again by the engine from the coup's cards (the wager row stores
+    the net payout only). Rows in (day, currency, table) order, like the other streams."""
+    deducting = [
+        pk
+        for pk, rules in PaytableConfiguration.objects.values_list("pk", "rules")
+        if rules.get("commission_mode") == game.CommissionMode.DEDUCTED
+    ]
+    if not deducting:
+        return
+    wagers = (
+        _coup_scope(Wager.objects.filter(coup__paytable_id__in=deducting, result=WagerResult.WIN), "coup__", filters)
+        .order_by("coup__gaming_day", "currency", _code_order("coup__shoe__table__code"), "pk")
+        .values_list(
+            "coup__gaming_day",
+            "currency",
+            "coup__shoe__table__code",
+            "coup__paytable_id",
+            "bet",
+            "amount_minor",
+            "coup__player_cards",
+            "coup__banker_cards",
+        )
+    )
+    paytables: dict[int, game.Paytable] = {}
+    for day, currency, table, paytable_id, bet, amount, player, banker in wagers.iterator(chunk_size=CHUNK):
+        if paytable_id not in paytables:
+            paytables[paytable_id] = engine_paytable(PaytableConfiguration.objects.get(pk=paytable_id))
+        evaluation = game.evaluate(game.Coup(player=player, banker=banker))
+        settlement = game.settle(
+            paytables[paytable_id], bet, from_minor(amount, currency), evaluation, unit=settlement_unit(currency)
+        )
+        yield {"day": day, "currency": currency, "table": table, "deducted": to_minor(settlement.deducted, currency)}
+
+
 def _table_result_row(day: dt.date, table: str, items: list[dict], edges_cache) -> dict[str, Any] | None:
     coups = open_violations = wagers = 0
     handle: dict[str, int] = dict.fromkeys((*HANDLE_BETS, "other"), 0)
-    payouts = commission = lost = 0
+    payouts = commission = lost = paid = overpaid = underpaid = reversed_ = deducted = 0
     theoretical = Decimal(0)
     variance = Decimal(0)
     game = currency = None
@@ -431,12 +521,19 @@ def _table_result_row(day: dt.date, table: str, items: list[dict], edges_cache) 
             coups += item["coups"]
         elif "open" in item:
             open_violations += item["open"]
+        elif "reversed" in item:
+            reversed_ += item["reversed"]  # reversal entries are negative
+        elif "deducted" in item:
+            deducted += item["deducted"]
         else:
             wagers += item["wagers"]
             handle[item["bet_type"] if item["bet_type"] in HANDLE_BETS else "other"] += item["handle"]
             payouts += item["payouts"]
             commission += item["commission"]
             lost += item["lost"]
+            paid += item["paid"]
+            overpaid += item["overpaid"]
+            underpaid += item["underpaid"]
             edge, unit_variance = _paytable_edges(item["paytable"], item["decks"], edges_cache).get(
                 item["bet_type"], (Decimal(0), Decimal(0))
             )
@@ -447,6 +544,10 @@ def _table_result_row(day: dt.date, table: str, items: list[dict], edges_cache) 
         return None
     scale = Decimal(1).scaleb(-exponent(currency))
     total_handle = sum(handle.values())
+    # Commission as the ledger stands (accruals net of their reversals) plus what was deducted from
+    # payouts, shown as commission: payouts are the paytable's before any commission.
+    commission += reversed_ + deducted
+    payouts += deducted
     win = house_win_minor({"lost": lost, "payouts": payouts, "commission": commission})
     theoretical_major = (theoretical * scale).quantize(scale)
     # Minor units squared: the standard deviation in major units is sqrt(variance) x scale.
@@ -462,7 +563,12 @@ def _table_result_row(day: dt.date, table: str, items: list[dict], edges_cache) 
         **{f"handle_{bet}": from_minor(minor, currency) for bet, minor in handle.items()},
         "handle": from_minor(total_handle, currency),
         "payouts": from_minor(payouts, currency),
+        "paid": from_minor(paid, currency),
+        "overpaid": from_minor(overpaid, currency),
+        "underpaid": from_minor(underpaid, currency),
         "commission": from_minor(commission, currency),
+        "commission_reversed": from_minor(-reversed_, currency),
+        "commission_deducted": from_minor(deducted, currency),
         "lost": from_minor(lost, currency),
         "house_win": actual,
         "hold": (Decimal(win) / Decimal(total_handle)) if total_handle else None,

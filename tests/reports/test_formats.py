@@ -110,7 +110,7 @@ def test_table_results_xlsx_percentages_and_theoretical(pit):
     assert mb1[header.index("Std devs from theoretical")].number_format == "0.00"
     csv_total = parsed_csv(TABLE_RESULTS)[-1]
     xlsx_total = rows[-1]
-    assert D(str(xlsx_total[header.index("House win")].value)) == D(csv_total["House win"]) == D("-1998.00")
+    assert D(str(xlsx_total[header.index("House win")].value)) == D(csv_total["House win"]) == D("-2003.00")
 
 
 def test_a_report_longer_than_a_sheet_continues_on_the_next(pit):

@@ -5,13 +5,14 @@ interleave, one of them without cents."""
 from collections import Counter, defaultdict
 from decimal import Decimal
 
-from pit.core.money import from_minor
+from pit.core.money import from_minor, to_minor
 from pit.ledger.models import CommissionEntry, EntryKind, ReconciliationSeat
 from pit.reports.catalog import COMMISSION, TABLE_RESULTS
 from pit.reports.definitions import ReportFilters, report_lines
 from pit.shoes.models import ShoeStatus, Wager
 from tests.reports.conftest import DAY_1, DAY_2
 from tests.reports.mixed_pit import mixed_pit  # noqa: F401
+from tests.reports.test_table_results import deducted_of, reversed_of
 
 FILTERS = ReportFilters(DAY_1, DAY_2)
 
@@ -31,15 +32,17 @@ def _groups(lines, kind):
 def _wager_sums():
     """(gaming day, currency) -> handle, payouts, commission, stakes lost, house win; in minor units."""
     sums = defaultdict(Counter)
-    for wager in Wager.objects.select_related("coup__shoe__table"):
+    for wager in Wager.objects.select_related("coup__shoe__table", "coup__paytable"):
         key = (wager.coup.gaming_day, wager.coup.shoe.table.currency)
         lost = wager.amount_minor if wager.result == "lose" else 0
+        deducted = to_minor(deducted_of(wager), wager.currency)
+        reversed_ = to_minor(reversed_of(wager), wager.currency)
         sums[key].update(
             handle=wager.amount_minor,
-            payouts=wager.payout_minor,
-            commission=wager.commission_minor,
+            payouts=wager.payout_minor + deducted,
+            commission=wager.commission_minor + deducted - reversed_,
             lost=lost,
-            house_win=lost - wager.payout_minor + wager.commission_minor,
+            house_win=lost - wager.payout_minor + wager.commission_minor - reversed_,
             wagers=1,
         )
     return sums

@@ -6,6 +6,8 @@ from decimal import Decimal, localcontext
 from pit import game
 from pit.compliance.models import RuleViolation
 from pit.compliance.services import violation_acknowledge, violation_dismiss
+from pit.core.money import from_minor
+from pit.ledger.models import CommissionEntry, EntryKind
 from pit.reports.catalog import TABLE_RESULTS, VIOLATIONS
 from pit.reports.definitions import ReportFilters, report_lines
 from pit.shoes.models import Wager
@@ -41,6 +43,21 @@ def engine_edges(rules: dict, decks: int) -> dict[str, dict[str, str]]:
     }
 
 
+def deducted_of(wager) -> Decimal:
+    """Commission deducted from a winning wager's payout, settled again by the engine."""
+    rules = wager.coup.paytable.rules
+    if rules["commission_mode"] != "deducted" or wager.result != "win":
+        return D(0)
+    evaluation = game.evaluate(game.Coup(player=wager.coup.player_cards, banker=wager.coup.banker_cards))
+    return game.settle(game.Paytable.from_dict(rules), wager.bet, wager.amount, evaluation).deducted
+
+
+def reversed_of(wager) -> Decimal:
+    """What the ledger reversed of the wager's commission accrual."""
+    entries = CommissionEntry.objects.filter(kind=EntryKind.REVERSAL, reverses__wager=wager)
+    return -from_minor(sum(entry.amount_minor for entry in entries), wager.currency)
+
+
 def expected_results():
     """(gaming day, table) -> figures computed wager by wager in Python, house win by the engine."""
     figures = defaultdict(lambda: defaultdict(D))
@@ -49,12 +66,13 @@ def expected_results():
         key = (wager.coup.gaming_day, wager.coup.shoe.table.code)
         settlement = game.Settlement(game.BetResult(wager.result), wager.payout, wager.commission)
         edges = engine_edges(wager.coup.paytable.rules, wager.coup.shoe.decks)[wager.bet]
+        deducted, reversed_ = deducted_of(wager), reversed_of(wager)
         row = figures[key]
         row["handle"] += wager.amount
         row[f"handle_{wager.bet}"] += wager.amount
-        row["payouts"] += wager.payout
-        row["commission"] += wager.commission
-        row["house_win"] += game.house_win(wager.amount, settlement)
+        row["payouts"] += wager.payout + deducted
+        row["commission"] += wager.commission + deducted - reversed_
+        row["house_win"] += game.house_win(wager.amount, settlement) - reversed_
         row["theoretical"] += wager.amount * D(edges["house_edge"])
         row["variance"] += wager.amount * wager.amount * D(edges["variance"])
         row["wagers"] += 1
@@ -91,19 +109,23 @@ def test_table_results_match_the_wagers_and_the_engine(pit):
         assert (row["coups"], row["wagers"]) == (int(want["coups"]), int(want["wagers"]))
     bb1_day_1, mb1_day_1, bb1_day_2 = rows
     # By hand: lost 50 + 100 + 10 + 25 = 185; paid 100 + 200 + 100 + 80 + 300 + 40 + 1000 = 1820;
-    # commission owed 5 + 10 + 15 + 2 + 50 = 82 (the reversal is a ledger matter, not a wager's).
+    # commission owed 5 + 10 + 15 + 2 + 50 = 82, less the 5.00 accrual reversed on seat 1: 77.
     assert (bb1_day_1["handle"], bb1_day_1["payouts"], bb1_day_1["commission"], bb1_day_1["house_win"]) == (
         D("2060.00"),
         D("1820.00"),
-        D("82.00"),
-        D("-1553.00"),
+        D("77.00"),
+        D("-1558.00"),
     )
-    # Deducted commission: the banker win pays 95 and owes nothing; the player bet lost 100.
-    assert (mb1_day_1["payouts"], mb1_day_1["commission"], mb1_day_1["house_win"]) == (
-        D("95.00"),
-        D("0.00"),
+    assert (bb1_day_1["commission_reversed"], bb1_day_1["commission_deducted"]) == (D("5.00"), D("0.00"))
+    # Deducted commission shown as commission: the banker win of 100 owes 100 before commission,
+    # 5 of it deducted; the player bet lost 100. The floor paid 90 where 95 was due: 5 under.
+    assert (mb1_day_1["payouts"], mb1_day_1["commission"], mb1_day_1["commission_deducted"]) == (
+        D("100.00"),
+        D("5.00"),
         D("5.00"),
     )
+    assert mb1_day_1["house_win"] == D("5.00")
+    assert (mb1_day_1["paid"], mb1_day_1["overpaid"], mb1_day_1["underpaid"]) == (D("90.00"), D("0.00"), D("5.00"))
     assert (bb1_day_1["open_violations"], mb1_day_1["open_violations"], bb1_day_2["open_violations"]) == (
         RuleViolation.objects.filter(table=pit.bb1, gaming_day=DAY_1, status="open").count(),
         1,
@@ -127,7 +149,7 @@ def test_table_results_subtotals_per_day_and_total(pit):
     handle = sum(row["handle"] for row in expected.values())
     theoretical = sum(row["theoretical"].quantize(CENT) for row in expected.values())
     variance = sum(row["variance"] for row in expected.values())
-    assert total["house_win"] == win == D("-1998.00")
+    assert total["house_win"] == win == D("-2003.00")
     assert total["handle"] == handle == D("2785.00")
     assert total["hold"] == win / handle
     assert total["theoretical_win"] == theoretical
@@ -136,7 +158,7 @@ def test_table_results_subtotals_per_day_and_total(pit):
     assert total["coups"] == 6
     day_1 = all_lines[2].values
     assert day_1["gaming_day"] == DAY_1 and day_1["table"] is None
-    assert day_1["house_win"] == D("-1548.00")
+    assert day_1["house_win"] == D("-1553.00")
 
 
 def test_table_results_filters(pit):
