@@ -44,6 +44,8 @@ def _wager_sums():
             lost=lost,
             house_win=lost - wager.payout_minor + wager.commission_minor - reversed_,
             wagers=1,
+            overpaid=max((wager.paid_minor or 0) - wager.payout_minor, 0) if wager.paid_minor is not None else 0,
+            underpaid=max(wager.payout_minor - wager.paid_minor, 0) if wager.paid_minor is not None else 0,
         )
     return sums
 
@@ -60,10 +62,12 @@ def test_each_day_subtotal_closes_exactly_the_rows_of_its_day_and_currency(mixed
         key = (values["gaming_day"], values["currency"])
         assert {(row["gaming_day"], row["currency"]) for row in rows} == {key}
         currency = key[1]
-        for column in ("handle", "payouts", "commission", "lost", "house_win"):
+        for column in ("handle", "payouts", "commission", "lost", "house_win", "overpaid", "underpaid"):
             assert values[column] == from_minor(expected[key][column], currency), (key, column)
         assert values["wagers"] == expected[key]["wagers"]
         assert values["hold"] == Decimal(expected[key]["house_win"]) / Decimal(expected[key]["handle"])
+    usd = next(values for values, _ in subtotals if values["currency"] == "USD")
+    assert (usd["overpaid"], usd["underpaid"]) == (Decimal("25.00"), Decimal("0.00"))
     yen = next(values for values, _ in subtotals if values["currency"] == "JPY")
     assert str(yen["commission"]) == "177" and str(yen["handle"]) == "4330"  # whole yen, no cents
     totals = {values["currency"]: values for values in (line.values for line in lines if line.kind == "total")}
