@@ -116,6 +116,17 @@ def bead_plate(coups, rows: int = 6) -> list[list[dict | None]]:
     return grid
 
 
+def road_grid(cells: list[dict], rows: int = 6) -> list[list[dict | None]]:
+    """A road's cells (`pit.dashboard.roads`, as dicts with col and row) as a grid, row by row; an
+    empty cell is None. Each cell gets `mark` (its winner, or its colour on a derived road) and
+    `ties`. At least one column, so an empty road still draws its frame."""
+    columns = max((cell["col"] for cell in cells), default=0) + 1
+    grid: list[list[dict | None]] = [[None] * columns for _ in range(rows)]
+    for cell in cells:
+        grid[cell["row"]][cell["col"]] = {"ties": 0, **cell, "mark": cell.get("winner") or cell.get("colour")}
+    return grid
+
+
 # ---------------------------------------------------------------------------------- filters
 
 

@@ -15,11 +15,13 @@ from django.db.models import Count, IntegerField, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce, TruncHour
 from django.utils import timezone
 
-from pit.compliance.models import RuleViolation, ViolationStatus
+from pit.compliance.models import RuleViolation
+from pit.compliance.selectors import OPEN
 from pit.core.gaming_day import current_gaming_day, gaming_day_bounds
 from pit.core.money import format_money, from_minor
-from pit.dashboard.roads import Result, bead_plate, big_road, tally
+from pit.dashboard.roads import Result, roads, tally
 from pit.paytables.models import PaytableConfiguration
+from pit.paytables.selectors import paytable_edges
 from pit.shoes.models import Coup, Shoe, Wager
 from pit.shoes.selectors import house_win_minor, wager_money_sums, wagers_standing
 from pit.tables.models import Table
@@ -31,31 +33,21 @@ def _percent(part: Decimal, whole: Decimal) -> str | None:
     return str((Decimal(part) * 100 / Decimal(whole)).quantize(Decimal("0.01")))
 
 
-def _edge(edges: dict, bet: str) -> Decimal:
-    try:
-        return Decimal(edges[bet]["house_edge"])
-    except (KeyError, TypeError, ArithmeticError):
-        return Decimal(0)
-
-
 def pit_overview(*, gaming_day: dt.date | None = None) -> dict:
     """Everything the dashboard shows, JSON-ready (money as decimal strings and display text)."""
     day = gaming_day or current_gaming_day()
     latest_shoe = Shoe.objects.filter(table=OuterRef("pk")).order_by("-sequence").values("pk")[:1]
-    open_violations = (
-        RuleViolation.objects.filter(
-            table=OuterRef("pk"), status=ViolationStatus.OPEN, cleared_at__isnull=True
-        )
-        .order_by()
-        .values("table")
-        .annotate(count=Count("pk"))
-        .values("count")
-    )
+    def open_count(violations):
+        counted = violations.order_by().values("table").annotate(count=Count("pk")).values("count")
+        return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
+
+    open_here = RuleViolation.objects.filter(OPEN, table=OuterRef("pk"))
     tables = list(
         Table.objects.select_related("paytable")
         .annotate(
             latest_shoe_id=Subquery(latest_shoe),
-            open_violations=Coalesce(Subquery(open_violations, output_field=IntegerField()), Value(0)),
+            open_violations=open_count(open_here),
+            open_violations_today=open_count(open_here.filter(gaming_day=day)),
         )
         .order_by("code")
     )
@@ -72,14 +64,16 @@ def pit_overview(*, gaming_day: dt.date | None = None) -> dict:
 
     hourly = (
         wagers_standing(Wager.objects.filter(coup__gaming_day=day))
-        .values("coup__shoe__table_id", "coup__paytable_id", "bet", hour=TruncHour("coup__dealt_at"))
+        .values(
+            "coup__shoe__table_id", "coup__paytable_id", "coup__shoe__decks", "bet", hour=TruncHour("coup__dealt_at")
+        )
         .annotate(**wager_money_sums())
         .order_by()
     )
     rows = list(hourly)
     paytable_ids = {row["coup__paytable_id"] for row in rows}
-    edges = (
-        dict(PaytableConfiguration.objects.filter(pk__in=paytable_ids).values_list("pk", "house_edges"))
+    rules = (
+        dict(PaytableConfiguration.objects.filter(pk__in=paytable_ids).values_list("pk", "rules"))
         if paytable_ids
         else {}
     )
@@ -92,7 +86,8 @@ def pit_overview(*, gaming_day: dt.date | None = None) -> dict:
         index = int((row["hour"] - day_start).total_seconds() // 3600)
         handle = Decimal(row["handle"])
         win = Decimal(house_win_minor(row))
-        theoretical = handle * _edge(edges.get(row["coup__paytable_id"]), row["bet"])
+        edges = paytable_edges(rules=rules[row["coup__paytable_id"]], decks=row["coup__shoe__decks"])
+        theoretical = handle * edges.get(row["bet"], (Decimal(0), Decimal(0)))[0]
         cell = by_hour[table_id][index]
         cell[0] += handle
         cell[1] += win
@@ -135,7 +130,9 @@ def pit_overview(*, gaming_day: dt.date | None = None) -> dict:
                 "status_display": table.get_status_display(),
                 "paytable": str(table.paytable),
                 "currency": currency,
+                # Open and still holding (pit.compliance.selectors.OPEN): all, and today's apart.
                 "open_violations": table.open_violations,
+                "open_violations_today": table.open_violations_today,
                 "shoe": None
                 if shoe is None
                 else {
@@ -148,8 +145,7 @@ def pit_overview(*, gaming_day: dt.date | None = None) -> dict:
                     "cut_card_position": shoe.cut_card_position,
                     "total_cards": shoe.total_cards,
                     "tally": tally(shoe_results),
-                    "bead_plate": [cell.as_dict() for cell in bead_plate(shoe_results)],
-                    "big_road": [cell.as_dict() for cell in big_road(shoe_results)],
+                    **roads(shoe_results),  # bead plate, big road, big eye boy, small road, cockroach pig
                 },
                 "today": {
                     "handle": str(from_minor(int(handle), currency)),

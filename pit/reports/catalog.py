@@ -36,9 +36,11 @@ COMMISSION = ReportDefinition(
     title="Commission",
     description=(
         "Per table, shoe and seat: commission accrued on winning Banker wagers, collected when the player "
-        "left, expected in the box, counted at the shuffle, the variance and how it was explained."
+        "left, expected in the box, counted at the shuffle, the variance and how it was explained. Closed "
+        "shoes first, then shoes still dealing, each section with its own totals."
     ),
     columns=(
+        Column("section", "Section", T.TEXT, Total.CARRY, width=14),
         Column("gaming_day", "Gaming day", T.DATE, Total.CARRY, width=12),
         Column("table", "Table", T.TEXT, Total.CARRY, width=10),
         Column("game", "Game", T.TEXT, Total.CARRY, width=14),
@@ -47,11 +49,13 @@ COMMISSION = ReportDefinition(
         Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
         Column("commission_wagers", "Commission wagers", T.INTEGER, Total.SUM, width=12),
         Column("accrued", "Accrued", T.MONEY, Total.SUM, width=14),
+        Column("reversed", "Reversed (netted in accrued)", T.MONEY, Total.SUM, width=12),
         Column("collected_at_departure", "Collected at departure", T.MONEY, Total.SUM, width=14),
         Column("expected", "Expected in box", T.MONEY, Total.SUM, width=14),
         Column("counted", "Counted", T.MONEY, Total.SUM, width=14),
         Column("variance", "Variance", T.MONEY, Total.SUM, width=12),
         Column("collected_at_shuffle", "Collected at shuffle", T.MONEY, Total.SUM, width=14),
+        Column("seat_balance", "Seat box", T.TEXT, width=9),
         Column("status", "Reconciliation", T.TEXT, Total.CARRY, width=18),
         Column("explained_by", "Explained by", T.TEXT, Total.CARRY, width=14),
         Column("explanation", "Explanation", T.TEXT, Total.CARRY, width=40),
@@ -59,7 +63,8 @@ COMMISSION = ReportDefinition(
     rows=selectors.commission_rows,
     estimate=selectors.commission_estimate,
     levels=(
-        Level("table", ("table",), "Table"),
+        # A section holds two currencies: its totals are the total lines (see total_keys).
+        Level("table", ("section", "table"), "Table"),
         Level(
             "shoe",
             ("gaming_day", "shoe", "game", "currency", "status", "explained_by", "explanation"),
@@ -68,6 +73,8 @@ COMMISSION = ReportDefinition(
     ),
     filters_used=("tables", "game", "only_variances"),
     audience=ACCOUNTING,
+    # Shoes still dealing are totalled apart: nothing of theirs was counted yet.
+    total_keys=("section", "currency"),
 )
 
 COMMISSION_DETAIL = ReportDefinition(
@@ -106,9 +113,11 @@ TABLE_RESULTS = ReportDefinition(
     slug="table-results",
     title="Table results",
     description=(
-        "Per gaming day and table: coups, handle per bet, payouts, commission, house win, hold, theoretical "
-        "win (handle x the exact house edge of each bet under its paytable version) and how many standard "
-        "deviations the actual win lies from it; open violations."
+        "Per gaming day and table: coups, handle per bet, payouts owed by the paytable and what the floor "
+        "reported it paid (mispaid over and under apart), commission as the ledger stands (deducted "
+        "commission shown as commission, reversals netted), house win, hold, theoretical win (handle x the "
+        "exact house edge of each bet under its paytable version and the shoe's deck count) and how many "
+        "standard deviations the actual win lies from it; open violations."
     ),
     columns=(
         Column("gaming_day", "Gaming day", T.DATE, Total.CARRY, width=12),
@@ -124,8 +133,13 @@ TABLE_RESULTS = ReportDefinition(
         Column("handle_banker_pair", "Handle Banker Pair", **_money_sum),
         Column("handle_other", "Handle other bets", **_money_sum),
         Column("handle", "Handle", **_money_sum),
-        Column("payouts", "Payouts", **_money_sum),
-        Column("commission", "Commission owed", **_money_sum),
+        Column("payouts", "Payouts (paytable, before commission)", **_money_sum),
+        Column("paid", "Paid as reported", **_money_sum),
+        Column("overpaid", "Mispaid over", **_money_sum),
+        Column("underpaid", "Mispaid under", **_money_sum),
+        Column("commission", "Commission (net of reversals)", **_money_sum),
+        Column("commission_deducted", "of which deducted from payouts", **_money_sum),
+        Column("commission_reversed", "Commission reversed", **_money_sum),
         Column("lost", "Stakes lost", **_money_sum),
         Column("house_win", "House win", **_money_sum),
         Column("hold", "Hold %", T.PERCENTAGE, ratio("house_win", "handle"), width=9, places=4),

@@ -97,6 +97,9 @@ class ReportDefinition:
     levels: tuple[Level, ...] = ()  # outermost first
     filters_used: tuple[str, ...] = ("tables", "game")
     audience: str = "reports"  # who may run it: see pit.reports.permissions
+    # One total line per value of these keys (money in two currencies is never added up; the
+    # commission report also keeps shoes still dealing out of the reconciled totals).
+    total_keys: tuple[str, ...] = ("currency",)
 
     @property
     def visible_columns(self) -> tuple[Column, ...]:
@@ -154,13 +157,22 @@ def _summary_values(definition: ReportDefinition, group: _Group, carry: tuple[st
     return values
 
 
+def _total_values(definition: ReportDefinition, group: _Group) -> dict[str, Any]:
+    values = _summary_values(definition, group, ())
+    values.update(zip(definition.total_keys, group.key, strict=True))
+    values["detail_rows"] = group.rows
+    return values
+
+
 def report_lines(definition: ReportDefinition, filters: ReportFilters) -> Iterator[Line]:
     """Detail lines as the rows come, a subtotal line when a group ends, and the totals at the end
-    (one per currency: money in different currencies is never added up)."""
+    (one per value of the definition's `total_keys`, currency among them: money in different
+    currencies is never added up). The rows must come ordered by the levels' keys, outermost first:
+    a subtotal closes exactly the rows of its key."""
     levels = definition.levels
     summed = definition.summed_keys
     open_groups: list[_Group | None] = [None] * len(levels)
-    totals: dict[str | None, _Group] = {}
+    totals: dict[tuple, _Group] = {}
 
     def close_from(depth: int) -> Iterator[Line]:
         for index in range(len(levels) - 1, depth - 1, -1):
@@ -182,16 +194,16 @@ def report_lines(definition: ReportDefinition, filters: ReportFilters) -> Iterat
                 open_groups[depth] = _Group(tuple(row.get(name) for name in level.keys), row)
             _add(open_groups[depth].sums, row, summed)
             open_groups[depth].rows += 1
-        currency = row.get("currency")
-        total = totals.setdefault(currency, _Group((currency,), {"currency": currency}))
+        key = tuple(row.get(name) for name in definition.total_keys)
+        total = totals.get(key)
+        if total is None:
+            total = totals[key] = _Group(key, {"currency": row.get("currency")})
         _add(total.sums, row, summed)
         total.rows += 1
         yield Line(DETAIL, row)
     yield from close_from(0)
-    for currency in sorted(totals, key=lambda value: value or ""):
-        values = _summary_values(definition, totals[currency], ())
-        values["detail_rows"] = totals[currency].rows
-        yield Line(TOTAL, values)
+    for key in sorted(totals, key=lambda values: tuple(str(value or "") for value in values)):
+        yield Line(TOTAL, _total_values(definition, totals[key]))
 
 
 def batched(items: Iterable[Any], size: int) -> Iterator[list[Any]]:

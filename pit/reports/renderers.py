@@ -335,6 +335,8 @@ def report_summary(definition: ReportDefinition, filters: ReportFilters) -> dict
         "totals": [
             {
                 "currency": total.get("currency"),
+                # What else keys the total (the commission report's section), before the currency.
+                "label": " ".join(str(total.get(key)) for key in definition.total_keys if key != "currency"),
                 "rows": total.get("detail_rows", 0),
                 "cells": [_display(column, total.get(column.key), total.get("currency")) for column in columns],
             }

@@ -21,12 +21,26 @@ from decimal import Decimal, localcontext
 from typing import Any
 
 from django.db import connection
-from django.db.models import BigIntegerField, Count, DecimalField, Exists, F, OuterRef, Q, Subquery, Sum
+from django.db.models import (
+    BigIntegerField,
+    Case,
+    Count,
+    DecimalField,
+    Exists,
+    F,
+    OuterRef,
+    Q,
+    Subquery,
+    Sum,
+    Value,
+    When,
+)
 from django.db.models.functions import Cast, Coalesce, Collate
 
+from pit import game
 from pit.compliance.models import RuleViolation, ViolationStatus
 from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
-from pit.core.money import exponent, from_minor
+from pit.core.money import exponent, from_minor, settlement_unit, to_minor
 from pit.ledger.models import (
     BoxCount,
     CollectionReason,
@@ -36,7 +50,8 @@ from pit.ledger.models import (
     ReconciliationSupplement,
 )
 from pit.paytables.models import PaytableConfiguration
-from pit.shoes.models import Coup, Shoe, ShoeStatus
+from pit.paytables.selectors import engine_paytable, paytable_edges
+from pit.shoes.models import Coup, Shoe, ShoeStatus, Wager, WagerResult
 from pit.shoes.selectors import house_win_minor, wager_money_sums, wagers_standing
 from pit.tables.models import Game
 
@@ -48,7 +63,7 @@ SHOE_BATCH = 200  # shoes whose ledger lines are read in one query
 # The bets the table results report shows a handle column for; any other bet goes to "other".
 HANDLE_BETS = ("player", "banker", "tie", "player_pair", "banker_pair")
 
-NO_ENTRIES = {"accrued": 0, "departed": 0, "shuffle": 0, "wagers": 0}
+NO_ENTRIES = {"accrued": 0, "reversed": 0, "departed": 0, "shuffle": 0, "wagers": 0}
 UNRECONCILED_STATUS = {ShoeStatus.DEALING: "Dealing", ShoeStatus.CLOSED: "Awaiting reconciliation"}
 
 
@@ -81,8 +96,13 @@ def shoes_in_range(filters: ReportFilters):
     return shoes.order_by(_code_order("table__code"), "sequence")
 
 
-def _shoe_batches(filters: ReportFilters) -> Iterator[list[dict[str, Any]]]:
-    shoes = shoes_in_range(filters).values(
+def _shoe_batches(filters: ReportFilters, dealing: bool | None = None) -> Iterator[list[dict[str, Any]]]:
+    """The shoes in range, in batches; `dealing` True or False keeps only shoes still dealing or
+    only the others."""
+    shoes = shoes_in_range(filters)
+    if dealing is not None:
+        shoes = shoes.filter(status=ShoeStatus.DEALING) if dealing else shoes.exclude(status=ShoeStatus.DEALING)
+    shoes = shoes.values(
         "pk",
         "sequence",
         "status",
@@ -145,77 +165,99 @@ def commission_supplements_by_shoe(shoe_ids) -> dict[int, str]:
     }
 
 
+# The commission report's two sections: closed shoes, whose box was counted (expected - counted =
+# variance on every line and total), then shoes still dealing, with what they owe so far and
+# nothing counted, totalled apart so they never sit in the reconciled figures.
+SECTION_CLOSED = "Closed shoes"
+# A seat's own box against its ledger as it stands, beside the shoe's reconciliation status: a
+# seat whose accrual was reversed after the count reads "Over" even when the shoe was "Balanced".
+SEAT_BALANCE = {0: "Balanced", 1: "Over", -1: "Short"}
+SECTION_DEALING = "Still dealing"
+
+
 def commission_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
     """One row per shoe and seat: accrued, collected when the player left, expected in the box,
-    counted, variance, collected at the shuffle, and the reconciliation's status and explanation."""
-    for shoes in _shoe_batches(filters):
-        ids = [shoe["pk"] for shoe in shoes]
-        ledger: dict[int, dict[int, dict[str, int]]] = defaultdict(dict)  # shoe -> seat -> figures
-        lines = (
-            CommissionEntry.objects.filter(shoe_id__in=ids)
-            .values("shoe_id", "seat")
-            .order_by()
-            .annotate(
-                accrued=Coalesce(Sum("amount_minor", filter=ACCRUED), 0),
-                departed=Coalesce(Sum("amount_minor", filter=COLLECTED_AT_DEPARTURE), 0),
-                shuffle=Coalesce(Sum("amount_minor", filter=COLLECTED_AT_SHUFFLE), 0),
-                wagers=Count("pk", filter=Q(kind=EntryKind.ACCRUED)),
-            )
+    counted, variance, collected at the shuffle, and the reconciliation's status and explanation.
+    Closed shoes first, then those still dealing (see SECTION_CLOSED)."""
+    for section, dealing in ((SECTION_CLOSED, False), (SECTION_DEALING, True)):
+        for shoes in _shoe_batches(filters, dealing=dealing):
+            yield from _commission_batch_rows(shoes, section, filters)
+
+
+def _commission_batch_rows(
+    shoes: list[dict[str, Any]], section: str, filters: ReportFilters
+) -> Iterator[dict[str, Any]]:
+    ids = [shoe["pk"] for shoe in shoes]
+    ledger: dict[int, dict[int, dict[str, int]]] = defaultdict(dict)  # shoe -> seat -> figures
+    lines = (
+        CommissionEntry.objects.filter(shoe_id__in=ids)
+        .values("shoe_id", "seat")
+        .order_by()
+        .annotate(
+            accrued=Coalesce(Sum("amount_minor", filter=ACCRUED), 0),
+            reversed=Coalesce(Sum("amount_minor", filter=_reversal_of(kind=EntryKind.ACCRUED)), 0),
+            departed=Coalesce(Sum("amount_minor", filter=COLLECTED_AT_DEPARTURE), 0),
+            shuffle=Coalesce(Sum("amount_minor", filter=COLLECTED_AT_SHUFFLE), 0),
+            wagers=Count("pk", filter=Q(kind=EntryKind.ACCRUED)),
         )
-        for line in lines:
-            ledger[line["shoe_id"]][line["seat"]] = line
-        counted: dict[int, dict[int, int]] = defaultdict(dict)  # shoe -> seat -> counted
-        for shoe_id, seat, minor in BoxCount.objects.filter(shoe_id__in=ids).values_list(
-            "shoe_id", "seat", "counted_minor"
-        ):
-            counted[shoe_id][seat] = minor
-        reconciliations = {
-            item["shoe_id"]: item
-            for item in Reconciliation.objects.filter(shoe_id__in=ids).values(
-                "shoe_id",
-                "status",
-                "explanation",
-                "explained_at",
-                explained_by_name=F("explained_by__username"),
-            )
-        }
-        supplements = commission_supplements_by_shoe(ids)
-        for shoe in shoes:
-            currency = shoe["currency"]
-            reconciliation = reconciliations.get(shoe["pk"])
-            if reconciliation is not None:
-                status = Reconciliation(status=reconciliation["status"]).get_status_display()
-                if shoe["pk"] in supplements:
-                    status = f"{status}; {supplements[shoe['pk']]}"
-            else:
-                status = UNRECONCILED_STATUS.get(shoe["status"], shoe["status"])
-            closed = shoe["status"] == ShoeStatus.CLOSED
-            shoe_ledger, shoe_counted = ledger.get(shoe["pk"], {}), counted.get(shoe["pk"], {})
-            for seat in sorted(shoe_ledger.keys() | shoe_counted.keys()):
-                line = shoe_ledger.get(seat, NO_ENTRIES)
-                expected = line["accrued"] + line["departed"]  # collections are negative entries
-                counted_minor = shoe_counted.get(seat, 0) if closed else None
-                variance = None if counted_minor is None else counted_minor - expected
-                if filters.only_variances and not variance:
-                    continue
-                yield {
-                    "gaming_day": shoe["report_day"],
-                    "table": shoe["table_code"],
-                    "game": GAME_NAMES.get(shoe["table_game"], shoe["table_game"]),
-                    "shoe": shoe["sequence"],
-                    "seat": seat,
-                    "currency": currency,
-                    "commission_wagers": line["wagers"],
-                    "accrued": from_minor(line["accrued"], currency),
-                    "collected_at_departure": from_minor(-line["departed"], currency),
-                    "expected": from_minor(expected, currency),
-                    "counted": from_minor(counted_minor, currency),
-                    "variance": from_minor(variance, currency),
-                    "collected_at_shuffle": from_minor(-line["shuffle"], currency),
-                    "status": status,
-                    "explained_by": (reconciliation or {}).get("explained_by_name") or "",
-                    "explanation": (reconciliation or {}).get("explanation") or "",
-                }
+    )
+    for line in lines:
+        ledger[line["shoe_id"]][line["seat"]] = line
+    counted: dict[int, dict[int, int]] = defaultdict(dict)  # shoe -> seat -> counted
+    for shoe_id, seat, minor in BoxCount.objects.filter(shoe_id__in=ids).values_list(
+        "shoe_id", "seat", "counted_minor"
+    ):
+        counted[shoe_id][seat] = minor
+    reconciliations = {
+        item["shoe_id"]: item
+        for item in Reconciliation.objects.filter(shoe_id__in=ids).values(
+            "shoe_id",
+            "status",
+            "explanation",
+            "explained_at",
+            explained_by_name=F("explained_by__username"),
+        )
+    }
+    supplements = commission_supplements_by_shoe(ids)
+    for shoe in shoes:
+        currency = shoe["currency"]
+        reconciliation = reconciliations.get(shoe["pk"])
+        if reconciliation is not None:
+            status = Reconciliation(status=reconciliation["status"]).get_status_display()
+            if shoe["pk"] in supplements:
+                status = f"{status}; {supplements[shoe['pk']]}"
+        else:
+            status = UNRECONCILED_STATUS.get(shoe["status"], shoe["status"])
+        closed = shoe["status"] == ShoeStatus.CLOSED
+        shoe_ledger, shoe_counted = ledger.get(shoe["pk"], {}), counted.get(shoe["pk"], {})
+        for seat in sorted(shoe_ledger.keys() | shoe_counted.keys()):
+            line = shoe_ledger.get(seat, NO_ENTRIES)
+            expected = line["accrued"] + line["departed"]  # collections are negative entries
+            counted_minor = shoe_counted.get(seat, 0) if closed else None
+            variance = None if counted_minor is None else counted_minor - expected
+            if filters.only_variances and not variance:
+                continue
+            yield {
+                "section": section,
+                "gaming_day": shoe["report_day"],
+                "table": shoe["table_code"],
+                "game": GAME_NAMES.get(shoe["table_game"], shoe["table_game"]),
+                "shoe": shoe["sequence"],
+                "seat": seat,
+                "currency": currency,
+                "commission_wagers": line["wagers"],
+                "accrued": from_minor(line["accrued"], currency),
+                "reversed": from_minor(-line["reversed"], currency),
+                "collected_at_departure": from_minor(-line["departed"], currency),
+                "expected": from_minor(expected, currency),
+                "counted": from_minor(counted_minor, currency),
+                "variance": from_minor(variance, currency),
+                "collected_at_shuffle": from_minor(-line["shuffle"], currency),
+                "seat_balance": "" if variance is None else SEAT_BALANCE[(variance > 0) - (variance < 0)],
+                "status": status,
+                "explained_by": (reconciliation or {}).get("explained_by_name") or "",
+                "explanation": (reconciliation or {}).get("explanation") or "",
+            }
 
 
 def commission_estimate(filters: ReportFilters) -> int:
@@ -338,14 +380,14 @@ def _violation_scope(filters: ReportFilters):
     return violations
 
 
-def _paytable_edges(paytable_id: int, cache: dict[int, dict[str, tuple[Decimal, Decimal]]]):
-    """Per bet (house edge, variance per unit bet), as the engine computed them for that version."""
-    if paytable_id not in cache:
-        edges = PaytableConfiguration.objects.values_list("house_edges", flat=True).get(pk=paytable_id)
-        cache[paytable_id] = {
-            bet: (Decimal(figures["house_edge"]), Decimal(figures["variance"])) for bet, figures in edges.items()
-        }
-    return cache[paytable_id]
+def _paytable_edges(paytable_id: int, decks: int, cache: dict[tuple[int, int], dict[str, tuple[Decimal, Decimal]]]):
+    """Per bet (house edge, variance per unit bet) of that paytable version for a shoe of `decks`
+    decks, exact from the engine (`pit.paytables.selectors.paytable_edges`, cached per deck count)."""
+    key = (paytable_id, decks)
+    if key not in cache:
+        rules = PaytableConfiguration.objects.values_list("rules", flat=True).get(pk=paytable_id)
+        cache[key] = paytable_edges(rules=rules, decks=decks)
+    return cache[key]
 
 
 def decimal_sqrt(value: Decimal) -> Decimal:
@@ -361,20 +403,24 @@ def table_result_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
 
     House win is `pit.game.house_win` summed: stakes lost - payouts + commission owed, all in SQL.
     Theoretical win is handle x the house edge of each bet under the paytable version each coup was
-    settled under; the standard deviation is sqrt(sum of stake^2 x the bet's variance per unit).
+    settled under, for the deck count of its shoe; the standard deviation is sqrt(sum of stake^2 x
+    the bet's variance per unit), the variance also for that deck count.
     """
     wagers = (
         _coup_scope(wagers_standing(), "coup__", filters)
         .values(
             day=F("coup__gaming_day"),
+            table_currency=F("coup__shoe__table__currency"),
             table=F("coup__shoe__table__code"),
             paytable=F("coup__paytable_id"),
+            decks=F("coup__shoe__decks"),
             bet_type=F("bet"),
         )
-        .order_by("day", _code_order("coup__shoe__table__code"), "paytable", "bet_type")
+        .order_by("day", "table_currency", _code_order("coup__shoe__table__code"), "paytable", "decks", "bet_type")
         .annotate(
             wagers=Count("pk"),
             **wager_money_sums(),
+            **_mispay_sums(),
             squares=_sum_of_squares("amount_minor"),
         )
     )
@@ -386,7 +432,7 @@ def table_result_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             game=F("shoe__table__game"),
             currency=F("shoe__table__currency"),
         )
-        .order_by("day", _code_order("shoe__table__code"))
+        .order_by("day", "currency", _code_order("shoe__table__code"))
         .annotate(coups=Count("pk"))
     )
     violations = (
@@ -398,26 +444,105 @@ def table_result_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             game=F("table__game"),
             currency=F("table__currency"),
         )
-        .order_by("day", _code_order("table__code"))
+        .order_by("day", "currency", _code_order("table__code"))
         .annotate(open=Count("pk"))
     )
-    streams = (
-        (((item["day"], item["table"]), 0, item) for item in coups.iterator(chunk_size=CHUNK)),
-        (((item["day"], item["table"]), 1, item) for item in wagers.iterator(chunk_size=CHUNK)),
-        (((item["day"], item["table_code"]), 2, item) for item in violations.iterator(chunk_size=CHUNK)),
+    # In the order of the report's levels, (gaming day, currency), then by table: a subtotal closes
+    # exactly the rows of its key however the table codes of two currencies interleave.
+    reversals = (
+        _coup_scope(
+            CommissionEntry.objects.filter(kind=EntryKind.REVERSAL, reverses__kind=EntryKind.ACCRUED),
+            "reverses__wager__coup__",
+            filters,
+        )
+        .values(
+            day=F("reverses__wager__coup__gaming_day"),
+            table_currency=F("shoe__table__currency"),
+            table=F("shoe__table__code"),
+        )
+        .order_by("day", "table_currency", _code_order("shoe__table__code"))
+        .annotate(reversed=Sum("amount_minor"))
     )
-    edges_cache: dict[int, dict[str, tuple[Decimal, Decimal]]] = {}
+    streams = (
+        (((item["day"], item["currency"], item["table"]), 0, item) for item in coups.iterator(chunk_size=CHUNK)),
+        (
+            ((item["day"], item["table_currency"], item["table"]), 3, item)
+            for item in reversals.iterator(chunk_size=CHUNK)
+        ),
+        (((item["day"], item["currency"], item["table"]), 4, item) for item in _deducted_stream(filters)),
+        (
+            ((item["day"], item["table_currency"], item["table"]), 1, item)
+            for item in wagers.iterator(chunk_size=CHUNK)
+        ),
+        (
+            ((item["day"], item["currency"], item["table_code"]), 2, item)
+            for item in violations.iterator(chunk_size=CHUNK)
+        ),
+    )
+    edges_cache: dict[tuple[int, int], dict[str, tuple[Decimal, Decimal]]] = {}
     merged = heapq.merge(*streams, key=lambda entry: (entry[0], entry[1]))
-    for (day, table), entries in itertools.groupby(merged, key=lambda entry: entry[0]):
+    for (day, _, table), entries in itertools.groupby(merged, key=lambda entry: entry[0]):
         row = _table_result_row(day, table, [item for _, _, item in entries], edges_cache)
         if row is not None:
             yield row
 
 
+def _mispay_sums() -> dict:
+    """What the floor reported it paid (the paytable's payout where it reported nothing), and how
+    much more or less than the paytable that was, summed apart: an overpayment is never netted
+    against an underpayment."""
+    paid = Coalesce("paid_minor", "payout_minor")
+    over = Case(When(paid_minor__gt=F("payout_minor"), then=F("paid_minor") - F("payout_minor")), default=Value(0))
+    under = Case(When(paid_minor__lt=F("payout_minor"), then=F("payout_minor") - F("paid_minor")), default=Value(0))
+    return {
+        "paid": Coalesce(Sum(paid), 0),
+        "overpaid": Coalesce(Sum(over, output_field=BigIntegerField()), 0),
+        "underpaid": Coalesce(Sum(under, output_field=BigIntegerField()), 0),
+    }
+
+
+def _deducted_stream(filters: ReportFilters) -> Iterator[dict[str, Any]]:
+    """Per winning wager at a table whose paytable deducts commission from the payout: the
+    commission deducted, settled again by the engine from the coup's cards (the wager row stores
+    the net payout only). Rows in (day, currency, table) order, like the other streams."""
+    deducting = [
+        pk
+        for pk, rules in PaytableConfiguration.objects.values_list("pk", "rules")
+        if rules.get("commission_mode") == game.CommissionMode.DEDUCTED
+    ]
+    if not deducting:
+        return
+    wagers = (
+        _coup_scope(
+            wagers_standing(Wager.objects.filter(coup__paytable_id__in=deducting, result=WagerResult.WIN)), "coup__", filters
+        )
+        .order_by("coup__gaming_day", "currency", _code_order("coup__shoe__table__code"), "pk")
+        .values_list(
+            "coup__gaming_day",
+            "currency",
+            "coup__shoe__table__code",
+            "coup__paytable_id",
+            "bet",
+            "amount_minor",
+            "coup__player_cards",
+            "coup__banker_cards",
+        )
+    )
+    paytables: dict[int, game.Paytable] = {}
+    for day, currency, table, paytable_id, bet, amount, player, banker in wagers.iterator(chunk_size=CHUNK):
+        if paytable_id not in paytables:
+            paytables[paytable_id] = engine_paytable(PaytableConfiguration.objects.get(pk=paytable_id))
+        evaluation = game.evaluate(game.Coup(player=player, banker=banker))
+        settlement = game.settle(
+            paytables[paytable_id], bet, from_minor(amount, currency), evaluation, unit=settlement_unit(currency)
+        )
+        yield {"day": day, "currency": currency, "table": table, "deducted": to_minor(settlement.deducted, currency)}
+
+
 def _table_result_row(day: dt.date, table: str, items: list[dict], edges_cache) -> dict[str, Any] | None:
     coups = open_violations = wagers = 0
     handle: dict[str, int] = dict.fromkeys((*HANDLE_BETS, "other"), 0)
-    payouts = commission = lost = 0
+    payouts = commission = lost = paid = overpaid = underpaid = reversed_ = deducted = 0
     theoretical = Decimal(0)
     variance = Decimal(0)
     game = currency = None
@@ -428,13 +553,20 @@ def _table_result_row(day: dt.date, table: str, items: list[dict], edges_cache) 
             coups += item["coups"]
         elif "open" in item:
             open_violations += item["open"]
+        elif "reversed" in item:
+            reversed_ += item["reversed"]  # reversal entries are negative
+        elif "deducted" in item:
+            deducted += item["deducted"]
         else:
             wagers += item["wagers"]
             handle[item["bet_type"] if item["bet_type"] in HANDLE_BETS else "other"] += item["handle"]
             payouts += item["payouts"]
             commission += item["commission"]
             lost += item["lost"]
-            edge, unit_variance = _paytable_edges(item["paytable"], edges_cache).get(
+            paid += item["paid"]
+            overpaid += item["overpaid"]
+            underpaid += item["underpaid"]
+            edge, unit_variance = _paytable_edges(item["paytable"], item["decks"], edges_cache).get(
                 item["bet_type"], (Decimal(0), Decimal(0))
             )
             theoretical += Decimal(item["handle"]) * edge
@@ -444,6 +576,10 @@ def _table_result_row(day: dt.date, table: str, items: list[dict], edges_cache) 
         return None
     scale = Decimal(1).scaleb(-exponent(currency))
     total_handle = sum(handle.values())
+    # Commission as the ledger stands (accruals net of their reversals) plus what was deducted from
+    # payouts, shown as commission: payouts are the paytable's before any commission.
+    commission += reversed_ + deducted
+    payouts += deducted
     win = house_win_minor({"lost": lost, "payouts": payouts, "commission": commission})
     theoretical_major = (theoretical * scale).quantize(scale)
     # Minor units squared: the standard deviation in major units is sqrt(variance) x scale.
@@ -459,7 +595,12 @@ def _table_result_row(day: dt.date, table: str, items: list[dict], edges_cache) 
         **{f"handle_{bet}": from_minor(minor, currency) for bet, minor in handle.items()},
         "handle": from_minor(total_handle, currency),
         "payouts": from_minor(payouts, currency),
+        "paid": from_minor(paid, currency),
+        "overpaid": from_minor(overpaid, currency),
+        "underpaid": from_minor(underpaid, currency),
         "commission": from_minor(commission, currency),
+        "commission_reversed": from_minor(-reversed_, currency),
+        "commission_deducted": from_minor(deducted, currency),
         "lost": from_minor(lost, currency),
         "house_win": actual,
         "hold": (Decimal(win) / Decimal(total_handle)) if total_handle else None,

@@ -1,4 +1,5 @@
-"""Shoes and coups in the back-office, read-only: the cards as cards, the bead plate, the wagers.
+"""Shoes and coups in the back-office, read-only: the cards as cards, the bead plate and the roads,
+the wagers.
 
 The only writes: a pit boss corrects a coup's wagers or voids a coup (actions, with a reason),
 through `pit.shoes.services`; the coup's page shows every version of its wagers and which stands.
@@ -33,11 +34,16 @@ from pit.core.admin_site import (
     gaming_day_filter,
     money_html,
     note_action,
+    road_grid,
     winner_html,
 )
+from pit.dashboard.roads import Result, roads
 from pit.shoes.models import Coup, CoupCorrection, Shoe, Wager
 from pit.shoes.selectors import standing_condition, wagers_standing
 from pit.shoes.services import WagerInput, coup_correct, coup_void
+
+ROAD_NAMES = (("big_road", "Big road"), ("big_eye_boy", "Big eye boy"), ("small_road", "Small road"),
+              ("cockroach_pig", "Cockroach pig"))
 
 
 def _violations_count():
@@ -142,9 +148,16 @@ class ShoeAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
             **(extra_context or {}),
             "coup_rows": rows,
             "bead_plate": bead_plate(coups),
+            "roads": _roads(coups),
             "result_totals": totals,
         }
         return super().change_view(request, object_id, form_url, extra_context)
+
+
+def _roads(coups) -> list[dict]:
+    """The big road and the three roads derived from it, as grids for the shoe page."""
+    drawn = roads(Result(coup.winner, coup.player_pair, coup.banker_pair) for coup in coups)
+    return [{"key": key, "name": name, "grid": road_grid(drawn[key])} for key, name in ROAD_NAMES]
 
 
 class WagerInline(ReadOnlyInline):

@@ -1,13 +1,15 @@
-"""Tables in the back-office: the floor at a glance (current shoe, today's coups, open violations,
-commission variance) in a fixed number of queries, and open/close through the services."""
+"""Tables in the back-office: the floor at a glance (current shoe, today's coups, open violations
+today and earlier, commission boxes over and short today) in a fixed number of queries, and
+open/close through the services."""
 
 from django.contrib import admin, messages
-from django.db.models import Count, IntegerField, OuterRef, Subquery, Sum
+from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from pit.compliance.models import RuleViolation, ViolationStatus
+from pit.compliance.models import RuleViolation
+from pit.compliance.selectors import OPEN, OPEN_LIST_QUERY
 from pit.core.actors import Actor
 from pit.core.admin_site import (
     SERVICE_ERRORS,
@@ -16,8 +18,8 @@ from pit.core.admin_site import (
     error_text,
     money_html,
 )
-from pit.core.gaming_day import current_gaming_day, gaming_day_bounds
-from pit.ledger.models import Reconciliation
+from pit.core.gaming_day import current_gaming_day
+from pit.ledger.models import ReconciliationSeat
 from pit.shoes.models import Coup, Shoe, ShoeStatus
 from pit.tables.models import Table, TableLimit
 from pit.tables.services import table_close, table_create, table_open
@@ -32,25 +34,28 @@ def _count(queryset, group_by: str):
     return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
 
 
+def _box_variance(day, sign: Q):
+    """Sum of the seats' box variances of one sign, over the table's shoes reconciled under `day`:
+    a shoe's gaming day is that of its last coup (as the reports and the reconciliation file it)."""
+    shoe_day = Q(
+        Exists(Coup.objects.filter(shoe=OuterRef("reconciliation__shoe"), gaming_day=day)),
+        ~Exists(Coup.objects.filter(shoe=OuterRef("reconciliation__shoe"), gaming_day__gt=day)),
+    )
+    seats = (
+        ReconciliationSeat.objects.filter(shoe_day, sign, reconciliation__shoe__table=OuterRef("pk"))
+        .values("reconciliation__shoe__table")
+        .annotate(total=Sum("variance_minor"))
+        .values("total")
+    )
+    return Subquery(seats, output_field=IntegerField())
+
+
 def tables_for_floor(queryset=None):
     """Tables annotated with what the floor list shows; one query whatever the number of tables."""
     queryset = queryset if queryset is not None else Table.objects.all()
     day = current_gaming_day()
-    day_start, day_end = gaming_day_bounds(day)
     dealing = Shoe.objects.filter(table=OuterRef("pk"), status=ShoeStatus.DEALING)
-    reconciled_today = (
-        Reconciliation.objects.filter(
-            shoe__table=OuterRef("pk"), reconciled_at__gte=day_start, reconciled_at__lt=day_end
-        )
-        .values("shoe__table")
-        .annotate(total=Sum("variance_minor"))
-        .values("total")
-    )
-    last_reconciliation = (
-        Reconciliation.objects.filter(shoe__table=OuterRef("pk"))
-        .order_by("-shoe__sequence")
-        .values("variance_minor")[:1]
-    )
+    open_here = RuleViolation.objects.filter(OPEN, table=OuterRef("pk"))
     return queryset.annotate(
         current_shoe_id=Subquery(dealing.values("pk")[:1]),
         current_shoe_sequence=Subquery(dealing.values("sequence")[:1]),
@@ -58,13 +63,11 @@ def tables_for_floor(queryset=None):
         current_shoe_cards_dealt=Subquery(dealing.values("cards_dealt")[:1]),
         current_shoe_cut=Subquery(dealing.values("cut_card_position")[:1]),
         coups_today=_count(Coup.objects.filter(shoe__table=OuterRef("pk"), gaming_day=day), "shoe__table"),
-        open_violations=_count(
-            RuleViolation.objects.filter(table=OuterRef("pk"), status=ViolationStatus.OPEN), "table"
-        ),
-        commission_variance_minor=Coalesce(
-            Subquery(reconciled_today, output_field=IntegerField()),
-            Subquery(last_reconciliation, output_field=IntegerField()),
-        ),
+        open_violations=_count(open_here, "table"),
+        open_violations_today=_count(open_here.filter(gaming_day=day), "table"),
+        # Seats counted over and short, apart: +2.50 at one seat and -2.50 at another are not 0.
+        box_over_minor=_box_variance(day, Q(variance_minor__gt=0)),
+        box_short_minor=_box_variance(day, Q(variance_minor__lt=0)),
     )
 
 
@@ -114,7 +117,8 @@ class TableAdmin(ServiceErrorsAsMessagesMixin, admin.ModelAdmin):
         "shoe_progress",
         "coups_today",
         "open_violations",
-        "commission_variance",
+        "box_over",
+        "box_short",
     )
     list_display_links = ("code", "name")
     list_filter = ("status", "game")
@@ -217,21 +221,36 @@ class TableAdmin(ServiceErrorsAsMessagesMixin, admin.ModelAdmin):
     def coups_today(self, table):
         return table.coups_today
 
-    @admin.display(description="open violations", ordering="open_violations")
+    @admin.display(description="open violations (today · earlier)", ordering="open_violations")
     def open_violations(self, table):
+        """Open and still holding (as the dashboard counts them): today's apart from the backlog."""
         if not table.open_violations:
             return 0
+        day = current_gaming_day().isoformat()
+        earlier = table.open_violations - table.open_violations_today
         return format_html(
-            '<a class="pit-alert" href="{}">{}</a>',
-            changelist_url(RuleViolation, table__id__exact=table.pk, status__exact=ViolationStatus.OPEN),
-            table.open_violations,
+            '<a class="pit-alert" href="{}" title="open today">{}</a> · <a href="{}" title="open, all days">{}</a>',
+            changelist_url(RuleViolation, table__id__exact=table.pk, gaming_day=day, **OPEN_LIST_QUERY),
+            table.open_violations_today,
+            changelist_url(RuleViolation, table__id__exact=table.pk, **OPEN_LIST_QUERY),
+            earlier,
         )
 
-    @admin.display(description="commission variance", ordering="commission_variance_minor")
-    def commission_variance(self, table):
-        if table.commission_variance_minor is None:
-            return "—"
-        return money_html(table.commission_variance_minor, table.currency)
+    def _box_figure(self, table, minor):
+        if table.paytable.rules.get("commission_mode") != "box":
+            return format_html('<span title="{}">—</span>', "no commission box at this table")
+        if minor is None:
+            return format_html('<span title="{}">—</span>', "no box counted over or short today")
+        return money_html(minor, table.currency)
+
+    @admin.display(description="box over, today's shoes", ordering="box_over_minor")
+    def box_over(self, table):
+        """Commission box counts above the ledger, summed over the seats of today's reconciled shoes."""
+        return self._box_figure(table, table.box_over_minor)
+
+    @admin.display(description="box short, today's shoes", ordering="box_short_minor")
+    def box_short(self, table):
+        return self._box_figure(table, table.box_short_minor)
 
     @admin.display(description="shoes")
     def recent_shoes(self, table):

@@ -1,4 +1,5 @@
-/* The pit boss's dashboard: draws a tile per table (status, shoe progress, bead plate, big road,
+/* The pit boss's dashboard: draws a tile per table (status, shoe progress, bead plate, big road and
+   the derived roads,
    open violations, today's hold) and the hold chart from the overview JSON, then polls the JSON
    endpoint and redraws without reloading the page. No library, no network beyond this site. */
 (function () {
@@ -56,9 +57,26 @@
     return node;
   }
 
+  // A derived road (big eye boy, small road, cockroach pig): red repeats the big road's pattern,
+  // blue breaks it; drawn as small rings (big eye boy), dots (small road) or slashes (cockroach pig).
+  function derived(cell) {
+    return el("i", {className: cell.colour, title: cell.colour === "red" ? "repeats" : "breaks"});
+  }
+
+  function derivedRoads(shoe) {
+    return el("div", {className: "pd-derived"}, [
+      ["big_eye_boy", "Big eye boy"], ["small_road", "Small road"], ["cockroach_pig", "Cockroach pig"]
+    ].map(function (road) {
+      return el("div", {}, [el("span", {className: "pd-road-name", text: road[1]}),
+                            board(road[0].replace(/_/g, "-"), shoe[road[0]] || [], derived)]);
+    }));
+  }
+
   function figure(label, value) {
     return el("div", {}, [el("span", {text: label}), document.createTextNode(value)]);
   }
+
+  var gamingDay = "";
 
   function tile(table, violationsUrl) {
     var shoe = table.shoe;
@@ -83,17 +101,22 @@
           el("span", {className: "t", text: "T " + t.tie})
         ]),
         board("bead", shoe.bead_plate, bead),
-        board("road", shoe.big_road, road)
+        board("road", shoe.big_road, road),
+        derivedRoads(shoe)
       );
     } else {
       children.push(el("p", {className: "pd-sub", text: "No shoe dealt yet."}));
     }
-    var v = table.open_violations;
-    children.push(el("p", {className: "pd-violations" + (v ? "" : " none")}, [
-      v ? el("a", {href: violationsUrl + "?table__id__exact=" + table.id + "&status__exact=open",
-                   text: v + " open violation" + (v === 1 ? "" : "s")})
-        : document.createTextNode("No open violations")
-    ]));
+    // Open and still holding, as the violation list counts them with "cleared=no": today's apart
+    // from the backlog of earlier gaming days.
+    var v = table.open_violations, today = table.open_violations_today, earlier = v - today;
+    var list = violationsUrl + "?table__id__exact=" + table.id + "&status__exact=open&cleared=no";
+    children.push(el("p", {className: "pd-violations" + (v ? "" : " none")}, v ? [
+      el("a", {href: list + "&gaming_day=" + gamingDay, className: today ? "" : "quiet",
+               text: today + " open violation" + (today === 1 ? "" : "s") + " today"}),
+      document.createTextNode(" \u00b7 "),
+      el("a", {href: list, className: "quiet", text: earlier + " from earlier days"})
+    ] : [document.createTextNode("No open violations")]));
     var today = table.today;
     children.push(el("div", {className: "pd-figures"}, [
       figure("Handle today", today.handle_display),
@@ -150,6 +173,7 @@
 
   function render(root, data) {
     var url = root.getAttribute("data-violations-url");
+    gamingDay = data.gaming_day;
     var tiles = document.getElementById("pd-tiles");
     tiles.replaceChildren.apply(tiles, data.tables.map(function (t) { return tile(t, url); }));
     if (!data.tables.length) tiles.appendChild(el("p", {text: "No tables yet."}));

@@ -1,11 +1,16 @@
 """Every changelist of the back-office in a fixed number of queries (several rows of each model are
 present, so an N+1 would add queries), and the table list's floor figures exactly."""
 
+import re
+from decimal import Decimal
+
 import pytest
 from django.urls import reverse
 
 from pit.accounts.services import device_create
+from pit.shoes.services import shoe_close
 from pit.tables.admin import tables_for_floor
+from tests import factories as f
 from tests.facts import rewrite
 
 # (admin URL name, rows in the pit fixture, queries for a superuser's request). The queries: the
@@ -73,14 +78,14 @@ def test_table_list_shows_the_floor(admin_client, pit):
         8,
         2,
     )
-    assert bb1.commission_variance_minor == -200
+    assert (bb1.box_over_minor, bb1.box_short_minor) == (None, -200)
     assert (mb1.current_shoe_sequence, mb1.current_shoe_coups, mb1.coups_today, mb1.open_violations) == (
         1,
         7,
         7,
         7,
     )
-    assert mb1.commission_variance_minor is None
+    assert (mb1.box_over_minor, mb1.box_short_minor) == (None, None)
     assert (mb2.current_shoe_id, mb2.coups_today, mb2.open_violations) == (None, 0, 0)
     html = response.content.decode()
     assert '5 coups · <span title="cards left before the cut card">358 to the cut</span>' in html
@@ -109,7 +114,8 @@ def test_table_list_sorts_by_the_floor_figures(admin_client, pit, column, first)
         "shoe_progress",
         "coups_today",
         "open_violations",
-        "commission_variance",
+        "box_over",
+        "box_short",
     ].index(column.lstrip("-")) + 1
     order = f"-{index}" if column.startswith("-") else str(index)
     response = admin_client.get(reverse("admin:tables_table_changelist"), {"o": order})
@@ -173,13 +179,53 @@ def test_bulk_delete_is_off_everywhere(admin_client, pit):
         assert "delete_selected" not in actions, name
 
 
-def test_commission_variance_falls_back_to_the_last_reconciled_shoe(pit):
+def test_boxes_over_and_short_apart_by_the_shoes_gaming_day(admin_client, pit, django_capture_on_commit_callbacks):
+    """+2.50 at one seat and -2.50 at another are shown as such, not as 0.00; a shoe whose coups
+    were dealt on an earlier gaming day is not today's, even when reconciled today; a table with
+    no commission box shows "—", not $0.00."""
     import datetime as dt
 
     from django.utils import timezone
 
-    from pit.ledger.models import Reconciliation
+    from tests.admin.conftest import BANKER_WINS, deal
 
-    rewrite(Reconciliation.objects.all(), reconciled_at=timezone.now() - dt.timedelta(days=3))
-    figures = {table.code: table.commission_variance_minor for table in tables_for_floor()}
-    assert figures == {"BB1": -200, "MB1": None, "MB2": None}
+    table = f.table("BX1")
+    with django_capture_on_commit_callbacks(execute=True):
+        today = f.shoe(table)
+        deal(today, 1, BANKER_WINS, wagers=[f.wager(1, "banker", "50"), f.wager(2, "banker", "50")])
+        shoe_close(shoe=today, box_counts=[(1, Decimal("5.00")), (2, Decimal("0"))])
+    yesterday = timezone.now() - dt.timedelta(days=1)
+    with django_capture_on_commit_callbacks(execute=True):
+        older = f.shoe(f.table("BX2"), shuffled_at=yesterday - dt.timedelta(minutes=5))
+        deal(older, 1, BANKER_WINS, wagers=[f.wager(1, "banker", "50")], dealt_at=yesterday)
+        shoe_close(shoe=older, box_counts=[(1, Decimal("9.00"))])
+    figures = {row.code: (row.box_over_minor, row.box_short_minor) for row in tables_for_floor()}
+    assert figures["BX1"] == (250, -250)
+    assert figures["BX2"] == (None, None)
+    response = admin_client.get(reverse("admin:tables_table_changelist"))
+    html = response.content.decode()
+    assert "box over, today&#x27;s shoes" in html.lower() and "box short, today&#x27;s shoes" in html.lower()
+    rows = re.findall(r'<tr>.*?</tr>', html, re.S)
+    bx1 = next(row for row in rows if ">BX1<" in row)
+    assert "$2.50" in bx1 and "-$2.50" in bx1
+    mb1 = next(row for row in rows if ">MB1<" in row)
+    assert mb1.count('<span title="no commission box at this table">—</span>') == 2
+
+
+def test_open_violations_agree_on_the_dashboard_the_table_list_and_the_violation_list(admin_client, pit):
+    """A violation a re-check cleared is not open anywhere; today's and earlier ones apart."""
+    from django.utils import timezone
+
+    from pit.compliance.models import RuleViolation
+    from pit.compliance.selectors import OPEN_LIST_QUERY
+    from pit.dashboard.selectors import pit_overview
+
+    cleared = RuleViolation.objects.filter(table=pit.mb1, status="open").order_by("pk").first()
+    RuleViolation.objects.filter(pk=cleared.pk).update(cleared_at=timezone.now())
+    floor = tables_for_floor().get(code="MB1")
+    tile = next(tile for tile in pit_overview()["tables"] if tile["code"] == "MB1")
+    listed = admin_client.get(
+        reverse("admin:compliance_ruleviolation_changelist"), {"table__id__exact": pit.mb1.pk, **OPEN_LIST_QUERY}
+    ).context["cl"].result_count
+    assert floor.open_violations == tile["open_violations"] == listed == 6
+    assert floor.open_violations_today == tile["open_violations_today"] == 6

@@ -69,7 +69,17 @@ def test_shoe_page_shows_coups_with_cards_and_the_bead_plate(admin_client, pit):
         "banker_pair": 1,
         "natural": 4,
     }
+    # P B T P P: the big road P | B (a tie on it) | P P; big eye boy red then blue; small road blue.
+    roads = {road["key"]: road["grid"] for road in response.context["roads"]}
+    assert [[(cell["winner"], cell["ties"]) if cell else None for cell in row] for row in roads["big_road"][:2]] == [
+        [("player", 0), ("banker", 1), ("player", 0)],
+        [None, None, ("player", 0)],
+    ]
+    assert [cell["colour"] for cell in roads["big_eye_boy"][0] if cell] == ["red", "blue"]
+    assert [cell["colour"] for row in roads["small_road"] for cell in row if cell] == ["blue"]
+    assert not any(cell for row in roads["cockroach_pig"] for cell in row)
     html = response.content.decode()
+    assert 'data-road="big_eye_boy"' in html and html.count('class="pit-road-cell pit-road-') == 4 + 2 + 1
     assert html.count('class="pit-bead pit-bead-') == 5
     assert html.count('<i class="pit-dot pit-dot-') == 2
     assert "View shoe" in html  # read-only for a superuser too

@@ -40,7 +40,7 @@ def test_pit_boss_reviews_a_violation(browser_page, admin_login, floor):
     page.click("nav.pit-nav >> text=Tables")
     row = page.locator("#result_list tbody tr", has_text="MB7")
     assert "Open" in row.locator("td.field-status_badge").inner_text()
-    assert row.locator("td.field-open_violations").inner_text().strip() == "1"
+    assert row.locator("td.field-open_violations").inner_text().strip() == "1 · 0"  # today · earlier
     row.locator("th.field-code a").click()
     page.wait_for_url(re.compile(rf"/admin/tables/table/{table.pk}/change/"))
     assert page.locator("div.field-recent_shoes").is_visible()

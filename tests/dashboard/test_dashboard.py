@@ -76,6 +76,8 @@ def test_overview_of_a_table_gives_its_shoe_scoreboards_and_todays_hold(two_coup
         {"col": 0, "row": 0, "winner": "player", "ties": 0},
         {"col": 1, "row": 0, "winner": "banker", "ties": 0},
     ]
+    # Two columns of one: too short for any derived road yet.
+    assert (tile["shoe"]["big_eye_boy"], tile["shoe"]["small_road"], tile["shoe"]["cockroach_pig"]) == ([], [], [])
     # Handle 425; the house won 200 + 25 lost, paid 100 + 100, and 5 commission is owed: 30.
     edges = PaytableConfiguration.objects.get(pk=table.paytable_id).house_edges
     theoretical = sum(

@@ -59,3 +59,88 @@ def test_after_a_tail_each_streak_still_starts_one_column_after_the_last_one_beg
 def test_tally_counts_each_side_and_the_ties():
     results = ["player", "banker", "tie", "banker", Result("banker")]
     assert tally(results) == {"player": 1, "banker": 3, "tie": 1}
+
+
+def _cells(cells):
+    return [(c.column, c.row) for c in cells]
+
+
+def test_a_dragon_tail_keeps_going_right_once_it_turned():
+    # 8 Banker then 8 Player: Banker runs down column 0 and tails along row 5 to column 2; Player
+    # runs down column 1 to row 4, turns right above the Banker tail and stays on row 4.
+    cells = big_road(["banker"] * 8 + ["player"] * 8)
+    assert _cells(cells[8:]) == [(1, 0), (1, 1), (1, 2), (1, 3), (1, 4), (2, 4), (3, 4), (4, 4)]
+    assert cells[-1].as_dict() == {"col": 4, "row": 4, "winner": "player", "ties": 0}
+
+
+def test_a_tail_under_a_tail_and_ties_on_the_tail():
+    # B x7 tails at row 5; P x6 turns at row 4; B x3 starts column 2 and turns at row 3 (row 4 below
+    # is the Player tail); a tie after the last Banker slashes that cell.
+    cells = big_road("B B B B B B B P P P P P P B B B B T".replace("B", "banker").replace("P", "player")
+                     .replace("T", "tie").split())
+    assert _cells(cells) == [
+        (0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 5),
+        (1, 0), (1, 1), (1, 2), (1, 3), (1, 4), (2, 4),
+        (2, 0), (2, 1), (2, 2), (2, 3),
+    ]
+    assert cells[-1].ties == 1
+
+
+# The worked example (checked by hand from the rules, cell by cell, as scoreboard guides explain
+# them): big road columns B B B | P P | B | P P P P | B B, with ties in between that change nothing.
+EXAMPLE = "BBBTPPBTPPPPBB"
+
+
+def test_streak_lengths_ignore_ties_and_tails():
+    from pit.dashboard.roads import streak_lengths
+
+    assert streak_lengths(_letters(EXAMPLE)) == [3, 2, 1, 4, 2]
+    assert streak_lengths(_letters("B" * 9)) == [9]
+
+
+def _letters(text):
+    return [{"P": "player", "B": "banker", "T": "tie"}[x] for x in text]
+
+
+def _colours(road):
+    return "".join(cell.colour[0].upper() for cell in road)
+
+
+def test_big_eye_boy_small_road_and_cockroach_pig_of_the_worked_example():
+    from pit.dashboard.roads import big_eye_boy, cockroach_pig, small_road
+
+    results = _letters(EXAMPLE)
+    # Big eye boy (one column back), from column 1 row 1:
+    # c1r1 col0 has a row 1: R; c2r0 |c1|=2 vs |c0|=3: B; c3r0 |c2|=1 vs |c1|=2: B;
+    # c3r1 col2 is exactly 1 long: B; c3r2, c3r3 col2 far shorter: R R; c4r0 |c3|=4 vs |c2|=1: B;
+    # c4r1 col3 has a row 1: R.
+    assert _colours(big_eye_boy(results)) == "RBBBRRBR"
+    # Small road (two back), from column 3 row 0: c3r0 |c2|=1 vs |c0|=3: B; c3r1 col1 has row 1: R;
+    # c3r2 col1 exactly 2 long: B; c3r3: R; c4r0 |c3|=4 vs |c1|=2: B; c4r1 col2 exactly 1 long: B.
+    assert _colours(small_road(results)) == "BRBRBB"
+    # Cockroach pig (three back), from column 3 row 1: c3r1, c3r2 col0 is 3 long: R R; c3r3 exactly
+    # 3: B; c4r0 |c3|=4 vs |c0|=3: B; c4r1 col1 has row 1: R.
+    assert _colours(cockroach_pig(results)) == "RRBBR"
+    # Drawn as the big road is: a run of one colour down a column.
+    assert [(c.column, c.row, c.colour) for c in big_eye_boy(results)] == [
+        (0, 0, "red"), (1, 0, "blue"), (1, 1, "blue"), (1, 2, "blue"), (2, 0, "red"), (2, 1, "red"),
+        (3, 0, "blue"), (4, 0, "red"),
+    ]
+
+
+def test_derived_roads_start_late_and_a_one_winner_shoe_is_all_red():
+    from pit.dashboard.roads import big_eye_boy, cockroach_pig, roads, small_road
+
+    assert big_eye_boy(_letters("BBB")) == [] and big_eye_boy(_letters("BP")) == []
+    assert _colours(big_eye_boy(_letters("BPP"))) == "B"  # column 0 is exactly 1 long
+    assert _colours(big_eye_boy(_letters("BBPP"))) == "R"  # column 0 has a row 1
+    assert _colours(big_eye_boy(_letters("BBPB"))) == "B"  # |P|=1 vs |BB|=2
+    assert _colours(big_eye_boy(_letters("BPB"))) == "R"  # |P|=1 vs |B|=1
+    assert small_road(_letters("BPB")) == [] and cockroach_pig(_letters("BPBP")) == []
+    assert _colours(cockroach_pig(_letters("BPBPB"))) == "R"
+    # Alternating wins (a "chop"): every column as long as the one before: all red on every road.
+    chop = _letters("BP" * 8)
+    assert {cell.colour for road in (big_eye_boy, small_road, cockroach_pig) for cell in road(chop)} == {"red"}
+    drawn = roads(_letters("BBPT"))
+    assert set(drawn) == {"bead_plate", "big_road", "big_eye_boy", "small_road", "cockroach_pig"}
+    assert drawn["big_road"][-1] == {"col": 1, "row": 0, "winner": "player", "ties": 1}

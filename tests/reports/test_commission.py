@@ -213,3 +213,29 @@ def test_commission_detail_lists_every_ledger_entry_once(pit):
         "Seat 1 was comped on coup 1",
         D("-5.00"),
     )
+
+
+def test_a_reversal_shows_apart_and_the_commission_agrees_with_table_results(pit):
+    """The reversed accrual (seat 1, coup 1) shows in its own column, netted in accrued; the seat's
+    own box reads from its figures (seat 5 short), and the commission of a shoe dealt within one
+    gaming day is the same figure in the commission report and in table results."""
+    from pit.reports.catalog import TABLE_RESULTS
+
+    rows = {(row["shoe"], row["seat"]): row for row in details(lines(COMMISSION, tables=("BB1",)))}
+    seat_1 = rows[(pit.shoe_a.sequence, 1)]
+    reversal = CommissionEntry.objects.get(kind=EntryKind.REVERSAL)
+    assert seat_1["reversed"] == from_minor(-reversal.amount_minor, "USD") == D("5.00")
+    assert {seat: row["seat_balance"] for (shoe, seat), row in rows.items() if shoe == pit.shoe_a.sequence} == {
+        1: "Balanced",
+        2: "Balanced",
+        3: "Balanced",
+        5: "Short",
+    }
+    results = {
+        (row["gaming_day"], row["table"]): row
+        for row in (line.values for line in lines(TABLE_RESULTS) if line.is_detail)
+    }
+    for day in (DAY_1, DAY_2):
+        accrued = sum(row["accrued"] for row in rows.values() if row["gaming_day"] == day)
+        assert results[(day, "BB1")]["commission"] == accrued
+    assert results[(DAY_1, "BB1")]["commission"] == D("77.00")

@@ -36,7 +36,7 @@ def workbook(report, filters=FILTERS, **kwargs):
 
 def test_commission_csv_has_every_line_and_exact_decimal_totals(pit):
     rows = parsed_csv(COMMISSION)
-    assert list(rows[0])[:6] == ["Line", "Gaming day", "Table", "Game", "Shoe", "Seat"]
+    assert list(rows[0])[:7] == ["Line", "Section", "Gaming day", "Table", "Game", "Shoe", "Seat"]
     assert [row["Line"] for row in rows].count("detail") == 5
     details = [row for row in rows if row["Line"] == "detail"]
     total = rows[-1]
@@ -66,7 +66,7 @@ def test_commission_xlsx_is_typed_formatted_frozen_and_totalled(pit):
     sheet = book.worksheets[0]
     assert sheet.freeze_panes == "A2"
     header = [cell.value for cell in sheet[1]]
-    assert header[:3] == ["Line", "Gaming day", "Table"]
+    assert header[:4] == ["Line", "Section", "Gaming day", "Table"]
     assert sheet[1][0].font.bold
     column = {label: index for index, label in enumerate(header)}
     rows = list(sheet.iter_rows(min_row=2))
@@ -97,7 +97,7 @@ def test_commission_xlsx_is_typed_formatted_frozen_and_totalled(pit):
         assert cell.data_type == "n"
         assert D(str(cell.value)) == sum(D(str(row[column[label]].value)) for row in details)
     assert D(str(total[column["Variance"]].value)) == D("-5")
-    assert sheet.column_dimensions["B"].width == 12
+    assert sheet.column_dimensions["C"].width == 12  # gaming day
 
 
 def test_table_results_xlsx_percentages_and_theoretical(pit):
@@ -110,7 +110,7 @@ def test_table_results_xlsx_percentages_and_theoretical(pit):
     assert mb1[header.index("Std devs from theoretical")].number_format == "0.00"
     csv_total = parsed_csv(TABLE_RESULTS)[-1]
     xlsx_total = rows[-1]
-    assert D(str(xlsx_total[header.index("House win")].value)) == D(csv_total["House win"]) == D("-1998.00")
+    assert D(str(xlsx_total[header.index("House win")].value)) == D(csv_total["House win"]) == D("-2003.00")
 
 
 def test_a_report_longer_than_a_sheet_continues_on_the_next(pit):
