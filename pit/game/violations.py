@@ -57,6 +57,9 @@ VIOLATION_CODES: dict[str, ViolationKind] = _kinds(
     ("wager_off_increment", "A wager not in the bet's increments", Severity.LOW),
     ("seat_bet_both_sides", "One seat bet on both Player and Banker", Severity.MEDIUM),
     ("box_variance", "The commission box count differs from the ledger", Severity.HIGH),
+    # Game protection (pit.protection): patterns across coups, for surveillance to review.
+    ("shoe_sequence_repeat", "A shoe dealt cards in the same order as an earlier shoe", Severity.HIGH),
+    ("new_deck_order_run", "A run of cards in new-deck order: the shoe may not be shuffled", Severity.HIGH),
 )
 
 
