@@ -6,7 +6,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.permissions import AllowAny
 
-from pit.api import views
+from pit.api import alarms, views
 
 app_name = "api"
 
@@ -30,6 +30,7 @@ urlpatterns = [
     ),
     path("coups/<int:coup_id>/", views.CoupDetailView.as_view(), name="coup-detail"),
     path("violations/", views.ViolationListView.as_view(), name="violation-list"),
+    path("alarms/", alarms.AlarmListView.as_view(), name="alarm-list"),
     path(
         "violations/<int:violation_id>/acknowledge/",
         views.ViolationAcknowledgeView.as_view(),
