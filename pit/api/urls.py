@@ -6,7 +6,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.permissions import AllowAny
 
-from pit.api import accounting, corrections, dealers, views
+from pit.api import accounting, alarms, corrections, dealers, views
 
 app_name = "api"
 
@@ -37,6 +37,7 @@ urlpatterns = [
         name="shoe-reconciliation-supplements",
     ),
     path("violations/", views.ViolationListView.as_view(), name="violation-list"),
+    path("alarms/", alarms.AlarmListView.as_view(), name="alarm-list"),
     path(
         "violations/<int:violation_id>/acknowledge/",
         views.ViolationAcknowledgeView.as_view(),

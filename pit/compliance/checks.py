@@ -34,6 +34,7 @@ from pit.core.money import from_minor, settlement_unit
 from pit.ledger.models import CommissionEntry, EntryKind
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import engine_paytable
+from pit.protection.checks import protection_check_shoes
 from pit.shoes.models import Coup, Shoe, Wager
 from pit.shoes.selectors import wagers_standing
 from pit.tables.models import Table, TableEvent, TableEventKind, TableLimit, TableStatus
@@ -87,7 +88,8 @@ def coups_check(*, coup_ids: Iterable[int]) -> int:
         return 0
     shoe_ids = sorted(set(Coup.objects.filter(pk__in=coup_ids).values_list("shoe_id", flat=True)))
     totals = _shoes_check(shoe_ids, selected=Q(pk__in=coup_ids))
-    return totals.holding
+    # Game protection looks across coups and shoes (a replayed shoe, an unshuffled one).
+    return totals.holding + protection_check_shoes(shoe_ids=shoe_ids)
 
 
 def coups_sweep(
@@ -101,7 +103,9 @@ def coups_sweep(
     shoe_ids = list(
         Coup.objects.filter(in_range).order_by("shoe_id").values_list("shoe_id", flat=True).distinct()
     )
-    return _shoes_check(shoe_ids, selected=in_range, progress=progress)
+    totals = _shoes_check(shoe_ids, selected=in_range, progress=progress)
+    totals.holding += protection_check_shoes(shoe_ids=shoe_ids)
+    return totals
 
 
 def coups_in_range_count(*, first_day: dt.date, last_day: dt.date) -> int:

@@ -7,6 +7,7 @@ from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, reverse
 
 from pit.dashboard.selectors import pit_overview
+from pit.protection.selectors import alarm_banner
 
 PERMISSION = "tables.view_table"
 REFRESH_SECONDS = 5
@@ -33,6 +34,7 @@ def dashboard(request):
         "data_url": reverse("dashboard:data"),
         "violations_url": _violations_url(),
         "refresh_seconds": REFRESH_SECONDS,
+        "alarms": alarm_banner(),
     }
     return TemplateResponse(request, "dashboard/index.html", context)
 

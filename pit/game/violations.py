@@ -65,6 +65,9 @@ VIOLATION_CODES: dict[str, ViolationKind] = _kinds(
     ("slip_amount_mismatch", "A fill or credit counted with other chips than requested", Severity.HIGH),
     ("slip_not_received", "A fill or credit requested but never received at the table", Severity.HIGH),
     ("win_reconciliation_variance", "The statutory win differs from the wager-based win", Severity.HIGH),
+    # Game protection (pit.protection): patterns across coups, for surveillance to review.
+    ("shoe_sequence_repeat", "A shoe dealt cards in the same order as an earlier shoe", Severity.HIGH),
+    ("new_deck_order_run", "A run of cards in new-deck order: the shoe may not be shuffled", Severity.HIGH),
 )
 
 

@@ -95,6 +95,7 @@ LOCAL_APPS = [
     "pit.compliance",
     "pit.accounting",
     "pit.dealers",
+    "pit.protection",
     "pit.reports",
     "pit.dashboard",
     "pit.floor",
@@ -285,6 +286,9 @@ PIT_GAMING_DAY_START_HOUR = env.int("PIT_GAMING_DAY_START_HOUR", default=6)
 PIT_DEFAULT_CURRENCY = env.str("PIT_DEFAULT_CURRENCY", default="USD")
 # A commission box variance within this amount (per seat) raises no violation.
 PIT_BOX_VARIANCE_TOLERANCE = env.str("PIT_BOX_VARIANCE_TOLERANCE", default="0.00")
+# Game protection: a shoe's card sequence is compared with every shoe of its gaming day and of this
+# many gaming days before it (shoe_sequence_repeat).
+PIT_PROTECTION_REPEAT_DAYS = env.int("PIT_PROTECTION_REPEAT_DAYS", default=1)
 # Reports covering more gaming days than this run in the background (Celery) and are downloaded when
 # ready; up to it they stream straight to the browser (and the JSON API refuses longer ranges).
 PIT_REPORT_INLINE_MAX_DAYS = env.int("PIT_REPORT_INLINE_MAX_DAYS", default=31)

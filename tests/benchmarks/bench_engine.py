@@ -1,4 +1,5 @@
-"""Benchmark of the game engine: exact odds (full and depleted 8-deck shoes), verify_coups throughput,
+"""Benchmark of the game engine: exact odds (full and depleted 8-deck shoes, the fast implementation
+against the pure-Python reference it replaced), verify_coups throughput,
 settlement throughput. Prints FIGURE<TAB>name<TAB>value<TAB>unit lines; asserts nothing about time.
 
     python tests/benchmarks/bench_engine.py
@@ -30,9 +31,11 @@ from pit.game import (  # noqa: E402 (the repository root must be on sys.path fi
     settle,
     verify_json_lines,
 )
-from pit.game.odds import _outcome_weights  # noqa: E402
+from pit.game.odds import _outcome_weights_reference, exact_odds_reference  # noqa: E402
 
 ODDS_RUNS = 7
+# Depleted shoes on which both exact-odds implementations are timed, every preset on each.
+COMPARED_SHOES = 15
 COUPS = 200_000
 
 
@@ -46,18 +49,16 @@ def median_ms(runs: list[float]) -> float:
 
 def bench_exact_odds() -> None:
     paytable = PRESETS["commission_box"]
+    # Once per process and paytable: the composition-free tables of the fast enumeration.
+    started = time.perf_counter()
+    exact_odds(paytable, 8)
+    figure("exact_odds_first_call_in_process", (time.perf_counter() - started) * 1000, "ms")
     runs = []
     for _ in range(ODDS_RUNS):
-        _outcome_weights.cache_clear()  # a cold computation, as on a paytable save after restart
         started = time.perf_counter()
         exact_odds(paytable, 8)
         runs.append(time.perf_counter() - started)
     figure("exact_odds_8_decks_full_median", median_ms(runs), "ms")
-
-    started = time.perf_counter()
-    for _ in range(100):
-        exact_odds(paytable, 8)
-    figure("exact_odds_8_decks_cached", (time.perf_counter() - started) * 10, "ms", 2)
 
     rng = random.Random(8)
     runs = []
@@ -69,6 +70,37 @@ def bench_exact_odds() -> None:
         exact_odds(paytable, composition)
         runs.append(time.perf_counter() - started)
     figure("exact_odds_8_decks_200_removed_median", median_ms(runs), "ms")
+
+
+def percentile_ms(runs: list[float], share: float) -> float:
+    ordered = sorted(runs)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] * 1000
+
+
+def bench_exact_odds_against_reference() -> None:
+    """Both implementations on the same random depleted 8-deck shoes, every bet of every preset: the
+    reference (pure Python, the raw anchor) and the fast one (NumPy), timed call by call."""
+    rng = random.Random(14)
+    deck = list(ALL_CARD_CODES) * 8
+    shoes = [composition_after(8, rng.sample(deck, rng.randint(0, 400))) for _ in range(COMPARED_SHOES)]
+    timings: dict[str, list[float]] = {"reference": [], "fast": []}
+    for paytable in PRESETS.values():
+        exact_odds(paytable, 8)  # the one-time tables per paytable stay out of the timings
+    for shoe in shoes:
+        for paytable in PRESETS.values():
+            for name, function in (("reference", exact_odds_reference), ("fast", exact_odds)):
+                _outcome_weights_reference.cache_clear()  # each call computes its composition anew
+                started = time.perf_counter()
+                function(paytable, shoe)
+                timings[name].append(time.perf_counter() - started)
+    for name, runs in timings.items():
+        figure(f"exact_odds_{name}_median", median_ms(runs), "ms", 2)
+        figure(f"exact_odds_{name}_p99", percentile_ms(runs, 0.99), "ms", 2)
+    figure(
+        "exact_odds_fast_speedup_median",
+        statistics.median(timings["reference"]) / statistics.median(timings["fast"]),
+        "x",
+    )
 
 
 def coup_lines(count: int) -> list[str]:
@@ -135,6 +167,7 @@ def bench_settle() -> None:
 def main() -> None:
     print(f"engine benchmark: {ODDS_RUNS} runs per odds figure, {COUPS} coups for verify_coups", flush=True)
     bench_exact_odds()
+    bench_exact_odds_against_reference()
     bench_verify_coups()
     bench_settle()
 

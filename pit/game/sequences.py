@@ -1,0 +1,105 @@
+"""Card sequences of a shoe, for game protection: the order the cards came out, its shingles (k
+consecutive cards) to find a shoe dealt again in the same order, and runs in new-deck order (a
+shoe that was never shuffled). Pure functions; the back-office stores and compares the shingles."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .cards import RANKS, parse_card
+from .violations import Violation, violation
+
+# k = 10 consecutive cards: the first three coups of a replayed shoe deal at least 12 cards, so at
+# least three shingles; two shuffled 8-deck shoes share a given 10-card run with probability below
+# (8/406)**10 = 8.9e-18 (README "Game protection" has the whole false-alarm estimate).
+SHINGLE_LENGTH = 10
+# A run of 7 cards each the next in new-deck order (same suit, rank one up, or one down all the
+# way): about 400 * (2/52) * (1/52)**5 = 4e-8 per shuffled 8-deck shoe.
+NEW_DECK_RUN_LENGTH = 7
+
+
+def dealt_order(player: Sequence[str], banker: Sequence[str]) -> list[str]:
+    """A coup's cards in the order they left the shoe: Player, Banker, Player, Banker, then
+    Player's third card and Banker's third card (normalised codes)."""
+    player = [parse_card(code).code for code in player]
+    banker = [parse_card(code).code for code in banker]
+    order = []
+    for index in range(max(len(player), len(banker))):
+        if index < len(player):
+            order.append(player[index])
+        if index < len(banker):
+            order.append(banker[index])
+    return order
+
+
+def shingle_digest(codes: Sequence[str]) -> int:
+    """A signed 64-bit digest of consecutive card codes (BLAKE2b): equal runs, equal digests; two
+    different runs collide with probability 2**-64."""
+    digest = hashlib.blake2b(" ".join(codes).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def shingles(codes: Sequence[str], length: int = SHINGLE_LENGTH) -> list[tuple[int, int]]:
+    """(position of the first card, digest) of every run of `length` consecutive cards."""
+    return [(start, shingle_digest(codes[start : start + length])) for start in range(len(codes) - length + 1)]
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    start: int  # position of its first card in the shoe's dealt order
+    cards: tuple[str, ...]
+
+
+def new_deck_runs(codes: Sequence[str], length: int = NEW_DECK_RUN_LENGTH) -> list[Run]:
+    """Runs of at least `length` cards in new-deck order: each card of the same suit as the one
+    before and one rank above it (A, 2 ... K), or one rank below it all the way."""
+    runs = []
+    start, step = 0, 0
+    ranks = [RANKS.index(code[0]) for code in codes]
+
+    def close(end: int) -> None:
+        if end - start >= length:
+            runs.append(Run(start, tuple(codes[start:end])))
+
+    for index in range(1, len(codes) + 1):
+        if index < len(codes) and codes[index][1] == codes[index - 1][1]:
+            delta = ranks[index] - ranks[index - 1]
+            if delta in (1, -1) and (step in (0, delta)):
+                step = delta
+                continue
+        close(index)
+        # A card that breaks the direction may still start a run with the card before it.
+        if index < len(codes) and codes[index][1] == codes[index - 1][1] and abs(ranks[index] - ranks[index - 1]) == 1:
+            start, step = index - 1, ranks[index] - ranks[index - 1]
+        else:
+            start, step = index, 0
+    return runs
+
+
+def sequence_repeat(cards: int, position: int, earlier: str) -> Violation:
+    return violation(
+        "shoe_sequence_repeat",
+        f"From card {position} of this shoe, {cards} cards in a row came out in the same order as in "
+        f"{earlier}: the shoe may not have been shuffled, or was swapped for a stacked one.",
+    )
+
+
+def new_deck_order_run(run: Run) -> Violation:
+    return violation(
+        "new_deck_order_run",
+        f"{NEW_DECK_RUN_LENGTH} or more cards in new-deck order ({' '.join(run.cards[:NEW_DECK_RUN_LENGTH])} "
+        f"...), from card {run.start + 1} of the shoe: the decks may not have been shuffled.",
+    )
+
+
+def concatenated(coups: Iterable[tuple[Sequence[str], Sequence[str]]]) -> tuple[list[str], list[int]]:
+    """The shoe's cards in dealt order over its coups (player, banker), and for each card the index
+    of the coup that dealt it."""
+    codes, owners = [], []
+    for index, (player, banker) in enumerate(coups):
+        order = dealt_order(player, banker)
+        codes.extend(order)
+        owners.extend([index] * len(order))
+    return codes, owners

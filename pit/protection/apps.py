@@ -1,0 +1,9 @@
+from django.apps import AppConfig
+
+
+class ProtectionConfig(AppConfig):
+    """Game protection: patterns across coups and shoes (a replayed or unshuffled shoe) found as rule
+    violations for surveillance and pit bosses to review."""
+
+    name = "pit.protection"
+    verbose_name = "Game protection"

@@ -1,0 +1,25 @@
+"""Game protection's own records: the index of every shoe's card sequence as shingles."""
+from django.db import models
+
+
+class CardShingle(models.Model):
+    """Ten consecutive cards of a shoe's dealt order (coup cards, burns left out), as a 64-bit
+    digest, indexed by gaming day and digest so a new shoe is compared with every shoe of the pit
+    of the same and the previous gaming days in one indexed query. Derived data: rebuilt from the
+    coups by the check whenever they change."""
+
+    shoe = models.ForeignKey("shoes.Shoe", on_delete=models.CASCADE, related_name="+")
+    table = models.ForeignKey("tables.Table", on_delete=models.CASCADE, related_name="+")
+    gaming_day = models.DateField()
+    position = models.PositiveIntegerField(help_text="The first card's position in the shoe's dealt order (0-based).")
+    digest = models.BigIntegerField()
+    coup = models.ForeignKey(
+        "shoes.Coup", on_delete=models.CASCADE, related_name="+", help_text="The coup that dealt the last card."
+    )
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["shoe", "position"], name="shingle_position_unique")]
+        indexes = [models.Index(fields=["gaming_day", "digest"], name="shingle_day_digest")]
+
+    def __str__(self) -> str:
+        return f"shoe {self.shoe_id} card {self.position + 1}"
