@@ -10,7 +10,10 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 from typing import Any
+
+from django.conf import settings
 
 from pit.core.money import from_minor
 from pit.reports import selectors as report_selectors
@@ -83,6 +86,7 @@ def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
         return (day, table.currency, table.game, table.code)
 
     previous_day = None
+    tolerance = Decimal(settings.PIT_WIN_RECONCILIATION_TOLERANCE)
     for day, table_id in sorted(keys, key=order):
         table = tables[table_id]
         currency = table.currency
@@ -102,7 +106,8 @@ def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
         mtd_win, mtd_drop = to_date(table_id, day, day.replace(day=1))
         ytd_win, ytd_drop = to_date(table_id, day, day.replace(month=1, day=1))
         statutory = money(win) if win is not None else None
-        house_win = played.get("house_win")
+        house_win = played.get("house_win") if played else money(0)
+        difference = (statutory - house_win) if statutory is not None else None
         row = {
             "gaming_day": day,
             "currency": currency,
@@ -120,7 +125,10 @@ def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             "house_win": house_win,
             "theoretical_win": played.get("theoretical_win"),
             "commission": played.get("commission"),
-            "win_difference": (statutory - house_win) if statutory is not None and house_win is not None else None,
+            "win_difference": difference,
+            "reconciliation": "" if difference is None else (
+                "beyond tolerance" if abs(difference) > tolerance else "within tolerance"
+            ),
             "win_mtd": money(mtd_win),
             "drop_mtd": money(mtd_drop),
             "hold_mtd": win_to_drop(mtd_win, mtd_drop),
@@ -166,6 +174,7 @@ MASTER_GAME = ReportDefinition(
         Column("theoretical_win", "Theoretical win", **_money),
         Column("commission", "Commission owed", **_money),
         Column("win_difference", "Statutory - wager win", **_money),
+        Column("reconciliation", "Win reconciliation", T.TEXT, width=16),
         Column("win_mtd", "Win MTD", T.MONEY, _to_date("win_mtd"), width=14),
         Column("drop_mtd", "Drop MTD", T.MONEY, _to_date("drop_mtd"), width=14),
         Column("hold_mtd", "Win-to-drop MTD %", T.PERCENTAGE, _to_date_ratio("win_mtd", "drop_mtd"), width=9),

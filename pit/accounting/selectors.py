@@ -122,3 +122,20 @@ def day_win_totals(*, date_from: dt.date, date_to: dt.date, table_ids=None) -> d
             totals[item.table_id][1] += item.drop
     return {table_id: (win, drop) for table_id, (win, drop) in totals.items()}
 
+
+
+def win_difference_minor(*, table, gaming_day: dt.date) -> tuple[int, int] | None:
+    """(statutory win, wager-based house win) of a table-day in minor units; None until the day's
+    opener, closer and drop are recorded. The house win is pit's own (the table results report)."""
+    from pit.core.money import to_minor
+    from pit.reports.definitions import ReportFilters
+    from pit.reports.selectors import table_result_rows
+
+    item = period_figures(date_from=gaming_day, date_to=gaming_day, table_ids=[table.pk]).get(
+        (gaming_day, table.pk, 0)
+    )
+    if item is None or item.win is None:
+        return None
+    filters = ReportFilters(date_from=gaming_day, date_to=gaming_day, tables=(table.code,))
+    house_win = sum((row["house_win"] for row in table_result_rows(filters)), Decimal(0))
+    return item.win, to_minor(house_win, table.currency)

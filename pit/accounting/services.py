@@ -7,12 +7,16 @@ with other figures is a Conflict (409) and nothing is written. Findings go to th
 
 - `inventory_chain_break`: an opener that differs from the table's previous closer (by denomination);
 - `slip_amount_mismatch`: a slip issued or received with other chips than requested;
-- `slip_not_received`: a slip of a period whose closer is recorded, never received at the table.
+- `slip_not_received`: a slip of a period whose closer is recorded, never received at the table;
+- `win_reconciliation_variance`: a table-day's statutory win differs from the house win of its
+  recorded wagers by more than PIT_WIN_RECONCILIATION_TOLERANCE (checked whenever the day's
+  figures are complete, again after each later figure or adjustment).
 """
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
+from decimal import Decimal
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -20,11 +24,13 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 
 from pit import game
-from pit.compliance.services import violation_record
+from pit.compliance.models import RuleViolation
+from pit.compliance.services import violation_record, violations_clear_missing
 from pit.core.actors import Actor
 from pit.core.errors import Conflict
-from pit.core.money import format_money
+from pit.core.money import format_money, to_minor
 
+from . import selectors
 from .models import CountKind, DropCount, InventoryCount, Slip, SlipKind, SlipStep, SlipStepKind
 
 FOUND_BY = "table_accounting"
@@ -175,6 +181,7 @@ def inventory_record(
             if earlier_closer is not None and earlier_closer.pk == count.pk:
                 _chain_check(opener=later_opener, closer=count)
         slips_flag_unreceived(table=table, gaming_day=gaming_day, shift=shift)
+    win_reconcile(table=table, gaming_day=gaming_day)
     return count
 
 
@@ -238,6 +245,8 @@ def _slip_step(*, slip: Slip, step: str, chips: Mapping, actor: Actor, signed_by
             finding=finding, fingerprint=f"slip_mismatch:{slip.pk}:{step}", table=slip.table,
             gaming_day=slip.gaming_day, found_by=FOUND_BY,
         )
+    if created and step == SlipStepKind.RECEIVED:
+        win_reconcile(table=slip.table, gaming_day=slip.gaming_day)
     return recorded
 
 
@@ -301,4 +310,40 @@ def drop_record(
         ("cash", "chips_minor", "markers_minor"),
         f"The drop of {table.code} for {gaming_day} shift {shift}",
     )
+    win_reconcile(table=table, gaming_day=gaming_day)
     return drop
+
+
+# ---------------------------------------------------------------------------------------- win reconciliation
+WIN_CHECK = "win_reconciliation"
+
+
+def win_tolerance_minor(currency: str) -> int:
+    return to_minor(Decimal(settings.PIT_WIN_RECONCILIATION_TOLERANCE), currency)
+
+
+def win_reconcile(*, table, gaming_day: dt.date) -> int | None:
+    """Compare a table-day's statutory win with the house win of its recorded wagers; beyond the
+    tolerance it is a `win_reconciliation_variance` (one per difference: a finding that no longer
+    holds after a later figure is cleared, never deleted). Returns the difference in minor units,
+    or None while the day's figures are incomplete."""
+    difference = selectors.win_difference_minor(table=table, gaming_day=gaming_day)
+    scope = RuleViolation.objects.filter(table=table, gaming_day=gaming_day, code="win_reconciliation_variance")
+    found: set[str] = set()
+    if difference is not None and abs(difference[0] - difference[1]) > win_tolerance_minor(table.currency):
+        statutory, wagers = difference
+        fingerprint = f"{WIN_CHECK}:{table.pk}:{gaming_day}:{statutory}:{wagers}"
+        found.add(fingerprint)
+        gap = statutory - wagers
+        finding = game.violation(
+            "win_reconciliation_variance",
+            f"The statutory win of {table.code} on {gaming_day} is {format_money(statutory, table.currency)}; "
+            f"its recorded wagers won {format_money(wagers, table.currency)}: "
+            f"{format_money(abs(gap), table.currency)} {'more' if gap > 0 else 'less'} in the tray and drop "
+            "than the wagers account for.",
+        )
+        violation_record(
+            finding=finding, fingerprint=fingerprint, table=table, gaming_day=gaming_day, found_by=WIN_CHECK
+        )
+    violations_clear_missing(scope=scope, found_by=WIN_CHECK, fingerprints_found=found)
+    return None if difference is None else difference[0] - difference[1]

@@ -202,6 +202,9 @@ PIT_REPORT_EXPORT_KEEP_DAYS = env.int("PIT_REPORT_EXPORT_KEEP_DAYS", default=7)
 # Table accounting (pit.accounting): the length of a shift for chip inventories, fills, credits and
 # drops (24: one period per gaming day; 8: three shifts; 12: two).
 PIT_ACCOUNTING_SHIFT_HOURS = env.int("PIT_ACCOUNTING_SHIFT_HOURS", default=24)
+# A table-day whose statutory win differs from the house win of its recorded wagers by more than this
+# (major units, a decimal string) is a win_reconciliation_variance violation.
+PIT_WIN_RECONCILIATION_TOLERANCE = env.str("PIT_WIN_RECONCILIATION_TOLERANCE", default="0.00")
 CELERY_BEAT_SCHEDULE["reports.report_exports_purge"] = {
     "task": "reports.report_exports_purge",
     "schedule": 6 * 60 * 60,
