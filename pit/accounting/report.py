@@ -21,6 +21,7 @@ from pit.reports.definitions import Column, Level, ReportDefinition, ReportFilte
 from pit.reports.definitions import ColumnType as T
 from pit.tables.models import Game, Table
 
+from .models import Adjustment
 from .selectors import period_figures, win_to_drop
 
 GAME_NAMES = dict(Game.choices)
@@ -85,6 +86,14 @@ def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
         table = tables[table_id]
         return (day, table.currency, table.game, table.code)
 
+    notes: dict[tuple, list[str]] = defaultdict(list)
+    for adjustment in Adjustment.objects.filter(
+        gaming_day__range=(filters.date_from, filters.date_to), table_id__in=list(tables)
+    ).select_related("recorded_by_user", "recorded_by_device__table").order_by("id"):
+        amount = from_minor(adjustment.amount_minor, adjustment.currency)
+        notes[adjustment.gaming_day, adjustment.table_id].append(
+            f"{adjustment.figure} {'+' if amount > 0 else ''}{amount}: {adjustment.reason} ({adjustment.recorded_by})"
+        )
     previous_day = None
     tolerance = Decimal(settings.PIT_WIN_RECONCILIATION_TOLERANCE)
     for day, table_id in sorted(keys, key=order):
@@ -125,6 +134,8 @@ def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             "house_win": house_win,
             "theoretical_win": played.get("theoretical_win"),
             "commission": played.get("commission"),
+            "adjustments": money(item.adjustments if item else 0),
+            "adjustment_notes": "; ".join(notes[day, table_id]),
             "win_difference": difference,
             "reconciliation": "" if difference is None else (
                 "beyond tolerance" if abs(difference) > tolerance else "within tolerance"
@@ -170,6 +181,8 @@ MASTER_GAME = ReportDefinition(
         Column("win", "Statutory win", **_money),
         Column("hold", "Win-to-drop %", T.PERCENTAGE, ratio("win", "drop_for_hold"), width=9, places=2),
         Column("drop_for_hold", "Drop of complete rows", T.MONEY, Total.SUM, hidden=True),
+        Column("adjustments", "Adjustments (in the win)", **_money),
+        Column("adjustment_notes", "Adjustments made after the close", T.TEXT, width=40),
         Column("house_win", "House win (wagers)", **_money),
         Column("theoretical_win", "Theoretical win", **_money),
         Column("commission", "Commission owed", **_money),
@@ -190,3 +203,58 @@ MASTER_GAME = ReportDefinition(
     levels=(Level("day", ("gaming_day", "currency"), "Gaming day"), Level("game", ("game",), "Game")),
     audience="accounting",
 )
+
+
+def adjustment_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
+    """Adjustments of closed days of at least PIT_ADJUSTMENT_REPORT_THRESHOLD (either way), by month."""
+    tables = _tables(filters)
+    threshold = Decimal(settings.PIT_ADJUSTMENT_REPORT_THRESHOLD)
+    adjustments = (
+        Adjustment.objects.filter(gaming_day__range=(filters.date_from, filters.date_to), table_id__in=list(tables))
+        .select_related("table", "recorded_by_user", "recorded_by_device__table")
+        .order_by("gaming_day", "table__code", "id")
+    )
+    for adjustment in adjustments.iterator(chunk_size=2000):
+        amount = from_minor(adjustment.amount_minor, adjustment.currency)
+        if abs(amount) < threshold:
+            continue
+        yield {
+            "month": adjustment.gaming_day.strftime("%Y-%m"),
+            "gaming_day": adjustment.gaming_day,
+            "currency": adjustment.currency,
+            "table": adjustment.table.code,
+            "figure": adjustment.get_figure_display(),
+            "amount": amount,
+            "reason": adjustment.reason,
+            "recorded_by": adjustment.recorded_by,
+            "recorded_at": adjustment.recorded_at,
+        }
+
+
+ADJUSTMENTS = ReportDefinition(
+    slug="adjustments",
+    title="Adjustments over the threshold",
+    description=(
+        "Changes to the figures of closed gaming days of at least PIT_ADJUSTMENT_REPORT_THRESHOLD (New Jersey: "
+        "$2,000), with their reason, who made them and when; subtotals per month."
+    ),
+    columns=(
+        Column("month", "Month", T.TEXT, Total.CARRY, width=9),
+        Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
+        Column("gaming_day", "Gaming day", T.DATE, width=12),
+        Column("table", "Table", T.TEXT, width=10),
+        Column("figure", "Figure", T.TEXT, width=10),
+        Column("amount", "Amount", **_money),
+        Column("reason", "Reason", T.TEXT, width=40),
+        Column("recorded_by", "By", T.TEXT, width=16),
+        Column("recorded_at", "At", T.DATETIME, width=20),
+    ),
+    rows=adjustment_rows,
+    estimate=lambda filters: Adjustment.objects.filter(
+        gaming_day__range=(filters.date_from, filters.date_to)
+    ).count(),
+    levels=(Level("month", ("month", "currency"), "Month"),),
+    audience="accounting",
+)
+
+ACCOUNTING_REPORTS = (MASTER_GAME, ADJUSTMENTS)
