@@ -470,6 +470,14 @@ def day_close_blockers(*, gaming_day: dt.date) -> list[str]:
     unreceived = Slip.objects.filter(gaming_day=gaming_day).exclude(steps__step=SlipStepKind.RECEIVED)
     for slip in unreceived.select_related("table"):
         blockers.append(f"{slip} was never received at the table.")
+    unreviewed = RuleViolation.objects.filter(
+        gaming_day=gaming_day, code="win_reconciliation_variance", status="open", cleared_at__isnull=True
+    )
+    for violation in unreviewed.select_related("table").order_by("table__code"):
+        blockers.append(
+            f"The statutory win of {violation.table.code} differs from its wagers (violation {violation.pk}) and "
+            "awaits a pit boss's review."
+        )
     for flag in HoldFlag.objects.filter(gaming_day=gaming_day, findings__isnull=True).select_related("table"):
         blockers.append(f"The win-to-drop of {flag.table.code} ({flag.hold_percent:.2f} %) awaits a finding.")
     return blockers

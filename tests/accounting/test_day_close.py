@@ -22,6 +22,8 @@ from pit.accounting.services import (
     slip_receive,
     slip_request,
 )
+from pit.compliance.models import RuleViolation
+from pit.compliance.services import violation_acknowledge
 from pit.core.errors import Conflict
 from pit.ledger.models import Reconciliation
 from pit.ledger.services import reconciliation_explain
@@ -80,9 +82,15 @@ def test_close_is_refused_naming_every_reason_then_goes_through(day, django_capt
     day_of_play(day, day.bb1, DAY, opener=50, closer=51, drop=0)
     HoldFlag.objects.create(table=day.bb1, gaming_day=DAY, rule="points 3", win_minor=10000, drop_minor=1,
                             hold_percent=1, low_percent=2, high_percent=3, currency="USD")
+    # BB1's statutory win ($100.00) is not what its wagers won (-$95.00): a pit boss reviews it first.
+    variance = RuleViolation.objects.get(code="win_reconciliation_variance")
     with pytest.raises(ValidationError) as error:
         gaming_day_close(gaming_day=DAY, user=day.accountant)
-    assert error.value.message_dict == {"gaming_day": ["The win-to-drop of BB1 (1.00 %) awaits a finding."]}
+    assert error.value.message_dict == {"gaming_day": [
+        f"The statutory win of BB1 differs from its wagers (violation {variance.pk}) and awaits a pit boss's review.",
+        "The win-to-drop of BB1 (1.00 %) awaits a finding.",
+    ]}
+    violation_acknowledge(violation=variance, user=day.boss, note="a payout made short; dealer retrained")
     hold_finding_write(flag=HoldFlag.objects.get(), text="checked", user=day.accountant)
 
     event = gaming_day_close(gaming_day=DAY, user=day.accountant, note="all counted")
