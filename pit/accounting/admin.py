@@ -21,7 +21,21 @@ from pit.core.money import MoneyError, format_money, parse_amount, to_minor
 from pit.tables.models import Table
 
 from . import services
-from .models import DeviceGrant, DropCount, InventoryCount, Slip, SlipKind, SlipStep, SlipStepKind
+from .models import (
+    Adjustment,
+    DayAction,
+    DeviceGrant,
+    DropCount,
+    Figure,
+    GamingDayEvent,
+    HoldFinding,
+    HoldFlag,
+    InventoryCount,
+    Slip,
+    SlipKind,
+    SlipStep,
+    SlipStepKind,
+)
 
 
 def chips_text(chips: dict, currency: str) -> str:
@@ -317,6 +331,134 @@ class DropCountAdmin(RecordAdmin):
             table=table, gaming_day=data["gaming_day"], shift=data["shift"],
             cash=chips_minor(data["cash"], table.currency), chips_minor=amounts["chips"],
             markers_minor=amounts["markers"], actor=Actor(user=request.user),
+        )
+
+
+class FindingForm(forms.Form):
+    flag = forms.ModelChoiceField(queryset=HoldFlag.objects.select_related("table").order_by("-gaming_day"))
+    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 6, "cols": 70}), label="Finding")
+
+
+class DayForm(forms.Form):
+    gaming_day = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
+    action = forms.ChoiceField(choices=[("closed", "Close the day"), ("reopened", "Re-open the day")])
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 70}), required=False,
+                           help_text="Required to re-open: why.")
+
+
+class AdjustmentForm(PeriodForm):
+    table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code")
+    figure = forms.ChoiceField(choices=Figure.choices)
+    amount = forms.DecimalField(decimal_places=2, help_text="Added to the figure; negative to take off.")
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 70}))
+    field_order = ["table", "gaming_day", "shift", "figure", "amount", "reason"]
+
+
+class HoldFindingInline(ReadOnlyInline):
+    model = HoldFinding
+    fields = ("text", "written_by", "written_at")
+    readonly_fields = fields
+
+
+@admin.register(HoldFlag)
+class HoldFlagAdmin(admin.ModelAdmin):
+    """Table-days whose win-to-drop the investigation rule flagged; findings are written on HoldFinding."""
+
+    list_display = ("gaming_day", "table", "hold_percent", "low_percent", "high_percent", "win", "drop", "rule",
+                    "explained")
+    list_filter = (gaming_day_filter(day_field="gaming_day"), "table")
+    list_select_related = ("table",)
+    inlines = [HoldFindingInline]
+    fields = ("table", "gaming_day", "rule", "hold_percent", "low_percent", "high_percent", "win", "drop",
+              "flagged_at")
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("findings")
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="win")
+    def win(self, flag):
+        return money_html(flag.win_minor, flag.currency)
+
+    @admin.display(description="drop")
+    def drop(self, flag):
+        return money_html(flag.drop_minor, flag.currency)
+
+    @admin.display(description="finding written", boolean=True)
+    def explained(self, flag):
+        return bool(flag.findings.all())
+
+
+@admin.register(HoldFinding)
+class HoldFindingAdmin(RecordAdmin):
+    record_permissions = ("accounting.investigate_holdflag",)
+    form_class = FindingForm
+    help = "What the investigation of a flagged win-to-drop found: it stays on record with your name and the time."
+    list_display = ("flag", "written_by", "written_at")
+    list_select_related = ("flag__table", "written_by")
+    fields = ("flag", "text", "written_by", "written_at")
+    readonly_fields = fields
+
+    def record(self, request, data):
+        return services.hold_finding_write(flag=data["flag"], text=data["text"], user=request.user)
+
+
+@admin.register(GamingDayEvent)
+class GamingDayEventAdmin(RecordAdmin):
+    """Closing and re-opening gaming days: the list is their audit trail (who, when, why)."""
+
+    record_permissions = ("accounting.close_gamingday",)
+    form_class = DayForm
+    help = (
+        "A day closes once every shoe is closed and reconciled, every variance explained and every table's "
+        "opener, closer, fills, credits and drop recorded. A closed day is locked: later changes are adjustments."
+    )
+    submit_label = "Record"
+    list_display = ("gaming_day", "action", "by", "at", "note")
+    list_filter = ("action",)
+    list_select_related = ("by",)
+    fields = ("gaming_day", "action", "note", "by", "at")
+    readonly_fields = fields
+
+    def record(self, request, data):
+        if data["action"] == DayAction.CLOSED:
+            return services.gaming_day_close(gaming_day=data["gaming_day"], user=request.user, note=data["note"])
+        return services.gaming_day_reopen(gaming_day=data["gaming_day"], user=request.user, note=data["note"])
+
+
+@admin.register(Adjustment)
+class AdjustmentAdmin(RecordAdmin):
+    record_permissions = ("accounting.record_adjustment",)
+    form_class = AdjustmentForm
+    help = "A change to a figure of a closed gaming day, with its reason; the master game report lists it."
+    list_display = ("gaming_day", "table", "figure", "amount", "reason", "recorded_by", "recorded_at")
+    list_filter = (gaming_day_filter(day_field="gaming_day"), "table", "figure")
+    list_select_related = ("table", "recorded_by_user", "recorded_by_device__table")
+    fields = ("table", "gaming_day", "shift", "figure", "amount", "reason", "recorded_at", "recorded_by")
+    readonly_fields = fields
+
+    @admin.display(description="amount", ordering="amount_minor")
+    def amount(self, adjustment):
+        return money_html(adjustment.amount_minor, adjustment.currency)
+
+    def record(self, request, data):
+        table = data["table"]
+        try:
+            amount = to_minor(data["amount"], table.currency)
+        except MoneyError as error:
+            raise forms.ValidationError(str(error)) from None
+        return services.adjustment_record(
+            table=table, gaming_day=data["gaming_day"], shift=data["shift"], figure=data["figure"],
+            amount_minor=amount, reason=data["reason"], actor=Actor(user=request.user),
         )
 
 

@@ -171,3 +171,105 @@ class DeviceGrant(models.Model):
 
     def __str__(self) -> str:
         return f"{self.device} as {self.scope}"
+
+
+class HoldFlag(models.Model):
+    """A table-day whose win-to-drop falls outside the investigation rule's range (see
+    pit.accounting.services.holds_investigate): it needs a written finding before the day closes."""
+
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="hold_flags")
+    gaming_day = models.DateField(db_index=True)
+    rule = models.CharField(max_length=80, help_text="The rule as configured when the flag was raised.")
+    win_minor = models.BigIntegerField()
+    drop_minor = models.BigIntegerField()
+    hold_percent = models.DecimalField(max_digits=12, decimal_places=4)
+    low_percent = models.DecimalField(max_digits=12, decimal_places=4)
+    high_percent = models.DecimalField(max_digits=12, decimal_places=4)
+    currency = models.CharField(max_length=3)
+    flagged_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-gaming_day", "table"]
+        permissions = [("investigate_holdflag", "Can write the finding of a win-to-drop investigation")]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "gaming_day", "rule"], name="hold_flag_once_per_rule"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table.code} {self.gaming_day} win-to-drop {self.hold_percent:.2f} %"
+
+
+class HoldFinding(models.Model):
+    """The written finding of an investigation: who wrote what, when. Later findings add, never replace."""
+
+    flag = models.ForeignKey(HoldFlag, on_delete=models.PROTECT, related_name="findings")
+    text = models.TextField()
+    written_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    written_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["flag", "written_at", "id"]
+        constraints = [models.CheckConstraint(condition=~models.Q(text=""), name="hold_finding_has_text")]
+
+    def __str__(self) -> str:
+        return f"finding on {self.flag}"
+
+
+class DayAction(models.TextChoices):
+    CLOSED = "closed", "Closed"
+    REOPENED = "reopened", "Re-opened"
+
+
+class GamingDayEvent(models.Model):
+    """A gaming day closed or re-opened by an accountant: the latest event says whether it is locked."""
+
+    gaming_day = models.DateField(db_index=True)
+    action = models.CharField(max_length=8, choices=DayAction.choices)
+    note = models.TextField(blank=True)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-gaming_day", "-id"]
+        permissions = [("close_gamingday", "Can close and re-open a gaming day")]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(action__in=DayAction.values), name="day_event_action_valid"),
+            models.CheckConstraint(
+                condition=models.Q(action="closed") | ~models.Q(note=""), name="day_reopen_has_note"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.gaming_day} {self.action}"
+
+
+class Figure(models.TextChoices):
+    OPENER = "opener", "Opener"
+    CLOSER = "closer", "Closer"
+    FILLS = "fills", "Fills"
+    CREDITS = "credits", "Credits"
+    DROP = "drop", "Drop"
+
+
+class Adjustment(Recorded):
+    """A change to a figure of a closed gaming day: the closed records stay as they were counted."""
+
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="adjustments")
+    gaming_day = models.DateField(db_index=True)
+    shift = models.PositiveSmallIntegerField(default=1)
+    figure = models.CharField(max_length=8, choices=Figure.choices)
+    currency = models.CharField(max_length=3)
+    amount_minor = models.BigIntegerField(help_text="Added to the figure (negative: taken off).")
+    reason = models.TextField()
+
+    class Meta:
+        ordering = ["gaming_day", "table", "id"]
+        permissions = [("record_adjustment", "Can adjust a figure of a closed gaming day")]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(figure__in=Figure.values), name="adjustment_figure_valid"),
+            models.CheckConstraint(condition=~models.Q(amount_minor=0), name="adjustment_not_zero"),
+            models.CheckConstraint(condition=~models.Q(reason=""), name="adjustment_has_reason"),
+        ]
+
+    def __str__(self) -> str:
+        return f"adjustment of {self.table.code} {self.gaming_day} {self.figure}"

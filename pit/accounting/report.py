@@ -10,7 +10,10 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 from typing import Any
+
+from django.conf import settings
 
 from pit.core.money import from_minor
 from pit.reports import selectors as report_selectors
@@ -18,6 +21,7 @@ from pit.reports.definitions import Column, Level, ReportDefinition, ReportFilte
 from pit.reports.definitions import ColumnType as T
 from pit.tables.models import Game, Table
 
+from .models import Adjustment
 from .selectors import period_figures, win_to_drop
 
 GAME_NAMES = dict(Game.choices)
@@ -82,7 +86,16 @@ def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
         table = tables[table_id]
         return (day, table.currency, table.game, table.code)
 
+    notes: dict[tuple, list[str]] = defaultdict(list)
+    for adjustment in Adjustment.objects.filter(
+        gaming_day__range=(filters.date_from, filters.date_to), table_id__in=list(tables)
+    ).select_related("recorded_by_user", "recorded_by_device__table").order_by("id"):
+        amount = from_minor(adjustment.amount_minor, adjustment.currency)
+        notes[adjustment.gaming_day, adjustment.table_id].append(
+            f"{adjustment.figure} {'+' if amount > 0 else ''}{amount}: {adjustment.reason} ({adjustment.recorded_by})"
+        )
     previous_day = None
+    tolerance = Decimal(settings.PIT_WIN_RECONCILIATION_TOLERANCE)
     for day, table_id in sorted(keys, key=order):
         table = tables[table_id]
         currency = table.currency
@@ -102,7 +115,8 @@ def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
         mtd_win, mtd_drop = to_date(table_id, day, day.replace(day=1))
         ytd_win, ytd_drop = to_date(table_id, day, day.replace(month=1, day=1))
         statutory = money(win) if win is not None else None
-        house_win = played.get("house_win")
+        house_win = played.get("house_win") if played else money(0)
+        difference = (statutory - house_win) if statutory is not None else None
         row = {
             "gaming_day": day,
             "currency": currency,
@@ -120,7 +134,12 @@ def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             "house_win": house_win,
             "theoretical_win": played.get("theoretical_win"),
             "commission": played.get("commission"),
-            "win_difference": (statutory - house_win) if statutory is not None and house_win is not None else None,
+            "adjustments": money(item.adjustments if item else 0),
+            "adjustment_notes": "; ".join(notes[day, table_id]),
+            "win_difference": difference,
+            "reconciliation": "" if difference is None else (
+                "beyond tolerance" if abs(difference) > tolerance else "within tolerance"
+            ),
             "win_mtd": money(mtd_win),
             "drop_mtd": money(mtd_drop),
             "hold_mtd": win_to_drop(mtd_win, mtd_drop),
@@ -162,10 +181,13 @@ MASTER_GAME = ReportDefinition(
         Column("win", "Statutory win", **_money),
         Column("hold", "Win-to-drop %", T.PERCENTAGE, ratio("win", "drop_for_hold"), width=9, places=2),
         Column("drop_for_hold", "Drop of complete rows", T.MONEY, Total.SUM, hidden=True),
+        Column("adjustments", "Adjustments (in the win)", **_money),
+        Column("adjustment_notes", "Adjustments made after the close", T.TEXT, width=40),
         Column("house_win", "House win (wagers)", **_money),
         Column("theoretical_win", "Theoretical win", **_money),
         Column("commission", "Commission owed", **_money),
         Column("win_difference", "Statutory - wager win", **_money),
+        Column("reconciliation", "Win reconciliation", T.TEXT, width=16),
         Column("win_mtd", "Win MTD", T.MONEY, _to_date("win_mtd"), width=14),
         Column("drop_mtd", "Drop MTD", T.MONEY, _to_date("drop_mtd"), width=14),
         Column("hold_mtd", "Win-to-drop MTD %", T.PERCENTAGE, _to_date_ratio("win_mtd", "drop_mtd"), width=9),
@@ -181,3 +203,58 @@ MASTER_GAME = ReportDefinition(
     levels=(Level("day", ("gaming_day", "currency"), "Gaming day"), Level("game", ("game",), "Game")),
     audience="accounting",
 )
+
+
+def adjustment_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
+    """Adjustments of closed days of at least PIT_ADJUSTMENT_REPORT_THRESHOLD (either way), by month."""
+    tables = _tables(filters)
+    threshold = Decimal(settings.PIT_ADJUSTMENT_REPORT_THRESHOLD)
+    adjustments = (
+        Adjustment.objects.filter(gaming_day__range=(filters.date_from, filters.date_to), table_id__in=list(tables))
+        .select_related("table", "recorded_by_user", "recorded_by_device__table")
+        .order_by("gaming_day", "table__code", "id")
+    )
+    for adjustment in adjustments.iterator(chunk_size=2000):
+        amount = from_minor(adjustment.amount_minor, adjustment.currency)
+        if abs(amount) < threshold:
+            continue
+        yield {
+            "month": adjustment.gaming_day.strftime("%Y-%m"),
+            "gaming_day": adjustment.gaming_day,
+            "currency": adjustment.currency,
+            "table": adjustment.table.code,
+            "figure": adjustment.get_figure_display(),
+            "amount": amount,
+            "reason": adjustment.reason,
+            "recorded_by": adjustment.recorded_by,
+            "recorded_at": adjustment.recorded_at,
+        }
+
+
+ADJUSTMENTS = ReportDefinition(
+    slug="adjustments",
+    title="Adjustments over the threshold",
+    description=(
+        "Changes to the figures of closed gaming days of at least PIT_ADJUSTMENT_REPORT_THRESHOLD (New Jersey: "
+        "$2,000), with their reason, who made them and when; subtotals per month."
+    ),
+    columns=(
+        Column("month", "Month", T.TEXT, Total.CARRY, width=9),
+        Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
+        Column("gaming_day", "Gaming day", T.DATE, width=12),
+        Column("table", "Table", T.TEXT, width=10),
+        Column("figure", "Figure", T.TEXT, width=10),
+        Column("amount", "Amount", **_money),
+        Column("reason", "Reason", T.TEXT, width=40),
+        Column("recorded_by", "By", T.TEXT, width=16),
+        Column("recorded_at", "At", T.DATETIME, width=20),
+    ),
+    rows=adjustment_rows,
+    estimate=lambda filters: Adjustment.objects.filter(
+        gaming_day__range=(filters.date_from, filters.date_to)
+    ).count(),
+    levels=(Level("month", ("month", "currency"), "Month"),),
+    audience="accounting",
+)
+
+ACCOUNTING_REPORTS = (MASTER_GAME, ADJUSTMENTS)

@@ -7,12 +7,22 @@ with other figures is a Conflict (409) and nothing is written. Findings go to th
 
 - `inventory_chain_break`: an opener that differs from the table's previous closer (by denomination);
 - `slip_amount_mismatch`: a slip issued or received with other chips than requested;
-- `slip_not_received`: a slip of a period whose closer is recorded, never received at the table.
+- `slip_not_received`: a slip of a period whose closer is recorded, never received at the table;
+- `win_reconciliation_variance`: a table-day's statutory win differs from the house win of its
+  recorded wagers by more than PIT_WIN_RECONCILIATION_TOLERANCE (checked whenever the day's
+  figures are complete, again after each later figure or adjustment).
+
+Variance investigation (`holds_investigate`): a complete table-day whose win-to-drop is outside the
+configured rule's range is flagged (a HoldFlag) and needs a written finding. The gaming-day close
+(`gaming_day_close`) locks a day once everything is counted, reconciled and explained; a closed day
+takes only adjustments, which are listed in the master game report.
 """
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
+from decimal import Decimal
+from statistics import NormalDist
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -20,12 +30,32 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 
 from pit import game
-from pit.compliance.services import violation_record
+from pit.compliance.models import RuleViolation
+from pit.compliance.services import violation_record, violations_clear_missing
 from pit.core.actors import Actor
 from pit.core.errors import Conflict
-from pit.core.money import format_money
+from pit.core.money import format_money, to_minor
+from pit.ledger.models import Reconciliation, ReconciliationStatus
+from pit.shoes.models import Shoe, ShoeStatus
+from pit.tables.models import Table
 
-from .models import CountKind, DropCount, InventoryCount, Slip, SlipKind, SlipStep, SlipStepKind
+from . import selectors
+from .locks import day_ensure_open
+from .models import (
+    Adjustment,
+    CountKind,
+    DayAction,
+    DropCount,
+    Figure,
+    GamingDayEvent,
+    HoldFinding,
+    HoldFlag,
+    InventoryCount,
+    Slip,
+    SlipKind,
+    SlipStep,
+    SlipStepKind,
+)
 
 FOUND_BY = "table_accounting"
 MAX_PIECES = 10**7  # more pieces of one denomination than any tray or box holds: a typing error
@@ -136,8 +166,6 @@ def inventory_record(
     recorded (counts keyed in late); a difference is an `inventory_chain_break`. A closer also
     flags the period's slips never received at the table.
     """
-    from .locks import day_ensure_open  # the day close (item 7) refuses writes to a closed day
-
     _check_period(gaming_day=gaming_day, shift=shift)
     if kind not in CountKind.values:
         raise ValidationError({"kind": f"Kind must be one of {', '.join(CountKind.values)}."})
@@ -175,6 +203,7 @@ def inventory_record(
             if earlier_closer is not None and earlier_closer.pk == count.pk:
                 _chain_check(opener=later_opener, closer=count)
         slips_flag_unreceived(table=table, gaming_day=gaming_day, shift=shift)
+    win_reconcile(table=table, gaming_day=gaming_day)
     return count
 
 
@@ -185,8 +214,6 @@ def slip_request(
     actor: Actor,
 ) -> Slip:
     """The pit asks for a fill (chips from the cage) or a credit (chips back to the cage)."""
-    from .locks import day_ensure_open
-
     if kind not in SlipKind.values:
         raise ValidationError({"kind": f"Kind must be one of {', '.join(SlipKind.values)}."})
     number = (number or "").strip()
@@ -213,8 +240,6 @@ def slip_request(
 
 
 def _slip_step(*, slip: Slip, step: str, chips: Mapping, actor: Actor, signed_by=None) -> SlipStep:
-    from .locks import day_ensure_open
-
     chips, total = chips_normalize(chips)
     slip = Slip.objects.select_related("table").get(pk=slip.pk)
     day_ensure_open(gaming_day=slip.gaming_day)
@@ -238,6 +263,8 @@ def _slip_step(*, slip: Slip, step: str, chips: Mapping, actor: Actor, signed_by
             finding=finding, fingerprint=f"slip_mismatch:{slip.pk}:{step}", table=slip.table,
             gaming_day=slip.gaming_day, found_by=FOUND_BY,
         )
+    if created and step == SlipStepKind.RECEIVED:
+        win_reconcile(table=slip.table, gaming_day=slip.gaming_day)
     return recorded
 
 
@@ -282,8 +309,6 @@ def drop_record(
     actor: Actor,
 ) -> DropCount:
     """The soft count of a table's drop box: notes by denomination, chips and markers found in it."""
-    from .locks import day_ensure_open
-
     _check_period(gaming_day=gaming_day, shift=shift)
     cash, cash_minor = chips_normalize(cash, field="cash")
     for name, value in (("chips", chips_minor), ("markers", markers_minor)):
@@ -301,4 +326,207 @@ def drop_record(
         ("cash", "chips_minor", "markers_minor"),
         f"The drop of {table.code} for {gaming_day} shift {shift}",
     )
+    win_reconcile(table=table, gaming_day=gaming_day)
     return drop
+
+
+# ---------------------------------------------------------------------------------------- win reconciliation
+WIN_CHECK = "win_reconciliation"
+
+
+def win_tolerance_minor(currency: str) -> int:
+    return to_minor(Decimal(settings.PIT_WIN_RECONCILIATION_TOLERANCE), currency)
+
+
+def win_reconcile(*, table, gaming_day: dt.date) -> int | None:
+    """Compare a table-day's statutory win with the house win of its recorded wagers; beyond the
+    tolerance it is a `win_reconciliation_variance` (one per difference: a finding that no longer
+    holds after a later figure is cleared, never deleted). Returns the difference in minor units,
+    or None while the day's figures are incomplete."""
+    difference = selectors.win_difference_minor(table=table, gaming_day=gaming_day)
+    if difference is not None:
+        hold_check(
+            table_id=table.pk, gaming_day=gaming_day, win=difference[0], drop=difference[2], currency=table.currency
+        )
+    scope = RuleViolation.objects.filter(table=table, gaming_day=gaming_day, code="win_reconciliation_variance")
+    found: set[str] = set()
+    if difference is not None and abs(difference[0] - difference[1]) > win_tolerance_minor(table.currency):
+        statutory, wagers, _ = difference
+        fingerprint = f"{WIN_CHECK}:{table.pk}:{gaming_day}:{statutory}:{wagers}"
+        found.add(fingerprint)
+        gap = statutory - wagers
+        finding = game.violation(
+            "win_reconciliation_variance",
+            f"The statutory win of {table.code} on {gaming_day} is {format_money(statutory, table.currency)}; "
+            f"its recorded wagers won {format_money(wagers, table.currency)}: "
+            f"{format_money(abs(gap), table.currency)} {'more' if gap > 0 else 'less'} in the tray and drop "
+            "than the wagers account for.",
+        )
+        violation_record(
+            finding=finding, fingerprint=fingerprint, table=table, gaming_day=gaming_day, found_by=WIN_CHECK
+        )
+    violations_clear_missing(scope=scope, found_by=WIN_CHECK, fingerprints_found=found)
+    return None if difference is None else difference[0] - difference[1]
+
+
+# ---------------------------------------------------------------------------------------- investigation
+def hold_rule() -> tuple[str, Decimal, int]:
+    """(kind, value, prior days) of the investigation rule, from the settings:
+    `points`: flag a win-to-drop more than `value` points from the table's own over the prior days;
+    `interval`: flag one outside the `value` % interval (normal) of its daily win-to-drop over them."""
+    kind = settings.PIT_HOLD_RULE
+    if kind not in ("points", "interval"):
+        raise ValueError(f"PIT_HOLD_RULE must be 'points' or 'interval', not {kind!r}")
+    return kind, Decimal(settings.PIT_HOLD_RULE_VALUE), settings.PIT_HOLD_RULE_PRIOR_DAYS
+
+
+def hold_range(*, table_id: int, gaming_day: dt.date) -> tuple[Decimal, Decimal] | None:
+    """The win-to-drop range (in percent) a table-day should fall in, from the prior days; None when
+    the prior days give no base (fewer than two complete days with a drop)."""
+    kind, value, prior_days = hold_rule()
+    prior = selectors.daily_holds(
+        table_id=table_id, date_from=gaming_day - dt.timedelta(days=prior_days),
+        date_to=gaming_day - dt.timedelta(days=1),
+    )
+    if len(prior) < 2:
+        return None
+    hundred = Decimal(100)
+    if kind == "points":
+        base = Decimal(sum(win for _, win, _ in prior)) / Decimal(sum(drop for _, _, drop in prior)) * hundred
+        return base - value, base + value
+    holds = [Decimal(win) / Decimal(drop) * hundred for _, win, drop in prior]
+    mean = sum(holds) / len(holds)
+    deviation = (sum((hold - mean) ** 2 for hold in holds) / (len(holds) - 1)).sqrt()
+    # The normal quantile is not money: a float here, rounded to six places, is exact enough.
+    z = Decimal(str(round(NormalDist().inv_cdf((1 + float(value) / 100) / 2), 6)))
+    return mean - z * deviation, mean + z * deviation
+
+
+def hold_check(*, table_id: int, gaming_day: dt.date, win: int | None, drop: int | None, currency: str):
+    """Flag a complete table-day whose win-to-drop is outside the rule's range (once per rule)."""
+
+    if win is None or not drop:
+        return None
+    bounds = hold_range(table_id=table_id, gaming_day=gaming_day)
+    hold = Decimal(win) / Decimal(drop) * 100
+    if bounds is None or bounds[0] <= hold <= bounds[1]:
+        return None
+    kind, value, prior_days = hold_rule()
+    flag, _ = HoldFlag.objects.get_or_create(
+        table_id=table_id, gaming_day=gaming_day, rule=f"{kind} {value} over {prior_days} prior days",
+        defaults={
+            "win_minor": win, "drop_minor": drop, "currency": currency,
+            "hold_percent": hold.quantize(Decimal("0.0001")),
+            "low_percent": bounds[0].quantize(Decimal("0.0001")),
+            "high_percent": bounds[1].quantize(Decimal("0.0001")),
+        },
+    )
+    return flag
+
+
+@transaction.atomic
+def holds_investigate(*, gaming_day: dt.date) -> int:
+    """Check every complete table-day of a gaming day against the rule (after a rule change, say);
+    safe to run again. Returns how many table-days are flagged."""
+    flagged = 0
+    for (_, table_id, _), item in selectors.period_figures(date_from=gaming_day, date_to=gaming_day).items():
+        if hold_check(table_id=table_id, gaming_day=gaming_day, win=item.win, drop=item.drop, currency=item.currency):
+            flagged += 1
+    return flagged
+
+
+@transaction.atomic
+def hold_finding_write(*, flag, text: str, user):
+    """Record the written finding of an investigation (who, when, what)."""
+
+    if not (text or "").strip():
+        raise ValidationError({"text": "Write what the investigation found."})
+    return HoldFinding.objects.create(flag=flag, text=text.strip(), written_by=user)
+
+
+# ---------------------------------------------------------------------------------------- day close
+def day_close_blockers(*, gaming_day: dt.date) -> list[str]:
+    """What still stands in the way of closing a gaming day, in words (empty: it may close)."""
+
+    blockers: list[str] = []
+    shoes = Shoe.objects.filter(coups__gaming_day=gaming_day).distinct().select_related("table")
+    for shoe in shoes.order_by("table__code", "pk"):
+        if shoe.status == ShoeStatus.DEALING:
+            blockers.append(f"Shoe {shoe} is still dealing.")
+            continue
+        reconciliation = Reconciliation.objects.filter(shoe=shoe).first()
+        if reconciliation is None:
+            blockers.append(f"Shoe {shoe} is not reconciled yet.")
+        elif reconciliation.status == ReconciliationStatus.VARIANCE:
+            blockers.append(f"The commission box variance of shoe {shoe} is not explained.")
+    figures = selectors.period_figures(date_from=gaming_day, date_to=gaming_day)
+    played = {table_id for (_, table_id, _) in figures} | set(shoes.values_list("table_id", flat=True))
+    codes = dict(Table.objects.filter(pk__in=played).values_list("pk", "code"))
+    for table_id in sorted(played, key=codes.get):
+        item = figures.get((gaming_day, table_id, 0))
+        missing = [name for name in ("opener", "closer", "drop") if item is None or item.counted[name] != item.shifts]
+        if missing:
+            blockers.append(f"Table {codes[table_id]} has no {', '.join(missing)} recorded for every shift.")
+    unreceived = Slip.objects.filter(gaming_day=gaming_day).exclude(steps__step=SlipStepKind.RECEIVED)
+    for slip in unreceived.select_related("table"):
+        blockers.append(f"{slip} was never received at the table.")
+    unreviewed = RuleViolation.objects.filter(
+        gaming_day=gaming_day, code="win_reconciliation_variance", status="open", cleared_at__isnull=True
+    )
+    for violation in unreviewed.select_related("table").order_by("table__code"):
+        blockers.append(
+            f"The statutory win of {violation.table.code} differs from its wagers (violation {violation.pk}) and "
+            "awaits a pit boss's review."
+        )
+    for flag in HoldFlag.objects.filter(gaming_day=gaming_day, findings__isnull=True).select_related("table"):
+        blockers.append(f"The win-to-drop of {flag.table.code} ({flag.hold_percent:.2f} %) awaits a finding.")
+    return blockers
+
+
+@transaction.atomic
+def gaming_day_close(*, gaming_day: dt.date, user, note: str = ""):
+    """Close (lock) a gaming day: refused, naming every reason, until it is all counted and explained."""
+
+    if selectors.day_is_closed(gaming_day):
+        raise Conflict(f"Gaming day {gaming_day} is already closed.", gaming_day=gaming_day.isoformat())
+    blockers = day_close_blockers(gaming_day=gaming_day)
+    if blockers:
+        raise ValidationError({"gaming_day": blockers})
+    return GamingDayEvent.objects.create(gaming_day=gaming_day, action=DayAction.CLOSED, note=note.strip(), by=user)
+
+
+@transaction.atomic
+def gaming_day_reopen(*, gaming_day: dt.date, user, note: str):
+    """Re-open a closed day (say why): its records take new facts again; the events keep the history."""
+
+    if not (note or "").strip():
+        raise ValidationError({"note": "Say why the day is re-opened."})
+    if not selectors.day_is_closed(gaming_day):
+        raise Conflict(f"Gaming day {gaming_day} is not closed.", gaming_day=gaming_day.isoformat())
+    return GamingDayEvent.objects.create(gaming_day=gaming_day, action=DayAction.REOPENED, note=note.strip(), by=user)
+
+
+@transaction.atomic
+def adjustment_record(
+    *, table, gaming_day: dt.date, figure: str, amount_minor: int, reason: str, actor: Actor, shift: int = 1,
+):
+    """Change a figure of a closed gaming day by an amount, with the reason; the win follows."""
+
+    if figure not in Figure.values:
+        raise ValidationError({"figure": f"Figure must be one of {', '.join(Figure.values)}."})
+    if isinstance(amount_minor, bool) or not isinstance(amount_minor, int) or amount_minor == 0:
+        raise ValidationError({"amount": "An adjustment is a non-zero amount."})
+    if not (reason or "").strip():
+        raise ValidationError({"reason": "Say why the figure changes."})
+    _check_period(gaming_day=gaming_day, shift=shift)
+    if not selectors.day_is_closed(gaming_day):
+        raise Conflict(
+            f"Gaming day {gaming_day} is open: record the count, slip or drop itself, not an adjustment.",
+            gaming_day=gaming_day.isoformat(),
+        )
+    adjustment = Adjustment.objects.create(
+        table=table, gaming_day=gaming_day, shift=shift, figure=figure, currency=table.currency,
+        amount_minor=amount_minor, reason=reason.strip(), **actor.recorded_fields(),
+    )
+    win_reconcile(table=table, gaming_day=gaming_day)
+    return adjustment

@@ -27,9 +27,11 @@ _LEDGER_RECORDS = _view(
     "ledger.commissionentry", "ledger.boxcount", "ledger.reconciliation", "ledger.reconciliationseat",
     "ledger.reconciliationsupplement", "ledger.reconciliationsupplementseat",
 )
-# Table accounting (pit.accounting): chip tray counts, fill/credit slips and their steps, drop counts.
+# Table accounting (pit.accounting): chip tray counts, fill/credit slips and their steps, drop counts,
+# win-to-drop investigations, gaming-day closes and adjustments.
 _ACCOUNTING_RECORDS = _view(
     "accounting.inventorycount", "accounting.slip", "accounting.slipstep", "accounting.dropcount",
+    "accounting.holdflag", "accounting.holdfinding", "accounting.gamingdayevent", "accounting.adjustment",
 )
 # Dealers: the roster, who dealt where and when, whose fault each reviewed violation was.
 _DEALER_RECORDS = _view("dealers.dealer", "dealers.dealerrotation", "dealers.violationfault")
@@ -70,6 +72,7 @@ ROLES: dict[str, frozenset[str]] = {
         | _LEDGER_RECORDS
         | _ACCOUNTING_RECORDS
         | {"ledger.change_reconciliation", RUN_REPORTS, "accounting.record_dropcount"}
+        | {"accounting.investigate_holdflag", "accounting.close_gamingday", "accounting.record_adjustment"}
     ),
     # The cage issues fills and takes credits back; it sees the tables and the slips, nothing else.
     Role.CAGE.value: frozenset(

@@ -110,6 +110,8 @@ DEMO_FAULTS = {
     "miscounted_box": 0.25,
     "foreign_card": 0.002,
 }
+# Table accounting's mistakes in the demo: a short fill and a miscounted drop now and then.
+DEMO_ACCOUNTING_FAULTS = {"short_fill": 0.3, "miscounted_drop": 0.15}
 DEMO_DAYS = 3
 DEMO_SHOES_PER_DAY = 2
 DEMO_SEED = 2026
@@ -151,10 +153,11 @@ def demo_pit_play(
     on_coup=None,
 ):
     """A few gaming days of play at every table, ending now with a shoe dealing at each."""
+    from pit.floor.accounting import simulate_accounting
     from pit.floor.clients import ServicesFloorClient
     from pit.floor.simulator import simulate
 
-    return simulate(
+    result = simulate(
         ServicesFloorClient(),
         tables=[code for code, *_ in DEMO_TABLES],
         days=days,
@@ -167,3 +170,6 @@ def demo_pit_play(
         batch_size=40,
         on_coup=on_coup,
     )
+    # The chip trays, fills, credits and drops that go with that play (see pit.floor.accounting).
+    result.faults += simulate_accounting(coup_ids=result.coup_ids, seed=DEMO_SEED, faults=DEMO_ACCOUNTING_FAULTS)
+    return result

@@ -183,7 +183,7 @@ REPORTS: dict[str, ReportDefinition] = {
     report.slug: report for report in (COMMISSION, COMMISSION_DETAIL, TABLE_RESULTS, VIOLATIONS)
 }
 
-# Table accounting's master game report is defined in its own app and registered here.
-from pit.accounting.report import MASTER_GAME  # noqa: E402
+# Table accounting's reports are defined in its own app and registered here.
+from pit.accounting.report import ACCOUNTING_REPORTS  # noqa: E402
 
-REPORTS[MASTER_GAME.slug] = MASTER_GAME
+REPORTS.update({report.slug: report for report in ACCOUNTING_REPORTS})

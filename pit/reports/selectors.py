@@ -514,7 +514,9 @@ def _deducted_stream(filters: ReportFilters) -> Iterator[dict[str, Any]]:
         return
     wagers = (
         _coup_scope(
-            wagers_standing(Wager.objects.filter(coup__paytable_id__in=deducting, result=WagerResult.WIN)), "coup__", filters
+            wagers_standing(Wager.objects.filter(coup__paytable_id__in=deducting, result=WagerResult.WIN)),
+            "coup__",
+            filters,
         )
         .order_by("coup__gaming_day", "currency", _code_order("coup__shoe__table__code"), "pk")
         .values_list(

@@ -4,6 +4,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from pit.accounting.services import drop_record, inventory_record, slip_issue, slip_receive, slip_request
 from pit.accounts.models import Role
 from pit.accounts.services import user_create_with_role
 from pit.core.actors import Actor
@@ -30,3 +31,20 @@ def pit(db):
         actor=Actor(user=users["boss"]),
         **users,
     )
+
+
+def day_of_play(pit, table, day, *, opener, closer, fills=(), credits=(), drop, shift=1):
+    """Counts and slips of one table and period, all in $100 chips (denominations in cents)."""
+    def count(kind, pieces):
+        inventory_record(table=table, gaming_day=day, shift=shift, kind=kind, chips={"10000": pieces},
+                         dealer=pit.dealer, pit_boss=pit.boss, actor=pit.actor)
+
+    count("opener", opener)
+    for kind, amounts in (("fill", fills), ("credit", credits)):
+        for index, pieces in enumerate(amounts):
+            slip = slip_request(kind=kind, number=f"{kind}-{table.code}-{day}-{shift}-{index}", table=table,
+                                gaming_day=day, shift=shift, reason="tray", chips={"10000": pieces}, actor=pit.actor)
+            slip_issue(slip=slip, chips={"10000": pieces}, actor=pit.actor)
+            slip_receive(slip=slip, chips={"10000": pieces}, actor=pit.actor)
+    count("closer", closer)
+    drop_record(table=table, gaming_day=day, shift=shift, cash={"10000": drop}, actor=pit.actor)

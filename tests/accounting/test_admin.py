@@ -86,3 +86,25 @@ def test_accountant_enters_the_soft_count_and_pit_boss_may_not(client, pit):
     assert (drop.cash_minor, drop.chips_minor, drop.total_minor, drop.recorded_by_user) == (
         530000, 25000, 555000, pit.accountant,
     )
+
+
+def test_accountant_closes_the_day_and_adjusts_it_in_the_admin(client, pit):
+    from pit.accounting.models import Adjustment, GamingDayEvent
+
+    client.force_login(pit.accountant)
+    inventory = {"table": "BB1", "gaming_day": DAY, "shift": 1, "kind": "opener", "chips": "100 x 50",
+                 "dealer": "dealer", "pit_boss": "boss"}
+    assert post(client, "inventorycount", inventory).status_code == 403  # accountants do not count trays
+    # A day with nothing recorded closes at once.
+    assert post(client, "gamingdayevent", {"gaming_day": DAY, "action": "closed", "note": ""}).status_code == 302
+    day = DAY.replace(day=21)
+    client.force_login(pit.boss)
+    post(client, "inventorycount", {**inventory, "gaming_day": day})
+    client.force_login(pit.accountant)
+    refused = post(client, "gamingdayevent", {"gaming_day": day, "action": "closed", "note": ""})
+    assert "Table BB1 has no closer, drop recorded for every shift." in refused.content.decode()
+    assert list(GamingDayEvent.objects.values_list("gaming_day", "action")) == [(DAY, "closed")]
+    adjusted = post(client, "adjustment", {"table": "BB1", "gaming_day": DAY, "shift": 1, "figure": "drop",
+                                           "amount": "-25.00", "reason": "miscounted"})
+    assert adjusted.status_code == 302
+    assert Adjustment.objects.get().amount_minor == -2500

@@ -10,12 +10,12 @@ import pytest
 from pit.accounting.models import CountKind, DropCount, InventoryCount, SlipKind, SlipStep
 from pit.accounting.report import MASTER_GAME
 from pit.accounting.selectors import period_figures, statutory_win_minor
-from pit.accounting.services import drop_record, inventory_record, slip_issue, slip_receive, slip_request
+from pit.accounting.services import inventory_record, slip_request
 from pit.reports.catalog import REPORTS, TABLE_RESULTS
 from pit.reports.definitions import ReportFilters, report_lines
 from pit.reports.renderers import csv_chunks, json_chunks
 from tests import factories
-from tests.accounting.conftest import DAY
+from tests.accounting.conftest import DAY, day_of_play
 
 pytestmark = pytest.mark.django_db
 
@@ -28,23 +28,6 @@ def test_the_formula():
     # The README's worked example: drop 5,550 + closer 4,000 + credits 500 - opener 4,000 - fills 3,000.
     assert statutory_win_minor(drop=555000, closer=400000, credits=50000, opener=400000, fills=300000) == 305000
     assert statutory_win_minor(drop=0, closer=100, credits=0, opener=300, fills=0) == -200
-
-
-def day_of_play(pit, table, day, *, opener, closer, fills=(), credits=(), drop, shift=1):
-    """Counts and slips of one table and period, all in $100 chips (denominations in cents)."""
-    def count(kind, pieces):
-        inventory_record(table=table, gaming_day=day, shift=shift, kind=kind, chips={"10000": pieces},
-                         dealer=pit.dealer, pit_boss=pit.boss, actor=pit.actor)
-
-    count("opener", opener)
-    for kind, amounts in (("fill", fills), ("credit", credits)):
-        for index, pieces in enumerate(amounts):
-            slip = slip_request(kind=kind, number=f"{kind}-{table.code}-{day}-{shift}-{index}", table=table,
-                                gaming_day=day, shift=shift, reason="tray", chips={"10000": pieces}, actor=pit.actor)
-            slip_issue(slip=slip, chips={"10000": pieces}, actor=pit.actor)
-            slip_receive(slip=slip, chips={"10000": pieces}, actor=pit.actor)
-    count("closer", closer)
-    drop_record(table=table, gaming_day=day, shift=shift, cash={"10000": drop}, actor=pit.actor)
 
 
 @pytest.fixture

@@ -14,8 +14,18 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.urls import reverse
 
-from pit.accounting.models import DeviceGrant, DropCount, InventoryCount, Slip, SlipStep
-from pit.accounting.services import drop_record, inventory_record, slip_issue, slip_request
+from pit.accounting.models import (
+    Adjustment,
+    DeviceGrant,
+    DropCount,
+    GamingDayEvent,
+    HoldFinding,
+    HoldFlag,
+    InventoryCount,
+    Slip,
+    SlipStep,
+)
+from pit.accounting.services import adjustment_record, drop_record, inventory_record, slip_issue, slip_request
 from pit.accounts.models import Device, Role
 from pit.accounts.services import device_create
 from pit.compliance.models import RuleViolation
@@ -53,6 +63,10 @@ MODELS = {
     "dealers_dealer": Dealer,
     "dealers_dealerrotation": DealerRotation,
     "dealers_violationfault": ViolationFault,
+    "accounting_holdflag": HoldFlag,
+    "accounting_holdfinding": HoldFinding,
+    "accounting_gamingdayevent": GamingDayEvent,
+    "accounting_adjustment": Adjustment,
     "auth_user": get_user_model(),
     "auth_group": Group,
 }
@@ -67,7 +81,10 @@ _FLOOR_AND_LEDGER = {
     "ledger_reconciliation",
     "paytables_paytableconfiguration",
 }
-_ACCOUNTING = {"accounting_inventorycount", "accounting_slip", "accounting_slipstep", "accounting_dropcount"}
+_ACCOUNTING = {
+    "accounting_inventorycount", "accounting_slip", "accounting_slipstep", "accounting_dropcount",
+    "accounting_holdflag", "accounting_holdfinding", "accounting_gamingdayevent", "accounting_adjustment",
+}
 # (role, admin page) -> allowed; everything else is denied. Nobody but a superuser adds or deletes,
 # except table accounting's facts, whose "add" page records one through its service.
 ALLOWED = {
@@ -86,7 +103,9 @@ ALLOWED = {
         Role.PIT_BOSS.value: {"accounting_inventorycount", "accounting_slip", "accounting_slipstep"}
         # Pit bosses record who comes in at a table and whose fault a violation was (through the services).
         | {"dealers_dealerrotation", "dealers_violationfault"},
-        Role.ACCOUNTANT.value: {"accounting_dropcount"},
+        Role.ACCOUNTANT.value: {
+            "accounting_dropcount", "accounting_holdfinding", "accounting_gamingdayevent", "accounting_adjustment",
+        },
         Role.CAGE.value: {"accounting_slipstep"},
     }.items()
     for model in models
@@ -126,6 +145,15 @@ def floor(db, django_capture_on_commit_callbacks):
         )
         slip_issue(slip=slip, chips={"2500": 4}, actor=Actor())
         drop_record(table=table, gaming_day=day, cash={"10000": 2}, actor=Actor())
+        flag = HoldFlag.objects.create(
+            table=table, gaming_day=day, rule="points 3", win_minor=1, drop_minor=2, hold_percent=50,
+            low_percent=10, high_percent=20, currency="USD",
+        )
+        HoldFinding.objects.create(flag=flag, text="recounted", written_by=signers[0])
+        GamingDayEvent.objects.create(gaming_day=day, action="closed", by=signers[0])
+        adjustment_record(
+            table=table, gaming_day=day, figure="drop", amount_minor=500, reason="late box", actor=Actor()
+        )
         dealer = dealer_create(code="D042", name="Ana Lima")
         dealer_rotate(table=table, dealer=dealer, started_at=shoe.shuffled_at)
     violation_attribute(

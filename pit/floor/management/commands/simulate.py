@@ -58,6 +58,12 @@ class Command(PitCommand):
             "wrong_payout=0.01,miscounted_box=0.1,foreign_card=0.01; "
             "a bare number sets every fault.",
         )
+        parser.add_argument(
+            "--accounting-fault-rate",
+            default="",
+            help="Table accounting faults: short_fill=0.2,miscounted_drop=0.1 (a bare number sets both). "
+            "Openers, closers, fills, credits and drops are recorded after the play (not with --url or --live).",
+        )
         parser.add_argument("--seed", type=integer, default=0)
         parser.add_argument("--decks", type=at_least(1), default=8)
         parser.add_argument("--leave-open", action="store_true", help="End each table with a shoe still dealing.")
@@ -75,8 +81,11 @@ class Command(PitCommand):
         parser.add_argument("--coups", type=at_least(1), default=None, help="Stop after this many coups (--live).")
 
     def handle(self, *args, **options):
+        from pit.floor.accounting import parse_accounting_faults, simulate_accounting
+
         try:
             rates = parse_fault_rates(options["fault_rate"])
+            accounting_rates = parse_accounting_faults(options["accounting_fault_rate"])
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         codes = self._tables(options["tables"], remote=bool(options["url"]))
@@ -117,6 +126,11 @@ class Command(PitCommand):
                 raise CommandError(str(exc)) from exc
             finally:
                 progress.finish()
+            accounting_faults = (
+                []
+                if options["url"]
+                else simulate_accounting(coup_ids=result.coup_ids, seed=options["seed"], faults=accounting_rates)
+            )
         seconds = time.monotonic() - started
         self.stdout.write(
             f"Dealt {result.coups} coups in {result.shoes} shoe(s) at {len(codes)} table(s) "
@@ -127,6 +141,10 @@ class Command(PitCommand):
         for fault in result.faults:
             ids = f" [shoe id {fault.shoe_id}" + (f", coup id {fault.coup_id}" if fault.coup_id else "") + "]"
             self.stdout.write(f"  {fault}{ids}")
+        if not options["url"]:
+            self.stdout.write(f"Table accounting recorded; accounting faults injected: {len(accounting_faults)}")
+            for fault in accounting_faults:
+                self.stdout.write(f"  {fault.kind} ({fault.code}) at {fault.table}: {fault.detail}")
 
     def _live(self, client, codes, rates, options) -> None:
         from pit.floor.simulator import deal_live

@@ -1,0 +1,72 @@
+"""Win-to-drop investigation: the configurable rule (points from the table's base, or outside an
+interval of its prior days), the table-days it flags (once), and the written findings."""
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from pit.accounting.models import HoldFinding, HoldFlag
+from pit.accounting.services import hold_finding_write, holds_investigate
+from tests.accounting.conftest import DAY, day_of_play
+
+pytestmark = pytest.mark.django_db
+
+
+def before(days: int) -> dt.date:
+    return DAY - dt.timedelta(days=days)
+
+
+def hold_day(pit, day, percent: int):
+    """A day of BB1 with a $10,000 drop and a win of `percent` % of it (in $100 chips)."""
+    day_of_play(pit, pit.bb1, day, opener=100, closer=percent, drop=100)
+
+
+def test_points_from_base(pit, settings):
+    settings.PIT_HOLD_RULE, settings.PIT_HOLD_RULE_VALUE = "points", "3"
+    hold_day(pit, before(3), 20)
+    hold_day(pit, before(2), 20)
+    assert not HoldFlag.objects.exists()  # the first day has no base; the second is on it
+    hold_day(pit, before(1), 23)  # 3 points from 20: within
+    hold_day(pit, DAY, 27)  # base over the three prior days: 63 / 300 = 21 %; 27 is 6 points off
+    flag = HoldFlag.objects.get()
+    assert (flag.table, flag.gaming_day, flag.hold_percent, flag.low_percent, flag.high_percent) == (
+        pit.bb1, DAY, Decimal("27.0000"), Decimal("18.0000"), Decimal("24.0000"),
+    )
+    assert (flag.win_minor, flag.drop_minor, flag.rule) == (270000, 1000000, "points 3 over 365 prior days")
+    assert holds_investigate(gaming_day=DAY) == 1
+    assert HoldFlag.objects.count() == 1
+
+
+def test_outside_the_prior_interval(pit, settings):
+    settings.PIT_HOLD_RULE, settings.PIT_HOLD_RULE_VALUE = "interval", "95"
+    for days, percent in ((3, 20), (2, 24), (1, 22)):
+        hold_day(pit, before(days), percent)
+    hold_day(pit, DAY, 26)  # mean 22, sd 2: 95 % is 22 +/- 1.959964 x 2 = 18.08 to 25.92
+    flag = HoldFlag.objects.get()
+    assert (flag.low_percent, flag.high_percent) == (Decimal("18.0801"), Decimal("25.9199"))
+
+
+def test_interval_only_over_the_configured_prior_days(pit, settings):
+    settings.PIT_HOLD_RULE, settings.PIT_HOLD_RULE_VALUE, settings.PIT_HOLD_RULE_PRIOR_DAYS = "interval", "95", 2
+    hold_day(pit, before(3), 90)  # outside the two prior days: not in the base
+    hold_day(pit, before(2), 20)
+    hold_day(pit, before(1), 24)
+    hold_day(pit, DAY, 25)  # mean 22, sd 2.83: 16.46 to 27.54
+    assert not HoldFlag.objects.exists()
+
+
+def test_findings_record_who_and_when(pit, settings):
+    settings.PIT_HOLD_RULE_VALUE = "1"
+    hold_day(pit, before(2), 20)
+    hold_day(pit, before(1), 20)
+    hold_day(pit, DAY, 40)
+    flag = HoldFlag.objects.get()
+    with pytest.raises(ValidationError) as error:
+        hold_finding_write(flag=flag, text="  ", user=pit.accountant)
+    assert error.value.message_dict == {"text": ["Write what the investigation found."]}
+    text = "A player's big win on coup 40; surveillance reviewed."
+    finding = hold_finding_write(flag=flag, text=text, user=pit.accountant)
+    assert (finding.written_by, finding.text) == (pit.accountant, text)
+    assert finding.written_at is not None
+    assert HoldFinding.objects.count() == 1
