@@ -449,9 +449,15 @@ def table_result_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
     )
     # In the order of the report's levels, (gaming day, currency), then by table: a subtotal closes
     # exactly the rows of its key however the table codes of two currencies interleave.
+    # Reversals of accruals on wagers that stand: a correction's or a void's reversals are of wagers
+    # that no longer stand, whose commission `wagers_standing` leaves out already.
     reversals = (
         _coup_scope(
-            CommissionEntry.objects.filter(kind=EntryKind.REVERSAL, reverses__kind=EntryKind.ACCRUED),
+            CommissionEntry.objects.filter(
+                kind=EntryKind.REVERSAL,
+                reverses__kind=EntryKind.ACCRUED,
+                reverses__wager__in=wagers_standing().values("pk"),
+            ),
             "reverses__wager__coup__",
             filters,
         )
