@@ -5,10 +5,11 @@
   per outage, not per request) and leaves the row for the pickup.
 - The task deletes its row when it has run (`PitTask.on_success`), or when it is parked as failed.
 - `outbox_dispatch_due` (beat, `core.outbox_dispatch`, every 20 s) sends rows never sent, and sends
-  again an urgent task not completed PIT_OUTBOX_REDISPATCH_SECONDS after its last send (doubling
-  each time: a worker killed under it, a broker that lost it). A bulk task (an export may run long)
-  is sent again only after CELERY_TASK_TIME_LIMIT. A row sent more than PIT_TASK_MAX_DELIVERIES
-  times without completing is parked as a failed task, for staff, instead of being sent forever.
+  again a reconciliation not completed PIT_OUTBOX_REDISPATCH_SECONDS after its last send (a coup
+  check after 4 times as long; doubling each time: a worker killed under it, a broker that lost it).
+  A bulk task (an export may run long) is sent again only after CELERY_TASK_TIME_LIMIT. A row sent
+  more than PIT_TASK_MAX_DELIVERIES times without completing is parked as a failed task, for staff,
+  instead of being sent forever.
 Tasks are safe to run twice, so a second send costs a little work, never a wrong record.
 """
 import datetime as dt
@@ -24,7 +25,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from pit.core.models import OutboxMessage
-from pit.core.queues import URGENT, task_queue
+from pit.core.queues import URGENT, task_route
 
 logger = logging.getLogger(__name__)
 
@@ -95,10 +96,13 @@ def outbox_message_done(*, task_id: str) -> None:
 
 
 def _redispatch_after(message: OutboxMessage) -> dt.timedelta:
-    if task_queue(message.task_name, message.args) == URGENT:
-        base = settings.PIT_OUTBOX_REDISPATCH_SECONDS
-        return dt.timedelta(seconds=min(base * 2 ** max(message.attempts - 1, 0), 3600))
-    return dt.timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
+    queue, priority = task_route(message.task_name, message.args, message.kwargs)
+    if queue != URGENT:
+        return dt.timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
+    # A reconciliation is served first, so one not done after the grace was lost. The checks of coups
+    # may be queued behind a busy stream: give them longer, or re-sending would only add to the queue.
+    base = settings.PIT_OUTBOX_REDISPATCH_SECONDS * (1 if priority == 0 else 4)
+    return dt.timedelta(seconds=min(base * 2 ** max(message.attempts - 1, 0), 3600))
 
 
 def _park(message: OutboxMessage) -> None:

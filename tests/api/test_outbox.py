@@ -16,7 +16,7 @@ from pit.compliance.models import RuleViolation
 from pit.compliance.tasks import coups_sweep_task, coups_verify
 from pit.core.models import FailedTask, OutboxMessage
 from pit.core.outbox import _BrokerState, outbox_dispatch_due, outbox_enqueue
-from pit.core.queues import BULK, URGENT, task_queue
+from pit.core.queues import BULK, URGENT, task_queue, task_route
 from pit.ledger.models import Reconciliation
 from pit.ledger.tasks import shoe_reconcile
 from pit.reports.tasks import report_export_run
@@ -154,6 +154,16 @@ def test_a_task_sent_but_never_completed_is_sent_again_with_doubling_grace_then_
     assert parked.error == "Sent 5 times from the outbox without completing (limit 5); parked, not sent again."
 
 
+def test_a_coup_check_is_sent_again_after_four_times_the_grace(django_capture_on_commit_callbacks, shoe):
+    with mock.patch.object(coups_verify, "apply_async") as send:
+        with django_capture_on_commit_callbacks(execute=True):
+            outbox_enqueue(coups_verify, [1])
+        last = OutboxMessage.objects.get().dispatched_at
+        assert outbox_dispatch_due(now=last + dt.timedelta(seconds=179)) == 0
+        assert outbox_dispatch_due(now=last + dt.timedelta(seconds=181)) == 1
+    assert [call.kwargs["task_id"] for call in send.call_args_list] == [OutboxMessage.objects.get().task_id] * 2
+
+
 def test_a_bulk_task_is_sent_again_only_after_the_task_time_limit(settings, django_capture_on_commit_callbacks):
     with mock.patch.object(report_export_run, "apply_async") as send:
         with django_capture_on_commit_callbacks(execute=True):
@@ -188,7 +198,10 @@ def test_a_rolled_back_write_owes_nothing(shoe, django_capture_on_commit_callbac
     assert (callbacks, _owed(), Reconciliation.objects.count()) == ([], [], 0)
 
 
-def test_tasks_go_to_queues_by_urgency(settings):
+def test_tasks_go_to_queues_by_urgency_and_reconciliations_before_coup_checks(settings):
+    assert task_route("ledger.shoe_reconcile", [1]) == (URGENT, 0)
+    assert task_route("core.outbox_dispatch") == (URGENT, 0)
+    assert task_route("compliance.coups_verify", [[1]]) == (URGENT, 6)
     assert task_queue("ledger.shoe_reconcile", [1]) == URGENT
     assert task_queue("ledger.shoes_reconcile_missing") == URGENT
     assert task_queue("core.outbox_dispatch") == URGENT
