@@ -86,7 +86,7 @@ class OutboxMessage(models.Model):
 
     class Meta:
         ordering = ["created_at", "id"]
-        # Plumbing, not a record anyone reviews: no admin page, no permissions (/healthz counts it).
+        # Plumbing, not a record anyone reviews: no admin page, no permissions.
         default_permissions = ()
 
     def __str__(self) -> str:

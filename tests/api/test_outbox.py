@@ -81,11 +81,11 @@ def test_coups_posted_while_the_broker_is_down_are_201_owed_and_logged_once(
         )
     ]
 
-    # Still down: the pickup stops at the first refusal and keeps everything.
+    # Still down: the pickup merges the two checks into one, is refused and keeps it.
     with broker_down() as sends:
         assert outbox_dispatch_due(now=_later(10)) == 0
     assert sends.call_count == 1
-    assert len(_owed()) == 2
+    assert _owed() == [("compliance.coups_verify", [[one.pk, two.pk]], None, 0)]
 
 
 def test_the_pickup_sends_what_the_broker_refused_once_it_is_back(
@@ -97,10 +97,24 @@ def test_the_pickup_sends_what_the_broker_refused_once_it_is_back(
     assert len(_owed()) == 2 and RuleViolation.objects.count() == 0
 
     assert outbox_dispatch_due(now=timezone.now()) == 0  # younger than the send grace: maybe still on its way
-    assert outbox_dispatch_due(now=_later(10)) == 2
+    with mock.patch.object(coups_verify, "apply_async", wraps=coups_verify.apply_async) as sends:
+        assert outbox_dispatch_due(now=_later(10)) == 1  # the two checks owed, merged into one
+    one, two = Coup.objects.order_by("number")
+    assert [call.kwargs["args"] for call in sends.call_args_list] == [[[one.pk, two.pk]]]
 
     assert _owed() == []
     assert list(RuleViolation.objects.values_list("code", "coup__number")) == [("reported_winner_mismatch", 2)]
+
+
+def test_unsent_checks_are_merged_up_to_the_urgent_batch_size(settings, django_capture_on_commit_callbacks):
+    settings.PIT_URGENT_VERIFY_MAX_COUPS = 3
+    with broker_down(), django_capture_on_commit_callbacks(execute=True):
+        for coup_ids in ([1], [2, 3], [4], [5], [6, 7, 8, 9]):
+            outbox_enqueue(coups_verify, coup_ids)
+        outbox_enqueue(shoe_reconcile, 99)
+    with mock.patch.object(coups_verify, "apply_async") as sends, mock.patch.object(shoe_reconcile, "apply_async"):
+        assert outbox_dispatch_due(now=_later(10)) == 4
+    assert [call.kwargs["args"] for call in sends.call_args_list] == [[[1, 2, 3]], [[4, 5]], [[6, 7, 8, 9]]]
 
 
 def test_a_shoe_closed_while_the_broker_is_down_is_200_and_reconciled_by_the_pickup(

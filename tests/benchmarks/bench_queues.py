@@ -254,8 +254,10 @@ def main() -> int:
     os.environ.update({key: env[key] for key in ("DATABASE_URL", "CELERY_BROKER_URL", "PIT_VAR_DIR",
                                                  "DJANGO_SETTINGS_MODULE", "DJANGO_DEBUG")})
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
+    # The urgent worker's database sessions are named, so that phase 2 finds the one it blocked.
+    urgent_env = {**env, "DATABASE_URL": f"{url}?application_name=bench-urgent-worker"}
     urgent = Celery(["worker", "-Q", "urgent", "-c", "2", "-n", "urgent@bench", "--loglevel", "WARNING"],
-                    env, scratch / "urgent.log")
+                    urgent_env, scratch / "urgent.log")
     bulk = Celery(["worker", "-Q", "bulk", "-c", "1", "-n", "bulk@bench", "--loglevel", "WARNING"],
                   env, scratch / "bulk.log")
     beat = Celery(["beat", "-s", str(scratch / "beat-schedule"), "--loglevel", "WARNING"], env, scratch / "beat.log")
@@ -341,7 +343,7 @@ def run(url, urgent, bulk, beat, server) -> int:  # noqa: PLR0915 (one script, t
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT pid FROM pg_stat_activity WHERE datname = %s AND wait_event_type = 'Lock' "
-                "AND query LIKE %s", [BENCH_DB, "%shoes_shoe%"]
+                "AND application_name = 'bench-urgent-worker'", [BENCH_DB]
             )
             row = cursor.fetchone()
         return row and row[0]
