@@ -130,6 +130,8 @@ def _merge_unsent_checks(*, before) -> None:
     )
     chunks: list[list[OutboxMessage]] = [[]]
     for row in rows:
+        if len(row.args) != 1 or row.kwargs:
+            continue  # not the shape `coups_verify(coup_ids)` the services send: sent as it is
         size = sum(len(other.args[0]) for other in chunks[-1])
         if chunks[-1] and size + len(row.args[0]) > settings.PIT_URGENT_VERIFY_MAX_COUPS:
             chunks.append([])
