@@ -14,7 +14,10 @@ VERIFY_TASK = "compliance.coups_verify"
 
 # Within the urgent queue a reconciliation goes before the checks of coups (Redis: a lower number is
 # served first; no priority is 0). Under a stream that outruns the workers the checks wait, the
-# reconciliation the pit boss waits for does not.
+# reconciliation the pit boss waits for does not. A check of several coups at once is a floor (or
+# the outbox) catching up after an outage: those coups are older than the live stream's, so their
+# check goes before the single checks.
+CATCH_UP_CHECK_PRIORITY = 3
 COUP_CHECK_PRIORITY = 6
 
 
@@ -26,7 +29,7 @@ def route_coups_verify(name, args, kwargs, options, task=None, **kw):
     coup_ids = (args[0] if args else None) or kwargs.get("coup_ids") or ()
     if len(coup_ids) > settings.PIT_URGENT_VERIFY_MAX_COUPS:
         return {"queue": BULK}
-    return {"queue": URGENT, "priority": COUP_CHECK_PRIORITY}
+    return {"queue": URGENT, "priority": COUP_CHECK_PRIORITY if len(coup_ids) == 1 else CATCH_UP_CHECK_PRIORITY}
 
 
 def task_route(name: str, args=(), kwargs=None) -> tuple[str, int]:

@@ -216,6 +216,7 @@ def test_tasks_go_to_queues_by_urgency_and_reconciliations_before_coup_checks(se
     assert task_route("ledger.shoe_reconcile", [1]) == (URGENT, 0)
     assert task_route("core.outbox_dispatch") == (URGENT, 0)
     assert task_route("compliance.coups_verify", [[1]]) == (URGENT, 6)
+    assert task_route("compliance.coups_verify", [[1, 2]]) == (URGENT, 3)  # catching up: older coups first
     assert task_queue("ledger.shoe_reconcile", [1]) == URGENT
     assert task_queue("ledger.shoes_reconcile_missing") == URGENT
     assert task_queue("core.outbox_dispatch") == URGENT

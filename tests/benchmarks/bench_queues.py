@@ -364,8 +364,12 @@ def run(url, urgent, bulk, beat, server) -> int:  # noqa: PLR0915 (one script, t
     figure("sigkill_recovery_over_target_90s", f"{recovery / 90:.2f}", "x")
 
     # Phase 3: the broker stopped while the floor keeps recording, then started again.
+    import redis
     from django.utils import timezone
 
+    queued = redis.Redis(port=REDIS_PORT)
+    backlog = sum(queued.llen(key) for key in queued.keys("urgent*"))
+    print(f"urgent queue backlog when the broker stops: {backlog} messages (checks the workers had not reached)")
     floor.tables = tables
     floor.start()
     server.stop()
