@@ -86,6 +86,8 @@ class OutboxMessage(models.Model):
 
     class Meta:
         ordering = ["created_at", "id"]
+        # Plumbing, not a record anyone reviews: no admin page, no permissions.
+        default_permissions = ()
 
     def __str__(self) -> str:
         return f"{self.task_name}{tuple(self.args)} ({self.task_id})"

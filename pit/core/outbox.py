@@ -3,12 +3,15 @@
 - `outbox_enqueue` (inside the write's transaction) inserts an OutboxMessage and sends the task
   after commit. The send never raises into the request: with the broker down it logs one line (once
   per outage, not per request) and leaves the row for the pickup.
+- Checks of coups never sent (an outage) are merged into checks of up to PIT_URGENT_VERIFY_MAX_COUPS
+  coups each before they are sent, so the catch-up after an outage is a few tasks, not one per coup.
 - The task deletes its row when it has run (`PitTask.on_success`), or when it is parked as failed.
 - `outbox_dispatch_due` (beat, `core.outbox_dispatch`, every 20 s) sends rows never sent, and sends
-  again an urgent task not completed PIT_OUTBOX_REDISPATCH_SECONDS after its last send (doubling
-  each time: a worker killed under it, a broker that lost it). A bulk task (an export may run long)
-  is sent again only after CELERY_TASK_TIME_LIMIT. A row sent more than PIT_TASK_MAX_DELIVERIES
-  times without completing is parked as a failed task, for staff, instead of being sent forever.
+  again a reconciliation not completed PIT_OUTBOX_REDISPATCH_SECONDS after its last send (a coup
+  check after 4 times as long; doubling each time: a worker killed under it, a broker that lost it).
+  A bulk task (an export may run long) is sent again only after CELERY_TASK_TIME_LIMIT. A row sent
+  more than PIT_TASK_MAX_DELIVERIES times without completing is parked as a failed task, for staff,
+  instead of being sent forever.
 Tasks are safe to run twice, so a second send costs a little work, never a wrong record.
 """
 import datetime as dt
@@ -24,7 +27,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from pit.core.models import OutboxMessage
-from pit.core.queues import URGENT, task_queue
+from pit.core.queues import URGENT, VERIFY_TASK, task_route
 
 logger = logging.getLogger(__name__)
 
@@ -95,10 +98,13 @@ def outbox_message_done(*, task_id: str) -> None:
 
 
 def _redispatch_after(message: OutboxMessage) -> dt.timedelta:
-    if task_queue(message.task_name, message.args) == URGENT:
-        base = settings.PIT_OUTBOX_REDISPATCH_SECONDS
-        return dt.timedelta(seconds=min(base * 2 ** max(message.attempts - 1, 0), 3600))
-    return dt.timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
+    queue, priority = task_route(message.task_name, message.args, message.kwargs)
+    if queue != URGENT:
+        return dt.timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
+    # A reconciliation is served first, so one not done after the grace was lost. The checks of coups
+    # may be queued behind a busy stream: give them longer, or re-sending would only add to the queue.
+    base = settings.PIT_OUTBOX_REDISPATCH_SECONDS * (1 if priority == 0 else 4)
+    return dt.timedelta(seconds=min(base * 2 ** max(message.attempts - 1, 0), 3600))
 
 
 def _park(message: OutboxMessage) -> None:
@@ -115,11 +121,39 @@ def _park(message: OutboxMessage) -> None:
     message.delete()
 
 
+def _merge_unsent_checks(*, before) -> None:
+    """Checks of coups the broker never got (an outage) are sent as checks of up to
+    PIT_URGENT_VERIFY_MAX_COUPS coups each: one task per 50 coups catches up far faster than one per coup."""
+    rows = list(
+        OutboxMessage.objects.filter(task_name=VERIFY_TASK, dispatched_at__isnull=True, created_at__lt=before)
+        .order_by("created_at", "id")[:PICKUP_BATCH]
+    )
+    chunks: list[list[OutboxMessage]] = [[]]
+    for row in rows:
+        if len(row.args) != 1 or row.kwargs:
+            continue  # not the shape `coups_verify(coup_ids)` the services send: sent as it is
+        size = sum(len(other.args[0]) for other in chunks[-1])
+        if chunks[-1] and size + len(row.args[0]) > settings.PIT_URGENT_VERIFY_MAX_COUPS:
+            chunks.append([])
+        chunks[-1].append(row)
+    with transaction.atomic():
+        for chunk in chunks:
+            if len(chunk) < 2:
+                continue
+            OutboxMessage.objects.filter(pk__in=[row.pk for row in chunk]).delete()
+            merged = OutboxMessage.objects.create(
+                task_id=str(uuid.uuid4()), task_name=VERIFY_TASK,
+                args=[[coup_id for row in chunk for coup_id in row.args[0]]],
+            )
+            OutboxMessage.objects.filter(pk=merged.pk).update(created_at=chunk[0].created_at)
+
+
 def outbox_dispatch_due(*, now=None) -> int:
     """Send what is owed and not on its way; returns how many were sent. Stops at the first send the
     broker refuses (the rest waits for the next run)."""
     now = now or timezone.now()
     sent = 0
+    _merge_unsent_checks(before=now - SEND_GRACE)
     first_due = now - dt.timedelta(seconds=settings.PIT_OUTBOX_REDISPATCH_SECONDS)
     candidates = OutboxMessage.objects.filter(
         Q(dispatched_at__isnull=True) | Q(dispatched_at__lt=first_due), created_at__lt=now - SEND_GRACE

@@ -12,18 +12,35 @@ BULK = "bulk"
 VERIFY_TASK = "compliance.coups_verify"
 
 
+# Within the urgent queue a reconciliation goes before the checks of coups (Redis: a lower number is
+# served first; no priority is 0). Under a stream that outruns the workers the checks wait, the
+# reconciliation the pit boss waits for does not. A check of several coups at once is a floor (or
+# the outbox) catching up after an outage: those coups are older than the live stream's, so their
+# check goes before the single checks.
+CATCH_UP_CHECK_PRIORITY = 3
+COUP_CHECK_PRIORITY = 6
+
+
 def route_coups_verify(name, args, kwargs, options, task=None, **kw):
-    """The check of a few coups is urgent; a batch larger than PIT_URGENT_VERIFY_MAX_COUPS is bulk."""
+    """The check of a few coups is urgent (after reconciliations); a batch larger than
+    PIT_URGENT_VERIFY_MAX_COUPS is bulk."""
     if name != VERIFY_TASK:
         return None
     coup_ids = (args[0] if args else None) or kwargs.get("coup_ids") or ()
-    return {"queue": URGENT if len(coup_ids) <= settings.PIT_URGENT_VERIFY_MAX_COUPS else BULK}
+    if len(coup_ids) > settings.PIT_URGENT_VERIFY_MAX_COUPS:
+        return {"queue": BULK}
+    return {"queue": URGENT, "priority": COUP_CHECK_PRIORITY if len(coup_ids) == 1 else CATCH_UP_CHECK_PRIORITY}
 
 
-def task_queue(name: str, args=(), kwargs=None) -> str:
-    """The queue CELERY_TASK_ROUTES sends this task to."""
+def task_route(name: str, args=(), kwargs=None) -> tuple[str, int]:
+    """(queue, priority) CELERY_TASK_ROUTES gives this task; priority 0 is served first."""
     from pit.celery import app
 
     route = app.amqp.router.route({}, name, list(args), kwargs or {})
     queue = route.get("queue")
-    return getattr(queue, "name", queue) or settings.CELERY_TASK_DEFAULT_QUEUE
+    return getattr(queue, "name", queue) or settings.CELERY_TASK_DEFAULT_QUEUE, route.get("priority") or 0
+
+
+def task_queue(name: str, args=(), kwargs=None) -> str:
+    """The queue CELERY_TASK_ROUTES sends this task to."""
+    return task_route(name, args, kwargs)[0]

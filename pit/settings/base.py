@@ -260,8 +260,9 @@ if not CELERY_BROKER_IS_EMBEDDED:
         socket_connect_timeout=2, max_retries=1, interval_start=0, interval_step=0.2, interval_max=0.2
     )
 # The outbox (pit.core.models.OutboxMessage): a task owed by a write is kept in the database with
-# it; the pickup sends what the broker never got, and sends again an urgent task not completed this
-# many seconds after its last send (doubling each time), e.g. one lost with a killed worker.
+# it; the pickup sends what the broker never got, and sends again a reconciliation not completed this
+# many seconds after its last send (a coup check 4x later; doubling each time), e.g. one lost with a
+# killed worker.
 PIT_OUTBOX_REDISPATCH_SECONDS = env.int("PIT_OUTBOX_REDISPATCH_SECONDS", default=45)
 # Periodic jobs (celery beat), in casino time (CELERY_TIMEZONE).
 CELERY_BEAT_SCHEDULE: dict = {

@@ -16,7 +16,7 @@ from pit.compliance.models import RuleViolation
 from pit.compliance.tasks import coups_sweep_task, coups_verify
 from pit.core.models import FailedTask, OutboxMessage
 from pit.core.outbox import _BrokerState, outbox_dispatch_due, outbox_enqueue
-from pit.core.queues import BULK, URGENT, task_queue
+from pit.core.queues import BULK, URGENT, task_queue, task_route
 from pit.ledger.models import Reconciliation
 from pit.ledger.tasks import shoe_reconcile
 from pit.reports.tasks import report_export_run
@@ -81,11 +81,11 @@ def test_coups_posted_while_the_broker_is_down_are_201_owed_and_logged_once(
         )
     ]
 
-    # Still down: the pickup stops at the first refusal and keeps everything.
+    # Still down: the pickup merges the two checks into one, is refused and keeps it.
     with broker_down() as sends:
         assert outbox_dispatch_due(now=_later(10)) == 0
     assert sends.call_count == 1
-    assert len(_owed()) == 2
+    assert _owed() == [("compliance.coups_verify", [[one.pk, two.pk]], None, 0)]
 
 
 def test_the_pickup_sends_what_the_broker_refused_once_it_is_back(
@@ -97,10 +97,24 @@ def test_the_pickup_sends_what_the_broker_refused_once_it_is_back(
     assert len(_owed()) == 2 and RuleViolation.objects.count() == 0
 
     assert outbox_dispatch_due(now=timezone.now()) == 0  # younger than the send grace: maybe still on its way
-    assert outbox_dispatch_due(now=_later(10)) == 2
+    with mock.patch.object(coups_verify, "apply_async", wraps=coups_verify.apply_async) as sends:
+        assert outbox_dispatch_due(now=_later(10)) == 1  # the two checks owed, merged into one
+    one, two = Coup.objects.order_by("number")
+    assert [call.kwargs["args"] for call in sends.call_args_list] == [[[one.pk, two.pk]]]
 
     assert _owed() == []
     assert list(RuleViolation.objects.values_list("code", "coup__number")) == [("reported_winner_mismatch", 2)]
+
+
+def test_unsent_checks_are_merged_up_to_the_urgent_batch_size(settings, django_capture_on_commit_callbacks):
+    settings.PIT_URGENT_VERIFY_MAX_COUPS = 3
+    with broker_down(), django_capture_on_commit_callbacks(execute=True):
+        for coup_ids in ([1], [2, 3], [4], [5], [6, 7, 8, 9]):
+            outbox_enqueue(coups_verify, coup_ids)
+        outbox_enqueue(shoe_reconcile, 99)
+    with mock.patch.object(coups_verify, "apply_async") as sends, mock.patch.object(shoe_reconcile, "apply_async"):
+        assert outbox_dispatch_due(now=_later(10)) == 4
+    assert [call.kwargs["args"] for call in sends.call_args_list] == [[[1, 2, 3]], [[4, 5]], [[6, 7, 8, 9]]]
 
 
 def test_a_shoe_closed_while_the_broker_is_down_is_200_and_reconciled_by_the_pickup(
@@ -154,6 +168,16 @@ def test_a_task_sent_but_never_completed_is_sent_again_with_doubling_grace_then_
     assert parked.error == "Sent 5 times from the outbox without completing (limit 5); parked, not sent again."
 
 
+def test_a_coup_check_is_sent_again_after_four_times_the_grace(django_capture_on_commit_callbacks, shoe):
+    with mock.patch.object(coups_verify, "apply_async") as send:
+        with django_capture_on_commit_callbacks(execute=True):
+            outbox_enqueue(coups_verify, [1])
+        last = OutboxMessage.objects.get().dispatched_at
+        assert outbox_dispatch_due(now=last + dt.timedelta(seconds=179)) == 0
+        assert outbox_dispatch_due(now=last + dt.timedelta(seconds=181)) == 1
+    assert [call.kwargs["task_id"] for call in send.call_args_list] == [OutboxMessage.objects.get().task_id] * 2
+
+
 def test_a_bulk_task_is_sent_again_only_after_the_task_time_limit(settings, django_capture_on_commit_callbacks):
     with mock.patch.object(report_export_run, "apply_async") as send:
         with django_capture_on_commit_callbacks(execute=True):
@@ -188,7 +212,11 @@ def test_a_rolled_back_write_owes_nothing(shoe, django_capture_on_commit_callbac
     assert (callbacks, _owed(), Reconciliation.objects.count()) == ([], [], 0)
 
 
-def test_tasks_go_to_queues_by_urgency(settings):
+def test_tasks_go_to_queues_by_urgency_and_reconciliations_before_coup_checks(settings):
+    assert task_route("ledger.shoe_reconcile", [1]) == (URGENT, 0)
+    assert task_route("core.outbox_dispatch") == (URGENT, 0)
+    assert task_route("compliance.coups_verify", [[1]]) == (URGENT, 6)
+    assert task_route("compliance.coups_verify", [[1, 2]]) == (URGENT, 3)  # catching up: older coups first
     assert task_queue("ledger.shoe_reconcile", [1]) == URGENT
     assert task_queue("ledger.shoes_reconcile_missing") == URGENT
     assert task_queue("core.outbox_dispatch") == URGENT
