@@ -96,3 +96,19 @@ def test_the_coup_answer_example_is_what_the_server_answers_for_the_request_exam
     assert {k: v for k, v in answer.items() if k not in volatile} == {
         k: v for k, v in example.items() if k not in volatile
     }
+
+
+def test_the_odds_and_house_edge_examples_are_the_engines():
+    table = factories.table("BB1", preset="commission_box")
+    device = _device_client(table)
+    odds = device.get(f"/api/v1/paytables/{table.paytable_id}/odds/?decks=8").json()
+    banker = next(bet for bet in odds["bets"] if bet["bet"] == "banker")
+    assert banker == COMPONENT_EXAMPLES["BetOdds"]
+    assert (odds["decks"], odds["cards"]) == (COMPONENT_EXAMPLES["Odds"]["decks"], COMPONENT_EXAMPLES["Odds"]["cards"])
+    paytable = device.get("/api/v1/paytables/").json()["results"][0]
+    example = COMPONENT_EXAMPLES["Paytable"]
+    assert {bet: paytable["house_edges"][bet] for bet in example["house_edges"]} == example["house_edges"]
+    assert {key: paytable["rules"][key] for key in example["rules"] if key != "bets"} == {
+        key: value for key, value in example["rules"].items() if key != "bets"
+    }
+    assert {bet: paytable["rules"]["bets"][bet] for bet in example["rules"]["bets"]} == example["rules"]["bets"]
