@@ -24,6 +24,7 @@ The REST API of pit for floor systems (card-reading shoes, table terminals, bet 
   `"１０.００"` is a 400 naming the field.
 * A batch holds at most 5,000 coups; a body at most 8 MiB (`PIT_API_MAX_BODY_BYTES`), which holds
   5,000 coups with 7 wagers each. A larger body is a **413** (`too_large`) naming both limits.
+* `reported_winner` is `player`, `banker` or `tie`; `null` or left out when the table reports none.
 * Cards are codes in dealt order: rank `A 2-9 T(or 10) J Q K`, then suit `S H D C` (`"TD"`, `"5H"`).
 * Unknown fields are refused. Bodies are JSON (`Content-Type: application/json`); anything else is 415.
 * Malformed input is refused with a 400 naming the field and nothing is stored. Well-formed input
@@ -59,6 +60,12 @@ Without the header, coups are still recorded at most once: a coup number is uniq
 same coup again (the same cards, wagers, reported winner and dealt time) answers 200 with the coup
 recorded before; the same number with anything different is a 409 whose `errors` name each
 difference (e.g. `wagers[1].amount`), nothing of it is written, and a violation is recorded.
+
+## Waiting for a reconciliation
+`GET /api/v1/shoes/{id}/reconciliation/` answers 202 with `{"status": "dealing" | "pending",
+"retry_after_seconds"}` and a `Retry-After` header until the reconciliation exists (a dealing shoe is
+reconciled when it is closed at the shuffle; a closed one within seconds), then 200. 404 means there is
+no such shoe.
 
 ## Lists
 Lists are paginated: `?page=2&page_size=200` (at most 1000), answered as

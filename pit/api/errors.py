@@ -169,6 +169,9 @@ def exception_response(exc) -> Response | None:
             headers["WWW-Authenticate"] = exc.auth_header
         if getattr(exc, "wait", None):
             headers["Retry-After"] = str(int(exc.wait))
+        retry_after = (getattr(exc, "details", None) or {}).get("retry_after_seconds")
+        if retry_after is not None:  # e.g. the 409 of a request whose Idempotency-Key is still in use
+            headers["Retry-After"] = str(int(retry_after))
         code = _CODES.get(exc.status_code, "error")
         message = exc.detail if isinstance(exc.detail, str) else "The request was refused."
         errors = {} if isinstance(exc.detail, str) else flatten_errors(exc.detail)

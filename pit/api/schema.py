@@ -116,9 +116,9 @@ def postprocess_description(result, generator, request, public):
         for method, operation in operations.items():
             for code, response in operation.get("responses", {}).items():
                 headers = {}
-                if method == "post" and code.startswith("2"):
+                if method == "post" and code[0] in "234":  # a stored answer, errors included, is replayed
                     headers["Idempotent-Replayed"] = _REPLAYED
-                if code in ("202", "429"):
+                if code in ("202", "429") or (method == "post" and code == "409"):
                     headers["Retry-After"] = _RETRY_AFTER
                 if headers:
                     response.setdefault("headers", {}).update(headers)

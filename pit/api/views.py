@@ -168,7 +168,6 @@ def api_not_found(request, *args, **kwargs):
 # ---------------------------------------------------------------------------------------- tables
 @extend_schema(tags=["tables"], summary="Tables: all of them for staff, its own table for a device")
 class TableListView(generics.ListAPIView):
-
     serializer_class = s.TableSerializer
     read_permissions = ("tables.view_table",)
     device_access = DEVICE_READ
@@ -537,7 +536,6 @@ class CoupDetailView(APIView):
     tags=["violations"], summary="Rule violations, newest first; filter by status, table (code), gaming_day, code"
 )
 class ViolationListView(generics.ListAPIView):
-
     serializer_class = s.ViolationSerializer
     filterset_class = ViolationFilter
     read_permissions = ("compliance.view_ruleviolation",)
@@ -588,7 +586,6 @@ def paytables_for(request):
 
 @extend_schema(tags=["paytables"], summary="Paytable configurations (every version); a device sees its table's")
 class PaytableListView(generics.ListAPIView):
-
     serializer_class = s.PaytableSerializer
     read_permissions = ("paytables.view_paytableconfiguration",)
     device_access = DEVICE_READ

@@ -184,10 +184,16 @@ class _Context:
             yield finding
 
     def load_tables(self, table_ids: set[int]) -> None:
+        """Each table's limits, code and status, and its opens and closes."""
         missing = table_ids - set(self.limits)
         if not missing:
             return
-        currencies = dict(Table.objects.filter(pk__in=missing).values_list("pk", "currency"))
+        currencies = {}
+        for pk, currency, code, status in Table.objects.filter(pk__in=missing).values_list(
+            "pk", "currency", "code", "status"
+        ):
+            currencies[pk], self.table_codes[pk], self.table_status[pk] = currency, code, status
+        self._load_table_history(missing)
         bets: dict[int, dict[str, game.BetLimit]] = {table_id: {} for table_id in missing}
         for table_id, bet, low, high in TableLimit.objects.filter(table_id__in=missing).values_list(
             "table_id", "bet", "minimum_minor", "maximum_minor"
@@ -199,14 +205,11 @@ class _Context:
         for table_id, limits in bets.items():
             self.limits[table_id] = game.TableLimits(limits)
 
-    def load_table_history(self, table_ids: set[int]) -> None:
-        """Each table's opens and closes in the order they were recorded, and its status now."""
-        missing = table_ids - set(self.table_codes)
-        if not missing:
-            return
-        for pk, code, status in Table.objects.filter(pk__in=missing).values_list("pk", "code", "status"):
-            self.table_codes[pk], self.table_status[pk] = code, status
-            self.table_events[pk] = ([], [])
+    def _load_table_history(self, missing: set[int]) -> None:
+        """Each table's opens and closes in the order they were recorded (its code and status now are
+        read with its currency, by load_tables)."""
+        for table_id in missing:
+            self.table_events[table_id] = ([], [])
         for table_id, recorded_at, kind in (
             TableEvent.objects.filter(table_id__in=missing).order_by("recorded_at", "pk")
             .values_list("table_id", "recorded_at", "kind")
@@ -319,7 +322,6 @@ def _chunk_check(shoe_ids: list[int], *, selected: Q, context: _Context) -> Chec
         ).values_list("pk", "fingerprint", "coup_id", "cleared_at", "message")
     }
     context.load_tables({shoe["table_id"] for shoe in shoes.values()})
-    context.load_table_history({shoe["table_id"] for shoe in shoes.values()})
     context.load_paytables(paytable_ids)
 
     found: dict[str, tuple[Finding, dict]] = {}

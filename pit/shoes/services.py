@@ -20,7 +20,7 @@ from pit import game
 from pit.core.actors import SYSTEM, Actor
 from pit.core.errors import Conflict
 from pit.core.gaming_day import gaming_day_for
-from pit.core.money import MoneyError, settlement_unit, to_minor
+from pit.core.money import MoneyError, from_minor, settlement_unit, to_minor
 from pit.core.outbox import outbox_enqueue
 from pit.paytables.selectors import engine_paytable
 from pit.records.services import records_chain
@@ -269,7 +269,6 @@ class _CoupRecord:
 def _repost_differences(recorded: _CoupRecord, posted: _CoupRecord, currency: str) -> dict[str, list[str]]:
     """Each field path of the repost (as posted: `wagers[2].amount`) whose value differs from the coup
     recorded, with both values. Empty for a true replay. A repost without `dealt_at` leaves it as it was."""
-    from pit.core.money import from_minor
 
     def amount(minor):
         return "none" if minor is None else str(from_minor(minor, currency))
@@ -422,10 +421,9 @@ def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -
         batch_conflicts: list[tuple[int, _PreparedCoup]] = []
         for index, item in prepared.items():
             number = item.item.number
-            posted = _CoupRecord.posted(item)
             if number in in_batch and number not in existing:
                 # The same number twice in one batch: judged against the first, which is stored now.
-                first = prepared[in_batch[number]]
+                first, posted = prepared[in_batch[number]], _CoupRecord.posted(item)
                 differences = _repost_differences(
                     dataclasses.replace(_CoupRecord.posted(first), dealt_at=first.item.dealt_at or posted.dealt_at),
                     posted, table.currency,
@@ -440,7 +438,7 @@ def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -
             if number in existing:
                 coup = existing[number]
                 differences = _repost_differences(
-                    _CoupRecord.recorded(coup, recorded_wagers[coup.pk]), posted, table.currency
+                    _CoupRecord.recorded(coup, recorded_wagers[coup.pk]), _CoupRecord.posted(item), table.currency
                 )
                 if not differences:
                     outcomes[index] = CoupOutcome(CoupOutcomeStatus.EXISTING, coup=coup)

@@ -160,3 +160,12 @@ def test_redoc_is_served_offline(client):
     response = client.get("/api/v1/redoc/")
     assert response.status_code == 200
     assert b"redoc" in response.content.lower() and b"/static/drf_spectacular_sidecar/redoc" in response.content
+
+
+def test_a_409_that_says_when_to_retry_sends_retry_after_as_declared(schema):
+    from pit.api.errors import ConflictError, exception_response
+
+    response = exception_response(ConflictError("Still running.", details={"retry_after_seconds": 1}))
+    assert (response.status_code, response["Retry-After"]) == (409, "1")
+    coup_post = schema["paths"]["/api/v1/shoes/{shoe_id}/coups/"]["post"]["responses"]
+    assert coup_post["409"]["headers"]["Retry-After"]["schema"] == {"type": "integer", "minimum": 0}

@@ -75,7 +75,8 @@ def test_every_answer_object_has_an_example_that_its_schema_accepts():
     schema = _schema()
     components = schema["components"]["schemas"]
     answers = {name for name in components if not name.endswith(("Request", "Enum"))}
-    assert answers <= set(COMPONENT_EXAMPLES), sorted(answers - set(COMPONENT_EXAMPLES))
+    missing = sorted(answers - set(COMPONENT_EXAMPLES))
+    assert not missing, f"add an example of each to pit/api/examples.py COMPONENT_EXAMPLES: {missing}"
     for name in answers:
         assert components[name]["example"] == COMPONENT_EXAMPLES[name]
         validator = OAS30Validator({**components[name], "components": schema["components"]})
@@ -96,3 +97,19 @@ def test_the_coup_answer_example_is_what_the_server_answers_for_the_request_exam
     assert {k: v for k, v in answer.items() if k not in volatile} == {
         k: v for k, v in example.items() if k not in volatile
     }
+
+
+def test_the_odds_and_house_edge_examples_are_the_engines():
+    table = factories.table("BB1", preset="commission_box")
+    device = _device_client(table)
+    odds = device.get(f"/api/v1/paytables/{table.paytable_id}/odds/?decks=8").json()
+    banker = next(bet for bet in odds["bets"] if bet["bet"] == "banker")
+    assert banker == COMPONENT_EXAMPLES["BetOdds"]
+    assert (odds["decks"], odds["cards"]) == (COMPONENT_EXAMPLES["Odds"]["decks"], COMPONENT_EXAMPLES["Odds"]["cards"])
+    paytable = device.get("/api/v1/paytables/").json()["results"][0]
+    example = COMPONENT_EXAMPLES["Paytable"]
+    assert {bet: paytable["house_edges"][bet] for bet in example["house_edges"]} == example["house_edges"]
+    assert {key: paytable["rules"][key] for key in example["rules"] if key != "bets"} == {
+        key: value for key, value in example["rules"].items() if key != "bets"
+    }
+    assert {bet: paytable["rules"]["bets"][bet] for bet in example["rules"]["bets"]} == example["rules"]["bets"]
