@@ -144,3 +144,31 @@ def test_wagers_standing_reads_one_query_whatever_the_corrections(coup, django_a
     coup_correct(coup=coup, wagers=(wager(1, "banker", "200"),), reason="misread")
     with django_assert_num_queries(1):
         assert len(list(wagers_standing())) == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_same_correction_from_two_terminals_at_once_is_one():
+    import threading
+
+    from django.db import connection
+
+    shoe = factories.shoe(factories.table("BB1"))
+    coup = factories.coup(shoe, 1, *hands.BANKER_NATURAL, wagers=[wager(1, "banker", "100")])
+    barrier, outcomes = threading.Barrier(2), []
+
+    def correct():
+        try:
+            barrier.wait(timeout=10)
+            outcomes.append(coup_correct(coup=coup, wagers=(wager(1, "banker", "200"),), reason="misread"))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=correct) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert sorted(outcome.created for outcome in outcomes) == [False, True]
+    assert CoupCorrection.objects.count() == 1
+    assert ledger(coup) == [(1, EntryKind.ACCRUED, 500), (1, EntryKind.REVERSAL, -500), (1, EntryKind.ACCRUED, 1000)]

@@ -6,22 +6,32 @@ from django.conf import settings
 from django.db import migrations, models
 
 
-# SQLite changes a CHECK constraint by rebuilding the table, which drops its triggers: the
-# append-only triggers of 0002 are created again after the rebuild (PostgreSQL alters in place).
-LEDGER = "ledger_commissionentry"
-APPEND_ONLY = "the commission ledger is append-only: corrections are new reversing entries"
-SQLITE_TRIGGERS = [
-    f"CREATE TRIGGER IF NOT EXISTS {LEDGER}_no_update BEFORE UPDATE ON {LEDGER} "
-    f"BEGIN SELECT RAISE(ABORT, 'UPDATE refused on {LEDGER}: {APPEND_ONLY}'); END;",
-    f"CREATE TRIGGER IF NOT EXISTS {LEDGER}_no_delete BEFORE DELETE ON {LEDGER} "
-    f"BEGIN SELECT RAISE(ABORT, 'DELETE refused on {LEDGER}: {APPEND_ONLY}'); END;",
-]
+REBUILT_TABLE = "ledger_commissionentry"
+
+# SQLite changes a constraint by rebuilding the table, which drops the table's triggers (such as
+# the ledger's append-only ones, or any a migration that ran before this one added): they are
+# remembered first and created again, as they were, after the rebuild (both ways: migrating back
+# rebuilds too). PostgreSQL alters in place.
+_SQLITE_TRIGGERS: dict[str, str] = {}
 
 
-def sqlite_triggers_again(apps, schema_editor):
+def sqlite_triggers_remember(apps, schema_editor):
     if schema_editor.connection.vendor == "sqlite":
-        for statement in SQLITE_TRIGGERS:
-            schema_editor.execute(statement)
+        with schema_editor.connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = %s", [REBUILT_TABLE]
+            )
+            _SQLITE_TRIGGERS.update(cursor.fetchall())
+
+
+def sqlite_triggers_restore(apps, schema_editor):
+    if schema_editor.connection.vendor == "sqlite":
+        with schema_editor.connection.cursor() as cursor:
+            cursor.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+            present = {name for (name,) in cursor.fetchall()}
+            for name, sql in _SQLITE_TRIGGERS.items():
+                if name not in present:
+                    cursor.execute(sql)  # no parameters: the trigger's text exactly as it was
 
 
 class Migration(migrations.Migration):
@@ -34,6 +44,7 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        migrations.RunPython(sqlite_triggers_remember, sqlite_triggers_restore),
         migrations.CreateModel(
             name='ReconciliationSupplement',
             fields=[
@@ -133,5 +144,5 @@ class Migration(migrations.Migration):
             model_name='reconciliationsupplementseat',
             constraint=models.CheckConstraint(condition=models.Q(('variance_minor', django.db.models.expressions.CombinedExpression(models.F('counted_minor'), '-', models.F('expected_minor')))), name='reconciliation_supplement_seat_variance_is_counted_minus_expected'),
         ),
-        migrations.RunPython(sqlite_triggers_again, migrations.RunPython.noop),
+        migrations.RunPython(sqlite_triggers_restore, sqlite_triggers_remember),
     ]

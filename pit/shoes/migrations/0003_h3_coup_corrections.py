@@ -5,6 +5,34 @@ from django.conf import settings
 from django.db import migrations, models
 
 
+REBUILT_TABLE = "shoes_wager"
+
+# SQLite changes a constraint by rebuilding the table, which drops the table's triggers (such as
+# the ledger's append-only ones, or any a migration that ran before this one added): they are
+# remembered first and created again, as they were, after the rebuild (both ways: migrating back
+# rebuilds too). PostgreSQL alters in place.
+_SQLITE_TRIGGERS: dict[str, str] = {}
+
+
+def sqlite_triggers_remember(apps, schema_editor):
+    if schema_editor.connection.vendor == "sqlite":
+        with schema_editor.connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = %s", [REBUILT_TABLE]
+            )
+            _SQLITE_TRIGGERS.update(cursor.fetchall())
+
+
+def sqlite_triggers_restore(apps, schema_editor):
+    if schema_editor.connection.vendor == "sqlite":
+        with schema_editor.connection.cursor() as cursor:
+            cursor.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+            present = {name for (name,) in cursor.fetchall()}
+            for name, sql in _SQLITE_TRIGGERS.items():
+                if name not in present:
+                    cursor.execute(sql)  # no parameters: the trigger's text exactly as it was
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -14,6 +42,7 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        migrations.RunPython(sqlite_triggers_remember, sqlite_triggers_restore),
         migrations.CreateModel(
             name='CoupCorrection',
             fields=[
@@ -76,4 +105,5 @@ class Migration(migrations.Migration):
             model_name='coupcorrection',
             constraint=models.CheckConstraint(condition=models.Q(('reason', ''), _negated=True), name='coup_correction_has_reason'),
         ),
+        migrations.RunPython(sqlite_triggers_restore, sqlite_triggers_remember),
     ]
