@@ -155,7 +155,8 @@ def chain_heads_for_days(*, first_day: dt.date, last_day: dt.date) -> list[DayHe
     from django.db.models import Max
 
     Coup = apps.get_model("shoes", "Coup")
-    day_of_shoe = dict(Coup.objects.values("shoe_id").annotate(day=Max("gaming_day"))
+    in_range = Coup.objects.filter(gaming_day__range=(first_day, last_day)).values("shoe_id")
+    day_of_shoe = dict(Coup.objects.filter(shoe_id__in=in_range).values("shoe_id").annotate(day=Max("gaming_day"))
                        .filter(day__range=(first_day, last_day)).order_by().values_list("shoe_id", "day"))
     heads = {shoe_id: (length, head) for shoe_id, length, head in
                  ChainHead.objects.filter(shoe_id__in=list(day_of_shoe)).values_list("shoe_id", "length", "head")}
