@@ -2,9 +2,10 @@
 and staff users, kept by django-pghistory in one event table per tracked model.
 
 PostgreSQL: triggers write the events, so every change is captured, bulk `.update()` and raw SQL
-included; the user comes from `pghistory.middleware.HistoryMiddleware` (requests) or
-`audit_context(...)` (commands, services run by hand), stored with each event as JSON
-(`pgh_context`). A Celery task's events carry {"actor": "system", "task": <its name>}.
+included; the user (or the API's device) and the client's address come from `PitHistoryMiddleware`
+(requests) or `audit_context(...)` (commands, services run by hand), stored with each event as JSON
+(`pgh_context`). A Celery task's events carry {"actor": "system", "task": <its name>} and, when a
+request enqueued it, {"on_behalf_of": {"user" or "device": ...}} (sent in the message's headers).
 
 SQLite (the embedded default) has no pghistory triggers. There the same event rows are written
 from Python by post_save/post_delete receivers, with the context of `audit_context(...)` or of
@@ -57,6 +58,12 @@ def audit_track(model_name: str, *, exclude: tuple[str, ...] = (), tracked_label
 
 def event_model_for(model) -> type | None:
     return _EVENT_MODELS.get(model._meta.concrete_model._meta.label)
+
+
+def audit_event_tables() -> list[str]:
+    """The database tables of every audit event model: insert-only, like the facts (for the
+    insert-only triggers' list; every model tracked with `audit_track` is in it)."""
+    return sorted(model._meta.db_table for model in _EVENT_MODELS.values())
 
 
 # ---------------------------------------------------------------------------------------- context

@@ -23,9 +23,11 @@ _ERROR_DESCRIPTIONS = {
     "or a request with the same Idempotency-Key is still running.",
     "415": "The body must be JSON (Content-Type: application/json).",
     "422": "This Idempotency-Key was used before with a different request.",
+    "429": "Too many failed authentications from this address or with this key prefix: wait the "
+    "`Retry-After` seconds (the key is not checked meanwhile).",
 }
-_READ_ERRORS = ("400", "401", "403", "404", "406")
-_WRITE_ERRORS = ("400", "401", "403", "404", "406", "409", "413", "415", "422")
+_READ_ERRORS = ("400", "401", "403", "404", "406", "429")
+_WRITE_ERRORS = ("400", "401", "403", "404", "406", "409", "413", "415", "422", "429")
 
 
 class ErrorSerializer(serializers.Serializer):

@@ -4,11 +4,12 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 from django.apps import apps
 
 from pit.core.gaming_day import gaming_day_bounds
-from pit.records.chain import SPECS, ChainSpec, canonical, genesis, row_hash
+from pit.records.chain import SPECS, ChainSpec, canonical, genesis, row_hasher
 from pit.records.models import ChainHead
 
 SHOES_PER_CHUNK = 200
@@ -53,38 +54,40 @@ def shoe_ids_for_days(*, first_day: dt.date, last_day: dt.date) -> list[int]:
     return sorted(ids)
 
 
-def chain_rows(shoe_ids: list[int]) -> Iterator[tuple[ChainSpec, tuple]]:
-    """Every chained row of these shoes: (spec, (shoe id, id, chain_seq, chain_hash, *canonical fields))."""
+def chain_queries(shoe_ids: list[int]) -> Iterator[tuple[ChainSpec, Iterator[tuple]]]:
+    """Per kind of chained row, its rows of these shoes: (shoe id, id, chain_seq, chain_hash, *canonical
+    fields), unordered (each shoe's rows are put in chain order in memory, cheaper than by the database)."""
     for spec in SPECS:
         rows = (apps.get_model(spec.label).objects.filter(**{f"{spec.shoe_path}__in": shoe_ids}).order_by()
                 .values_list(spec.shoe_path, "pk", "chain_seq", "chain_hash", *spec.fields))
-        for row in rows.iterator(chunk_size=10_000):
-            yield spec, row
+        yield spec, rows.iterator(chunk_size=10_000)
 
 
 def _verify_shoe(shoe_id: int, rows: list, head: tuple[int, str] | None) -> ChainBreak | None:
     """Each row must hash, from the stored hash of the row before it, to its own stored hash: an
-    edited row fails itself; a row re-hashed to hide an edit fails the row after it."""
-    rows.sort(key=lambda item: (item[1][2] is None, item[1][2] or 0))
+    edited row fails itself; a row re-hashed to hide an edit fails the row after it.
+
+    `rows`: (position, or -1 for none; the kind's hasher; its spec; the row), in any order."""
+    rows.sort(key=itemgetter(0))
     previous = genesis(shoe_id)
-    for expected, (spec, row) in enumerate(rows, 1):
-        _, row_id, seq, stored = row[:4]
+    for expected, (seq, hasher, spec, row) in enumerate(rows, 1):
         if seq != expected:
-            if seq is None:
-                problem = "the row has no place in the chain (inserted around the application)"
+            if seq == -1:
+                seq, problem = None, "the row has no place in the chain (inserted around the application)"
             elif seq > expected:
                 problem = f"position {expected} is missing: a row was deleted"
             else:
                 problem = f"position {seq} is taken twice: a row was added"
-            return ChainBreak(shoe_id, seq, spec.kind, row_id, problem)
-        computed = row_hash(previous, spec, seq, row[4:])
-        if computed != stored:
+            return ChainBreak(shoe_id, seq, spec.kind, row[1], problem)
+        stored = row[3]
+        if hasher(previous, seq, row[4:]) != stored:
+            computed = hasher(previous, seq, row[4:])
             problem = (f"its stored hash {stored[:16]}… is not the hash of its fields after the row before it "
                        f"({computed[:16]}…): this row was edited")
             if seq > 1:
                 problem += f", or the row at position {seq - 1} was rewritten and re-hashed"
             problem += f"; it now reads {canonical(spec, seq, row[4:]).decode()}"
-            return ChainBreak(shoe_id, seq, spec.kind, row_id, problem)
+            return ChainBreak(shoe_id, seq, spec.kind, row[1], problem)
         previous = stored
     length = len(rows)
     if head is None:
@@ -98,21 +101,38 @@ def _verify_shoe(shoe_id: int, rows: list, head: tuple[int, str] | None) -> Chai
     return None
 
 
+def _chunk_read(chunk: list[int]) -> tuple[dict[int, list], dict[int, tuple[int, str]]]:
+    by_shoe: dict[int, list] = defaultdict(list)
+    for spec, rows in chain_queries(chunk):
+        hasher = row_hasher(spec)
+        for row in rows:
+            seq = row[2]
+            by_shoe[row[0]].append((-1 if seq is None else seq, hasher, spec, row))
+    heads = {shoe_id: (length, head) for shoe_id, length, head
+             in ChainHead.objects.filter(shoe_id__in=chunk).values_list("shoe_id", "length", "head")}
+    return by_shoe, heads
+
+
+def _chunk_verify(chunk: list[int], by_shoe: dict[int, list], heads: dict) -> tuple[int, list[ChainBreak]]:
+    rows, breaks = 0, []
+    for shoe_id in chunk:
+        shoe_rows = by_shoe.pop(shoe_id, [])
+        rows += len(shoe_rows)
+        found = _verify_shoe(shoe_id, shoe_rows, heads.get(shoe_id))
+        if found is not None:
+            breaks.append(found)
+    return rows, breaks
+
+
 def chains_verify(*, shoe_ids: list[int]) -> Verification:
-    """Recompute the chains of these shoes from their rows; the first break of each shoe."""
+    """Recompute the chains of these shoes from their rows, a chunk of shoes at a time; the first
+    break of each shoe."""
     result = Verification(shoes=len(shoe_ids))
     for start in range(0, len(shoe_ids), SHOES_PER_CHUNK):
         chunk = shoe_ids[start:start + SHOES_PER_CHUNK]
-        by_shoe: dict[int, list] = defaultdict(list)
-        for spec, row in chain_rows(chunk):
-            by_shoe[row[0]].append((spec, row))
-            result.rows += 1
-        heads = {shoe_id: (length, head) for shoe_id, length, head
-                 in ChainHead.objects.filter(shoe_id__in=chunk).values_list("shoe_id", "length", "head")}
-        for shoe_id in chunk:
-            found = _verify_shoe(shoe_id, by_shoe.pop(shoe_id, []), heads.get(shoe_id))
-            if found is not None:
-                result.breaks.append(found)
+        rows, breaks = _chunk_verify(chunk, *_chunk_read(chunk))
+        result.rows += rows
+        result.breaks.extend(breaks)
     return result
 
 
@@ -135,7 +155,8 @@ def chain_heads_for_days(*, first_day: dt.date, last_day: dt.date) -> list[DayHe
     from django.db.models import Max
 
     Coup = apps.get_model("shoes", "Coup")
-    day_of_shoe = dict(Coup.objects.values("shoe_id").annotate(day=Max("gaming_day"))
+    in_range = Coup.objects.filter(gaming_day__range=(first_day, last_day)).values("shoe_id")
+    day_of_shoe = dict(Coup.objects.filter(shoe_id__in=in_range).values("shoe_id").annotate(day=Max("gaming_day"))
                        .filter(day__range=(first_day, last_day)).order_by().values_list("shoe_id", "day"))
     heads = {shoe_id: (length, head) for shoe_id, length, head in
                  ChainHead.objects.filter(shoe_id__in=list(day_of_shoe)).values_list("shoe_id", "length", "head")}

@@ -368,21 +368,20 @@ def _store(shoe: Shoe, prepared: list[_PreparedCoup], actor: Actor, paytable_id:
             banker_pair=evaluation.banker_pair, reported_winner=item.item.reported_winner,
             paytable_id=paytable_id, **actor.recorded_fields(),
         ))
-    with records_chain(shoe_id=shoe.pk):  # every row hashed in memory as it is inserted; the head once
-        _bulk_insert(Coup, coups)
-        wagers = []
-        for coup, item in zip(coups, prepared, strict=True):
-            for wager in item.wagers:
-                wager.coup = coup
-                wagers.append(wager)
-        _bulk_insert(Wager, wagers)
-        _bulk_insert(CommissionEntry, [
-            CommissionEntry(
-                shoe=shoe, seat=wager.seat, kind=EntryKind.ACCRUED, currency=wager.currency,
-                amount_minor=wager.commission_minor, wager=wager, **actor.recorded_fields(),
-            )
-            for wager in wagers if wager.commission_minor > 0
-        ])
+    _bulk_insert(Coup, coups)
+    wagers = []
+    for coup, item in zip(coups, prepared, strict=True):
+        for wager in item.wagers:
+            wager.coup = coup
+            wagers.append(wager)
+    _bulk_insert(Wager, wagers)
+    _bulk_insert(CommissionEntry, [
+        CommissionEntry(
+            shoe=shoe, seat=wager.seat, kind=EntryKind.ACCRUED, currency=wager.currency,
+            amount_minor=wager.commission_minor, wager=wager, **actor.recorded_fields(),
+        )
+        for wager in wagers if wager.commission_minor > 0
+    ])
     seen = Counter(shoe.cards_seen)
     for item in prepared:
         seen.update(card.code for card in (*item.player, *item.banker))
@@ -450,7 +449,8 @@ def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -
             else:
                 to_store.append((index, item))
         if to_store:
-            stored = _store(shoe, [item for _, item in to_store], actor, table.paytable_id)
+            with records_chain(shoe_id=shoe.pk):  # every row hashed in memory as it is inserted; the head once
+                stored = _store(shoe, [item for _, item in to_store], actor, table.paytable_id)
             for (index, _), coup in zip(to_store, stored, strict=True):
                 outcomes[index] = CoupOutcome(CoupOutcomeStatus.CREATED, coup=coup)
             outbox_enqueue(coups_verify, [coup.pk for coup in stored])

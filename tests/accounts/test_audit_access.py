@@ -119,3 +119,13 @@ def test_on_postgresql_a_raw_statement_of_a_request_is_attributed(boss):
     context = table.audit_events.get(pgh_label="update").pgh_context
     assert (context["user"], context["url"], context["address"]) == (boss.pk, "/api/v1/tables/BB1/", "10.9.9.9")
     assert Device.objects.count() == 0
+
+
+def test_the_audit_event_tables_are_listed_for_the_insert_only_triggers():
+    from pit.accounts.audit import audit_event_tables
+
+    assert audit_event_tables() == [
+        "accounts_deviceauditevent", "accounts_stafftokenauditevent", "accounts_userauditevent",
+        "compliance_ruleviolationauditevent", "ledger_reconciliationauditevent",
+        "paytables_paytableconfigurationauditevent", "tables_tableauditevent", "tables_tablelimitauditevent",
+    ]
