@@ -235,7 +235,8 @@ class _Cells:
                 cell.font = Font(bold=True)
             self.cache[key] = cell
         if column.type == ColumnType.DATETIME:
-            value = value.astimezone(self.zone).replace(tzinfo=None)
+            # Whole seconds, as CSV and JSON carry them: one precision in every format.
+            value = value.astimezone(self.zone).replace(tzinfo=None, microsecond=0)
         cell.value = value
         return cell
 

@@ -231,7 +231,13 @@ def _commission_batch_rows(
 
 
 def commission_estimate(filters: ReportFilters) -> int:
-    return BoxCount.objects.filter(shoe__in=shoes_in_range(filters).values("pk")).count()
+    """The report's detail rows, exactly: one per shoe and seat with a ledger entry or a box count
+    (what the progress of a background export counts; box counts alone missed the seats of shoes
+    still dealing and of players who left)."""
+    shoes = shoes_in_range(filters).values("pk")
+    seats = CommissionEntry.objects.filter(shoe__in=shoes).order_by().values_list("shoe_id", "seat")
+    counted = BoxCount.objects.filter(shoe__in=shoes).order_by().values_list("shoe_id", "seat")
+    return seats.union(counted).count()
 
 
 def _shoes_stream(filters: ReportFilters) -> Iterator[dict[str, Any]]:

@@ -34,6 +34,23 @@ def inline_max_days() -> int:
     return settings.PIT_REPORT_INLINE_MAX_DAYS
 
 
+def inline_max_rows() -> int:
+    return settings.PIT_REPORT_INLINE_MAX_ROWS
+
+
+def background_reason(definition, filters: ReportFilters) -> tuple[str, int]:
+    """Why a report must be written in the background ("" when it may stream at once), and its
+    estimated rows: more gaming days than PIT_REPORT_INLINE_MAX_DAYS, or more estimated rows than
+    PIT_REPORT_INLINE_MAX_ROWS (the time a report takes grows with its rows, not its days)."""
+    if filters.days > inline_max_days():
+        return f"{days_label(filters)} covers more than {inline_max_days()} gaming days", 0
+    estimate = definition.estimate(filters)
+    if estimate > inline_max_rows():
+        limit = inline_max_rows()
+        return f"{days_label(filters)} holds about {estimate:,} rows, more than the {limit:,} written at once", estimate
+    return "", estimate
+
+
 def staff_reports_view(view):
     """Anonymous users and non-staff go to the admin login; staff who may run no report get 403."""
 
@@ -68,10 +85,11 @@ def reports_index(request):
     form = _allowed_form(request, data)
     summary = filters = definition = None
     too_long = too_many = False
+    reason = ""
     if data is not None and form.is_valid():
         definition, filters = form.definition, form.filters()
-        too_long = filters.days > inline_max_days()
-        estimate = 0 if too_long else definition.estimate(filters)
+        reason, estimate = background_reason(definition, filters)
+        too_long = bool(reason)
         too_many = estimate > SUMMARY_MAX_ROWS
         if not (too_long or too_many):
             summary = report_summary(definition, filters)
@@ -88,6 +106,8 @@ def reports_index(request):
         "too_many": too_many,
         "summary_max_rows": SUMMARY_MAX_ROWS,
         "inline_max_days": inline_max_days(),
+        "inline_max_rows": f"{inline_max_rows():,}",
+        "background_reason": reason,
         "reports": reports_allowed(request.user),
         "exports": exports,
         "background_fields": _background_fields(form) if too_long else [],
@@ -113,8 +133,8 @@ def _background_fields(form: ReportFilterForm) -> list[tuple[str, str]]:
 @require_http_methods(["GET", "POST"])
 @staff_reports_view
 def report_export(request):
-    """GET: download CSV or XLSX now (up to PIT_REPORT_INLINE_MAX_DAYS gaming days; a longer range
-    goes back to the page, which offers a background export). POST: export in the background."""
+    """GET: download CSV or XLSX now (see `background_reason`; a longer report goes back to the page,
+    which offers a background export). POST: export in the background."""
     data = request.GET if request.method == "GET" else request.POST
     form = _allowed_form(request, data)
     file_format = data.get("format", "")
@@ -132,11 +152,9 @@ def report_export(request):
             f"(export {export.pk}); download it below once ready.",
         )
         return redirect(f"{reverse('reports:index')}#export-{export.pk}")
-    if filters.days > inline_max_days():
-        messages.warning(
-            request,
-            f"{days_label(filters)} covers more than {inline_max_days()} gaming days: export it in the background.",
-        )
+    reason, _ = background_reason(definition, filters)
+    if reason:
+        messages.warning(request, f"{reason}: export it in the background.")
         query = data.copy()
         query.pop("format", None)
         return redirect(f"{reverse('reports:index')}?{query.urlencode()}")

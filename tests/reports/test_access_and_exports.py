@@ -308,3 +308,18 @@ def test_api_refuses_days_outside_the_calendar_it_can_bound(client, pit):
     client.force_login(pit.accountant)
     response = client.get(f"{API}commission/", {"from": "9999-12-30", "to": "9999-12-31"})
     assert response.status_code == 400 and "Gaming days run from 1900-01-01 to 9998-12-31" in response.content.decode()
+
+
+def test_inline_or_background_is_decided_by_estimated_rows(client, pit, settings, django_capture_on_commit_callbacks):
+    """Two gaming days are well within the days allowed, but more rows than allowed at once."""
+    settings.PIT_REPORT_INLINE_MAX_ROWS = 4
+    client.force_login(pit.accountant)
+    with django_capture_on_commit_callbacks() as callbacks:
+        response = client.get(EXPORT, {"report": "commission", **RANGE, "format": "csv"})
+    assert response.status_code == 302 and callbacks == [] and not ReportExport.objects.exists()
+    page = client.get(response["Location"])
+    assert page.context["too_long"] and page.context["summary"] is None
+    assert "holds about 5 rows, more than the 4 written at once" in page.context["background_reason"]
+    settings.PIT_REPORT_INLINE_MAX_ROWS = 5
+    assert client.get(EXPORT, {"report": "commission", **RANGE, "format": "csv"}).status_code == 200
+
