@@ -20,12 +20,13 @@ from .definitions import ReportFilters
 from .forms import ReportFilterForm, days_label
 from .models import ExportFormat, ExportStatus, ReportExport
 from .permissions import report_allowed, reports_allowed
-from .renderers import csv_chunks, report_summary, xlsx_write
+from .renderers import csv_chunks, report_page, report_summary, xlsx_write
 from .services import report_export_request
 
 # The page totals a report on screen only up to this many detail rows (a month of the ledger detail
 # can hold millions); beyond it, download the file.
 SUMMARY_MAX_ROWS = 50_000
+ROWS_PER_PAGE = 50  # detail rows per page on screen, with the subtotals among them
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 CONTENT_TYPES = {ExportFormat.CSV: "text/csv; charset=utf-8", ExportFormat.XLSX: XLSX_TYPE}
 
@@ -83,7 +84,8 @@ def _allowed_form(request, data) -> ReportFilterForm:
 def reports_index(request):
     data = request.GET if "report" in request.GET else None
     form = _allowed_form(request, data)
-    summary = filters = definition = None
+    summary = filters = definition = rows = None
+    page_query = ""
     too_long = too_many = False
     reason = ""
     if data is not None and form.is_valid():
@@ -93,6 +95,10 @@ def reports_index(request):
         too_many = estimate > SUMMARY_MAX_ROWS
         if not (too_long or too_many):
             summary = report_summary(definition, filters)
+            rows = report_page(definition, filters, _page_number(request), ROWS_PER_PAGE)
+            query = request.GET.copy()
+            query.pop("page", None)
+            page_query = query.urlencode()
     exports = ReportExport.objects.filter(requested_by=request.user).order_by("-requested_at", "-id")[:10]
     context = {
         **admin.site.each_context(request),
@@ -102,6 +108,8 @@ def reports_index(request):
         "filters": filters,
         "days": days_label(filters) if filters else "",
         "summary": summary,
+        "rows": rows,
+        "page_query": page_query,
         "too_long": too_long,
         "too_many": too_many,
         "summary_max_rows": SUMMARY_MAX_ROWS,
@@ -113,6 +121,13 @@ def reports_index(request):
         "background_fields": _background_fields(form) if too_long else [],
     }
     return render(request, "reports/index.html", context)
+
+
+def _page_number(request) -> int:
+    try:
+        return max(int(request.GET.get("page", "1")), 1)
+    except ValueError:
+        return 1
 
 
 def _background_fields(form: ReportFilterForm) -> list[tuple[str, str]]:
