@@ -14,6 +14,7 @@ from pit.compliance.models import RuleViolation, ViolationStatus
 from pit.compliance.services import violation_acknowledge, violation_dismiss, violation_resolve
 from pit.core.admin_site import (
     SERVICE_ERRORS,
+    NoSaveWhenNothingEditableMixin,
     admin_link,
     error_text,
     gaming_day_filter,
@@ -64,7 +65,7 @@ def _review(decision: str):
 
 
 @admin.register(RuleViolation)
-class RuleViolationAdmin(admin.ModelAdmin):
+class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
     list_display = (
         "id",
         "status_badge",

@@ -23,6 +23,7 @@ CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
 # The casino's time zone: gaming days and reports are in it.
 TIME_ZONE = env.str("DJANGO_TIME_ZONE", default="UTC")
 LANGUAGE_CODE = "en-us"
+FORMAT_MODULE_PATH = ["pit.formats"]  # ISO dates and 24-hour times on every page
 USE_I18N = True
 USE_TZ = True
 ROOT_URLCONF = "pit.urls"
