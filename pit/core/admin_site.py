@@ -151,7 +151,7 @@ def gaming_day_filter(*, day_field: str | None = None, moment_field: str | None 
             days = _recent_gaming_days()
             labels = ["Current gaming day", "Previous gaming day"]
             return [
-                (day.isoformat(), labels[i] if i < 2 else day.strftime("%a %d %b"))
+                (day.isoformat(), labels[i] if i < 2 else day.strftime("%Y-%m-%d (%a)"))
                 for i, day in enumerate(days)
             ]
 

@@ -305,7 +305,7 @@ def report_summary(definition: ReportDefinition, filters: ReportFilters) -> dict
         if line.kind == "total":
             totals.append(line.values)
     columns = [column for column in definition.visible_columns if column.key in _summed_or_derived(definition)]
-    return {
+    summary = {
         "columns": columns,
         "totals": [
             {
@@ -318,6 +318,13 @@ def report_summary(definition: ReportDefinition, filters: ReportFilters) -> dict
             for total in totals
         ],
     }
+    # The same, one row per figure and one column per total: it fits a screen however many
+    # figures a report totals.
+    summary["figures"] = [
+        {"label": column.label, "cells": [total["cells"][index] for total in summary["totals"]]}
+        for index, column in enumerate(columns)
+    ]
+    return summary
 
 
 def report_page(definition: ReportDefinition, filters: ReportFilters, page: int, per_page: int) -> dict[str, Any]:
