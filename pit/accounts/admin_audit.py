@@ -3,6 +3,7 @@ PostgreSQL). pghistory's aggregate "events" view (pghistory.admin) queries with 
 SQL, so on SQLite it is taken out of the admin."""
 from django.contrib import admin
 from django.db import connection
+from django.utils import timezone
 
 from pit.accounts.audit import _EVENT_MODELS
 
@@ -36,7 +37,16 @@ class AuditEventAdmin(admin.ModelAdmin):
         return [field.name for field in self.model._meta.fields]
 
 
+def _event_str(event) -> str:
+    """What an event's page and breadcrumbs call it: "update of rule violation 4, 2026-11-30 16:55:03"
+    (not "RuleViolationAuditEvent object (4)")."""
+    tracked = event._meta.get_field("pgh_obj").related_model._meta.verbose_name
+    moment = timezone.localtime(event.pgh_created_at).strftime("%Y-%m-%d %H:%M:%S") if event.pgh_created_at else ""
+    return f"{event.pgh_label} of {tracked} {event.pgh_obj_id}, {moment}".rstrip(", ")
+
+
 for event_model in _EVENT_MODELS.values():
+    event_model.__str__ = _event_str
     if not admin.site.is_registered(event_model):
         admin.site.register(event_model, AuditEventAdmin)
 

@@ -6,8 +6,8 @@ The REST API of pit for floor systems (card-reading shoes, table terminals, bet 
 ## Authentication
 * **Floor devices** send `Authorization: Api-Key <key>`. A key belongs to one device at one table;
   it is printed once by `python manage.py create_device_key --table <code> --name <device>` and
-  stored only as a SHA-256 hash. A device writes to and reads its own table only (another table:
-  403) and cannot read violations or reports. An unknown or revoked key: 401.
+  stored only as a SHA-256 hash. A device writes to and reads its own table only (a request for
+  another table gets 403) and cannot read violations or reports. An unknown or revoked key: 401.
 * **Staff** (pit bosses, accountants, auditors) read with their admin session or a personal token,
   `Authorization: Token <token>` (printed once by `python manage.py create_staff_token <username>`,
   stored as a hash, expiring), under the same role rules as the admin (Django model permissions:

@@ -3,23 +3,95 @@
 
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import Case, IntegerField, Value, When
+from django.db.models import BigIntegerField, Case, F, Func, IntegerField, OuterRef, Subquery, Sum, Value, When
 from django.http import HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.text import Truncator
 
+from pit import game
 from pit.compliance.models import RuleViolation, ViolationStatus
 from pit.compliance.services import violation_acknowledge, violation_dismiss, violation_resolve
 from pit.core.admin_site import (
     SERVICE_ERRORS,
+    NoSaveWhenNothingEditableMixin,
     admin_link,
+    cards_html,
     error_text,
     gaming_day_filter,
+    money_html,
     note_action,
     require_permission,
+    winner_html,
 )
+from pit.ledger.models import ReconciliationSeat
+from pit.shoes.models import Wager
+
+# Severities in the order they are worked: high first.
+SEVERITY_RANK = Case(
+    When(severity="high", then=Value(0)), When(severity="medium", then=Value(1)), default=Value(2),
+    output_field=IntegerField(),
+)
+
+
+def at_stake_minor():
+    """What a violation puts in doubt, in minor units of its table's currency: the difference
+    between what was paid and what the paytable owes (a mispayment), the stake of the wager it is
+    about, the seat's box variance, or else the handle of its coup (its result is in question)."""
+    mispaid = Func(F("wager__paid_minor") - F("wager__payout_minor"), function="ABS")
+    seat_variance = ReconciliationSeat.objects.filter(
+        reconciliation__shoe=OuterRef("shoe"), seat=OuterRef("seat")
+    ).values("variance_minor")[:1]
+    coup_handle = (
+        Wager.objects.filter(coup=OuterRef("coup")).order_by().values("coup").annotate(total=Sum("amount_minor"))
+    ).values("total")
+    return Case(
+        When(code="payout_mismatch", wager__paid_minor__isnull=False, then=mispaid),
+        When(wager__isnull=False, then=F("wager__amount_minor")),
+        When(code="box_variance", then=Func(Subquery(seat_variance), function="ABS")),
+        When(coup__isnull=False, then=Subquery(coup_handle)),
+        default=Value(None),
+        output_field=BigIntegerField(),
+    )
+
+
+def violation_in_context(violation) -> dict:
+    """What the violation page shows beside the facts: the rule in words, the coup's cards as
+    cards with what the engine reads from them against what was reported, and the coup's wagers
+    with what the paytable owes against what was paid (the violation's own wager marked)."""
+    kind = game.VIOLATION_CODES.get(violation.code)
+    context = {"rule": kind.title if kind else violation.code, "coup": None, "wagers": []}
+    coup = violation.coup
+    if coup is None:
+        return context
+    currency = violation.table.currency
+    context["coup"] = {
+        "player": cards_html(coup.player_cards),
+        "banker": cards_html(coup.banker_cards),
+        "totals": f"{coup.player_total}–{coup.banker_total}",
+        "winner": winner_html(coup.winner),
+        "winner_name": coup.get_winner_display(),
+        "reported": coup.get_reported_winner_display() if coup.reported_winner else "",
+        "reported_differs": bool(coup.reported_winner) and coup.reported_winner != coup.winner,
+    }
+    for wager in coup.wagers.order_by("seat", "bet"):
+        paid = wager.paid_minor
+        mispaid = None if paid is None or paid == wager.payout_minor else paid - wager.payout_minor
+        context["wagers"].append(
+            {
+                "seat": wager.seat,
+                "bet": game.BET_TYPES.get(wager.bet, wager.bet),
+                "stake": money_html(wager.amount_minor, currency),
+                "result": wager.get_result_display(),
+                "owed": money_html(wager.payout_minor, currency),
+                "paid": "—" if paid is None else money_html(paid, currency),
+                "difference": "—" if mispaid is None else money_html(mispaid, currency),
+                "this": wager.pk == violation.wager_id,
+            }
+        )
+    return context
+
 
 REVIEWS = {
     "acknowledge": (violation_acknowledge, "Acknowledge", "acknowledged"),
@@ -64,19 +136,16 @@ def _review(decision: str):
 
 
 @admin.register(RuleViolation)
-class RuleViolationAdmin(admin.ModelAdmin):
+class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
     list_display = (
         "id",
         "status_badge",
         "severity_badge",
+        "at_stake",
         "code",
         "short_message",
-        "table_link",
-        "shoe_link",
-        "coup_link",
-        "seat",
+        "where",
         "gaming_day",
-        "found_at",
         "cleared",
     )
     list_display_links = ("id", "code")
@@ -138,18 +207,21 @@ class RuleViolationAdmin(admin.ModelAdmin):
     )
 
     def get_queryset(self, request):
-        # The ordering uses the annotation, so annotate before ModelAdmin would order.
+        # The ordering uses the annotations, so annotate before ModelAdmin would order.
         queryset = self.model._default_manager.get_queryset().annotate(
             open_first=Case(
                 When(status=ViolationStatus.OPEN, then=Value(0)),
                 default=Value(1),
                 output_field=IntegerField(),
-            )
+            ),
+            severity_rank=SEVERITY_RANK,
+            at_stake_minor=at_stake_minor(),
         )
         return queryset.order_by(*self.get_ordering(request))
 
     def get_ordering(self, request):
-        return ("open_first", "-found_at", "-id")
+        # Open first; among them the worst kind, then the most money at stake, then the newest.
+        return ("open_first", "severity_rank", "-at_stake_minor", "-found_at", "-id")
 
     def has_add_permission(self, request):
         return False
@@ -170,7 +242,15 @@ class RuleViolationAdmin(admin.ModelAdmin):
             violation.get_status_display(),
         )
 
-    @admin.display(description="severity", ordering="severity")
+    @admin.display(description="at stake", ordering="at_stake_minor")
+    def at_stake(self, violation):
+        """The money the violation puts in doubt: a mispayment's difference, a wager's stake, a
+        box's variance, or the handle of the coup whose result is in question."""
+        if violation.at_stake_minor is None:
+            return "—"
+        return money_html(violation.at_stake_minor, violation.table.currency)
+
+    @admin.display(description="severity", ordering="severity_rank")
     def severity_badge(self, violation):
         return format_html(
             '<span class="pit-severity pit-severity-{}">{}</span>',
@@ -193,6 +273,19 @@ class RuleViolationAdmin(admin.ModelAdmin):
     @admin.display(description="coup")
     def coup_link(self, violation):
         return admin_link(violation.coup)
+
+    @admin.display(description="where", ordering="table__code")
+    def where(self, violation):
+        """Table, shoe, coup and seat in one cell (the list fits a 1,366 px screen with room for
+        the message)."""
+        parts = [admin_link(violation.table, violation.table.code)]
+        if violation.shoe_id:
+            parts.append(admin_link(violation.shoe, f"shoe {violation.shoe.sequence}"))
+        if violation.coup_id:
+            parts.append(admin_link(violation.coup, f"coup {violation.coup.number}"))
+        if violation.seat:
+            parts.append(format_html("seat {}", violation.seat))
+        return format_html_join(" · ", "{}", ((part,) for part in parts))
 
     @admin.display(description="cleared", boolean=True, ordering="cleared_at")
     def cleared(self, violation):
@@ -220,6 +313,8 @@ class RuleViolationAdmin(admin.ModelAdmin):
             "show_delete": False,
         }
         violation = self.get_object(request, object_id)
+        if violation is not None:
+            extra_context["in_context"] = violation_in_context(violation)
         if violation is not None and self.has_change_permission(request, violation):
             extra_context["review_form"] = ReviewForm()
             extra_context["review_url"] = reverse(

@@ -10,6 +10,7 @@ import datetime as dt
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
+from django.contrib.admin.utils import flatten_fieldsets
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -150,7 +151,7 @@ def gaming_day_filter(*, day_field: str | None = None, moment_field: str | None 
             days = _recent_gaming_days()
             labels = ["Current gaming day", "Previous gaming day"]
             return [
-                (day.isoformat(), labels[i] if i < 2 else day.strftime("%a %d %b"))
+                (day.isoformat(), labels[i] if i < 2 else day.strftime("%Y-%m-%d (%a)"))
                 for i, day in enumerate(days)
             ]
 
@@ -196,6 +197,32 @@ class ServiceErrorsAsMessagesMixin:
         except SERVICE_ERRORS as exc:
             self.message_user(request, f"Not saved: {error_text(exc)}", messages.ERROR)
             return HttpResponseRedirect(request.get_full_path())
+
+
+class NoSaveWhenNothingEditableMixin:
+    """A change page on which this user may edit nothing (every field read-only for them, no
+    editable inline) offers no Save button, and a POST of its form is refused: saving would say
+    "changed successfully" having changed nothing. Actions (open a table, review a violation) are
+    untouched: they are other forms."""
+
+    def _nothing_editable(self, request, obj) -> bool:
+        fields = set(flatten_fieldsets(self.get_fieldsets(request, obj)))
+        if fields - set(self.get_readonly_fields(request, obj)):
+            return False
+        return not any(inline.has_change_permission(request, obj) for inline in self.get_inline_instances(request, obj))
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        obj = self.get_object(request, object_id) if object_id else None
+        if obj is not None and self._nothing_editable(request, obj):
+            if request.method == "POST":
+                raise PermissionDenied("Nothing on this page is yours to change.")
+            extra_context = {
+                **(extra_context or {}),
+                "show_save": False,
+                "show_save_and_continue": False,
+                "show_save_and_add_another": False,
+            }
+        return super().changeform_view(request, object_id, form_url, extra_context)
 
 
 class ReadOnlyAdminMixin:

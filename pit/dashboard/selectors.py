@@ -30,7 +30,8 @@ from pit.tables.models import Table
 def _percent(part: Decimal, whole: Decimal) -> str | None:
     if not whole:
         return None
-    return str((Decimal(part) * 100 / Decimal(whole)).quantize(Decimal("0.01")))
+    percent = (Decimal(part) * 100 / Decimal(whole)).quantize(Decimal("0.01"))
+    return str(percent if percent else abs(percent))  # never "-0.00"
 
 
 def pit_overview(*, gaming_day: dt.date | None = None) -> dict:

@@ -9,5 +9,6 @@ app_name = "dashboard"
 
 urlpatterns = [
     path("", admin.site.admin_view(views.dashboard), name="index"),
-    path("data/", admin.site.admin_view(views.dashboard_data), name="data"),
+    # Not behind admin_view: a signed-out poll gets a 401 in JSON, not the login page's HTML.
+    path("data/", views.dashboard_data, name="data"),
 ]

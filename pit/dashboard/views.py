@@ -5,17 +5,26 @@ from django.core.exceptions import PermissionDenied
 from django.http import JsonResponse
 from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, reverse
+from django.views.decorators.cache import never_cache
 
+from pit.accounts.models import Role
 from pit.dashboard.selectors import pit_overview
 from pit.protection.selectors import alarm_banner
 
-PERMISSION = "tables.view_table"
+# Who watches the floor (README, "The pit boss's dashboard"): pit bosses, auditors and superusers.
+DASHBOARD_ROLES = (Role.PIT_BOSS, Role.AUDITOR)
 REFRESH_SECONDS = 5
 
 
+def dashboard_allowed(user) -> bool:
+    if not (user.is_authenticated and user.is_active and user.is_staff):
+        return False
+    return user.is_superuser or user.groups.filter(name__in=DASHBOARD_ROLES).exists()
+
+
 def _check(request) -> None:
-    if not request.user.has_perm(PERMISSION):
-        raise PermissionDenied("The dashboard is for pit bosses and auditors.")
+    if not dashboard_allowed(request.user):
+        raise PermissionDenied("The dashboard is for pit bosses, auditors and superusers.")
 
 
 def _violations_url() -> str:
@@ -39,6 +48,13 @@ def dashboard(request):
     return TemplateResponse(request, "dashboard/index.html", context)
 
 
+@never_cache
 def dashboard_data(request):
-    _check(request)
+    """The overview the page polls. Signed out (the session ended): 401 with where to sign in
+    again, which the page shows instead of freezing; not allowed: 403, also in JSON."""
+    if not request.user.is_authenticated:
+        login = f"{reverse('admin:login')}?next={reverse('dashboard:index')}"
+        return JsonResponse({"signed_out": True, "login_url": login}, status=401)
+    if not dashboard_allowed(request.user):
+        return JsonResponse({"detail": "The dashboard is for pit bosses, auditors and superusers."}, status=403)
     return JsonResponse(pit_overview(), headers={"Cache-Control": "no-store"})

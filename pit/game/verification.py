@@ -11,6 +11,11 @@ from .violations import Violation, violation
 _HANDS = ("Player", "Banker")
 
 
+def _deck_shoe(decks: int) -> str:
+    """"an 8-deck shoe", "a 6-deck shoe": the article as the number is spoken."""
+    return f"{'an' if decks in (8, 11, 18) else 'a'} {decks}-deck shoe"
+
+
 def _hand_size_message(name: str, hand: tuple[Card, ...]) -> str:
     if not hand:
         return f"{name} holds no cards; a hand holds two or three cards."
@@ -132,7 +137,7 @@ def check_cards_seen(decks: int, counts: Mapping[str, int]) -> list[Violation]:
             found.append(
                 violation(
                     "card_over_capacity",
-                    f"{parse_card(code).symbol} was seen {seen} times; a {decks}-deck shoe holds {decks}.",
+                    f"{parse_card(code).symbol} was seen {seen} times; {_deck_shoe(decks)} holds {decks}.",
                 )
             )
     total = sum(by_code.values())
@@ -140,7 +145,7 @@ def check_cards_seen(decks: int, counts: Mapping[str, int]) -> list[Violation]:
         found.append(
             violation(
                 "shoe_overdealt",
-                f"{total} cards were dealt or burned from this shoe; a {decks}-deck shoe holds {52 * decks}.",
+                f"{total} cards were dealt or burned from this shoe; {_deck_shoe(decks)} holds {52 * decks}.",
             )
         )
     return found

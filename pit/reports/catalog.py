@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from decimal import Decimal
 from typing import Any
+from urllib.parse import urlencode
+
+from django.urls import reverse
 
 from . import selectors
 from .definitions import Column, Level, ReportDefinition, Total, ratio
@@ -29,6 +32,21 @@ def _deviation(sums: dict[str, Any]) -> Decimal | None:
         return None
     scale = sums["house_win"].as_tuple().exponent
     return selectors.decimal_sqrt(Decimal(variance)).quantize(Decimal(1).scaleb(scale))
+
+
+def _reconciliation_link(row: dict[str, Any]) -> str | None:
+    """A commission row leads to its shoe's reconciliation in the admin."""
+    if not row.get("reconciliation_id"):
+        return None
+    return reverse("admin:ledger_reconciliation_change", args=[row["reconciliation_id"]])
+
+
+def _shoes_link(row: dict[str, Any]) -> str | None:
+    """A table-day leads to the shoes of that table dealt on that gaming day."""
+    if not row.get("table_id"):
+        return None
+    query = urlencode({"table__id__exact": row["table_id"], "dealt_on": row["gaming_day"].isoformat()})
+    return f"{reverse('admin:shoes_shoe_changelist')}?{query}"
 
 
 COMMISSION = ReportDefinition(
@@ -75,6 +93,7 @@ COMMISSION = ReportDefinition(
     audience=ACCOUNTING,
     # Shoes still dealing are totalled apart: nothing of theirs was counted yet.
     total_keys=("section", "currency"),
+    link=_reconciliation_link,
 )
 
 COMMISSION_DETAIL = ReportDefinition(
@@ -154,6 +173,7 @@ TABLE_RESULTS = ReportDefinition(
     estimate=selectors.table_results_estimate,
     levels=(Level("day", ("gaming_day", "currency"), "Gaming day"),),
     audience=FLOOR,
+    link=_shoes_link,
 )
 
 VIOLATIONS = ReportDefinition(

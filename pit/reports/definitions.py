@@ -100,6 +100,8 @@ class ReportDefinition:
     # One total line per value of these keys (money in two currencies is never added up; the
     # commission report also keeps shoes still dealing out of the reconciled totals).
     total_keys: tuple[str, ...] = ("currency",)
+    # Where a detail row leads on screen (its reconciliation, a table-day's shoes), or None.
+    link: Callable[[dict[str, Any]], str | None] | None = None
 
     @property
     def visible_columns(self) -> tuple[Column, ...]:

@@ -240,7 +240,8 @@ class _Cells:
                 cell.font = Font(bold=True)
             self.cache[key] = cell
         if column.type == ColumnType.DATETIME:
-            value = value.astimezone(self.zone).replace(tzinfo=None)
+            # Whole seconds, as CSV and JSON carry them: one precision in every format.
+            value = value.astimezone(self.zone).replace(tzinfo=None, microsecond=0)
         cell.value = value
         return cell
 
@@ -330,7 +331,7 @@ def report_summary(definition: ReportDefinition, filters: ReportFilters) -> dict
         if line.kind == "total":
             totals.append(line.values)
     columns = [column for column in definition.visible_columns if column.key in _summed_or_derived(definition)]
-    return {
+    summary = {
         "columns": columns,
         "totals": [
             {
@@ -343,6 +344,47 @@ def report_summary(definition: ReportDefinition, filters: ReportFilters) -> dict
             for total in totals
         ],
     }
+    # The same, one row per figure and one column per total: it fits a screen however many
+    # figures a report totals.
+    summary["figures"] = [
+        {"label": column.label, "cells": [total["cells"][index] for total in summary["totals"]]}
+        for index, column in enumerate(columns)
+    ]
+    return summary
+
+
+def report_page(definition: ReportDefinition, filters: ReportFilters, page: int, per_page: int) -> dict[str, Any]:
+    """One page of the report as the reports page shows it: `per_page` detail rows with the
+    subtotals among them, each cell as display text, and where each detail row leads. Walks the
+    report once (the caller has bounded its size)."""
+    columns = definition.visible_columns
+    first, last = (page - 1) * per_page, page * per_page
+    details = 0
+    lines: list[dict[str, Any]] = []
+    for line in report_lines(definition, filters):
+        if line.kind == "total":
+            continue
+        inside = first <= details < last if line.is_detail else first < details <= last
+        if line.is_detail:
+            details += 1
+        if not inside:
+            continue
+        values, currency = line.values, line.values.get("currency")
+        lines.append(
+            {
+                "kind": line.kind,
+                "link": definition.link(values) if definition.link and line.is_detail else None,
+                "cells": [
+                    {"text": _display(column, values.get(column.key), currency), "number": column.type in _NUMBERS}
+                    for column in columns
+                ],
+            }
+        )
+    pages = max((details + per_page - 1) // per_page, 1)
+    return {"columns": columns, "lines": lines, "page": page, "pages": pages, "rows": details}
+
+
+_NUMBERS = frozenset({ColumnType.MONEY, ColumnType.INTEGER, ColumnType.DECIMAL, ColumnType.PERCENTAGE})
 
 
 def _summed_or_derived(definition: ReportDefinition) -> set[str]:
@@ -355,7 +397,8 @@ def _display(column: Column, value: Any, currency: str | None) -> str:
     if column.type == ColumnType.MONEY and currency:
         return format_money(to_minor(value, currency), currency)
     if column.type == ColumnType.PERCENTAGE:
-        return f"{_percent(value, column.places)} %"
+        percent = _percent(value, column.places)
+        return f"{percent if percent else abs(percent)} %"  # never "-0.00 %"
     text = text_value(column, value)
     return str(text)
 
@@ -366,6 +409,7 @@ __all__ = [
     "csv_write",
     "json_chunks",
     "money_format",
+    "report_page",
     "report_summary",
     "text_value",
     "xlsx_write",

@@ -211,6 +211,7 @@ def _commission_batch_rows(
     reconciliations = {
         item["shoe_id"]: item
         for item in Reconciliation.objects.filter(shoe_id__in=ids).values(
+            "pk",
             "shoe_id",
             "status",
             "explanation",
@@ -257,11 +258,18 @@ def _commission_batch_rows(
                 "status": status,
                 "explained_by": (reconciliation or {}).get("explained_by_name") or "",
                 "explanation": (reconciliation or {}).get("explanation") or "",
+                "reconciliation_id": (reconciliation or {}).get("pk"),  # for the link on screen, not a column
             }
 
 
 def commission_estimate(filters: ReportFilters) -> int:
-    return BoxCount.objects.filter(shoe__in=shoes_in_range(filters).values("pk")).count()
+    """The report's detail rows, exactly: one per shoe and seat with a ledger entry or a box count
+    (what the progress of a background export counts; box counts alone missed the seats of shoes
+    still dealing and of players who left)."""
+    shoes = shoes_in_range(filters).values("pk")
+    seats = CommissionEntry.objects.filter(shoe__in=shoes).order_by().values_list("shoe_id", "seat")
+    counted = BoxCount.objects.filter(shoe__in=shoes).order_by().values_list("shoe_id", "seat")
+    return seats.union(counted).count()
 
 
 def _shoes_stream(filters: ReportFilters) -> Iterator[dict[str, Any]]:
@@ -431,6 +439,7 @@ def table_result_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             table=F("shoe__table__code"),
             game=F("shoe__table__game"),
             currency=F("shoe__table__currency"),
+            table_id=F("shoe__table_id"),
         )
         .order_by("day", "currency", _code_order("shoe__table__code"))
         .annotate(coups=Count("pk"))
@@ -553,8 +562,9 @@ def _table_result_row(day: dt.date, table: str, items: list[dict], edges_cache) 
     payouts = commission = lost = paid = overpaid = underpaid = reversed_ = deducted = 0
     theoretical = Decimal(0)
     variance = Decimal(0)
-    game = currency = None
+    game = currency = table_id = None
     for item in items:
+        table_id = table_id or item.get("table_id")
         game = game or item.get("game")
         currency = currency or item.get("currency")
         if "coups" in item:
@@ -618,6 +628,7 @@ def _table_result_row(day: dt.date, table: str, items: list[dict], edges_cache) 
         "variance_major": (variance * scale * scale) if variance else Decimal(0),
         "deviations": ((actual - theoretical_major) / decimal_sqrt(variance * scale * scale)) if variance else None,
         "open_violations": open_violations,
+        "table_id": table_id,  # for the link on screen, not a column
     }
     return row
 

@@ -20,18 +20,36 @@ from .definitions import ReportFilters
 from .forms import ReportFilterForm, days_label
 from .models import ExportFormat, ExportStatus, ReportExport
 from .permissions import report_allowed, reports_allowed
-from .renderers import csv_chunks, report_summary, xlsx_write
+from .renderers import csv_chunks, report_page, report_summary, xlsx_write
 from .services import report_export_request
 
 # The page totals a report on screen only up to this many detail rows (a month of the ledger detail
 # can hold millions); beyond it, download the file.
 SUMMARY_MAX_ROWS = 50_000
+ROWS_PER_PAGE = 50  # detail rows per page on screen, with the subtotals among them
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 CONTENT_TYPES = {ExportFormat.CSV: "text/csv; charset=utf-8", ExportFormat.XLSX: XLSX_TYPE}
 
 
 def inline_max_days() -> int:
     return settings.PIT_REPORT_INLINE_MAX_DAYS
+
+
+def inline_max_rows() -> int:
+    return settings.PIT_REPORT_INLINE_MAX_ROWS
+
+
+def background_reason(definition, filters: ReportFilters) -> tuple[str, int]:
+    """Why a report must be written in the background ("" when it may stream at once), and its
+    estimated rows: more gaming days than PIT_REPORT_INLINE_MAX_DAYS, or more estimated rows than
+    PIT_REPORT_INLINE_MAX_ROWS (the time a report takes grows with its rows, not its days)."""
+    if filters.days > inline_max_days():
+        return f"{days_label(filters)} covers more than {inline_max_days()} gaming days", 0
+    estimate = definition.estimate(filters)
+    if estimate > inline_max_rows():
+        limit = inline_max_rows()
+        return f"{days_label(filters)} holds about {estimate:,} rows, more than the {limit:,} written at once", estimate
+    return "", estimate
 
 
 def staff_reports_view(view):
@@ -66,15 +84,21 @@ def _allowed_form(request, data) -> ReportFilterForm:
 def reports_index(request):
     data = request.GET if "report" in request.GET else None
     form = _allowed_form(request, data)
-    summary = filters = definition = None
+    summary = filters = definition = rows = None
+    page_query = ""
     too_long = too_many = False
+    reason = ""
     if data is not None and form.is_valid():
         definition, filters = form.definition, form.filters()
-        too_long = filters.days > inline_max_days()
-        estimate = 0 if too_long else definition.estimate(filters)
+        reason, estimate = background_reason(definition, filters)
+        too_long = bool(reason)
         too_many = estimate > SUMMARY_MAX_ROWS
         if not (too_long or too_many):
             summary = report_summary(definition, filters)
+            rows = report_page(definition, filters, _page_number(request), ROWS_PER_PAGE)
+            query = request.GET.copy()
+            query.pop("page", None)
+            page_query = query.urlencode()
     exports = ReportExport.objects.filter(requested_by=request.user).order_by("-requested_at", "-id")[:10]
     context = {
         **admin.site.each_context(request),
@@ -84,15 +108,26 @@ def reports_index(request):
         "filters": filters,
         "days": days_label(filters) if filters else "",
         "summary": summary,
+        "rows": rows,
+        "page_query": page_query,
         "too_long": too_long,
         "too_many": too_many,
         "summary_max_rows": SUMMARY_MAX_ROWS,
         "inline_max_days": inline_max_days(),
+        "inline_max_rows": f"{inline_max_rows():,}",
+        "background_reason": reason,
         "reports": reports_allowed(request.user),
         "exports": exports,
         "background_fields": _background_fields(form) if too_long else [],
     }
     return render(request, "reports/index.html", context)
+
+
+def _page_number(request) -> int:
+    try:
+        return max(int(request.GET.get("page", "1")), 1)
+    except ValueError:
+        return 1
 
 
 def _background_fields(form: ReportFilterForm) -> list[tuple[str, str]]:
@@ -113,8 +148,8 @@ def _background_fields(form: ReportFilterForm) -> list[tuple[str, str]]:
 @require_http_methods(["GET", "POST"])
 @staff_reports_view
 def report_export(request):
-    """GET: download CSV or XLSX now (up to PIT_REPORT_INLINE_MAX_DAYS gaming days; a longer range
-    goes back to the page, which offers a background export). POST: export in the background."""
+    """GET: download CSV or XLSX now (see `background_reason`; a longer report goes back to the page,
+    which offers a background export). POST: export in the background."""
     data = request.GET if request.method == "GET" else request.POST
     form = _allowed_form(request, data)
     file_format = data.get("format", "")
@@ -132,11 +167,9 @@ def report_export(request):
             f"(export {export.pk}); download it below once ready.",
         )
         return redirect(f"{reverse('reports:index')}#export-{export.pk}")
-    if filters.days > inline_max_days():
-        messages.warning(
-            request,
-            f"{days_label(filters)} covers more than {inline_max_days()} gaming days: export it in the background.",
-        )
+    reason, _ = background_reason(definition, filters)
+    if reason:
+        messages.warning(request, f"{reason}: export it in the background.")
         query = data.copy()
         query.pop("format", None)
         return redirect(f"{reverse('reports:index')}?{query.urlencode()}")

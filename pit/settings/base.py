@@ -23,6 +23,7 @@ CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
 # The casino's time zone: gaming days and reports are in it.
 TIME_ZONE = env.str("DJANGO_TIME_ZONE", default="UTC")
 LANGUAGE_CODE = "en-us"
+FORMAT_MODULE_PATH = ["pit.formats"]  # ISO dates and 24-hour times on every page
 USE_I18N = True
 USE_TZ = True
 ROOT_URLCONF = "pit.urls"
@@ -293,6 +294,9 @@ PIT_PROTECTION_REPEAT_DAYS = env.int("PIT_PROTECTION_REPEAT_DAYS", default=1)
 # Reports covering more gaming days than this run in the background (Celery) and are downloaded when
 # ready; up to it they stream straight to the browser (and the JSON API refuses longer ranges).
 PIT_REPORT_INLINE_MAX_DAYS = env.int("PIT_REPORT_INLINE_MAX_DAYS", default=31)
+# ... and so do reports estimated at more rows than this, whatever their range (a month of ledger
+# detail can take longer to write than a request may last).
+PIT_REPORT_INLINE_MAX_ROWS = env.int("PIT_REPORT_INLINE_MAX_ROWS", default=20000)
 # Background export files are deleted this many days after they were written (the row stays, expired).
 PIT_REPORT_EXPORT_KEEP_DAYS = env.int("PIT_REPORT_EXPORT_KEEP_DAYS", default=7)
 # Table accounting (pit.accounting): the length of a shift for chip inventories, fills, credits and

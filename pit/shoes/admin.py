@@ -5,6 +5,7 @@ The only writes: a pit boss corrects a coup's wagers or voids a coup (actions, w
 through `pit.shoes.services`; the coup's page shows every version of its wagers and which stands.
 """
 
+import datetime as dt
 import re
 from decimal import Decimal
 
@@ -37,6 +38,7 @@ from pit.core.admin_site import (
     road_grid,
     winner_html,
 )
+from pit.core.gaming_day import current_gaming_day
 from pit.dashboard.roads import Result, roads
 from pit.shoes.models import Coup, CoupCorrection, Shoe, Wager
 from pit.shoes.selectors import standing_condition, wagers_standing
@@ -53,6 +55,27 @@ def _violations_count():
     return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
 
 
+
+class DealtOnFilter(admin.SimpleListFilter):
+    """Shoes with a coup dealt on a gaming day (where the reports' table-day rows lead)."""
+
+    title = "dealt on gaming day"
+    parameter_name = "dealt_on"
+
+    def lookups(self, request, model_admin):
+        day = current_gaming_day()
+        previous = day - dt.timedelta(days=1)
+        return [(day.isoformat(), "Current gaming day"), (previous.isoformat(), "Previous gaming day")]
+
+    def queryset(self, request, queryset):
+        if not self.value():
+            return queryset
+        try:
+            day = dt.date.fromisoformat(self.value())
+        except ValueError:
+            return queryset.none()
+        return queryset.filter(pk__in=Coup.objects.filter(gaming_day=day).values("shoe_id"))
+
 @admin.register(Shoe)
 class ShoeAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = (
@@ -67,7 +90,7 @@ class ShoeAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         "cards_left",
     )
     list_display_links = ("table", "sequence")
-    list_filter = ("table", "status")
+    list_filter = ("table", "status", DealtOnFilter)
     search_fields = ("table__code", "table__name")
     list_select_related = ("table",)
     date_hierarchy = "shuffled_at"

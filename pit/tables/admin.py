@@ -13,6 +13,7 @@ from pit.compliance.selectors import OPEN, OPEN_LIST_QUERY
 from pit.core.actors import Actor
 from pit.core.admin_site import (
     SERVICE_ERRORS,
+    NoSaveWhenNothingEditableMixin,
     ServiceErrorsAsMessagesMixin,
     changelist_url,
     error_text,
@@ -106,7 +107,7 @@ class TableLimitInline(admin.TabularInline):
 
 
 @admin.register(Table)
-class TableAdmin(ServiceErrorsAsMessagesMixin, admin.ModelAdmin):
+class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, admin.ModelAdmin):
     list_display = (
         "code",
         "name",

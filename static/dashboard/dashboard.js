@@ -184,18 +184,32 @@
     root.setAttribute("data-generated-at", data.generated_at);
   }
 
+  // The session ended: say so, offer the login, and stop polling (the figures are left as they were).
+  function showSignedOut(state, loginUrl) {
+    state.replaceChildren(el("strong", {className: "pd-signed-out", text: "Signed out. "}),
+                          el("a", {href: loginUrl || "/admin/login/", text: "Log in again"}));
+    document.getElementById("pit-dashboard").setAttribute("data-signed-out", "true");
+  }
+
   function start() {
     var root = document.getElementById("pit-dashboard");
     if (!root) return;
     render(root, JSON.parse(document.getElementById("pit-overview").textContent));
     var state = document.getElementById("pit-refresh-state");
     var every = 1000 * (+root.getAttribute("data-refresh") || 5);
+    var signedOut = false;
     function poll() {
       fetch(root.getAttribute("data-url"), {credentials: "same-origin", headers: {Accept: "application/json"}})
-        .then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); })
-        .then(function (data) { render(root, data); state.textContent = ""; })
+        .then(function (r) {
+          if (r.status === 401) {
+            return r.json().then(function (body) { signedOut = true; showSignedOut(state, body.login_url); });
+          }
+          var type = r.headers.get("Content-Type") || "";
+          if (!r.ok || type.indexOf("application/json") !== 0) throw new Error("HTTP " + r.status);
+          return r.json().then(function (data) { render(root, data); state.textContent = ""; });
+        })
         .catch(function (err) { state.textContent = "(refresh failed: " + err.message + ")"; })
-        .then(function () { setTimeout(poll, every); });
+        .then(function () { if (!signedOut) setTimeout(poll, every); });
     }
     setTimeout(poll, every);
   }

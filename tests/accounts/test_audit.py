@@ -196,6 +196,8 @@ def test_auditors_view_the_trail_in_the_admin(client, boss):
     event = table.audit_events.get(pgh_label="update")
     detail = client.get(reverse("admin:tables_tableauditevent_change", args=[event.pk]))
     assert detail.status_code == 200
+    assert f"update of table {table.pk}, ".encode() in detail.content  # not "TableAuditEvent object (2)"
+    assert b"AuditEvent object" not in detail.content
     assert client.post(reverse("admin:tables_tableauditevent_change", args=[event.pk]), {}).status_code == 403
     client.force_login(boss)
     assert client.get(url).status_code == 403

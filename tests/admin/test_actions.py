@@ -399,3 +399,56 @@ def test_the_correction_form_names_a_bad_line_and_writes_nothing(client, pit, pi
                    wagers="1 banker 200", reason="x")
     assert messages_of(response) == [("error", "Select exactly one coup to correct its wagers.")]
     assert not CoupCorrection.objects.exists()
+
+
+def test_a_violation_reads_in_context(client, pit, pit_boss, violation, django_capture_on_commit_callbacks):
+    """The rule in words, the cards as cards with what the engine reads against what was
+    reported, and each wager of the coup with what the paytable owes against what was paid."""
+    from tests import factories as f
+    from tests.admin.conftest import BANKER_WINS, deal
+
+    client.force_login(pit_boss)
+    context = client.get(reverse("admin:compliance_ruleviolation_change", args=[violation.pk])).context["in_context"]
+    assert context["rule"] == "Banker drew a card the rule did not call for"
+    assert "pit-card" in context["coup"]["player"] and context["coup"]["totals"] == "9–0"
+    assert [wager["seat"] for wager in context["wagers"]] == [2]
+
+    with django_capture_on_commit_callbacks(execute=True):
+        deal(pit.shoe2, 6, BANKER_WINS, wagers=[f.wager(1, "banker", "200", paid="390"), f.wager(3, "player", "50")])
+    mispaid = RuleViolation.objects.get(code="payout_mismatch", coup__number=6, coup__shoe=pit.shoe2)
+    response = client.get(reverse("admin:compliance_ruleviolation_change", args=[mispaid.pk]))
+    wagers = response.context["in_context"]["wagers"]
+    assert [(w["seat"], w["bet"], w["this"]) for w in wagers] == [(1, "Banker", True), (3, "Player", False)]
+    assert '$200.00' in wagers[0]["owed"] and '$390.00' in wagers[0]["paid"] and '$190.00' in wagers[0]["difference"]
+    assert 'id="pit-in-context"' in response.content.decode()
+
+
+def test_violations_are_worked_by_kind_then_money_at_stake(client, pit, pit_boss, django_capture_on_commit_callbacks):
+    """Open first, high before medium before low, and among them the most money at stake: a
+    1,000.00 overpayment comes before a 10.00 one, whatever was found last."""
+    from tests import factories as f
+    from tests.admin.conftest import BANKER_WINS, deal
+
+    with django_capture_on_commit_callbacks(execute=True):
+        deal(pit.shoe2, 6, BANKER_WINS, wagers=[f.wager(1, "banker", "1000", paid="2000")])
+        deal(pit.shoe2, 7, BANKER_WINS, wagers=[f.wager(1, "banker", "100", paid="110")])
+    client.force_login(pit_boss)
+    listed = list(client.get(reverse("admin:compliance_ruleviolation_changelist")).context["cl"].result_list)
+    mispays = [v for v in listed if v.code == "payout_mismatch"]
+    assert [v.at_stake_minor for v in mispays] == [100000, 1000]
+    ranks = [v.severity_rank for v in listed if v.status == "open"]
+    assert ranks == sorted(ranks)
+    html = client.get(reverse("admin:compliance_ruleviolation_changelist")).content.decode()
+    assert "$1,000.00" in html
+
+
+def test_bulk_review_by_code_with_one_note(client, pit, pit_boss):
+    """The queue filtered by code, all selected, one note: each is reviewed by the service."""
+    client.force_login(pit_boss)
+    same_code = list(RuleViolation.objects.filter(code="wager_under_minimum", status="open"))
+    assert len(same_code) > 1
+    response = act(client, VIOLATIONS, "acknowledge_with_note", same_code, post="yes", note="Dealer retrained.")
+    assert response.status_code == 302
+    assert {(v.status, v.status_note) for v in RuleViolation.objects.filter(code="wager_under_minimum")} == {
+        ("acknowledged", "Dealer retrained.")
+    }

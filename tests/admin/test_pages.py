@@ -123,6 +123,16 @@ def test_table_page_limits_read_only_for_a_pit_boss(client, pit, pit_boss):
     assert '<span class="pit-money">$10,000.00</span>' in html
     assert reverse("admin:shoes_shoe_change", args=[pit.shoe1.pk]) in html
     assert 'name="name"' not in html  # renamed by a superuser only
+    # Nothing here is the pit boss's to edit: no Save button, and a POST of the form is refused
+    # (it once said "changed successfully" having changed nothing).
+    assert 'name="_save"' not in html and 'name="_continue"' not in html
+    post = client.post(reverse("admin:tables_table_change", args=[pit.bb1.pk]), {"name": "Renamed"})
+    assert post.status_code == 403
+    pit.bb1.refresh_from_db()
+    assert pit.bb1.name == "Table BB1"
+    violation = pit.shoe2.coups.get(number=5).violations.first()
+    page = client.get(reverse("admin:compliance_ruleviolation_change", args=[violation.pk])).content.decode()
+    assert 'name="_save"' not in page
 
 
 def test_table_page_limits_editable_for_a_superuser(admin_client, pit):
@@ -251,3 +261,13 @@ def test_device_admin_is_not_for_pit_bosses_or_accountants(client, device, usern
     client.force_login(request.getfixturevalue(username))
     assert client.get(reverse("admin:accounts_device_changelist")).status_code == 403
     assert Device.objects.get().revoked_at is None
+
+
+def test_dates_read_the_same_on_every_page(admin_client, pit):
+    """One date format everywhere (ISO, as the reports and the API write them), not "Nov. 30, 2026"."""
+    from pit.core.gaming_day import current_gaming_day
+
+    today = current_gaming_day().isoformat()
+    html = admin_client.get(reverse("admin:compliance_ruleviolation_changelist")).content.decode()
+    assert f'<td class="field-gaming_day nowrap">{today}</td>' in html
+    assert not re.search(r"\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.? \d{1,2}, \d{4}", html)

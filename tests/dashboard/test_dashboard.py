@@ -131,12 +131,24 @@ def test_the_dashboard_asks_for_a_login(client, db):
     response = client.get("/admin/pit/dashboard/")
     assert response.status_code == 302
     assert response["Location"].startswith("/admin/login/?next=/admin/pit/dashboard/")
+    # The page polls this: a signed-out poll gets JSON saying so (the page shows "Signed out" and
+    # offers the login), never the login page's HTML ("Unexpected token '<'").
     response = client.get("/admin/pit/dashboard/data/")
-    assert response.status_code == 302
+    assert response.status_code == 401 and response["Content-Type"] == "application/json"
+    assert response.json() == {
+        "signed_out": True,
+        "login_url": "/admin/login/?next=/admin/pit/dashboard/",
+    }
 
 
 def test_staff_without_the_table_view_permission_are_refused(client, db):
     client.force_login(_user("temp"))
+    assert client.get("/admin/pit/dashboard/").status_code == 403
+    assert client.get("/admin/pit/dashboard/data/").status_code == 403
+
+
+def test_accountants_do_not_get_the_dashboard_as_the_readme_says(client, db):
+    client.force_login(_user("counter", "accountant"))
     assert client.get("/admin/pit/dashboard/").status_code == 403
     assert client.get("/admin/pit/dashboard/data/").status_code == 403
 

@@ -351,7 +351,7 @@ def test_cards_seen_within_capacity():
 
 def test_card_over_capacity_counts_every_spelling_of_a_card():
     found = check_cards_seen(8, {"AS": 8, "a♠": 1, "KD": 3})
-    assert found == [Violation("card_over_capacity", "A♠ was seen 9 times; a 8-deck shoe holds 8.", "high")]
+    assert found == [Violation("card_over_capacity", "A♠ was seen 9 times; an 8-deck shoe holds 8.", "high")]
 
 
 def test_shoe_overdealt():

@@ -308,3 +308,44 @@ def test_api_refuses_days_outside_the_calendar_it_can_bound(client, pit):
     client.force_login(pit.accountant)
     response = client.get(f"{API}commission/", {"from": "9999-12-30", "to": "9999-12-31"})
     assert response.status_code == 400 and "Gaming days run from 1900-01-01 to 9998-12-31" in response.content.decode()
+
+
+def test_inline_or_background_is_decided_by_estimated_rows(client, pit, settings, django_capture_on_commit_callbacks):
+    """Two gaming days are well within the days allowed, but more rows than allowed at once."""
+    settings.PIT_REPORT_INLINE_MAX_ROWS = 4
+    client.force_login(pit.accountant)
+    with django_capture_on_commit_callbacks() as callbacks:
+        response = client.get(EXPORT, {"report": "commission", **RANGE, "format": "csv"})
+    assert response.status_code == 302 and callbacks == [] and not ReportExport.objects.exists()
+    page = client.get(response["Location"])
+    assert page.context["too_long"] and page.context["summary"] is None
+    assert "holds about 5 rows, more than the 4 written at once" in page.context["background_reason"]
+    settings.PIT_REPORT_INLINE_MAX_ROWS = 5
+    assert client.get(EXPORT, {"report": "commission", **RANGE, "format": "csv"}).status_code == 200
+
+
+
+def test_the_page_shows_the_rows_paginated_with_links(client, pit, monkeypatch):
+    """The rows on screen, not only the totals: a commission row leads to its reconciliation, a
+    table-day to the shoes dealt that day at that table."""
+    from pit.reports import views
+
+    monkeypatch.setattr(views, "ROWS_PER_PAGE", 2)
+    client.force_login(pit.accountant)
+    first = client.get(PAGE, {"report": "commission", **RANGE}).context["rows"]
+    assert (first["page"], first["pages"], first["rows"]) == (1, 3, 5)
+    assert [line["kind"] for line in first["lines"]] == ["detail", "detail"]
+    reconciliation = pit.shoe_a.reconciliation
+    assert first["lines"][0]["link"] == f"/admin/ledger/reconciliation/{reconciliation.pk}/change/"
+    second = client.get(PAGE, {"report": "commission", **RANGE, "page": "2"})
+    assert [line["kind"] for line in second.context["rows"]["lines"]] == ["detail", "detail", "shoe subtotal"]
+    assert b"page 2 of 3" in second.content and b"&amp;page=3" in second.content
+    html = second.content.decode()
+    subtotal = second.context["rows"]["lines"][-1]["cells"]
+    assert 'id="report-rows"' in html and f'<td class="number">{subtotal[-9]["text"]}</td>' in html
+
+    results = client.get(PAGE, {"report": "table-results", **RANGE}).context["rows"]
+    link = results["lines"][0]["link"]
+    assert link == f"/admin/shoes/shoe/?table__id__exact={pit.bb1.pk}&dealt_on=2026-11-02"
+    shoes = client.get(link).context["cl"].result_list
+    assert [shoe.pk for shoe in shoes] == [pit.shoe_a.pk]

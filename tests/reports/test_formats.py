@@ -163,3 +163,14 @@ def test_totals_are_per_currency_and_cells_carry_their_currency(pit, django_capt
     assert yen_row[header.index("Accrued")].value == 50
     csv_totals = [row for row in parsed_csv(COMMISSION) if row["Line"] == "total"]
     assert [(row["Currency"], row["Accrued"]) for row in csv_totals] == [("JPY", "50"), ("USD", "102.00")]
+
+
+def test_times_have_one_precision_in_every_format(pit):
+    """Recorded times carry whole seconds in XLSX, as in CSV and JSON (they kept milliseconds)."""
+    sheet = workbook(COMMISSION_DETAIL).worksheets[0]
+    header = [cell.value for cell in sheet[1]]
+    xlsx_times = [row[header.index("Recorded at")].value for row in sheet.iter_rows(min_row=2)]
+    xlsx_times = [value for value in xlsx_times if value is not None]
+    csv_times = [row["Recorded at"] for row in parsed_csv(COMMISSION_DETAIL) if row["Recorded at"]]
+    assert xlsx_times and all(value.microsecond == 0 for value in xlsx_times)
+    assert [value.isoformat() for value in xlsx_times] == [text[:19] for text in csv_times]

@@ -118,3 +118,14 @@ def test_commission_lines_add_across_and_dealing_shoes_stand_apart(mixed_pit):  
     dealing = totals[("Still dealing", "USD")]
     assert (dealing["expected"], dealing["counted"], dealing["variance"]) == (from_minor(owed, "USD"), None, None)
     assert owed == 1000
+
+
+def test_estimates_count_the_rows_a_background_export_writes(mixed_pit):  # noqa: F811
+    """Progress reaches the estimate exactly, for every report: the commission estimate once
+    counted box counts, missing the seats of a shoe still dealing."""
+    from pit.reports.catalog import REPORTS
+
+    for report in REPORTS.values():
+        written = sum(1 for line in report_lines(report, FILTERS) if line.is_detail)
+        assert report.estimate(FILTERS) == written, report.slug
+    assert COMMISSION.estimate(FILTERS) == 5  # A1 seats 1, 2; the dealing shoe's seat 1; B1 seats 1, 2
