@@ -7,26 +7,40 @@ engine-registered code, recorded once per fingerprint, reviewed by pit bosses li
   or the previous `PIT_PROTECTION_REPEAT_DAYS` gaming days is a repeat, charged to the later shoe
   (by id) at the coup that completed its first repeated shingle.
 - `new_deck_order_run`: `NEW_DECK_RUN_LENGTH` or more cards in a row in new-deck order within a shoe.
+- `side_bet_advantage_play`: each coup's exact side-bet expectations from the cards seen before it
+  are stored (SideBetExpectation); per table, gaming day and seat, the seat's side bets placed on
+  positive-expectation coups are compared with what betting at random would give (each bet's share
+  of positive coups at the table that day): a Poisson-binomial tail below
+  PIT_PROTECTION_SIDE_BET_P_VALUE, with at least SIDE_BET_MIN_HITS such bets, is a finding.
+- `coup_rate_high`: more than PIT_PROTECTION_MAX_COUPS_PER_HOUR coups dealt at one table within 60
+  minutes (by their dealt time), once per table and clock hour (UTC) of the coup that went over.
 """
 from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 
 from django.conf import settings
 from django.db import transaction
 
 from pit import game
+from pit.compliance.models import RuleViolation
 from pit.compliance.services import violation_record
-from pit.game import sequences
+from pit.core.money import from_minor
+from pit.game import counting, sequences
 from pit.game.sequences import NEW_DECK_RUN_LENGTH, SHINGLE_LENGTH
-from pit.protection.models import CardShingle
-from pit.shoes.models import Coup, Shoe
+from pit.paytables.models import PaytableConfiguration
+from pit.paytables.selectors import engine_paytable
+from pit.protection.models import CardShingle, SideBetExpectation
+from pit.shoes.models import Coup, Shoe, Wager
 
 logger = logging.getLogger(__name__)
 
 PROTECTION_CHECK = "game_protection"
+SIDE_BET_MIN_HITS = 3
+EVIDENCE_SHOWN = 12
 
 
 def protection_check_shoes(*, shoe_ids: Iterable[int]) -> int:
@@ -42,13 +56,13 @@ def _shoe_check(shoe_id: int) -> int:
     shoe = Shoe.objects.select_related("table").get(pk=shoe_id)
     coups = list(
         Coup.objects.filter(shoe_id=shoe_id).order_by("number", "pk").values_list(
-            "pk", "player_cards", "banker_cards", "gaming_day"
+            "pk", "player_cards", "banker_cards", "gaming_day", "dealt_at", "paytable_id"
         )
     )
     if not coups:
         return 0
     try:
-        codes, owners = sequences.concatenated((player, banker) for _, player, banker, _ in coups)
+        codes, owners = sequences.concatenated((player, banker) for _, player, banker, *_ in coups)
     except (ValueError, game.InvalidCard):
         logger.warning("shoe %s: cards that name no card; its sequence is not indexed", shoe_id)
         return 0
@@ -56,7 +70,9 @@ def _shoe_check(shoe_id: int) -> int:
     shingles = sequences.shingles(codes)
     _index(shoe, shingles, coup_of)
 
-    findings = 0
+    findings = _coup_rate(shoe, coups)
+    _side_bet_expectations(shoe, coups)
+    findings += _advantage_play(shoe, {row[3] for row in coups})
     first_day = coups[0][3] - dt.timedelta(days=settings.PIT_PROTECTION_REPEAT_DAYS)
     last_day = coups[-1][3] + dt.timedelta(days=settings.PIT_PROTECTION_REPEAT_DAYS)
     position_of = {}
@@ -104,6 +120,122 @@ def _shoe_check(shoe_id: int) -> int:
         )
         findings += 1
     return findings
+
+
+def _side_bet_expectations(shoe: Shoe, coups: list[tuple]) -> None:
+    """Store, for each coup that has none yet, every side bet's exact expectation from the cards seen
+    before it (the burn and the earlier coups, in number order)."""
+    stored = set(
+        SideBetExpectation.objects.filter(coup__shoe=shoe).values_list("coup_id", flat=True).distinct()
+    )
+    if all(row[0] in stored for row in coups):
+        return
+    paytables = {
+        pk: engine_paytable(rules)
+        for pk, rules in PaytableConfiguration.objects.filter(pk__in={row[5] for row in coups}).values_list(
+            "pk", "rules"
+        )
+    }
+    seen = Counter(shoe.burn_cards or ())
+    new = []
+    for pk, player, banker, *_, paytable_id in coups:
+        if pk not in stored:
+            try:
+                expectations = counting.side_bet_expectations(paytables[paytable_id], shoe.decks, seen)
+            except (ValueError, game.InvalidCard):
+                break  # cards the shoe cannot hold, or too few left: nothing after can be counted
+            new.extend(
+                SideBetExpectation(
+                    coup_id=pk, bet=bet, expectation=game.fraction_to_decimal(value, 12), positive=value > 0
+                )
+                for bet, value in expectations.items()
+            )
+        seen.update([*player, *banker])
+    SideBetExpectation.objects.bulk_create(new, ignore_conflicts=True, batch_size=1000)
+
+
+def _advantage_play(shoe: Shoe, days: set[dt.date]) -> int:
+    """Per gaming day of the shoe, test every seat of the table that bet side bets (only when this
+    shoe had a positive coup, the only way a test's result can change)."""
+    if not SideBetExpectation.objects.filter(coup__shoe=shoe, positive=True).exists():
+        return 0
+    threshold = settings.PIT_PROTECTION_SIDE_BET_P_VALUE
+    findings = 0
+    for day in sorted(days):
+        worth = {
+            (coup_id, bet): (positive, expectation)
+            for coup_id, bet, positive, expectation in SideBetExpectation.objects.filter(
+                coup__shoe__table_id=shoe.table_id, coup__gaming_day=day
+            ).values_list("coup_id", "bet", "positive", "expectation")
+        }
+        opportunities, positives = Counter(), Counter()
+        for (_, bet), (positive, _) in worth.items():
+            opportunities[bet] += 1
+            positives[bet] += positive
+        chance = {bet: positives[bet] / opportunities[bet] for bet in opportunities}
+        by_seat: dict[int, list[tuple]] = defaultdict(list)
+        for row in (
+            Wager.objects.filter(coup__shoe__table_id=shoe.table_id, coup__gaming_day=day, bet__in=list(chance))
+            .order_by("coup__dealt_at", "coup_id", "pk")
+            .values_list("seat", "coup_id", "bet", "amount_minor", "currency", "coup__number", "coup__shoe__sequence")
+        ):
+            if (row[1], row[2]) in worth:
+                by_seat[row[0]].append(row)
+        for seat, wagers in sorted(by_seat.items()):
+            hits = [row for row in wagers if worth[row[1], row[2]][0]]
+            if len(hits) < SIDE_BET_MIN_HITS:
+                continue
+            chances = [chance[row[2]] for row in wagers]
+            p_value = counting.tail_probability(chances, len(hits))
+            if p_value >= threshold:
+                continue
+            evidence = "; ".join(
+                f"shoe {sequence} coup {number} {bet} {worth[coup_id, bet][1]:+.4f} a unit, staked "
+                f"{from_minor(amount, currency)}"
+                for _, coup_id, bet, amount, currency, number, sequence in hits[:EVIDENCE_SHOWN]
+            ) + ("" if len(hits) <= EVIDENCE_SHOWN else f"; and {len(hits) - EVIDENCE_SHOWN} more")
+            finding = counting.advantage_play(seat, len(hits), len(wagers), sum(chances), p_value, evidence)
+            first = Coup.objects.select_related("shoe__table").get(pk=hits[0][1])
+            recorded = violation_record(
+                finding=finding, fingerprint=f"side_bet_advantage_play:table{shoe.table_id}:{day}:seat{seat}",
+                table=first.shoe.table, shoe=first.shoe, coup=first, seat=seat, gaming_day=day,
+                found_by=PROTECTION_CHECK,
+            )
+            if recorded.message != finding.message:  # more coups of the day: the evidence grows
+                RuleViolation.objects.filter(pk=recorded.pk).update(message=finding.message)
+            findings += 1
+    return findings
+
+
+def _coup_rate(shoe: Shoe, coups: list[tuple]) -> int:
+    maximum = settings.PIT_PROTECTION_MAX_COUPS_PER_HOUR
+    hour = dt.timedelta(hours=1)
+    dealt = [row[4] for row in coups]
+    table_coups = list(
+        Coup.objects.filter(shoe__table_id=shoe.table_id, dealt_at__gt=min(dealt) - hour, dealt_at__lte=max(dealt))
+        .order_by("dealt_at", "pk")
+        .values_list("pk", "dealt_at")
+    )
+    if len(table_coups) <= maximum:
+        return 0
+    own = {row[0] for row in coups}
+    hours_found: set[str] = set()
+    start = 0
+    for index, (pk, dealt_at) in enumerate(table_coups):
+        while table_coups[start][1] <= dealt_at - hour:
+            start += 1
+        count = index - start + 1
+        clock_hour = dealt_at.astimezone(dt.UTC).strftime("%Y-%m-%dT%H")
+        if count <= maximum or pk not in own or clock_hour in hours_found:
+            continue
+        hours_found.add(clock_hour)
+        coup = Coup.objects.get(pk=pk)
+        violation_record(
+            finding=sequences.coup_rate_high(count, maximum),
+            fingerprint=f"coup_rate_high:table{shoe.table_id}:{clock_hour}",
+            table=shoe.table, shoe=shoe, coup=coup, gaming_day=coup.gaming_day, found_by=PROTECTION_CHECK,
+        )
+    return len(hours_found)
 
 
 def _index(shoe: Shoe, shingles: list[tuple[int, int]], coup_of: list[tuple]) -> None:

@@ -18,6 +18,8 @@ ALARM_CODES: tuple[str, ...] = tuple(
         "shoe_sequence_repeat",
         "new_deck_order_run",
         "box_variance",
+        "stale_feed",
+        "coup_rate_high",
         "coup_at_closed_table",
         "play_at_closed_table",
     )

@@ -197,6 +197,14 @@ PIT_BOX_VARIANCE_TOLERANCE = env.str("PIT_BOX_VARIANCE_TOLERANCE", default="0.00
 # Game protection: a shoe's card sequence is compared with every shoe of its gaming day and of this
 # many gaming days before it (shoe_sequence_repeat).
 PIT_PROTECTION_REPEAT_DAYS = env.int("PIT_PROTECTION_REPEAT_DAYS", default=1)
+# An open table whose dealing shoe has sent no coup for this many minutes is an alarm (stale_feed),
+# looked for every minute; more coups than this within an hour at one table is coup_rate_high.
+PIT_PROTECTION_STALE_FEED_MINUTES = env.int("PIT_PROTECTION_STALE_FEED_MINUTES", default=10)
+PIT_PROTECTION_MAX_COUPS_PER_HOUR = env.int("PIT_PROTECTION_MAX_COUPS_PER_HOUR", default=120)
+# side_bet_advantage_play: a seat's side bets on positive-expectation coups, per gaming day, as
+# unlikely as this (or less) for a player betting at random.
+PIT_PROTECTION_SIDE_BET_P_VALUE = env.float("PIT_PROTECTION_SIDE_BET_P_VALUE", default=1e-6)
+CELERY_BEAT_SCHEDULE["protection.stale_feeds_check"] = {"task": "protection.stale_feeds_check", "schedule": 60}
 # Reports covering more gaming days than this run in the background (Celery) and are downloaded when
 # ready; up to it they stream straight to the browser (and the JSON API refuses longer ranges).
 PIT_REPORT_INLINE_MAX_DAYS = env.int("PIT_REPORT_INLINE_MAX_DAYS", default=31)
