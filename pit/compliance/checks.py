@@ -100,7 +100,7 @@ def coups_sweep(
         Coup.objects.filter(in_range).order_by("shoe_id").values_list("shoe_id", flat=True).distinct()
     )
     totals = _shoes_check(shoe_ids, selected=in_range, progress=progress)
-    totals.holding += protection_check_shoes(shoe_ids=shoe_ids)
+    totals.holding += protection_check_shoes(shoe_ids=shoe_ids, weekly=True)
     return totals
 
 

@@ -48,3 +48,11 @@ def advantage_play(seat: int, hits: int, bets: int, expected: float, p_value: fl
         f"(chance of doing this well by luck: {p_value:.1e}). Someone may be counting cards. "
         f"Positive coups bet: {evidence}.",
     )
+
+
+def win_deviation(scope: str, deviations: float, win: str, theoretical: str, deviation: str, wagers: int) -> Violation:
+    return violation(
+        "win_deviation",
+        f"{scope}: the house won {win} against a theoretical {theoretical} over {wagers} wagers, "
+        f"{deviations:+.1f} standard deviations (one standard deviation is {deviation}).",
+    )

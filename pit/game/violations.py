@@ -62,6 +62,7 @@ VIOLATION_CODES: dict[str, ViolationKind] = _kinds(
     ("new_deck_order_run", "A run of cards in new-deck order: the shoe may not be shuffled", Severity.HIGH),
     ("stale_feed", "An open table's dealing shoe has sent no coup for too long", Severity.MEDIUM),
     ("coup_rate_high", "More coups in an hour than a dealer can deal", Severity.MEDIUM),
+    ("win_deviation", "Win against theoretical beyond the alarm threshold (z-score)", Severity.MEDIUM),
     ("side_bet_advantage_play", "A seat's side bets fall on positive-expectation coups beyond chance", Severity.MEDIUM),
 )
 

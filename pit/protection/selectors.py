@@ -20,6 +20,7 @@ ALARM_CODES: tuple[str, ...] = tuple(
         "box_variance",
         "stale_feed",
         "coup_rate_high",
+        "win_deviation",
         "coup_at_closed_table",
         "play_at_closed_table",
     )

@@ -204,6 +204,13 @@ PIT_PROTECTION_MAX_COUPS_PER_HOUR = env.int("PIT_PROTECTION_MAX_COUPS_PER_HOUR",
 # side_bet_advantage_play: a seat's side bets on positive-expectation coups, per gaming day, as
 # unlikely as this (or less) for a player betting at random.
 PIT_PROTECTION_SIDE_BET_P_VALUE = env.float("PIT_PROTECTION_SIDE_BET_P_VALUE", default=1e-6)
+# win_deviation: a table's (and a seat's) win against theoretical beyond this many standard deviations,
+# either way, over the gaming day, the last 7 gaming days and the shoe; scopes with fewer wagers
+# than PIT_PROTECTION_Z_MIN_WAGERS are not judged (the normal approximation needs them).
+PIT_PROTECTION_Z_DAY = env.float("PIT_PROTECTION_Z_DAY", default=4.0)
+PIT_PROTECTION_Z_WEEK = env.float("PIT_PROTECTION_Z_WEEK", default=4.0)
+PIT_PROTECTION_Z_SHOE = env.float("PIT_PROTECTION_Z_SHOE", default=4.0)
+PIT_PROTECTION_Z_MIN_WAGERS = env.int("PIT_PROTECTION_Z_MIN_WAGERS", default=100)
 CELERY_BEAT_SCHEDULE["protection.stale_feeds_check"] = {"task": "protection.stale_feeds_check", "schedule": 60}
 # Reports covering more gaming days than this run in the background (Celery) and are downloaded when
 # ready; up to it they stream straight to the browser (and the JSON API refuses longer ranges).
