@@ -18,6 +18,7 @@ class CardShingle(models.Model):
     )
 
     class Meta:
+        default_permissions = ()  # an index for the check, in no screen: no role reads or writes it
         constraints = [models.UniqueConstraint(fields=["shoe", "position"], name="shingle_position_unique")]
         indexes = [models.Index(fields=["gaming_day", "digest"], name="shingle_day_digest")]
 
@@ -36,6 +37,7 @@ class SideBetExpectation(models.Model):
     positive = models.BooleanField()
 
     class Meta:
+        default_permissions = ()  # read through the violations it is evidence for, in no screen of its own
         constraints = [models.UniqueConstraint(fields=["coup", "bet"], name="side_bet_expectation_unique")]
         indexes = [models.Index(fields=["coup", "positive"], name="side_bet_expectation_positive")]
 

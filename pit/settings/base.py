@@ -194,8 +194,8 @@ PIT_GAMING_DAY_START_HOUR = env.int("PIT_GAMING_DAY_START_HOUR", default=6)
 PIT_DEFAULT_CURRENCY = env.str("PIT_DEFAULT_CURRENCY", default="USD")
 # A commission box variance within this amount (per seat) raises no violation.
 PIT_BOX_VARIANCE_TOLERANCE = env.str("PIT_BOX_VARIANCE_TOLERANCE", default="0.00")
-# Game protection: a shoe's card sequence is compared with every shoe of its gaming day and of this
-# many gaming days before it (shoe_sequence_repeat).
+# Game protection: a shoe's card sequence is compared with every shoe of the pit on its gaming days
+# and this many gaming days either side (shoe_sequence_repeat).
 PIT_PROTECTION_REPEAT_DAYS = env.int("PIT_PROTECTION_REPEAT_DAYS", default=1)
 # An open table whose dealing shoe has sent no coup for this many minutes is an alarm (stale_feed),
 # looked for every minute; more coups than this within an hour at one table is coup_rate_high.
