@@ -88,7 +88,7 @@ def coups_check(*, coup_ids: Iterable[int]) -> int:
         return 0
     shoe_ids = sorted(set(Coup.objects.filter(pk__in=coup_ids).values_list("shoe_id", flat=True)))
     totals = _shoes_check(shoe_ids, selected=Q(pk__in=coup_ids))
-    # Game protection looks across coups and shoes (a replayed shoe, an unshuffled one).
+    # Game protection looks across coups, shoes and days (pit/protection/checks.py).
     return totals.holding + protection_check_shoes(shoe_ids=shoe_ids)
 
 
@@ -104,7 +104,7 @@ def coups_sweep(
         Coup.objects.filter(in_range).order_by("shoe_id").values_list("shoe_id", flat=True).distinct()
     )
     totals = _shoes_check(shoe_ids, selected=in_range, progress=progress)
-    totals.holding += protection_check_shoes(shoe_ids=shoe_ids)
+    totals.holding += protection_check_shoes(shoe_ids=shoe_ids, weekly=True)
     return totals
 
 

@@ -28,6 +28,8 @@ FAULT_CODES: dict[str, str] = {
     "wrong_payout": "payout_mismatch",
     "miscounted_box": "box_variance",
     "foreign_card": "card_over_capacity",
+    # Game protection: a shoe dealt again in the order of the dealer's previous shoe (per shoe).
+    "replayed_shoe": "shoe_sequence_repeat",
 }
 FAULT_KINDS: tuple[str, ...] = tuple(FAULT_CODES)
 
@@ -248,6 +250,7 @@ class Dealer:
         for seat in sorted(self.rng.sample(list(setup.seats), self.seats_occupied)):
             self.players[seat] = self._new_player()
         self.box_mode = setup.paytable.commission_mode is game.CommissionMode.BOX
+        self.last_order: list[game.Card] | None = None  # the previous shoe's cards, for a replay
 
     # ---- players and wagers
     def _new_player(self) -> _Player:
@@ -308,8 +311,17 @@ class Dealer:
         new one: its unseen cards are the shoe's decks less every card seen, in an order no one
         knows (so, shuffled), and its cut card stays where it was placed."""
         rng, setup = self.rng, self.setup
+        replayed = None
         if resume is None:
             shoe = game.new_shoe(self.decks, rng, cut_from_end=rng.randint(14, 20))
+            if self.last_order is not None and rng.random() < self.faults.get("replayed_shoe", 0):
+                # The previous shoe goes back in unshuffled: the same cards in the same order.
+                shoe = game.Shoe(self.last_order, self.decks, cut_position=shoe.cut_position)
+                replayed = InjectedFault(
+                    "replayed_shoe", "shoe_sequence_repeat", setup.code, 0,
+                    detail="the previous shoe dealt again without a shuffle",
+                )
+            self.last_order = list(shoe.order)
             burned = shoe.burn()
             shuffled_at = clock.tick()
             shoe_id, sequence = self.client.shoe_start(
@@ -320,6 +332,10 @@ class Dealer:
                 shuffled_at=shuffled_at,
             )
             self.result.shoes += 1
+            if replayed is not None:
+                replayed.shoe_sequence, replayed.shoe_id = sequence, shoe_id
+                self.result.faults.append(replayed)
+                self.result.absorb(f"fault {replayed.kind} {sequence}\n")
             seen: Counter[str] = Counter(card.code for card in burned)
             box: dict[int, Decimal] = {}
             number = 0

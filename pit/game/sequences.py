@@ -1,6 +1,7 @@
 """Card sequences of a shoe, for game protection: the order the cards came out, its shingles (k
 consecutive cards) to find a shoe dealt again in the same order, and runs in new-deck order (a
-shoe that was never shuffled). Pure functions; the back-office stores and compares the shingles."""
+shoe that was never shuffled); and the words of the protection findings. Pure functions; the
+back-office stores and compares the shingles."""
 
 from __future__ import annotations
 
@@ -103,3 +104,20 @@ def concatenated(coups: Iterable[tuple[Sequence[str], Sequence[str]]]) -> tuple[
         codes.extend(order)
         owners.extend([index] * len(order))
     return codes, owners
+
+
+def stale_feed(minutes: int, last_coup: int | None) -> Violation:
+    heard = f"since coup {last_coup}" if last_coup is not None else "since the shoe was started"
+    return violation(
+        "stale_feed",
+        f"An open table's dealing shoe has sent no coup for {minutes} minutes ({heard}): a dead card "
+        f"reader, or a game played without being reported.",
+    )
+
+
+def coup_rate_high(coups: int, maximum: int) -> Violation:
+    return violation(
+        "coup_rate_high",
+        f"{coups} coups dealt at this table within one hour, more than the {maximum} a dealer can deal: "
+        f"coups posted twice by a device, or a game not dealt as reported.",
+    )

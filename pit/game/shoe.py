@@ -36,6 +36,11 @@ class Shoe:
         return len(self._cards) - self._next
 
     @property
+    def order(self) -> tuple[Card, ...]:
+        """Every card of the shoe in dealing order, dealt or not (a simulator replays a shoe with it)."""
+        return tuple(self._cards)
+
+    @property
     def cards_left(self) -> int:
         return len(self)
 

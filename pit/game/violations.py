@@ -68,6 +68,10 @@ VIOLATION_CODES: dict[str, ViolationKind] = _kinds(
     # Game protection (pit.protection): patterns across coups, for surveillance to review.
     ("shoe_sequence_repeat", "A shoe dealt cards in the same order as an earlier shoe", Severity.HIGH),
     ("new_deck_order_run", "A run of cards in new-deck order: the shoe may not be shuffled", Severity.HIGH),
+    ("stale_feed", "An open table's dealing shoe has sent no coup for too long", Severity.MEDIUM),
+    ("coup_rate_high", "More coups in an hour than a dealer can deal", Severity.MEDIUM),
+    ("win_deviation", "Win against theoretical beyond the alarm threshold (z-score)", Severity.MEDIUM),
+    ("side_bet_advantage_play", "A seat's side bets fall on positive-expectation coups beyond chance", Severity.MEDIUM),
 )
 
 

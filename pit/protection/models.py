@@ -18,8 +18,28 @@ class CardShingle(models.Model):
     )
 
     class Meta:
+        default_permissions = ()  # an index for the check, in no screen: no role reads or writes it
         constraints = [models.UniqueConstraint(fields=["shoe", "position"], name="shingle_position_unique")]
         indexes = [models.Index(fields=["gaming_day", "digest"], name="shingle_day_digest")]
 
     def __str__(self) -> str:
         return f"shoe {self.shoe_id} card {self.position + 1}"
+
+
+class SideBetExpectation(models.Model):
+    """What a side bet was worth on a coup, computed exactly by the engine from the cards seen before
+    it (burns and earlier coups): the expectation per unit staked, rounded to 12 places for
+    display, and whether it was positive (decided on the exact fraction)."""
+
+    coup = models.ForeignKey("shoes.Coup", on_delete=models.CASCADE, related_name="+")
+    bet = models.CharField(max_length=20)
+    expectation = models.DecimalField(max_digits=16, decimal_places=12)
+    positive = models.BooleanField()
+
+    class Meta:
+        default_permissions = ()  # read through the violations it is evidence for, in no screen of its own
+        constraints = [models.UniqueConstraint(fields=["coup", "bet"], name="side_bet_expectation_unique")]
+        indexes = [models.Index(fields=["coup", "positive"], name="side_bet_expectation_positive")]
+
+    def __str__(self) -> str:
+        return f"{self.bet} on coup {self.coup_id}: {self.expectation}"

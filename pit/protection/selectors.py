@@ -18,6 +18,9 @@ ALARM_CODES: tuple[str, ...] = tuple(
         "shoe_sequence_repeat",
         "new_deck_order_run",
         "box_variance",
+        "stale_feed",
+        "coup_rate_high",
+        "win_deviation",
         "coup_at_closed_table",
         "play_at_closed_table",
     )

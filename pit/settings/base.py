@@ -288,9 +288,24 @@ PIT_GAMING_DAY_START_HOUR = env.int("PIT_GAMING_DAY_START_HOUR", default=6)
 PIT_DEFAULT_CURRENCY = env.str("PIT_DEFAULT_CURRENCY", default="USD")
 # A commission box variance within this amount (per seat) raises no violation.
 PIT_BOX_VARIANCE_TOLERANCE = env.str("PIT_BOX_VARIANCE_TOLERANCE", default="0.00")
-# Game protection: a shoe's card sequence is compared with every shoe of its gaming day and of this
-# many gaming days before it (shoe_sequence_repeat).
+# Game protection: a shoe's card sequence is compared with every shoe of the pit on its gaming days
+# and this many gaming days either side (shoe_sequence_repeat).
 PIT_PROTECTION_REPEAT_DAYS = env.int("PIT_PROTECTION_REPEAT_DAYS", default=1)
+# An open table whose dealing shoe has sent no coup for this many minutes is an alarm (stale_feed),
+# looked for every minute; more coups than this within an hour at one table is coup_rate_high.
+PIT_PROTECTION_STALE_FEED_MINUTES = env.int("PIT_PROTECTION_STALE_FEED_MINUTES", default=10)
+PIT_PROTECTION_MAX_COUPS_PER_HOUR = env.int("PIT_PROTECTION_MAX_COUPS_PER_HOUR", default=120)
+# side_bet_advantage_play: a seat's side bets on positive-expectation coups, per gaming day, as
+# unlikely as this (or less) for a player betting at random.
+PIT_PROTECTION_SIDE_BET_P_VALUE = env.float("PIT_PROTECTION_SIDE_BET_P_VALUE", default=1e-6)
+# win_deviation: a table's (and a seat's) win against theoretical beyond this many standard deviations,
+# either way, over the gaming day, the last 7 gaming days and the shoe; scopes with fewer wagers
+# than PIT_PROTECTION_Z_MIN_WAGERS are not judged (the normal approximation needs them).
+PIT_PROTECTION_Z_DAY = env.float("PIT_PROTECTION_Z_DAY", default=4.0)
+PIT_PROTECTION_Z_WEEK = env.float("PIT_PROTECTION_Z_WEEK", default=4.0)
+PIT_PROTECTION_Z_SHOE = env.float("PIT_PROTECTION_Z_SHOE", default=4.0)
+PIT_PROTECTION_Z_MIN_WAGERS = env.int("PIT_PROTECTION_Z_MIN_WAGERS", default=100)
+CELERY_BEAT_SCHEDULE["protection.stale_feeds_check"] = {"task": "protection.stale_feeds_check", "schedule": 60}
 # Reports covering more gaming days than this run in the background (Celery) and are downloaded when
 # ready; up to it they stream straight to the browser (and the JSON API refuses longer ranges).
 PIT_REPORT_INLINE_MAX_DAYS = env.int("PIT_REPORT_INLINE_MAX_DAYS", default=31)

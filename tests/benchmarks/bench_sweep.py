@@ -13,7 +13,10 @@ sweep has findings to write. Then, in one run:
   in two streams (the faster of the two is the bar the ratios compare with);
 - the sweep's first pass (every coup judged, every finding inserted) and a re-run (the nightly
   case: everything judged again, nothing new to write);
-- the ratio of each sweep rate to the read rate.
+- the ratio of each sweep rate to the read rate;
+- game protection's share (`protection_check_shoes`, which the sweep runs after the rule checks):
+  its first pass (sequence index, every coup's exact side-bet expectations, the seat and z tests)
+  and a re-run, per coup.
 
     PIT_BENCH_POSTGRES=postgres://postgres@127.0.0.1:5432/postgres \
         .venv/bin/python tests/benchmarks/bench_sweep.py
@@ -31,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 ADMIN_URL = os.environ.get("PIT_BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432/postgres")
-BENCH_DB = "pit_bench_sweep"
+BENCH_DB = os.environ.get("PIT_BENCH_SWEEP_DB", "pit_bench_sweep")
 COUPS = int(os.environ.get("PIT_BENCH_SWEEP_COUPS", "60000"))
 TABLES, DAYS = 10, 20
 FIRST_DAY = dt.date(2026, 10, 1)
@@ -249,6 +252,14 @@ def main() -> None:
     assert read_coups == coups, (read_coups, coups)
     _, split_rows, split_seconds = min((read_separately(first, last) for _ in range(2)), key=lambda r: r[2])
 
+    from pit.protection.checks import protection_check_shoes
+    from pit.shoes.models import Coup
+
+    shoe_ids = list(Coup.objects.values_list("shoe_id", flat=True).distinct())
+    started = time.perf_counter()
+    protection_check_shoes(shoe_ids=shoe_ids)
+    protection_first = time.perf_counter() - started
+
     started = time.perf_counter()
     first_pass = coups_sweep(first_day=first, last_day=last)
     first_seconds = time.perf_counter() - started
@@ -259,7 +270,10 @@ def main() -> None:
         rerun_seconds = min(rerun_seconds, time.perf_counter() - started)
     assert first_pass.coups == rerun.coups == coups
     assert rerun.created == 0 and rerun.cleared == 0
-    assert RuleViolation.objects.count() == first_pass.created
+    assert RuleViolation.objects.filter(found_by="coup_verification").count() == first_pass.created
+    started = time.perf_counter()
+    protection_check_shoes(shoe_ids=shoe_ids)
+    protection_rerun = time.perf_counter() - started
 
     joined, split = coups / read_seconds, coups / split_seconds
     read = max(joined, split)  # the faster way PostgreSQL hands these rows over: the bar to compare with
@@ -276,6 +290,9 @@ def main() -> None:
     figure("sweep_rerun_vs_read", f"{coups / rerun_seconds / read:.3f}", "ratio")
     # A busy pit: 20 tables, 70 coups an hour, 20 hours a day, 365 days.
     year = 20 * 70 * 20 * 365
+    figure("protection_first_pass_per_coup", f"{protection_first / coups * 1000:.2f}", "ms")
+    figure("protection_rerun_per_coup", f"{protection_rerun / coups * 1000:.2f}", "ms")
+    figure("protection_rerun_vs_sweep_rerun", f"{protection_rerun / rerun_seconds:.3f}", "ratio")
     figure("sweep_busy_pit_year_estimate", f"{year / (coups / rerun_seconds) / 60:.1f}", "minutes")
     for code, count in sorted(first_pass.codes.items()):
         print(f"  {code}: {count:,}", flush=True)

@@ -53,6 +53,7 @@ def test_parse_fault_rates_by_name_and_for_all():
         "wrong_payout": 0.5,
         "miscounted_box": 0.0,
         "foreign_card": 0.0,
+        "replayed_shoe": 0.0,
     }
     assert parse_fault_rates("0.02") == dict.fromkeys(FAULT_KINDS, 0.02)
     every = dict.fromkeys(FAULT_KINDS, 0.1)
@@ -178,6 +179,8 @@ def _found(fault: InjectedFault) -> bool:
                 code="box_variance", shoe_id=fault.shoe_id, seat=fault.seat
             ).exists()
         )
+    if fault.kind == "replayed_shoe":  # found at the coup that completed the first repeated 10 cards
+        return RuleViolation.objects.filter(code=fault.code, shoe_id=fault.shoe_id, coup__number__lte=3).exists()
     found = RuleViolation.objects.filter(code=fault.code, coup_id=fault.coup_id)
     if fault.seat is not None:
         found = found.filter(seat=fault.seat)
@@ -191,6 +194,7 @@ def test_every_injected_fault_is_found_and_nothing_else(pit_tables, play):
         "wrong_payout": 0.04,
         "miscounted_box": 0.6,
         "foreign_card": 0.05,
+        "replayed_shoe": 1.0,  # per shoe: every second shoe of a table replays the first
     }
     result = play(tables=["BB1", "MN1", "MN2"], seed=8, shoes_per_day=2, faults=faults)
 
@@ -199,9 +203,13 @@ def test_every_injected_fault_is_found_and_nothing_else(pit_tables, play):
     missed = [str(fault) for fault in result.faults if not _found(fault)]
     assert missed == []
     # No false alarm: every violation is one of the injected faults.
-    expected = {(f.code, f.coup_id) for f in result.faults if f.coup_id} | {
-        ("box_variance", None) for f in result.faults if f.kind == "miscounted_box"
-    }
+    replayed = {f.shoe_id for f in result.faults if f.kind == "replayed_shoe"}
+    expected = (
+        {(f.code, f.coup_id) for f in result.faults if f.coup_id}
+        | {("box_variance", None) for f in result.faults if f.kind == "miscounted_box"}
+        | {(v.code, v.coup_id) for v in RuleViolation.objects.filter(code="shoe_sequence_repeat", shoe_id__in=replayed)}
+    )
+    assert RuleViolation.objects.filter(code="shoe_sequence_repeat").count() == len(replayed)
     recorded = {(code, coup_id) for code, coup_id in RuleViolation.objects.values_list("code", "coup_id")}
     assert recorded == expected
     variances = Reconciliation.objects.filter(status=ReconciliationStatus.VARIANCE)

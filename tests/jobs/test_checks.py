@@ -284,6 +284,11 @@ def test_the_sweep_checks_the_days_asked_for_only(box_table):
     assert RuleViolation.objects.count() == 1
 
 
+PROTECTION_QUERIES_PER_SHOE = 13  # game protection's index and look-ups, per shoe
+PROTECTION_QUERIES_PER_TABLE_DAY = 6  # and its tests over a table's gaming day and week
+PROTECTION_QUERIES_PER_FINDING = 7  # each protection finding is recorded (or found recorded) on its own
+
+
 def test_the_sweep_reads_in_bulk(box_table, django_assert_max_num_queries):
     for _ in range(4):
         shoe = factories.shoe(box_table)
@@ -302,13 +307,19 @@ def test_the_sweep_reads_in_bulk(box_table, django_assert_max_num_queries):
     # 40 coups, 80 wagers, 120 findings (per coup the extra card and the short payout; coups 9 and
     # 10 of each shoe deal a ninth K♥, 7♦, 2♣, 10♠ and 6♥): a handful of queries, not one per coup
     # (SQLite splits the insert into batches of its parameter limit). One of them reads the tables'
-    # opens and closes, for play at a closed table.
-    with django_assert_max_num_queries(15):
+    # opens and closes, for play at a closed table. Game protection adds a handful per shoe, and
+    # finds the four shoes dealt in the same order: 6 pairs, each once.
+    with django_assert_max_num_queries(
+        15 + 4 * PROTECTION_QUERIES_PER_SHOE + PROTECTION_QUERIES_PER_TABLE_DAY + 6 * PROTECTION_QUERIES_PER_FINDING
+    ):
         totals = coups_sweep(first_day=day, last_day=day)
-    assert (totals.coups, totals.holding, totals.created) == (40, 120, 120)
-    with django_assert_max_num_queries(13):
+    assert (totals.coups, totals.holding, totals.created) == (40, 126, 120)
+    with django_assert_max_num_queries(
+        13 + 4 * PROTECTION_QUERIES_PER_SHOE + PROTECTION_QUERIES_PER_TABLE_DAY + 6 * PROTECTION_QUERIES_PER_FINDING
+    ):
         coups_sweep(first_day=day, last_day=day)
-    assert RuleViolation.objects.count() == 120
+    assert RuleViolation.objects.exclude(code="shoe_sequence_repeat").count() == 120
+    assert RuleViolation.objects.filter(code="shoe_sequence_repeat").count() == 6
 
 
 def test_the_reverify_command(box_table):

@@ -1,0 +1,58 @@
+"""Side-bet counting, for game protection: what every side bet was worth before a coup, from the
+cards seen (burns included), and how unlikely a seat's timing of its side bets is by chance."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from fractions import Fraction
+
+from .odds import composition_after, exact_odds
+from .paytables import MAIN_BETS, Paytable
+from .violations import Violation, violation
+
+
+def side_bets(paytable: Paytable) -> list[str]:
+    """The bets a counter can time: every bet but Player and Banker (Tie, pairs, Dragon 7, Panda 8)."""
+    return [bet for bet in paytable.bets if bet not in MAIN_BETS]
+
+
+def side_bet_expectations(
+    paytable: Paytable, decks: int, cards_seen: Mapping[str, int] | Iterable[str]
+) -> dict[str, Fraction]:
+    """The exact expectation per unit staked of each side bet on the next coup, given the cards
+    seen; ValueError for a shoe that cannot deal one (fewer than six cards, or impossible counts)."""
+    odds = exact_odds(paytable, composition_after(decks, cards_seen))
+    return {bet: odds.bets[bet].expected_value for bet in side_bets(paytable)}
+
+
+def tail_probability(chances: Sequence[float], hits: int) -> float:
+    """P(at least `hits` successes) among independent trials with these chances (Poisson binomial):
+    how likely a player who bets at random is to find at least `hits` of their side bets on
+    positive-expectation coups, when each bet's coup was positive with its chance. A statistic, not
+    money: computed in floating point (relative error about 1e-15 per trial)."""
+    distribution = [1.0]
+    for chance in chances:
+        following = [0.0] * (len(distribution) + 1)
+        for count, probability in enumerate(distribution):
+            following[count] += probability * (1 - chance)
+            following[count + 1] += probability * chance
+        distribution = following
+    return sum(distribution[hits:])
+
+
+def advantage_play(seat: int, hits: int, bets: int, expected: float, p_value: float, evidence: str) -> Violation:
+    return violation(
+        "side_bet_advantage_play",
+        f"Seat {seat} placed {hits} of its {bets} side bets on coups where the bet had a positive "
+        f"expectation; betting at random it would have placed about {expected:.1f} there "
+        f"(chance of doing this well by luck: {p_value:.1e}). Someone may be counting cards. "
+        f"Positive coups bet: {evidence}.",
+    )
+
+
+def win_deviation(scope: str, deviations: float, win: str, theoretical: str, deviation: str, wagers: int) -> Violation:
+    return violation(
+        "win_deviation",
+        f"{scope}: the house won {win} against a theoretical {theoretical} over {wagers} wagers, "
+        f"{deviations:+.1f} standard deviations (one standard deviation is {deviation}).",
+    )
