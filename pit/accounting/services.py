@@ -316,6 +316,8 @@ def drop_record(
     for name, value in (("chips", chips_minor), ("markers", markers_minor)):
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_AMOUNT:
             raise ValidationError({name: f"An amount from zero to {MAX_AMOUNT} minor units is required."})
+    if markers_minor and not settings.PIT_DROP_MARKERS:
+        raise ValidationError({"markers": "This casino does not take markers in the drop box (PIT_DROP_MARKERS)."})
     day_ensure_open(gaming_day=gaming_day)
     drop, _ = _create_once(
         DropCount,

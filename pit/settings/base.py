@@ -205,6 +205,8 @@ PIT_ACCOUNTING_SHIFT_HOURS = env.int("PIT_ACCOUNTING_SHIFT_HOURS", default=24)
 # A table-day whose statutory win differs from the house win of its recorded wagers by more than this
 # (major units, a decimal string) is a win_reconciliation_variance violation.
 PIT_WIN_RECONCILIATION_TOLERANCE = env.str("PIT_WIN_RECONCILIATION_TOLERANCE", default="0.00")
+# Whether markers (credit instruments) go into the drop box and are counted in the drop.
+PIT_DROP_MARKERS = env.bool("PIT_DROP_MARKERS", default=True)
 # Win-to-drop investigation: "points" flags a table-day more than PIT_HOLD_RULE_VALUE points from the
 # table's win-to-drop over the PIT_HOLD_RULE_PRIOR_DAYS before it (Kansas: 3); "interval" flags one
 # outside the PIT_HOLD_RULE_VALUE % interval of its daily win-to-drop over them (Maryland: 95, 365 days).
