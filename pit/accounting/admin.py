@@ -110,8 +110,10 @@ class SlipStepForm(forms.Form):
 class DropForm(PeriodForm):
     table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code")
     cash = ChipsField(help_text="Notes per denomination: 100 x 52, 20 x 5")
-    chips = forms.DecimalField(min_value=0, decimal_places=2, initial=0, help_text="Chips found in the box.")
-    markers = forms.DecimalField(min_value=0, decimal_places=2, initial=0, help_text="Markers in the box, if any.")
+    chips = forms.DecimalField(min_value=0, max_digits=14, decimal_places=2, initial=0,
+                               help_text="Chips found in the box.")
+    markers = forms.DecimalField(min_value=0, max_digits=14, decimal_places=2, initial=0,
+                                 help_text="Markers in the box, if any.")
     field_order = ["table", "gaming_day", "shift", "cash", "chips", "markers"]
 
 
@@ -349,7 +351,7 @@ class DayForm(forms.Form):
 class AdjustmentForm(PeriodForm):
     table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code")
     figure = forms.ChoiceField(choices=Figure.choices)
-    amount = forms.DecimalField(decimal_places=2, help_text="Added to the figure; negative to take off.")
+    amount = forms.DecimalField(max_digits=14, decimal_places=2, help_text="Added to the figure; negative to take off.")
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 70}))
     field_order = ["table", "gaming_day", "shift", "figure", "amount", "reason"]
 

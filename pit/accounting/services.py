@@ -59,6 +59,8 @@ from .models import (
 
 FOUND_BY = "table_accounting"
 MAX_PIECES = 10**7  # more pieces of one denomination than any tray or box holds: a typing error
+MAX_AMOUNT = 10**15  # minor units: far beyond any table, well within a 64-bit column
+MAX_DENOMINATION = 10**9  # in minor units: no chip or note is worth more ($10 million)
 
 
 def shifts_per_day() -> int:
@@ -79,8 +81,8 @@ def chips_normalize(chips: Mapping, *, field: str = "chips") -> tuple[dict[str, 
             denomination = int(str(key))
         except ValueError:
             raise ValidationError({field: f"{key!r} is not a denomination in minor units."}) from None
-        if denomination <= 0:
-            raise ValidationError({field: f"Denomination {key} must be positive."})
+        if not 0 < denomination <= MAX_DENOMINATION:
+            raise ValidationError({field: f"Denomination {key} must be positive and at most {MAX_DENOMINATION}."})
         if isinstance(pieces, bool) or not isinstance(pieces, int) or not 0 <= pieces <= MAX_PIECES:
             raise ValidationError({field: f"Pieces of {key} must be a whole number from 0 to {MAX_PIECES}."})
         if pieces:
@@ -312,8 +314,10 @@ def drop_record(
     _check_period(gaming_day=gaming_day, shift=shift)
     cash, cash_minor = chips_normalize(cash, field="cash")
     for name, value in (("chips", chips_minor), ("markers", markers_minor)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValidationError({name: "An amount of zero or more is required."})
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_AMOUNT:
+            raise ValidationError({name: f"An amount from zero to {MAX_AMOUNT} minor units is required."})
+    if markers_minor and not settings.PIT_DROP_MARKERS:
+        raise ValidationError({"markers": "This casino does not take markers in the drop box (PIT_DROP_MARKERS)."})
     day_ensure_open(gaming_day=gaming_day)
     drop, _ = _create_once(
         DropCount,
@@ -450,14 +454,15 @@ def day_close_blockers(*, gaming_day: dt.date) -> list[str]:
 
     blockers: list[str] = []
     shoes = Shoe.objects.filter(coups__gaming_day=gaming_day).distinct().select_related("table")
+    statuses = dict(Reconciliation.objects.filter(shoe__in=shoes).values_list("shoe_id", "status"))
     for shoe in shoes.order_by("table__code", "pk"):
         if shoe.status == ShoeStatus.DEALING:
             blockers.append(f"Shoe {shoe} is still dealing.")
             continue
-        reconciliation = Reconciliation.objects.filter(shoe=shoe).first()
-        if reconciliation is None:
+        status = statuses.get(shoe.pk)
+        if status is None:
             blockers.append(f"Shoe {shoe} is not reconciled yet.")
-        elif reconciliation.status == ReconciliationStatus.VARIANCE:
+        elif status == ReconciliationStatus.VARIANCE:
             blockers.append(f"The commission box variance of shoe {shoe} is not explained.")
     figures = selectors.period_figures(date_from=gaming_day, date_to=gaming_day)
     played = {table_id for (_, table_id, _) in figures} | set(shoes.values_list("table_id", flat=True))
@@ -514,7 +519,7 @@ def adjustment_record(
 
     if figure not in Figure.values:
         raise ValidationError({"figure": f"Figure must be one of {', '.join(Figure.values)}."})
-    if isinstance(amount_minor, bool) or not isinstance(amount_minor, int) or amount_minor == 0:
+    if isinstance(amount_minor, bool) or not isinstance(amount_minor, int) or not 0 < abs(amount_minor) <= MAX_AMOUNT:
         raise ValidationError({"amount": "An adjustment is a non-zero amount."})
     if not (reason or "").strip():
         raise ValidationError({"reason": "Say why the figure changes."})

@@ -14,7 +14,8 @@ from decimal import Decimal
 
 from django.http import Http404
 from django.urls import path
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -283,22 +284,25 @@ class DayWinView(APIView):
     read_permissions = ("accounting.view_inventorycount",)
 
     @extend_schema(
+        parameters=[OpenApiParameter("by_shift", OpenApiTypes.BOOL, description="One row per table and shift.")],
         responses={200: _OBJECT},
-        summary="Statutory win per table for a gaming day: drop + closer + credits - opener - fills",
+        summary="Statutory win per table (or shift) for a gaming day: drop + closer + credits - opener - fills",
     )
     def get(self, request, day: str):
         gaming_day = serializers.DateField().run_validation(day)
-        figures = accounting_selectors.period_figures(date_from=gaming_day, date_to=gaming_day)
+        by_shift = serializers.BooleanField().run_validation(request.query_params.get("by_shift", "false"))
+        figures = accounting_selectors.period_figures(date_from=gaming_day, date_to=gaming_day, by_shift=by_shift)
         codes = dict(Table.objects.filter(pk__in={key[1] for key in figures}).values_list("pk", "code"))
         rows = []
-        for (_, table_id, _), item in sorted(figures.items(), key=lambda entry: codes[entry[0][1]]):
+        for (_, table_id, shift), item in sorted(figures.items(), key=lambda entry: (codes[entry[0][1]], entry[0][2])):
             money = {
                 name: s.money(getattr(item, name), item.currency)
                 for name in ("opener", "closer", "fills", "credits", "drop", "win")
             }
             hold = accounting_selectors.win_to_drop(item.win, item.drop)
             rows.append({
-                "table": codes[table_id], "currency": item.currency, "complete": item.complete, **money,
+                "table": codes[table_id], **({"shift": shift} if by_shift else {}), "currency": item.currency,
+                "complete": item.complete, **money,
                 "win_to_drop": None if hold is None else f"{hold * 100:.2f}",
             })
         return Response({"gaming_day": day, "tables": rows})

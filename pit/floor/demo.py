@@ -31,6 +31,7 @@ LOGINS: tuple[Login, ...] = (
     Login("pitboss", "pitboss" + DEMO_PASSWORD_SUFFIX, "pit boss"),
     Login("accountant", "accountant" + DEMO_PASSWORD_SUFFIX, "accountant"),
     Login("auditor", "auditor" + DEMO_PASSWORD_SUFFIX, "auditor"),
+    Login("cage", "cage" + DEMO_PASSWORD_SUFFIX, "cage"),
 )
 
 D = Decimal

@@ -314,12 +314,20 @@ PIT_REPORT_INLINE_MAX_DAYS = env.int("PIT_REPORT_INLINE_MAX_DAYS", default=31)
 PIT_REPORT_INLINE_MAX_ROWS = env.int("PIT_REPORT_INLINE_MAX_ROWS", default=20000)
 # Background export files are deleted this many days after they were written (the row stays, expired).
 PIT_REPORT_EXPORT_KEEP_DAYS = env.int("PIT_REPORT_EXPORT_KEEP_DAYS", default=7)
-# Table accounting (pit.accounting): the length of a shift for chip inventories, fills, credits and
+CELERY_BEAT_SCHEDULE["reports.report_exports_purge"] = {
+    "task": "reports.report_exports_purge",
+    "schedule": 6 * 60 * 60,
+}
+
+# ---------------------------------------------------------------- Table accounting
+# pit.accounting: the length of a shift for chip inventories, fills, credits and
 # drops (24: one period per gaming day; 8: three shifts; 12: two).
 PIT_ACCOUNTING_SHIFT_HOURS = env.int("PIT_ACCOUNTING_SHIFT_HOURS", default=24)
 # A table-day whose statutory win differs from the house win of its recorded wagers by more than this
 # (major units, a decimal string) is a win_reconciliation_variance violation.
 PIT_WIN_RECONCILIATION_TOLERANCE = env.str("PIT_WIN_RECONCILIATION_TOLERANCE", default="0.00")
+# Whether markers (credit instruments) go into the drop box and are counted in the drop.
+PIT_DROP_MARKERS = env.bool("PIT_DROP_MARKERS", default=True)
 # Win-to-drop investigation: "points" flags a table-day more than PIT_HOLD_RULE_VALUE points from the
 # table's win-to-drop over the PIT_HOLD_RULE_PRIOR_DAYS before it (Kansas: 3); "interval" flags one
 # outside the PIT_HOLD_RULE_VALUE % interval of its daily win-to-drop over them (Maryland: 95, 365 days).
@@ -328,10 +336,6 @@ PIT_HOLD_RULE_VALUE = env.str("PIT_HOLD_RULE_VALUE", default="3")
 PIT_HOLD_RULE_PRIOR_DAYS = env.int("PIT_HOLD_RULE_PRIOR_DAYS", default=365)
 # Adjustments to closed gaming days of at least this amount (major units) are in the monthly report.
 PIT_ADJUSTMENT_REPORT_THRESHOLD = env.str("PIT_ADJUSTMENT_REPORT_THRESHOLD", default="2000.00")
-CELERY_BEAT_SCHEDULE["reports.report_exports_purge"] = {
-    "task": "reports.report_exports_purge",
-    "schedule": 6 * 60 * 60,
-}
 
 # ---------------------------------------------------------------- The API (pit.api, under /api/v1/)
 REST_FRAMEWORK = {

@@ -31,3 +31,13 @@ def test_bad_drop_names_the_field(pit):
             drop_record(table=pit.bb1, gaming_day=DAY, cash={"10000": 1}, actor=pit.actor, **kwargs)
         assert list(error.value.message_dict) == [field]
     assert not DropCount.objects.exists()
+
+
+def test_markers_only_where_the_casino_takes_them(pit, settings):
+    settings.PIT_DROP_MARKERS = False
+    with pytest.raises(ValidationError) as error:
+        drop_record(table=pit.bb1, gaming_day=DAY, cash={"10000": 1}, markers_minor=500, actor=pit.actor)
+    assert error.value.message_dict == {
+        "markers": ["This casino does not take markers in the drop box (PIT_DROP_MARKERS)."]
+    }
+    assert drop_record(table=pit.bb1, gaming_day=DAY, cash={"10000": 1}, actor=pit.actor).markers_minor == 0

@@ -25,7 +25,8 @@ def test_chips_normalize_totals_by_denomination():
     assert chips_normalize({"10000": 3, 2500: 4, "500": 0}) == ({"2500": 4, "10000": 3}, 40000)
     for bad, message in (
         ({"abc": 1}, "'abc' is not a denomination in minor units."),
-        ({"-5": 1}, "Denomination -5 must be positive."),
+        ({"-5": 1}, "Denomination -5 must be positive and at most 1000000000."),
+        ({"10000000000": 1}, "Denomination 10000000000 must be positive and at most 1000000000."),
         ({"500": -1}, "Pieces of 500 must be a whole number from 0 to 10000000."),
         ({"500": 1.5}, "Pieces of 500 must be a whole number from 0 to 10000000."),
         ([1, 2], 'Give the pieces counted per denomination, e.g. {"2500": 40}.'),

@@ -70,3 +70,26 @@ def test_findings_record_who_and_when(pit, settings):
     assert (finding.written_by, finding.text) == (pit.accountant, text)
     assert finding.written_at is not None
     assert HoldFinding.objects.count() == 1
+
+
+def test_the_command_flags_a_range_under_the_rule_as_it_stands(pit, settings):
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    for days, percent in ((3, 20), (2, 20), (1, 30)):
+        hold_day(pit, before(days), percent)
+    hold_day(pit, DAY, 23)  # the base over the three days before: 70 / 300 = 23.33 %
+    assert HoldFlag.objects.count() == 1  # 30 % on the day before: 10 points off
+    settings.PIT_HOLD_RULE_VALUE = "12"
+    out = StringIO()
+    call_command("investigate_holds", "--from", str(before(3)), "--to", str(DAY), stdout=out)
+    assert out.getvalue() == "0 table-day(s) outside the rule from 2026-11-17 to 2026-11-20.\n"
+    settings.PIT_HOLD_RULE_VALUE = "2"
+    call_command("investigate_holds", "--from", str(before(3)), "--to", str(DAY), stdout=out)
+    assert "1 table-day(s) outside the rule" in out.getvalue()
+    assert sorted(HoldFlag.objects.values_list("gaming_day", "rule")) == [
+        (before(1), "points 2 over 365 prior days"), (before(1), "points 3 over 365 prior days"),
+    ]
+    with pytest.raises(CommandError):
+        call_command("investigate_holds", "--from", str(DAY), "--to", str(before(1)))

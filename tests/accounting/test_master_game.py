@@ -1,10 +1,12 @@
 """The statutory win and the master game report: the formula, shifts, and totals that tie to the
 recorded counts and slips, recomputed here from the rows (not through the report's code)."""
 import datetime as dt
+import io
 import json
 from collections import defaultdict
 from decimal import Decimal
 
+import openpyxl
 import pytest
 
 from pit.accounting.models import CountKind, DropCount, InventoryCount, SlipKind, SlipStep
@@ -13,7 +15,7 @@ from pit.accounting.selectors import period_figures, statutory_win_minor
 from pit.accounting.services import inventory_record, slip_request
 from pit.reports.catalog import REPORTS, TABLE_RESULTS
 from pit.reports.definitions import ReportFilters, report_lines
-from pit.reports.renderers import csv_chunks, json_chunks
+from pit.reports.renderers import csv_chunks, json_chunks, xlsx_write
 from tests import factories
 from tests.accounting.conftest import DAY, day_of_play
 
@@ -131,3 +133,9 @@ def test_the_report_is_in_the_catalog_in_every_format(played):
     assert (detail["table"], detail["win"], detail["hold"]) == ("BB1", "500.00", "16.67")
     csv_text = b"".join(csv_chunks(MASTER_GAME, filters)).decode()
     assert "Statutory win" in csv_text.splitlines()[0]
+    out = io.BytesIO()
+    xlsx_write(MASTER_GAME, filters, out)
+    sheet = openpyxl.load_workbook(io.BytesIO(out.getvalue())).active
+    header = [cell.value for cell in sheet[1]]
+    first = dict(zip(header, (cell.value for cell in sheet[2]), strict=True))
+    assert (first["Table"], first["Statutory win"], first["Drop"]) == ("BB1", 500, 3000)

@@ -1,11 +1,15 @@
 """Table accounting over the API: tray counts, fills and credits (cage scope), drops (count-room
 scope), the day's statutory win; who may call what, and bad input that writes nothing."""
 
+import datetime as dt
+from types import SimpleNamespace
+
 import pytest
 
 from pit.accounting.models import DeviceGrant, DropCount, InventoryCount, Slip, SlipStep
 from pit.accounts.services import user_create_with_role
 from pit.compliance.models import RuleViolation
+from pit.core.actors import Actor
 from tests.api.conftest import _device_client, _staff_client
 
 pytestmark = pytest.mark.django_db
@@ -139,3 +143,23 @@ def test_money_must_be_strings(count_room, table):
     assert response.status_code == 400
     assert "chips" in response.json()["errors"]
     assert not DropCount.objects.exists()
+
+
+
+def test_day_win_by_shift(accountant, table, dealer, settings):
+    from pit.accounts.models import Role
+    from tests.accounting.conftest import day_of_play
+
+    settings.PIT_ACCOUNTING_SHIFT_HOURS = 8
+    boss = user_create_with_role(username="boss2", password="a-long-password-123", role=Role.PIT_BOSS.value)
+    pit = SimpleNamespace(dealer=dealer, boss=boss, actor=Actor(user=boss))
+    day = dt.date.fromisoformat(DAY)
+    day_of_play(pit, table, day, opener=40, closer=38, drop=5, shift=1)  # 5 + 38 - 40 = 3 chips of $100
+    day_of_play(pit, table, day, opener=38, closer=41, drop=0, shift=2)  # 41 - 38 = 3
+    shifts = accountant.get(f"/api/v1/accounting/days/{DAY}/win/?by_shift=1").json()["tables"]
+    assert [(row["shift"], row["win"], row["win_to_drop"]) for row in shifts] == [
+        (1, "300.00", "60.00"), (2, "300.00", None),
+    ]
+    whole = accountant.get(f"/api/v1/accounting/days/{DAY}/win/").json()["tables"]
+    assert [(row["win"], row["drop"]) for row in whole] == [("600.00", "500.00")]
+    assert accountant.get(f"/api/v1/accounting/days/{DAY}/win/?by_shift=maybe").status_code == 400

@@ -4,6 +4,7 @@ from io import StringIO
 from django.contrib.auth import authenticate
 from django.core.management import call_command
 
+from pit.accounting.models import DropCount, InventoryCount
 from pit.accounts.models import Device
 from pit.accounts.services import device_authenticate
 from pit.compliance.models import RuleViolation
@@ -45,6 +46,10 @@ def test_demo_pit_sets_up_a_living_pit_once_and_prints_the_logins(db, django_cap
     assert len(days) == 3 and days[-1] == current_gaming_day()
     assert Shoe.objects.filter(status=ShoeStatus.DEALING).count() == 5
     assert Shoe.objects.filter(status=ShoeStatus.CLOSED).count() == 30
+    # Table accounting: both finished days counted at every table, today's opening trays only.
+    assert InventoryCount.objects.filter(kind="closer").count() == 10
+    assert InventoryCount.objects.filter(kind="opener").count() == 15
+    assert DropCount.objects.count() == 10
     # A few violations to review and at least one commission variance to explain, no more.
     violations = RuleViolation.objects.count()
     assert 5 <= violations <= 80

@@ -1,0 +1,29 @@
+"""`manage.py investigate_holds --from 2026-11-01 --to 2026-11-30`: check the complete table-days of
+a range against the win-to-drop investigation rule as configured now (after a rule change, say)."""
+import datetime as dt
+
+from django.core.management.base import BaseCommand, CommandError
+
+from pit.accounting.services import holds_investigate
+
+
+class Command(BaseCommand):
+    help = "Flag the table-days of a range whose win-to-drop is outside the investigation rule (safe to re-run)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--from", dest="date_from", required=True, help="First gaming day (YYYY-MM-DD).")
+        parser.add_argument("--to", dest="date_to", required=True, help="Last gaming day (YYYY-MM-DD).")
+
+    def handle(self, *args, date_from: str, date_to: str, **options):
+        try:
+            start, end = dt.date.fromisoformat(date_from), dt.date.fromisoformat(date_to)
+        except ValueError as exc:
+            raise CommandError(f"Gaming days are YYYY-MM-DD: {exc}") from exc
+        if end < start:
+            raise CommandError(f"The range ends ({end}) before it starts ({start}).")
+        flagged = 0
+        day = start
+        while day <= end:
+            flagged += holds_investigate(gaming_day=day)
+            day += dt.timedelta(days=1)
+        self.stdout.write(f"{flagged} table-day(s) outside the rule from {start} to {end}.")
