@@ -137,7 +137,7 @@ class Migration(migrations.Migration):
  ('dealers', '0001_dealers'),
  ('ledger', '0005_merge_20261130_1627'),
  ('paytables', '0003_h4_audit_events_insert_only'),
- ('protection', '0001_h7_card_shingles'),
+ ('protection', '0003_h7_no_permissions'),
  ('records', '0002_h5_backfill_chains'),
  ('reports', '0002_export_expired'),
  ('shoes', '0004_merge_20261130_1627'),
