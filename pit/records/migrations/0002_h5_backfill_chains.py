@@ -31,5 +31,7 @@ class Migration(migrations.Migration):
         ("shoes", "0003_h5_hash_chain"),
         ("ledger", "0004_h5_hash_chain"),
     ]
+    # It writes the chain columns of rows already there: before those tables become insert-only.
+    run_before = [("shoes", "0003_h4_facts_insert_only"), ("ledger", "0004_h4_facts_insert_only")]
 
     operations = [migrations.RunPython(backfill, migrations.RunPython.noop)]
