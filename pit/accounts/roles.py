@@ -18,7 +18,7 @@ def _view(*models: str) -> set[str]:
 
 # Everything about the game on the floor, read-only.
 _FLOOR_RECORDS = _view(
-    "tables.table", "tables.tablelimit", "tables.tableevent",
+    "tables.table", "tables.tablelimit", "tables.tablelimitversion", "tables.tableevent",
     "paytables.paytableconfiguration",
     "shoes.shoe", "shoes.coup", "shoes.wager", "shoes.coupcorrection",
     "compliance.ruleviolation",

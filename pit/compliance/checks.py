@@ -37,7 +37,7 @@ from pit.paytables.selectors import engine_paytable
 from pit.protection.checks import protection_check_shoes
 from pit.shoes.models import Coup, Shoe, Wager
 from pit.shoes.selectors import wagers_standing
-from pit.tables.models import Table, TableEvent, TableEventKind, TableLimit, TableStatus
+from pit.tables.models import Table, TableEvent, TableEventKind, TableLimit, TableLimitVersion, TableStatus
 
 logger = logging.getLogger(__name__)
 
@@ -124,7 +124,9 @@ class _Context:
     per distinct input, not once per wager."""
 
     def __init__(self) -> None:
-        self.limits: dict[int, game.TableLimits] = {}
+        # Per table, its limit sets in force from a moment on, oldest first (see limits_at).
+        self.limits: dict[int, list[tuple[dt.datetime | None, game.TableLimits]]] = {}
+        self.dealt_at: dict[int, dt.datetime] = {}  # coup id -> when it was dealt
         self.paytables: dict[int, game.Paytable] = {}
         self.table_codes: dict[int, str] = {}
         self.table_status: dict[int, str] = {}
@@ -145,32 +147,44 @@ class _Context:
             amount = self._memo[key] = from_minor(minor, currency)
         return amount
 
+    def limits_at(self, table_id: int, moment: dt.datetime | None) -> tuple[int, game.TableLimits]:
+        """The table's limits in force at `moment` (a coup's dealt time): the set with the latest
+        start not after it; a coup dealt before the first set is judged by the first. Returns the
+        set's index (part of the memo key) and the limits."""
+        sets = self.limits[table_id]
+        index = 0
+        if moment is not None:
+            starts = [start for start, _ in sets]
+            index = max(bisect.bisect_right(starts, moment, lo=1) - 1, 0) if len(sets) > 1 else 0
+        return index, sets[index][1]
+
     def wager_findings(
         self, *, table_id: int, paytable_id: int, seat: int, bet: str, currency: str, amount_minor: int,
-        paid_minor: int | None, charged_minor: int, evaluation: game.Evaluation,
+        paid_minor: int | None, charged_minor: int, evaluation: game.Evaluation, dealt_at: dt.datetime | None = None,
     ) -> tuple[game.Violation, ...]:
         """What the engine finds wrong with one wager: the table's limits and the paytable's
         increments, the payout reported against the settlement, the ledger's commission against it.
         A settlement depends only on the outcome's facts that the paytable's rules name, so those
         (not the cards) are in the key."""
         facts = self.relevant_facts(paytable_id, evaluation.facts)
-        key = (table_id, paytable_id, seat, bet, currency, amount_minor, paid_minor, charged_minor, facts)
+        version, limits = self.limits_at(table_id, dealt_at)
+        key = (table_id, version, paytable_id, seat, bet, currency, amount_minor, paid_minor, charged_minor, facts)
         found = self._memo.get(key)
         if found is None:
             if len(self._memo) >= _CACHE_LIMIT:
                 self._memo.clear()
             found = self._memo[key] = tuple(self._judge_wager(
-                table_id, paytable_id, seat, bet, currency, amount_minor, paid_minor, charged_minor, evaluation
+                limits, paytable_id, seat, bet, currency, amount_minor, paid_minor, charged_minor, evaluation
             ))
         return found
 
     def _judge_wager(
-        self, table_id, paytable_id, seat, bet, currency, amount_minor, paid_minor, charged_minor, evaluation
+        self, limits, paytable_id, seat, bet, currency, amount_minor, paid_minor, charged_minor, evaluation
     ):
         paytable = self.paytables[paytable_id]
         amount = self.money(amount_minor, currency)
         line = game.WagerLine(seat=seat, bet=bet, amount=amount)
-        yield from game.check_wager_limits(self.limits[table_id], [line], paytable.bet_increments)
+        yield from game.check_wager_limits(limits, [line], paytable.bet_increments)
         try:
             settlement = game.settle(paytable, bet, amount, evaluation, unit=settlement_unit(currency))
         except (game.UnknownBet, ValueError):
@@ -194,16 +208,30 @@ class _Context:
         ):
             currencies[pk], self.table_codes[pk], self.table_status[pk] = currency, code, status
         self._load_table_history(missing)
-        bets: dict[int, dict[str, game.BetLimit]] = {table_id: {} for table_id in missing}
+        # The versions of each table's limits, oldest first; a table with none (set before versions
+        # were kept, or never) is judged by its current limits.
+        sets: dict[int, dict[dt.datetime | None, dict[str, game.BetLimit]]] = {table_id: {} for table_id in missing}
+        versions = TableLimitVersion.objects.filter(table_id__in=missing).order_by("table_id", "effective_from", "bet")
+        for table_id, start, bet, low, high in versions.values_list(
+            "table_id", "effective_from", "bet", "minimum_minor", "maximum_minor"
+        ):
+            currency = currencies[table_id]
+            sets[table_id].setdefault(start, {})[bet] = game.BetLimit(
+                minimum=from_minor(low, currency), maximum=from_minor(high, currency)
+            )
+        current: dict[int, dict[str, game.BetLimit]] = {table_id: {} for table_id in missing}
         for table_id, bet, low, high in TableLimit.objects.filter(table_id__in=missing).values_list(
             "table_id", "bet", "minimum_minor", "maximum_minor"
         ):
             currency = currencies[table_id]
-            bets[table_id][bet] = game.BetLimit(
+            current[table_id][bet] = game.BetLimit(
                 minimum=from_minor(low, currency), maximum=from_minor(high, currency)
             )
-        for table_id, limits in bets.items():
-            self.limits[table_id] = game.TableLimits(limits)
+        for table_id in missing:
+            by_start = sets[table_id]
+            self.limits[table_id] = [(start, game.TableLimits(bets)) for start, bets in by_start.items()] or [
+                (None, game.TableLimits(current[table_id]))
+            ]
 
     def _load_table_history(self, missing: set[int]) -> None:
         """Each table's opens and closes in the order they were recorded (its code and status now are
@@ -270,6 +298,7 @@ def _chunk_check(shoe_ids: list[int], *, selected: Q, context: _Context) -> Chec
         )
     }
     coups_by_shoe: dict[int, list[tuple]] = defaultdict(list)
+    context.dealt_at = {}  # this chunk's coups only
     selected_ids: set[int] = set()
     paytable_ids: set[int] = set()
     # Every coup of the shoe is read (integrity counts from the first card); those selected are judged.
@@ -289,11 +318,12 @@ def _chunk_check(shoe_ids: list[int], *, selected: Q, context: _Context) -> Chec
         .order_by("shoe_id", "number", "pk")
         .values_list(
             "pk", "shoe_id", "number", "after_close", "gaming_day", "player_cards",
-            "banker_cards", "reported_winner", "paytable_id", "recorded_at", "is_selected",
+            "banker_cards", "reported_winner", "paytable_id", "recorded_at", "is_selected", "dealt_at",
         )
         .iterator(chunk_size=5000)
     ):
         coups_by_shoe[row[1]].append(row[:10])
+        context.dealt_at[row[0]] = row[11]
         if row[10]:
             selected_ids.add(row[0])
             paytable_ids.add(row[8])
@@ -418,7 +448,7 @@ def _coup_findings(pk, player_codes, banker_codes, reported, shoe, paytable_id, 
         for finding in context.wager_findings(
             table_id=table_id, paytable_id=paytable_id, seat=seat, bet=bet, currency=currency,
             amount_minor=amount_minor, paid_minor=paid_minor, charged_minor=ledger.get(wager_id, 0),
-            evaluation=evaluation,
+            evaluation=evaluation, dealt_at=context.dealt_at.get(pk),
         ):
             findings.append(Finding(f"{finding.code}:wager{wager_id}", finding, pk, wager_id, seat))
     # A seat on both Player and Banker: judged with no limits, so only that rule can speak.

@@ -169,97 +169,96 @@ def commission_supplements_by_shoe(shoe_ids) -> dict[int, str]:
 # variance on every line and total), then shoes still dealing, with what they owe so far and
 # nothing counted, totalled apart so they never sit in the reconciled figures.
 SECTION_CLOSED = "Closed shoes"
+SECTION_DEALING = "Still dealing"
 # A seat's own box against its ledger as it stands, beside the shoe's reconciliation status: a
 # seat whose accrual was reversed after the count reads "Over" even when the shoe was "Balanced".
 SEAT_BALANCE = {0: "Balanced", 1: "Over", -1: "Short"}
-SECTION_DEALING = "Still dealing"
+
+
+def _sectioned_shoe_batches(filters: ReportFilters) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    for section, dealing in ((SECTION_CLOSED, False), (SECTION_DEALING, True)):
+        for shoes in _shoe_batches(filters, dealing=dealing):
+            yield section, shoes
 
 
 def commission_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
     """One row per shoe and seat: accrued, collected when the player left, expected in the box,
     counted, variance, collected at the shuffle, and the reconciliation's status and explanation.
     Closed shoes first, then those still dealing (see SECTION_CLOSED)."""
-    for section, dealing in ((SECTION_CLOSED, False), (SECTION_DEALING, True)):
-        for shoes in _shoe_batches(filters, dealing=dealing):
-            yield from _commission_batch_rows(shoes, section, filters)
-
-
-def _commission_batch_rows(
-    shoes: list[dict[str, Any]], section: str, filters: ReportFilters
-) -> Iterator[dict[str, Any]]:
-    ids = [shoe["pk"] for shoe in shoes]
-    ledger: dict[int, dict[int, dict[str, int]]] = defaultdict(dict)  # shoe -> seat -> figures
-    lines = (
-        CommissionEntry.objects.filter(shoe_id__in=ids)
-        .values("shoe_id", "seat")
-        .order_by()
-        .annotate(
-            accrued=Coalesce(Sum("amount_minor", filter=ACCRUED), 0),
-            reversed=Coalesce(Sum("amount_minor", filter=_reversal_of(kind=EntryKind.ACCRUED)), 0),
-            departed=Coalesce(Sum("amount_minor", filter=COLLECTED_AT_DEPARTURE), 0),
-            shuffle=Coalesce(Sum("amount_minor", filter=COLLECTED_AT_SHUFFLE), 0),
-            wagers=Count("pk", filter=Q(kind=EntryKind.ACCRUED)),
+    for section, shoes in _sectioned_shoe_batches(filters):
+        ids = [shoe["pk"] for shoe in shoes]
+        ledger: dict[int, dict[int, dict[str, int]]] = defaultdict(dict)  # shoe -> seat -> figures
+        lines = (
+            CommissionEntry.objects.filter(shoe_id__in=ids)
+            .values("shoe_id", "seat")
+            .order_by()
+            .annotate(
+                accrued=Coalesce(Sum("amount_minor", filter=ACCRUED), 0),
+                reversed=Coalesce(Sum("amount_minor", filter=_reversal_of(kind=EntryKind.ACCRUED)), 0),
+                departed=Coalesce(Sum("amount_minor", filter=COLLECTED_AT_DEPARTURE), 0),
+                shuffle=Coalesce(Sum("amount_minor", filter=COLLECTED_AT_SHUFFLE), 0),
+                wagers=Count("pk", filter=Q(kind=EntryKind.ACCRUED)),
+            )
         )
-    )
-    for line in lines:
-        ledger[line["shoe_id"]][line["seat"]] = line
-    counted: dict[int, dict[int, int]] = defaultdict(dict)  # shoe -> seat -> counted
-    for shoe_id, seat, minor in BoxCount.objects.filter(shoe_id__in=ids).values_list(
-        "shoe_id", "seat", "counted_minor"
-    ):
-        counted[shoe_id][seat] = minor
-    reconciliations = {
-        item["shoe_id"]: item
-        for item in Reconciliation.objects.filter(shoe_id__in=ids).values(
-            "pk",
-            "shoe_id",
-            "status",
-            "explanation",
-            "explained_at",
-            explained_by_name=F("explained_by__username"),
-        )
-    }
-    supplements = commission_supplements_by_shoe(ids)
-    for shoe in shoes:
-        currency = shoe["currency"]
-        reconciliation = reconciliations.get(shoe["pk"])
-        if reconciliation is not None:
-            status = Reconciliation(status=reconciliation["status"]).get_status_display()
-            if shoe["pk"] in supplements:
-                status = f"{status}; {supplements[shoe['pk']]}"
-        else:
-            status = UNRECONCILED_STATUS.get(shoe["status"], shoe["status"])
-        closed = shoe["status"] == ShoeStatus.CLOSED
-        shoe_ledger, shoe_counted = ledger.get(shoe["pk"], {}), counted.get(shoe["pk"], {})
-        for seat in sorted(shoe_ledger.keys() | shoe_counted.keys()):
-            line = shoe_ledger.get(seat, NO_ENTRIES)
-            expected = line["accrued"] + line["departed"]  # collections are negative entries
-            counted_minor = shoe_counted.get(seat, 0) if closed else None
-            variance = None if counted_minor is None else counted_minor - expected
-            if filters.only_variances and not variance:
-                continue
-            yield {
-                "section": section,
-                "gaming_day": shoe["report_day"],
-                "table": shoe["table_code"],
-                "game": GAME_NAMES.get(shoe["table_game"], shoe["table_game"]),
-                "shoe": shoe["sequence"],
-                "seat": seat,
-                "currency": currency,
-                "commission_wagers": line["wagers"],
-                "accrued": from_minor(line["accrued"], currency),
-                "reversed": from_minor(-line["reversed"], currency),
-                "collected_at_departure": from_minor(-line["departed"], currency),
-                "expected": from_minor(expected, currency),
-                "counted": from_minor(counted_minor, currency),
-                "variance": from_minor(variance, currency),
-                "collected_at_shuffle": from_minor(-line["shuffle"], currency),
-                "seat_balance": "" if variance is None else SEAT_BALANCE[(variance > 0) - (variance < 0)],
-                "status": status,
-                "explained_by": (reconciliation or {}).get("explained_by_name") or "",
-                "explanation": (reconciliation or {}).get("explanation") or "",
-                "reconciliation_id": (reconciliation or {}).get("pk"),  # for the link on screen, not a column
-            }
+        for line in lines:
+            ledger[line["shoe_id"]][line["seat"]] = line
+        counted: dict[int, dict[int, int]] = defaultdict(dict)  # shoe -> seat -> counted
+        for shoe_id, seat, minor in BoxCount.objects.filter(shoe_id__in=ids).values_list(
+            "shoe_id", "seat", "counted_minor"
+        ):
+            counted[shoe_id][seat] = minor
+        reconciliations = {
+            item["shoe_id"]: item
+            for item in Reconciliation.objects.filter(shoe_id__in=ids).values(
+                "pk",
+                "shoe_id",
+                "status",
+                "explanation",
+                "explained_at",
+                explained_by_name=F("explained_by__username"),
+            )
+        }
+        supplements = commission_supplements_by_shoe(ids)
+        for shoe in shoes:
+            currency = shoe["currency"]
+            reconciliation = reconciliations.get(shoe["pk"])
+            if reconciliation is not None:
+                status = Reconciliation(status=reconciliation["status"]).get_status_display()
+                if shoe["pk"] in supplements:
+                    status = f"{status}; {supplements[shoe['pk']]}"
+            else:
+                status = UNRECONCILED_STATUS.get(shoe["status"], shoe["status"])
+            closed = shoe["status"] == ShoeStatus.CLOSED
+            shoe_ledger, shoe_counted = ledger.get(shoe["pk"], {}), counted.get(shoe["pk"], {})
+            for seat in sorted(shoe_ledger.keys() | shoe_counted.keys()):
+                line = shoe_ledger.get(seat, NO_ENTRIES)
+                expected = line["accrued"] + line["departed"]  # collections are negative entries
+                counted_minor = shoe_counted.get(seat, 0) if closed else None
+                variance = None if counted_minor is None else counted_minor - expected
+                if filters.only_variances and not variance:
+                    continue
+                yield {
+                    "section": section,
+                    "gaming_day": shoe["report_day"],
+                    "table": shoe["table_code"],
+                    "game": GAME_NAMES.get(shoe["table_game"], shoe["table_game"]),
+                    "shoe": shoe["sequence"],
+                    "seat": seat,
+                    "currency": currency,
+                    "commission_wagers": line["wagers"],
+                    "accrued": from_minor(line["accrued"], currency),
+                    "reversed": from_minor(-line["reversed"], currency),
+                    "collected_at_departure": from_minor(-line["departed"], currency),
+                    "expected": from_minor(expected, currency),
+                    "counted": from_minor(counted_minor, currency),
+                    "variance": from_minor(variance, currency),
+                    "collected_at_shuffle": from_minor(-line["shuffle"], currency),
+                    "seat_balance": "" if variance is None else SEAT_BALANCE[(variance > 0) - (variance < 0)],
+                    "status": status,
+                    "explained_by": (reconciliation or {}).get("explained_by_name") or "",
+                    "explanation": (reconciliation or {}).get("explanation") or "",
+                    "reconciliation_id": (reconciliation or {}).get("pk"),  # for the link on screen, not a column
+                }
 
 
 def commission_estimate(filters: ReportFilters) -> int:

@@ -20,10 +20,11 @@ from pit.core.admin_site import (
     money_html,
 )
 from pit.core.gaming_day import current_gaming_day
+from pit.core.money import from_minor
 from pit.ledger.models import ReconciliationSeat
 from pit.shoes.models import Coup, Shoe, ShoeStatus
-from pit.tables.models import Table, TableLimit
-from pit.tables.services import table_close, table_create, table_open
+from pit.tables.models import Table, TableLimit, TableLimitVersion
+from pit.tables.services import table_close, table_create, table_limits_set, table_open
 
 # The table page lists this many of its newest shoes; the rest are one click away.
 RECENT_SHOES = 12
@@ -70,6 +71,39 @@ def tables_for_floor(queryset=None):
         box_over_minor=_box_variance(day, Q(variance_minor__gt=0)),
         box_short_minor=_box_variance(day, Q(variance_minor__lt=0)),
     )
+
+
+class TableLimitVersionInline(admin.TabularInline):
+    """Every set of limits the table has had, newest first: a coup is judged by the set in force
+    when it was dealt. History: read-only for everyone."""
+
+    model = TableLimitVersion
+    verbose_name = "limits in force from"
+    verbose_name_plural = "limit history"
+    extra = 0
+    can_delete = False
+    fields = ("effective_from", "bet", "minimum", "maximum", "set_by")
+    readonly_fields = fields
+
+    @admin.display(description="minimum")
+    def minimum(self, version):
+        return money_html(version.minimum_minor, version.table.currency)
+
+    @admin.display(description="maximum")
+    def maximum(self, version):
+        return money_html(version.maximum_minor, version.table.currency)
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("table", "set_by")
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 class TableLimitInline(admin.TabularInline):
@@ -127,7 +161,10 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
     list_select_related = ("paytable",)
     show_full_result_count = False
     actions = ("open_tables", "close_tables")
-    inlines = (TableLimitInline,)
+    inlines = (TableLimitInline, TableLimitVersionInline)
+
+    def get_inlines(self, request, obj):
+        return self.inlines if obj is not None else (TableLimitInline,)  # no history before the table
     add_fields = ("code", "name", "game", "paytable", "seats", "squeeze", "currency")
 
     def get_queryset(self, request):
@@ -188,6 +225,26 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+    def save_formset(self, request, form, formset, change):
+        """Limits edited on the page are set through the service, as a new version in force from
+        now (the old set stays in the history), never changed in place."""
+        if formset.model is not TableLimit:
+            return super().save_formset(request, form, formset, change)
+        table = form.instance
+        limits = {
+            row.cleaned_data["bet"]: (
+                from_minor(row.cleaned_data["minimum_minor"], table.currency),
+                from_minor(row.cleaned_data["maximum_minor"], table.currency),
+            )
+            for row in formset.forms
+            if row.cleaned_data and not row.cleaned_data.get("DELETE")
+        }
+        if formset.has_changed():
+            table_limits_set(table=table, limits=limits, user=request.user)
+        # What the admin's change message reads: the rows were replaced by the service.
+        formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
+        return None
 
     # ------------------------------------------------------------------ columns
 

@@ -71,6 +71,35 @@ class TableLimit(models.Model):
         return f"{self.table.code} {self.bet}"
 
 
+class TableLimitVersion(models.Model):
+    """A table's limits as they were set, kept for good (insert-only): every call of
+    `table_limits_set` adds one set, all its bets sharing `effective_from`. A coup is judged by the
+    set in force when it was dealt: the one with the latest `effective_from` not after its
+    `dealt_at`. `TableLimit` holds the set in force now."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="limit_versions")
+    bet = models.CharField(max_length=20)
+    minimum_minor = models.BigIntegerField()
+    maximum_minor = models.BigIntegerField()
+    effective_from = models.DateTimeField(db_index=True)
+    set_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["table", "-effective_from", "bet"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "effective_from", "bet"], name="table_limit_version_unique"),
+            models.CheckConstraint(condition=models.Q(minimum_minor__gt=0), name="table_limit_version_min_positive"),
+            models.CheckConstraint(
+                condition=models.Q(maximum_minor__gte=models.F("minimum_minor")), name="table_limit_version_max_gte_min"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table.code} {self.bet} from {self.effective_from:%Y-%m-%d %H:%M}"
+
+
 class TableEventKind(models.TextChoices):
     OPENED = "opened", "Opened"
     CLOSED = "closed", "Closed"

@@ -8,7 +8,7 @@ from django.utils import timezone
 from pit.core.actors import SYSTEM, Actor
 from pit.core.errors import Conflict
 from pit.core.money import MoneyError, to_minor
-from pit.tables.models import Game, Table, TableEvent, TableEventKind, TableLimit, TableStatus
+from pit.tables.models import Game, Table, TableEvent, TableEventKind, TableLimit, TableLimitVersion, TableStatus
 
 # Seat numbers players avoid: 4 everywhere, 13 where the layout goes that far (domain.md).
 UNLUCKY_SEATS = frozenset({4, 13})
@@ -56,8 +56,12 @@ def table_create(
 
 
 @transaction.atomic
-def table_limits_set(*, table: Table, limits: dict[str, tuple[Decimal, Decimal]]) -> list[TableLimit]:
-    """Replace the table's limits: per bet type, (minimum, maximum) in the table's currency."""
+def table_limits_set(
+    *, table: Table, limits: dict[str, tuple[Decimal, Decimal]], effective_from=None, user=None
+) -> list[TableLimit]:
+    """Replace the table's limits: per bet type, (minimum, maximum) in the table's currency, in force
+    from `effective_from` (default: now). The set is also kept as a new version
+    (`TableLimitVersion`), so coups dealt before it are still judged by the limits of their time."""
     bets = set(table.paytable.rules.get("bets", {}))
     rows = []
     for bet, (minimum, maximum) in sorted(limits.items()):
@@ -75,6 +79,14 @@ def table_limits_set(*, table: Table, limits: dict[str, tuple[Decimal, Decimal]]
             raise ValidationError({"limits": f"{bet}: the minimum must be positive and at most the maximum."})
         rows.append(row)
     table.limits.all().delete()
+    effective_from = effective_from or timezone.now()
+    TableLimitVersion.objects.bulk_create(
+        TableLimitVersion(
+            table=table, bet=row.bet, minimum_minor=row.minimum_minor, maximum_minor=row.maximum_minor,
+            effective_from=effective_from, set_by=user,
+        )
+        for row in rows
+    )
     for row in rows:  # one by one (a handful): on SQLite too each is an audit event, which bulk_create is not
         row.save()
     return rows

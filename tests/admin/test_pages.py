@@ -271,3 +271,73 @@ def test_dates_read_the_same_on_every_page(admin_client, pit):
     html = admin_client.get(reverse("admin:compliance_ruleviolation_changelist")).content.decode()
     assert f'<td class="field-gaming_day nowrap">{today}</td>' in html
     assert not re.search(r"\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.? \d{1,2}, \d{4}", html)
+
+
+def test_limits_are_versioned_and_a_coup_is_judged_by_the_limits_of_its_time(
+    admin_client, pit, django_capture_on_commit_callbacks
+):
+    """A 8,000 Banker wager dealt when the maximum was 10,000 stays legal after the maximum drops
+    to 5,000 (the sweep judges it by the limits in force when it was dealt); one dealt after the
+    change is over the maximum. The table page shows the history."""
+    import datetime as dt
+    from decimal import Decimal
+
+    from django.utils import timezone
+
+    from pit.compliance.checks import coups_check
+    from pit.compliance.models import RuleViolation
+    from pit.tables.models import TableLimitVersion
+    from pit.tables.services import table_limits_set
+    from tests import factories as f
+    from tests.admin.conftest import BANKER_WINS, deal
+
+    table = f.table("LV1")
+    shoe = f.shoe(table)
+    before = deal(shoe, 1, BANKER_WINS, wagers=[f.wager(1, "banker", "8000")])
+    changed = timezone.now() + dt.timedelta(seconds=1)
+    limits = {
+        "player": (Decimal(25), Decimal(5000)),
+        "banker": (Decimal(25), Decimal(5000)),
+        "tie": (Decimal(5), Decimal(1000)),
+    }
+    table_limits_set(table=table, limits=limits, effective_from=changed)
+    later = changed + dt.timedelta(minutes=1)
+    after = deal(shoe, 2, BANKER_WINS, wagers=[f.wager(1, "banker", "8000")], dealt_at=later)
+    coups_check(coup_ids=[before.pk, after.pk])  # the sweep's path, both coups at once
+    over = RuleViolation.objects.filter(table=table, code="wager_over_maximum")
+    assert list(over.values_list("coup__number", flat=True)) == [2]
+    assert TableLimitVersion.objects.filter(table=table).values("effective_from").distinct().count() == 2
+
+    html = admin_client.get(reverse("admin:tables_table_change", args=[table.pk])).content.decode()
+    assert "Limit history" in html or "limit history" in html
+    assert html.count('<span class="pit-money">$10,000.00</span>') >= 2  # the first set, in the history
+    assert '<span class="pit-money">$5,000.00</span>' in html
+
+
+def test_a_superuser_editing_limits_on_the_page_adds_a_version(admin_client, pit):
+    from pit.tables.models import TableLimit, TableLimitVersion
+
+    table = pit.bb1
+    rows = list(TableLimit.objects.filter(table=table).order_by("bet"))
+    data = {
+        "limits-TOTAL_FORMS": str(len(rows)),
+        "limits-INITIAL_FORMS": str(len(rows)),
+        "limits-MIN_NUM_FORMS": "0",
+        "limits-MAX_NUM_FORMS": "1000",
+        "limit_versions-TOTAL_FORMS": "0",  # the history is read-only: the page posts none of it
+        "limit_versions-INITIAL_FORMS": "0",
+        "name": table.name,
+    }
+    for index, row in enumerate(rows):
+        data |= {
+            f"limits-{index}-id": str(row.pk),
+            f"limits-{index}-table": str(table.pk),
+            f"limits-{index}-bet": row.bet,
+            f"limits-{index}-minimum_minor": str(row.minimum_minor),
+            f"limits-{index}-maximum_minor": str(row.maximum_minor // 2 if row.bet == "banker" else row.maximum_minor),
+        }
+    response = admin_client.post(reverse("admin:tables_table_change", args=[table.pk]), data)
+    assert response.status_code == 302
+    assert TableLimit.objects.get(table=table, bet="banker").maximum_minor == 500000
+    versions = TableLimitVersion.objects.filter(table=table, bet="banker").order_by("effective_from")
+    assert [v.maximum_minor for v in versions] == [1000000, 500000]
