@@ -38,6 +38,13 @@ PRODUCT_CODES = {
     "wager_off_increment",
     "seat_bet_both_sides",
     "box_variance",
+    # Game protection (pit/protection).
+    "shoe_sequence_repeat",
+    "new_deck_order_run",
+    "stale_feed",
+    "coup_rate_high",
+    "win_deviation",
+    "side_bet_advantage_play",
 }
 
 
