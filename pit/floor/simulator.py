@@ -20,6 +20,7 @@ from typing import Protocol
 
 from pit import game
 from pit.core.money import settlement_unit
+from pit.game import counting
 
 # The faults the dealer can make, and the violation code each one should be found as.
 FAULT_CODES: dict[str, str] = {
@@ -30,6 +31,9 @@ FAULT_CODES: dict[str, str] = {
     "foreign_card": "card_over_capacity",
     # Game protection: a shoe dealt again in the order of the dealer's previous shoe (per shoe).
     "replayed_shoe": "shoe_sequence_repeat",
+    # Game protection: a seat (per table, at this rate) that counts cards and bets the side bets
+    # exactly when the cards left make them worth more than they cost.
+    "side_bet_counter": "side_bet_advantage_play",
 }
 FAULT_KINDS: tuple[str, ...] = tuple(FAULT_CODES)
 
@@ -251,6 +255,11 @@ class Dealer:
             self.players[seat] = self._new_player()
         self.box_mode = setup.paytable.commission_mode is game.CommissionMode.BOX
         self.last_order: list[game.Card] | None = None  # the previous shoe's cards, for a replay
+        self.counter_seat: int | None = None
+        # A fault at rate 0 draws nothing, so that honest runs deal exactly as they did before it existed.
+        if self.players and faults.get("side_bet_counter", 0) > 0 and self.rng.random() < faults["side_bet_counter"]:
+            self.counter_seat = min(self.players)
+        self.counter_logged = False
 
     # ---- players and wagers
     def _new_player(self) -> _Player:
@@ -314,7 +323,8 @@ class Dealer:
         replayed = None
         if resume is None:
             shoe = game.new_shoe(self.decks, rng, cut_from_end=rng.randint(14, 20))
-            if self.last_order is not None and rng.random() < self.faults.get("replayed_shoe", 0):
+            replay_rate = self.faults.get("replayed_shoe", 0)
+            if self.last_order is not None and replay_rate > 0 and rng.random() < replay_rate:
                 # The previous shoe goes back in unshuffled: the same cards in the same order.
                 shoe = game.Shoe(self.last_order, self.decks, cut_position=shoe.cut_position)
                 replayed = InjectedFault(
@@ -380,6 +390,12 @@ class Dealer:
             if free and len(self.players) < self.seats_occupied and rng.random() < 0.3:
                 self.players[rng.choice(free)] = self._new_player()
 
+            # The counter's count: what each side bet is worth on this coup, from every card seen.
+            worth = (
+                counting.side_bet_expectations(setup.paytable, shoe.decks, seen)
+                if self.counter_seat is not None and shoe.cards_left >= 6
+                else {}
+            )
             coup = shoe.deal_coup()
             faults: list[InjectedFault] = []
             if rng.random() < self.faults["wrong_draw"]:
@@ -412,7 +428,18 @@ class Dealer:
             wagers: list[WagerPlay] = []
             for seat in sorted(self.players):
                 player = self.players[seat]
-                for bet, amount in self._wagers_for(seat, player):
+                chosen = self._wagers_for(seat, player)
+                if seat == self.counter_seat:
+                    chosen = [(bet, amount) for bet, amount in chosen if bet in game.MAIN_BETS] + [
+                        (bet, self._stake(bet, 1)) for bet, value in worth.items() if value > 0
+                    ]
+                    if worth and any(value > 0 for value in worth.values()) and not self.counter_logged:
+                        self.counter_logged = True
+                        faults.append(InjectedFault(
+                            "side_bet_counter", "side_bet_advantage_play", setup.code, 0, seat=seat,
+                            detail="seat bets the side bets exactly when the count makes them positive",
+                        ))
+                for bet, amount in chosen:
                     settlement = game.settle(
                         setup.paytable, bet, amount, evaluation, unit=settlement_unit(setup.currency)
                     )

@@ -3,8 +3,8 @@
 engine-registered code, recorded once per fingerprint, reviewed by pit bosses like any other.
 
 - `shoe_sequence_repeat`: every shoe's dealt order is indexed as shingles of `SHINGLE_LENGTH`
-  consecutive cards (CardShingle); a shingle of a shoe found in another shoe of the pit on the same
-  or the previous `PIT_PROTECTION_REPEAT_DAYS` gaming days is a repeat, charged to the later shoe
+  consecutive cards (CardShingle); a shingle of a shoe found in another shoe of the pit on its
+  gaming days or `PIT_PROTECTION_REPEAT_DAYS` either side is a repeat, charged to the later shoe
   (by id) at the coup that completed its first repeated shingle.
 - `new_deck_order_run`: `NEW_DECK_RUN_LENGTH` or more cards in a row in new-deck order within a shoe.
 - `side_bet_advantage_play`: each coup's exact side-bet expectations from the cards seen before it
@@ -12,9 +12,10 @@ engine-registered code, recorded once per fingerprint, reviewed by pit bosses li
   positive-expectation coups are compared with what betting at random would give (each bet's share
   of positive coups at the table that day): a Poisson-binomial tail below
   PIT_PROTECTION_SIDE_BET_P_VALUE, with at least SIDE_BET_MIN_HITS such bets, is a finding.
-- `win_deviation`: the house's win against theoretical (handle x house edge per bet, standard
-  deviation sqrt(sum of stake^2 x variance per unit)) of the table and of each seat, over the shoe,
-  the gaming day and the 7 gaming days ending on it, beyond PIT_PROTECTION_Z_SHOE / _DAY / _WEEK
+- `win_deviation`: the house's win against theoretical (handle x house edge per bet; standard
+  deviation sqrt(sum over coups of (sum of stake x the bet's sd per unit)^2), a bound since wagers
+  on one coup move together) of the table and of each seat, over the shoe, the gaming day and (in
+  the nightly sweep) the 7 gaming days ending on it, beyond PIT_PROTECTION_Z_SHOE / _DAY / _WEEK
   standard deviations either way, once per scope.
 - `coup_rate_high`: more than PIT_PROTECTION_MAX_COUPS_PER_HOUR coups dealt at one table within 60
   minutes (by their dealt time), once per table and clock hour (UTC) of the coup that went over.

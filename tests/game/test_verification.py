@@ -47,6 +47,13 @@ PRODUCT_CODES = {
     "slip_amount_mismatch",
     "slip_not_received",
     "win_reconciliation_variance",
+    # Game protection (pit/protection).
+    "shoe_sequence_repeat",
+    "new_deck_order_run",
+    "stale_feed",
+    "coup_rate_high",
+    "win_deviation",
+    "side_bet_advantage_play",
 }
 
 

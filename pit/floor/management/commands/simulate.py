@@ -55,7 +55,8 @@ class Command(PitCommand):
             "--fault-rate",
             default="",
             help="e.g. wrong_draw=0.01,misreported_winner=0.01,"
-            "wrong_payout=0.01,miscounted_box=0.1,foreign_card=0.01,replayed_shoe=0.1 (per shoe); "
+            "wrong_payout=0.01,miscounted_box=0.1,foreign_card=0.01,replayed_shoe=0.1 (per shoe),"
+            "side_bet_counter=0.5 (per table); "
             "a bare number sets every fault.",
         )
         parser.add_argument(
