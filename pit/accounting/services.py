@@ -40,7 +40,7 @@ from pit.shoes.models import Shoe, ShoeStatus
 from pit.tables.models import Table
 
 from . import selectors
-from .locks import day_ensure_open
+from .locks import day_ensure_open, day_lock
 from .models import (
     Adjustment,
     CountKind,
@@ -492,6 +492,7 @@ def day_close_blockers(*, gaming_day: dt.date) -> list[str]:
 def gaming_day_close(*, gaming_day: dt.date, user, note: str = ""):
     """Close (lock) a gaming day: refused, naming every reason, until it is all counted and explained."""
 
+    day_lock(gaming_day=gaming_day, exclusive=True)
     if selectors.day_is_closed(gaming_day):
         raise Conflict(f"Gaming day {gaming_day} is already closed.", gaming_day=gaming_day.isoformat())
     blockers = day_close_blockers(gaming_day=gaming_day)
@@ -506,6 +507,7 @@ def gaming_day_reopen(*, gaming_day: dt.date, user, note: str):
 
     if not (note or "").strip():
         raise ValidationError({"note": "Say why the day is re-opened."})
+    day_lock(gaming_day=gaming_day, exclusive=True)
     if not selectors.day_is_closed(gaming_day):
         raise Conflict(f"Gaming day {gaming_day} is not closed.", gaming_day=gaming_day.isoformat())
     return GamingDayEvent.objects.create(gaming_day=gaming_day, action=DayAction.REOPENED, note=note.strip(), by=user)
@@ -524,6 +526,7 @@ def adjustment_record(
     if not (reason or "").strip():
         raise ValidationError({"reason": "Say why the figure changes."})
     _check_period(gaming_day=gaming_day, shift=shift)
+    day_lock(gaming_day=gaming_day)
     if not selectors.day_is_closed(gaming_day):
         raise Conflict(
             f"Gaming day {gaming_day} is open: record the count, slip or drop itself, not an adjustment.",

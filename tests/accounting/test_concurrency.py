@@ -47,3 +47,57 @@ def test_two_receipts_at_once_record_one_step():
     ])
     assert sorted(status for status, _ in results) == [201, 201], results
     assert SlipStep.objects.filter(step="received").count() == 1
+
+
+def test_a_close_waits_for_a_count_being_written_then_sees_it():
+    """Without the day lock the close would look at an empty day, lock it, and the count would land
+    in a closed day."""
+    import threading
+
+    from django.core.exceptions import ValidationError
+    from django.db import connection, transaction
+
+    from pit.accounting.models import GamingDayEvent, InventoryCount
+    from pit.accounting.services import gaming_day_close, inventory_record
+    from pit.accounts.services import user_create_with_role
+    from pit.core.actors import Actor
+
+    table = factories.table("BB1")
+    dealer, boss, accountant = (
+        user_create_with_role(username=name, password="a-long-password-123", role=role)
+        for name, role in (("dealer", "pit boss"), ("boss", "pit boss"), ("counter", "accountant"))
+    )
+    counting, release = threading.Event(), threading.Event()
+    outcome = {}
+
+    def count():
+        try:
+            with transaction.atomic():
+                inventory_record(table=table, gaming_day=DAY, kind="opener", chips={"10000": 5}, dealer=dealer,
+                                 pit_boss=boss, actor=Actor(user=boss))
+                counting.set()
+                release.wait(timeout=20)
+        finally:
+            connection.close()
+
+    def close():
+        try:
+            gaming_day_close(gaming_day=DAY, user=accountant)
+            outcome["close"] = "closed"
+        except ValidationError as error:
+            outcome["close"] = error.message_dict["gaming_day"]
+        finally:
+            connection.close()
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    assert counting.wait(timeout=20)
+    closer = threading.Thread(target=close)
+    closer.start()
+    closer.join(timeout=2)
+    assert closer.is_alive()  # waiting for the count's transaction
+    release.set()
+    counter.join(timeout=20)
+    closer.join(timeout=20)
+    assert outcome["close"] == ["Table BB1 has no closer, drop recorded for every shift."]
+    assert InventoryCount.objects.count() == 1 and not GamingDayEvent.objects.exists()
