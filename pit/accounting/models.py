@@ -10,6 +10,7 @@ denomination in minor units (as a string: JSON keys) to how many pieces were cou
 from django.conf import settings
 from django.db import models
 
+from pit.core.immutable import Fact
 from pit.core.models import Recorded
 
 
@@ -18,7 +19,7 @@ class CountKind(models.TextChoices):
     CLOSER = "closer", "Closer"
 
 
-class InventoryCount(Recorded):
+class InventoryCount(Recorded, Fact):
     """The chip tray of a table counted at the opening or closing of a period (gaming day or shift),
     signed by the dealer and the pit boss."""
 
@@ -54,7 +55,7 @@ class SlipKind(models.TextChoices):
     CREDIT = "credit", "Credit (chips from the table to the cage)"
 
 
-class Slip(Recorded):
+class Slip(Recorded, Fact):
     """A fill or credit as the pit requested it: the slip number, table, period, reason and chips."""
 
     kind = models.CharField(max_length=6, choices=SlipKind.choices)
@@ -90,7 +91,7 @@ class SlipStepKind(models.TextChoices):
     RECEIVED = "received", "Received at the table"
 
 
-class SlipStep(Recorded):
+class SlipStep(Recorded, Fact):
     """A later step of a slip: issued by the cage, then received at the table, with the chips each
     signer counted. A step that counts other chips than requested is a violation."""
 
@@ -115,7 +116,7 @@ class SlipStep(Recorded):
         return f"{self.slip} {self.step}"
 
 
-class DropCount(Recorded):
+class DropCount(Recorded, Fact):
     """A table's drop box for a period as the count team counted it in the soft count."""
 
     table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="drop_counts")
@@ -155,7 +156,7 @@ class DeviceScope(models.TextChoices):
     COUNT_ROOM = "count_room", "Count room (posts drop counts, any table)"
 
 
-class DeviceGrant(models.Model):
+class DeviceGrant(Fact):
     """An API device allowed to act for the cage or the count room on every table (a floor device
     otherwise reaches only its own table). Granted by a superuser; never edited, only added."""
 
@@ -173,7 +174,7 @@ class DeviceGrant(models.Model):
         return f"{self.device} as {self.scope}"
 
 
-class HoldFlag(models.Model):
+class HoldFlag(Fact):
     """A table-day whose win-to-drop falls outside the investigation rule's range (see
     pit.accounting.services.holds_investigate): it needs a written finding before the day closes."""
 
@@ -199,7 +200,7 @@ class HoldFlag(models.Model):
         return f"{self.table.code} {self.gaming_day} win-to-drop {self.hold_percent:.2f} %"
 
 
-class HoldFinding(models.Model):
+class HoldFinding(Fact):
     """The written finding of an investigation: who wrote what, when. Later findings add, never replace."""
 
     flag = models.ForeignKey(HoldFlag, on_delete=models.PROTECT, related_name="findings")
@@ -220,7 +221,7 @@ class DayAction(models.TextChoices):
     REOPENED = "reopened", "Re-opened"
 
 
-class GamingDayEvent(models.Model):
+class GamingDayEvent(Fact):
     """A gaming day closed or re-opened by an accountant: the latest event says whether it is locked."""
 
     gaming_day = models.DateField(db_index=True)
@@ -251,7 +252,7 @@ class Figure(models.TextChoices):
     DROP = "drop", "Drop"
 
 
-class Adjustment(Recorded):
+class Adjustment(Recorded, Fact):
     """A change to a figure of a closed gaming day: the closed records stay as they were counted."""
 
     table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="adjustments")

@@ -25,7 +25,8 @@ class RuleViolation(Fact):
     records it twice; a finding that no longer holds after a fix gets `cleared_at`, not deleted.
     Only the review and `cleared_at` change after it is found."""
 
-    fact_updatable = ("cleared_at", "status", "status_note", "status_changed_by", "status_changed_at")
+    # `message`: a re-check words a finding as the engine now does (the audit trail keeps the old words).
+    fact_updatable = ("cleared_at", "status", "status_note", "status_changed_by", "status_changed_at", "message")
 
     code = models.CharField(max_length=40, db_index=True, help_text="The engine's machine-readable code.")
     message = models.TextField()

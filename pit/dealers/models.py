@@ -6,6 +6,7 @@ and a violation's attribution is changed by recording a new one (the latest stan
 from django.conf import settings
 from django.db import models
 
+from pit.core.immutable import Fact
 from pit.core.models import Recorded
 
 
@@ -21,7 +22,7 @@ class Dealer(models.Model):
         return f"{self.code} {self.name}"
 
 
-class DealerRotation(Recorded):
+class DealerRotation(Recorded, Fact):
     """From `started_at` on, `dealer` deals at `table` (until the table's next rotation). A rotation
     with no dealer is the dealer leaving with nobody taking over (the table is not dealt)."""
 
@@ -50,7 +51,7 @@ class Fault(models.TextChoices):
     OTHER = "other", "Neither (player, procedure, unknown)"
 
 
-class ViolationFault(models.Model):
+class ViolationFault(Fact):
     """Whose fault a violation was, as the pit boss reviewing it decided. Dealer statistics count a
     violation against its dealer unless its latest attribution is a device fault or neither."""
 

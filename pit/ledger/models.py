@@ -175,7 +175,7 @@ class ReconciliationSeat(Fact):
         return f"seat {self.seat} of {self.reconciliation}"
 
 
-class ReconciliationSupplement(Recorded):
+class ReconciliationSupplement(Recorded, Fact):
     """An amendment of a shoe's reconciliation, insert-only: what changed in the ledger after the
     shoe was reconciled (a coup recorded after the close, a correction, a void), per seat.
 
@@ -212,7 +212,7 @@ class ReconciliationSupplement(Recorded):
         return f"supplement {self.sequence} of {self.reconciliation}"
 
 
-class ReconciliationSupplementSeat(models.Model):
+class ReconciliationSupplementSeat(Fact):
     """One seat's line of a supplement: its change, and its figures as the ledger stands now."""
 
     supplement = models.ForeignKey(ReconciliationSupplement, on_delete=models.PROTECT, related_name="seats")

@@ -110,7 +110,7 @@ class CorrectionKind(models.TextChoices):
     VOID = "void", "Coup voided"
 
 
-class CoupCorrection(Recorded):
+class CoupCorrection(Recorded, Fact):
     """An attributable correction of a coup's wagers, or its void (insert-only, like the coup).
 
     The coup and its original wagers stay as recorded. A correction's own wagers (`Wager.correction`)

@@ -3,6 +3,7 @@ from django.conf import settings
 from django.db import models
 
 from pit.accounts.audit import audit_track
+from pit.core.immutable import Fact
 from pit.core.models import Recorded
 
 
@@ -71,7 +72,7 @@ class TableLimit(models.Model):
         return f"{self.table.code} {self.bet}"
 
 
-class TableLimitVersion(models.Model):
+class TableLimitVersion(Fact):
     """A table's limits as they were set, kept for good (insert-only): every call of
     `table_limits_set` adds one set, all its bets sharing `effective_from`. A coup is judged by the
     set in force when it was dealt: the one with the latest `effective_from` not after its

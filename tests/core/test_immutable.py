@@ -34,7 +34,7 @@ TAMPER = {
     "ledger.BoxCount": ("counted_minor", 99_999),
     "ledger.Reconciliation": ("counted_minor", 99_999),
     "ledger.ReconciliationSeat": ("counted_minor", 99_999),
-    "compliance.RuleViolation": ("message", "nothing to see"),
+    "compliance.RuleViolation": ("code", "nothing_to_see"),
     "ledger.ReconciliationAuditEvent": ("pgh_label", "tampered"),
     "compliance.RuleViolationAuditEvent": ("pgh_label", "tampered"),
     "tables.TableAuditEvent": ("pgh_label", "tampered"),
@@ -45,7 +45,9 @@ TAMPER = {
 UPDATABLE = {
     "shoes_shoe": ("status", "closed_at", "close_recorded_at", "cards_seen", "cards_dealt", "coups_recorded"),
     "ledger_reconciliation": ("status", "explanation", "explained_by_id", "explained_at"),
-    "compliance_ruleviolation": ("cleared_at", "status", "status_note", "status_changed_by_id", "status_changed_at"),
+    "compliance_ruleviolation": (
+        "cleared_at", "status", "status_note", "status_changed_by_id", "status_changed_at", "message",
+    ),
 }
 # Tables with a unique key besides the primary key: a REPLACE over it would delete the old row.
 UNIQUE_KEYED = {"shoes.Shoe", "shoes.Coup", "shoes.Wager", "ledger.BoxCount", "ledger.Reconciliation",

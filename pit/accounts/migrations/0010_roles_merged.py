@@ -35,7 +35,8 @@ ROLES = {'accountant': ['accounting.close_gamingday',
                 'shoes.view_wager',
                 'tables.view_table',
                 'tables.view_tableevent',
-                'tables.view_tablelimit'],
+                'tables.view_tablelimit',
+                'tables.view_tablelimitversion'],
  'auditor': ['accounting.view_adjustment',
              'accounting.view_devicegrant',
              'accounting.view_dropcount',
@@ -80,7 +81,8 @@ ROLES = {'accountant': ['accounting.close_gamingday',
              'tables.view_tableauditevent',
              'tables.view_tableevent',
              'tables.view_tablelimit',
-             'tables.view_tablelimitauditevent'],
+             'tables.view_tablelimitauditevent',
+             'tables.view_tablelimitversion'],
  'cage': ['accounting.issue_slip', 'accounting.view_slip', 'accounting.view_slipstep', 'tables.view_table'],
  'floor device': [],
  'pit boss': ['accounting.receive_slip',
@@ -116,7 +118,8 @@ ROLES = {'accountant': ['accounting.close_gamingday',
               'tables.change_table',
               'tables.view_table',
               'tables.view_tableevent',
-              'tables.view_tablelimit']}
+              'tables.view_tablelimit',
+              'tables.view_tablelimitversion']}
 
 
 def roles_sync(apps, schema_editor):
@@ -130,7 +133,7 @@ def roles_restore(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [('accounting', '0002_h8_investigation_day_close'),
- ('accounts', '0008_merge_20261130_1648'),
+ ('accounts', '0009_merge_20261130_1733'),
  ('api', '0002_idempotency_body_as_text'),
  ('compliance', '0003_h4_facts_insert_only'),
  ('core', '0002_h1_outbox'),
@@ -141,6 +144,6 @@ class Migration(migrations.Migration):
  ('records', '0002_h5_backfill_chains'),
  ('reports', '0002_export_expired'),
  ('shoes', '0004_merge_20261130_1627'),
- ('tables', '0004_merge_20261130_1648')]
+ ('tables', '0005_merge_0003_h6_limit_versions_0004_merge_20261130_1648')]
 
     operations = [migrations.RunPython(roles_sync, roles_restore)]
