@@ -84,22 +84,22 @@ class CorrectionSerializer(serializers.Serializer):
 
 class SupplementSeatSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
-    change = s.MoneyField(help_text="What the seat came to owe after the reconciliation (negative: owed to it).")
+    change = s.SignedMoneyField(help_text="What the seat came to owe after the reconciliation (negative: owed to it).")
     accrued = s.MoneyField()
     collected_earlier = s.MoneyField()
     expected = s.MoneyField(help_text="What the box should have held, as the ledger stands now.")
     counted = s.MoneyField(help_text="What was counted at the shuffle (unchanged).")
-    variance = s.MoneyField(help_text="Counted minus expected, now.")
+    variance = s.SignedMoneyField(help_text="Counted minus expected, now.")
 
 
 class SupplementSerializer(serializers.Serializer):
     sequence = serializers.IntegerField()
     status = serializers.ChoiceField(choices=("balanced", "variance"))
     currency = serializers.CharField()
-    change = s.MoneyField()
+    change = s.SignedMoneyField()
     expected = s.MoneyField()
     counted = s.MoneyField()
-    variance = s.MoneyField()
+    variance = s.SignedMoneyField()
     recorded_at = serializers.DateTimeField()
     seats = SupplementSeatSerializer(many=True)
 

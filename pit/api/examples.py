@@ -136,6 +136,12 @@ BATCH_SUMMARY = {"created": 1, "existing": 0, "conflict": 1, "invalid": 0}
 BATCH_ITEM = {"index": 0, "number": 1, "status": "created", "errors": {}, "coup": COUP}
 
 
+SUPPLEMENT_SEAT = {
+    "seat": 2, "change": "5.00", "accrued": "30.00", "collected_earlier": "0.00", "expected": "30.00",
+    "counted": "25.00", "variance": "-5.00",
+}
+
+
 def _page(item):
     return {"count": 1, "next": None, "previous": None, "results": [item]}
 
@@ -182,6 +188,30 @@ COMPONENT_EXAMPLES = {
     "PaginatedCoupList": _page(COUP),
     "PaginatedViolationList": _page(VIOLATION),
     "PaginatedPaytableList": _page(PAYTABLE),
+    "Correction": {
+        "id": 7, "coup": 9120, "sequence": 1, "kind": "correct",
+        "reason": "Bet recognition read 250.00 for a 500.00 stake on seat 2.",
+        "recorded_at": "2026-03-01T14:05:09Z", "recorded_by": "device 'bet recognition' (BB1)",
+        "wagers": [WAGERS[0]], "standing": COUP,
+    },
+    "Supplement": {
+        "sequence": 1, "status": "variance", "currency": "USD", "change": "5.00", "expected": "30.00",
+        "counted": "25.00", "variance": "-5.00", "recorded_at": "2026-03-01T15:10:00Z", "seats": [SUPPLEMENT_SEAT],
+    },
+    "SupplementSeat": SUPPLEMENT_SEAT,
+    "Rotation": {
+        "id": 31, "table": "BB1", "dealer": "D042", "started_at": "2026-03-01T14:00:00Z",
+        "recorded_at": "2026-03-01T14:00:02Z",
+    },
+    "Fault": {
+        "violation": 5012, "fault": "device", "note": "The card reader misread the third card.",
+        "decided_by": "maria", "decided_at": "2026-03-01T16:20:00Z",
+    },
+    "DealerFigures": {
+        "dealer": "D042", "name": "Ana Lima", "coups": 612, "hours": "7.50", "coups_per_hour": "81.6",
+        "errors_per_1000_coups": {"payout_mismatch": "3.27"}, "errors": {"payout_mismatch": 2},
+        "device_faults": 1, "mispays": 2, "mispaid": {"USD": "45.00"},
+    },
     "Error": {
         "status": 400,
         "code": "invalid",

@@ -14,6 +14,7 @@ TRIGGERS = {
     "ledger_commissionentry": "CREATE TRIGGER ledger_test_no_update BEFORE UPDATE ON ledger_commissionentry "
     "BEGIN SELECT RAISE(ABORT, 'UPDATE refused'); END",
 }
+TEST_TRIGGERS = ("shoes_wager_test_no_update", "ledger_test_no_update")
 BEFORE = [("shoes", "0002_shoe_close_recorded_at"), ("ledger", "0003_audit_trail")]
 
 
@@ -36,10 +37,10 @@ def test_triggers_of_rebuilt_tables_survive_the_corrections_migrations():
         before = _triggers()
         executor = MigrationExecutor(connection)
         executor.migrate(latest)
-        assert _triggers() == before
-        assert {"shoes_wager_test_no_update", "ledger_test_no_update", "ledger_commissionentry_no_update"} <= set(
-            before
-        )
+        after = _triggers()
+        # The triggers on the rebuilt tables survive as they were (later migrations add their own,
+        # and replace the ledger's first append-only trigger with the insert-only ones).
+        assert {name: after.get(name) for name in TEST_TRIGGERS} == {name: before[name] for name in TEST_TRIGGERS}
     finally:
         with connection.cursor() as cursor:
             cursor.execute("DROP TRIGGER IF EXISTS shoes_wager_test_no_update")
