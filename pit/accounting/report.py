@@ -19,6 +19,7 @@ from pit.core.money import from_minor
 from pit.reports import selectors as report_selectors
 from pit.reports.definitions import Column, Level, ReportDefinition, ReportFilters, Total, ratio
 from pit.reports.definitions import ColumnType as T
+from pit.shoes.models import Coup
 from pit.tables.models import Game, Table
 
 from .models import Adjustment
@@ -154,9 +155,17 @@ def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
 
 
 def master_game_estimate(filters: ReportFilters) -> int:
-    return len({(day, table_id) for (day, table_id, _) in period_figures(
-        date_from=filters.date_from, date_to=filters.date_to, table_ids=_tables(filters)
-    )})
+    """The rows `master_game_rows` writes: table-days with accounting records or with coups."""
+    tables = _tables(filters)
+    keys = {(day, table_id) for (day, table_id, _) in period_figures(
+        date_from=filters.date_from, date_to=filters.date_to, table_ids=tables
+    )}
+    keys |= set(
+        Coup.objects.filter(
+            gaming_day__gte=filters.date_from, gaming_day__lte=filters.date_to, shoe__table_id__in=list(tables)
+        ).values_list("gaming_day", "shoe__table_id").distinct()
+    )
+    return len(keys)
 
 
 MASTER_GAME = ReportDefinition(
