@@ -9,9 +9,10 @@
 - `outbox_dispatch_due` (beat, `core.outbox_dispatch`, every 20 s) sends rows never sent, and sends
   again a reconciliation not completed PIT_OUTBOX_REDISPATCH_SECONDS after its last send (a coup
   check after 4 times as long; doubling each time: a worker killed under it, a broker that lost it).
-  A bulk task (an export may run long) is sent again only after CELERY_TASK_TIME_LIMIT. A row sent
-  more than PIT_TASK_MAX_DELIVERIES times without completing is parked as a failed task, for staff,
-  instead of being sent forever.
+  A bulk task (an export may run long) is sent again only after CELERY_TASK_TIME_LIMIT; the wait
+  is capped at an hour. A copy sent again counts as a delivery when a worker starts it
+  (`PitTask.before_start`), so a task that kills its worker is parked after PIT_TASK_MAX_DELIVERIES,
+  while one that merely waited for workers that were down is never parked.
 Tasks are safe to run twice, so a second send costs a little work, never a wrong record.
 """
 import datetime as dt
@@ -107,20 +108,6 @@ def _redispatch_after(message: OutboxMessage) -> dt.timedelta:
     return dt.timedelta(seconds=min(base * 2 ** max(message.attempts - 1, 0), 3600))
 
 
-def _park(message: OutboxMessage) -> None:
-    from pit.core.tasks import task_park
-
-    task_park(
-        task_id=message.task_id, task_name=message.task_name, args=message.args, kwargs=message.kwargs,
-        attempts=message.attempts,
-        error=(
-            f"Sent {message.attempts} times from the outbox without completing (limit "
-            f"{settings.PIT_TASK_MAX_DELIVERIES}); parked, not sent again."
-        ),
-    )
-    message.delete()
-
-
 def _merge_unsent_checks(*, before) -> None:
     """Checks of coups the broker never got (an outage) are sent as checks of up to
     PIT_URGENT_VERIFY_MAX_COUPS coups each: one task per 50 coups catches up far faster than one per coup."""
@@ -160,9 +147,6 @@ def outbox_dispatch_due(*, now=None) -> int:
     ).order_by("created_at", "id")
     for message in candidates[:PICKUP_BATCH]:
         if message.dispatched_at is not None and now - message.dispatched_at < _redispatch_after(message):
-            continue
-        if message.attempts >= settings.PIT_TASK_MAX_DELIVERIES:
-            _park(message)
             continue
         if not _send(message):
             break

@@ -24,7 +24,7 @@ from django.db import DatabaseError, InterfaceError, OperationalError, transacti
 from django.db.models import F
 from django.utils import timezone
 
-from pit.core.models import FailedTask, FailedTaskState
+from pit.core.models import FailedTask, FailedTaskState, OutboxMessage
 from pit.core.outbox import outbox_dispatch_due, outbox_enqueue, outbox_message_done
 
 logger = logging.getLogger(__name__)
@@ -105,6 +105,13 @@ def failed_task_requeue(*, failed_task: FailedTask) -> str:
     return message.task_id
 
 
+def _resent_from_outbox(task_id: str) -> bool:
+    """A copy the outbox pickup sent again (the first did not complete): counted like a redelivery,
+    so that a task that kills its worker is parked, not sent again forever. Once one copy has run,
+    its row is gone and later copies run as new (safe to run twice)."""
+    return OutboxMessage.objects.filter(task_id=task_id, attempts__gt=1).exists()
+
+
 class PitTask(DjangoTask):
     """The shared policy (see the module docstring); every task of the pit uses it via `pit_task`."""
 
@@ -118,9 +125,12 @@ class PitTask(DjangoTask):
 
     def before_start(self, task_id, args, kwargs):
         request = self.request
-        if request.is_eager or not (request.delivery_info or {}).get("redelivered"):
+        if request.is_eager:
             return
         try:
+            if not (request.delivery_info or {}).get("redelivered") and not _resent_from_outbox(task_id):
+                return
+            request.pit_counted = True
             row = task_delivery_count(task_id=task_id, task_name=self.name, args=args, kwargs=kwargs)
         except DatabaseError:
             # Counting is a safeguard, not the work: if the database is away the task itself will
@@ -140,7 +150,7 @@ class PitTask(DjangoTask):
 
     def on_success(self, retval, task_id, args, kwargs):
         self._outbox_done(task_id)
-        if (self.request.delivery_info or {}).get("redelivered"):
+        if getattr(self.request, "pit_counted", False):
             try:
                 FailedTask.objects.filter(task_id=task_id, state=FailedTaskState.REDELIVERED).update(
                     state=FailedTaskState.SUCCEEDED, last_seen_at=timezone.now()

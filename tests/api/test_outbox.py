@@ -10,6 +10,7 @@ from unittest import mock
 
 import kombu.exceptions
 import pytest
+from celery.exceptions import Ignore
 from django.utils import timezone
 
 from pit.compliance.models import RuleViolation
@@ -134,7 +135,7 @@ def test_a_shoe_closed_while_the_broker_is_down_is_200_and_reconciled_by_the_pic
     assert _owed() == []
 
 
-def test_a_task_sent_but_never_completed_is_sent_again_with_doubling_grace_then_parked(
+def test_a_task_sent_but_never_completed_is_sent_again_with_doubling_grace_never_parked(
     shoe, django_capture_on_commit_callbacks
 ):
     with mock.patch.object(shoe_reconcile, "apply_async") as send:  # the broker takes it; no worker runs it
@@ -142,7 +143,6 @@ def test_a_task_sent_but_never_completed_is_sent_again_with_doubling_grace_then_
             outbox_enqueue(shoe_reconcile, shoe.pk)
         row = OutboxMessage.objects.get()
         assert (row.attempts, row.dispatched_at is not None) == (1, True)
-        sent_at = row.dispatched_at
 
         def pickup(seconds_after_last_send):
             last = OutboxMessage.objects.get().dispatched_at
@@ -154,18 +154,35 @@ def test_a_task_sent_but_never_completed_is_sent_again_with_doubling_grace_then_
         assert pickup(91) == 1  # then 90 s
         assert pickup(181) == 1  # 180 s
         assert pickup(361) == 1  # 360 s
-        assert OutboxMessage.objects.get().attempts == 5
-        assert send.call_count == 5
+        assert pickup(721) == 1  # 720 s: workers that are down make nothing fail
+        assert pickup(1441) == 1
+        assert pickup(2881) == 1
+        assert pickup(3599) == 0
+        assert pickup(3601) == 1  # an hour at most
+        assert send.call_count == 9
         assert {call.kwargs["task_id"] for call in send.call_args_list} == {row.task_id}
-        assert OutboxMessage.objects.get().dispatched_at > sent_at
+    assert OutboxMessage.objects.get().attempts == 9
+    assert FailedTask.objects.count() == 0
 
-        assert pickup(721) == 0  # sent 5 times (PIT_TASK_MAX_DELIVERIES) without completing: parked
-    assert _owed() == []
+
+def test_a_copy_sent_again_that_kills_its_worker_each_time_is_parked(shoe, django_capture_on_commit_callbacks):
+    """A worker starting a copy the outbox sent again counts a delivery, as for a Redis redelivery."""
+    with mock.patch.object(shoe_reconcile, "apply_async"), django_capture_on_commit_callbacks(execute=True):
+        task_id = outbox_enqueue(shoe_reconcile, shoe.pk).task_id
+    shoe_reconcile.push_request(id=task_id, delivery_info={"redelivered": False}, is_eager=False)
+    try:
+        shoe_reconcile.before_start(task_id, [shoe.pk], {})  # the first copy: not counted
+        assert FailedTask.objects.count() == 0
+        OutboxMessage.objects.update(attempts=2)  # the pickup sent it again: the first never completed
+        for _ in range(4):
+            shoe_reconcile.before_start(task_id, [shoe.pk], {})  # each copy killed its worker
+        with pytest.raises(Ignore):
+            shoe_reconcile.before_start(task_id, [shoe.pk], {})
+    finally:
+        shoe_reconcile.pop_request()
     parked = FailedTask.objects.get()
-    assert (parked.task_id, parked.task_name, parked.args, parked.state, parked.attempts) == (
-        row.task_id, "ledger.shoe_reconcile", [shoe.pk], "parked", 5,
-    )
-    assert parked.error == "Sent 5 times from the outbox without completing (limit 5); parked, not sent again."
+    assert (parked.task_id, parked.state, parked.attempts) == (task_id, "parked", 6)
+    assert _owed() == []  # staff own it now; the pickup sends it no more
 
 
 def test_a_coup_check_is_sent_again_after_four_times_the_grace(django_capture_on_commit_callbacks, shoe):

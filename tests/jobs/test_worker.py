@@ -121,6 +121,17 @@ def _waiting(client) -> int:
     return sum(client.llen(key) for key in client.keys(f"{QUEUE}*"))
 
 
+def _blocked_backend():
+    """The session of the test database waiting for a lock (the worker inside the reconciliation)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND wait_event_type = 'Lock'",
+            [connection.settings_dict["NAME"]],
+        )
+        row = cursor.fetchone()
+    return row and row[0]
+
+
 def _queued(client) -> int:
     return _waiting(client) + client.hlen("unacked")
 
@@ -157,20 +168,10 @@ def test_a_worker_killed_mid_reconciliation_loses_nothing_and_duplicates_nothing
 
     # Hold the shoe's row lock so that the worker blocks inside the reconciliation (shoe_lock takes
     # FOR UPDATE). NO KEY UPDATE still lets the coup checks insert findings that refer to the shoe.
-    db = connection.settings_dict
     holder.execute("SELECT id FROM shoes_shoe WHERE id = %s FOR NO KEY UPDATE", [shoe.pk])
     first = workers(visibility_timeout=5)
 
-    def blocked_backend():
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT pid, query FROM pg_stat_activity WHERE datname = %s AND wait_event_type = 'Lock'",
-                [db["NAME"]],
-            )
-            rows = cursor.fetchall()
-        return rows and rows[0][0]
-
-    pid = wait_for(blocked_backend, timeout=60, what="the worker to block inside the reconciliation")
+    pid = wait_for(_blocked_backend, timeout=60, what="the worker to block inside the reconciliation")
     first.kill()
     # The dead worker's session goes with it (PostgreSQL notices a vanished client only when it next
     # talks to it; end it now so the test does not depend on when that is).
@@ -228,19 +229,10 @@ def test_a_killed_worker_s_reconciliation_is_sent_again_from_the_outbox(workers,
     # The grace shortened from 45 s so the test is quick; the benchmark measures the default.
     fast = {"env": {"PIT_OUTBOX_REDISPATCH_SECONDS": "5"}}
     shoe = _dealt_and_closed_shoe()
-    db = connection.settings_dict
     holder.execute("SELECT id FROM shoes_shoe WHERE id = %s FOR NO KEY UPDATE", [shoe.pk])
     first = workers(**fast)
 
-    def blocked_backend():
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT pid FROM pg_stat_activity WHERE datname = %s AND wait_event_type = 'Lock'", [db["NAME"]]
-            )
-            row = cursor.fetchone()
-        return row and row[0]
-
-    pid = wait_for(blocked_backend, timeout=60, what="the worker to block inside the reconciliation")
+    pid = wait_for(_blocked_backend, timeout=60, what="the worker to block inside the reconciliation")
     first.kill()
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
