@@ -219,10 +219,11 @@ class _Context:
             sets[table_id].setdefault(start, {})[bet] = game.BetLimit(
                 minimum=from_minor(low, currency), maximum=from_minor(high, currency)
             )
-        current: dict[int, dict[str, game.BetLimit]] = {table_id: {} for table_id in missing}
-        for table_id, bet, low, high in TableLimit.objects.filter(table_id__in=missing).values_list(
+        unversioned = {table_id for table_id in missing if not sets[table_id]}
+        current: dict[int, dict[str, game.BetLimit]] = {table_id: {} for table_id in unversioned}
+        for table_id, bet, low, high in TableLimit.objects.filter(table_id__in=unversioned).values_list(
             "table_id", "bet", "minimum_minor", "maximum_minor"
-        ):
+        ) if unversioned else ():
             currency = currencies[table_id]
             current[table_id][bet] = game.BetLimit(
                 minimum=from_minor(low, currency), maximum=from_minor(high, currency)
@@ -230,7 +231,7 @@ class _Context:
         for table_id in missing:
             by_start = sets[table_id]
             self.limits[table_id] = [(start, game.TableLimits(bets)) for start, bets in by_start.items()] or [
-                (None, game.TableLimits(current[table_id]))
+                (None, game.TableLimits(current.get(table_id, {})))
             ]
 
     def _load_table_history(self, missing: set[int]) -> None:

@@ -208,14 +208,23 @@ def test_rechecking_never_duplicates_and_clears_then_restores(box_table, box_sho
     (violation,) = RuleViolation.objects.all()
     assert violation.cleared_at is None
 
-    # A rules fix: the table's maximum was wrong. The finding no longer holds: cleared, not deleted.
-    table_limits_set(table=box_table, limits={"player": (Decimal("25"), Decimal("50000"))})
+    # A rules fix: the table's maximum was wrong, corrected from when the coup was dealt (limits
+    # are versioned: a coup is judged by those in force then). The finding no longer holds:
+    # cleared, not deleted.
+    table_limits_set(
+        table=box_table,
+        limits={"player": (Decimal("25"), Decimal("50000"))},
+        effective_from=coup.dealt_at - dt.timedelta(microseconds=1),
+    )
     assert coups_check(coup_ids=[coup.pk]) == 0
     violation.refresh_from_db()
     assert violation.cleared_at is not None
 
-    # The fix is undone: the same finding holds again, un-cleared, still one row.
-    table_limits_set(table=box_table, limits={"player": (Decimal("25"), Decimal("10000"))})
+    # The fix is undone (a later set, also in force when the coup was dealt): the same finding
+    # holds again, un-cleared, still one row.
+    table_limits_set(
+        table=box_table, limits={"player": (Decimal("25"), Decimal("10000"))}, effective_from=coup.dealt_at
+    )
     assert coups_check(coup_ids=[coup.pk]) == 1
     assert list(RuleViolation.objects.values_list("pk", "cleared_at")) == [(violation.pk, None)]
 
