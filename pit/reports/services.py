@@ -32,8 +32,6 @@ def exports_root() -> Path:
 @transaction.atomic
 def report_export_request(*, report: ReportDefinition, filters: ReportFilters, format: str, user) -> ReportExport:
     """Queue a background export; the task runs after commit."""
-    from .tasks import report_export_run
-
     export = ReportExport(
         report=report.slug,
         format=format,
@@ -43,7 +41,7 @@ def report_export_request(*, report: ReportDefinition, filters: ReportFilters, f
     )
     export.full_clean()
     export.save()
-    outbox_enqueue(report_export_run, export.pk)
+    outbox_enqueue("reports.report_export_run", export.pk)  # by name: pit.reports.tasks imports this module
     return export
 
 

@@ -27,6 +27,11 @@ from pit.records.services import records_chain
 from pit.shoes.models import CorrectionKind, Coup, CoupCorrection, Shoe, ShoeStatus, Wager
 from pit.tables.models import Table
 
+# The tasks a write owes, by their registered names (pit.ledger.tasks, pit.compliance.tasks): the
+# outbox sends them by name, so the services import no task module (which import the services).
+SHOE_RECONCILE = "ledger.shoe_reconcile"
+COUPS_VERIFY = "compliance.coups_verify"
+
 
 @dataclass(frozen=True)
 class WagerInput:
@@ -130,8 +135,6 @@ def shoe_close(
     Closing again with the same counts is a no-op; with other counts it is a Conflict.
     """
     from pit.ledger.models import BoxCount
-    from pit.ledger.tasks import shoe_reconcile
-
     shoe = shoe_lock(shoe.pk)
     table = shoe.table
     counts: dict[int, int] = {}
@@ -161,7 +164,7 @@ def shoe_close(
             BoxCount(shoe=shoe, seat=seat, currency=table.currency, counted_minor=minor, **actor.recorded_fields())
             for seat, minor in sorted(counts.items())
         )
-    outbox_enqueue(shoe_reconcile, shoe.pk)
+    outbox_enqueue(SHOE_RECONCILE, shoe.pk)
     return shoe
 
 
@@ -396,8 +399,6 @@ def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -
     """Record coups in one transaction, each judged on its own: created, existing (a replay: the same
     cards, wagers, reported winner and dealt time), conflict (same number, anything else differs: its
     differences in `errors`, a violation is recorded, nothing else written) or invalid (nothing written)."""
-    from pit.compliance.tasks import coups_verify
-
     outcomes: list[CoupOutcome | None] = [None] * len(coups)
     with transaction.atomic():
         shoe = shoe_lock(shoe.pk)
@@ -453,7 +454,7 @@ def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -
                 stored = _store(shoe, [item for _, item in to_store], actor, table.paytable_id)
             for (index, _), coup in zip(to_store, stored, strict=True):
                 outcomes[index] = CoupOutcome(CoupOutcomeStatus.CREATED, coup=coup)
-            outbox_enqueue(coups_verify, [coup.pk for coup in stored])
+            outbox_enqueue(COUPS_VERIFY, [coup.pk for coup in stored])
             _reconcile_late_after_commit(shoe)
         # A batch's own duplicate refers to the coup stored for the first of them; if it differs it
         # is flagged as it would be had it been posted after the first (one violation per posting).
@@ -497,9 +498,7 @@ def _reconcile_late_after_commit(shoe: Shoe) -> None:
     a void of a closed shoe's coup) is reconciled again after commit: the reconciliation job makes
     the reconciliation if there is none yet, else a supplement that brings the seats back to zero."""
     if shoe.status == ShoeStatus.CLOSED:
-        from pit.ledger.tasks import shoe_reconcile
-
-        outbox_enqueue(shoe_reconcile, shoe.pk)
+            outbox_enqueue(SHOE_RECONCILE, shoe.pk)
 
 
 @dataclass
@@ -521,7 +520,6 @@ def _coup_correction_write(
     """A new version of a coup's wagers (none for a void), in one transaction: the correction, its
     wagers settled by the engine under the coup's paytable version, reversals of the commission
     accrued on the wagers it replaces and accruals on its own. Nothing recorded before is changed."""
-    from pit.compliance.tasks import coups_verify
     from pit.ledger.models import CommissionEntry, EntryKind
     from pit.shoes.selectors import wagers_standing
 
@@ -575,7 +573,7 @@ def _coup_correction_write(
                 for wager in settled if wager.commission_minor > 0
             ),
         ])
-        outbox_enqueue(coups_verify, [coup.pk])
+        outbox_enqueue(COUPS_VERIFY, [coup.pk])
         _reconcile_late_after_commit(shoe)
     return CorrectionOutcome(correction, created=True)
 
