@@ -87,6 +87,10 @@ def outbox_enqueue(task, *args, **kwargs) -> OutboxMessage:
     """Owe `task(*args, **kwargs)` (a task or its registered name): stored in the current
     transaction, sent after it commits, never raising."""
     name = task if isinstance(task, str) else task.name
+    if name not in current_app.tasks:
+        # Owed by name before anything imported the apps' tasks modules (a command, a web worker's
+        # first write): autodiscover them, as a worker does when it starts.
+        current_app.loader.import_default_modules()
     current_app.tasks[name]  # an unknown task is a bug: fail the write now, not the send later
     message = OutboxMessage.objects.create(task_id=str(uuid.uuid4()), task_name=name, args=list(args), kwargs=kwargs)
     transaction.on_commit(lambda: _send_after_commit(message))
