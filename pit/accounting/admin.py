@@ -118,7 +118,8 @@ class DropForm(PeriodForm):
 
 
 class RecordAdmin(admin.ModelAdmin):
-    """Read-only facts; the add page records one through `record` (a service call)."""
+    """Read-only facts; the add page records one through the subclass's `record(request, data)`, a
+    service call returning the recorded row (each admin below defines it)."""
 
     record_permissions: tuple[str, ...] = ()
     form_class = forms.Form
@@ -136,9 +137,6 @@ class RecordAdmin(admin.ModelAdmin):
 
     def get_record_form(self, request, data=None):
         return self.form_class(data)
-
-    def record(self, request, data: dict):
-        raise NotImplementedError
 
     def add_view(self, request, form_url="", extra_context=None):
         if not self.has_add_permission(request):
