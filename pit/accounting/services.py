@@ -78,6 +78,8 @@ def chips_normalize(chips: Mapping, *, field: str = "chips") -> tuple[dict[str, 
     normalized: dict[int, int] = {}
     for key, pieces in chips.items():
         try:
+            if not str(key).isascii():  # int() would read "٢٥٠٠" as 2500
+                raise ValueError(key)
             denomination = int(str(key))
         except ValueError:
             raise ValidationError({field: f"{key!r} is not a denomination in minor units."}) from None

@@ -39,14 +39,14 @@ class ChipsField(serializers.DictField):
     """{"25.00": 40, "100.00": 30}: pieces (whole numbers) per denomination (a decimal string)."""
 
     def __init__(self, **kwargs):
-        kwargs.setdefault("child", serializers.IntegerField(min_value=0, max_value=accounting_services.MAX_PIECES))
+        kwargs.setdefault("child", s.AsciiIntegerField(min_value=0, max_value=accounting_services.MAX_PIECES))
         kwargs.setdefault("allow_empty", False)
         super().__init__(**kwargs)
 
 
 class InventoryInputSerializer(s.StrictSerializer):
-    gaming_day = serializers.DateField()
-    shift = serializers.IntegerField(min_value=1, max_value=3, default=1)
+    gaming_day = s.AsciiDateField()
+    shift = s.AsciiIntegerField(min_value=1, max_value=3, default=1)
     kind = serializers.ChoiceField(choices=["opener", "closer"])
     chips = ChipsField(help_text='Pieces per denomination, e.g. {"25.00": 40, "100.00": 30}.')
     dealer = serializers.CharField(max_length=150, help_text="The dealer's username (first signer).")
@@ -57,8 +57,8 @@ class SlipInputSerializer(s.StrictSerializer):
     kind = serializers.ChoiceField(choices=SlipKind.values)
     number = serializers.CharField(max_length=30)
     table = serializers.SlugField(max_length=20)
-    gaming_day = serializers.DateField()
-    shift = serializers.IntegerField(min_value=1, max_value=3, default=1)
+    gaming_day = s.AsciiDateField()
+    shift = s.AsciiIntegerField(min_value=1, max_value=3, default=1)
     reason = serializers.CharField(max_length=200)
     chips = ChipsField()
 
@@ -71,8 +71,8 @@ class SlipStepInputSerializer(s.StrictSerializer):
 
 
 class DropInputSerializer(s.StrictSerializer):
-    gaming_day = serializers.DateField()
-    shift = serializers.IntegerField(min_value=1, max_value=3, default=1)
+    gaming_day = s.AsciiDateField()
+    shift = s.AsciiIntegerField(min_value=1, max_value=3, default=1)
     cash = ChipsField(allow_empty=True, help_text='Notes per denomination, e.g. {"100.00": 52}.')
     chips = s.MoneyField(required=False, help_text="Chips found in the box.")
     markers = s.MoneyField(required=False, help_text="Markers found in the box, if the casino takes them.")
@@ -242,7 +242,7 @@ class SlipListView(APIView):
     @extend_schema(responses={200: _OBJECT}, summary="The slips of a gaming day (cage devices: every table)")
     def get(self, request, day: str):
         _ensure_scope(request, DeviceScope.CAGE)
-        gaming_day = serializers.DateField().run_validation(day)
+        gaming_day = s.AsciiDateField().run_validation(day)
         slips = Slip.objects.filter(gaming_day=gaming_day).select_related("table").prefetch_related(
             "steps__signed_by", "steps__recorded_by_user", "steps__recorded_by_device__table"
         )
@@ -289,7 +289,7 @@ class DayWinView(APIView):
         summary="Statutory win per table (or shift) for a gaming day: drop + closer + credits - opener - fills",
     )
     def get(self, request, day: str):
-        gaming_day = serializers.DateField().run_validation(day)
+        gaming_day = s.AsciiDateField().run_validation(day)
         by_shift = serializers.BooleanField().run_validation(request.query_params.get("by_shift", "false"))
         figures = accounting_selectors.period_figures(date_from=gaming_day, date_to=gaming_day, by_shift=by_shift)
         codes = dict(Table.objects.filter(pk__in={key[1] for key in figures}).values_list("pk", "code"))

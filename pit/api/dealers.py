@@ -8,6 +8,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from pit.api import serializers as s
 from pit.api.idempotency import idempotent
 from pit.api.serializers import StrictSerializer
 from pit.api.views import DEVICE_READ_WRITE, actor_for, table_for, validated
@@ -24,7 +25,7 @@ class RotationInputSerializer(StrictSerializer):
         slug_field="code", queryset=Dealer.objects.all(), allow_null=True,
         help_text="The dealer's code (badge), e.g. D042; null: the dealer went out and nobody came in.",
     )
-    started_at = serializers.DateTimeField(help_text="When they took over the table, with its UTC offset.")
+    started_at = s.AsciiDateTimeField(help_text="When they took over the table, with its UTC offset.")
 
 
 class RotationSerializer(serializers.Serializer):
@@ -67,7 +68,7 @@ class DayRangeSerializer(StrictSerializer):
     """?from=YYYY-MM-DD&to=YYYY-MM-DD (gaming days, both included)."""
 
     def get_fields(self):
-        return {"from": serializers.DateField(), "to": serializers.DateField()}
+        return {"from": s.AsciiDateField(), "to": s.AsciiDateField()}
 
     def validate(self, attrs):
         if attrs["to"] < attrs["from"]:

@@ -116,6 +116,17 @@ class AsciiDateTimeField(serializers.DateTimeField):
         return super().to_internal_value(value)
 
 
+class AsciiDateField(serializers.DateField):
+    """A gaming day as ASCII YYYY-MM-DD: Django's parser would read other digits ("２０２６") too."""
+
+    default_error_messages = {"ascii": "Dates are ASCII YYYY-MM-DD only; {value!r} holds other characters."}
+
+    def to_internal_value(self, value):
+        if isinstance(value, str) and not value.isascii():
+            self.fail("ascii", value=value[:40])
+        return super().to_internal_value(value)
+
+
 class CardsField(serializers.ListField):
     """Card codes in dealt order: rank A,2-9,T (or 10),J,Q,K then suit S,H,D,C, e.g. ["5H", "KD"]."""
 

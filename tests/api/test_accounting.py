@@ -70,6 +70,11 @@ def test_bad_inventory_names_the_field_and_writes_nothing(pit_boss, table, deale
         ({"dealer": "nobody"}, "dealer"),
         ({"kind": "middle"}, "kind"),
         ({"colour": "red"}, "colour"),
+        # Numbers and days are ASCII only: other digits are refused, never read as numbers.
+        ({"chips": {"２５.00": 4}}, "chips"),
+        ({"chips": {"25.00": "٣"}}, "chips"),
+        ({"gaming_day": "２０２６-11-20"}, "gaming_day"),
+        ({"shift": "٢"}, "shift"),
     ):
         body = {"gaming_day": DAY, "kind": "opener", "chips": {"25.00": 4}, "dealer": "dana", "pit_boss": "boss"}
         body.update(body_change)
@@ -163,3 +168,14 @@ def test_day_win_by_shift(accountant, table, dealer, settings):
     whole = accountant.get(f"/api/v1/accounting/days/{DAY}/win/").json()["tables"]
     assert [(row["win"], row["drop"]) for row in whole] == [("600.00", "500.00")]
     assert accountant.get(f"/api/v1/accounting/days/{DAY}/win/?by_shift=maybe").status_code == 400
+
+
+def test_a_denomination_in_other_digits_is_refused_by_the_service():
+    from django.core.exceptions import ValidationError
+
+    from pit.accounting.services import chips_normalize
+
+    with pytest.raises(ValidationError) as refused:
+        chips_normalize({"٢٥٠٠": 4})
+    assert list(refused.value.message_dict) == ["chips"]
+    assert chips_normalize({"2500": 4}) == ({"2500": 4}, 10000)

@@ -121,11 +121,14 @@ def test_a_floor_device_posts_who_comes_in_at_its_own_table_only(shift, client):
                             **headers)
     unknown = client.post("/api/v1/tables/BB1/rotations/", {**body, "dealer": "D9"},
                           content_type="application/json", **headers)
+    other_digits = client.post("/api/v1/tables/BB1/rotations/", {**body, "started_at": "２０２６-03-01T14:00:00Z"},
+                               content_type="application/json", **headers)
 
     assert (first.status_code, first.json()["dealer"], first.json()["table"]) == (201, "D1", "BB1")
     assert (again.status_code, again.json()["id"]) == (200, first.json()["id"])
     assert elsewhere.status_code == 403
     assert unknown.status_code == 400 and list(unknown.json()["errors"]) == ["dealer"]
+    assert other_digits.status_code == 400 and list(other_digits.json()["errors"]) == ["started_at"]
     assert DealerRotation.objects.count() == 4
 
 
