@@ -128,6 +128,91 @@ def table(results: list[ScriptResult]) -> list[str]:
     return lines
 
 
+@dataclass(frozen=True)
+class Target:
+    """One row of issue 16's table: the job, its figure against its anchor, and what it must reach."""
+
+    key: str
+    job: str
+    ratio_at_most: float | None = None
+    ratio_at_least: float | None = None
+    figure_at_most: float | None = None   # the absolute target (on a quiet machine)
+    extra: tuple[tuple[str, float], ...] = ()  # other figures with an upper bound: (name, at most)
+
+    def wanted(self) -> str:
+        parts = []
+        if self.ratio_at_least is not None:
+            parts.append(f"ratio >= {self.ratio_at_least:g}")
+        if self.ratio_at_most is not None:
+            parts.append(f"ratio <= {self.ratio_at_most:g}")
+        if self.figure_at_most is not None:
+            parts.append(f"figure <= {self.figure_at_most:g}")
+        parts.extend(f"{name} <= {bound:g}" for name, bound in self.extra)
+        return ", ".join(parts)
+
+
+SPEED_TARGETS = (
+    Target("sweep", "rule-check sweep vs server-side-cursor read", ratio_at_least=0.40),
+    Target("day_batch", "a table's day as one batch vs COPY", ratio_at_most=4, figure_at_most=1.0),
+    Target("single_post", "one coup POST p99 vs /healthz p99", ratio_at_most=3, figure_at_most=50),
+    Target("commission_csv", "commission-detail CSV vs COPY of its SELECT", ratio_at_least=0.60),
+    Target("year_report", "a year's commission report vs one aggregate query", figure_at_most=5.0,
+           extra=(("request", 1.0),)),
+)
+
+
+def _number(figures: dict[str, Figure], name: str) -> float | None:
+    figure = figures.get(name)
+    try:
+        return float(figure.value) if figure else None
+    except ValueError:
+        return None
+
+
+def speed_table(results: list[ScriptResult]) -> list[str]:
+    """Issue 16's table: for each job its figure, its anchor, the ratio, the target and whether it is met.
+
+    "met" is read off this run; the absolute targets are for a quiet machine, so on a loaded one the
+    ratio is the figure to read.
+    """
+    figures = {figure.name: figure for result in results for figure in result.figures}
+    rows = [("job", "figure", "anchor", "ratio", "target", "met")]
+    for target in SPEED_TARGETS:
+        figure, anchor = figures.get(f"{target.key}.figure"), figures.get(f"{target.key}.anchor")
+        if figure is None:
+            continue
+        ratio = _number(figures, f"{target.key}.ratio")
+        value = _number(figures, f"{target.key}.figure")
+        checks = []
+        if ratio is not None and target.ratio_at_least is not None:
+            checks.append(ratio >= target.ratio_at_least)
+        if ratio is not None and target.ratio_at_most is not None:
+            checks.append(ratio <= target.ratio_at_most)
+        if value is not None and target.figure_at_most is not None:
+            checks.append(value <= target.figure_at_most)
+        for name, bound in target.extra:
+            extra = _number(figures, f"{target.key}.{name}")
+            if extra is not None:
+                checks.append(extra <= bound)
+        rows.append((
+            f"{target.job} ({target.key})",
+            f"{figure.value} {figure.unit}".strip(),
+            f"{anchor.value} {anchor.unit}".strip() if anchor else "-",
+            f"{ratio:.2f}" if ratio is not None else "-",
+            target.wanted(),
+            ("yes" if all(checks) else "NO") if checks else "-",
+        ))
+    if len(rows) == 1:
+        return []
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    lines = []
+    for index, row in enumerate(rows):
+        lines.append("  ".join(f"{cell:<{width}}" for cell, width in zip(row, widths, strict=True)).rstrip())
+        if index == 0:
+            lines.append("  ".join("-" * width for width in widths))
+    return lines
+
+
 def main(argv: list[str] | None = None, bench_dir: Path = BENCH_DIR, out=sys.stdout) -> int:
     wanted = sys.argv[1:] if argv is None else argv
     scripts = sorted(bench_dir.glob("bench_*.py"))
@@ -149,6 +234,11 @@ def main(argv: list[str] | None = None, bench_dir: Path = BENCH_DIR, out=sys.std
     out.write("\n")
     for line in table(results):
         out.write(line + "\n")
+    speed = speed_table(results)
+    if speed:
+        out.write("\nSpeed and scale (issue 16): each figure against its anchor, measured in the same run\n")
+        for line in speed:
+            out.write(line + "\n")
     out.write("\n")
     for key, value in machine().items():
         out.write(f"{key + ':':<8} {value}\n")
