@@ -54,15 +54,15 @@ class Command(PitCommand):
         parser.add_argument(
             "--fault-rate",
             default="",
-            help="Dealer mistakes (rates per coup, or per shoe for the box): wrong_draw=0.01,"
-            "misreported_winner=0.01,wrong_payout=0.01,miscounted_box=0.1,foreign_card=0.01. "
+            help="Dealer mistakes (rates per coup; per shoe for the box): wrong_draw=0.01, "
+            "misreported_winner=0.01, wrong_payout=0.01, miscounted_box=0.1, foreign_card=0.01. "
             "Game protection injections: replayed_shoe=0.1 (per shoe: the previous shoe dealt again "
             "unshuffled), side_bet_counter=0.5 (per table: a seat that counts the side bets), "
             "hot_table=0.5 (per table: players bet on the coming winner on 3 coups in 4), "
             "silent_reader=0.5 (per table: the reader dies in the last shoe, left dealing), "
             "fast_table=0.5 (per table: its first gaming day dealt 25 s a coup apart, two shoes at "
             "least), erring_dealer=0.1 (one dealer of the roster mispays or misdeals on this share "
-            "of their coups; implies --dealers). A bare number sets every fault.",
+            "of their coups; implies --dealers). Comma-separated, no spaces; a bare number sets every fault.",
         )
         parser.add_argument(
             "--dealers",
