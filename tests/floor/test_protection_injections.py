@@ -14,7 +14,7 @@ from pit.compliance.models import RuleViolation
 from pit.dealers.models import Dealer, DealerRotation
 from pit.dealers.selectors import coup_dealers, dealer_statistics
 from pit.floor.clients import ServicesFloorClient
-from pit.floor.simulator import FAULT_CODES, simulate
+from pit.floor.simulator import FAULT_CODES, deal_live, simulate
 from pit.protection.dealer_errors import DEALER_ERROR_CODES, dealer_error_rates_check
 from pit.protection.selectors import ALARM_CODES
 from pit.protection.services import stale_feeds_check
@@ -103,3 +103,29 @@ def test_every_protection_injection_is_found_where_it_was_made_and_nowhere_else(
     assert Counter(f.code for f in mistakes) == Counter(
         {code: count for code, count in figures[erring.dealer].errors.items() if code in DEALER_ERROR_CODES}
     )
+
+
+@pytest.mark.django_db
+def test_live_dealing_rotates_dealers_and_a_silent_reader_stops_its_table(
+    pit_tables, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        result = deal_live(
+            ServicesFloorClient(), tables=["BB1", "MD1"], seed=2, interval=0, coups=150, sleep=lambda _: None,
+            faults={"silent_reader": 0.5}, dealers=3,
+        )
+    [silent] = result.faults
+    assert silent.kind == "silent_reader" and silent.dealer in {"SIM01", "SIM02", "SIM03"}
+    # The silent table sent nothing after the coup logged; the other went on to the end of the run.
+    at_silent = Coup.objects.filter(shoe__table__code=silent.table)
+    assert at_silent.order_by("-pk").first().pk == silent.coup_id
+    assert 20 <= at_silent.count() <= 60 and Coup.objects.count() == 150
+    assert Shoe.objects.get(pk=silent.shoe_id).status == ShoeStatus.DEALING
+    # Beat looks when the silent table's last coup is over the limit old, and the other's is not yet.
+    heard_last = Coup.objects.get(pk=silent.coup_id).recorded_at
+    others_last = Coup.objects.order_by("-recorded_at").first().recorded_at
+    limit = dt.timedelta(minutes=settings.PIT_PROTECTION_STALE_FEED_MINUTES)
+    assert stale_feeds_check(now=heard_last + limit + (others_last - heard_last) / 2) == 1
+    flagged = RuleViolation.objects.filter(code="stale_feed")
+    assert list(flagged.values_list("shoe_id", "coup_id")) == [(silent.shoe_id, silent.coup_id)]
+    assert None not in coup_dealers(Coup.objects.all()).values()
