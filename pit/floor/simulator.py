@@ -535,7 +535,7 @@ class Dealer:
                         and rng.random() > player.loyalty
                     ):
                         player.side = "player" if player.side == "banker" else "banker"
-            if (rng.random() < self.faults["wrong_payout"] or mistake == "payout") and wagers:
+            if wagers and (rng.random() < self.faults["wrong_payout"] or mistake == "payout"):
                 index = rng.randrange(len(wagers))
                 wager = wagers[index]
                 paid = wager.paid + wager.amount if wager.paid else wager.amount

@@ -62,7 +62,7 @@ class Command(PitCommand):
             "silent_reader=0.5 (per table: the reader dies in the last shoe, left dealing), "
             "fast_table=0.5 (per table: its first gaming day dealt 25 s a coup apart, two shoes at "
             "least), erring_dealer=0.1 (one dealer of the roster mispays or misdeals on this share "
-            "of their coups; implies --dealers). Comma-separated, no spaces; a bare number sets every fault.",
+            "of their coups; implies --dealers). Comma-separated; a bare number sets every fault.",
         )
         parser.add_argument(
             "--dealers",
