@@ -64,6 +64,13 @@ def dealer_at(*, table, moment: dt.datetime) -> Dealer | None:
     return rotation.dealer if rotation else None
 
 
+def _latest_fault() -> Subquery:
+    """The fault of a violation's latest attribution (None when no pit boss said whose it was)."""
+    return Subquery(
+        ViolationFault.objects.filter(violation=OuterRef("pk")).order_by("-decided_at", "-id").values("fault")[:1]
+    )
+
+
 @dataclass
 class DealerFigures:
     dealer: Dealer
@@ -110,13 +117,10 @@ def dealer_statistics(*, first_day: dt.date, last_day: dt.date) -> list[DealerFi
             figures[dealer_id].coups += 1
     for dealer_id, seconds in rotations.shifts(start, end):
         figures[dealer_id].seconds += seconds
-    latest_fault = Subquery(
-        ViolationFault.objects.filter(violation=OuterRef("pk")).order_by("-decided_at", "-id").values("fault")[:1]
-    )
     mispaid_by: dict[int, int] = {}  # wager id -> the dealer it is charged to
     for coup_id, code, fault, wager_id in (
         RuleViolation.objects.filter(coup__in=coups, cleared_at__isnull=True)
-        .annotate(fault=latest_fault)
+        .annotate(fault=_latest_fault())
         .values_list("coup_id", "code", "fault", "wager_id")
     ):
         dealer_id = dealt_by.get(coup_id)
@@ -134,3 +138,36 @@ def dealer_statistics(*, first_day: dt.date, last_day: dt.date) -> list[DealerFi
         money = figures[mispaid_by[wager_id]].mispaid
         money[currency] = money.get(currency, Decimal(0)) + from_minor(abs(paid - payout), currency)
     return [figures[pk] for pk in sorted(figures, key=lambda pk: figures[pk].dealer.code)]
+
+
+@dataclass
+class DealerDay:
+    """One dealer's gaming day: coups dealt and the violations of those coups charged to them."""
+
+    dealer: Dealer
+    coups: int = 0
+    errors: list[tuple[dt.datetime, int, int, str]] = field(default_factory=list)  # (dealt at, coup, table, code)
+
+
+def dealer_days(*, day: dt.date, codes) -> list[DealerDay]:
+    """Per dealer who dealt on the gaming day: their coups, and the holding violations of those coups
+    with one of `codes` that are charged to them (not put down to a device or to neither by a pit
+    boss), in dealt order. Dealers ordered by code."""
+    coups = Coup.objects.filter(gaming_day=day)
+    dealt_by = coup_dealers(coups)
+    days: dict[int, DealerDay] = {}
+    dealers = Dealer.objects.in_bulk({dealer_id for dealer_id in dealt_by.values() if dealer_id is not None})
+    for dealer_id in dealt_by.values():
+        if dealer_id is not None:
+            days.setdefault(dealer_id, DealerDay(dealers[dealer_id])).coups += 1
+    for coup_id, code, fault, dealt_at, table_id in (
+        RuleViolation.objects.filter(coup__in=coups, code__in=list(codes), cleared_at__isnull=True)
+        .annotate(fault=_latest_fault())
+        .values_list("coup_id", "code", "fault", "coup__dealt_at", "table_id")
+    ):
+        dealer_id = dealt_by.get(coup_id)
+        if dealer_id is not None and fault not in NOT_THE_DEALER:
+            days[dealer_id].errors.append((dealt_at, coup_id, table_id, code))
+    for figures in days.values():
+        figures.errors.sort()
+    return sorted(days.values(), key=lambda figures: figures.dealer.code)

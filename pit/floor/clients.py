@@ -17,7 +17,10 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from pit.core.actors import SYSTEM, Actor
+from pit.core.errors import Conflict
 from pit.core.money import from_minor
+from pit.dealers.models import Dealer
+from pit.dealers.services import dealer_create, dealer_rotate
 from pit.floor.simulator import CoupPlay, DealingShoe, SimulationError, TableSetup
 from pit.ledger.models import CommissionEntry
 from pit.ledger.services import commission_collect
@@ -149,6 +152,18 @@ class ServicesFloorClient:
         except ValidationError as exc:
             raise SimulationError(f"The pit refused to close shoe {shoe_id}: {exc}") from exc
 
+    def dealer_rotate(self, code: str, dealer: str | None, started_at: dt.datetime) -> None:
+        """A rotation, as a floor system posts it; the simulated dealers are hired on first use."""
+        person = None
+        if dealer is not None:
+            person = Dealer.objects.filter(code=dealer).first() or dealer_create(
+                code=dealer, name=f"Simulated dealer {dealer}"
+            )
+        try:
+            dealer_rotate(table=self._table(code), dealer=person, started_at=started_at, actor=self.actor)
+        except Conflict as exc:
+            raise SimulationError(f"The pit refused a rotation at table {code}: {exc}") from exc
+
 
 class HttpFloorClient:
     """Plays through the REST API with a device key, as a card-reading shoe or table terminal does."""
@@ -269,3 +284,8 @@ class HttpFloorClient:
                 "commission_box": [{"seat": seat, "counted": str(counted)} for seat, counted in counts],
             },
         )
+
+    def dealer_rotate(self, code: str, dealer: str | None, started_at: dt.datetime) -> None:
+        # The dealers (SIM01 ...) must be known to the pit already: a device posts rotations, it
+        # does not hire dealers.
+        self._call("POST", f"/tables/{code}/rotations/", {"dealer": dealer, "started_at": started_at.isoformat()})

@@ -34,8 +34,27 @@ FAULT_CODES: dict[str, str] = {
     # Game protection: a seat (per table, at this rate) that counts cards and bets the side bets
     # exactly when the cards left make them worth more than they cost.
     "side_bet_counter": "side_bet_advantage_play",
+    # Game protection: a table (per table, at this rate) where players know the result before they
+    # bet (marked cards, a dealer who flashes, past-posting): on HOT_TABLE_SHARE of the coups every
+    # seat's Player or Banker bet is on the coming winner. The cards and payouts stay right.
+    "hot_table": "win_deviation",
+    # Game protection: a table (per table, at this rate) whose card reader dies during its last shoe:
+    # the shoe is left dealing at the open table and no coup comes after.
+    "silent_reader": "stale_feed",
+    # Game protection: one dealer of the roster (see `DealerRoster`) mispays or misdeals on this
+    # share of the coups they deal (each mistake is logged as a wrong_payout or wrong_draw too).
+    "erring_dealer": "dealer_error_rate",
+    # Game protection: a table (per table, at this rate) whose coups of its first gaming day come
+    # FAST_COUP_SECONDS apart, at least two shoes of them: more an hour than a dealer can deal.
+    "fast_table": "coup_rate_high",
 }
 FAULT_KINDS: tuple[str, ...] = tuple(FAULT_CODES)
+# The injections drawn per table (at most once per table and run), from a generator of their own so
+# that a rate that picks no table changes nothing else of the run.
+TABLE_INJECTIONS = ("hot_table", "silent_reader", "fast_table")
+HOT_TABLE_SHARE = 0.75
+FAST_COUP_SECONDS = 25
+ROTATION_MINUTES = 40
 
 # Stakes for bets that have no table limit: (minimum, maximum).
 DEFAULT_MAIN_LIMITS = (Decimal(25), Decimal(5000))
@@ -119,6 +138,9 @@ class FloorClient(Protocol):
 
     def shoe_close(self, shoe_id: int, counts: list[tuple[int, Decimal]], closed_at: dt.datetime) -> None: ...
 
+    def dealer_rotate(self, code: str, dealer: str | None, started_at: dt.datetime) -> None:
+        """`dealer` (a code; None: nobody) comes in at the table at `started_at`."""
+
 
 # ------------------------------------------------------------------------------------ the fault log
 
@@ -136,6 +158,8 @@ class InjectedFault:
     detail: str = ""
     shoe_id: int | None = None
     coup_id: int | None = None
+    dealer: str | None = None  # the dealer dealing when it was made (with a roster of dealers)
+    gaming_day: dt.date | None = None
 
     def __str__(self) -> str:
         where = f"{self.table} shoe {self.shoe_sequence}"
@@ -143,6 +167,8 @@ class InjectedFault:
             where += f" coup {self.coup_number}"
         if self.seat is not None:
             where += f" seat {self.seat}"
+        if self.dealer is not None:
+            where += f" dealer {self.dealer}"
         return f"{self.kind} ({self.code}) at {where}: {self.detail}"
 
 
@@ -219,6 +245,34 @@ class Clock:
         return min(self.moment, self.end)
 
 
+# ------------------------------------------------------------------------------------ the dealers
+
+
+class DealerRoster:
+    """The pit's dealers (SIM01, SIM02 ...) and their rotation: on a fixed clock every
+    ROTATION_MINUTES, each table's dealer hands over to the one from the table before, so every
+    dealer deals at every table in turn and, with more dealers than tables, some are on a break. No
+    dealer is at two tables at once (there must be at least as many dealers as tables). With the
+    `erring_dealer` fault, one of them (seeded) mispays or misdeals on that share of their coups."""
+
+    def __init__(self, size: int, tables: Iterable[str], *, erring_rate: float = 0.0, seed: int = 0):
+        codes = sorted(set(tables))
+        if size < len(codes):
+            raise ValueError(f"{size} dealers cannot deal at {len(codes)} tables at once")
+        self.codes = [f"SIM{number:02d}" for number in range(1, size + 1)]
+        self.place = {code: index for index, code in enumerate(codes)}
+        self.erring_rate = erring_rate
+        self.erring = random.Random(f"pit-floor-dealers:{seed}").choice(self.codes) if erring_rate > 0 else None
+        self.erring_logged = False
+
+    def dealer_at(self, table: str, moment: dt.datetime) -> tuple[str, dt.datetime]:
+        """Who deals at the table at that moment, and since when."""
+        period = ROTATION_MINUTES * 60
+        slot = int(moment.timestamp() // period)
+        since = dt.datetime.fromtimestamp(slot * period, dt.UTC)
+        return self.codes[(self.place[table] + slot) % len(self.codes)], since
+
+
 # ------------------------------------------------------------------------------------ the dealer
 
 
@@ -245,8 +299,18 @@ class Dealer:
         decks: int = 8,
         batch_size: int = 25,
         on_coup: Callable[[], None] | None = None,
+        roster: DealerRoster | None = None,
+        injections: random.Random | None = None,
     ):
         self.client, self.setup, self.rng, self.faults = client, setup, rng, faults
+        self.roster, self.dealing = roster, None  # the dealer at the table now (with a roster)
+        self.injections = injections or random.Random(f"pit-floor-inject:{setup.code}")
+        # Per-table injections: drawn only when asked for, from their own generator.
+        self.injected = {
+            kind for kind in TABLE_INJECTIONS if faults.get(kind, 0) > 0 and self.injections.random() < faults[kind]
+        }
+        self.hot_logged = False
+        self.position: tuple[int, int, int] | None = None  # (shoe id, sequence, last coup number) dealt
         self.result, self.decks, self.batch_size = result, decks, max(1, batch_size)
         self.on_coup = on_coup or (lambda: None)
         self.seats_occupied = min(seats_occupied, len(setup.seats))
@@ -378,6 +442,7 @@ class Dealer:
             number += 1
             dealt_here += 1
             dealt_at = clock.tick()
+            mistake = self._rotate(dealt_at)
             # Players come and go between coups; a leaving player's commission is collected.
             for seat in list(self.players):
                 if rng.random() < 0.025:
@@ -398,7 +463,7 @@ class Dealer:
             )
             coup = shoe.deal_coup()
             faults: list[InjectedFault] = []
-            if rng.random() < self.faults["wrong_draw"]:
+            if rng.random() < self.faults["wrong_draw"] or mistake == "draw":
                 coup, fault = self._wrong_draw(coup, shoe)
                 faults.append(fault)
             player_cards, banker_cards = [c.code for c in coup.player], [c.code for c in coup.banker]
@@ -426,9 +491,27 @@ class Dealer:
                 )
 
             wagers: list[WagerPlay] = []
+            # At a hot table the players know the coming winner on most coups, and bet on it.
+            knows = (
+                "hot_table" in self.injected
+                and evaluation.winner is not game.Winner.TIE
+                and self.injections.random() < HOT_TABLE_SHARE
+            )
+            if knows and not self.hot_logged:
+                self.hot_logged = True
+                faults.append(InjectedFault(
+                    "hot_table", "win_deviation", setup.code, 0,
+                    detail=f"players bet on the coming winner on {HOT_TABLE_SHARE:.0%} of the coups from here on",
+                ))
             for seat in sorted(self.players):
                 player = self.players[seat]
                 chosen = self._wagers_for(seat, player)
+                if knows:
+                    winner = str(evaluation.winner)
+                    chosen = [
+                        (winner, self._stake(winner, player.unit)) if bet in game.MAIN_BETS else (bet, amount)
+                        for bet, amount in chosen
+                    ]
                 if seat == self.counter_seat:
                     chosen = [(bet, amount) for bet, amount in chosen if bet in game.MAIN_BETS] + [
                         (bet, self._stake(bet, 1)) for bet, value in worth.items() if value > 0
@@ -452,7 +535,7 @@ class Dealer:
                         and rng.random() > player.loyalty
                     ):
                         player.side = "player" if player.side == "banker" else "banker"
-            if wagers and rng.random() < self.faults["wrong_payout"]:
+            if wagers and (rng.random() < self.faults["wrong_payout"] or mistake == "payout"):
                 index = rng.randrange(len(wagers))
                 wager = wagers[index]
                 paid = wager.paid + wager.amount if wager.paid else wager.amount
@@ -470,8 +553,17 @@ class Dealer:
                 )
 
             play = CoupPlay(number, tuple(player_cards), tuple(banker_cards), dealt_at, reported, tuple(wagers))
+            roster = self.roster
+            made = {fault.kind for fault in faults} & {"wrong_draw", "wrong_payout"}
+            if mistake and made and roster and not roster.erring_logged:
+                roster.erring_logged = True
+                faults.append(InjectedFault(
+                    "erring_dealer", "dealer_error_rate", setup.code, 0,
+                    detail=f"dealer {self.dealing} mispays or misdeals on {roster.erring_rate:.0%} of their coups",
+                ))
             for fault in faults:
                 fault.shoe_sequence, fault.coup_number = sequence, number
+                fault.dealer = self.dealing
                 self.result.faults.append(fault)
                 pending_faults.append(fault)
                 self.result.absorb(f"fault {fault.kind} {fault.code} {fault.coup_number} {fault.seat}\n")
@@ -481,6 +573,7 @@ class Dealer:
                 + " ".join(f"{w.seat}:{w.bet}:{w.amount}:{w.paid}" for w in wagers)
                 + "\n"
             )
+            self.position = (shoe_id, sequence, number)
             self.result.coups += 1
             self.result.wagers += len(wagers)
             self.result.handle += sum((w.amount for w in wagers), Decimal(0))
@@ -492,6 +585,37 @@ class Dealer:
         flush()
         if close:
             self._close(shoe_id, sequence, box, clock)
+
+    def _rotate(self, moment: dt.datetime) -> str | None:
+        """Post a rotation when the roster says another dealer deals now; the mistake the erring
+        dealer makes on this coup, if any ("draw" or "payout")."""
+        if self.roster is None:
+            return None
+        dealer, since = self.roster.dealer_at(self.setup.code, moment)
+        if dealer != self.dealing:
+            self.client.dealer_rotate(self.setup.code, dealer, since)
+            self.result.absorb(f"rotation {self.setup.code} {dealer} {since.isoformat()}\n")
+            self.dealing = dealer
+        if dealer != self.roster.erring or self.injections.random() >= self.roster.erring_rate:
+            return None
+        return "payout" if self.injections.random() < 0.7 else "draw"
+
+    def off_duty(self, at: dt.datetime) -> None:
+        """The table's play is over for the day: its dealer goes out and nobody comes in."""
+        if self.roster is not None and self.dealing is not None:
+            self.client.dealer_rotate(self.setup.code, None, at)
+            self.dealing = None
+
+    def fall_silent(self) -> None:
+        """Log the reader dying after the last coup dealt (the shoe stays dealing, nothing more comes)."""
+        shoe_id, sequence, number = self.position
+        fault = InjectedFault(
+            "silent_reader", "stale_feed", self.setup.code, sequence, coup_number=number, shoe_id=shoe_id,
+            coup_id=self.result.coup_ids[-1], dealer=self.dealing,
+            detail="the card reader went silent after this coup, the shoe still dealing at the open table",
+        )
+        self.result.faults.append(fault)
+        self.result.absorb(f"fault {fault.kind} {sequence} {number}\n")
 
     def _close(self, shoe_id: int, sequence: int, box: dict[int, Decimal], clock: Clock) -> None:
         counts = {seat: amount for seat, amount in box.items() if amount > 0}
@@ -601,9 +725,12 @@ def simulate(
     batch_size: int = 25,
     on_coup: Callable[[], None] | None = None,
     last_day: dt.date | None = None,
+    dealers: int = 0,
 ) -> SimulationResult:
     """Play `shoes_per_day` shoes at each table on each of the last `days` gaming days (ending with
     the gaming day of `now`); with `leave_open`, end each table with a shoe part-dealt (dealing).
+    With `dealers`, a roster of that many dealers rotates through the tables (`DealerRoster`), each
+    rotation posted as a floor system does, so every coup has its dealer.
 
     The same seed gives the same cards, wagers and faults: each table has its own seeded generator.
     """
@@ -613,7 +740,9 @@ def simulate(
     now = now or dt.datetime.now(dt.UTC)
     last_day = last_day or gaming_day_for(now)
     result = SimulationResult()
-    for index, code in enumerate(sorted(set(tables))):
+    codes = sorted(set(tables))
+    roster = DealerRoster(dealers, codes, erring_rate=rates["erring_dealer"], seed=seed) if dealers else None
+    for index, code in enumerate(codes):
         setup = client.table_setup(code)
         rng = random.Random(f"pit-floor:{seed}:{code}")
         dealer = Dealer(
@@ -626,14 +755,23 @@ def simulate(
             decks=decks,
             batch_size=batch_size,
             on_coup=on_coup,
+            roster=roster,
+            injections=random.Random(f"pit-floor-inject:{seed}:{code}"),
         )
+        silent = "silent_reader" in dealer.injected
         opened = False
         for offset in range(days - 1, -1, -1):
             day = last_day - dt.timedelta(days=offset)
+            # A fast table deals its first gaming day at an impossible pace, two shoes at least.
+            fast = "fast_table" in dealer.injected and offset == days - 1
+            shoes = max(shoes_per_day, 2) if fast else shoes_per_day
+            left_dealing = offset == 0 and (leave_open or silent)
             start, end = day_window(day, now)
             start += dt.timedelta(minutes=7 * index)
-            wanted = (shoes_per_day + (0.5 if leave_open and offset == 0 else 0)) * COUPS_PER_SHOE
+            wanted = (shoes + (0.5 if left_dealing else 0)) * COUPS_PER_SHOE
             interval = min(dt.timedelta(seconds=COUP_SECONDS), max(end - start, dt.timedelta(0)) / max(wanted, 1))
+            if fast:
+                interval = dt.timedelta(seconds=FAST_COUP_SECONDS)
             if offset == 0:  # today ends now: play the last stretch before it
                 start = max(start, end - interval * wanted)
             clock = Clock(start, interval, end)
@@ -641,10 +779,22 @@ def simulate(
                 client.dealing_shoe_close(code, clock.peek())
                 client.table_open(code, clock.peek())
                 opened = True
-            for _ in range(shoes_per_day):
+            for _ in range(shoes):
                 dealer.play_shoe(clock)
-            if leave_open and offset == 0:
+            if fast:
+                fault = InjectedFault(
+                    "fast_table", "coup_rate_high", code, dealer.position[1], shoe_id=dealer.position[0],
+                    gaming_day=day, detail=f"{shoes} shoes dealt {FAST_COUP_SECONDS} s a coup apart "
+                    f"({3600 // FAST_COUP_SECONDS} coups an hour) on gaming day {day}",
+                )
+                result.faults.append(fault)
+                result.absorb(f"fault {fault.kind} {day}\n")
+            if left_dealing:
                 dealer.play_shoe(clock, close=False, max_coups=rng.randint(12, 40))
+                if silent:
+                    dealer.fall_silent()
+            else:
+                dealer.off_duty(clock.tick())
     return result
 
 
@@ -660,10 +810,12 @@ def deal_live(
     coups: int | None = None,
     sleep: Callable[[float], None] | None = None,
     on_coup: Callable[[], None] | None = None,
+    dealers: int = 0,
 ) -> SimulationResult:
     """Deal in real time: a coup at each table in turn, one every `interval` seconds, shoe after
     shoe, until `coups` coups were dealt (forever when None). A shoe an earlier run left dealing
-    is dealt on to its cut card (from its unseen cards) when the client can say what it holds."""
+    is dealt on to its cut card (from its unseen cards) when the client can say what it holds.
+    A table with a silent reader stops sending after 20 to 60 coups; `fast_table` is for batch runs."""
     import time
 
     sleep = sleep or time.sleep
@@ -671,14 +823,15 @@ def deal_live(
     result = SimulationResult()
     clock = LiveClock()
     codes = sorted(set(tables))
-    dealers = {}
+    roster = DealerRoster(dealers, codes, erring_rate=rates["erring_dealer"], seed=seed) if dealers else None
+    at_table = {}
     resume = {}
     for code in codes:
         resume[code] = client.dealing_shoe(code)
         if resume[code] is None:
             client.dealing_shoe_close(code, clock.peek())
         client.table_open(code, clock.peek())
-        dealers[code] = Dealer(
+        at_table[code] = Dealer(
             client,
             client.table_setup(code),
             rng=random.Random(f"pit-floor-live:{seed}:{code}"),
@@ -688,18 +841,33 @@ def deal_live(
             decks=decks,
             batch_size=1,
             on_coup=on_coup,
+            roster=roster,
+            injections=random.Random(f"pit-floor-live-inject:{seed}:{code}"),
         )
-    shoes = {code: dealers[code].deal_shoe(clock, resume=resume[code]) for code in codes}
+    shoes = {code: at_table[code].deal_shoe(clock, resume=resume[code]) for code in codes}
+    silent_after = {
+        code: dealer.injections.randint(20, 60)
+        for code, dealer in at_table.items()
+        if "silent_reader" in dealer.injected
+    }
     dealt = 0
     while coups is None or dealt < coups:
+        if silent_after and all(silent_after.get(code) == 0 for code in codes):
+            break  # every table's reader went silent: nothing more will be heard
         for code in codes:
             if coups is not None and dealt >= coups:
                 break
+            if silent_after.get(code) == 0:
+                continue
             try:
                 next(shoes[code])
             except StopIteration:  # the cut card came out and the shoe was closed: shuffle up
-                shoes[code] = dealers[code].deal_shoe(clock)
+                shoes[code] = at_table[code].deal_shoe(clock)
                 next(shoes[code])
             dealt += 1
+            if code in silent_after:
+                silent_after[code] -= 1
+                if silent_after[code] == 0:
+                    at_table[code].fall_silent()
             sleep(interval / max(len(codes), 1))
     return result

@@ -1,8 +1,10 @@
 """Side-bet counting, for game protection: what every side bet was worth before a coup, from the
-cards seen (burns included), and how unlikely a seat's timing of its side bets is by chance."""
+cards seen (burns included), and how unlikely a seat's timing of its side bets is by chance; and
+the other statistics of game protection's findings (a dealer's error count against a rate)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 
@@ -55,4 +57,33 @@ def win_deviation(scope: str, deviations: float, win: str, theoretical: str, dev
         "win_deviation",
         f"{scope}: the house won {win} against a theoretical {theoretical} over {wagers} wagers, "
         f"{deviations:+.1f} standard deviations (one standard deviation is {deviation}).",
+    )
+
+
+def poisson_tail(mean: float, count: int) -> float:
+    """P(X >= count) for X Poisson with this mean: how likely a dealer whose errors come at the
+    threshold rate (`mean` expected over their coups) is to make at least `count` of them. Summed
+    from `count` upwards (never 1 - the head), so a tail of 1e-12 keeps its digits."""
+    if count <= 0:
+        return 1.0
+    if mean <= 0:
+        return 0.0
+    term = math.exp(count * math.log(mean) - mean - math.lgamma(count + 1))
+    total, k = 0.0, count
+    while term > 0 and (k <= mean or term > total * 1e-17):
+        total += term
+        k += 1
+        term *= mean / k
+    return min(total, 1.0)
+
+
+def dealer_error_rate(
+    dealer: str, day: str, errors: int, coups: int, per_thousand: float, p_value: float, evidence: str
+) -> Violation:
+    return violation(
+        "dealer_error_rate",
+        f"Dealer {dealer} made {errors} dealing or paying errors in {coups} coups on gaming day {day} "
+        f"({errors * 1000 / coups:.1f} per 1,000 coups; at the accepted {per_thousand:g} per 1,000 about "
+        f"{per_thousand * coups / 1000:.1f} were to be expected; chance of this many by bad luck: "
+        f"{p_value:.1e}). Errors put down to a device are not counted. Errors: {evidence}.",
     )

@@ -72,6 +72,7 @@ VIOLATION_CODES: dict[str, ViolationKind] = _kinds(
     ("coup_rate_high", "More coups in an hour than a dealer can deal", Severity.MEDIUM),
     ("win_deviation", "Win against theoretical beyond the alarm threshold (z-score)", Severity.MEDIUM),
     ("side_bet_advantage_play", "A seat's side bets fall on positive-expectation coups beyond chance", Severity.MEDIUM),
+    ("dealer_error_rate", "A dealer's errors per 1,000 coups beyond the threshold, beyond chance", Severity.MEDIUM),
 )
 
 

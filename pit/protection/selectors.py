@@ -21,6 +21,7 @@ ALARM_CODES: tuple[str, ...] = tuple(
         "stale_feed",
         "coup_rate_high",
         "win_deviation",
+        "dealer_error_rate",
         "coup_at_closed_table",
         "play_at_closed_table",
     )

@@ -300,12 +300,23 @@ PIT_PROTECTION_MAX_COUPS_PER_HOUR = env.int("PIT_PROTECTION_MAX_COUPS_PER_HOUR",
 PIT_PROTECTION_SIDE_BET_P_VALUE = env.float("PIT_PROTECTION_SIDE_BET_P_VALUE", default=1e-6)
 # win_deviation: a table's (and a seat's) win against theoretical beyond this many standard deviations,
 # either way, over the gaming day, the last 7 gaming days and the shoe; scopes with fewer wagers
-# than PIT_PROTECTION_Z_MIN_WAGERS are not judged (the normal approximation needs them).
-PIT_PROTECTION_Z_DAY = env.float("PIT_PROTECTION_Z_DAY", default=4.0)
-PIT_PROTECTION_Z_WEEK = env.float("PIT_PROTECTION_Z_WEEK", default=4.0)
-PIT_PROTECTION_Z_SHOE = env.float("PIT_PROTECTION_Z_SHOE", default=4.0)
+# than PIT_PROTECTION_Z_MIN_WAGERS are not judged (the normal approximation needs them). 5, not 4:
+# a 40-table pit makes about 2,800 seat tests a day (7 seats x 8 shoes, a day, a week per table),
+# and at 4 (p = 6.3e-5 each) that is about 65 false alarms a year; at 5 (p = 5.7e-7) about one
+# every two years (README, "Game protection").
+PIT_PROTECTION_Z_DAY = env.float("PIT_PROTECTION_Z_DAY", default=5.0)
+PIT_PROTECTION_Z_WEEK = env.float("PIT_PROTECTION_Z_WEEK", default=5.0)
+PIT_PROTECTION_Z_SHOE = env.float("PIT_PROTECTION_Z_SHOE", default=5.0)
 PIT_PROTECTION_Z_MIN_WAGERS = env.int("PIT_PROTECTION_Z_MIN_WAGERS", default=100)
 CELERY_BEAT_SCHEDULE["protection.stale_feeds_check"] = {"task": "protection.stale_feeds_check", "schedule": 60}
+# dealer_error_rate: a dealer's dealing and paying errors over a gaming day, against this accepted
+# rate per 1,000 coups; a count this unlikely (or less) at that rate (Poisson) is a finding. Judged
+# by beat every 10 minutes for the current and the previous gaming day.
+PIT_PROTECTION_DEALER_ERRORS_PER_1000 = env.float("PIT_PROTECTION_DEALER_ERRORS_PER_1000", default=5.0)
+PIT_PROTECTION_DEALER_ERROR_P_VALUE = env.float("PIT_PROTECTION_DEALER_ERROR_P_VALUE", default=1e-5)
+CELERY_BEAT_SCHEDULE["protection.dealer_error_rates_check"] = {
+    "task": "protection.dealer_error_rates_check", "schedule": 600,
+}
 # Reports covering more gaming days than this run in the background (Celery) and are downloaded when
 # ready; up to it they stream straight to the browser (and the JSON API refuses longer ranges).
 PIT_REPORT_INLINE_MAX_DAYS = env.int("PIT_REPORT_INLINE_MAX_DAYS", default=31)

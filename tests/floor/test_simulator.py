@@ -55,6 +55,10 @@ def test_parse_fault_rates_by_name_and_for_all():
         "foreign_card": 0.0,
         "replayed_shoe": 0.0,
         "side_bet_counter": 0.0,
+        "hot_table": 0.0,
+        "silent_reader": 0.0,
+        "erring_dealer": 0.0,
+        "fast_table": 0.0,
     }
     assert parse_fault_rates("0.02") == dict.fromkeys(FAULT_KINDS, 0.02)
     every = dict.fromkeys(FAULT_KINDS, 0.1)

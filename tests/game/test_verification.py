@@ -54,6 +54,7 @@ PRODUCT_CODES = {
     "coup_rate_high",
     "win_deviation",
     "side_bet_advantage_play",
+    "dealer_error_rate",
 }
 
 

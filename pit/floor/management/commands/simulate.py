@@ -54,10 +54,24 @@ class Command(PitCommand):
         parser.add_argument(
             "--fault-rate",
             default="",
-            help="e.g. wrong_draw=0.01,misreported_winner=0.01,"
-            "wrong_payout=0.01,miscounted_box=0.1,foreign_card=0.01,replayed_shoe=0.1 (per shoe),"
-            "side_bet_counter=0.5 (per table); "
-            "a bare number sets every fault.",
+            help="Dealer mistakes (rates per coup; per shoe for the box): wrong_draw=0.01, "
+            "misreported_winner=0.01, wrong_payout=0.01, miscounted_box=0.1, foreign_card=0.01. "
+            "Game protection injections: replayed_shoe=0.1 (per shoe: the previous shoe dealt again "
+            "unshuffled), side_bet_counter=0.5 (per table: a seat that counts the side bets), "
+            "hot_table=0.5 (per table: players bet on the coming winner on 3 coups in 4), "
+            "silent_reader=0.5 (per table: the reader dies in the last shoe, left dealing), "
+            "fast_table=0.5 (per table: its first gaming day dealt 25 s a coup apart, two shoes at "
+            "least), erring_dealer=0.1 (one dealer of the roster mispays or misdeals on this share "
+            "of their coups; implies --dealers). Comma-separated; a bare number sets every fault.",
+        )
+        parser.add_argument(
+            "--dealers",
+            type=at_least(0),
+            default=None,
+            help="A roster of this many dealers (SIM01 ...) rotating through the tables every 40 minutes, "
+            "each rotation posted as a floor system does (at least as many as the tables; 0: none). "
+            "Default: none, or one more than the tables when erring_dealer is asked for. With --url "
+            "the dealers must exist in the pit already.",
         )
         parser.add_argument(
             "--accounting-fault-rate",
@@ -90,6 +104,12 @@ class Command(PitCommand):
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         codes = self._tables(options["tables"], remote=bool(options["url"]))
+        dealers = options["dealers"]
+        if dealers is None:
+            dealers = len(codes) + 1 if rates["erring_dealer"] > 0 else 0
+        if 0 < dealers < len(codes):
+            raise CommandError(f"--dealers: {dealers} dealers cannot deal at {len(codes)} tables at once.")
+        options["dealers"] = dealers
         if options["url"]:
             from pit.floor.clients import HttpFloorClient
 
@@ -122,6 +142,7 @@ class Command(PitCommand):
                     batch_size=options["batch"],
                     on_coup=progress.step,
                     now=dt.datetime.now(dt.UTC),
+                    dealers=dealers,
                 )
             except SimulationError as exc:
                 raise CommandError(str(exc)) from exc
@@ -132,6 +153,13 @@ class Command(PitCommand):
                 if options["url"]
                 else simulate_accounting(coup_ids=result.coup_ids, seed=options["seed"], faults=accounting_rates)
             )
+            if options["eager"] and dealers and not options["url"]:
+                # Beat judges dealers every 10 minutes for today and yesterday; the days played now.
+                from pit.core.gaming_day import gaming_day_for
+                from pit.protection.dealer_errors import dealer_error_rates_check
+
+                today = gaming_day_for(dt.datetime.now(dt.UTC))
+                dealer_error_rates_check(first_day=today - dt.timedelta(days=options["days"] - 1), last_day=today)
         seconds = time.monotonic() - started
         self.stdout.write(
             f"Dealt {result.coups} coups in {result.shoes} shoe(s) at {len(codes)} table(s) "
@@ -162,6 +190,7 @@ class Command(PitCommand):
                     decks=options["decks"],
                     interval=options["interval"],
                     coups=options["coups"],
+                    dealers=options["dealers"],
                 )
         except KeyboardInterrupt:
             return
