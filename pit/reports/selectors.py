@@ -13,10 +13,8 @@ under the later day.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import heapq
 import itertools
-import operator
 from collections import defaultdict
 from collections.abc import Iterator
 from decimal import Decimal, localcontext
@@ -25,10 +23,13 @@ from typing import Any
 from django.db import connection
 from django.db.models import (
     BigIntegerField,
+    BooleanField,
     Case,
     Count,
     DecimalField,
+    ExpressionWrapper,
     F,
+    Func,
     Max,
     Q,
     Sum,
@@ -70,17 +71,41 @@ UNRECONCILED_STATUS = {ShoeStatus.DEALING: "Dealing", ShoeStatus.CLOSED: "Awaiti
 # ------------------------------------------------------------------------------------ shoes
 
 
+class DayOrdinal(Func):
+    """A date as its proleptic Gregorian ordinal (Python's `date.toordinal()`), on either database."""
+
+    output_field = BigIntegerField()
+
+    def as_sql(self, compiler, connection, **extra_context):  # PostgreSQL: date - date is whole days
+        return self.as_sql_template(compiler, connection, "(%(expressions)s - DATE '0001-01-01' + 1)")
+
+    def as_sqlite(self, compiler, connection, **extra_context):
+        return self.as_sql_template(compiler, connection, "CAST(julianday(%(expressions)s) - 1721424.5 AS INTEGER)")
+
+    def as_sql_template(self, compiler, connection, template):
+        return super().as_sql(compiler, connection, template=template)
+
+
+# A coup as one integer, number * DAYS + its gaming day's ordinal: a shoe's greatest is its last coup
+# (numbers are unique in a shoe) and carries that coup's gaming day, in one integer aggregate.
+DAYS = 10**7  # above date(9999, 12, 31).toordinal()
+
+
+def _coup_key():
+    return Cast("coups__number", BigIntegerField()) * Value(DAYS) + DayOrdinal("coups__gaming_day")
+
+
 def shoes_in_range(filters: ReportFilters):
     """Shoes whose gaming day (see the module docstring) falls in the range, by table and sequence.
 
     Set-based at every size, with no per-shoe subquery: the candidates are the shoes with a coup in
     the range (the coups' (gaming day, shoe) index) and, for shoes without a coup, those whose
     closing (or shuffle) moment falls in it, one UNION that PostgreSQL joins by hashing. A candidate
-    is kept when its last coup (the highest number) is one of the range's, or when it has no coup;
-    the two maxima are one GROUP BY over the candidates' coups. (An `IN (coups in range)` inside an
-    OR was run once per shoe past ~250 days: a 390k-row Materialize scanned 5,130 times.)
-    Each shoe carries `last_number`, its last coup's number (None without coups): `_shoe_batches`
-    reads that coup's gaming day."""
+    is kept when its last coup is one of the range's (the greatest key of its coups is the greatest
+    of its coups in range, see `_coup_key`), or when it has no coup: one GROUP BY over the
+    candidates' coups. (An `IN (coups in range)` inside an OR was run once per shoe past ~250 days:
+    a 390k-row Materialize scanned 5,130 times.) Each shoe carries `last_coup`, the key of its
+    last coup (None without coups): see `report_day`."""
     days = (filters.date_from, filters.date_to)
     start, _ = gaming_day_bounds(filters.date_from)
     _, end = gaming_day_bounds(filters.date_to)
@@ -102,43 +127,40 @@ def shoes_in_range(filters: ReportFilters):
     if filters.game:
         shoes = shoes.filter(table__game=filters.game)
     shoes = shoes.annotate(
-        last_number=Max("coups__number"),
-        last_in_range=Max("coups__number", filter=Q(coups__gaming_day__range=days)),
-    ).filter(Q(last_number=F("last_in_range")) | Q(last_number__isnull=True))
+        last_coup=Max(_coup_key()),
+        last_coup_in_range=Max(_coup_key(), filter=Q(coups__gaming_day__range=days)),
+    ).filter(Q(last_coup=F("last_coup_in_range")) | Q(last_coup__isnull=True))
     return shoes.order_by(_code_order("table__code"), "sequence")
 
 
-def _last_coup_days(shoes: list[dict[str, Any]]) -> dict[int, dt.date]:
-    """Shoe id -> the gaming day of its last coup, for shoes carrying `last_number`: one probe of
-    the (shoe, number) index per shoe, in one query."""
-    last = [Q(shoe_id=shoe["pk"], number=shoe["last_number"]) for shoe in shoes if shoe["last_number"] is not None]
-    if not last:
-        return {}
-    coups = Coup.objects.filter(functools.reduce(operator.or_, last)).order_by()
-    return dict(coups.values_list("shoe_id", "gaming_day"))
+def report_day(shoe: dict[str, Any]) -> dt.date:
+    """The gaming day of a shoe of `shoes_in_range` (values with last_coup, closed_at, shuffled_at)."""
+    if shoe["last_coup"] is not None:
+        return dt.date.fromordinal(shoe["last_coup"] % DAYS)
+    return gaming_day_for(shoe["closed_at"] or shoe["shuffled_at"])
 
 
-def _shoe_batches(filters: ReportFilters, dealing: bool | None = None) -> Iterator[list[dict[str, Any]]]:
-    """The shoes in range, in batches; `dealing` True or False keeps only shoes still dealing or
-    only the others."""
+def _shoe_batches(filters: ReportFilters, dealing_last: bool = False) -> Iterator[list[dict[str, Any]]]:
+    """The shoes in range, in batches; `dealing_last`: the shoes still dealing after the others
+    (each part by table and sequence), in the same query."""
     shoes = shoes_in_range(filters)
-    if dealing is not None:
-        shoes = shoes.filter(status=ShoeStatus.DEALING) if dealing else shoes.exclude(status=ShoeStatus.DEALING)
+    if dealing_last:
+        dealing = ExpressionWrapper(Q(status=ShoeStatus.DEALING), output_field=BooleanField())
+        shoes = shoes.order_by(dealing, *shoes.query.order_by)
     shoes = shoes.values(
         "pk",
         "sequence",
         "status",
         "closed_at",
         "shuffled_at",
-        "last_number",
+        "last_coup",
         table_code=F("table__code"),
         table_game=F("table__game"),
         currency=F("table__currency"),
     )
     for batch in batched(shoes.iterator(chunk_size=CHUNK), SHOE_BATCH):
-        days = _last_coup_days(batch)
         for shoe in batch:
-            shoe["report_day"] = days.get(shoe["pk"]) or gaming_day_for(shoe["closed_at"] or shoe["shuffled_at"])
+            shoe["report_day"] = report_day(shoe)
         yield batch
 
 
@@ -197,17 +219,11 @@ SECTION_DEALING = "Still dealing"
 SEAT_BALANCE = {0: "Balanced", 1: "Over", -1: "Short"}
 
 
-def _sectioned_shoe_batches(filters: ReportFilters) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    for section, dealing in ((SECTION_CLOSED, False), (SECTION_DEALING, True)):
-        for shoes in _shoe_batches(filters, dealing=dealing):
-            yield section, shoes
-
-
 def commission_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
     """One row per shoe and seat: accrued, collected when the player left, expected in the box,
     counted, variance, collected at the shuffle, and the reconciliation's status and explanation.
     Closed shoes first, then those still dealing (see SECTION_CLOSED)."""
-    for section, shoes in _sectioned_shoe_batches(filters):
+    for shoes in _shoe_batches(filters, dealing_last=True):
         ids = [shoe["pk"] for shoe in shoes]
         ledger: dict[int, dict[int, dict[str, int]]] = defaultdict(dict)  # shoe -> seat -> figures
         lines = (
@@ -251,6 +267,7 @@ def commission_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             else:
                 status = UNRECONCILED_STATUS.get(shoe["status"], shoe["status"])
             closed = shoe["status"] == ShoeStatus.CLOSED
+            section = SECTION_DEALING if shoe["status"] == ShoeStatus.DEALING else SECTION_CLOSED
             shoe_ledger, shoe_counted = ledger.get(shoe["pk"], {}), counted.get(shoe["pk"], {})
             for seat in sorted(shoe_ledger.keys() | shoe_counted.keys()):
                 line = shoe_ledger.get(seat, NO_ENTRIES)
@@ -287,10 +304,13 @@ def commission_estimate(filters: ReportFilters) -> int:
     """The report's detail rows, exactly: one per shoe and seat with a ledger entry or a box count
     (what the progress of a background export counts; box counts alone missed the seats of shoes
     still dealing and of players who left)."""
-    shoes = shoes_in_range(filters).values("pk")
-    seats = CommissionEntry.objects.filter(shoe__in=shoes).order_by().values_list("shoe_id", "seat")
-    counted = BoxCount.objects.filter(shoe__in=shoes).order_by().values_list("shoe_id", "seat")
-    return seats.union(counted).count()
+    rows = 0
+    shoes = shoes_in_range(filters).values_list("pk", flat=True)  # read once, not in two subqueries
+    for ids in batched(shoes.iterator(chunk_size=CHUNK), CHUNK):
+        seats = CommissionEntry.objects.filter(shoe_id__in=ids).order_by().values_list("shoe_id", "seat")
+        counted = BoxCount.objects.filter(shoe_id__in=ids).order_by().values_list("shoe_id", "seat")
+        rows += seats.union(counted).count()
+    return rows
 
 
 def _shoes_stream(filters: ReportFilters) -> Iterator[dict[str, Any]]:
