@@ -199,8 +199,12 @@ LOGGING = {
 # ---------------------------------------------------------------- Celery
 # Embedded default: kombu's filesystem transport, a real broker in a folder, so that `make run`
 # starts a real worker with no server. Production: redis://... or amqp://...
-CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://localhost/")
 CELERY_BROKER_IS_EMBEDDED = CELERY_BROKER_URL.startswith("filesystem://")
+if CELERY_BROKER_URL in ("filesystem://", "filesystem:///"):
+    # The transport ignores the host, but kombu warns "No hostname was supplied" on every connection
+    # made without one (the worker's, beat's, each send's): name the one it would revert to.
+    CELERY_BROKER_URL = "filesystem://localhost/"
 CELERY_BROKER_TRANSPORT_OPTIONS = {}
 if CELERY_BROKER_IS_EMBEDDED:
     _broker_dir = VAR_DIR / "broker"
