@@ -31,6 +31,7 @@ from django.db.models import (
     F,
     Func,
     Max,
+    Min,
     Q,
     Sum,
     Value,
@@ -311,6 +312,66 @@ def commission_estimate(filters: ReportFilters) -> int:
         counted = BoxCount.objects.filter(shoe_id__in=ids).order_by().values_list("shoe_id", "seat")
         rows += seats.union(counted).count()
     return rows
+
+
+# ------------------------------------------------------------------------------------ the bridge
+
+
+def _table_scope(queryset, prefix: str, filters: ReportFilters):
+    if filters.tables:
+        queryset = queryset.filter(**{f"{prefix}table__code__in": filters.tables})
+    if filters.game:
+        queryset = queryset.filter(**{f"{prefix}table__game": filters.game})
+    return queryset
+
+
+def _accrued_by_currency(entries) -> dict[str, int]:
+    """The accruals net of their reversals among `entries`, per currency, in minor units."""
+    sums = entries.filter(ACCRUED).values("currency").order_by().annotate(total=Sum("amount_minor"))
+    return {item["currency"]: item["total"] for item in sums}
+
+
+def commission_bridge(filters: ReportFilters) -> dict[str, dict[str, int]]:
+    """Why the commission report and table results can both be right and still differ, per currency
+    (minor units): the commission report files a shoe's commission under the shoe's gaming day (its
+    last coup's), table results under each coup's. A shoe dealt across the start of a gaming day
+    thus moves commission across a range's edge. The figures, each read apart from the ledger:
+
+    - `by_shoe_day`: accrued (net of reversals) on the shoes in range, the commission report's;
+    - `by_coup_day`: accrued on the coups in range, the ledger's part of table results' commission;
+    - `in_range_shoe_elsewhere`: of `by_coup_day`, on shoes the commission report puts on a day
+      outside the range;
+    - `shoe_in_range_coup_elsewhere`: of `by_shoe_day`, on coups dealt on a day outside it.
+
+    by_shoe_day = by_coup_day - in_range_shoe_elsewhere + shoe_in_range_coup_elsewhere. Deducted
+    commission never enters the ledger: table results show it apart."""
+    days = (filters.date_from, filters.date_to)
+    coup_day = Coalesce("wager__coup__gaming_day", "reverses__wager__coup__gaming_day")
+    entries = _table_scope(CommissionEntry.objects.alias(coup_day=coup_day), "shoe__", filters)
+    # Shoes with a coup in range whose last coup is not: the commission report files them elsewhere.
+    elsewhere = (
+        Shoe.objects.filter(pk__in=Coup.objects.filter(gaming_day__range=days).values("shoe_id"))
+        .alias(last_coup=Max(_coup_key()), last_coup_in_range=Max(_coup_key(), filter=Q(coups__gaming_day__range=days)))
+        .exclude(last_coup=F("last_coup_in_range"))
+        .values("pk")
+    )
+    # Shoes in range with a coup dealt on a day before or after it.
+    straddling = (
+        shoes_in_range(filters)
+        .alias(first_day=Min("coups__gaming_day"), last_day=Max("coups__gaming_day"))
+        .filter(Q(first_day__lt=filters.date_from) | Q(last_day__gt=filters.date_to))
+        .values("pk")
+    )
+    figures = {
+        "by_shoe_day": _accrued_by_currency(entries.filter(shoe__in=shoes_in_range(filters).values("pk"))),
+        "by_coup_day": _accrued_by_currency(entries.filter(coup_day__range=days)),
+        "in_range_shoe_elsewhere": _accrued_by_currency(entries.filter(shoe__in=elsewhere, coup_day__range=days)),
+        "shoe_in_range_coup_elsewhere": _accrued_by_currency(
+            entries.filter(shoe__in=straddling).exclude(coup_day__range=days)
+        ),
+    }
+    currencies = sorted(set().union(*figures.values()))
+    return {currency: {name: sums.get(currency, 0) for name, sums in figures.items()} for currency in currencies}
 
 
 def _shoes_stream(filters: ReportFilters) -> Iterator[dict[str, Any]]:
