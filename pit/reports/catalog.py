@@ -56,12 +56,15 @@ def _shoes_link(row: dict[str, Any]) -> str | None:
 def _commission_bridge(filters, totals) -> Iterator[dict[str, Any]]:
     """Per currency where they differ: this report's accrued (by the shoe's gaming day) bridged to
     the commission on the coups of the range (table results' commission less what was deducted from
-    payouts). See `selectors.commission_bridge`."""
+    payouts). See `selectors.commission_crossing`."""
+    crossing = selectors.commission_crossing(filters)
+    if not any(any(amounts) for amounts in crossing.values()):
+        return
     accrued: dict[str, Decimal] = defaultdict(Decimal)
     for keys, sums in totals:
         accrued[keys["currency"]] += sums.get("accrued") or 0
-    for currency, minor in selectors.commission_bridge(filters).items():
-        moved_in, moved_out = minor["shoe_in_range_coup_elsewhere"], minor["in_range_shoe_elsewhere"]
+    by_coup_day = selectors.commission_by_coup_day(filters)
+    for currency, (moved_out, moved_in) in sorted(crossing.items()):
         if not (moved_in or moved_out):
             continue
         steps = [
@@ -69,33 +72,36 @@ def _commission_bridge(filters, totals) -> Iterator[dict[str, Any]]:
             ("less: on coups dealt on a day outside the range", from_minor(-moved_in, currency)),
             ("plus: on coups in the range of shoes filed on another day", from_minor(moved_out, currency)),
         ]
-        by_coup_day = from_minor(minor["by_coup_day"], currency)
+        result = from_minor(by_coup_day.get(currency, 0), currency)
         yield from _bridge_lines(
-            steps, ("= On the coups of the range (table results' commission less deducted)", by_coup_day), currency,
+            steps, ("= On the coups of the range (table results' commission less deducted)", result), currency,
             label="explanation", amount="accrued", heading={"section": "Bridge to table results"},
         )
 
 
 def _table_results_bridge(filters, totals) -> Iterator[dict[str, Any]]:
     """Per currency where they differ: this report's commission (by the coup's gaming day) bridged to
-    the commission report's accrued (by the shoe's gaming day). See `selectors.commission_bridge`."""
-    bridge = selectors.commission_bridge(filters)
-    for keys, sums in totals:
-        currency = keys["currency"]
-        minor = bridge.get(currency, dict.fromkeys(("by_shoe_day", "in_range_shoe_elsewhere"), 0))
-        moved_in, moved_out = minor.get("shoe_in_range_coup_elsewhere", 0), minor["in_range_shoe_elsewhere"]
-        deducted = sums.get("commission_deducted") or 0
-        if not (moved_in or moved_out or deducted):
-            continue
+    the commission report's accrued (by the shoe's gaming day). See `selectors.commission_crossing`."""
+    crossing = selectors.commission_crossing(filters)
+    differ = [
+        (keys["currency"], sums)
+        for keys, sums in totals
+        if any(crossing.get(keys["currency"], ())) or sums.get("commission_deducted")
+    ]
+    if not differ:
+        return
+    by_shoe_day = selectors.commission_by_shoe_day(filters)
+    for currency, sums in differ:
+        moved_out, moved_in = crossing.get(currency, (0, 0))
         steps = [
             ("Commission in this report (by the coup's gaming day)", sums.get("commission") or 0),
-            ("less: deducted from payouts (never in the commission ledger)", -deducted),
+            ("less: deducted from payouts (never in the commission ledger)", -(sums.get("commission_deducted") or 0)),
             ("less: on coups of shoes the commission report files on another day", from_minor(-moved_out, currency)),
             ("plus: on coups outside the range of shoes it files in the range", from_minor(moved_in, currency)),
         ]
-        accrued = from_minor(minor["by_shoe_day"], currency)
+        result = from_minor(by_shoe_day.get(currency, 0), currency)
         yield from _bridge_lines(
-            steps, ("= Accrued in the commission report (by the shoe's gaming day)", accrued), currency,
+            steps, ("= Accrued in the commission report (by the shoe's gaming day)", result), currency,
             label="table", amount="commission", heading={},
         )
 

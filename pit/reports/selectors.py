@@ -315,6 +315,7 @@ def commission_estimate(filters: ReportFilters) -> int:
 
 
 # ------------------------------------------------------------------------------------ the bridge
+# (pit.reports.catalog: the bridge lines of the commission report and table results)
 
 
 def _table_scope(queryset, prefix: str, filters: ReportFilters):
@@ -331,23 +332,21 @@ def _accrued_by_currency(entries) -> dict[str, int]:
     return {item["currency"]: item["total"] for item in sums}
 
 
-def commission_bridge(filters: ReportFilters) -> dict[str, dict[str, int]]:
-    """Why the commission report and table results can both be right and still differ, per currency
-    (minor units): the commission report files a shoe's commission under the shoe's gaming day (its
-    last coup's), table results under each coup's. A shoe dealt across the start of a gaming day
-    thus moves commission across a range's edge. The figures, each read apart from the ledger:
-
-    - `by_shoe_day`: accrued (net of reversals) on the shoes in range, the commission report's;
-    - `by_coup_day`: accrued on the coups in range, the ledger's part of table results' commission;
-    - `in_range_shoe_elsewhere`: of `by_coup_day`, on shoes the commission report puts on a day
-      outside the range;
-    - `shoe_in_range_coup_elsewhere`: of `by_shoe_day`, on coups dealt on a day outside it.
-
-    by_shoe_day = by_coup_day - in_range_shoe_elsewhere + shoe_in_range_coup_elsewhere. Deducted
-    commission never enters the ledger: table results show it apart."""
-    days = (filters.date_from, filters.date_to)
+def _ledger_entries(filters: ReportFilters):
+    """Commission entries with the gaming day of their coup (`coup_day`; a reversal, its accrual's)."""
     coup_day = Coalesce("wager__coup__gaming_day", "reverses__wager__coup__gaming_day")
-    entries = _table_scope(CommissionEntry.objects.alias(coup_day=coup_day), "shoe__", filters)
+    return _table_scope(CommissionEntry.objects.alias(coup_day=coup_day), "shoe__", filters)
+
+
+def commission_crossing(filters: ReportFilters) -> dict[str, tuple[int, int]]:
+    """Why the commission report and table results can both be right and still differ: the
+    commission report files a shoe's commission under the shoe's gaming day (its last coup's), table
+    results under each coup's, so a shoe dealt across the start of a gaming day moves commission
+    across a range's edge. Per currency (minor units, accruals net of their reversals): (on coups
+    in range of shoes filed on a day outside it, on coups outside the range of shoes filed in it).
+    Only the shoes across an edge are read: a few, whatever the range."""
+    days = (filters.date_from, filters.date_to)
+    entries = _ledger_entries(filters)
     # Shoes with a coup in range whose last coup is not: the commission report files them elsewhere.
     elsewhere = (
         Shoe.objects.filter(pk__in=Coup.objects.filter(gaming_day__range=days).values("shoe_id"))
@@ -362,16 +361,22 @@ def commission_bridge(filters: ReportFilters) -> dict[str, dict[str, int]]:
         .filter(Q(first_day__lt=filters.date_from) | Q(last_day__gt=filters.date_to))
         .values("pk")
     )
-    figures = {
-        "by_shoe_day": _accrued_by_currency(entries.filter(shoe__in=shoes_in_range(filters).values("pk"))),
-        "by_coup_day": _accrued_by_currency(entries.filter(coup_day__range=days)),
-        "in_range_shoe_elsewhere": _accrued_by_currency(entries.filter(shoe__in=elsewhere, coup_day__range=days)),
-        "shoe_in_range_coup_elsewhere": _accrued_by_currency(
-            entries.filter(shoe__in=straddling).exclude(coup_day__range=days)
-        ),
-    }
-    currencies = sorted(set().union(*figures.values()))
-    return {currency: {name: sums.get(currency, 0) for name, sums in figures.items()} for currency in currencies}
+    moved_out = _accrued_by_currency(entries.filter(shoe__in=elsewhere, coup_day__range=days))
+    moved_in = _accrued_by_currency(entries.filter(shoe__in=straddling).exclude(coup_day__range=days))
+    return {currency: (moved_out.get(currency, 0), moved_in.get(currency, 0)) for currency in moved_out | moved_in}
+
+
+def commission_by_shoe_day(filters: ReportFilters) -> dict[str, int]:
+    """Accrued (net of reversals) on the shoes in range, per currency: the commission report's."""
+    return _accrued_by_currency(_ledger_entries(filters).filter(shoe__in=shoes_in_range(filters).values("pk")))
+
+
+def commission_by_coup_day(filters: ReportFilters) -> dict[str, int]:
+    """Accrued (net of reversals) on the coups in range, per currency: the ledger's part of table
+    results' commission (the rest was deducted from payouts)."""
+    days = (filters.date_from, filters.date_to)
+    shoes = Coup.objects.filter(gaming_day__range=days).values("shoe_id")  # by the coups' index
+    return _accrued_by_currency(_ledger_entries(filters).filter(shoe__in=shoes, coup_day__range=days))
 
 
 def _shoes_stream(filters: ReportFilters) -> Iterator[dict[str, Any]]:
