@@ -118,3 +118,19 @@ def test_no_bridge_when_the_reports_agree(across):
     expected = _independent(DAY_1, DAY_2)
     assert amounts == [totals[0]["commission"], -expected["deducted"], 0, 0, expected["by_shoe_day"], 0]
     assert expected["deducted"] == D("5.00")
+
+
+def test_a_shoe_is_filed_under_its_last_coup_by_number_not_its_latest_day(pit, django_capture_on_commit_callbacks):
+    """The last coup is the highest number, even when the floor's clock put it on an earlier day than
+    the coup before (the integer key of `shoes_in_range` orders by number first)."""
+    with django_capture_on_commit_callbacks(execute=True):
+        table = factories.table("BB3", game="big", preset="commission_box")
+        shoe = factories.shoe(table, shuffled_at=at(DAY_1, 9))
+        factories.coup(shoe, 1, *BANKER_NATURAL, wagers=[wager(1, "banker", "100")], dealt_at=at(DAY_2, 9))
+        factories.coup(shoe, 2, *BANKER_NATURAL, wagers=[wager(1, "banker", "100")], dealt_at=at(DAY_1, 9, 30))
+
+    def shoes(day):
+        lines = report_lines(COMMISSION, ReportFilters(day, day, tables=("BB3",)))
+        return [(line.values["shoe"], line.values["gaming_day"]) for line in lines if line.kind == "detail"]
+
+    assert (shoes(DAY_1), shoes(DAY_2)) == ([(1, DAY_1)], [])
