@@ -50,7 +50,7 @@ def setup_django(scratch: str) -> None:
     os.environ["DATABASE_URL"] = ADMIN_URL.rsplit("/", 1)[0] + "/" + BENCH_DB
     os.environ["DJANGO_SETTINGS_MODULE"] = "pit.settings.test"  # DEBUG off: no query log in memory
     os.environ["CELERY_TASK_ALWAYS_EAGER"] = "0"  # the request queues the export, a worker would run it
-    os.environ["CELERY_BROKER_URL"] = "filesystem://"
+    os.environ["CELERY_BROKER_URL"] = "filesystem://localhost/"  # the embedded default
     os.environ["PIT_VAR_DIR"] = scratch
     os.environ["DJANGO_MEDIA_ROOT"] = str(Path(scratch) / "media")
     os.environ.setdefault("DJANGO_LOG_LEVEL", "WARNING")
