@@ -25,12 +25,12 @@ migrate: install
 # (unless LIVE=0) a simulated floor dealing a coup every few seconds so the dashboard moves.
 LIVE ?= 1
 run: migrate
-	$(MANAGE) demo_pit --host $(HOST) --port $(PORT)
+	$(MANAGE) demo_pit --host $(HOST) --port $(PORT) --no-logins
 	@live=""; if [ "$(LIVE)" = "1" ]; then \
 	  $(MANAGE) simulate --live --interval 10 --fault-rate 0.003,miscounted_box=0.2 --no-progress & live=$$!; \
 	fi; \
 	trap 'if [ -n "$$live" ]; then kill $$live 2>/dev/null; fi' EXIT INT TERM; \
-	$(MANAGE) runpit --host $(HOST) --port $(PORT)
+	$(MANAGE) runpit --host $(HOST) --port $(PORT) --demo-logins
 
 test: install
 	$(VENV)/bin/pytest

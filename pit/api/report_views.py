@@ -64,7 +64,11 @@ def report_answer_schema(report) -> dict:
         "type": "object",
         "required": ["line", *(column.key for column in columns)],
         "properties": {
-            "line": {"type": "string", "description": '"detail", "<level> subtotal" or "total".'},
+            "line": {
+                "type": "string",
+                "description": '"detail", "<level> subtotal", "total", or "bridge": after the totals, where the '
+                "commission report and table results differ, the steps from one's commission to the other's.",
+            },
             **{
                 column.key: {**_COLUMN_SCHEMAS[column.type], "nullable": True, "description": column.label}
                 for column in columns

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 from urllib.parse import urlencode
 
 from django.urls import reverse
+
+from pit.core.money import from_minor
 
 from . import selectors
 from .definitions import Column, Level, ReportDefinition, Total, ratio
@@ -47,6 +51,66 @@ def _shoes_link(row: dict[str, Any]) -> str | None:
         return None
     query = urlencode({"table__id__exact": row["table_id"], "dealt_on": row["gaming_day"].isoformat()})
     return f"{reverse('admin:shoes_shoe_changelist')}?{query}"
+
+
+def _commission_bridge(filters, totals) -> Iterator[dict[str, Any]]:
+    """Per currency where they differ: this report's accrued (by the shoe's gaming day) bridged to
+    the commission on the coups of the range (table results' commission less what was deducted from
+    payouts). See `selectors.commission_crossing`."""
+    crossing = selectors.commission_crossing(filters)
+    if not any(any(amounts) for amounts in crossing.values()):
+        return
+    accrued: dict[str, Decimal] = defaultdict(Decimal)
+    for keys, sums in totals:
+        accrued[keys["currency"]] += sums.get("accrued") or 0
+    by_coup_day = selectors.commission_by_coup_day(filters)
+    for currency, (moved_out, moved_in) in sorted(crossing.items()):
+        if not (moved_in or moved_out):
+            continue
+        steps = [
+            ("Accrued in this report (by the shoe's gaming day)", accrued[currency]),
+            ("less: on coups dealt on a day outside the range", from_minor(-moved_in, currency)),
+            ("plus: on coups in the range of shoes filed on another day", from_minor(moved_out, currency)),
+        ]
+        result = from_minor(by_coup_day.get(currency, 0), currency)
+        yield from _bridge_lines(
+            steps, ("= On the coups of the range (table results' commission less deducted)", result), currency,
+            label="explanation", amount="accrued", heading={"section": "Bridge to table results"},
+        )
+
+
+def _table_results_bridge(filters, totals) -> Iterator[dict[str, Any]]:
+    """Per currency where they differ: this report's commission (by the coup's gaming day) bridged to
+    the commission report's accrued (by the shoe's gaming day). See `selectors.commission_crossing`."""
+    crossing = selectors.commission_crossing(filters)
+    differ = [
+        (keys["currency"], sums)
+        for keys, sums in totals
+        if any(crossing.get(keys["currency"], ())) or sums.get("commission_deducted")
+    ]
+    if not differ:
+        return
+    by_shoe_day = selectors.commission_by_shoe_day(filters)
+    for currency, sums in differ:
+        moved_out, moved_in = crossing.get(currency, (0, 0))
+        steps = [
+            ("Commission in this report (by the coup's gaming day)", sums.get("commission") or 0),
+            ("less: deducted from payouts (never in the commission ledger)", -(sums.get("commission_deducted") or 0)),
+            ("less: on coups of shoes the commission report files on another day", from_minor(-moved_out, currency)),
+            ("plus: on coups outside the range of shoes it files in the range", from_minor(moved_in, currency)),
+        ]
+        result = from_minor(by_shoe_day.get(currency, 0), currency)
+        yield from _bridge_lines(
+            steps, ("= Accrued in the commission report (by the shoe's gaming day)", result), currency,
+            label="table", amount="commission", heading={},
+        )
+
+
+def _bridge_lines(steps, result, currency, *, label, amount, heading) -> Iterator[dict[str, Any]]:
+    """The steps, the figure they lead to (read apart), and what is left unexplained (0 when the
+    reports tie)."""
+    for text, value in (*steps, result, ("Unexplained difference", sum(v for _, v in steps) - result[1])):
+        yield {**heading, label: text, "currency": currency, amount: value}
 
 
 COMMISSION = ReportDefinition(
@@ -94,6 +158,7 @@ COMMISSION = ReportDefinition(
     # Shoes still dealing are totalled apart: nothing of theirs was counted yet.
     total_keys=("section", "currency"),
     link=_reconciliation_link,
+    bridge=_commission_bridge,
 )
 
 COMMISSION_DETAIL = ReportDefinition(
@@ -174,6 +239,7 @@ TABLE_RESULTS = ReportDefinition(
     levels=(Level("day", ("gaming_day", "currency"), "Gaming day"),),
     audience=FLOOR,
     link=_shoes_link,
+    bridge=_table_results_bridge,
 )
 
 VIOLATIONS = ReportDefinition(

@@ -102,6 +102,11 @@ class ReportDefinition:
     total_keys: tuple[str, ...] = ("currency",)
     # Where a detail row leads on screen (its reconciliation, a table-day's shoes), or None.
     link: Callable[[dict[str, Any]], str | None] | None = None
+    # Bridging lines after the totals, where another report shows the same figure differently: from
+    # the filters and the totals ((total keys, sums) per total line), the lines' values.
+    bridge: Callable[[ReportFilters, list[tuple[dict[str, Any], dict[str, Any]]]], Iterable[dict[str, Any]]] | None = (
+        None
+    )
 
     @property
     def visible_columns(self) -> tuple[Column, ...]:
@@ -114,6 +119,7 @@ class ReportDefinition:
 
 DETAIL = "detail"
 TOTAL = "total"
+BRIDGE = "bridge"
 
 
 @dataclass
@@ -204,8 +210,13 @@ def report_lines(definition: ReportDefinition, filters: ReportFilters) -> Iterat
         total.rows += 1
         yield Line(DETAIL, row)
     yield from close_from(0)
-    for key in sorted(totals, key=lambda values: tuple(str(value or "") for value in values)):
+    ordered = sorted(totals, key=lambda values: tuple(str(value or "") for value in values))
+    for key in ordered:
         yield Line(TOTAL, _total_values(definition, totals[key]))
+    if definition.bridge is not None:
+        figures = [(dict(zip(definition.total_keys, key, strict=True)), totals[key].sums) for key in ordered]
+        for values in read_from_replica(definition.bridge(filters, figures)):
+            yield Line(BRIDGE, values)
 
 
 def batched(items: Iterable[Any], size: int) -> Iterator[list[Any]]:

@@ -31,14 +31,9 @@ def exports_root() -> Path:
 
 @transaction.atomic
 def report_export_request(*, report: ReportDefinition, filters: ReportFilters, format: str, user) -> ReportExport:
-    """Queue a background export; the task runs after commit."""
-    export = ReportExport(
-        report=report.slug,
-        format=format,
-        filters=filters.to_dict(),
-        requested_by=user,
-        rows_estimated=report.estimate(filters),
-    )
+    """Queue a background export; the task runs after commit. Its rows are estimated by the task,
+    not here: over a year the count takes longer than a request may (see `report_export_run`)."""
+    export = ReportExport(report=report.slug, format=format, filters=filters.to_dict(), requested_by=user)
     export.full_clean()
     export.save()
     outbox_enqueue("reports.report_export_run", export.pk)  # by name: pit.reports.tasks imports this module
@@ -76,6 +71,8 @@ def report_export_run(*, export_id: int) -> ReportExport:
         progress(rows)
 
     try:
+        # The rows the file will hold, what progress counts against (0% until counted).
+        ReportExport.objects.filter(pk=export.pk).update(rows_estimated=report.estimate(filters))
         with os.fdopen(handle, "wb") as out:
             if export.format == ExportFormat.XLSX:
                 xlsx_write(report, filters, out, progress=counting)

@@ -3,6 +3,7 @@
 With nothing configured the product runs embedded on one machine: SQLite (WAL, IMMEDIATE
 transactions) and a Celery broker on the local filesystem, with no server to install.
 """
+import os
 from pathlib import Path
 
 import environ
@@ -199,8 +200,13 @@ LOGGING = {
 # ---------------------------------------------------------------- Celery
 # Embedded default: kombu's filesystem transport, a real broker in a folder, so that `make run`
 # starts a real worker with no server. Production: redis://... or amqp://...
-CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://localhost/")
 CELERY_BROKER_IS_EMBEDDED = CELERY_BROKER_URL.startswith("filesystem://")
+if CELERY_BROKER_URL in ("filesystem://", "filesystem:///"):
+    # The transport ignores the host, but kombu warns "No hostname was supplied" on every connection
+    # made without one (the worker's, beat's, each send's): name the one it would revert to. Celery
+    # reads the variable itself before its configuration, so it is the variable that is corrected.
+    CELERY_BROKER_URL = os.environ["CELERY_BROKER_URL"] = "filesystem://localhost/"
 CELERY_BROKER_TRANSPORT_OPTIONS = {}
 if CELERY_BROKER_IS_EMBEDDED:
     _broker_dir = VAR_DIR / "broker"

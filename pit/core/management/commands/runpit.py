@@ -1,13 +1,43 @@
-"""Serve the pit on one machine: the web server, a Celery worker per queue, and beat, side by side."""
+"""Serve the pit on one machine: the web server, a Celery worker per queue, and beat, side by side.
+
+What they print at start (the workers' and beat's banners, the web server's address) is relayed
+line by line, and the pit's address (and, with --demo-logins, the demo's logins) comes last, once
+each has printed its banner: the logins no longer scroll away under a worker's banner.
+"""
 import os
 import signal
 import subprocess
 import sys
+import threading
+import time
 
 from django.conf import settings
+from django.core.management import call_command
 
 from pit.core.arguments import PitCommand, port
 from pit.core.queues import BULK, URGENT
+
+# The line that ends what each process prints as it starts: a worker's banner ends with its queues
+# (".> urgent  exchange=urgent(direct) ..."), beat's with its max interval, runserver's with how to quit.
+STARTED_MARKERS = {"worker": "exchange=", "beat": "maxinterval", "web": "Quit the server with"}
+START_TIMEOUT = 60.0  # seconds: past it, the address and logins are printed anyway
+
+
+class Relay(threading.Thread):
+    """Copies a child's standard output to ours, line by line, and notes when it has started."""
+
+    def __init__(self, process: subprocess.Popen, marker: str, write, lock: threading.Lock):
+        super().__init__(daemon=True)
+        self.process, self.marker, self.write, self.lock = process, marker, write, lock
+        self.started = threading.Event()
+
+    def run(self):
+        for line in self.process.stdout:
+            with self.lock:
+                self.write(line.rstrip("\n"))
+            if self.marker in line:
+                self.started.set()
+        self.started.set()  # it ended: nothing more to wait for
 
 
 def celery_commands(python: str, schedule: str) -> list[list[str]]:
@@ -28,24 +58,25 @@ class Command(PitCommand):
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=port, default="8000")
         parser.add_argument("--no-worker", action="store_true", help="Serve the web only.")
+        parser.add_argument(
+            "--demo-logins", action="store_true", help="Print the demo pit's logins last (`make run`)."
+        )
 
-    def handle(self, *args, host, port, no_worker, **options):
+    def handle(self, *args, host, port, no_worker, demo_logins, **options):
         python = sys.executable
         settings_module = os.environ.get("DJANGO_SETTINGS_MODULE", "pit.settings.local")
-        env = {**os.environ, "DJANGO_SETTINGS_MODULE": settings_module}
-        processes = []
-        if not no_worker:
-            schedule = os.path.join(settings.VAR_DIR, "celerybeat-schedule")
-            for command in celery_commands(python, schedule):
-                processes.append(subprocess.Popen(command, env=env))  # noqa: S603
-        url = f"http://{host}:{port}/admin/"
-        self.stdout.write(self.style.SUCCESS(f"\n  The pit is at {url}\n"))
-        database = settings.DATABASES["default"]["ENGINE"]
-        self.stdout.write(f"  Broker: {settings.CELERY_BROKER_URL}  Database: {database}\n")
-        web = subprocess.Popen(  # noqa: S603
-            [python, "manage.py", "runserver", "--noreload", f"{host}:{port}"], env=env
-        )
-        processes.append(web)
+        # Unbuffered: a child's banner reaches the relay as it is printed, not when the pipe's buffer fills.
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": settings_module, "PYTHONUNBUFFERED": "1"}
+        processes, relays, lock = [], [], threading.Lock()
+
+        def start(command, marker):
+            process = subprocess.Popen(  # noqa: S603
+                command, env=env, stdout=subprocess.PIPE, text=True, bufsize=1
+            )
+            processes.append(process)
+            relays.append(Relay(process, marker, self.stdout.write, lock))
+            relays[-1].start()
+            return process
 
         def stop(signum, frame):
             raise KeyboardInterrupt
@@ -53,6 +84,16 @@ class Command(PitCommand):
         # A service manager stops us with SIGTERM: take the workers and the web server down with us.
         signal.signal(signal.SIGTERM, stop)
         try:
+            if not no_worker:
+                schedule = os.path.join(settings.VAR_DIR, "celerybeat-schedule")
+                for command in celery_commands(python, schedule):
+                    start(command, STARTED_MARKERS["beat" if "beat" in command else "worker"])
+            web = start([python, "manage.py", "runserver", "--noreload", f"{host}:{port}"], STARTED_MARKERS["web"])
+            deadline = time.monotonic() + START_TIMEOUT
+            for relay in relays:
+                relay.started.wait(max(deadline - time.monotonic(), 0))
+            with lock:
+                self.announce(host, port, demo_logins)
             web.wait()
         except KeyboardInterrupt:
             pass
@@ -65,3 +106,12 @@ class Command(PitCommand):
                     process.wait(timeout=10)
                 except subprocess.TimeoutExpired:
                     process.kill()
+
+    def announce(self, host: str, port: int, demo_logins: bool) -> None:
+        """The broker and database, then the pit's address (with the demo's logins): printed last."""
+        database = settings.DATABASES["default"]["ENGINE"]
+        self.stdout.write(f"\n  Broker: {settings.CELERY_BROKER_URL}  Database: {database}")
+        if demo_logins:
+            call_command("demo_pit", "--logins-only", "--host", host, "--port", str(port), stdout=self.stdout)
+        else:
+            self.stdout.write(self.style.SUCCESS(f"\n  The pit is at http://{host}:{port}/admin/\n"))

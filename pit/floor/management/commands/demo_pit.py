@@ -25,8 +25,19 @@ class Command(PitCommand):
         parser.add_argument("--port", type=port, default="8000")
         parser.add_argument("--days", type=at_least(1), default=DEMO_DAYS, help="Gaming days of play, ending today.")
         parser.add_argument("--shoes", type=at_least(1), default=DEMO_SHOES_PER_DAY, help="Shoes per table per day.")
+        shown = parser.add_mutually_exclusive_group()
+        shown.add_argument(
+            "--no-logins", action="store_true", help="Do not print the logins (`make run`: runpit prints them last)."
+        )
+        shown.add_argument("--logins-only", action="store_true", help="Only print the URLs and the logins.")
 
-    def handle(self, *args, host, port, days, shoes, **options):
+    def handle(self, *args, host, port, days, shoes, no_logins, logins_only, **options):
+        if not logins_only:
+            self.setup(host, port, days, shoes)
+        if not no_logins:
+            self.logins(host, port)
+
+    def setup(self, host, port, days, shoes):
         if demo_pit_exists():
             self.stdout.write("The pit has tables already: keeping its data.")
         else:
@@ -56,6 +67,8 @@ class Command(PitCommand):
                 f"API\n(with `make run LIVE=0`, once `manage.py simulate --tables {code}` closed its shoe):\n"
                 f"  manage.py simulate --url http://{host}:{port} --key {keys[code]} --tables {code}"
             )
+
+    def logins(self, host, port):
         self.stdout.write(self.style.SUCCESS(f"\n  The pit: http://{host}:{port}/admin/"))
         self.stdout.write(f"  The pit boss's dashboard: http://{host}:{port}/admin/pit/dashboard/")
         self.stdout.write("  Logins (demo only; change them before anyone else can reach this machine):")
