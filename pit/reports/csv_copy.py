@@ -80,7 +80,7 @@ def commission_detail_sql(filters: ReportFilters, time_zone: str) -> tuple[str, 
     return sql, params
 
 
-DETAIL_ORDER = 'ORDER BY table_code COLLATE "C", shoe, seat, entry'
+DETAIL_ORDER = 'ORDER BY shoe.code COLLATE "C", shoe.sequence, e.seat, e.id'
 
 
 def _money(expression: str) -> str:
