@@ -48,10 +48,9 @@ def _places(currency: str, alias: str) -> tuple[str, list]:
     return (f"CASE {currency} {cases} ELSE 2 END" if params else "2"), params
 
 
-def commission_detail_sql(filters: ReportFilters, time_zone: str) -> tuple[str, list]:
-    """The report's own SELECT: one row per ledger entry of the shoes in range, raw values, in the
-    report's order (table code byte by byte, shoe, seat, entry). What `commission_detail_rows`
-    reads; the formatted query below groups it."""
+def _shoes(filters: ReportFilters, time_zone: str, alias: str) -> tuple[str, list]:
+    """`shoes_in_range` with each shoe's gaming day (a shoe without coups takes the gaming day of its
+    closing or shuffle moment, as `gaming_day_for`) and its currency's places, computed once a shoe."""
     shoes = (
         shoes_in_range(filters)
         .order_by()
@@ -61,60 +60,79 @@ def commission_detail_sql(filters: ReportFilters, time_zone: str) -> tuple[str, 
         )
     )
     shoes_sql, shoes_params = shoes.query.sql_with_params()
-    entry, wager, coup = CommissionEntry._meta.db_table, Wager._meta.db_table, Coup._meta.db_table
-    # A shoe without coups takes the gaming day of its closing (or shuffle) moment: gaming_day_for.
+    places, places_params = _places("s.money", alias)
     sql = f"""
-        WITH shoe AS ({shoes_sql})
-        SELECT coalesce(shoe.report_day,
-                        (coalesce(shoe.closed_at, shoe.shuffled_at) AT TIME ZONE %s
-                         - interval '1 hour' * %s)::date) AS gaming_day,
-               shoe.code AS table_code, shoe.sequence AS shoe, e.seat, shoe.money AS currency, e.id AS entry,
-               e.kind, e.collection_reason AS reason, e.reverses_id AS reverses, c.number AS coup, w.bet,
-               w.amount_minor AS stake, e.amount_minor AS amount, e.recorded_at, e.note
-        FROM {entry} e
-        JOIN shoe ON shoe.pk = e.shoe_id
-        LEFT JOIN {wager} w ON w.id = e.wager_id
-        LEFT JOIN {coup} c ON c.id = w.coup_id
-    """  # noqa: S608 - table names from the models, values as parameters
-    params = [*shoes_params, time_zone, settings.PIT_GAMING_DAY_START_HOUR]
+        SELECT s.pk, s.sequence, s.code, s.money, {places} AS places,
+               coalesce(s.report_day, (coalesce(s.closed_at, s.shuffled_at) AT TIME ZONE %s
+                                       - interval '1 hour' * %s)::date) AS gaming_day
+        FROM ({shoes_sql}) s
+    """  # noqa: S608 - built from fixed fragments, values as parameters
+    return sql, [*places_params, time_zone, settings.PIT_GAMING_DAY_START_HOUR, *shoes_params]
+
+
+# One row per ledger entry of the shoes in range, raw values (`commission_detail_rows` reads the same).
+_DETAIL = """
+    SELECT 0 AS total_line, shoe.code COLLATE "C" AS table_code, 0 AS table_line, shoe.sequence AS shoe,
+           0 AS shoe_line, e.seat, e.id AS entry, shoe.money COLLATE "C" AS currency, shoe.places,
+           shoe.gaming_day, e.kind, e.collection_reason AS reason, e.reverses_id AS reverses, c.number AS coup, w.bet,
+           w.amount_minor AS stake, e.amount_minor AS amount, e.recorded_at, e.note
+    FROM {entry} e
+    JOIN shoe ON shoe.pk = e.shoe_id
+    LEFT JOIN {wager} w ON w.id = e.wager_id
+    LEFT JOIN {coup} c ON c.id = w.coup_id
+"""
+# The subtotal per shoe and per table and the total per currency, in the columns of _DETAIL: the
+# `*_line` flags put each after the rows it closes (totals last, by currency code).
+_SUBTOTALS = """
+    SELECT grouping(shoe.code), shoe.code, grouping(shoe.sequence), shoe.sequence, 1,
+           NULL, NULL, shoe.money, shoe.places, CASE WHEN grouping(shoe.sequence) = 0 THEN shoe.gaming_day END,
+           NULL, NULL, NULL, NULL, NULL, NULL, sum(e.amount_minor), NULL, NULL
+    FROM {entry} e
+    JOIN shoe ON shoe.pk = e.shoe_id
+    GROUP BY GROUPING SETS ((shoe.money, shoe.places, shoe.code, shoe.sequence, shoe.gaming_day),
+                            (shoe.money, shoe.places, shoe.code), (shoe.money, shoe.places))
+"""
+# Table codes and currencies byte by byte (collation "C" above), as Python compares them.
+_ORDER = "ORDER BY total_line, table_code, table_line, shoe, shoe_line, seat, entry, currency"
+_TABLES = {"entry": CommissionEntry._meta.db_table, "wager": Wager._meta.db_table, "coup": Coup._meta.db_table}
+
+
+def commission_detail_sql(filters: ReportFilters, time_zone: str, alias: str = "default") -> tuple[str, list]:
+    """The report's own SELECT: one row per ledger entry of the shoes in range, raw values, in the
+    report's order (table code byte by byte, shoe, seat, entry). COPY of it is what the export is
+    measured against (tests/benchmarks/bench_reports.py)."""
+    shoes, params = _shoes(filters, time_zone, alias)
+    columns = "gaming_day, table_code, shoe, seat, currency, entry, kind, reason, reverses, coup, bet, stake, amount, "
+    sql = f"""
+        WITH shoe AS MATERIALIZED ({shoes})
+        SELECT {columns} recorded_at, note FROM ({_DETAIL.format(**_TABLES)}) detail
+        ORDER BY table_code, shoe, seat, entry
+    """  # noqa: S608 - built from fixed fragments, values as parameters
     return sql, params
-
-
-DETAIL_ORDER = 'ORDER BY shoe.code COLLATE "C", shoe.sequence, e.seat, e.id'
 
 
 def _money(expression: str) -> str:
     """Integer minor units as the decimal text of `from_minor`: 12550 USD -> 125.50, 127 JPY -> 127."""
-    return f"round(({expression})::numeric / 10::numeric ^ d.places, d.places)"
+    return f"round(({expression})::numeric / 10::numeric ^ line.places, line.places)"
 
 
 def commission_detail_csv_sql(filters: ReportFilters, time_zone: str, alias: str = "default") -> tuple[str, list]:
     """The CSV lines after the header, as `renderers.csv_chunks` writes them: "detail" lines, a
     subtotal per shoe and per table where its rows end, a total per currency at the end (by code).
-    COPY (this) TO STDOUT (FORMAT csv) writes them; the session's TimeZone must be `time_zone`."""
-    detail, detail_params = commission_detail_sql(filters, time_zone)
-    places, params = _places("raw.currency", alias)
-    detail_columns = "d.seat, d.entry, d.kind, d.reason, d.reverses, d.coup, d.bet, d.stake, d.recorded_at, d.note"
+    COPY (this) TO STDOUT (FORMAT csv) writes them; the session's TimeZone must be `time_zone`.
+    Sorted on the raw values, formatted after (the subquery's order is kept)."""
+    shoes, params = _shoes(filters, time_zone, alias)
     sql = f"""
-        SELECT CASE WHEN grouping(d.entry) = 0 THEN 'detail'
-                    WHEN grouping(d.shoe) = 0 THEN 'shoe subtotal'
-                    WHEN grouping(d.table_code) = 0 THEN 'table subtotal'
-                    ELSE 'total' END,
-               to_char(d.gaming_day, 'YYYY-MM-DD'), {_text("d.table_code")}, d.shoe, d.seat,
-               {_text("d.currency")}, d.entry, {_text("d.kind")}, {_text("d.reason")}, d.reverses, d.coup,
-               {_text("d.bet")}, {_money("d.stake")}, {_money("sum(d.amount)")},
-               to_char(d.recorded_at, 'YYYY-MM-DD"T"HH24:MI:SSTZH:TZM'), {_text("d.note")}
-        FROM (SELECT raw.*, {places} AS places FROM ({detail}) raw) d
-        GROUP BY GROUPING SETS (
-            (d.table_code, d.currency, d.places, d.shoe, d.gaming_day, {detail_columns}),
-            (d.table_code, d.currency, d.places, d.shoe, d.gaming_day),
-            (d.table_code, d.currency, d.places),
-            (d.currency, d.places)
-        )
-        ORDER BY grouping(d.table_code), d.table_code COLLATE "C", grouping(d.shoe), d.shoe,
-                 grouping(d.entry), d.seat, d.entry, d.currency COLLATE "C"
+        WITH shoe AS MATERIALIZED ({shoes})
+        SELECT CASE WHEN line.shoe_line = 0 THEN 'detail' WHEN line.table_line = 0 THEN 'shoe subtotal'
+                    WHEN line.total_line = 0 THEN 'table subtotal' ELSE 'total' END,
+               to_char(line.gaming_day, 'YYYY-MM-DD'), {_text("line.table_code")}, line.shoe, line.seat,
+               {_text("line.currency")}, line.entry, {_text("line.kind")}, {_text("line.reason")}, line.reverses,
+               line.coup, {_text("line.bet")}, {_money("line.stake")}, {_money("line.amount")},
+               to_char(line.recorded_at, 'YYYY-MM-DD"T"HH24:MI:SSTZH:TZM'), {_text("line.note")}
+        FROM ({_DETAIL.format(**_TABLES)} UNION ALL {_SUBTOTALS.format(**_TABLES)} {_ORDER}) line
     """  # noqa: S608 - built from fixed fragments, values as parameters
-    return sql, params + detail_params
+    return sql, params
 
 
 class CopyLines(NamedTuple):

@@ -292,14 +292,14 @@ def _copy(sql_text: str | None, queue) -> None:
     from django.utils import timezone
     from psycopg import sql
 
-    from pit.reports.csv_copy import DETAIL_ORDER, commission_detail_sql
+    from pit.reports.csv_copy import commission_detail_sql
     from pit.reports.definitions import ReportFilters
 
     first, last = FIRST_DAY, FIRST_DAY + dt.timedelta(days=DAYS - 1)
     zone = timezone.get_current_timezone().key
     if sql_text is None:
         select, params = commission_detail_sql(ReportFilters(first, last), zone)
-        query, params = f"COPY ({select} {DETAIL_ORDER}) TO STDOUT (FORMAT csv)", params
+        query, params = f"COPY ({select}) TO STDOUT (FORMAT csv)", params
     else:
         query = sql.SQL("COPY ({}) TO STDOUT WITH (FORMAT csv, HEADER)").format(
             sql.SQL(sql_text).format(first=sql.Literal(first), last=sql.Literal(last))
