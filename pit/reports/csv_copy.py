@@ -19,38 +19,40 @@ from django.db import connections, router
 from django.db.models import F
 from django.utils import timezone
 
-from pit.core.money import exponent
+from pit.core.money import minor_unit
 from pit.core.replica import replica_reads
 from pit.ledger.models import CommissionEntry
 from pit.shoes.models import Coup, Wager
 from pit.tables.models import Table
 
 from .definitions import ReportFilters
+from .renderers import FORMULA_TRIGGERS
 from .selectors import shoes_in_range
 
-# csv_safe_text's triggers (renderers.FORMULA_TRIGGERS), as SQL string literals.
-_TRIGGERS = "'=', '+', '-', '@', E'\\t', E'\\r'"
+# csv_safe_text's triggers (renderers.FORMULA_TRIGGERS) as code points: a first character's ascii().
+_TRIGGERS = ", ".join(str(ord(trigger)) for trigger in FORMULA_TRIGGERS)
 
 
 def _text(expression: str) -> str:
     """A text cell as csv_safe_text writes it; an empty one is NULL, which COPY writes as nothing
     (it would quote an empty string: "")."""
-    risky = f"left({expression}, 1) IN ({_TRIGGERS})"
+    risky = f"ascii({expression}) IN ({_TRIGGERS})"
     return f"CASE WHEN {risky} THEN '''' || {expression} ELSE nullif({expression}, '') END"
 
 
-def _places(currency: str, alias: str) -> tuple[str, list]:
-    """The minor-unit exponent of each table's currency (pit.core.money.exponent) as a SQL expression."""
+def _minor_unit(currency: str, alias: str) -> tuple[str, list]:
+    """Each table currency's minor unit (pit.core.money.minor_unit: 0.01, 1 for yen) as a SQL
+    numeric whose scale is the currency's places: minor units times it are `from_minor`'s text."""
     params: list = []
     for code in Table.objects.using(alias).order_by().values_list("currency", flat=True).distinct():
-        params += [code, exponent(code)]
-    cases = " ".join("WHEN %s THEN %s" for _ in range(len(params) // 2))
-    return (f"CASE {currency} {cases} ELSE 2 END" if params else "2"), params
+        params += [code, minor_unit(code)]
+    cases = " ".join("WHEN %s THEN %s::numeric" for _ in range(len(params) // 2))
+    return (f"CASE {currency} {cases} ELSE 0.01 END" if params else "0.01"), params
 
 
 def _shoes(filters: ReportFilters, time_zone: str, alias: str) -> tuple[str, list]:
     """`shoes_in_range` with each shoe's gaming day (a shoe without coups takes the gaming day of its
-    closing or shuffle moment, as `gaming_day_for`) and its currency's places, computed once a shoe."""
+    closing or shuffle moment, as `gaming_day_for`) and its currency's minor unit, once a shoe."""
     shoes = (
         shoes_in_range(filters)
         .order_by()
@@ -60,20 +62,20 @@ def _shoes(filters: ReportFilters, time_zone: str, alias: str) -> tuple[str, lis
         )
     )
     shoes_sql, shoes_params = shoes.query.sql_with_params()
-    places, places_params = _places("s.money", alias)
+    unit, unit_params = _minor_unit("s.money", alias)
     sql = f"""
-        SELECT s.pk, s.sequence, s.code, s.money, {places} AS places,
+        SELECT s.pk, s.sequence, s.code, s.money, {unit} AS unit,
                coalesce(s.report_day, (coalesce(s.closed_at, s.shuffled_at) AT TIME ZONE %s
                                        - interval '1 hour' * %s)::date) AS gaming_day
         FROM ({shoes_sql}) s
     """  # noqa: S608 - built from fixed fragments, values as parameters
-    return sql, [*places_params, time_zone, settings.PIT_GAMING_DAY_START_HOUR, *shoes_params]
+    return sql, [*unit_params, time_zone, settings.PIT_GAMING_DAY_START_HOUR, *shoes_params]
 
 
 # One row per ledger entry of the shoes in range, raw values (`commission_detail_rows` reads the same).
 _DETAIL = """
     SELECT 0 AS total_line, shoe.code COLLATE "C" AS table_code, 0 AS table_line, shoe.sequence AS shoe,
-           0 AS shoe_line, e.seat, e.id AS entry, shoe.money COLLATE "C" AS currency, shoe.places,
+           0 AS shoe_line, e.seat, e.id AS entry, shoe.money COLLATE "C" AS currency, shoe.unit,
            shoe.gaming_day, e.kind, e.collection_reason AS reason, e.reverses_id AS reverses, c.number AS coup, w.bet,
            w.amount_minor AS stake, e.amount_minor AS amount, e.recorded_at, e.note
     FROM {entry} e
@@ -85,12 +87,12 @@ _DETAIL = """
 # `*_line` flags put each after the rows it closes (totals last, by currency code).
 _SUBTOTALS = """
     SELECT grouping(shoe.code), shoe.code, grouping(shoe.sequence), shoe.sequence, 1,
-           NULL, NULL, shoe.money, shoe.places, CASE WHEN grouping(shoe.sequence) = 0 THEN shoe.gaming_day END,
+           NULL, NULL, shoe.money, shoe.unit, CASE WHEN grouping(shoe.sequence) = 0 THEN shoe.gaming_day END,
            NULL, NULL, NULL, NULL, NULL, NULL, sum(e.amount_minor), NULL, NULL
     FROM {entry} e
     JOIN shoe ON shoe.pk = e.shoe_id
-    GROUP BY GROUPING SETS ((shoe.money, shoe.places, shoe.code, shoe.sequence, shoe.gaming_day),
-                            (shoe.money, shoe.places, shoe.code), (shoe.money, shoe.places))
+    GROUP BY GROUPING SETS ((shoe.money, shoe.unit, shoe.code, shoe.sequence, shoe.gaming_day),
+                            (shoe.money, shoe.unit, shoe.code), (shoe.money, shoe.unit))
 """
 # Table codes and currencies byte by byte (collation "C" above), as Python compares them.
 _ORDER = "ORDER BY total_line, table_code, table_line, shoe, shoe_line, seat, entry, currency"
@@ -113,7 +115,7 @@ def commission_detail_sql(filters: ReportFilters, time_zone: str, alias: str = "
 
 def _money(expression: str) -> str:
     """Integer minor units as the decimal text of `from_minor`: 12550 USD -> 125.50, 127 JPY -> 127."""
-    return f"round(({expression})::numeric / 10::numeric ^ line.places, line.places)"
+    return f"({expression})::numeric * line.unit"
 
 
 def commission_detail_csv_sql(filters: ReportFilters, time_zone: str, alias: str = "default") -> tuple[str, list]:
