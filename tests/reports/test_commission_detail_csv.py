@@ -7,13 +7,16 @@ currency without cents, a reversal, subtotals per shoe and table and a total per
 the report's time zone in whole seconds.
 """
 
+import csv
 import dataclasses
 import datetime as dt
 import io
+import json
 from decimal import Decimal
 from pathlib import Path
 from unittest import mock
 
+import openpyxl
 import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
@@ -172,3 +175,22 @@ def test_a_background_export_streams_copy_on_its_own_connection_with_progress(le
     assert seen == [5, 10, 15, 16]
     assert (done.status, done.rows_written) == (ExportStatus.DONE, 16)
     assert (Path(settings.MEDIA_ROOT) / done.file).read_bytes() == python_csv()
+
+
+@pytest.mark.postgres
+def test_json_and_xlsx_agree_with_the_copied_csv(ledger):
+    """The other formats keep the Python renderer: the same lines, amounts and times as COPY's CSV."""
+    with timezone.override("America/St_Johns"):
+        text = b"".join(renderers.csv_chunks(COMMISSION_DETAIL, FILTERS)).decode().removeprefix("\ufeff")
+        document = json.loads(b"".join(renderers.json_chunks(COMMISSION_DETAIL, FILTERS)))
+        out = io.BytesIO()
+        renderers.xlsx_write(COMMISSION_DETAIL, FILTERS, out)
+    lines = list(csv.DictReader(io.StringIO(text, newline="")))
+    rows = document["rows"] + document["totals"]
+    amount = "Amount owed (+) / collected (-)"
+    assert [(line["Line"], line["Entry"], line[amount], line["Recorded at"]) for line in lines] == [
+        (row["line"], str(row["entry"] or ""), row["amount"], row["recorded_at"] or "") for row in rows
+    ]
+    sheet = openpyxl.load_workbook(out).worksheets[0]
+    amounts = [row[13].value for row in sheet.iter_rows(min_row=2)]
+    assert amounts == [Decimal(line[amount]) for line in lines]
