@@ -10,7 +10,7 @@ Reads only; on the replica inside `replica_reads()` like every report.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import NamedTuple
 
@@ -40,17 +40,17 @@ def _text(expression: str) -> str:
     return f"CASE WHEN {risky} THEN '''' || {expression} ELSE nullif({expression}, '') END"
 
 
-def _minor_unit(currency: str, alias: str) -> tuple[str, list]:
-    """Each table currency's minor unit (pit.core.money.minor_unit: 0.01, 1 for yen) as a SQL
-    numeric whose scale is the currency's places: minor units times it are `from_minor`'s text."""
+def _minor_unit(currency: str, currencies: Iterable[str]) -> tuple[str, list]:
+    """Each currency's minor unit (pit.core.money.minor_unit: 0.01, 1 for yen) as a SQL numeric whose
+    scale is the currency's places: minor units times it are `from_minor`'s text."""
     params: list = []
-    for code in Table.objects.using(alias).order_by().values_list("currency", flat=True).distinct():
+    for code in sorted(currencies):
         params += [code, minor_unit(code)]
     cases = " ".join("WHEN %s THEN %s::numeric" for _ in range(len(params) // 2))
     return (f"CASE {currency} {cases} ELSE 0.01 END" if params else "0.01"), params
 
 
-def _shoes(filters: ReportFilters, time_zone: str, alias: str) -> tuple[str, list]:
+def _shoes(filters: ReportFilters, time_zone: str, currencies: Iterable[str]) -> tuple[str, list]:
     """`shoes_in_range` with each shoe's gaming day (a shoe without coups takes the gaming day of its
     closing or shuffle moment, as `gaming_day_for`) and its currency's minor unit, once a shoe."""
     shoes = (
@@ -62,7 +62,7 @@ def _shoes(filters: ReportFilters, time_zone: str, alias: str) -> tuple[str, lis
         )
     )
     shoes_sql, shoes_params = shoes.query.sql_with_params()
-    unit, unit_params = _minor_unit("s.money", alias)
+    unit, unit_params = _minor_unit("s.money", currencies)
     sql = f"""
         SELECT s.pk, s.sequence, s.code, s.money, {unit} AS unit,
                coalesce(s.report_day, (coalesce(s.closed_at, s.shuffled_at) AT TIME ZONE %s
@@ -72,43 +72,42 @@ def _shoes(filters: ReportFilters, time_zone: str, alias: str) -> tuple[str, lis
     return sql, [*unit_params, time_zone, settings.PIT_GAMING_DAY_START_HOUR, *shoes_params]
 
 
-# One row per ledger entry of the shoes in range, raw values (`commission_detail_rows` reads the same).
+# One row per ledger entry of the shoes in range, raw values (`commission_detail_rows` reads the
+# same). Table codes and currencies compare byte by byte (collation "C"), as Python compares them.
 _DETAIL = """
-    SELECT 0 AS total_line, shoe.code COLLATE "C" AS table_code, 0 AS table_line, shoe.sequence AS shoe,
-           0 AS shoe_line, e.seat, e.id AS entry, shoe.money COLLATE "C" AS currency, shoe.unit,
-           shoe.gaming_day, e.kind, e.collection_reason AS reason, e.reverses_id AS reverses, c.number AS coup, w.bet,
-           w.amount_minor AS stake, e.amount_minor AS amount, e.recorded_at, e.note
+    SELECT shoe.gaming_day, shoe.code COLLATE "C" AS table_code, shoe.sequence AS shoe, e.seat,
+           shoe.money COLLATE "C" AS currency, e.id AS entry, e.kind, e.collection_reason AS reason,
+           e.reverses_id AS reverses, c.number AS coup, w.bet, w.amount_minor AS stake, e.amount_minor AS amount,
+           e.recorded_at, e.note, shoe.unit
     FROM {entry} e
     JOIN shoe ON shoe.pk = e.shoe_id
     LEFT JOIN {wager} w ON w.id = e.wager_id
     LEFT JOIN {coup} c ON c.id = w.coup_id
 """
-# The subtotal per shoe and per table and the total per currency, in the columns of _DETAIL: the
-# `*_line` flags put each after the rows it closes (totals last, by currency code).
+# The subtotal per shoe and per table and the total per currency, in the columns of _DETAIL. What a
+# line sums is NULL from the level down (a shoe subtotal has no seat, a total no table), and NULL
+# sorts after every value: ordered as the detail rows, each comes right after the rows it closes.
 _SUBTOTALS = """
-    SELECT grouping(shoe.code), shoe.code, grouping(shoe.sequence), shoe.sequence, 1,
-           NULL, NULL, shoe.money, shoe.unit, CASE WHEN grouping(shoe.sequence) = 0 THEN shoe.gaming_day END,
-           NULL, NULL, NULL, NULL, NULL, NULL, sum(e.amount_minor), NULL, NULL
+    SELECT shoe.gaming_day, shoe.code, shoe.sequence, NULL, shoe.money, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+           sum(e.amount_minor), NULL, NULL, shoe.unit
     FROM {entry} e
     JOIN shoe ON shoe.pk = e.shoe_id
     GROUP BY GROUPING SETS ((shoe.money, shoe.unit, shoe.code, shoe.sequence, shoe.gaming_day),
                             (shoe.money, shoe.unit, shoe.code), (shoe.money, shoe.unit))
 """
-# Table codes and currencies byte by byte (collation "C" above), as Python compares them.
-_ORDER = "ORDER BY total_line, table_code, table_line, shoe, shoe_line, seat, entry, currency"
+_ORDER = "ORDER BY table_code, shoe, seat, entry, currency"
 _TABLES = {"entry": CommissionEntry._meta.db_table, "wager": Wager._meta.db_table, "coup": Coup._meta.db_table}
 
 
-def commission_detail_sql(filters: ReportFilters, time_zone: str, alias: str = "default") -> tuple[str, list]:
+def commission_detail_sql(filters: ReportFilters, time_zone: str, currencies: Iterable[str]) -> tuple[str, list]:
     """The report's own SELECT: one row per ledger entry of the shoes in range, raw values, in the
     report's order (table code byte by byte, shoe, seat, entry). COPY of it is what the export is
     measured against (tests/benchmarks/bench_reports.py)."""
-    shoes, params = _shoes(filters, time_zone, alias)
+    shoes, params = _shoes(filters, time_zone, currencies)
     columns = "gaming_day, table_code, shoe, seat, currency, entry, kind, reason, reverses, coup, bet, stake, amount, "
     sql = f"""
         WITH shoe AS MATERIALIZED ({shoes})
-        SELECT {columns} recorded_at, note FROM ({_DETAIL.format(**_TABLES)}) detail
-        ORDER BY table_code, shoe, seat, entry
+        SELECT {columns} recorded_at, note FROM ({_DETAIL.format(**_TABLES)}) detail {_ORDER}
     """  # noqa: S608 - built from fixed fragments, values as parameters
     return sql, params
 
@@ -118,16 +117,16 @@ def _money(expression: str) -> str:
     return f"({expression})::numeric * line.unit"
 
 
-def commission_detail_csv_sql(filters: ReportFilters, time_zone: str, alias: str = "default") -> tuple[str, list]:
+def commission_detail_csv_sql(filters: ReportFilters, time_zone: str, currencies: Iterable[str]) -> tuple[str, list]:
     """The CSV lines after the header, as `renderers.csv_chunks` writes them: "detail" lines, a
     subtotal per shoe and per table where its rows end, a total per currency at the end (by code).
     COPY (this) TO STDOUT (FORMAT csv) writes them; the session's TimeZone must be `time_zone`.
     Sorted on the raw values, formatted after (the subquery's order is kept)."""
-    shoes, params = _shoes(filters, time_zone, alias)
+    shoes, params = _shoes(filters, time_zone, currencies)
     sql = f"""
         WITH shoe AS MATERIALIZED ({shoes})
-        SELECT CASE WHEN line.shoe_line = 0 THEN 'detail' WHEN line.table_line = 0 THEN 'shoe subtotal'
-                    WHEN line.total_line = 0 THEN 'table subtotal' ELSE 'total' END,
+        SELECT CASE WHEN line.entry IS NOT NULL THEN 'detail' WHEN line.shoe IS NOT NULL THEN 'shoe subtotal'
+                    WHEN line.table_code IS NOT NULL THEN 'table subtotal' ELSE 'total' END,
                to_char(line.gaming_day, 'YYYY-MM-DD'), {_text("line.table_code")}, line.shoe, line.seat,
                {_text("line.currency")}, line.entry, {_text("line.kind")}, {_text("line.reason")}, line.reverses,
                line.coup, {_text("line.bet")}, {_money("line.stake")}, {_money("line.amount")},
@@ -158,9 +157,8 @@ def commission_detail_csv_lines(filters: ReportFilters) -> CopyLines | None:
     zone = report_time_zone()
     if connections[alias].vendor != "postgresql" or zone is None:
         return None
-    sql, params = commission_detail_csv_sql(filters, zone, alias)
     shared = connections[alias].in_atomic_block
-    return CopyLines(_copy_out(alias, f"COPY ({sql}) TO STDOUT (FORMAT csv)", params, zone, shared), not shared)
+    return CopyLines(_copy_out(alias, filters, zone, shared), not shared)
 
 
 @contextmanager
@@ -178,13 +176,15 @@ def _raw_connection(alias: str, shared: bool):
         wrapper.close()
 
 
-def _copy_out(alias: str, statement: str, params: list, zone: str, shared: bool) -> Iterator[memoryview]:
+def _copy_out(alias: str, filters: ReportFilters, zone: str, shared: bool) -> Iterator[memoryview]:
     with _raw_connection(alias, shared) as raw, raw.cursor() as cursor:
-        cursor.execute("SELECT current_setting('TimeZone')")
-        (previous,) = cursor.fetchone()
+        tables = Table._meta.db_table
+        cursor.execute(f"SELECT current_setting('TimeZone'), array(SELECT DISTINCT currency FROM {tables})")  # noqa: S608
+        previous, currencies = cursor.fetchone()
         # Inside the caller's transaction the setting is put back below, or rolled back with it.
         cursor.execute("SELECT set_config('TimeZone', %s, false)", [zone])
-        with cursor.copy(statement, params) as copy:
+        sql, params = commission_detail_csv_sql(filters, zone, currencies)
+        with cursor.copy(f"COPY ({sql}) TO STDOUT (FORMAT csv)", params) as copy:
             yield from copy
         if shared:
             cursor.execute("SELECT set_config('TimeZone', %s, false)", [previous])

@@ -298,7 +298,7 @@ def _copy(sql_text: str | None, queue) -> None:
     first, last = FIRST_DAY, FIRST_DAY + dt.timedelta(days=DAYS - 1)
     zone = timezone.get_current_timezone().key
     if sql_text is None:
-        select, params = commission_detail_sql(ReportFilters(first, last), zone)
+        select, params = commission_detail_sql(ReportFilters(first, last), zone, ["USD"])
         query, params = f"COPY ({select}) TO STDOUT (FORMAT csv)", params
     else:
         query = sql.SQL("COPY ({}) TO STDOUT WITH (FORMAT csv, HEADER)").format(
