@@ -19,7 +19,8 @@ Then, each in a fresh forked process so that memory figures do not mix:
   `--repeat` times (3 by default), medians: `commission_csv.figure`, `.anchor` (detail rows/s),
   `.ratio` (figure / anchor) and `.rss_growth` (MiB, the export's largest);
 - the commission report (one row per shoe and seat), as CSV and as XLSX, and a COPY of its rows;
-- the ledger detail as XLSX; table results as CSV; the detail CSV again under tracemalloc.
+- the ledger detail CSV through the Python renderer (SQLite's path, and PostgreSQL's before COPY),
+  and as XLSX; table results as CSV; the detail CSV again under tracemalloc.
 
 Figures: rows, seconds, rows per second, peak RSS growth of the exporting process (ru_maxrss
 delta) and, in a separate run, the Python heap peak under tracemalloc.
@@ -231,7 +232,7 @@ def _maxrss_kib() -> int:
 def _export(slug: str, file_format: str, trace: bool, queue) -> None:
     from pit.reports.catalog import REPORTS
     from pit.reports.definitions import ReportFilters
-    from pit.reports.renderers import csv_write, xlsx_write
+    from pit.reports.renderers import csv_write, python_csv_chunks, xlsx_write
 
     report = REPORTS[slug]
     filters = ReportFilters(FIRST_DAY, FIRST_DAY + dt.timedelta(days=DAYS - 1))
@@ -247,6 +248,9 @@ def _export(slug: str, file_format: str, trace: bool, queue) -> None:
     with tempfile.NamedTemporaryFile(suffix=f".{file_format}") as out:
         if file_format == "xlsx":
             xlsx_write(report, filters, out, progress=progress)
+        elif file_format == "csv-python":  # the Python renderer (SQLite's path; PostgreSQL's before COPY)
+            for chunk in python_csv_chunks(report, filters, progress):
+                out.write(chunk)
         else:
             csv_write(report, filters, out, progress=progress)
         out.flush()
@@ -400,6 +404,7 @@ def main() -> None:
         ("reports_commission_csv", _export, ("commission", "csv", False)),
         ("reports_commission_xlsx", _export, ("commission", "xlsx", False)),
         ("reports_copy_commission_seats", _copy, (SEATS_SQL,)),
+        ("reports_detail_csv_python", _export, ("commission-detail", "csv-python", False)),
         ("reports_detail_xlsx", _export, ("commission-detail", "xlsx", False)),
         ("reports_table_results_csv", _export, ("table-results", "csv", False)),
         ("reports_detail_csv_traced", _export, ("commission-detail", "csv", True)),
