@@ -181,10 +181,11 @@ def _copy_out(alias: str, filters: ReportFilters, zone: str, shared: bool) -> It
         tables = Table._meta.db_table
         cursor.execute(f"SELECT current_setting('TimeZone'), array(SELECT DISTINCT currency FROM {tables})")  # noqa: S608
         previous, currencies = cursor.fetchone()
-        # Inside the caller's transaction the setting is put back below, or rolled back with it.
-        cursor.execute("SELECT set_config('TimeZone', %s, false)", [zone])
+        # The report's zone for to_char. On the caller's connection only for its transaction (put
+        # back below; a COPY abandoned half-way leaves it to the transaction's end, never beyond).
+        cursor.execute("SELECT set_config('TimeZone', %s, %s)", [zone, shared])
         sql, params = commission_detail_csv_sql(filters, zone, currencies)
         with cursor.copy(f"COPY ({sql}) TO STDOUT (FORMAT csv)", params) as copy:
             yield from copy
         if shared:
-            cursor.execute("SELECT set_config('TimeZone', %s, false)", [previous])
+            cursor.execute("SELECT set_config('TimeZone', %s, true)", [previous])

@@ -19,6 +19,7 @@ from unittest import mock
 import openpyxl
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
 from django.utils import timezone
 
 from pit.ledger.models import CommissionEntry, EntryKind
@@ -138,6 +139,9 @@ def test_postgresql_writes_the_same_bytes_by_copy(ledger):
         raise AssertionError("the COPY path reads no rows through Python")
 
     copy_only = dataclasses.replace(COMMISSION_DETAIL, rows=no_python_rows)
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW TimeZone")
+        session_zone = cursor.fetchone()
     for zone in ("America/St_Johns", "UTC", "Asia/Tokyo"):
         with timezone.override(zone):
             out = io.BytesIO()
@@ -148,6 +152,9 @@ def test_postgresql_writes_the_same_bytes_by_copy(ledger):
     for filters in (ReportFilters(DAY_2, DAY_2), ReportFilters(DAY_1, DAY_2, tables=("B1",)),
                     ReportFilters(DAY_1, DAY_2, game="mini")):  # the last: nothing but the header
         assert b"".join(renderers.csv_chunks(copy_only, filters)) == python_csv(filters), filters
+    with connection.cursor() as cursor:  # this test's transaction shares the connection: left as it was
+        cursor.execute("SHOW TimeZone")
+        assert cursor.fetchone() == session_zone
 
 
 @pytest.mark.postgres
