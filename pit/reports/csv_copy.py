@@ -89,9 +89,10 @@ _DETAIL = """
 # sorts after every value: ordered as the detail rows, each comes right after the rows it closes.
 _SUBTOTALS = """
     SELECT shoe.gaming_day, shoe.code, shoe.sequence, NULL, shoe.money, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-           sum(e.amount_minor), NULL, NULL, shoe.unit
-    FROM {entry} e
-    JOIN shoe ON shoe.pk = e.shoe_id
+           sum(per_shoe.amount), NULL, NULL, shoe.unit
+    FROM (SELECT shoe_id, sum(amount_minor) AS amount FROM {entry} WHERE shoe_id IN (SELECT pk FROM shoe)
+          GROUP BY shoe_id) per_shoe
+    JOIN shoe ON shoe.pk = per_shoe.shoe_id
     GROUP BY GROUPING SETS ((shoe.money, shoe.unit, shoe.code, shoe.sequence, shoe.gaming_day),
                             (shoe.money, shoe.unit, shoe.code), (shoe.money, shoe.unit))
 """
