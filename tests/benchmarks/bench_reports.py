@@ -3,7 +3,7 @@
 Creates the database `pit_bench_reports` (PIT_BENCH_REPORTS_DB; dropped first if it exists), migrates it, and fills it
 with INSERT ... SELECT generate_series, dealt the way `manage.py simulate` deals: 20 big tables,
 shoes of 80 coups, 7 occupied seats, each seat a main bet (Banker or Player, its player's side) and
-side bets (Tie 10%, each pair 7%), 8% of seat-coups sat out: about 9.5 wagers a coup. Every winning
+side bets (Tie 10%, each pair 7%), 8% of seat-coups sat out: about 8 wagers a coup. Every winning
 Banker wager accrues commission; 1 accrual in 300 is reversed (with a note), one seat in 7 sees its
 player leave at coup 40 (collected, a note, some of them formula-like), the rest is collected at the
 shuffle; box counts (2% of seats short), reconciliations. Size: `--wagers N` (or
@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT))
 ADMIN_URL = os.environ.get("PIT_BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432/postgres")
 BENCH_DB = os.environ.get("PIT_BENCH_REPORTS_DB", "pit_bench_reports")  # its own, dropped and made again
 TABLES, SHOES_PER_DAY, COUPS_PER_SHOE = 20, 5, 80
-WAGERS_PER_COUP = 9.5  # 7 seats x 0.92 seated x (1 main + 0.24 side bets), as simulate deals
+WAGERS_PER_COUP = 8.0  # 7 seats x 0.92 seated x (1 main + 0.24 side bets), as simulate deals
 FIRST_DAY = dt.date(2026, 10, 1)
 SEATS = (1, 2, 3, 5, 6, 7, 8)
 # A main bet (the seat's player's side) and the side bets simulate offers at a commission table.
