@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from pit.core.money import from_minor
 
-from . import selectors
+from . import csv_copy, selectors
 from .definitions import Column, Level, ReportDefinition, Total, ratio
 from .definitions import ColumnType as T
 
@@ -189,6 +189,7 @@ COMMISSION_DETAIL = ReportDefinition(
     estimate=selectors.commission_detail_estimate,
     levels=(Level("table", ("table",), "Table"), Level("shoe", ("gaming_day", "shoe", "currency"), "Shoe")),
     audience=ACCOUNTING,
+    csv_lines=csv_copy.commission_detail_csv_lines,
 )
 
 _money_sum = {"type": T.MONEY, "total": Total.SUM, "width": 14}

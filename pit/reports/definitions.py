@@ -102,6 +102,9 @@ class ReportDefinition:
     total_keys: tuple[str, ...] = ("currency",)
     # Where a detail row leads on screen (its reconciliation, a table-day's shoes), or None.
     link: Callable[[dict[str, Any]], str | None] | None = None
+    # The CSV lines after the header straight from the database (PostgreSQL's COPY), the same bytes
+    # as the Python renderer's; returns None where the database cannot (SQLite). None: Python only.
+    csv_lines: Callable[[ReportFilters], Any] | None = None
     # Bridging lines after the totals, where another report shows the same figure differently: from
     # the filters and the totals ((total keys, sums) per total line), the lines' values.
     bridge: Callable[[ReportFilters, list[tuple[dict[str, Any], dict[str, Any]]]], Iterable[dict[str, Any]]] | None = (
