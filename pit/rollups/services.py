@@ -120,7 +120,7 @@ def _write(day: dt.date, table_ids=None) -> int:
     reversed_ = dict(
         CommissionEntry.objects.filter(
             kind=EntryKind.REVERSAL, reverses__kind=EntryKind.ACCRUED,
-            reverses__wager__in=wagers_standing().values("pk"),
+            reverses__wager__in=wagers_standing(Wager.objects.filter(coup__gaming_day=day)).values("pk"),
             reverses__wager__coup__gaming_day=day, shoe__table_id__in=played,
         ).values_list("shoe__table_id").order_by().annotate(Sum("amount_minor"))
     )
