@@ -68,11 +68,12 @@ def table_result_items(
     currency, table code) with the stream's number, in the order those streams merge: per table-day
     the coups (0), the wagers per paytable, decks and bet (1), the reversals (3), the deducted
     commission (4). Open violations (2) are not rolled up; the report reads them as always."""
-    days = TableDayRollup.objects.filter(gaming_day__range=(date_from, date_to))
+    scope = {"gaming_day__range": (date_from, date_to)}
     if tables:
-        days = days.filter(table__code__in=list(tables))
+        scope["table__code__in"] = list(tables)
     if game:
-        days = days.filter(table__game=game)
+        scope["table__game"] = game
+    days = TableDayRollup.objects.filter(**scope)
     table_days = {
         row["pk"]: row
         for row in days.values(
@@ -81,7 +82,10 @@ def table_result_items(
         )
     }
     bets: dict[int, list[dict[str, Any]]] = {pk: [] for pk in table_days}
-    for row in BetRollup.objects.filter(table_day_id__in=list(table_days)).values():
+    for row in BetRollup.objects.filter(**{f"table_day__{name}": value for name, value in scope.items()}).values(
+        "table_day_id", "paytable_id", "decks", "bet", "wagers", "handle_minor", "payouts_minor", "commission_minor",
+        "lost_minor", "paid_minor", "overpaid_minor", "underpaid_minor", "squares", "deducted_minor",
+    ):
         bets[row["table_day_id"]].append(row)
     for pk in sorted(table_days, key=lambda pk: _key(table_days[pk])):
         head = table_days[pk]

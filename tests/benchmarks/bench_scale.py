@@ -43,7 +43,9 @@ COUPS_PER_DAY = int(os.environ.get("PIT_BENCH_SCALE_COUPS", "40"))
 REPEAT = int(os.environ.get("PIT_BENCH_SCALE_REPEAT", "3"))
 SWEEP_DAYS = int(os.environ.get("PIT_BENCH_SCALE_SWEEP_DAYS", "7"))
 COMMISSION_DAYS = int(os.environ.get("PIT_BENCH_SCALE_COMMISSION_DAYS", "31"))
-POOL_SHOES = 50
+# More pool shoes than the tables deal within game protection's repeat window (a day either side), so no
+# shoe is a replay of another the sweep compares it with.
+POOL_SHOES = max(200, TABLES * 4)
 SEATS = [1, 2, 3, 5, 6, 7, 8]
 AMOUNTS = [25, 50, 100, 100, 200, 500, 1000]
 # The year ends well before today: every day is complete, so the rollups cover all of it.
@@ -297,6 +299,7 @@ def main() -> None:
 
     sweep_last = first + dt.timedelta(days=SWEEP_DAYS - 1)
     stream_read(first, sweep_last)  # warm the cache: both sides read from memory
+    coups_sweep(first_day=first, last_day=sweep_last)  # the first pass writes the findings; then the nightly case
     sweep, read = [], []
     swept = 0
     for _ in range(REPEAT):
