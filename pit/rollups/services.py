@@ -218,18 +218,17 @@ def rollups_catch_up(*, days: int) -> dict[str, int]:
         }
         for table_id in sorted(detail.keys() | kept.keys()):
             if detail.get(table_id) != kept.get(table_id):
-                counts["table_days"] += rollup_table_day_refresh(table_id=table_id, day=day) or 1
+                rollup_table_day_refresh(table_id=table_id, day=day)
+                counts["table_days"] += 1
     return counts
 
 
-def rollups_rebuild(*, date_from: dt.date, date_to: dt.date, progress=None) -> dict[str, int]:
+def rollups_rebuild(*, date_from: dt.date, date_to: dt.date) -> dict[str, int]:
     """Roll up every complete gaming day of a range (`manage.py rebuild_rollups`)."""
     counts = {"days": 0, "table_days": 0}
     day = date_from
     while day <= date_to and _complete(day):
         counts["table_days"] += rollup_day_rebuild(day=day)
         counts["days"] += 1
-        if progress is not None:
-            progress(day)
         day += dt.timedelta(days=1)
     return counts
