@@ -65,7 +65,7 @@ def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
     figures = period_figures(date_from=year_start, date_to=filters.date_to, table_ids=tables)
     wagers = {
         (row["gaming_day"], row["table"]): row
-        for row in report_selectors.table_result_rows(filters)
+        for row in report_selectors.table_results(filters)
     }
     by_table: dict[int, list] = defaultdict(list)
     for item in figures.values():

@@ -235,7 +235,7 @@ TABLE_RESULTS = ReportDefinition(
         Column("deviations", "Std devs from theoretical", T.DECIMAL, _deviations, width=12),
         Column("open_violations", "Open violations", T.INTEGER, Total.SUM, width=10),
     ),
-    rows=selectors.table_result_rows,
+    rows=selectors.table_results,
     estimate=selectors.table_results_estimate,
     levels=(Level("day", ("gaming_day", "currency"), "Gaming day"),),
     audience=FLOOR,

@@ -780,3 +780,46 @@ def violation_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
 
 def violations_estimate(filters: ReportFilters) -> int:
     return _violation_scope(filters).values("gaming_day", "table_id", "code").distinct().count()
+
+
+# ------------------------------------------------------------------------------------ table results over rollups
+
+
+def table_results(filters: ReportFilters) -> Iterator[dict[str, Any]]:
+    """Table results as `table_result_rows` gives them, reading the daily rollups (pit.rollups) for
+    the complete days they cover and are fresh for, and the detail for the other days: the same
+    rows, figure for figure, from thousands of rollup rows instead of a year of wagers.
+    PIT_ROLLUPS_READ=False reads the detail only."""
+    from dataclasses import replace
+
+    from django.conf import settings
+
+    from pit.rollups.selectors import day_segments, rolled_up_days, table_result_items
+
+    rolled_up = (
+        rolled_up_days(date_from=filters.date_from, date_to=filters.date_to) if settings.PIT_ROLLUPS_READ else set()
+    )
+    edges_cache: dict[tuple[int, int], dict[str, tuple[Decimal, Decimal]]] = {}
+    for from_rollups, first, last in day_segments(
+        date_from=filters.date_from, date_to=filters.date_to, rolled_up=rolled_up
+    ):
+        segment = replace(filters, date_from=first, date_to=last)
+        if not from_rollups:
+            yield from table_result_rows(segment)
+            continue
+        violations = (
+            ((item["day"], item["currency"], item["table_code"]), 2, item)
+            for item in _violation_scope(segment)
+            .filter(status=ViolationStatus.OPEN, cleared_at__isnull=True)
+            .values(day=F("gaming_day"), table_code=F("table__code"), game=F("table__game"),
+                    currency=F("table__currency"))
+            .order_by("day", "currency", _code_order("table__code"))
+            .annotate(open=Count("pk"))
+            .iterator(chunk_size=CHUNK)
+        )
+        items = table_result_items(date_from=first, date_to=last, tables=filters.tables, game=filters.game)
+        merged = heapq.merge(items, violations, key=lambda entry: (entry[0], entry[1]))
+        for (day, _, table), entries in itertools.groupby(merged, key=lambda entry: entry[0]):
+            row = _table_result_row(day, table, [item for _, _, item in entries], edges_cache)
+            if row is not None:
+                yield row

@@ -99,6 +99,7 @@ LOCAL_APPS = [
     "pit.dealers",
     "pit.protection",
     "pit.reports",
+    "pit.rollups",
     "pit.dashboard",
     "pit.floor",
     "pit.api",
@@ -255,6 +256,8 @@ CELERY_TASK_ROUTES = [
         "compliance.coups_sweep": {"queue": "bulk"},
         "reports.report_export_run": {"queue": "bulk"},
         "reports.report_exports_purge": {"queue": "bulk"},
+        "rollups.shoe_refresh": {"queue": "bulk"},
+        "rollups.catch_up": {"queue": "bulk"},
         "api.idempotency_keys_purge": {"queue": "bulk"},
     },
 ]
@@ -335,6 +338,13 @@ CELERY_BEAT_SCHEDULE["reports.report_exports_purge"] = {
     "task": "reports.report_exports_purge",
     "schedule": 6 * 60 * 60,
 }
+# Daily rollups (pit.rollups): table results and the master game report read complete, fresh gaming
+# days from them (False: from the detail only). Every 15 minutes beat rolls up the last
+# PIT_ROLLUPS_CATCH_UP_DAYS complete days not yet rolled up, and refreshes any table-day of them
+# whose detail changed without owing a refresh; older days: `manage.py rebuild_rollups`.
+PIT_ROLLUPS_READ = env.bool("PIT_ROLLUPS_READ", default=True)
+PIT_ROLLUPS_CATCH_UP_DAYS = env.int("PIT_ROLLUPS_CATCH_UP_DAYS", default=3)
+CELERY_BEAT_SCHEDULE["rollups.catch_up"] = {"task": "rollups.catch_up", "schedule": 15 * 60}
 
 # ---------------------------------------------------------------- Table accounting
 # pit.accounting: the length of a shift for chip inventories, fills, credits and

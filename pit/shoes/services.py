@@ -455,6 +455,8 @@ def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -
             for (index, _), coup in zip(to_store, stored, strict=True):
                 outcomes[index] = CoupOutcome(CoupOutcomeStatus.CREATED, coup=coup)
             outbox_enqueue(COUPS_VERIFY, [coup.pk for coup in stored])
+            if min(coup.gaming_day for coup in stored) < gaming_day_for(timezone.now()):  # a late coup:
+                outbox_enqueue("rollups.shoe_refresh", shoe.pk)  # pit.rollups refreshes its complete day
             _reconcile_late_after_commit(shoe)
         # A batch's own duplicate refers to the coup stored for the first of them; if it differs it
         # is flagged as it would be had it been posted after the first (one violation per posting).
@@ -574,6 +576,7 @@ def _coup_correction_write(
             ),
         ])
         outbox_enqueue(COUPS_VERIFY, [coup.pk])
+        outbox_enqueue("rollups.shoe_refresh", shoe.pk)  # pit.rollups: refresh its complete days
         _reconcile_late_after_commit(shoe)
     return CorrectionOutcome(correction, created=True)
 
