@@ -9,4 +9,10 @@ class CoreConfig(AppConfig):
 
     def ready(self) -> None:
         # Load the Celery app so that tasks bind to it (see pit/__init__.py for why not there).
+        from django.core import signals
+
         import pit.celery  # noqa: F401
+        from pit.core import outbox
+
+        signals.request_started.connect(outbox.request_started, dispatch_uid="outbox_request_started")
+        signals.request_finished.connect(outbox.request_finished, dispatch_uid="outbox_request_finished")

@@ -64,6 +64,7 @@ class CoupOutcome:
     coup: Coup | None = None
     errors: dict = field(default_factory=dict)
     violation: object = None
+    wagers: list = field(default_factory=list)  # a coup created by coup_record: its wagers, as written
 
 
 # ---------------------------------------------------------------------------------------- shoes
@@ -124,6 +125,64 @@ def shoe_lock(shoe_id: int) -> Shoe:
             [shoe.table.paytable_id],
         )[0]
     return shoe
+
+
+@dataclass
+class _ShoeLockedForCoup:
+    shoe: Shoe  # locked, its table locked and its paytable share-locked, as shoe_lock leaves them
+    chain_head: tuple[int, str] | None  # the shoe's chain head, locked (records_chain's read)
+    recorded: bool  # a coup of this number is recorded in the shoe
+
+
+def _from_row(model, row: list):
+    """A model instance from the first len(concrete fields) values of `row` (consumed)."""
+    fields = model._meta.concrete_fields
+    values = [row.pop(0) for _ in fields]
+    converted = [
+        converter(value, None, connection) if (converter := getattr(f, "from_db_value", None)) else value
+        for f, value in zip(fields, values, strict=True)
+    ]
+    return model.from_db(connection.alias, [f.attname for f in fields], converted)
+
+
+def _shoe_lock_for_coup(shoe_id: int, number) -> _ShoeLockedForCoup:
+    """What one coup's recording reads before it writes: the shoe with shoe_lock's locks, the shoe's
+    chain head (FOR UPDATE, as records_chain reads it) and whether `number` is recorded already; in
+    one round trip on PostgreSQL. Shoe.DoesNotExist if there is no such shoe."""
+    from pit.paytables.models import PaytableConfiguration
+    from pit.records.models import ChainHead
+
+    if connection.vendor != "postgresql":
+        shoe = shoe_lock(shoe_id)
+        head = ChainHead.objects.select_for_update().filter(shoe_id=shoe_id).values_list("length", "head").first()
+        return _ShoeLockedForCoup(shoe, head, Coup.objects.filter(shoe_id=shoe_id, number=number).exists())
+    models = {"s": Shoe, "t": Table, "p": PaytableConfiguration}
+    columns = ", ".join(
+        f"{alias}.{connection.ops.quote_name(f.column)}" for alias, model in models.items()
+        for f in model._meta.concrete_fields
+    )
+    name = {model: connection.ops.quote_name(model._meta.db_table) for model in (*models.values(), Coup, ChainHead)}
+    # Only names from the models' metadata go into the text; the values are parameters.
+    sql = (
+        f"SELECT {columns}, h.length, h.head, EXISTS (SELECT 1 FROM {name[Coup]} c "  # noqa: S608
+        "WHERE c.shoe_id = s.id AND c.number = %s) "
+        f"FROM {name[Shoe]} s JOIN {name[Table]} t ON t.id = s.table_id "
+        f"JOIN {name[PaytableConfiguration]} p ON p.id = t.paytable_id "
+        f"LEFT JOIN LATERAL (SELECT length, head FROM {name[ChainHead]} WHERE shoe_id = s.id FOR UPDATE) h ON true "
+        "WHERE s.id = %s FOR UPDATE OF s, t FOR SHARE OF p"
+    )
+    valid_number = isinstance(number, int) and not isinstance(number, bool) and 1 <= number < 2**31
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [number if valid_number else None, shoe_id])
+        row = cursor.fetchone()
+    if row is None:
+        raise Shoe.DoesNotExist(f"There is no shoe {shoe_id}.")
+    row = list(row)
+    shoe, table, paytable = (_from_row(model, row) for model in models.values())
+    table.paytable = paytable
+    shoe.table = table
+    length, head, recorded = row
+    return _ShoeLockedForCoup(shoe, None if length is None else (length, head), recorded)
 
 
 @transaction.atomic
@@ -467,16 +526,22 @@ def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -
     return outcomes
 
 
-def coup_record(*, shoe: Shoe, coup: CoupInput, actor: Actor = SYSTEM) -> CoupOutcome:
+def coup_record(*, shoe: Shoe | int, coup: CoupInput, actor: Actor = SYSTEM, authorize=None) -> CoupOutcome:
     """Record one coup. ValidationError if malformed (nothing written); Conflict naming the differences
     if its number was recorded with anything else (the violation is committed first); a replay returns
-    the existing coup."""
+    the existing coup. `authorize(shoe)`, if given, is called with the locked shoe (its table loaded)
+    before anything is written, and may raise (the API's table access check): nothing is written then.
+
+    The floor posts coups one by one as they are dealt, so this is the path to keep short: one read
+    with every lock (`_shoe_lock_for_coup`), the inserts, the chain head and the shoe's counters, the
+    outbox row; a coup's number seen before goes the batch's way (`coups_record`) to be compared."""
+    shoe_id = shoe if isinstance(shoe, int) else shoe.pk
     try:
-        (outcome,) = coups_record(shoe=shoe, coups=[coup], actor=actor)
+        outcome = _coup_record_once(shoe_id, coup, actor, authorize)
     except IntegrityError:
         # Two writers raced past the shoe lock only if the database has none (it always has on
         # PostgreSQL and SQLite); the unique constraint still holds: read what won.
-        (outcome,) = coups_record(shoe=shoe, coups=[coup], actor=actor)
+        outcome = _coup_record_once(shoe_id, coup, actor, authorize)
     if outcome.status == CoupOutcomeStatus.INVALID:
         raise ValidationError(outcome.errors)
     if outcome.status == CoupOutcomeStatus.CONFLICT:
@@ -489,6 +554,23 @@ def coup_record(*, shoe: Shoe, coup: CoupInput, actor: Actor = SYSTEM) -> CoupOu
             errors=outcome.errors, coup_id=outcome.coup.pk, violation_id=getattr(outcome.violation, "pk", None),
         )
     return outcome
+
+
+@transaction.atomic
+def _coup_record_once(shoe_id: int, coup: CoupInput, actor: Actor, authorize) -> CoupOutcome:
+    locked = _shoe_lock_for_coup(shoe_id, coup.number)
+    if authorize is not None:
+        authorize(locked.shoe)
+    if locked.recorded:
+        (outcome,) = coups_record(shoe=locked.shoe, coups=[coup], actor=actor)
+        return outcome
+    shoe, table = locked.shoe, locked.shoe.table
+    prepared = _prepare(coup, table, engine_paytable(table.paytable))
+    with records_chain(shoe_id=shoe.pk, head=locked.chain_head):
+        (stored,) = _store(shoe, [prepared], actor, table.paytable_id)
+    outbox_enqueue(COUPS_VERIFY, [stored.pk])
+    _reconcile_late_after_commit(shoe)
+    return CoupOutcome(CoupOutcomeStatus.CREATED, coup=stored, wagers=prepared.wagers)
 
 
 # ---------------------------------------------------------------------------------------- corrections
