@@ -137,7 +137,7 @@ class _ShoeLockedForCoup:
 def _from_row(model, row: list):
     """A model instance from the first len(concrete fields) values of `row` (consumed)."""
     fields = model._meta.concrete_fields
-    values = [row.pop(0) for _ in fields]
+    values, row[:] = row[:len(fields)], row[len(fields):]
     converted = [
         converter(value, None, connection) if (converter := getattr(f, "from_db_value", None)) else value
         for f, value in zip(fields, values, strict=True)
@@ -152,10 +152,13 @@ def _shoe_lock_for_coup(shoe_id: int, number) -> _ShoeLockedForCoup:
     from pit.paytables.models import PaytableConfiguration
     from pit.records.models import ChainHead
 
+    # A number that is no coup number (refused by _prepare) is looked for as none.
+    number = number if isinstance(number, int) and not isinstance(number, bool) and 1 <= number < 2**31 else None
     if connection.vendor != "postgresql":
         shoe = shoe_lock(shoe_id)
         head = ChainHead.objects.select_for_update().filter(shoe_id=shoe_id).values_list("length", "head").first()
-        return _ShoeLockedForCoup(shoe, head, Coup.objects.filter(shoe_id=shoe_id, number=number).exists())
+        recorded = number is not None and Coup.objects.filter(shoe_id=shoe_id, number=number).exists()
+        return _ShoeLockedForCoup(shoe, head, recorded)
     models = {"s": Shoe, "t": Table, "p": PaytableConfiguration}
     columns = ", ".join(
         f"{alias}.{connection.ops.quote_name(f.column)}" for alias, model in models.items()
@@ -171,9 +174,8 @@ def _shoe_lock_for_coup(shoe_id: int, number) -> _ShoeLockedForCoup:
         f"LEFT JOIN LATERAL (SELECT length, head FROM {name[ChainHead]} WHERE shoe_id = s.id FOR UPDATE) h ON true "
         "WHERE s.id = %s FOR UPDATE OF s, t FOR SHARE OF p"
     )
-    valid_number = isinstance(number, int) and not isinstance(number, bool) and 1 <= number < 2**31
     with connection.cursor() as cursor:
-        cursor.execute(sql, [number if valid_number else None, shoe_id])
+        cursor.execute(sql, [number, shoe_id])
         row = cursor.fetchone()
     if row is None:
         raise Shoe.DoesNotExist(f"There is no shoe {shoe_id}.")
