@@ -62,6 +62,11 @@ def post_worker_init(worker):
     connections) before the worker takes a request: a fresh worker then answers its first coup as
     fast as its thousandth. Not preload_app: with it, a HUP (systemctl reload pit-web) would keep
     serving the old code."""
+    import time
+
     from pit.core.warmup import warm_process
 
+    started = time.perf_counter()
     warm_process()
+    if worker is not None:
+        worker.log.info("Worker %s warmed up in %.2f s", os.getpid(), time.perf_counter() - started)

@@ -339,7 +339,9 @@ def summary(name: str, latencies: list[float], failures: list[str]) -> dict:
     return result
 
 
-def start_gunicorn(env: dict, args, port: int) -> subprocess.Popen:
+def start_gunicorn(env: dict, args, port: int, log: list[str]) -> subprocess.Popen:
+    """gunicorn as deployed, once every worker has warmed up (post_worker_init logs it): a server is
+    put behind the load balancer when it is up, so the first round is not its boot."""
     extra = {"GUNICORN_BIND": f"127.0.0.1:{port}", "GUNICORN_ACCESS_LOG": "/dev/null", "GUNICORN_LOG_LEVEL": "info"}
     if args.workers:
         extra["GUNICORN_WORKERS"] = str(args.workers)
@@ -349,16 +351,19 @@ def start_gunicorn(env: dict, args, port: int) -> subprocess.Popen:
         [venv("gunicorn"), "--config", "deploy/gunicorn.conf.py", "pit.wsgi:application"],
         cwd=ROOT, env={**env, **extra}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )
-    deadline = time.monotonic() + 120
-    while True:
-        with contextlib.suppress(OSError):
-            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            connection.request("GET", "/healthz", headers={"Host": "127.0.0.1"})
-            if connection.getresponse().status == 200:
-                return gunicorn
+    gunicorn_log(gunicorn, log)
+    workers = args.workers or int(env.get("GUNICORN_WORKERS") or 2 * len(os.sched_getaffinity(0)) + 1)
+    deadline = time.monotonic() + 180
+    while sum("warmed up" in line for line in log) < workers:
         if time.monotonic() > deadline or gunicorn.poll() is not None:
-            raise SystemExit("gunicorn did not come up")
+            raise SystemExit("gunicorn did not come up:\n" + "".join(log[-20:]))
         time.sleep(0.2)
+    with contextlib.suppress(OSError):
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        connection.request("GET", "/healthz", headers={"Host": "127.0.0.1"})
+        if connection.getresponse().status == 200:
+            return gunicorn
+    raise SystemExit("gunicorn's /healthz did not answer 200")
 
 
 def gunicorn_log(gunicorn: subprocess.Popen, lines: list[str]) -> threading.Thread:
@@ -428,8 +433,7 @@ def main() -> int:
             connection.execute(RAW_TABLES)
 
         port = free_port()
-        gunicorn = start_gunicorn(env, args, port)
-        gunicorn_log(gunicorn, log)
+        gunicorn = start_gunicorn(env, args, port, log)
         started_lines = len(log)
         wagers = sum(len(coup["wagers"]) for _, coup in post_work[:posts])
         print(
