@@ -148,7 +148,7 @@ def _from_row(model, row: list):
 def _shoe_lock_for_coup(shoe_id: int, number) -> _ShoeLockedForCoup:
     """What one coup's recording reads before it writes: the shoe with shoe_lock's locks, the shoe's
     chain head (FOR UPDATE, as records_chain reads it) and whether `number` is recorded already; in
-    one round trip on PostgreSQL. Shoe.DoesNotExist if there is no such shoe."""
+    two round trips on PostgreSQL. Shoe.DoesNotExist if there is no such shoe."""
     from pit.paytables.models import PaytableConfiguration
     from pit.records.models import ChainHead
 
@@ -165,25 +165,31 @@ def _shoe_lock_for_coup(shoe_id: int, number) -> _ShoeLockedForCoup:
         for f in model._meta.concrete_fields
     )
     name = {model: connection.ops.quote_name(model._meta.db_table) for model in (*models.values(), Coup, ChainHead)}
-    # Only names from the models' metadata go into the text; the values are parameters.
-    sql = (
-        f"SELECT {columns}, h.length, h.head, EXISTS (SELECT 1 FROM {name[Coup]} c "  # noqa: S608
-        "WHERE c.shoe_id = s.id AND c.number = %s) "
-        f"FROM {name[Shoe]} s JOIN {name[Table]} t ON t.id = s.table_id "
-        f"JOIN {name[PaytableConfiguration]} p ON p.id = t.paytable_id "
-        f"LEFT JOIN LATERAL (SELECT length, head FROM {name[ChainHead]} WHERE shoe_id = s.id FOR UPDATE) h ON true "
-        "WHERE s.id = %s FOR UPDATE OF s, t FOR SHARE OF p"
-    )
+    # Only names from the models' metadata go into the text; the values are parameters. Two
+    # statements: the shoe is locked before its chain head, in the order every writer of the shoe
+    # takes them (one statement would lock the head first, in its join), and the second one's
+    # snapshot sees what a writer the first waited for committed.
     with connection.cursor() as cursor:
-        cursor.execute(sql, [number, shoe_id])
+        cursor.execute(
+            f"SELECT {columns} FROM {name[Shoe]} s JOIN {name[Table]} t ON t.id = s.table_id "  # noqa: S608
+            f"JOIN {name[PaytableConfiguration]} p ON p.id = t.paytable_id "
+            "WHERE s.id = %s FOR UPDATE OF s, t FOR SHARE OF p",
+            [shoe_id],
+        )
         row = cursor.fetchone()
-    if row is None:
-        raise Shoe.DoesNotExist(f"There is no shoe {shoe_id}.")
+        if row is None:
+            raise Shoe.DoesNotExist(f"There is no shoe {shoe_id}.")
+        cursor.execute(
+            f"SELECT h.length, h.head, EXISTS (SELECT 1 FROM {name[Coup]} WHERE shoe_id = %s AND number = %s) "  # noqa: S608
+            f"FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT length, head FROM {name[ChainHead]} "
+            "WHERE shoe_id = %s FOR UPDATE) h ON true",
+            [shoe_id, number, shoe_id],
+        )
+        length, head, recorded = cursor.fetchone()
     row = list(row)
     shoe, table, paytable = (_from_row(model, row) for model in models.values())
     table.paytable = paytable
     shoe.table = table
-    length, head, recorded = row
     return _ShoeLockedForCoup(shoe, None if length is None else (length, head), recorded)
 
 

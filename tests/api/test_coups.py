@@ -375,7 +375,8 @@ def test_a_coup_post_takes_a_fixed_number_of_round_trips(device, shoe):
         "SELECT",  # the device, by its key
         "SAVEPOINT", "INSERT",  # BEGIN; the Idempotency-Key taken
         "SAVEPOINT",  # the coup's own atomic block
-        "SELECT",  # shoe, table, paytable and chain head locked; the number not recorded yet
+        "SELECT",  # shoe and table locked, paytable share-locked
+        "SELECT",  # then the chain head locked; the number not recorded yet
         "INSERT", "INSERT", "INSERT",  # the coup, its wagers, the commission owed
         "UPDATE", "UPDATE",  # the shoe's counters, the chain head
         "INSERT",  # the outbox row of the rule checks
