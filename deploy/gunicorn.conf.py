@@ -57,12 +57,16 @@ control_socket_disable = True
 
 # ---------------------------------------------------------------- Warm workers
 def post_worker_init(worker):
-    """Load everything a first request would load lazily (the URLconf with every view, the API
-    schema's serializers, openpyxl for the reports) before the worker takes a request: a fresh
-    worker then answers its first coup as fast as its thousandth. Not preload_app: with it, a HUP
-    (systemctl reload pit-web) would keep serving the old code."""
-    from django.urls import get_resolver
+    """Load and connect everything a first request would do lazily (pit/core/warmup.py: the URLconf
+    with every view, openpyxl, the Celery tasks, DRF's classes; the database, broker and cache
+    connections) before the worker takes a request: a fresh worker then answers its first coup as
+    fast as its thousandth. Not preload_app: with it, a HUP (systemctl reload pit-web) would keep
+    serving the old code."""
+    import time
 
-    get_resolver().url_patterns  # noqa: B018 - imports every urls.py and the views they name
-    import openpyxl  # noqa: F401
+    from pit.core.warmup import warm_process
 
+    started = time.perf_counter()
+    warm_process()
+    if worker is not None:
+        worker.log.info("Worker %s warmed up in %.2f s", os.getpid(), time.perf_counter() - started)

@@ -51,8 +51,8 @@ Every POST accepts an `Idempotency-Key` header (1 to 255 printable characters; a
 * A retry with the same key and the same body gets the **same status and body** again
   (header `Idempotent-Replayed: true`) and writes nothing.
 * The same key with a different body or path: **422**, nothing written.
-* A retry while the first request is still running: **409**; retry a moment later. A request that
-  died half-way (a crashed worker) frees its key after 5 minutes.
+* A retry while the first request is still running waits for it and gets its answer. A request that
+  died half-way (a crashed worker) wrote nothing and frees its key at once: the retry runs.
 * Every answer below 500 is stored, errors included: send a new key for a corrected request.
 * Keys are kept at least `PIT_IDEMPOTENCY_TTL_HOURS` (24 by default) per device or user, then purged.
 

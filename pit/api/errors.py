@@ -37,7 +37,7 @@ class Unprocessable(exceptions.APIException):
 
 
 class ConflictError(exceptions.APIException):
-    """A 409 raised by the API itself (e.g. an Idempotency-Key whose first request is still running)."""
+    """A 409 raised by the API itself (e.g. an Idempotency-Key that could not be taken)."""
 
     status_code = status.HTTP_409_CONFLICT
     default_code = "conflict"
@@ -170,7 +170,7 @@ def exception_response(exc) -> Response | None:
         if getattr(exc, "wait", None):
             headers["Retry-After"] = str(int(exc.wait))
         retry_after = (getattr(exc, "details", None) or {}).get("retry_after_seconds")
-        if retry_after is not None:  # e.g. the 409 of a request whose Idempotency-Key is still in use
+        if retry_after is not None:  # e.g. the 409 of an Idempotency-Key that could not be taken
             headers["Retry-After"] = str(int(retry_after))
         code = _CODES.get(exc.status_code, "error")
         message = exc.detail if isinstance(exc.detail, str) else "The request was refused."

@@ -19,8 +19,7 @@ _ERROR_DESCRIPTIONS = {
     "406": "Only application/json is answered.",
     "413": "The body is larger than the API takes (`PIT_API_MAX_BODY_BYTES`); the message names the limit.",
     "409": "Clashes with what is recorded (the open shoe, a coup number recorded with other values, a "
-    "table with a shoe dealing), "
-    "or a request with the same Idempotency-Key is still running.",
+    "table with a shoe dealing), or an Idempotency-Key that could not be taken (retry after `Retry-After`).",
     "415": "The body must be JSON (Content-Type: application/json).",
     "422": "This Idempotency-Key was used before with a different request.",
     "429": "Too many failed authentications from this address or with this key prefix: wait the "

@@ -88,11 +88,41 @@ def shoe_for(request, shoe_id: int) -> Shoe:
     return shoe
 
 
+def _wager_data(seat, bet, currency, amount, paid, result, payout, commission) -> dict:
+    return {
+        "seat": seat,
+        "bet": bet,
+        "amount": s.money(amount, currency),
+        "paid": s.money(paid, currency),
+        "result": result,
+        "payout": s.money(payout, currency),
+        "commission": s.money(commission, currency),
+    }
+
+
+def _coup_data(coup: Coup, wagers: list[dict], recorded: list[tuple[str, str]]) -> dict:
+    dealt = game.Coup.from_codes(player=coup.player_cards, banker=coup.banker_cards)
+    found = [(v.code, v.message) for v in game.verify_coup(dealt, coup.reported_winner or None)]
+    violations = [{"code": code, "message": message} for code, message in dict.fromkeys(found + recorded)]
+    return s.coup_data(coup, wagers, violations)
+
+
+def coup_payload_created(coup: Coup, wagers: list[Wager]) -> dict:
+    """A coup just created, as coups_payload shows it, from what was written (no query): all its
+    wagers stand, and the rule checks that record violations run after commit."""
+    ordered = sorted(wagers, key=lambda w: (w.seat, w.bet))
+    return _coup_data(coup, [
+        _wager_data(w.seat, w.bet, w.currency, w.amount_minor, w.paid_minor, w.result, w.payout_minor,
+                    w.commission_minor)
+        for w in ordered
+    ], [])
+
+
 def coups_payload(coups: list[Coup]) -> list[dict]:
     """The coups as the API shows them, with their wagers and violations, in three queries."""
     ids = [coup.pk for coup in coups]
     wagers: dict[int, list[dict]] = defaultdict(list)
-    for coup_id, seat, bet, currency, amount, paid, result, payout, commission in (
+    for coup_id, *values in (
         wagers_standing(Wager.objects.filter(coup_id__in=ids))
         .order_by("coup_id", "seat", "bet")
         .values_list(
@@ -107,17 +137,7 @@ def coups_payload(coups: list[Coup]) -> list[dict]:
             "commission_minor",
         )
     ):
-        wagers[coup_id].append(
-            {
-                "seat": seat,
-                "bet": bet,
-                "amount": s.money(amount, currency),
-                "paid": s.money(paid, currency),
-                "result": result,
-                "payout": s.money(payout, currency),
-                "commission": s.money(commission, currency),
-            }
-        )
+        wagers[coup_id].append(_wager_data(*values))
     recorded: dict[int, list[tuple[str, str]]] = defaultdict(list)
     for coup_id, code, message in (
         RuleViolation.objects.filter(coup_id__in=ids, cleared_at__isnull=True)
@@ -125,15 +145,7 @@ def coups_payload(coups: list[Coup]) -> list[dict]:
         .values_list("coup_id", "code", "message")
     ):
         recorded[coup_id].append((code, message))
-    payload = []
-    for coup in coups:
-        dealt = game.Coup.from_codes(player=coup.player_cards, banker=coup.banker_cards)
-        found = [(v.code, v.message) for v in game.verify_coup(dealt, coup.reported_winner or None)]
-        violations = [
-            {"code": code, "message": message} for code, message in dict.fromkeys(found + recorded[coup.pk])
-        ]
-        payload.append(s.coup_data(coup, wagers[coup.pk], violations))
-    return payload
+    return [_coup_data(coup, wagers[coup.pk], recorded[coup.pk]) for coup in coups]
 
 
 def coup_input(data: dict) -> shoe_services.CoupInput:
@@ -420,16 +432,22 @@ class ShoeCoupsView(APIView):
     @idempotent
     def post(self, request, shoe_id: int):
         data = validated(s.CoupInputSerializer, request)
-        shoe = shoe_for(request, shoe_id)
         try:
-            outcome = shoe_services.coup_record(shoe=shoe, coup=coup_input(data), actor=actor_for(request))
+            # The shoe is read with its locks by the service, which lets the view check access on it.
+            outcome = shoe_services.coup_record(
+                shoe=shoe_id, coup=coup_input(data), actor=actor_for(request),
+                authorize=lambda shoe: ensure_table_access(request, shoe.table),
+            )
+        except Shoe.DoesNotExist:
+            raise Http404(f"There is no shoe {shoe_id}.") from None
         except Conflict as exc:
             # Answered, not raised: the violation recorded for the clash must be kept.
             return error_response(409, "conflict", exc.message, exc.errors, exc.details)
-        created = outcome.status == shoe_services.CoupOutcomeStatus.CREATED
-        # A coup created now holds its writer already; a replayed one is read with its writer.
-        (payload,) = coups_payload([outcome.coup] if created else _coups_with_recorder([outcome.coup.pk]))
-        return Response(payload, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+        if outcome.status == shoe_services.CoupOutcomeStatus.CREATED:
+            # Answered from what was written; the coup holds its writer already.
+            return Response(coup_payload_created(outcome.coup, outcome.wagers), status=status.HTTP_201_CREATED)
+        (payload,) = coups_payload(_coups_with_recorder([outcome.coup.pk]))  # a replay: read as recorded
+        return Response(payload, status=status.HTTP_200_OK)
 
 
 @extend_schema(tags=["coups"])

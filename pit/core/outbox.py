@@ -2,7 +2,8 @@
 
 - `outbox_enqueue` (inside the write's transaction) inserts an OutboxMessage and sends the task
   after commit. The send never raises into the request: with the broker down it logs one line (once
-  per outage, not per request) and leaves the row for the pickup.
+  per outage, not per request) and leaves the row for the pickup. A web request sends after its
+  answer has gone out (request_finished): the client does not wait for the broker and the row's mark.
 - Checks of coups never sent (an outage) are merged into checks of up to PIT_URGENT_VERIFY_MAX_COUPS
   coups each before they are sent, so the catch-up after an outage is a few tasks, not one per coup.
 - The task deletes its row when it has run (`PitTask.on_success`), or when it is parked as failed.
@@ -17,6 +18,7 @@ Tasks are safe to run twice, so a second send costs a little work, never a wrong
 """
 import datetime as dt
 import logging
+import threading
 import uuid
 
 import kombu.exceptions
@@ -83,6 +85,36 @@ def _send_after_commit(message: OutboxMessage) -> None:
         _mark_sent(message)
 
 
+class _AfterResponse(threading.local):
+    """The messages a web request committed, sent once its answer is written (None: not in a request)."""
+
+    messages: list | None = None
+
+
+_after_response = _AfterResponse()
+
+
+def _send_committed(message: OutboxMessage) -> None:
+    # A task run eagerly (tests) stands in for a worker: it runs at commit, inside the request, as
+    # before, not while the client already sends its next request on a shared test connection.
+    if _after_response.messages is not None and not current_app.conf.task_always_eager:
+        _after_response.messages.append(message)
+    else:
+        _send_after_commit(message)
+
+
+def request_started(**kwargs) -> None:
+    request_finished()  # a request whose answer was never closed: its messages go now
+    _after_response.messages = []
+
+
+def request_finished(**kwargs) -> None:
+    """The answer is written (the WSGI server closes the response after sending it): send now."""
+    messages, _after_response.messages = _after_response.messages, None
+    for message in messages or ():
+        _send_after_commit(message)
+
+
 def outbox_enqueue(task, *args, **kwargs) -> OutboxMessage:
     """Owe `task(*args, **kwargs)` (a task or its registered name): stored in the current
     transaction, sent after it commits, never raising."""
@@ -93,7 +125,7 @@ def outbox_enqueue(task, *args, **kwargs) -> OutboxMessage:
         current_app.loader.import_default_modules()
     current_app.tasks[name]  # an unknown task is a bug: fail the write now, not the send later
     message = OutboxMessage.objects.create(task_id=str(uuid.uuid4()), task_name=name, args=list(args), kwargs=kwargs)
-    transaction.on_commit(lambda: _send_after_commit(message))
+    transaction.on_commit(lambda: _send_committed(message))
     return message
 
 

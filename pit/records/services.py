@@ -12,6 +12,8 @@ from pit.records.chain import ChainSpec, genesis, row_hash, values_of
 from pit.records.models import ChainHead
 
 _local = threading.local()
+# `records_chain(head=...)` not given: the block reads the head itself.
+NOT_READ = object()
 
 
 @dataclass
@@ -22,9 +24,10 @@ class _Cursor:
     stored: bool
 
     @classmethod
-    def load(cls, shoe_id: int) -> "_Cursor":
+    def load(cls, shoe_id: int, row=NOT_READ) -> "_Cursor":
         # FOR UPDATE: writers of a shoe already hold its lock; this also orders any that do not.
-        row = ChainHead.objects.select_for_update().filter(shoe_id=shoe_id).values_list("length", "head").first()
+        if row is NOT_READ:
+            row = ChainHead.objects.select_for_update().filter(shoe_id=shoe_id).values_list("length", "head").first()
         if row is None:
             return cls(shoe_id, 0, genesis(shoe_id), False)
         return cls(shoe_id, row[0], row[1], True)
@@ -44,19 +47,22 @@ def _cursors() -> dict:
 
 
 @contextmanager
-def records_chain(*, shoe_id: int):
+def records_chain(*, shoe_id: int, head=NOT_READ):
     """Inserts of a shoe's fact rows inside this block link to its chain in memory; the head is
     read once at the start and written once at the end (a batch of 800 coups costs two queries).
 
     Use it inside the transaction that inserts, around the inserts. Without it each insert reads
-    and writes the head itself, which is right but costs two queries a row.
+    and writes the head itself, which is right but costs two queries a row. A caller that read the
+    head row already, locked FOR UPDATE in this transaction, passes it as `head` ((length, head),
+    or None when the shoe has no chain yet) and saves the read.
     """
     cursors = _cursors()
     if shoe_id in cursors:  # nested: the outer block writes the head
         yield
         return
-    with transaction.atomic():
-        cursor = cursors[shoe_id] = _Cursor.load(shoe_id)
+    # No savepoint of its own: an error in the block fails the caller's transaction anyway.
+    with transaction.atomic(savepoint=False):
+        cursor = cursors[shoe_id] = _Cursor.load(shoe_id, head)
         start = cursor.length
         try:
             yield

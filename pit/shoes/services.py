@@ -64,6 +64,7 @@ class CoupOutcome:
     coup: Coup | None = None
     errors: dict = field(default_factory=dict)
     violation: object = None
+    wagers: list = field(default_factory=list)  # a coup created by coup_record: its wagers, as written
 
 
 # ---------------------------------------------------------------------------------------- shoes
@@ -124,6 +125,72 @@ def shoe_lock(shoe_id: int) -> Shoe:
             [shoe.table.paytable_id],
         )[0]
     return shoe
+
+
+@dataclass
+class _ShoeLockedForCoup:
+    shoe: Shoe  # locked, its table locked and its paytable share-locked, as shoe_lock leaves them
+    chain_head: tuple[int, str] | None  # the shoe's chain head, locked (records_chain's read)
+    recorded: bool  # a coup of this number is recorded in the shoe
+
+
+def _from_row(model, row: list):
+    """A model instance from the first len(concrete fields) values of `row` (consumed)."""
+    fields = model._meta.concrete_fields
+    values, row[:] = row[:len(fields)], row[len(fields):]
+    converted = [
+        converter(value, None, connection) if (converter := getattr(f, "from_db_value", None)) else value
+        for f, value in zip(fields, values, strict=True)
+    ]
+    return model.from_db(connection.alias, [f.attname for f in fields], converted)
+
+
+def _shoe_lock_for_coup(shoe_id: int, number) -> _ShoeLockedForCoup:
+    """What one coup's recording reads before it writes: the shoe with shoe_lock's locks, the shoe's
+    chain head (FOR UPDATE, as records_chain reads it) and whether `number` is recorded already; in
+    two round trips on PostgreSQL. Shoe.DoesNotExist if there is no such shoe."""
+    from pit.paytables.models import PaytableConfiguration
+    from pit.records.models import ChainHead
+
+    # A number that is no coup number (refused by _prepare) is looked for as none.
+    number = number if isinstance(number, int) and not isinstance(number, bool) and 1 <= number < 2**31 else None
+    if connection.vendor != "postgresql":
+        shoe = shoe_lock(shoe_id)
+        head = ChainHead.objects.select_for_update().filter(shoe_id=shoe_id).values_list("length", "head").first()
+        recorded = number is not None and Coup.objects.filter(shoe_id=shoe_id, number=number).exists()
+        return _ShoeLockedForCoup(shoe, head, recorded)
+    models = {"s": Shoe, "t": Table, "p": PaytableConfiguration}
+    columns = ", ".join(
+        f"{alias}.{connection.ops.quote_name(f.column)}" for alias, model in models.items()
+        for f in model._meta.concrete_fields
+    )
+    name = {model: connection.ops.quote_name(model._meta.db_table) for model in (*models.values(), Coup, ChainHead)}
+    # Only names from the models' metadata go into the text; the values are parameters. Two
+    # statements: the shoe is locked before its chain head, in the order every writer of the shoe
+    # takes them (one statement would lock the head first, in its join), and the second one's
+    # snapshot sees what a writer the first waited for committed.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {columns} FROM {name[Shoe]} s JOIN {name[Table]} t ON t.id = s.table_id "  # noqa: S608
+            f"JOIN {name[PaytableConfiguration]} p ON p.id = t.paytable_id "
+            "WHERE s.id = %s FOR UPDATE OF s, t FOR SHARE OF p",
+            [shoe_id],
+        )
+        row = cursor.fetchone()
+        if row is None:
+            raise Shoe.DoesNotExist(f"There is no shoe {shoe_id}.")
+        cursor.execute(
+            f"SELECT h.length, h.head, EXISTS (SELECT 1 FROM {name[Coup]} WHERE shoe_id = %s AND number = %s) "  # noqa: S608
+            f"FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT length, head FROM {name[ChainHead]} "
+            "WHERE shoe_id = %s FOR UPDATE) h ON true",
+            [shoe_id, number, shoe_id],
+        )
+        length, head, recorded = cursor.fetchone()
+    row = list(row)
+    shoe, table, paytable = (_from_row(model, row) for model in models.values())
+    table.paytable = paytable
+    shoe.table = table
+    return _ShoeLockedForCoup(shoe, None if length is None else (length, head), recorded)
 
 
 @transaction.atomic
@@ -469,16 +536,22 @@ def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -
     return outcomes
 
 
-def coup_record(*, shoe: Shoe, coup: CoupInput, actor: Actor = SYSTEM) -> CoupOutcome:
+def coup_record(*, shoe: Shoe | int, coup: CoupInput, actor: Actor = SYSTEM, authorize=None) -> CoupOutcome:
     """Record one coup. ValidationError if malformed (nothing written); Conflict naming the differences
     if its number was recorded with anything else (the violation is committed first); a replay returns
-    the existing coup."""
+    the existing coup. `authorize(shoe)`, if given, is called with the locked shoe (its table loaded)
+    before anything is written, and may raise (the API's table access check): nothing is written then.
+
+    The floor posts coups one by one as they are dealt, so this is the path to keep short: one read
+    with every lock (`_shoe_lock_for_coup`), the inserts, the chain head and the shoe's counters, the
+    outbox row; a coup's number seen before goes the batch's way (`coups_record`) to be compared."""
+    shoe_id = shoe if isinstance(shoe, int) else shoe.pk
     try:
-        (outcome,) = coups_record(shoe=shoe, coups=[coup], actor=actor)
+        outcome = _coup_record_once(shoe_id, coup, actor, authorize)
     except IntegrityError:
         # Two writers raced past the shoe lock only if the database has none (it always has on
         # PostgreSQL and SQLite); the unique constraint still holds: read what won.
-        (outcome,) = coups_record(shoe=shoe, coups=[coup], actor=actor)
+        outcome = _coup_record_once(shoe_id, coup, actor, authorize)
     if outcome.status == CoupOutcomeStatus.INVALID:
         raise ValidationError(outcome.errors)
     if outcome.status == CoupOutcomeStatus.CONFLICT:
@@ -491,6 +564,23 @@ def coup_record(*, shoe: Shoe, coup: CoupInput, actor: Actor = SYSTEM) -> CoupOu
             errors=outcome.errors, coup_id=outcome.coup.pk, violation_id=getattr(outcome.violation, "pk", None),
         )
     return outcome
+
+
+@transaction.atomic
+def _coup_record_once(shoe_id: int, coup: CoupInput, actor: Actor, authorize) -> CoupOutcome:
+    locked = _shoe_lock_for_coup(shoe_id, coup.number)
+    if authorize is not None:
+        authorize(locked.shoe)
+    if locked.recorded:
+        (outcome,) = coups_record(shoe=locked.shoe, coups=[coup], actor=actor)
+        return outcome
+    shoe, table = locked.shoe, locked.shoe.table
+    prepared = _prepare(coup, table, engine_paytable(table.paytable))
+    with records_chain(shoe_id=shoe.pk, head=locked.chain_head):
+        (stored,) = _store(shoe, [prepared], actor, table.paytable_id)
+    outbox_enqueue(COUPS_VERIFY, [stored.pk])
+    _reconcile_late_after_commit(shoe)
+    return CoupOutcome(CoupOutcomeStatus.CREATED, coup=stored, wagers=prepared.wagers)
 
 
 # ---------------------------------------------------------------------------------------- corrections

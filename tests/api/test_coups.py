@@ -349,3 +349,38 @@ def test_lists_read_a_fixed_number_of_queries(device, pit_boss, shoe, django_ass
     # token, user's permissions (groups), count, page
     with django_assert_num_queries(5):
         assert pit_boss.get("/api/v1/violations/").json()["count"] == 5
+
+
+@pytest.mark.postgres
+def test_a_coup_post_takes_a_fixed_number_of_round_trips(device, shoe):
+    """The floor posts every coup with an Idempotency-Key: the path is pinned statement by statement
+    so that it cannot grow unnoticed (issue 16: it took 28 statements, 2 commits and 2 more reads)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    device.post(url(shoe), coup_body(1), format="json", HTTP_IDEMPOTENCY_KEY="first")
+    # Banker 8 wins on a natural: seat 2's and seat 6's banker wagers owe commission into the box.
+    body = coup_body(2, player=["2H", "3D"], banker=["8C", "KH"], reported_winner="banker")
+    with CaptureQueriesContext(connection) as captured:
+        response = device.post(url(shoe), body, format="json", HTTP_IDEMPOTENCY_KEY="second")
+    assert response.status_code == 201
+    assert response.json()["wagers"][1]["commission"] == "5.00"
+    statements = [
+        query["sql"].split("; ", 1)[-1].split(" ", 1)[0] if query["sql"].startswith("SELECT set_config") else
+        query["sql"].split(" ", 1)[0]
+        for query in captured.captured_queries
+    ]
+    # The test's own transaction turns the request's BEGIN and COMMIT into SAVEPOINT and RELEASE.
+    assert statements == [
+        "SELECT",  # the device, by its key
+        "SAVEPOINT", "INSERT",  # BEGIN; the Idempotency-Key taken
+        "SAVEPOINT",  # the coup's own atomic block
+        "SELECT",  # shoe and table locked, paytable share-locked
+        "SELECT",  # then the chain head locked; the number not recorded yet
+        "INSERT", "INSERT", "INSERT",  # the coup, its wagers, the commission owed
+        "UPDATE", "UPDATE",  # the shoe's counters, the chain head
+        "INSERT",  # the outbox row of the rule checks
+        "RELEASE",
+        "UPDATE",  # the answer stored on the key
+        "RELEASE",  # COMMIT; the task is sent after the answer has gone out
+    ], [query["sql"][:120] for query in captured.captured_queries]

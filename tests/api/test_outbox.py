@@ -245,3 +245,24 @@ def test_tasks_go_to_queues_by_urgency_and_reconciliations_before_coup_checks(se
     assert task_queue("reports.report_exports_purge") == BULK
     assert task_queue("api.idempotency_keys_purge") == BULK
     assert task_queue("some.task_nobody_routed") == BULK
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_web_request_sends_its_tasks_once_its_answer_is_written(device, shoe, monkeypatch):
+    """The coup's check is owed at commit and sent at request_finished (the WSGI server closes the
+    answer after writing it): the client does not wait for the broker."""
+    from celery import current_app
+
+    from pit.core import outbox
+    from tests.api.conftest import coup_body
+
+    sent = []
+    monkeypatch.setitem(current_app.conf, "task_always_eager", False)
+    # A broker that takes nothing: the row stays for the pickup. Was the request still running?
+    monkeypatch.setattr(
+        outbox, "_send", lambda message: sent.append((message.task_name, outbox._after_response.messages)) or False
+    )
+    response = device.post(f"/api/v1/shoes/{shoe.pk}/coups/", coup_body(), format="json", HTTP_IDEMPOTENCY_KEY="k")
+    assert response.status_code == 201
+    assert sent == [("compliance.coups_verify", None)]
+    assert list(OutboxMessage.objects.values_list("task_name", "dispatched_at")) == [("compliance.coups_verify", None)]

@@ -2,6 +2,7 @@
 import ast
 import os
 import runpy
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -205,3 +206,40 @@ def test_a_gunicorn_worker_loads_every_view_before_its_first_request():
     )
 
     assert result.stdout.strip() == "[] ['openpyxl', 'pit.api.views', 'pit.reports.views']"
+
+
+def test_after_the_warm_up_a_coup_post_imports_nothing():
+    """A worker's first coup imports no module and registers no task lazily: post_worker_init did
+    (a restarted worker's first requests took ~1 s: the URLconf, openpyxl, the Celery tasks)."""
+    import subprocess
+    import sys
+
+    code = """
+import json, runpy, sys, tempfile, django
+django.setup()
+from django.core.management import call_command
+call_command("migrate", verbosity=0)
+from django.test import Client
+from pit.accounts.services import device_create
+from tests import factories
+table = factories.table("BB1")
+shoe = factories.shoe(table)
+_, key = device_create(table=table, name="reader")
+runpy.run_path("deploy/gunicorn.conf.py")["post_worker_init"](None)
+client = Client()
+before = set(sys.modules)
+response = client.post(f"/api/v1/shoes/{shoe.pk}/coups/", json.dumps({
+    "number": 1, "player": ["5H", "KD", "2C"], "banker": ["6S", "TD"], "reported_winner": "player",
+    "wagers": [{"seat": 1, "bet": "player", "amount": "100.00"}, {"seat": 2, "bet": "banker", "amount": "50.00"}]}),
+    content_type="application/json", HTTP_AUTHORIZATION=f"Api-Key {key}", HTTP_IDEMPOTENCY_KEY="first")
+print(response.status_code, sorted(set(sys.modules) - before))
+"""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_", "CELERY_"))}
+    with tempfile.TemporaryDirectory() as scratch:
+        result = subprocess.run(
+            [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+            env={**env, "DJANGO_SETTINGS_MODULE": "pit.settings.test", "PIT_VAR_DIR": scratch,
+                 "CELERY_TASK_ALWAYS_EAGER": "False"},
+        )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().splitlines()[-1] == "201 []"
