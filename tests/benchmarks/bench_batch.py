@@ -280,7 +280,8 @@ def run(env: dict, bench_url: str) -> int:
         print(f"gunicorn: 1 sync worker, pit.settings.production, PostgreSQL {BENCH_DB}; {os.cpu_count()} cores; "
               f"load {open('/proc/loadavg').read().split()[0]}")  # noqa: SIM115
         warm = json.dumps({"coups": json.loads(days[0][0])["coups"][:20]}).encode()
-        status, answer, _ = post(port, floor["WARM"]["key"], f"/api/v1/shoes/{floor['WARM']['shoe']}/coups/batch/", warm)
+        warm_path = f"/api/v1/shoes/{floor['WARM']['shoe']}/coups/batch/"
+        status, answer, _ = post(port, floor["WARM"]["key"], warm_path, warm)
         if status != 200:
             raise SystemExit(f"warm-up batch failed: {status} {answer[:300]!r}")
         figures, anchors = [], []
@@ -303,7 +304,8 @@ def run(env: dict, bench_url: str) -> int:
                   f"API {seconds:.3f} s, COPY {anchor:.3f} s ({seconds / anchor:.1f}x)")
         body, _ = days[ROUNDS]
         full = floor["FULL"]
-        status, answer, seconds = post(port, full["key"], f"/api/v1/shoes/{full['shoe']}/coups/batch/?answer=full", body)
+        full_path = f"/api/v1/shoes/{full['shoe']}/coups/batch/?answer=full"
+        status, answer, seconds = post(port, full["key"], full_path, body)
         if status != 200 or json.loads(answer)["summary"]["created"] != COUPS:
             raise SystemExit(f"full-answer batch failed: {status} {answer[:300]!r}")
         print(f"with ?answer=full: {seconds:.3f} s ({len(answer) // 1024} KiB answer)")
