@@ -269,7 +269,7 @@ def test_a_batch_records_each_coup_on_its_own(device, shoe, django_capture_on_co
         ]
     }
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        response = device.post(url(shoe, "batch/"), batch, format="json")
+        response = device.post(url(shoe, "batch/?answer=full"), batch, format="json")
     assert response.status_code == 200
     body = response.json()
     assert body["summary"] == {"created": 1, "existing": 1, "conflict": 1, "invalid": 3}
