@@ -203,8 +203,13 @@ class _PreparedCoup:
     wagers: list[SettledWager]
 
 
-def _prepare(item: CoupInput, table: Table, paytable: game.Paytable) -> _PreparedCoup:
-    """Check a coup's input against the table and settle it with the engine; ValidationError if malformed."""
+def _prepare(
+    item: CoupInput, table: Table, paytable: game.Paytable, settled: dict | None = None
+) -> _PreparedCoup:
+    """Check a coup's input against the table and settle it with the engine; ValidationError if malformed.
+
+    `settled` memoizes the engine's settlements over a batch (a settlement depends on nothing but the
+    paytable, the bet, the stake and the evaluation, and a day repeats the same few thousand)."""
     errors: dict[str, str] = {}
     if not isinstance(item.number, int) or isinstance(item.number, bool) or item.number < 1:
         errors["number"] = "A coup number is a whole number from 1 up."
@@ -220,6 +225,7 @@ def _prepare(item: CoupInput, table: Table, paytable: game.Paytable) -> _Prepare
     if item.reported_winner not in ("", *game.Winner):
         errors["reported_winner"] = f"{item.reported_winner!r} is not a winner (player, banker or tie)."
     wager_keys = set()
+    minors: list[tuple[int, int | None]] = []
     for index, wager in enumerate(item.wagers):
         where = f"wagers[{index}]"
         if wager.seat not in table.seats:
@@ -232,33 +238,36 @@ def _prepare(item: CoupInput, table: Table, paytable: game.Paytable) -> _Prepare
         if (wager.seat, wager.bet) in wager_keys:
             errors[f"{where}.bet"] = f"Seat {wager.seat} has two {wager.bet} wagers in this coup; send one."
         wager_keys.add((wager.seat, wager.bet))
+        minor = {"amount": 0, "paid": None}
         for money_field in ("amount", "paid"):
             value = getattr(wager, money_field)
             if value is None:
                 continue
             try:
-                minor = to_minor(value, table.currency)
+                minor[money_field] = to_minor(value, table.currency)
             except MoneyError as exc:
                 errors[f"{where}.{money_field}"] = str(exc)
                 continue
-            if money_field == "amount" and minor <= 0:
+            if money_field == "amount" and minor["amount"] <= 0:
                 errors[f"{where}.amount"] = "A wager amount must be positive."
-            if money_field == "paid" and minor < 0:
+            if money_field == "paid" and minor["paid"] < 0:
                 errors[f"{where}.paid"] = "A paid amount cannot be negative."
+        minors.append((minor["amount"], minor["paid"]))
     if errors:
         raise ValidationError(errors)
 
     evaluation = game.evaluate(game.Coup(player=hands["player"], banker=hands["banker"]))
+    settled_here = {} if settled is None else settled.setdefault(evaluation, {})
     wagers = []
-    for wager in item.wagers:
-        settlement = game.settle(
-            paytable, wager.bet, wager.amount, evaluation, unit=settlement_unit(table.currency)
-        )
-        wagers.append(SettledWager(
-            wager.seat, wager.bet, table.currency, to_minor(wager.amount, table.currency), str(settlement.result),
-            to_minor(settlement.payout, table.currency), to_minor(settlement.commission, table.currency),
-            None if wager.paid is None else to_minor(wager.paid, table.currency),
-        ))
+    for wager, (amount_minor, paid_minor) in zip(item.wagers, minors, strict=True):
+        key = (wager.bet, amount_minor)
+        settlement = settled_here.get(key)
+        if settlement is None:
+            engine = game.settle(paytable, wager.bet, wager.amount, evaluation, unit=settlement_unit(table.currency))
+            settlement = settled_here[key] = (
+                str(engine.result), to_minor(engine.payout, table.currency), to_minor(engine.commission, table.currency)
+            )
+        wagers.append(SettledWager(wager.seat, wager.bet, table.currency, amount_minor, *settlement, paid_minor))
     return _PreparedCoup(item, hands["player"], hands["banker"], evaluation, wagers)
 
 
@@ -373,11 +382,17 @@ def _insert_rows(model, spec, shoe_id: int, rows: list[tuple]) -> list[int]:
             arrays[position] = [json.dumps(value) for value in arrays[position]]
     quote = connection.ops.quote_name
     names = ", ".join(quote(model_field.column) for model_field in fields)
-    casts = ", ".join(f"%s::{model_field.db_type(connection)}[]" for model_field in fields)
+    casts = ", ".join(f"%b::{model_field.db_type(connection)}[]" for model_field in fields)
     # Only names from the model's own metadata go into the text; every value is a parameter.
     sql = (f"INSERT INTO {quote(model._meta.db_table)} ({names}) "  # noqa: S608
            f"SELECT * FROM unnest({casts}) RETURNING {quote(model._meta.pk.column)}")
-    with connection.cursor() as cursor:
+    import psycopg  # PostgreSQL only
+
+    connection.ensure_connection()
+    # The arrays go as binary parameters bound by the server: Django's cursor binds on the client,
+    # quoting each of the day's 150,000 values into the SQL text. This statement writes no audited
+    # table; the transaction's audit context (pghistory's set_config) is set by its other statements.
+    with psycopg.Cursor(connection.connection) as cursor:
         cursor.execute(sql, arrays)
         return [row[0] for row in cursor.fetchall()]
 
@@ -448,9 +463,10 @@ def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -
         table = shoe.table
         paytable = engine_paytable(table.paytable)
         prepared: dict[int, _PreparedCoup] = {}
+        settled: dict = {}
         for index, item in enumerate(coups):
             try:
-                prepared[index] = _prepare(item, table, paytable)
+                prepared[index] = _prepare(item, table, paytable, settled)
             except ValidationError as exc:
                 outcomes[index] = CoupOutcome(CoupOutcomeStatus.INVALID, errors=exc.message_dict)
         existing = _coups_recorded(shoe, {item.item.number for item in prepared.values()})
