@@ -30,6 +30,7 @@ from pit.api.permissions import READ, WRITE, ensure_table_access
 from pit.compliance import services as compliance_services
 from pit.compliance.models import RuleViolation
 from pit.core.actors import Actor
+from pit.core.collection import collection_paused
 from pit.core.errors import Conflict
 from pit.core.money import from_minor
 from pit.ledger import services as ledger_services
@@ -471,6 +472,7 @@ class ShoeCoupsBatchView(APIView):
             OpenApiExample("Full answer (?answer=full)", response_only=True, value=examples.BATCH_FULL),
         ],
     )
+    @collection_paused()
     @idempotent
     def post(self, request, shoe_id: int):
         body = request.data
