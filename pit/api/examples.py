@@ -133,7 +133,12 @@ BET_ODDS = {
                  {"result": "lose", "net": "-1", "probability": "0.446246609344"}],
 }
 BATCH_SUMMARY = {"created": 1, "existing": 0, "conflict": 1, "invalid": 0}
-BATCH_ITEM = {"index": 0, "number": 1, "status": "created", "errors": {}, "coup": COUP}
+BATCH_ITEM = {"index": 0, "number": 1, "status": "created", "id": 8121, "errors": {}}
+BATCH_CONFLICT = {"index": 1, "number": 1, "status": "conflict", "id": 8121,
+                  "errors": {"wagers[0].amount": ["recorded 100.00, posted 150.00"]}}
+BATCH_BRIEF = {"shoe": 412, "summary": BATCH_SUMMARY, "results": [BATCH_ITEM, BATCH_CONFLICT]}
+# The same answer with ?answer=full: each item carries its coup.
+BATCH_FULL = {**BATCH_BRIEF, "results": [{**BATCH_ITEM, "coup": COUP}, {**BATCH_CONFLICT, "coup": COUP}]}
 
 
 SUPPLEMENT_SEAT = {
@@ -156,15 +161,7 @@ COMPONENT_EXAMPLES = {
                        "message": "The table reported banker; the cards give player (Player 7, Banker 6)."},
     "CoupBatchItem": BATCH_ITEM,
     "CoupBatchSummary": BATCH_SUMMARY,
-    "CoupBatchResult": {
-        "shoe": 412,
-        "summary": BATCH_SUMMARY,
-        "results": [
-            BATCH_ITEM,
-            {"index": 1, "number": 1, "status": "conflict",
-             "errors": {"wagers[0].amount": ["recorded 100.00, posted 150.00"]}, "coup": COUP},
-        ],
-    },
+    "CoupBatchResult": BATCH_BRIEF,
     "Collection": {"shoe": 412, "seat": 2, "currency": "USD", "collected": "5.00", "entry": 9312},
     "Reconciliation": RECONCILIATION,
     "ReconciliationSeat": RECONCILIATION_SEAT,

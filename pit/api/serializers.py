@@ -518,8 +518,13 @@ class CoupBatchItemSerializer(serializers.Serializer):
     index = serializers.IntegerField(help_text="Position in the posted list.")
     number = serializers.IntegerField(allow_null=True)
     status = serializers.ChoiceField(choices=("created", "existing", "conflict", "invalid"))
+    id = serializers.IntegerField(
+        allow_null=True, help_text="The coup that holds the number (created now or before); null when invalid."
+    )
     errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
-    coup = CoupSerializer(allow_null=True)
+    coup = CoupSerializer(
+        allow_null=True, required=False, help_text="Only with `?answer=full`: the coup as `GET /coups/{id}/` shows it."
+    )
 
 
 class CoupBatchSummarySerializer(serializers.Serializer):

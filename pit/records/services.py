@@ -8,7 +8,7 @@ from django.apps import apps
 from django.db import transaction
 
 from pit import game
-from pit.records.chain import ChainSpec, genesis, row_hash, values_of
+from pit.records.chain import ChainSpec, genesis, row_hash, row_hasher, values_of
 from pit.records.models import ChainHead
 
 _local = threading.local()
@@ -84,6 +84,26 @@ def chain_link(instance, spec: ChainSpec) -> None:
     instance.chain_seq, instance.chain_hash = cursor.length, cursor.head
     if alone:
         cursor.save()
+
+
+def chain_rows(*, shoe_id: int, spec: ChainSpec, rows: list) -> list[tuple[int, str]]:
+    """The positions and hashes of rows about to be inserted into a shoe's chain, in order, from
+    their values in the spec's field order: what `chain_link` gives a model instance, for rows a
+    batch builds without one. Use it inside `records_chain`."""
+    cursor = _cursors().get(shoe_id)
+    alone = cursor is None
+    if alone:
+        cursor = _Cursor.load(shoe_id)
+    hasher, length, head = row_hasher(spec), cursor.length, cursor.head
+    links = []
+    for values in rows:
+        length += 1
+        head = hasher(head, length, values)
+        links.append((length, head))
+    cursor.length, cursor.head = length, head
+    if alone:
+        cursor.save()
+    return links
 
 
 RECORDS_CHECK = "records_verify"

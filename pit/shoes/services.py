@@ -8,12 +8,14 @@ happened and the back-office judges it.
 import dataclasses
 import datetime as dt
 import hashlib
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
+from django.db.models import JSONField
 from django.utils import timezone
 
 from pit import game
@@ -23,13 +25,16 @@ from pit.core.gaming_day import gaming_day_for
 from pit.core.money import MoneyError, from_minor, settlement_unit, to_minor
 from pit.core.outbox import outbox_enqueue
 from pit.paytables.selectors import engine_paytable
-from pit.records.services import records_chain
+from pit.records.chain import SPEC_BY_LABEL
+from pit.records.services import chain_rows, records_chain
 from pit.shoes.models import CorrectionKind, Coup, CoupCorrection, Shoe, ShoeStatus, Wager
 from pit.tables.models import Table
 
 # The tasks a write owes, by their registered names (pit.ledger.tasks, pit.compliance.tasks): the
 # outbox sends them by name, so the services import no task module (which import the services).
 SHOE_RECONCILE = "ledger.shoe_reconcile"
+# The chained rows a coup writes, in the order a batch links them: its coups, their wagers, the accruals.
+COUP_CHAIN_LABELS = ("shoes.Coup", "shoes.Wager", "ledger.CommissionEntry")
 COUPS_VERIFY = "compliance.coups_verify"
 
 
@@ -58,13 +63,31 @@ class CoupOutcomeStatus:
     INVALID = "invalid"  # malformed: nothing written
 
 
+@dataclass(slots=True)
+class SettledWager:
+    """A wager as the engine settled it, in minor units: the values of a `Wager` row, without the
+    model (a day's batch settles some 11,000 of them; instantiating models was a quarter of its time)."""
+
+    seat: int
+    bet: str
+    currency: str
+    amount_minor: int
+    result: str
+    payout_minor: int
+    commission_minor: int
+    paid_minor: int | None
+
+    def model(self, **links) -> Wager:
+        return Wager(**{name: getattr(self, name) for name in self.__slots__}, **links)
+
+
 @dataclass
 class CoupOutcome:
     status: str
     coup: Coup | None = None
     errors: dict = field(default_factory=dict)
     violation: object = None
-    wagers: list = field(default_factory=list)  # a coup created by coup_record: its wagers, as written
+    wagers: list[SettledWager] = field(default_factory=list)  # a coup created now: its wagers as stored
 
 
 # ---------------------------------------------------------------------------------------- shoes
@@ -243,11 +266,16 @@ class _PreparedCoup:
     player: tuple[game.Card, ...]
     banker: tuple[game.Card, ...]
     evaluation: game.Evaluation
-    wagers: list[Wager]
+    wagers: list[SettledWager]
 
 
-def _prepare(item: CoupInput, table: Table, paytable: game.Paytable) -> _PreparedCoup:
-    """Check a coup's input against the table and settle it with the engine; ValidationError if malformed."""
+def _prepare(
+    item: CoupInput, table: Table, paytable: game.Paytable, settled: dict | None = None
+) -> _PreparedCoup:
+    """Check a coup's input against the table and settle it with the engine; ValidationError if malformed.
+
+    `settled` memoizes the engine's settlements over a batch (a settlement depends on nothing but the
+    paytable, the bet, the stake and the evaluation, and a day repeats the same few thousand)."""
     errors: dict[str, str] = {}
     if not isinstance(item.number, int) or isinstance(item.number, bool) or item.number < 1:
         errors["number"] = "A coup number is a whole number from 1 up."
@@ -263,6 +291,7 @@ def _prepare(item: CoupInput, table: Table, paytable: game.Paytable) -> _Prepare
     if item.reported_winner not in ("", *game.Winner):
         errors["reported_winner"] = f"{item.reported_winner!r} is not a winner (player, banker or tie)."
     wager_keys = set()
+    minors: list[tuple[int, int | None]] = []
     for index, wager in enumerate(item.wagers):
         where = f"wagers[{index}]"
         if wager.seat not in table.seats:
@@ -275,35 +304,36 @@ def _prepare(item: CoupInput, table: Table, paytable: game.Paytable) -> _Prepare
         if (wager.seat, wager.bet) in wager_keys:
             errors[f"{where}.bet"] = f"Seat {wager.seat} has two {wager.bet} wagers in this coup; send one."
         wager_keys.add((wager.seat, wager.bet))
+        minor = {"amount": 0, "paid": None}
         for money_field in ("amount", "paid"):
             value = getattr(wager, money_field)
             if value is None:
                 continue
             try:
-                minor = to_minor(value, table.currency)
+                minor[money_field] = to_minor(value, table.currency)
             except MoneyError as exc:
                 errors[f"{where}.{money_field}"] = str(exc)
                 continue
-            if money_field == "amount" and minor <= 0:
+            if money_field == "amount" and minor["amount"] <= 0:
                 errors[f"{where}.amount"] = "A wager amount must be positive."
-            if money_field == "paid" and minor < 0:
+            if money_field == "paid" and minor["paid"] < 0:
                 errors[f"{where}.paid"] = "A paid amount cannot be negative."
+        minors.append((minor["amount"], minor["paid"]))
     if errors:
         raise ValidationError(errors)
 
     evaluation = game.evaluate(game.Coup(player=hands["player"], banker=hands["banker"]))
+    settled_here = {} if settled is None else settled.setdefault(evaluation, {})
     wagers = []
-    for wager in item.wagers:
-        settlement = game.settle(
-            paytable, wager.bet, wager.amount, evaluation, unit=settlement_unit(table.currency)
-        )
-        wagers.append(Wager(
-            seat=wager.seat, bet=wager.bet, currency=table.currency,
-            amount_minor=to_minor(wager.amount, table.currency), result=str(settlement.result),
-            payout_minor=to_minor(settlement.payout, table.currency),
-            commission_minor=to_minor(settlement.commission, table.currency),
-            paid_minor=None if wager.paid is None else to_minor(wager.paid, table.currency),
-        ))
+    for wager, (amount_minor, paid_minor) in zip(item.wagers, minors, strict=True):
+        key = (wager.bet, amount_minor)
+        settlement = settled_here.get(key)
+        if settlement is None:
+            engine = game.settle(paytable, wager.bet, wager.amount, evaluation, unit=settlement_unit(table.currency))
+            settlement = settled_here[key] = (
+                str(engine.result), to_minor(engine.payout, table.currency), to_minor(engine.commission, table.currency)
+            )
+        wagers.append(SettledWager(wager.seat, wager.bet, table.currency, amount_minor, *settlement, paid_minor))
     return _PreparedCoup(item, hands["player"], hands["banker"], evaluation, wagers)
 
 
@@ -394,63 +424,80 @@ def _repost_violation(shoe: Shoe, existing: Coup, prepared: _PreparedCoup, diffe
     )
 
 
-def _bulk_insert(model, rows: list) -> None:
-    """`bulk_create`, in one statement on PostgreSQL: INSERT ... SELECT FROM unnest(one array per
-    column) RETURNING id. Django's bulk_create compiles a placeholder per value, which was most of
-    the time of a day's batch (800 coups, 5,600 wagers); this sends the same values as 10 arrays."""
+def _insert_rows(model, spec, shoe_id: int, rows: list[tuple]) -> list[int]:
+    """Insert a shoe's fact rows, given as tuples of values in the order of their chain spec's
+    fields (pit.records.chain.SPECS), linked to the shoe's hash chain; their ids, in order.
+
+    PostgreSQL: one statement, INSERT ... SELECT FROM unnest(one array per column) RETURNING id, the
+    arrays built from the values as they are, each row's chain position and hash computed from the
+    same tuple (Django's bulk_create compiles a placeholder per value, and going through each field's
+    `get_db_prep_save` on model instances was most of a day's batch). Elsewhere (SQLite) bulk_create,
+    which links each row as it compiles it (`ChainSeqField.pre_save`)."""
     if not rows:
-        return
+        return []
     if connection.vendor != "postgresql":
-        model.objects.bulk_create(rows)
-        return
-    fields = [field for field in model._meta.concrete_fields if not field.primary_key]
-    columns = ", ".join(connection.ops.quote_name(field.column) for field in fields)
-    arrays = ", ".join(f"%s::{field.db_type(connection)}[]" for field in fields)
-    params = [
-        [field.get_db_prep_save(field.pre_save(row, True), connection) for row in rows] for field in fields
+        created = model.objects.bulk_create(model(**dict(zip(spec.fields, row, strict=True))) for row in rows)
+        return [instance.pk for instance in created]
+    links = chain_rows(shoe_id=shoe_id, spec=spec, rows=rows)
+    fields = [model._meta.get_field(attname.removesuffix("_id")) for attname in spec.fields]
+    fields += [model._meta.get_field("chain_seq"), model._meta.get_field("chain_hash")]
+    columns = [[row[position] for row in rows] for position in range(len(spec.fields))]
+    columns += [[seq for seq, _ in links], [link for _, link in links]]
+    arrays = [
+        _array_literal([json.dumps(value) for value in column] if isinstance(model_field, JSONField) else column)
+        for model_field, column in zip(fields, columns, strict=True)
     ]
+    quote = connection.ops.quote_name
+    names = ", ".join(quote(model_field.column) for model_field in fields)
+    casts = ", ".join(f"%s::{model_field.db_type(connection)}[]" for model_field in fields)
     # Only names from the model's own metadata go into the text; every value is a parameter.
-    sql = (f"INSERT INTO {connection.ops.quote_name(model._meta.db_table)} ({columns}) "  # noqa: S608
-           f"SELECT * FROM unnest({arrays}) RETURNING {connection.ops.quote_name(model._meta.pk.column)}")
+    sql = (f"INSERT INTO {quote(model._meta.db_table)} ({names}) "  # noqa: S608
+           f"SELECT * FROM unnest({casts}) RETURNING {quote(model._meta.pk.column)}")
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        ids = [row[0] for row in cursor.fetchall()]
-    for row, pk in zip(rows, ids, strict=True):
-        row.pk = pk
-        row._state.adding = False
-        row._state.db = connection.alias
+        cursor.execute(sql, arrays)
+        return [row[0] for row in cursor.fetchall()]
+
+
+def _array_literal(values: list) -> str:
+    """A column's values as one PostgreSQL array literal (every element quoted, None as NULL), cast by
+    the statement to the column's type: one string parameter instead of an adapter call per value
+    (a day's batch holds some 150,000 values)."""
+    return "{" + ",".join(
+        "NULL" if value is None else '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+        for value in values
+    ) + "}"
 
 
 def _store(shoe: Shoe, prepared: list[_PreparedCoup], actor: Actor, paytable_id: int) -> list[Coup]:
-    """Insert the prepared coups, their wagers and commission accruals in bulk, and count the cards."""
+    """Insert the prepared coups, their wagers and commission accruals in bulk (each linked to the
+    shoe's hash chain), and count the cards. Rows are plain values in the chain's field order
+    (pit.records.chain.SPECS), so hashing and inserting take the same tuples."""
     from pit.ledger.models import CommissionEntry, EntryKind
 
     now = timezone.now()
-    coups = []
+    user_id, device_id = getattr(actor.user, "pk", None), getattr(actor.device, "pk", None)
+    coup_rows = []
     for item in prepared:
         dealt_at = item.item.dealt_at or now
+        if timezone.is_naive(dealt_at):  # as Django stores a naive time: in the default time zone
+            dealt_at = timezone.make_aware(dealt_at)
         evaluation = item.evaluation
-        coups.append(Coup(
-            shoe=shoe, number=item.item.number, dealt_at=dealt_at, gaming_day=gaming_day_for(dealt_at),
-            player_cards=[card.code for card in item.player], banker_cards=[card.code for card in item.banker],
-            player_total=evaluation.player_total, banker_total=evaluation.banker_total,
-            winner=str(evaluation.winner), natural=evaluation.natural, player_pair=evaluation.player_pair,
-            banker_pair=evaluation.banker_pair, reported_winner=item.item.reported_winner,
-            paytable_id=paytable_id, **actor.recorded_fields(),
+        coup_rows.append((
+            shoe.pk, item.item.number, dealt_at, gaming_day_for(dealt_at), [card.code for card in item.player],
+            [card.code for card in item.banker], evaluation.player_total, evaluation.banker_total,
+            str(evaluation.winner), evaluation.natural, evaluation.player_pair, evaluation.banker_pair,
+            item.item.reported_winner, paytable_id, now, user_id, device_id,
         ))
-    _bulk_insert(Coup, coups)
-    wagers = []
-    for coup, item in zip(coups, prepared, strict=True):
-        for wager in item.wagers:
-            wager.coup = coup
-            wagers.append(wager)
-    _bulk_insert(Wager, wagers)
-    _bulk_insert(CommissionEntry, [
-        CommissionEntry(
-            shoe=shoe, seat=wager.seat, kind=EntryKind.ACCRUED, currency=wager.currency,
-            amount_minor=wager.commission_minor, wager=wager, **actor.recorded_fields(),
-        )
-        for wager in wagers if wager.commission_minor > 0
+    coup_spec, wager_spec, entry_spec = (SPEC_BY_LABEL[label] for label in COUP_CHAIN_LABELS)
+    coup_ids = _insert_rows(Coup, coup_spec, shoe.pk, coup_rows)
+    wager_rows = [
+        (coup_id, w.seat, w.bet, w.currency, w.amount_minor, w.result, w.payout_minor, w.commission_minor, w.paid_minor)
+        for coup_id, item in zip(coup_ids, prepared, strict=True) for w in item.wagers
+    ]
+    wager_ids = _insert_rows(Wager, wager_spec, shoe.pk, wager_rows)
+    _insert_rows(CommissionEntry, entry_spec, shoe.pk, [
+        (shoe.pk, row[1], EntryKind.ACCRUED.value, row[3], row[7], wager_id, "", None, "", now, user_id, device_id)
+        for wager_id, row in zip(wager_ids, wager_rows, strict=True) if row[7] > 0
     ])
     seen = Counter(shoe.cards_seen)
     for item in prepared:
@@ -459,7 +506,22 @@ def _store(shoe: Shoe, prepared: list[_PreparedCoup], actor: Actor, paytable_id:
     shoe.cards_dealt += sum(len(item.player) + len(item.banker) for item in prepared)
     shoe.coups_recorded += len(prepared)
     shoe.save(update_fields=["cards_seen", "cards_dealt", "coups_recorded"])
+    coups = []
+    for coup_id, row in zip(coup_ids, coup_rows, strict=True):
+        coup = Coup(id=coup_id, **dict(zip(coup_spec.fields, row, strict=True)))
+        coup.shoe, coup.recorded_by_user, coup.recorded_by_device = shoe, actor.user, actor.device
+        coup._state.adding, coup._state.db = False, connection.alias
+        coups.append(coup)
     return coups
+
+
+def _coups_recorded(shoe: Shoe, numbers: set[int]) -> dict[int, Coup]:
+    """The shoe's coups recorded under these numbers, by number. One range over the shoe's
+    (shoe, number) index rather than a placeholder per number (a day's batch sends 1,600)."""
+    if not numbers:
+        return {}
+    in_range = Coup.objects.filter(shoe=shoe, number__range=(min(numbers), max(numbers)))
+    return {coup.number: coup for coup in in_range if coup.number in numbers}
 
 
 def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -> list[CoupOutcome]:
@@ -472,17 +534,20 @@ def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -
         table = shoe.table
         paytable = engine_paytable(table.paytable)
         prepared: dict[int, _PreparedCoup] = {}
+        settled: dict = {}
         for index, item in enumerate(coups):
             try:
-                prepared[index] = _prepare(item, table, paytable)
+                prepared[index] = _prepare(item, table, paytable, settled)
             except ValidationError as exc:
                 outcomes[index] = CoupOutcome(CoupOutcomeStatus.INVALID, errors=exc.message_dict)
-        numbers = {item.item.number for item in prepared.values()}
-        existing = {coup.number: coup for coup in Coup.objects.filter(shoe=shoe, number__in=numbers)}
+        existing = _coups_recorded(shoe, {item.item.number for item in prepared.values()})
         recorded_wagers: dict[int, list[Wager]] = {coup.pk: [] for coup in existing.values()}
-        for wager in Wager.objects.filter(coup_id__in=recorded_wagers).only("coup_id", "seat", "bet",
-                                                                            "amount_minor", "paid_minor"):
-            recorded_wagers[wager.coup_id].append(wager)
+        if existing:
+            for wager in Wager.objects.filter(
+                coup__shoe=shoe, coup__number__range=(min(existing), max(existing))
+            ).only("coup_id", "seat", "bet", "amount_minor", "paid_minor"):
+                if wager.coup_id in recorded_wagers:
+                    recorded_wagers[wager.coup_id].append(wager)
         to_store: list[tuple[int, _PreparedCoup]] = []
         in_batch: dict[int, int] = {}
         batch_conflicts: list[tuple[int, _PreparedCoup]] = []
@@ -519,8 +584,8 @@ def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -
         if to_store:
             with records_chain(shoe_id=shoe.pk):  # every row hashed in memory as it is inserted; the head once
                 stored = _store(shoe, [item for _, item in to_store], actor, table.paytable_id)
-            for (index, _), coup in zip(to_store, stored, strict=True):
-                outcomes[index] = CoupOutcome(CoupOutcomeStatus.CREATED, coup=coup)
+            for (index, item), coup in zip(to_store, stored, strict=True):
+                outcomes[index] = CoupOutcome(CoupOutcomeStatus.CREATED, coup=coup, wagers=item.wagers)
             outbox_enqueue(COUPS_VERIFY, [coup.pk for coup in stored])
             if min(coup.gaming_day for coup in stored) < gaming_day_for(timezone.now()):  # a late coup:
                 outbox_enqueue("rollups.shoe_refresh", shoe.pk)  # pit.rollups refreshes its complete day
@@ -625,7 +690,7 @@ def _coup_correction_write(
         coup = Coup.objects.select_related("paytable").get(pk=coup.pk)
         latest = coup.corrections.order_by("-sequence").first()
         standing = list(wagers_standing(coup.wagers.all()))
-        settled: list[Wager] = []
+        settled: list[SettledWager] = []
         if kind == CorrectionKind.VOID:
             if latest is not None and latest.kind == CorrectionKind.VOID:
                 return CorrectionOutcome(latest, created=False)
@@ -642,9 +707,7 @@ def _coup_correction_write(
             coup=coup, sequence=(latest.sequence if latest else 0) + 1, kind=kind, reason=reason,
             **actor.recorded_fields(),
         )
-        for wager in settled:
-            wager.coup, wager.correction = coup, correction
-        Wager.objects.bulk_create(settled)
+        settled = Wager.objects.bulk_create(wager.model(coup=coup, correction=correction) for wager in settled)
         note = f"{correction}: {reason}"
         replaced = CommissionEntry.objects.filter(
             wager__in=[wager.pk for wager in standing], kind=EntryKind.ACCRUED, reversed_by__isnull=True

@@ -269,7 +269,7 @@ def test_a_batch_records_each_coup_on_its_own(device, shoe, django_capture_on_co
         ]
     }
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        response = device.post(url(shoe, "batch/"), batch, format="json")
+        response = device.post(url(shoe, "batch/?answer=full"), batch, format="json")
     assert response.status_code == 200
     body = response.json()
     assert body["summary"] == {"created": 1, "existing": 1, "conflict": 1, "invalid": 3}
@@ -384,3 +384,66 @@ def test_a_coup_post_takes_a_fixed_number_of_round_trips(device, shoe):
         "UPDATE",  # the answer stored on the key
         "RELEASE",  # COMMIT; the task is sent after the answer has gone out
     ], [query["sql"][:120] for query in captured.captured_queries]
+
+
+def test_a_batch_answers_each_item_with_its_status_id_and_errors_only(device, shoe, django_capture_on_commit_callbacks):
+    first = device.post(url(shoe), coup_body(1), format="json").json()
+    batch = {
+        "coups": [
+            coup_body(2),
+            coup_body(1),  # a replay
+            coup_body(1, player=["5H", "KD", "3C"]),  # a conflict
+            coup_body(3, wagers=[{"seat": 4, "bet": "player", "amount": "10.00"}]),  # unknown seat
+        ]
+    }
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        response = device.post(url(shoe, "batch/"), batch, format="json")
+    second = Coup.objects.get(shoe=shoe, number=2)
+    assert response.status_code == 200
+    assert response.json() == {
+        "shoe": shoe.pk,
+        "summary": {"created": 1, "existing": 1, "conflict": 1, "invalid": 1},
+        "results": [
+            {"index": 0, "number": 2, "status": "created", "id": second.pk, "errors": {}},
+            {"index": 1, "number": 1, "status": "existing", "id": first["id"], "errors": {}},
+            {"index": 2, "number": 1, "status": "conflict", "id": first["id"],
+             "errors": {"player": ["recorded 5H KD 2C, posted 5H KD 3C"]}},
+            {"index": 3, "number": 3, "status": "invalid", "id": None, "errors": {
+                "wagers[0].seat": [
+                    "4 is not a seat at table BB1 (seats 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15, 16)."
+                ]
+            }},
+        ],
+    }
+    assert sorted(Wager.objects.filter(coup=second).values_list("seat", "bet", "amount_minor", "payout_minor")) == [
+        (1, "player", 10000, 10000), (2, "banker", 10000, 0), (3, "tie", 2500, 0), (5, "player", 5000, 5000),
+        (6, "banker", 25000, 0), (7, "player_pair", 1000, 0), (8, "banker", 7500, 0),
+    ]
+    assert len(callbacks) == 1
+
+
+def test_with_answer_full_each_item_carries_its_coup_as_get_shows_it(device, shoe):
+    first = device.post(url(shoe), coup_body(1), format="json").json()
+    batch = {"coups": [coup_body(2, reported_winner="banker"), coup_body(1), coup_body(3, player=["5H"])]}
+    response = device.post(url(shoe, "batch/?answer=full"), batch, format="json")
+    assert response.status_code == 200
+    results = response.json()["results"]
+    second = Coup.objects.get(shoe=shoe, number=2)
+    assert [(r["index"], r["status"], r["id"]) for r in results] == [
+        (0, "created", second.pk), (1, "existing", first["id"]), (2, "invalid", None)
+    ]
+    assert results[0]["coup"] == device.get(f"/api/v1/coups/{second.pk}/").json()
+    assert [v["code"] for v in results[0]["coup"]["violations"]] == ["reported_winner_mismatch"]
+    assert results[1]["coup"] == first
+    assert results[2]["coup"] is None
+
+
+@pytest.mark.parametrize("answer", ["everything", "FULL", ""])
+def test_an_unknown_answer_form_is_a_400_naming_it_and_writes_nothing(device, shoe, answer):
+    before = counts()
+    response = device.post(url(shoe, f"batch/?answer={answer}"), {"coups": [coup_body(1)]}, format="json")
+    assert response.status_code == 400
+    assert response.json()["errors"] == {
+        "answer": [f"{answer!r} is not an answer form: brief (the default) or full."]
+    }
+    assert counts() == before

@@ -93,7 +93,8 @@ def test_a_floor_day_through_the_generated_client(generated, live_server):
     assert replayed.status_code == 201 and replayed.headers["Idempotent-Replayed"] == "true"
 
     batch = call("coups.shoes_coups_batch_create", shoe_id,
-                 body=models.CoupBatchInputRequest.from_dict({"coups": [COUP_EXAMPLE, SECOND_COUP_EXAMPLE]}))
+                 body=models.CoupBatchInputRequest.from_dict({"coups": [COUP_EXAMPLE, SECOND_COUP_EXAMPLE]}),
+                 answer=models.ShoesCoupsBatchCreateAnswer.FULL)
     assert batch.status_code == 200 and isinstance(batch.parsed, models.CoupBatchResult)
     assert [item.status for item in batch.parsed.results] == [
         models.CoupBatchItemStatusEnum.EXISTING, models.CoupBatchItemStatusEnum.CREATED

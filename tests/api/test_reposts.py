@@ -127,7 +127,7 @@ def test_in_a_batch_a_differing_repost_is_a_conflict_with_its_differences_and_th
             coup_body(2, reported_winner="player"),
         ]
     }
-    response = device.post(url(shoe, "batch/"), batch, format="json")
+    response = device.post(url(shoe, "batch/?answer=full"), batch, format="json")
     assert response.status_code == 200
     body = response.json()
     assert body["summary"] == {"created": 1, "existing": 1, "conflict": 2, "invalid": 0}

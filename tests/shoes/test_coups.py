@@ -349,3 +349,60 @@ def test_gaming_day_bounds_are_06_00_to_06_00_casino_time(settings):
     assert gaming_day_for(start) == dt.date(2026, 3, 1)
     assert gaming_day_for(end - dt.timedelta(microseconds=1)) == dt.date(2026, 3, 1)
     assert gaming_day_for(end) == dt.date(2026, 3, 2)
+
+
+@pytest.mark.postgres
+def test_on_postgresql_a_days_batch_is_stored_as_the_engine_settles_it_and_chained():
+    """The batch's array insert (PostgreSQL) writes each row as the engine settled it, with the
+    writer, one recorded time, and hash links that verify."""
+    import random
+
+    from pit import game
+    from pit.accounts.services import device_create
+    from pit.core.gaming_day import gaming_day_for
+    from pit.records.selectors import chains_verify
+
+    shoe = factories.shoe()
+    device, _ = device_create(table=shoe.table, name="shoe reader")
+    rng, dealt, posted = random.Random(16), game.new_shoe(8, random.Random(16)), []
+    for number in range(1, 61):
+        coup = dealt.deal_coup()
+        wagers = tuple(
+            factories.wager(seat, bet, str(rng.choice((25, 100, 250))), paid=rng.choice((None, "0")))
+            for seat, bet in zip((1, 2, 3, 5, 6, 7, 8), ("banker", "player", "banker", "tie", "banker", "player_pair",
+                                                         "banker"), strict=True)
+        )
+        naive = number % 2 == 0  # a naive time is taken in the default time zone, as Django stores one
+        dealt_at = dt.datetime(2026, 3, 2, 20, 0) + dt.timedelta(minutes=number)
+        posted.append(CoupInput(number=number, player=[c.code for c in coup.player],
+                                banker=[c.code for c in coup.banker], wagers=wagers,
+                                dealt_at=dealt_at if naive else dealt_at.replace(tzinfo=dt.UTC)))
+    outcomes = coups_record(shoe=shoe, coups=posted, actor=Actor(device=device))
+    assert {outcome.status for outcome in outcomes} == {"created"}
+    paytable = game.PRESETS["commission_box"]
+    for item, outcome in zip(posted, outcomes, strict=True):
+        coup = Coup.objects.get(pk=outcome.coup.pk)
+        evaluation = game.evaluate(game.Coup.from_codes(item.player, item.banker))
+        assert (coup.number, coup.player_cards, coup.banker_cards, coup.winner, coup.recorded_by_device_id) == (
+            item.number, item.player, item.banker, str(evaluation.winner), device.pk
+        )
+        moment = item.dealt_at if item.dealt_at.tzinfo else item.dealt_at.replace(tzinfo=dt.UTC)  # TIME_ZONE UTC
+        assert (coup.dealt_at, coup.gaming_day) == (moment, gaming_day_for(moment))
+        expected = []
+        for wager in item.wagers:
+            settled = game.settle(paytable, wager.bet, wager.amount, evaluation)
+            expected.append((wager.seat, wager.bet, int(wager.amount * 100), str(settled.result),
+                             int(settled.payout * 100), int(settled.commission * 100),
+                             None if wager.paid is None else 0))
+        assert sorted(coup.wagers.values_list(
+            "seat", "bet", "amount_minor", "result", "payout_minor", "commission_minor", "paid_minor"
+        )) == sorted(expected)
+        assert [(w.seat, w.commission_minor) for w in outcome.wagers] == [(w[0], w[5]) for w in expected]
+    entries = CommissionEntry.objects.filter(shoe=shoe)
+    assert sorted(entries.values_list("wager_id", "amount_minor")) == sorted(
+        Wager.objects.filter(coup__shoe=shoe, commission_minor__gt=0).values_list("pk", "commission_minor")
+    )
+    assert entries.count() > 0 and set(entries.values_list("kind", "recorded_by_device_id")) == {("accrued", device.pk)}
+    assert Coup.objects.filter(shoe=shoe).values("recorded_at").distinct().count() == 1
+    verification = chains_verify(shoe_ids=[shoe.pk])
+    assert verification.breaks == [] and verification.rows == 60 + 420 + entries.count()
