@@ -443,21 +443,24 @@ def _coup_findings(pk, player_codes, banker_codes, reported, shoe, paytable_id, 
     except ValueError:  # hands that cannot be evaluated were reported by verify_coup already
         return findings
     table_id = shoe["table_id"]
-    bets_by_seat: dict[int, list[tuple[str, int, str]]] = defaultdict(list)
+    dealt_at = context.dealt_at.get(pk)
+    sides: dict[int, dict[str, tuple[int, str]]] = {}
     for wager_id, _, seat, bet, currency, amount_minor, paid_minor in wagers:
-        bets_by_seat[seat].append((bet, amount_minor, currency))
+        if bet == "player" or bet == "banker":
+            sides.setdefault(seat, {})[bet] = (amount_minor, currency)
         for finding in context.wager_findings(
             table_id=table_id, paytable_id=paytable_id, seat=seat, bet=bet, currency=currency,
             amount_minor=amount_minor, paid_minor=paid_minor, charged_minor=ledger.get(wager_id, 0),
-            evaluation=evaluation, dealt_at=context.dealt_at.get(pk),
+            evaluation=evaluation, dealt_at=dealt_at,
         ):
             findings.append(Finding(f"{finding.code}:wager{wager_id}", finding, pk, wager_id, seat))
-    # A seat on both Player and Banker: judged with no limits, so only that rule can speak.
-    for seat, bets in bets_by_seat.items():
+    # A seat on both Player and Banker: judged by the engine with no limits, so only that rule can
+    # speak (with no limits and no increments, a seat holding other bets breaks no rule: not asked).
+    for seat, bets in sides.items():
         if len(bets) > 1:
             lines = [
                 game.WagerLine(seat=seat, bet=bet, amount=context.money(amount_minor, currency))
-                for bet, amount_minor, currency in bets
+                for bet, (amount_minor, currency) in bets.items()
             ]
             for finding in game.check_wager_limits(game.TableLimits(), lines):
                 findings.append(Finding(f"{finding.code}:coup{pk}:seat{seat}", finding, pk, None, seat))
