@@ -31,6 +31,8 @@ from pit import game
 from pit.compliance.models import RuleViolation
 from pit.compliance.services import violations_clear_missing
 from pit.core.money import from_minor, settlement_unit
+from pit.core.outbox import outbox_owed_row, outbox_pending, outbox_take_over
+from pit.core.queues import VERIFY_TASK
 from pit.ledger.models import CommissionEntry, EntryKind
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import engine_paytable
@@ -90,6 +92,33 @@ def coups_check(*, coup_ids: Iterable[int]) -> int:
     totals = _shoes_check(shoe_ids, selected=Q(pk__in=coup_ids))
     # Game protection looks across coups, shoes and days (pit/protection/checks.py).
     return totals.holding + protection_check_shoes(shoe_ids=shoe_ids)
+
+
+def coups_check_owed(*, coup_ids: Iterable[int], task_id: str | None = None) -> int:
+    """The check a posted coup owes (the urgent task `compliance.coups_verify`), coalesced per shoe: in
+    one transaction, the task's own outbox row is re-read (another task may have done its coups
+    already: then nothing is left), the checks still owed for other coups of the same shoes are taken
+    over, and all their coups are checked at once. A taken-over row is emptied in the same
+    transaction, so a failed check gives every coup back to its own task; a coup posted meanwhile
+    owes a row this task did not see, and its own task checks it. Returns the findings that hold."""
+    with transaction.atomic():
+        own = outbox_owed_row(task_id=task_id) if task_id else None
+        if own is not None:
+            coup_ids = own.args[0] if own.args and not own.kwargs else coup_ids
+        coup_ids = set(coup_ids)
+        if not coup_ids:
+            return 0
+        shoe_ids = set(Coup.objects.filter(pk__in=coup_ids).values_list("shoe_id", flat=True))
+        pending = [
+            row for row in outbox_pending(VERIFY_TASK, exclude_task_id=task_id)
+            if len(row.args) == 1 and isinstance(row.args[0], list) and row.args[0] and not row.kwargs
+        ]
+        shoe_of = dict(
+            Coup.objects.filter(pk__in={pk for row in pending for pk in row.args[0]}).values_list("pk", "shoe_id")
+        )
+        taken = [row for row in pending if all(shoe_of.get(pk) in shoe_ids for pk in row.args[0])]
+        outbox_take_over(taken, args=[[]])
+        return coups_check(coup_ids=coup_ids.union(*(row.args[0] for row in taken)))
 
 
 def coups_sweep(
