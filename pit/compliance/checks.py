@@ -189,14 +189,14 @@ class _Context:
 
     def wager_findings(
         self, *, table_id: int, paytable_id: int, seat: int, bet: str, currency: str, amount_minor: int,
-        paid_minor: int | None, charged_minor: int, evaluation: game.Evaluation, dealt_at: dt.datetime | None = None,
+        paid_minor: int | None, charged_minor: int, evaluation: game.Evaluation, facts: frozenset[str],
+        version: int, limits: game.TableLimits,
     ) -> tuple[game.Violation, ...]:
         """What the engine finds wrong with one wager: the table's limits and the paytable's
         increments, the payout reported against the settlement, the ledger's commission against it.
-        A settlement depends only on the outcome's facts that the paytable's rules name, so those
-        (not the cards) are in the key."""
-        facts = self.relevant_facts(paytable_id, evaluation.facts)
-        version, limits = self.limits_at(table_id, dealt_at)
+        A settlement depends only on the outcome's facts that the paytable's rules name
+        (`relevant_facts`), so those (not the cards) are in the key, with the limits in force
+        (`limits_at`: their version); both are worked out once per coup by the caller."""
         key = (table_id, version, paytable_id, seat, bet, currency, amount_minor, paid_minor, charged_minor, facts)
         found = self._memo.get(key)
         if found is None:
@@ -472,7 +472,8 @@ def _coup_findings(pk, player_codes, banker_codes, reported, shoe, paytable_id, 
     except ValueError:  # hands that cannot be evaluated were reported by verify_coup already
         return findings
     table_id = shoe["table_id"]
-    dealt_at = context.dealt_at.get(pk)
+    facts = context.relevant_facts(paytable_id, evaluation.facts)
+    version, limits = context.limits_at(table_id, context.dealt_at.get(pk))
     sides: dict[int, dict[str, tuple[int, str]]] = {}
     for wager_id, _, seat, bet, currency, amount_minor, paid_minor in wagers:
         if bet == "player" or bet == "banker":
@@ -480,7 +481,7 @@ def _coup_findings(pk, player_codes, banker_codes, reported, shoe, paytable_id, 
         for finding in context.wager_findings(
             table_id=table_id, paytable_id=paytable_id, seat=seat, bet=bet, currency=currency,
             amount_minor=amount_minor, paid_minor=paid_minor, charged_minor=ledger.get(wager_id, 0),
-            evaluation=evaluation, dealt_at=dealt_at,
+            evaluation=evaluation, facts=facts, version=version, limits=limits,
         ):
             findings.append(Finding(f"{finding.code}:wager{wager_id}", finding, pk, wager_id, seat))
     # A seat on both Player and Banker: judged by the engine with no limits, so only that rule can

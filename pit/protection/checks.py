@@ -61,6 +61,8 @@ class _Paytables:
     def __init__(self) -> None:
         self.rules: dict[int, game.Paytable] = {}
         self.edges: dict[int, dict[str, tuple[Decimal, Decimal]]] = {}
+        # (paytable, bet, stake) -> (stake x house edge, stake x standard deviation per unit)
+        self.products: dict[tuple[int, str, int], tuple[Decimal, Decimal]] = {}
 
     def load(self, paytable_ids: set[int]) -> None:
         missing = paytable_ids - set(self.rules)
@@ -165,22 +167,33 @@ def _sequence_findings(shoes: list[Shoe], coups_by_shoe: dict[int, list[tuple]])
     margin = dt.timedelta(days=settings.PIT_PROTECTION_REPEAT_DAYS)
     digests = sorted({digest for _, _, shingles in indexed.values() for _, digest in shingles})
     found = _shingles_matching(digests, min(days) - margin, max(days) + margin)
+    # Where each digest was found: in the index now, and (for this chunk's shoes) as stored before.
+    now: dict[int, list[tuple]] = defaultdict(list)
+    for row in found:
+        now[row[2]].append(row)
+    stored: dict[int, list[tuple]] = defaultdict(list)
+    for other, rows in before.items():
+        for row in rows:
+            stored[row[1]].append((other, *row))
     findings = 0
     for shoe in shoes:
         if shoe.pk not in indexed:
             continue
-        codes, coup_of, shingles = indexed[shoe.pk]
-        coups = coups_by_shoe[shoe.pk]
+        shoe_id = shoe.pk
+        codes, coup_of, shingles = indexed[shoe_id]
+        coups = coups_by_shoe[shoe_id]
         first_day, last_day = coups[0][3] - margin, coups[-1][3] + margin
         position_of = {}
         for position, digest in shingles:
             position_of.setdefault(digest, position)
-        visible = [row for row in found if row[0] not in chunk or row[0] < shoe.pk]
-        visible += [(other, *row) for other in sorted(chunk) if other > shoe.pk for row in before[other]]
+        visible = []
+        for digest in position_of:
+            visible += [row for row in now.get(digest, ()) if row[0] not in chunk or row[0] < shoe_id]
+            visible += [row for row in stored.get(digest, ()) if row[0] > shoe_id]
         visible.sort(key=lambda row: (row[0], row[1]))
         first_match: dict[int, tuple[int, int, int]] = {}
         for other_id, other_position, digest, day, other_coup_id in visible:
-            if other_id != shoe.pk and digest in position_of and first_day <= day <= last_day:
+            if other_id != shoe_id and first_day <= day <= last_day:
                 first_match.setdefault(other_id, (position_of[digest], other_position, other_coup_id))
         findings += _repeats(shoe, coup_of, first_match)
         for run in sequences.new_deck_runs(codes):
@@ -195,19 +208,29 @@ def _sequence_findings(shoes: list[Shoe], coups_by_shoe: dict[int, list[tuple]])
 
 
 def _shingles_matching(digests: list[int], first_day: dt.date, last_day: dt.date) -> list[tuple]:
-    """(shoe, position, digest, gaming day, coup) of every indexed shingle with one of `digests`."""
+    """(shoe, position, digest, gaming day, coup) of every indexed shingle with one of `digests` that
+    more than one shoe holds (the shoes asking were indexed first, so a digest only one shoe holds
+    can match nothing: a re-run reads the few repeats, not every shingle again)."""
     if connection.vendor == "postgresql":  # one array parameter, not one placeholder per digest
+        table = CardShingle._meta.db_table
+        sql = (
+            f"SELECT shoe_id, position, digest, gaming_day, coup_id FROM {table} "  # noqa: S608
+            "WHERE digest = ANY(%(digests)s) AND gaming_day BETWEEN %(first)s AND %(last)s AND digest IN ("
+            f"SELECT digest FROM {table} WHERE digest = ANY(%(digests)s) AND gaming_day BETWEEN %(first)s "
+            "AND %(last)s GROUP BY digest HAVING count(DISTINCT shoe_id) > 1)"
+        )
         with connection.cursor() as cursor:
-            sql = (f"SELECT shoe_id, position, digest, gaming_day, coup_id FROM {CardShingle._meta.db_table} "  # noqa: S608
-                   "WHERE digest = ANY(%s) AND gaming_day BETWEEN %s AND %s")
-            cursor.execute(sql, [digests, first_day, last_day])
+            cursor.execute(sql, {"digests": digests, "first": first_day, "last": last_day})
             return cursor.fetchall()
     rows = []
     for start in range(0, len(digests), 500):
         rows += CardShingle.objects.filter(
             digest__in=digests[start : start + 500], gaming_day__gte=first_day, gaming_day__lte=last_day
         ).values_list("shoe_id", "position", "digest", "gaming_day", "coup_id")
-    return rows
+    holders = defaultdict(set)
+    for row in rows:
+        holders[row[2]].add(row[0])
+    return [row for row in rows if len(holders[row[2]]) > 1]
 
 
 def _repeats(shoe: Shoe, coup_of: list[tuple], first_match: dict[int, tuple[int, int, int]]) -> int:
@@ -366,6 +389,7 @@ def _deviation_totals(rows: Iterable[tuple], paytables: _Paytables) -> dict[int 
     (stake x the bet's standard deviation per unit), and coups are independent."""
     totals: dict[int | None, list] = defaultdict(lambda: [0, Decimal(0), Decimal(0), 0])
     per_coup: dict[int | None, Decimal] = defaultdict(Decimal)
+    products = paytables.products
     last_coup = None
     for coup_id, seat, bet, paytable_id, amount, payout, commission, result in rows:
         if coup_id != last_coup:
@@ -373,14 +397,20 @@ def _deviation_totals(rows: Iterable[tuple], paytables: _Paytables) -> dict[int 
                 totals[who][2] += spread * spread
             per_coup.clear()
             last_coup = coup_id
-        edge, unit_deviation = paytables.edges[paytable_id].get(bet, (Decimal(0), Decimal(0)))
+        # A pit repeats the same few stakes: each stake's theoretical and spread computed once.
+        key = (paytable_id, bet, amount)
+        product = products.get(key)
+        if product is None:
+            edge, unit_deviation = paytables.edges[paytable_id].get(bet, (Decimal(0), Decimal(0)))
+            product = products[key] = (amount * edge, amount * unit_deviation)
+        theoretical, spread = product
         win = (amount if result == WagerResult.LOSE else 0) - payout + commission
         for who in (None, seat):
             sums = totals[who]
             sums[0] += win
-            sums[1] += amount * edge
+            sums[1] += theoretical
             sums[3] += 1
-            per_coup[who] += amount * unit_deviation
+            per_coup[who] += spread
     for who, spread in per_coup.items():
         totals[who][2] += spread * spread
     return totals
