@@ -1,7 +1,7 @@
 """Benchmark: the re-verification sweep (`manage.py reverify`) over realistic dealt coups on PostgreSQL,
 against PostgreSQL merely reading the same coups and wagers through a server-side cursor.
 
-Creates the database `pit_h2_bench_sweep` (dropped first), migrates it, and fills it with what the
+Creates the database `pit_bench_sweep` (PIT_BENCH_SWEEP_DB; dropped first), migrates it, and fills it with what the
 floor simulator deals (`pit.floor.simulator.simulate`, as `manage.py simulate` deals): real 8-deck
 shoes to the cut card, several bets per seat (a main bet and side bets: tie, pairs), players coming
 and going (PIT_BENCH_SWEEP_SEATS of 12 seats occupied on average), commission accrued and collected,
@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 ADMIN_URL = os.environ.get("PIT_BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432/postgres")
-BENCH_DB = os.environ.get("PIT_BENCH_SWEEP_DB", "pit_h2_bench_sweep")
+BENCH_DB = os.environ.get("PIT_BENCH_SWEEP_DB", "pit_bench_sweep")
 TABLES = int(os.environ.get("PIT_BENCH_SWEEP_TABLES", "10"))
 DAYS = int(os.environ.get("PIT_BENCH_SWEEP_DAYS", "6"))
 SHOES_PER_DAY = int(os.environ.get("PIT_BENCH_SWEEP_SHOES", "4"))
