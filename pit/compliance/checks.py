@@ -31,6 +31,8 @@ from pit import game
 from pit.compliance.models import RuleViolation
 from pit.compliance.services import violations_clear_missing
 from pit.core.money import from_minor, settlement_unit
+from pit.core.outbox import outbox_owed_row, outbox_pending, outbox_take_over
+from pit.core.queues import VERIFY_TASK
 from pit.ledger.models import CommissionEntry, EntryKind
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import engine_paytable
@@ -90,6 +92,33 @@ def coups_check(*, coup_ids: Iterable[int]) -> int:
     totals = _shoes_check(shoe_ids, selected=Q(pk__in=coup_ids))
     # Game protection looks across coups, shoes and days (pit/protection/checks.py).
     return totals.holding + protection_check_shoes(shoe_ids=shoe_ids)
+
+
+def coups_check_owed(*, coup_ids: Iterable[int], task_id: str | None = None) -> int:
+    """The check a posted coup owes (the urgent task `compliance.coups_verify`), coalesced per shoe: in
+    one transaction, the task's own outbox row is re-read (another task may have done its coups
+    already: then nothing is left), the checks still owed for other coups of the same shoes are taken
+    over, and all their coups are checked at once. A taken-over row is emptied in the same
+    transaction, so a failed check gives every coup back to its own task; a coup posted meanwhile
+    owes a row this task did not see, and its own task checks it. Returns the findings that hold."""
+    with transaction.atomic():
+        own = outbox_owed_row(task_id=task_id) if task_id else None
+        if own is not None:
+            coup_ids = own.args[0] if own.args and not own.kwargs else coup_ids
+        coup_ids = set(coup_ids)
+        if not coup_ids:
+            return 0
+        shoe_ids = set(Coup.objects.filter(pk__in=coup_ids).values_list("shoe_id", flat=True))
+        pending = [
+            row for row in outbox_pending(VERIFY_TASK, exclude_task_id=task_id)
+            if len(row.args) == 1 and isinstance(row.args[0], list) and row.args[0] and not row.kwargs
+        ]
+        shoe_of = dict(
+            Coup.objects.filter(pk__in={pk for row in pending for pk in row.args[0]}).values_list("pk", "shoe_id")
+        )
+        taken = [row for row in pending if all(shoe_of.get(pk) in shoe_ids for pk in row.args[0])]
+        outbox_take_over(taken, args=[[]])
+        return coups_check(coup_ids=coup_ids.union(*(row.args[0] for row in taken)))
 
 
 def coups_sweep(
@@ -160,14 +189,14 @@ class _Context:
 
     def wager_findings(
         self, *, table_id: int, paytable_id: int, seat: int, bet: str, currency: str, amount_minor: int,
-        paid_minor: int | None, charged_minor: int, evaluation: game.Evaluation, dealt_at: dt.datetime | None = None,
+        paid_minor: int | None, charged_minor: int, evaluation: game.Evaluation, facts: frozenset[str],
+        version: int, limits: game.TableLimits,
     ) -> tuple[game.Violation, ...]:
         """What the engine finds wrong with one wager: the table's limits and the paytable's
         increments, the payout reported against the settlement, the ledger's commission against it.
-        A settlement depends only on the outcome's facts that the paytable's rules name, so those
-        (not the cards) are in the key."""
-        facts = self.relevant_facts(paytable_id, evaluation.facts)
-        version, limits = self.limits_at(table_id, dealt_at)
+        A settlement depends only on the outcome's facts that the paytable's rules name
+        (`relevant_facts`), so those (not the cards) are in the key, with the limits in force
+        (`limits_at`: their version); both are worked out once per coup by the caller."""
         key = (table_id, version, paytable_id, seat, bet, currency, amount_minor, paid_minor, charged_minor, facts)
         found = self._memo.get(key)
         if found is None:
@@ -443,21 +472,25 @@ def _coup_findings(pk, player_codes, banker_codes, reported, shoe, paytable_id, 
     except ValueError:  # hands that cannot be evaluated were reported by verify_coup already
         return findings
     table_id = shoe["table_id"]
-    bets_by_seat: dict[int, list[tuple[str, int, str]]] = defaultdict(list)
+    facts = context.relevant_facts(paytable_id, evaluation.facts)
+    version, limits = context.limits_at(table_id, context.dealt_at.get(pk))
+    sides: dict[int, dict[str, tuple[int, str]]] = {}
     for wager_id, _, seat, bet, currency, amount_minor, paid_minor in wagers:
-        bets_by_seat[seat].append((bet, amount_minor, currency))
+        if bet == "player" or bet == "banker":
+            sides.setdefault(seat, {})[bet] = (amount_minor, currency)
         for finding in context.wager_findings(
             table_id=table_id, paytable_id=paytable_id, seat=seat, bet=bet, currency=currency,
             amount_minor=amount_minor, paid_minor=paid_minor, charged_minor=ledger.get(wager_id, 0),
-            evaluation=evaluation, dealt_at=context.dealt_at.get(pk),
+            evaluation=evaluation, facts=facts, version=version, limits=limits,
         ):
             findings.append(Finding(f"{finding.code}:wager{wager_id}", finding, pk, wager_id, seat))
-    # A seat on both Player and Banker: judged with no limits, so only that rule can speak.
-    for seat, bets in bets_by_seat.items():
+    # A seat on both Player and Banker: judged by the engine with no limits, so only that rule can
+    # speak (with no limits and no increments, a seat holding other bets breaks no rule: not asked).
+    for seat, bets in sides.items():
         if len(bets) > 1:
             lines = [
                 game.WagerLine(seat=seat, bet=bet, amount=context.money(amount_minor, currency))
-                for bet, amount_minor, currency in bets
+                for bet, (amount_minor, currency) in bets.items()
             ]
             for finding in game.check_wager_limits(game.TableLimits(), lines):
                 findings.append(Finding(f"{finding.code}:coup{pk}:seat{seat}", finding, pk, None, seat))

@@ -1,15 +1,16 @@
 """Celery tasks of the compliance checks: they take ids (or days), re-read their rows and call one service."""
 import datetime as dt
 
-from pit.compliance.checks import coups_check, coups_sweep
+from pit.compliance.checks import coups_check_owed, coups_sweep
 from pit.core.gaming_day import current_gaming_day
 from pit.core.tasks import pit_task
 
 
-@pit_task("compliance.coups_verify")
-def coups_verify(coup_ids: list[int]) -> int:
-    """Check recorded coups against the rules; safe to run twice (findings are recorded once)."""
-    return coups_check(coup_ids=coup_ids)
+@pit_task("compliance.coups_verify", bind=True)
+def coups_verify(self, coup_ids: list[int]) -> int:
+    """Check recorded coups against the rules, with the checks still owed for other coups of their
+    shoes (coalesced: one task per shoe's pending coups); safe to run twice (findings are recorded once)."""
+    return coups_check_owed(coup_ids=coup_ids, task_id=self.request.id)
 
 
 @pit_task("compliance.coups_sweep")

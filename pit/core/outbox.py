@@ -6,6 +6,9 @@
   answer has gone out (request_finished): the client does not wait for the broker and the row's mark.
 - Checks of coups never sent (an outage) are merged into checks of up to PIT_URGENT_VERIFY_MAX_COUPS
   coups each before they are sent, so the catch-up after an outage is a few tasks, not one per coup.
+- A coup check takes over the checks still owed for coups of its shoes (`outbox_owed_row`,
+  `outbox_take_over`): one task checks a shoe's pending coups, and the taken-over rows, emptied in
+  the same transaction as the check, make their own tasks (already at the broker) do nothing.
 - The task deletes its row when it has run (`PitTask.on_success`), or when it is parked as failed.
 - `outbox_dispatch_due` (beat, `core.outbox_dispatch`, every 20 s) sends rows never sent, and sends
   again a reconciliation not completed PIT_OUTBOX_REDISPATCH_SECONDS after its last send (a coup
@@ -132,6 +135,36 @@ def outbox_enqueue(task, *args, **kwargs) -> OutboxMessage:
 def outbox_message_done(*, task_id: str) -> None:
     """The task ran (or was parked): nothing is owed any more."""
     OutboxMessage.objects.filter(task_id=task_id).delete()
+
+
+def outbox_owed_row(*, task_id: str) -> OutboxMessage | None:
+    """The outbox row of a task now running, locked until its transaction ends (a task that took it
+    over commits first: its arguments are then read as that task left them). None if it has none.
+    A row not marked sent yet is not locked: its write's after-commit mark is on its way and must
+    not wait (and no other task takes such a row over)."""
+    row = OutboxMessage.objects.filter(task_id=task_id).first()
+    if row is None or row.dispatched_at is None:
+        return row
+    return OutboxMessage.objects.select_for_update().filter(task_id=task_id).first()
+
+
+def outbox_pending(task_name: str, *, exclude_task_id: str | None, limit: int = PICKUP_BATCH) -> list[OutboxMessage]:
+    """Rows still owed for `task_name` that the broker already took and no worker is running (locked
+    for the caller's transaction; rows locked by a running task are skipped). A row not marked sent
+    yet is left alone: its write's after-commit send is still on its way (and would wait on a lock)."""
+    return list(
+        OutboxMessage.objects.select_for_update(skip_locked=True)
+        .filter(task_name=task_name, dispatched_at__isnull=False)
+        .exclude(task_id=exclude_task_id or "")
+        .order_by("created_at", "id")[:limit]
+    )
+
+
+def outbox_take_over(rows: list[OutboxMessage], *, args: list) -> None:
+    """The caller's task does these rows' work in its own transaction: their arguments become `args`
+    (nothing left to do), so that their own copies, when a worker runs them, do nothing; each row is
+    deleted as usual when its task has run."""
+    OutboxMessage.objects.filter(pk__in=[row.pk for row in rows]).update(args=args)
 
 
 def _redispatch_after(message: OutboxMessage) -> dt.timedelta:

@@ -22,6 +22,7 @@ engine-registered code, recorded once per fingerprint, reviewed by pit bosses li
 """
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import logging
 from collections import Counter, defaultdict
@@ -29,7 +30,7 @@ from collections.abc import Iterable
 from decimal import Decimal, localcontext
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 
 from pit import game
 from pit.compliance.models import RuleViolation
@@ -50,76 +51,194 @@ SIDE_BET_MIN_HITS = 3
 EVIDENCE_SHOWN = 12
 
 
+SHOES_PER_CHUNK = 50
+DAY_LEVEL_WEEK = 7
+
+
+class _Paytables:
+    """Each paytable's engine rules and house edges, read once per run (not once per shoe)."""
+
+    def __init__(self) -> None:
+        self.rules: dict[int, game.Paytable] = {}
+        self.edges: dict[int, dict[str, tuple[Decimal, Decimal]]] = {}
+        # (paytable, bet, stake) -> (stake x house edge, stake x standard deviation per unit)
+        self.products: dict[tuple[int, str, int], tuple[Decimal, Decimal]] = {}
+
+    def load(self, paytable_ids: set[int]) -> None:
+        missing = paytable_ids - set(self.rules)
+        for pk, rules, house in PaytableConfiguration.objects.filter(pk__in=missing).values_list(
+            "pk", "rules", "house_edges"
+        ):
+            self.rules[pk] = engine_paytable(rules)
+            self.edges[pk] = {
+                name: (Decimal(figures["house_edge"]), _sqrt(Decimal(figures["variance"])))
+                for name, figures in house.items()
+            }
+
+
 def protection_check_shoes(*, shoe_ids: Iterable[int], weekly: bool = False) -> int:
-    """Index and check each shoe, then the tables' gaming days it touched (and, with `weekly`, as the
-    nightly sweep does, the 7 gaming days ending on each); returns the number of findings that hold
-    (each recorded once)."""
+    """Index and check the shoes, a chunk of SHOES_PER_CHUNK at a time in a few queries each (in shoe
+    id order, each shoe seeing the index as the shoes before it left it), then the tables' gaming days
+    they touched (and, with `weekly`, as the nightly sweep does, the 7 gaming days ending on each),
+    each table's days from one read of its wagers. Returns the number of findings that hold (each
+    recorded once)."""
     holding = 0
-    table_days: set[tuple[int, dt.date]] = set()
-    for shoe_id in sorted(set(shoe_ids)):
+    table_days: dict[int, set[dt.date]] = defaultdict(set)
+    paytables = _Paytables()
+    shoe_ids = sorted(set(shoe_ids))
+    for start in range(0, len(shoe_ids), SHOES_PER_CHUNK):
         with transaction.atomic():
-            holding += _shoe_check(shoe_id, table_days)
+            holding += _shoes_check(shoe_ids[start : start + SHOES_PER_CHUNK], table_days, paytables)
     # The tests over a table's whole gaming day (and week) once per table and day, not once per shoe.
-    tables = Table.objects.in_bulk({table_id for table_id, _ in table_days})
-    for table_id, day in sorted(table_days):
+    tables = Table.objects.in_bulk(list(table_days))
+    for table_id, days in sorted(table_days.items()):
         with transaction.atomic():
             table = tables[table_id]
-            holding += _advantage_play(table, day) + _win_deviations(table, None, day, weekly=weekly)
+            holding += sum(_advantage_play(table, day) for day in sorted(days))
+            holding += _table_day_deviations(table, sorted(days), paytables, weekly=weekly)
     return holding
 
 
-def _shoe_check(shoe_id: int, table_days: set[tuple[int, dt.date]]) -> int:
-    shoe = Shoe.objects.select_related("table").get(pk=shoe_id)
-    coups = list(
-        Coup.objects.filter(shoe_id=shoe_id).order_by("number", "pk").values_list(
-            "pk", "player_cards", "banker_cards", "gaming_day", "dealt_at", "paytable_id"
+def _shoes_check(shoe_ids: list[int], table_days: dict[int, set[dt.date]], paytables: _Paytables) -> int:
+    shoes = Shoe.objects.select_related("table").in_bulk(shoe_ids)
+    coups_by_shoe: dict[int, list[tuple]] = defaultdict(list)
+    for shoe_id, *row in (
+        Coup.objects.filter(shoe_id__in=shoe_ids).order_by("shoe_id", "number", "pk").values_list(
+            "shoe_id", "pk", "player_cards", "banker_cards", "gaming_day", "dealt_at", "paytable_id"
+        ).iterator(chunk_size=5000)
+    ):
+        coups_by_shoe[shoe_id].append(tuple(row))
+    checked = [shoes[shoe_id] for shoe_id in shoe_ids if coups_by_shoe.get(shoe_id)]
+    if not checked:
+        return 0
+    paytables.load({row[5] for coups in coups_by_shoe.values() for row in coups})
+    for shoe in checked:
+        table_days[shoe.table_id].update(row[3] for row in coups_by_shoe[shoe.pk])
+    _side_bet_expectations(checked, coups_by_shoe, paytables)
+    findings = _sequence_findings(checked, coups_by_shoe)
+    findings += _coup_rates(checked, coups_by_shoe)
+    wagers_by_shoe: dict[int, list[tuple]] = defaultdict(list)
+    for shoe_id, *row in (
+        Wager.objects.filter(coup__shoe_id__in=[shoe.pk for shoe in checked]).order_by("coup__shoe_id", "coup_id")
+        .values_list(
+            "coup__shoe_id", "coup_id", "seat", "bet", "coup__paytable_id", "amount_minor", "payout_minor",
+            "commission_minor", "result",
+        ).iterator(chunk_size=5000)
+    ):
+        wagers_by_shoe[shoe_id].append(row)
+    for shoe in checked:
+        totals = _deviation_totals(wagers_by_shoe.get(shoe.pk, ()), paytables)
+        findings += _deviation_findings(
+            shoe.table, shoe, f"Shoe {shoe.sequence} at table {shoe.table.code}", f"shoe{shoe.pk}",
+            settings.PIT_PROTECTION_Z_SHOE, totals, max(row[3] for row in coups_by_shoe[shoe.pk]),
         )
-    )
-    if not coups:
+    return findings
+
+
+def _sequence_findings(shoes: list[Shoe], coups_by_shoe: dict[int, list[tuple]]) -> int:
+    """Index the shoes' shingles, then find them in other shoes, and runs in new-deck order.
+
+    Each shoe sees the index as checking the shoes one by one, in id order, would: a later shoe of
+    this chunk as it was stored before this run, an earlier one as indexed now."""
+    chunk = {shoe.pk for shoe in shoes}
+    before: dict[int, list[tuple]] = defaultdict(list)  # shoe -> its stored (position, digest, day, coup)
+    for shoe_id, *row in CardShingle.objects.filter(shoe_id__in=chunk).values_list(
+        "shoe_id", "position", "digest", "gaming_day", "coup_id"
+    ):
+        before[shoe_id].append(tuple(row))
+    indexed: dict[int, tuple[list, list, list]] = {}
+    new: list[CardShingle] = []
+    for shoe in shoes:
+        coups = coups_by_shoe[shoe.pk]
+        try:
+            codes, owners = sequences.concatenated((player, banker) for _, player, banker, *_ in coups)
+        except (ValueError, game.InvalidCard):
+            logger.warning("shoe %s: cards that name no card; its sequence is not indexed", shoe.pk)
+            continue
+        coup_of = [coups[index] for index in owners]
+        shingles = sequences.shingles(codes)
+        new += _index(shoe, shingles, coup_of, {row[0]: row[1] for row in before[shoe.pk]})
+        indexed[shoe.pk] = (codes, coup_of, shingles)
+    CardShingle.objects.bulk_create(new, batch_size=1000)
+    if not indexed:
         return 0
-    table_days.update((shoe.table_id, row[3]) for row in coups)
-    _side_bet_expectations(shoe, coups)
-    return (
-        _sequence_findings(shoe, coups)
-        + _coup_rate(shoe, coups)
-        + _win_deviations(shoe.table, shoe, max(row[3] for row in coups))
-    )
 
-
-def _sequence_findings(shoe: Shoe, coups: list[tuple]) -> int:
-    """Index the shoe's shingles, then find them in other shoes, and runs in new-deck order."""
-    shoe_id = shoe.pk
-    try:
-        codes, owners = sequences.concatenated((player, banker) for _, player, banker, *_ in coups)
-    except (ValueError, game.InvalidCard):
-        logger.warning("shoe %s: cards that name no card; its sequence is not indexed", shoe_id)
-        return 0
-    coup_of = [coups[index] for index in owners]
-    shingles = sequences.shingles(codes)
-    _index(shoe, shingles, coup_of)
-
+    days = [row[3] for shoe_id in indexed for row in coups_by_shoe[shoe_id]]
+    margin = dt.timedelta(days=settings.PIT_PROTECTION_REPEAT_DAYS)
+    digests = sorted({digest for _, _, shingles in indexed.values() for _, digest in shingles})
+    found = _shingles_matching(digests, min(days) - margin, max(days) + margin)
+    # Where each digest was found: in the index now, and (for this chunk's shoes) as stored before.
+    now: dict[int, list[tuple]] = defaultdict(list)
+    for row in found:
+        now[row[2]].append(row)
+    stored: dict[int, list[tuple]] = defaultdict(list)
+    for other, rows in before.items():
+        for row in rows:
+            stored[row[1]].append((other, *row))
     findings = 0
-    first_day = coups[0][3] - dt.timedelta(days=settings.PIT_PROTECTION_REPEAT_DAYS)
-    last_day = coups[-1][3] + dt.timedelta(days=settings.PIT_PROTECTION_REPEAT_DAYS)
-    position_of = {}
-    for position, digest in shingles:
-        position_of.setdefault(digest, position)
-    matches = (
-        CardShingle.objects.filter(
-            digest__in=list(position_of), gaming_day__gte=first_day, gaming_day__lte=last_day
+    for shoe in shoes:
+        if shoe.pk not in indexed:
+            continue
+        shoe_id = shoe.pk
+        codes, coup_of, shingles = indexed[shoe_id]
+        coups = coups_by_shoe[shoe_id]
+        first_day, last_day = coups[0][3] - margin, coups[-1][3] + margin
+        position_of = {}
+        for position, digest in shingles:
+            position_of.setdefault(digest, position)
+        visible = []
+        for digest in position_of:
+            visible += [row for row in now.get(digest, ()) if row[0] not in chunk or row[0] < shoe_id]
+            visible += [row for row in stored.get(digest, ()) if row[0] > shoe_id]
+        visible.sort(key=lambda row: (row[0], row[1]))
+        first_match: dict[int, tuple[int, int, int]] = {}
+        for other_id, other_position, digest, day, other_coup_id in visible:
+            if other_id != shoe_id and first_day <= day <= last_day:
+                first_match.setdefault(other_id, (position_of[digest], other_position, other_coup_id))
+        findings += _repeats(shoe, coup_of, first_match)
+        for run in sequences.new_deck_runs(codes):
+            coup = Coup.objects.get(pk=coup_of[run.start + NEW_DECK_RUN_LENGTH - 1][0])
+            violation_record(
+                finding=sequences.new_deck_order_run(run),
+                fingerprint=f"new_deck_order_run:shoe{shoe.pk}:card{run.start}",
+                table=shoe.table, shoe=shoe, coup=coup, gaming_day=coup.gaming_day, found_by=PROTECTION_CHECK,
+            )
+            findings += 1
+    return findings
+
+
+def _shingles_matching(digests: list[int], first_day: dt.date, last_day: dt.date) -> list[tuple]:
+    """(shoe, position, digest, gaming day, coup) of every indexed shingle with one of `digests` that
+    more than one shoe holds (the shoes asking were indexed first, so a digest only one shoe holds
+    can match nothing: a re-run reads the few repeats, not every shingle again)."""
+    if connection.vendor == "postgresql":  # one array parameter, not one placeholder per digest
+        table = CardShingle._meta.db_table
+        sql = (
+            f"SELECT shoe_id, position, digest, gaming_day, coup_id FROM {table} "  # noqa: S608
+            "WHERE digest = ANY(%(digests)s) AND gaming_day BETWEEN %(first)s AND %(last)s AND digest IN ("
+            f"SELECT digest FROM {table} WHERE digest = ANY(%(digests)s) AND gaming_day BETWEEN %(first)s "
+            "AND %(last)s GROUP BY digest HAVING count(DISTINCT shoe_id) > 1)"
         )
-        .exclude(shoe_id=shoe_id)
-        .order_by("shoe_id", "position")
-        .values_list("shoe_id", "position", "digest", "coup_id")
-    )
-    first_match: dict[int, tuple[int, int, int]] = {}
-    for other_id, other_position, digest, other_coup_id in matches:
-        first_match.setdefault(other_id, (position_of[digest], other_position, other_coup_id))
-    others = Shoe.objects.select_related("table").in_bulk(list(first_match))
+        with connection.cursor() as cursor:
+            cursor.execute(sql, {"digests": digests, "first": first_day, "last": last_day})
+            return cursor.fetchall()
+    rows = []
+    for start in range(0, len(digests), 500):
+        rows += CardShingle.objects.filter(
+            digest__in=digests[start : start + 500], gaming_day__gte=first_day, gaming_day__lte=last_day
+        ).values_list("shoe_id", "position", "digest", "gaming_day", "coup_id")
+    holders = defaultdict(set)
+    for row in rows:
+        holders[row[2]].add(row[0])
+    return [row for row in rows if len(holders[row[2]]) > 1]
+
+
+def _repeats(shoe: Shoe, coup_of: list[tuple], first_match: dict[int, tuple[int, int, int]]) -> int:
+    others = Shoe.objects.select_related("table").in_bulk(list(first_match)) if first_match else {}
     for other_id, (position, other_position, other_coup_id) in first_match.items():
         other = others[other_id]
         # Charged to the later shoe, at the coup that completed its first repeated shingle.
-        if shoe_id > other_id:
+        if shoe.pk > other_id:
             later, earlier, at, earlier_at = shoe, other, position, other_position
             coup_id = coup_of[position + SHINGLE_LENGTH - 1][0]
         else:
@@ -135,48 +254,35 @@ def _sequence_findings(shoe: Shoe, coups: list[tuple]) -> int:
             finding=finding, fingerprint=f"shoe_sequence_repeat:shoe{later.pk}:shoe{earlier.pk}",
             table=later.table, shoe=later, coup=coup, gaming_day=coup.gaming_day, found_by=PROTECTION_CHECK,
         )
-        findings += 1
-
-    for run in sequences.new_deck_runs(codes):
-        coup = Coup.objects.get(pk=coup_of[run.start + NEW_DECK_RUN_LENGTH - 1][0])
-        violation_record(
-            finding=sequences.new_deck_order_run(run),
-            fingerprint=f"new_deck_order_run:shoe{shoe_id}:card{run.start}",
-            table=shoe.table, shoe=shoe, coup=coup, gaming_day=coup.gaming_day, found_by=PROTECTION_CHECK,
-        )
-        findings += 1
-    return findings
+    return len(first_match)
 
 
-def _side_bet_expectations(shoe: Shoe, coups: list[tuple]) -> None:
+def _side_bet_expectations(shoes: list[Shoe], coups_by_shoe: dict[int, list[tuple]], paytables: _Paytables) -> None:
     """Store, for each coup that has none yet, every side bet's exact expectation from the cards seen
     before it (the burn and the earlier coups, in number order)."""
     stored = set(
-        SideBetExpectation.objects.filter(coup__shoe=shoe).values_list("coup_id", flat=True).distinct()
+        SideBetExpectation.objects.filter(coup__shoe_id__in=[shoe.pk for shoe in shoes])
+        .values_list("coup_id", flat=True).distinct()
     )
-    if all(row[0] in stored for row in coups):
-        return
-    paytables = {
-        pk: engine_paytable(rules)
-        for pk, rules in PaytableConfiguration.objects.filter(pk__in={row[5] for row in coups}).values_list(
-            "pk", "rules"
-        )
-    }
-    seen = Counter(shoe.burn_cards or ())
     new = []
-    for pk, player, banker, *_, paytable_id in coups:
-        if pk not in stored:
-            try:
-                expectations = counting.side_bet_expectations(paytables[paytable_id], shoe.decks, seen)
-            except (ValueError, game.InvalidCard):
-                break  # cards the shoe cannot hold, or too few left: nothing after can be counted
-            new.extend(
-                SideBetExpectation(
-                    coup_id=pk, bet=bet, expectation=game.fraction_to_decimal(value, 12), positive=value > 0
+    for shoe in shoes:
+        coups = coups_by_shoe[shoe.pk]
+        if all(row[0] in stored for row in coups):
+            continue
+        seen = Counter(shoe.burn_cards or ())
+        for pk, player, banker, *_, paytable_id in coups:
+            if pk not in stored:
+                try:
+                    expectations = counting.side_bet_expectations(paytables.rules[paytable_id], shoe.decks, seen)
+                except (ValueError, game.InvalidCard):
+                    break  # cards the shoe cannot hold, or too few left: nothing after can be counted
+                new.extend(
+                    SideBetExpectation(
+                        coup_id=pk, bet=bet, expectation=game.fraction_to_decimal(value, 12), positive=value > 0
+                    )
+                    for bet, value in expectations.items()
                 )
-                for bet, value in expectations.items()
-            )
-        seen.update([*player, *banker])
+            seen.update([*player, *banker])
     SideBetExpectation.objects.bulk_create(new, ignore_conflicts=True, batch_size=1000)
 
 
@@ -233,79 +339,107 @@ def _advantage_play(table: Table, day: dt.date) -> int:
     return findings
 
 
-def _win_deviations(table: Table, shoe: Shoe | None, day: dt.date, *, weekly: bool = False) -> int:
-    """With a shoe, the shoe's scope; without, the table's gaming day (and with `weekly` the 7
-    gaming days ending on it: a week of wagers, read by the nightly sweep, not after every coup)."""
-    scopes = []
-    if shoe is not None:
-        scopes.append((f"Shoe {shoe.sequence} at table {table.code}", f"shoe{shoe.pk}",
-                       settings.PIT_PROTECTION_Z_SHOE, Wager.objects.filter(coup__shoe=shoe), day))
-    else:
-        at_table = Wager.objects.filter(coup__shoe__table_id=table.pk)
-        scopes.append((f"Table {table.code} on gaming day {day}", f"day{day}", settings.PIT_PROTECTION_Z_DAY,
-                       at_table.filter(coup__gaming_day=day), day))
+def _table_day_deviations(table: Table, days: list[dt.date], paytables: _Paytables, *, weekly: bool) -> int:
+    """The table's gaming days (and with `weekly` the 7 gaming days ending on each: a week of wagers,
+    read by the nightly sweep, not after every coup), from one read of the table's wagers: a week's
+    sums are its days' sums (each coup falls on one day)."""
+    first = days[0] - dt.timedelta(days=DAY_LEVEL_WEEK - 1 if weekly else 0)
+    wanted = set(days)
+    if weekly:
+        wanted |= {day - dt.timedelta(days=back) for day in days for back in range(DAY_LEVEL_WEEK)}
+    by_day: dict[dt.date, list[tuple]] = defaultdict(list)
+    for day, *row in (
+        Wager.objects.filter(coup__shoe__table_id=table.pk, coup__gaming_day__gte=first, coup__gaming_day__lte=days[-1])
+        .order_by("coup_id")
+        .values_list(
+            "coup__gaming_day", "coup_id", "seat", "bet", "coup__paytable_id", "amount_minor", "payout_minor",
+            "commission_minor", "result",
+        ).iterator(chunk_size=5000)
+    ):
+        if day in wanted:
+            by_day[day].append(row)
+    paytables.load({row[3] for rows in by_day.values() for row in rows})
+    day_totals = {day: _deviation_totals(rows, paytables) for day, rows in by_day.items()}
+    findings = 0
+    for day in days:
+        findings += _deviation_findings(
+            table, None, f"Table {table.code} on gaming day {day}", f"day{day}", settings.PIT_PROTECTION_Z_DAY,
+            day_totals.get(day, {}), day,
+        )
         if weekly:
-            first = day - dt.timedelta(days=6)
-            scopes.append((
-                f"Table {table.code} over gaming days {first} to {day}", f"week{day}", settings.PIT_PROTECTION_Z_WEEK,
-                at_table.filter(coup__gaming_day__gte=first, coup__gaming_day__lte=day), day,
-            ))
-    edges: dict[int, dict[str, tuple[Decimal, Decimal]]] = {}
+            start = day - dt.timedelta(days=DAY_LEVEL_WEEK - 1)
+            week: dict[int | None, list] = defaultdict(lambda: [0, Decimal(0), Decimal(0), 0])
+            for back in range(DAY_LEVEL_WEEK - 1, -1, -1):
+                for who, sums in day_totals.get(day - dt.timedelta(days=back), {}).items():
+                    for index in range(4):
+                        week[who][index] += sums[index]
+            findings += _deviation_findings(
+                table, None, f"Table {table.code} over gaming days {start} to {day}", f"week{day}",
+                settings.PIT_PROTECTION_Z_WEEK, week, day,
+            )
+    return findings
+
+
+def _deviation_totals(rows: Iterable[tuple], paytables: _Paytables) -> dict[int | None, list]:
+    """Per table (None) and per seat: house win, theoretical win, variance (minor units), wagers, from
+    (coup, seat, bet, paytable, amount, payout, commission, result) rows in coup order.
+
+    Wagers on one coup are not independent (seats on the same side win together; Player and Banker
+    bets move against each other): a coup's standard deviation is bounded by the sum of its wagers'
+    (stake x the bet's standard deviation per unit), and coups are independent."""
+    totals: dict[int | None, list] = defaultdict(lambda: [0, Decimal(0), Decimal(0), 0])
+    per_coup: dict[int | None, Decimal] = defaultdict(Decimal)
+    products = paytables.products
+    last_coup = None
+    for coup_id, seat, bet, paytable_id, amount, payout, commission, result in rows:
+        if coup_id != last_coup:
+            for who, spread in per_coup.items():
+                totals[who][2] += spread * spread
+            per_coup.clear()
+            last_coup = coup_id
+        # A pit repeats the same few stakes: each stake's theoretical and spread computed once.
+        key = (paytable_id, bet, amount)
+        product = products.get(key)
+        if product is None:
+            edge, unit_deviation = paytables.edges[paytable_id].get(bet, (Decimal(0), Decimal(0)))
+            product = products[key] = (amount * edge, amount * unit_deviation)
+        theoretical, spread = product
+        win = (amount if result == WagerResult.LOSE else 0) - payout + commission
+        for who in (None, seat):
+            sums = totals[who]
+            sums[0] += win
+            sums[1] += theoretical
+            sums[3] += 1
+            per_coup[who] += spread
+    for who, spread in per_coup.items():
+        totals[who][2] += spread * spread
+    return totals
+
+
+def _deviation_findings(
+    table: Table, shoe: Shoe | None, title: str, key: str, threshold, totals: dict[int | None, list], day: dt.date
+) -> int:
+    """Record the scope's win beyond `threshold` standard deviations of theoretical, for the table
+    and for each seat."""
     scale = Decimal(1).scaleb(-exponent(table.currency))
     findings = 0
-    for title, key, threshold, wagers, day in scopes:
-        # Per table (None) and per seat: house win, theoretical win, variance (minor units), wagers.
-        # Wagers on one coup are not independent (seats on the same side win together; Player and
-        # Banker bets move against each other): a coup's standard deviation is bounded by the sum of
-        # its wagers' (stake x the bet's standard deviation per unit), and coups are independent.
-        totals: dict[int | None, list] = defaultdict(lambda: [0, Decimal(0), Decimal(0), 0])
-        per_coup: dict[int | None, Decimal] = defaultdict(Decimal)
-        last_coup = None
-        for coup_id, seat, bet, paytable_id, amount, payout, commission, result in (
-            wagers.order_by("coup_id").values_list(
-                "coup_id", "seat", "bet", "coup__paytable_id", "amount_minor", "payout_minor",
-                "commission_minor", "result",
-            ).iterator(chunk_size=5000)
-        ):
-            if coup_id != last_coup:
-                for who, spread in per_coup.items():
-                    totals[who][2] += spread * spread
-                per_coup.clear()
-                last_coup = coup_id
-            if paytable_id not in edges:
-                house = PaytableConfiguration.objects.values_list("house_edges", flat=True).get(pk=paytable_id)
-                edges[paytable_id] = {
-                    name: (Decimal(figures["house_edge"]), _sqrt(Decimal(figures["variance"])))
-                    for name, figures in house.items()
-                }
-            edge, unit_deviation = edges[paytable_id].get(bet, (Decimal(0), Decimal(0)))
-            win = (amount if result == WagerResult.LOSE else 0) - payout + commission
-            for who in (None, seat):
-                sums = totals[who]
-                sums[0] += win
-                sums[1] += amount * edge
-                sums[3] += 1
-                per_coup[who] += amount * unit_deviation
-        for who, spread in per_coup.items():
-            totals[who][2] += spread * spread
-        for who, (win, theoretical, variance, count) in sorted(totals.items(), key=lambda i: (i[0] is not None, i[0])):
-            if count < settings.PIT_PROTECTION_Z_MIN_WAGERS or variance <= 0:
-                continue
-            deviation = _sqrt(variance)
-            z = (Decimal(win) - theoretical) / deviation
-            if abs(z) <= Decimal(str(threshold)):
-                continue
-            finding = counting.win_deviation(
-                title if who is None else f"{title}, seat {who}", float(z), str(from_minor(win, table.currency)),
-                str((theoretical * scale).quantize(scale)), str((deviation * scale).quantize(scale)), count,
-            )
-            violation_record(
-                finding=finding,
-                fingerprint=f"win_deviation:table{table.pk}:{key}" + ("" if who is None else f":seat{who}"),
-                table=table, shoe=shoe if key.startswith("shoe") else None, seat=who, gaming_day=day,
-                found_by=PROTECTION_CHECK,
-            )
-            findings += 1
+    for who, (win, theoretical, variance, count) in sorted(totals.items(), key=lambda i: (i[0] is not None, i[0])):
+        if count < settings.PIT_PROTECTION_Z_MIN_WAGERS or variance <= 0:
+            continue
+        deviation = _sqrt(variance)
+        z = (Decimal(win) - theoretical) / deviation
+        if abs(z) <= Decimal(str(threshold)):
+            continue
+        finding = counting.win_deviation(
+            title if who is None else f"{title}, seat {who}", float(z), str(from_minor(win, table.currency)),
+            str((theoretical * scale).quantize(scale)), str((deviation * scale).quantize(scale)), count,
+        )
+        violation_record(
+            finding=finding,
+            fingerprint=f"win_deviation:table{table.pk}:{key}" + ("" if who is None else f":seat{who}"),
+            table=table, shoe=shoe, seat=who, gaming_day=day, found_by=PROTECTION_CHECK,
+        )
+        findings += 1
     return findings
 
 
@@ -315,17 +449,38 @@ def _sqrt(value: Decimal) -> Decimal:
         return value.sqrt()
 
 
-def _coup_rate(shoe: Shoe, coups: list[tuple]) -> int:
+def _coup_rates(shoes: list[Shoe], coups_by_shoe: dict[int, list[tuple]]) -> int:
+    """More coups than PIT_PROTECTION_MAX_COUPS_PER_HOUR dealt within 60 minutes at a table: each
+    table's coups around the chunk's shoes read once."""
     maximum = settings.PIT_PROTECTION_MAX_COUPS_PER_HOUR
     hour = dt.timedelta(hours=1)
-    dealt = [row[4] for row in coups]
-    table_coups = list(
-        Coup.objects.filter(shoe__table_id=shoe.table_id, dealt_at__gt=min(dealt) - hour, dealt_at__lte=max(dealt))
-        .order_by("dealt_at", "pk")
-        .values_list("pk", "dealt_at")
-    )
-    if len(table_coups) <= maximum:
-        return 0
+    spans: dict[int, list[dt.datetime]] = {}
+    for shoe in shoes:
+        dealt = [row[4] for row in coups_by_shoe[shoe.pk]]
+        low, high = min(dealt) - hour, max(dealt)
+        span = spans.setdefault(shoe.table_id, [low, high])
+        span[0], span[1] = min(span[0], low), max(span[1], high)
+    at_table: dict[int, list[tuple]] = {}
+    for table_id, (low, high) in spans.items():
+        at_table[table_id] = list(
+            Coup.objects.filter(shoe__table_id=table_id, dealt_at__gt=low, dealt_at__lte=high)
+            .order_by("dealt_at", "pk").values_list("pk", "dealt_at")
+        )
+    findings = 0
+    for shoe in shoes:
+        rows = at_table[shoe.table_id]
+        dealt = [row[4] for row in coups_by_shoe[shoe.pk]]
+        times = [moment for _, moment in rows]
+        # The table's coups dealt after an hour before the shoe's first, up to its last (as one query would).
+        table_coups = rows[bisect.bisect_right(times, min(dealt) - hour) : bisect.bisect_right(times, max(dealt))]
+        if len(table_coups) > maximum:
+            findings += _coup_rate(shoe, coups_by_shoe[shoe.pk], table_coups)
+    return findings
+
+
+def _coup_rate(shoe: Shoe, coups: list[tuple], table_coups: list[tuple]) -> int:
+    maximum = settings.PIT_PROTECTION_MAX_COUPS_PER_HOUR
+    hour = dt.timedelta(hours=1)
     own = {row[0] for row in coups}
     hours_found: set[str] = set()
     start = 0
@@ -346,22 +501,19 @@ def _coup_rate(shoe: Shoe, coups: list[tuple]) -> int:
     return len(hours_found)
 
 
-def _index(shoe: Shoe, shingles: list[tuple[int, int]], coup_of: list[tuple]) -> None:
-    """Bring the shoe's shingles in the index up to date: new positions added, positions whose
-    cards changed (a coup corrected or posted late) rewritten, positions past the end removed."""
-    stored = dict(CardShingle.objects.filter(shoe=shoe).values_list("position", "digest"))
+def _index(shoe: Shoe, shingles: list[tuple[int, int]], coup_of: list[tuple], stored: dict[int, int]) -> list:
+    """Bring the shoe's shingles in the index up to date: positions whose cards changed (a coup
+    corrected or posted late) or past the end removed now; the new rows to add returned (the caller
+    inserts a chunk's in one go)."""
     wanted = dict(shingles)
     changed = [position for position, digest in stored.items() if wanted.get(position) != digest]
     if changed:
         CardShingle.objects.filter(shoe=shoe, position__in=changed).delete()
-    CardShingle.objects.bulk_create(
-        [
-            CardShingle(
-                shoe=shoe, table_id=shoe.table_id, position=position, digest=digest,
-                gaming_day=coup_of[position][3], coup_id=coup_of[position + SHINGLE_LENGTH - 1][0],
-            )
-            for position, digest in shingles
-            if stored.get(position) != digest
-        ],
-        batch_size=1000,
-    )
+    return [
+        CardShingle(
+            shoe=shoe, table_id=shoe.table_id, position=position, digest=digest,
+            gaming_day=coup_of[position][3], coup_id=coup_of[position + SHINGLE_LENGTH - 1][0],
+        )
+        for position, digest in shingles
+        if stored.get(position) != digest
+    ]

@@ -1,22 +1,24 @@
-"""Benchmark: the re-verification sweep over real dealt coups on PostgreSQL, against PostgreSQL merely
-reading the same rows.
+"""Benchmark: the re-verification sweep (`manage.py reverify`) over realistic dealt coups on PostgreSQL,
+against PostgreSQL merely reading the same coups and wagers through a server-side cursor.
 
-Creates the database `pit_bench_sweep` (dropped first if it exists), migrates it, and fills it with
-shoes dealt by the game engine (`new_shoe`, `burn`, `deal_coup` up to the cut card) at 10 tables
-over 20 gaming days: 60,000 coups (PIT_BENCH_SWEEP_COUPS) with 7 wagers each, settled by the engine,
-their commission accruals, all written with COPY. A few faults are dealt in on purpose (a wrong
-reported winner, a wrong payout, a wager over the table maximum, a seat on both sides) so that the
-sweep has findings to write. Then, in one run:
+Creates the database `pit_bench_sweep` (PIT_BENCH_SWEEP_DB; dropped first), migrates it, and fills it with what the
+floor simulator deals (`pit.floor.simulator.simulate`, as `manage.py simulate` deals): real 8-deck
+shoes to the cut card, several bets per seat (a main bet and side bets: tie, pairs), players coming
+and going (PIT_BENCH_SWEEP_SEATS of 12 seats occupied on average), commission accrued and collected,
+and its faults dealt in on purpose (wrong draws, misreported winners, wrong payouts, foreign cards,
+replayed shoes, side-bet counters), settled by the engine and written with COPY. Scaled down to
+PIT_BENCH_SWEEP_TABLES tables x PIT_BENCH_SWEEP_DAYS days x PIT_BENCH_SWEEP_SHOES shoes a day
+(10 x 6 x 4, about 20,000 coups) so that it runs in a few minutes on a loaded 2-core machine.
 
-- the read rate: server-side cursors streaming the columns the sweep reads, decoded by psycopg and
-  nothing else done with them: coups joined to their wagers in one stream, and coups then wagers
-  in two streams (the faster of the two is the bar the ratios compare with);
-- the sweep's first pass (every coup judged, every finding inserted) and a re-run (the nightly
-  case: everything judged again, nothing new to write);
-- the ratio of each sweep rate to the read rate;
-- game protection's share (`protection_check_shoes`, which the sweep runs after the rule checks):
-  its first pass (sequence index, every coup's exact side-bet expectations, the seat and z tests)
-  and a re-run, per coup.
+Then, interleaved, PIT_BENCH_SWEEP_REPEATS times (median of each):
+- the anchor: the coups and their standing wagers of the range, the columns the sweep reads, streamed
+  through psycopg named cursors (coups then wagers) and decoded, nothing else done with them;
+- the sweep (`coups_sweep`: the rule checks and game protection) re-run over the same range (the
+  nightly case: everything judged again, nothing new to write; the first pass, which writes the
+  findings, is printed apart);
+- game protection alone (`protection_check_shoes`, weekly as the sweep runs it), per coup;
+- the check of one coup just posted (`coups_check([coup])`, what the urgent task runs per coup) and
+  of a whole shoe's coups in one task (the coalesced check), each per coup.
 
     PIT_BENCH_POSTGRES=postgres://postgres@127.0.0.1:5432/postgres \
         .venv/bin/python tests/benchmarks/bench_sweep.py
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import random
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -35,12 +37,13 @@ sys.path.insert(0, str(ROOT))
 
 ADMIN_URL = os.environ.get("PIT_BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432/postgres")
 BENCH_DB = os.environ.get("PIT_BENCH_SWEEP_DB", "pit_bench_sweep")
-COUPS = int(os.environ.get("PIT_BENCH_SWEEP_COUPS", "60000"))
-TABLES, DAYS = 10, 20
+TABLES = int(os.environ.get("PIT_BENCH_SWEEP_TABLES", "10"))
+DAYS = int(os.environ.get("PIT_BENCH_SWEEP_DAYS", "6"))
+SHOES_PER_DAY = int(os.environ.get("PIT_BENCH_SWEEP_SHOES", "4"))
+SEATS_OCCUPIED = int(os.environ.get("PIT_BENCH_SWEEP_SEATS", "7"))
+REPEATS = max(3, int(os.environ.get("PIT_BENCH_SWEEP_REPEATS", "3")))
 FIRST_DAY = dt.date(2026, 10, 1)
-SEATS = [1, 2, 3, 5, 6, 7, 8]
-AMOUNTS = [25, 50, 100, 100, 200, 500, 1000]
-FAULT_RATE = 0.002  # per coup or wager, for each kind of fault
+FAULT_RATE = 0.002  # per coup, for each kind of fault the simulator makes
 
 
 def figure(name: str, value, unit: str) -> None:
@@ -69,99 +72,142 @@ def setup_django() -> None:
     django.setup()
 
 
-def generate() -> tuple[int, int]:
-    """Deal the shoes with the engine and COPY them in. Returns (coups, wagers)."""
-    from decimal import Decimal
+class CopyFloorClient:
+    """The simulator's floor client for a benchmark: the dealer (`pit.floor.simulator`, as `manage.py
+    simulate` runs it) decides every card, wager, payout, collection and fault; this client only
+    keeps the rows the services would write, settled by the engine, for COPY."""
 
+    def __init__(self, tables):
+        from pit.floor.clients import _table_setup
+
+        self.tables = {table.code: table for table in tables}
+        self.setups = {code: _table_setup(table) for code, table in self.tables.items()}
+        self.shoes, self.coups, self.wagers, self.entries = {}, [], [], []
+        self.sequence = dict.fromkeys(self.tables, 0)
+        self.seen = {}
+        self.box = {}  # (shoe id, seat) -> commission owed
+        # Backfilled history is recorded now, in the order it was dealt, after the tables were opened.
+        self.recorded = dt.datetime.now(dt.UTC)
+
+    def record_time(self) -> dt.datetime:
+        self.recorded += dt.timedelta(microseconds=10)
+        return self.recorded
+
+    def table_setup(self, code):
+        return self.setups[code]
+
+    def table_open(self, code, at):
+        pass
+
+    def dealing_shoe_close(self, code, at):
+        pass
+
+    def dealing_shoe(self, code):
+        return None
+
+    def shoe_start(self, code, *, decks, cut_card_position, burn, shuffled_at):
+        from collections import Counter
+
+        self.sequence[code] += 1
+        shoe_id = len(self.shoes) + 1
+        self.shoes[shoe_id] = [code, self.sequence[code], decks, shuffled_at, cut_card_position, burn,
+                               self.record_time()]
+        self.seen[shoe_id] = Counter(burn)
+        return shoe_id, self.sequence[code]
+
+    def coups_record(self, shoe_id, coups):
+        from pit import game
+        from pit.core.gaming_day import gaming_day_for
+        from pit.core.money import settlement_unit, to_minor
+
+        code = self.shoes[shoe_id][0]
+        setup, table = self.setups[code], self.tables[code]
+        ids = []
+        for play in coups:
+            coup_id = len(self.coups) + 1
+            evaluation = game.evaluate(game.Coup.from_codes(play.player, play.banker))
+            self.seen[shoe_id].update([*play.player, *play.banker])
+            self.coups.append((
+                coup_id, self.record_time(), shoe_id, play.number, play.dealt_at,
+                gaming_day_for(play.dealt_at), list(play.player), list(play.banker), evaluation.player_total,
+                evaluation.banker_total, str(evaluation.winner), evaluation.natural, evaluation.player_pair,
+                evaluation.banker_pair, play.reported_winner, table.paytable_id,
+            ))
+            for wager in play.wagers:
+                settlement = game.settle(
+                    setup.paytable, wager.bet, wager.amount, evaluation, unit=settlement_unit(setup.currency)
+                )
+                wager_id = len(self.wagers) + 1
+                commission = to_minor(settlement.commission, setup.currency)
+                self.wagers.append((
+                    wager_id, coup_id, wager.seat, wager.bet, setup.currency, to_minor(wager.amount, setup.currency),
+                    str(settlement.result), to_minor(settlement.payout, setup.currency), commission,
+                    to_minor(wager.paid, setup.currency),
+                ))
+                if commission:
+                    self.box[shoe_id, wager.seat] = self.box.get((shoe_id, wager.seat), 0) + commission
+                    self.entries.append((play.dealt_at, shoe_id, wager.seat, "accrued", setup.currency, commission,
+                                         wager_id, "", ""))
+            ids.append(coup_id)
+        return ids
+
+    def commission_collect(self, shoe_id, seat):
+        owed = self.box.pop((shoe_id, seat), 0)
+        if owed:
+            moment = self.coups[-1][4]
+            self.entries.append((moment, shoe_id, seat, "collected", "USD", -owed, None, "player_left", ""))
+
+    def shoe_close(self, shoe_id, counts, closed_at):
+        self.shoes[shoe_id] += [closed_at, self.record_time()]
+
+
+def generate() -> tuple[int, int]:
+    """Deal the shoes with the floor simulator and COPY them in. Returns (coups, wagers)."""
     from django.db import connection
-    from django.utils import timezone
     from psycopg.types.json import Jsonb
 
-    from pit import game
-    from pit.core.gaming_day import gaming_day_for
-    from pit.core.money import to_minor
-    from pit.paytables.services import paytable_create_from_preset
+    from pit.floor.simulator import FAULT_KINDS, simulate
     from tests import factories
 
-    rng = random.Random(20261129)
-    paytable_config = paytable_create_from_preset(preset="commission_box")
-    paytable = game.PRESETS["commission_box"]
     tables = [
         factories.table(f"BB{number}", limits={"player": ("25", "10000"), "banker": ("25", "10000"),
                                                "tie": ("5", "1000")})
         for number in range(1, TABLES + 1)
     ]
-    tz = timezone.get_current_timezone()
-    shoes, coups, wagers, accruals = [], [], [], []
-    shoe_id = coup_id = wager_id = 0
-    table_clock = {table.pk: dt.datetime.combine(FIRST_DAY, dt.time(6, 30), tzinfo=tz) for table in tables}
-    sequence = {table.pk: 0 for table in tables}
-    coups_per_day = COUPS / DAYS
-    while coup_id < COUPS:
-        table = tables[shoe_id % TABLES]
-        shoe_id += 1
-        sequence[table.pk] += 1
-        dealer = game.new_shoe(8, rng)
-        burn = [card.code for card in dealer.burn()]
-        started = table_clock[table.pk]
-        number, moment = 0, started
-        while not dealer.cut_card_reached and coup_id < COUPS:
-            dealt = dealer.deal_coup()
-            number += 1
-            coup_id += 1
-            # Spread the coups evenly over the gaming days, 40 seconds apart at a table.
-            day = FIRST_DAY + dt.timedelta(days=int((coup_id - 1) / coups_per_day))
-            moment = max(moment + dt.timedelta(seconds=40),
-                         dt.datetime.combine(day, dt.time(6, 30), tzinfo=tz))
-            evaluation = game.evaluate(dealt)
-            reported = str(evaluation.winner)
-            if rng.random() < FAULT_RATE:
-                reported = "tie" if reported != "tie" else "player"
-            coups.append((
-                coup_id, moment + dt.timedelta(seconds=2), shoe_id, number, moment, gaming_day_for(moment),
-                Jsonb([card.code for card in dealt.player]), Jsonb([card.code for card in dealt.banker]),
-                evaluation.player_total, evaluation.banker_total, str(evaluation.winner), evaluation.natural,
-                evaluation.player_pair, evaluation.banker_pair, reported, paytable_config.pk,
-            ))
-            for seat in SEATS:
-                bets = [rng.choice(["banker", "banker", "player", "player", "tie"])]
-                if rng.random() < FAULT_RATE and bets[0] != "tie":
-                    bets.append("player" if bets[0] == "banker" else "banker")
-                for bet in bets:
-                    amount = Decimal(rng.choice(AMOUNTS))
-                    if rng.random() < FAULT_RATE:
-                        amount = Decimal(15000)
-                    settlement = game.settle(paytable, bet, amount, evaluation)
-                    payout = to_minor(settlement.payout, "USD")
-                    paid = payout + 100 if rng.random() < FAULT_RATE else payout
-                    commission = to_minor(settlement.commission, "USD")
-                    wager_id += 1
-                    wagers.append((
-                        wager_id, coup_id, seat, bet, "USD", to_minor(amount, "USD"), str(settlement.result),
-                        payout, commission, paid,
-                    ))
-                    if commission:
-                        accruals.append(
-                            (moment, shoe_id, seat, "accrued", "USD", commission, wager_id, "", "")
-                        )
-        closed = moment + dt.timedelta(minutes=2)
-        table_clock[table.pk] = closed + dt.timedelta(minutes=5)
-        shoes.append((
-            shoe_id, started, table.pk, sequence[table.pk], 8, started, dealer.cut_position, Jsonb(burn),
-            "closed", closed, Jsonb(dict(dealer.cards_seen())), len(dealer.dealt), number,
-        ))
+    client = CopyFloorClient(tables)
+    # Backfilled history: the dealer's clock ends on the last day (no shoe is cut short by "now").
+    now = dt.datetime.combine(FIRST_DAY + dt.timedelta(days=DAYS + 1), dt.time(12), tzinfo=dt.UTC)
+    faults = dict.fromkeys(FAULT_KINDS, FAULT_RATE)
+    faults.update(replayed_shoe=0.02, side_bet_counter=0.2, miscounted_box=0.0)
+    result = simulate(client, tables=[table.code for table in tables], days=DAYS, shoes_per_day=SHOES_PER_DAY,
+                      seats=SEATS_OCCUPIED, faults=faults, seed=20261129, now=now,
+                      last_day=FIRST_DAY + dt.timedelta(days=DAYS - 1))
+    shoes = []
+    for shoe_id, (code, sequence, decks, shuffled_at, cut, burn, recorded, closed_at, close_recorded) in (
+        client.shoes.items()
+    ):
+        seen = client.seen[shoe_id]
+        dealt = sum(seen.values()) - len(burn)
+        shoes.append([shoe_id, recorded, client.tables[code].pk, sequence, decks, shuffled_at, cut, Jsonb(burn),
+                      "closed", closed_at, close_recorded, Jsonb(dict(seen)), dealt, 0])
+    per_shoe = {}
+    for row in client.coups:
+        per_shoe[row[2]] = per_shoe.get(row[2], 0) + 1
+    for row in shoes:
+        row[-1] = per_shoe.get(row[0], 0)
+    coups = [(*row[:6], Jsonb(row[6]), Jsonb(row[7]), *row[8:]) for row in client.coups]
     with connection.cursor() as cursor:
         raw = cursor.cursor
         for table_name, columns, rows in (
             ("shoes_shoe", "id, recorded_at, table_id, sequence, decks, shuffled_at, cut_card_position, "
-             "burn_cards, status, closed_at, cards_seen, cards_dealt, coups_recorded", shoes),
+             "burn_cards, status, closed_at, close_recorded_at, cards_seen, cards_dealt, coups_recorded", shoes),
             ("shoes_coup", "id, recorded_at, shoe_id, number, dealt_at, gaming_day, player_cards, "
              "banker_cards, player_total, banker_total, winner, \"natural\", player_pair, banker_pair, "
              "reported_winner, paytable_id", coups),
             ("shoes_wager", "id, coup_id, seat, bet, currency, amount_minor, result, payout_minor, "
-             "commission_minor, paid_minor", wagers),
+             "commission_minor, paid_minor", client.wagers),
             ("ledger_commissionentry", "recorded_at, shoe_id, seat, kind, currency, amount_minor, wager_id, "
-             "collection_reason, note", accruals),
+             "collection_reason, note", client.entries),
         ):
             with raw.copy(f"COPY {table_name} ({columns}) FROM STDIN") as copy:
                 for row in rows:
@@ -172,35 +218,31 @@ def generate() -> tuple[int, int]:
                 f"(SELECT max(id) FROM {table_name}))"
             )
         cursor.execute("ANALYZE")
-    return len(coups), len(wagers)
-
-
-READ_SQL = """
-SELECT c.id, c.shoe_id, c.number, c.dealt_at, c.recorded_at, c.gaming_day, c.player_cards, c.banker_cards,
-       c.reported_winner, c.paytable_id, w.id, w.seat, w.bet, w.currency, w.amount_minor, w.paid_minor
-FROM shoes_coup c LEFT JOIN shoes_wager w ON w.coup_id = c.id
-WHERE c.gaming_day BETWEEN %s AND %s
-"""
+    kinds = {}
+    for fault in result.faults:
+        kinds[fault.kind] = kinds.get(fault.kind, 0) + 1
+    print("faults dealt in:", ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items())), flush=True)
+    return len(coups), len(client.wagers)
 
 
 READ_COUPS_SQL = """
-SELECT c.id, c.shoe_id, c.number, c.dealt_at, c.recorded_at, c.gaming_day, c.player_cards, c.banker_cards,
-       c.reported_winner, c.paytable_id
+SELECT c.id, c.shoe_id, c.number, c.gaming_day, c.player_cards, c.banker_cards, c.reported_winner,
+       c.paytable_id, c.recorded_at, c.dealt_at
 FROM shoes_coup c WHERE c.gaming_day BETWEEN %s AND %s
 """
 READ_WAGERS_SQL = """
 SELECT w.id, w.coup_id, w.seat, w.bet, w.currency, w.amount_minor, w.paid_minor
-FROM shoes_wager w JOIN shoes_coup c ON c.id = w.coup_id WHERE c.gaming_day BETWEEN %s AND %s
+FROM shoes_wager w JOIN shoes_coup c ON c.id = w.coup_id
+WHERE c.gaming_day BETWEEN %s AND %s AND w.correction_id IS NULL
 """
 
 
-def read_separately(first: dt.date, last: dt.date) -> tuple[int, int, float]:
-    """The same rows as two streams, coups then wagers (no coup columns repeated per wager), as the
-    sweep reads them. Returns (coups, rows, seconds)."""
+def read_anchor(first: dt.date, last: dt.date) -> tuple[int, float]:
+    """The coups, then their wagers, streamed through server-side cursors. Returns (coups, seconds)."""
     from django.db import connection, transaction
 
     started = time.perf_counter()
-    coups = rows = 0
+    coups = 0
     with transaction.atomic(), connection.cursor() as django_cursor:
         for name, sql in (("bench_coups", READ_COUPS_SQL), ("bench_wagers", READ_WAGERS_SQL)):
             raw = django_cursor.cursor.connection.cursor(name=name)
@@ -209,25 +251,13 @@ def read_separately(first: dt.date, last: dt.date) -> tuple[int, int, float]:
             count = sum(1 for _ in raw)
             raw.close()
             coups = coups or count
-            rows += count
-    return coups, rows, time.perf_counter() - started
+    return coups, time.perf_counter() - started
 
 
-def read_rate(first: dt.date, last: dt.date) -> tuple[int, int, float]:
-    """Stream the coups and wagers through a server-side cursor. Returns (coups, rows, seconds)."""
-    from django.db import connection, transaction
-
+def timed(function, *args, **kwargs):
     started = time.perf_counter()
-    coups, rows = set(), 0
-    with transaction.atomic(), connection.cursor() as django_cursor:
-        raw = django_cursor.cursor.connection.cursor(name="bench_read")
-        raw.itersize = 5000
-        raw.execute(READ_SQL, [first, last])
-        for row in raw:
-            rows += 1
-            coups.add(row[0])
-        raw.close()
-    return len(coups), rows, time.perf_counter() - started
+    result = function(*args, **kwargs)
+    return result, time.perf_counter() - started
 
 
 def main() -> None:
@@ -242,58 +272,57 @@ def main() -> None:
     coups, wagers = generate()
     print(f"dealt {coups:,} coups, {wagers:,} wagers in {time.perf_counter() - started:.1f}s", flush=True)
 
-    from pit.compliance.checks import coups_sweep
+    from pit.compliance.checks import coups_check, coups_sweep
     from pit.compliance.models import RuleViolation
-
-    first, last = FIRST_DAY, FIRST_DAY + dt.timedelta(days=DAYS + 1)
-    read_rate(first, last)  # warm the cache: both sides read from memory
-    # The machine may be shared: the best of two runs of the read and of the re-run.
-    read_coups, read_rows, read_seconds = min((read_rate(first, last) for _ in range(2)), key=lambda r: r[2])
-    assert read_coups == coups, (read_coups, coups)
-    _, split_rows, split_seconds = min((read_separately(first, last) for _ in range(2)), key=lambda r: r[2])
-
     from pit.protection.checks import protection_check_shoes
     from pit.shoes.models import Coup
 
-    shoe_ids = list(Coup.objects.values_list("shoe_id", flat=True).distinct())
-    started = time.perf_counter()
-    protection_check_shoes(shoe_ids=shoe_ids)
-    protection_first = time.perf_counter() - started
+    first, last = FIRST_DAY - dt.timedelta(days=1), FIRST_DAY + dt.timedelta(days=DAYS + 1)
+    shoe_ids = sorted(set(Coup.objects.values_list("shoe_id", flat=True)))
+    read_anchor(first, last)  # warm the cache: both sides read from memory
+    first_pass, first_seconds = timed(coups_sweep, first_day=first, last_day=last)
+    assert first_pass.coups == coups, (first_pass.coups, coups)
+    recorded = RuleViolation.objects.count()
 
-    started = time.perf_counter()
-    first_pass = coups_sweep(first_day=first, last_day=last)
-    first_seconds = time.perf_counter() - started
-    rerun_seconds = float("inf")
-    for _ in range(2):
-        started = time.perf_counter()
-        rerun = coups_sweep(first_day=first, last_day=last)
-        rerun_seconds = min(rerun_seconds, time.perf_counter() - started)
-    assert first_pass.coups == rerun.coups == coups
-    assert rerun.created == 0 and rerun.cleared == 0
-    assert RuleViolation.objects.filter(found_by="coup_verification").count() == first_pass.created
-    started = time.perf_counter()
-    protection_check_shoes(shoe_ids=shoe_ids)
-    protection_rerun = time.perf_counter() - started
+    # The last shoe's coups: checked one by one as the urgent task does when each is posted, and all
+    # in one task (the coalesced check of a shoe's pending coups).
+    last_shoe = list(Coup.objects.filter(shoe_id=shoe_ids[-1]).order_by("number").values_list("pk", flat=True))
+    singles = last_shoe[-10:]
 
-    joined, split = coups / read_seconds, coups / split_seconds
-    read = max(joined, split)  # the faster way PostgreSQL hands these rows over: the bar to compare with
-    figure("sweep_coups", coups, "coups")
-    figure("sweep_wagers", wagers, "wagers")
-    figure("sweep_findings", first_pass.created, "findings")
-    figure("read_joined_rate", f"{joined:.0f}", "coups/s")
-    figure("read_joined_rows_rate", f"{read_rows / read_seconds:.0f}", "rows/s")
-    figure("read_separate_rate", f"{split:.0f}", "coups/s")
-    figure("read_separate_rows_rate", f"{split_rows / split_seconds:.0f}", "rows/s")
-    figure("sweep_first_pass_rate", f"{coups / first_seconds:.0f}", "coups/s")
-    figure("sweep_rerun_rate", f"{coups / rerun_seconds:.0f}", "coups/s")
-    figure("sweep_first_pass_vs_read", f"{coups / first_seconds / read:.3f}", "ratio")
-    figure("sweep_rerun_vs_read", f"{coups / rerun_seconds / read:.3f}", "ratio")
-    # A busy pit: 20 tables, 70 coups an hour, 20 hours a day, 365 days.
-    year = 20 * 70 * 20 * 365
-    figure("protection_first_pass_per_coup", f"{protection_first / coups * 1000:.2f}", "ms")
-    figure("protection_rerun_per_coup", f"{protection_rerun / coups * 1000:.2f}", "ms")
-    figure("protection_rerun_vs_sweep_rerun", f"{protection_rerun / rerun_seconds:.3f}", "ratio")
-    figure("sweep_busy_pit_year_estimate", f"{year / (coups / rerun_seconds) / 60:.1f}", "minutes")
+    if os.environ.get("PIT_BENCH_SWEEP_PROFILE"):
+        import cProfile
+
+        cProfile.runctx("coups_sweep(first_day=first, last_day=last)", globals(), locals(),
+                        os.environ["PIT_BENCH_SWEEP_PROFILE"])
+    anchor, sweep, protection, single, coalesced = [], [], [], [], []
+    for _ in range(REPEATS):
+        read, seconds = timed(read_anchor, first, last)
+        assert read[0] == coups
+        anchor.append(read[1])
+        totals, seconds = timed(coups_sweep, first_day=first, last_day=last)
+        assert totals.coups == coups and totals.created == totals.cleared == totals.restored == 0
+        sweep.append(seconds)
+        protection.append(timed(protection_check_shoes, shoe_ids=shoe_ids, weekly=True)[1])
+        single.append(sum(timed(coups_check, coup_ids=[pk])[1] for pk in singles) / len(singles))
+        coalesced.append(timed(coups_check, coup_ids=last_shoe)[1])
+    assert RuleViolation.objects.count() == recorded  # nothing new, nothing lost
+
+    anchor_rate = coups / statistics.median(anchor)
+    sweep_rate = coups / statistics.median(sweep)
+    figure("sweep.figure", f"{sweep_rate:.0f}", "coups/s")
+    figure("sweep.anchor", f"{anchor_rate:.0f}", "coups/s")
+    figure("sweep.ratio", f"{sweep_rate / anchor_rate:.3f}", "x")
+    figure("sweep.coups", coups, "coups")
+    figure("sweep.wagers", wagers, "wagers")
+    figure("sweep.wagers_per_coup", f"{wagers / coups:.2f}", "wagers")
+    figure("sweep.findings", first_pass.created, "findings")
+    figure("sweep.first_pass_rate", f"{coups / first_seconds:.0f}", "coups/s")
+    figure("sweep.protection_per_coup", f"{statistics.median(protection) / coups * 1000:.3f}", "ms")
+    figure("sweep.protection_rate", f"{coups / statistics.median(protection):.0f}", "coups/s")
+    figure("sweep.coup_check_per_coup", f"{statistics.median(single) * 1000:.1f}", "ms")
+    figure("sweep.shoe_check", f"{statistics.median(coalesced) * 1000:.1f}", "ms")
+    figure("sweep.shoe_check_coups", len(last_shoe), "coups")
+    figure("sweep.shoe_check_per_coup", f"{statistics.median(coalesced) / len(last_shoe) * 1000:.2f}", "ms")
     for code, count in sorted(first_pass.codes.items()):
         print(f"  {code}: {count:,}", flush=True)
 

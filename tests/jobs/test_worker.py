@@ -314,3 +314,22 @@ def test_a_broker_outage_loses_no_check_and_no_reconciliation(workers, not_eager
             assert floor.get("/healthz").status_code == 200
     finally:
         server.stop()
+
+
+def test_a_backlog_of_one_shoe_s_checks_is_checked_by_one_task(workers, broker):
+    """Coups posted while no worker runs: each owes its check (sent to Redis); the first task a worker
+    runs checks the whole shoe, the others find nothing left; every coup is checked once."""
+    shoe = factories.shoe(factories.table("BB1"))
+    coups = [factories.coup(shoe, number, *BANKER_NATURAL, reported_winner="player") for number in range(1, 7)]
+    assert OutboxMessage.objects.filter(task_name="compliance.coups_verify", dispatched_at__isnull=False).count() == 6
+
+    worker = workers()
+    wait_for(lambda: not OutboxMessage.objects.exists(), timeout=60, what="every owed check to be done")
+    assert sorted(RuleViolation.objects.values_list("code", "coup_id")) == [
+        ("reported_winner_mismatch", coup.pk) for coup in coups
+    ]
+    wait_for(lambda: _queued(broker) == 0, timeout=30, what="the queue to drain")
+    results = [line.rsplit(": ", 1)[1] for line in worker.output().splitlines()
+               if "compliance.coups_verify" in line and " succeeded in " in line]
+    assert sorted(results) == ["0", "0", "0", "0", "0", "6"]
+    assert FailedTask.objects.count() == 0
