@@ -23,6 +23,7 @@ from pit.core.partitions import (
     default_partition,
     month_partitions,
     month_start,
+    months_after,
     next_month,
     partitions_ensure_sql,
 )
@@ -32,11 +33,6 @@ logger = logging.getLogger(__name__)
 
 class ArchiveRefused(Exception):
     """The month cannot be archived (or dropped) as asked; nothing was written or detached."""
-
-
-def _months_before(month: dt.date, count: int) -> dt.date:
-    year, index = divmod(month.year * 12 + month.month - 1 - count, 12)
-    return dt.date(year, index + 1, 1)
 
 
 def _require_postgres() -> None:
@@ -72,9 +68,7 @@ def partitions_ensure(*, months_ahead: int | None = None, today: dt.date | None 
         return PartitionsEnsured([], {})
     ahead = settings.PIT_PARTITION_MONTHS_AHEAD if months_ahead is None else months_ahead
     first = month_start(today or current_gaming_day())
-    last = first
-    for _ in range(ahead):
-        last = next_month(last)
+    last = months_after(first, ahead)
     with transaction.atomic(), connection.cursor() as cursor:
         made = partitions_ensure_sql(cursor, first, last)
         held = default_months(cursor)
@@ -153,7 +147,7 @@ def month_archive(*, month: dt.date, operator: str, directory: Path | None = Non
     the month still dealing, with rows of the month in the DEFAULT partition, or archived already."""
     _require_postgres()
     month = month_start(month)
-    window_starts = _months_before(month_start(current_gaming_day()), settings.PIT_RETENTION_MONTHS)
+    window_starts = months_after(current_gaming_day(), -settings.PIT_RETENTION_MONTHS)
     if next_month(month) > window_starts:
         raise ArchiveRefused(
             f"{month:%Y-%m} is within the retention window ({settings.PIT_RETENTION_MONTHS} months: "

@@ -48,6 +48,12 @@ def next_month(month: dt.date) -> dt.date:
     return (month.replace(day=28) + dt.timedelta(days=4)).replace(day=1)
 
 
+def months_after(day: dt.date, count: int) -> dt.date:
+    """The first day of the month `count` months after (before, if negative) `day`'s."""
+    year, index = divmod(day.year * 12 + day.month - 1 + count, 12)
+    return dt.date(year, index + 1, 1)
+
+
 def partition_name(table: str, month: dt.date) -> str:
     return f"{table}_{month:%Y_%m}"
 
@@ -301,7 +307,7 @@ def partition_tables(cursor, *, today: dt.date, months_ahead: int) -> None:
         columns = [row[0] for row in cursor.fetchall()]
         cursor.execute(f'SELECT DISTINCT date_trunc(\'month\', {KEY})::date FROM "{table}"')  # noqa: S608
         months = {row[0] for row in cursor.fetchall()}
-        months.update(_months_between(month_start(today) - dt.timedelta(days=1), _ahead(today, months_ahead)))
+        months.update(_months_between(months_after(today, -1), months_after(today, months_ahead)))
         if None in months:
             raise ValueError(f"{table} has rows without a {KEY}: backfill it first")
         cursor.execute(
@@ -347,11 +353,6 @@ def partition_tables(cursor, *, today: dt.date, months_ahead: int) -> None:
     cursor.execute("SET CONSTRAINTS ALL DEFERRED")
 
 
-def _ahead(today: dt.date, months: int) -> dt.date:
-    month = month_start(today)
-    for _ in range(months):
-        month = next_month(month)
-    return month
 
 
 def backfill_partition_days(apps, schema_editor) -> None:

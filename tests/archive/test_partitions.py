@@ -5,12 +5,13 @@ import csv
 import datetime as dt
 import hashlib
 import json
+from contextlib import contextmanager
 from decimal import Decimal
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.db import IntegrityError, connection, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 
 from pit.archive.models import ArchiveAction, MonthArchive
 from pit.archive.services import ArchiveRefused, month_archive, month_archive_drop, partitions_ensure
@@ -19,6 +20,7 @@ from pit.core.partitions import (
     PARTITIONED,
     month_partitions,
     month_start,
+    months_after,
     next_month,
     partition_name,
     partitions_ensure_sql,
@@ -35,10 +37,7 @@ postgres = pytest.mark.postgres
 
 
 def months_back(count: int) -> dt.date:
-    month = month_start(current_gaming_day())
-    for _ in range(count):
-        month = (month - dt.timedelta(days=1)).replace(day=1)
-    return month
+    return months_after(current_gaming_day(), -count)
 
 
 def dealt_in(month: dt.date, day: int = 10) -> dt.datetime:
@@ -151,10 +150,7 @@ def test_the_beat_makes_months_ahead_once():
     this_month = month_start(current_gaming_day())
     with connection.cursor() as cursor:
         before = month_partitions(cursor, "shoes_coup")
-    wanted, month = [], this_month
-    for _ in range(6):
-        month = next_month(month)
-        wanted.append(month)
+    wanted = [months_after(this_month, count) for count in range(1, 7)]
     missing = [month for month in wanted if month not in before]
     first = partitions_ensure(months_ahead=6)
     assert first.created == [partition_name(table, month) for table in PARTITIONED for month in missing]
@@ -317,3 +313,52 @@ def test_archive_month_command_drops_the_verified_detached_tables(archivable, tm
             assert cursor.fetchone() == (None,)
     assert (tmp_path / f"{month:%Y-%m}" / "manifest.json").exists()
     assert Shoe.objects.filter(pk=shoe.pk).exists()
+
+
+@pytest.fixture
+def runtime_role():
+    """The runtime role of a deployment (owns nothing), granted as `manage.py migrate` grants it;
+    created in the test's transaction, so it is gone afterwards."""
+    from pit.core.immutable import runtime_privileges_sql
+
+    role = f"{connection.settings_dict['NAME']}_runtime"
+    with connection.cursor() as cursor:
+        cursor.execute(f'CREATE ROLE "{role}" NOLOGIN')
+        for statement in runtime_privileges_sql(connection, role):
+            cursor.execute(statement)
+    return role
+
+
+@contextmanager
+def as_role(role):
+    with connection.cursor() as cursor:
+        cursor.execute(f'SET ROLE "{role}"')
+        try:
+            yield
+        finally:
+            cursor.execute("RESET ROLE")
+
+
+@postgres
+def test_the_runtime_role_makes_partitions_only_through_the_owner_s_function(runtime_role):
+    month = months_after(current_gaming_day(), 5)
+    name = partition_name("shoes_coup", month)
+    with as_role(runtime_role):
+        with (pytest.raises(DatabaseError, match="permission denied|must be owner"), transaction.atomic(),
+              connection.cursor() as cursor):
+            cursor.execute(f"CREATE TABLE {name} PARTITION OF shoes_coup FOR VALUES FROM (%s) TO (%s)",
+                           [month, next_month(month)])
+        result = partitions_ensure(months_ahead=5)
+    assert partition_name("shoes_coup", month) in result.created
+
+
+@postgres
+def test_the_runtime_role_cannot_archive_a_month(archivable, runtime_role):
+    month, shoe, _ = archivable
+    shoe_close(shoe=shoe, box_counts=[(1, Decimal("0.00"))])
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    with as_role(runtime_role), pytest.raises(CommandError, match="must be owner|permission denied"):
+        call_command("archive_month", f"{month:%Y-%m}")
+    assert all(_attached(month).values())
+    assert not MonthArchive.objects.exists()

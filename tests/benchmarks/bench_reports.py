@@ -92,8 +92,9 @@ CROSS JOIN LATERAL (
   FROM (SELECT random() + n * 0 + sh.id * 0 AS r) x
 ) outcome;
 
-INSERT INTO shoes_wager (coup_id, seat, bet, currency, amount_minor, result, payout_minor, commission_minor)
-SELECT c.id, b.seat, b.bet, 'USD', a.amount,
+INSERT INTO shoes_wager (coup_id, gaming_day, seat, bet, currency, amount_minor, result, payout_minor,
+                         commission_minor)
+SELECT c.id, c.gaming_day, b.seat, b.bet, 'USD', a.amount,
        CASE WHEN b.bet = c.winner THEN 'win' WHEN c.winner = 'tie' THEN 'push' ELSE 'lose' END,
        CASE WHEN b.bet = c.winner THEN (CASE b.bet WHEN 'tie' THEN 8 * a.amount ELSE a.amount END) ELSE 0 END,
        CASE WHEN b.bet = 'banker' AND c.winner = 'banker' THEN a.amount / 20 ELSE 0 END
@@ -101,9 +102,9 @@ FROM shoes_coup c
 CROSS JOIN (VALUES {wagers}) AS b(seat, bet)
 CROSS JOIN LATERAL (SELECT 2500 * (1 + floor(random() * 40 + c.id * 0 + b.seat * 0))::bigint AS amount) a;
 
-INSERT INTO ledger_commissionentry (shoe_id, seat, kind, currency, amount_minor, wager_id, collection_reason,
-                                    note, recorded_at)
-SELECT c.shoe_id, w.seat, 'accrued', 'USD', w.commission_minor, w.id, '', '', c.dealt_at
+INSERT INTO ledger_commissionentry (shoe_id, seat, kind, currency, amount_minor, wager_id, gaming_day,
+                                    collection_reason, note, recorded_at)
+SELECT c.shoe_id, w.seat, 'accrued', 'USD', w.commission_minor, w.id, w.gaming_day, '', '', c.dealt_at
 FROM shoes_wager w JOIN shoes_coup c ON c.id = w.coup_id WHERE w.commission_minor > 0;
 
 CREATE TEMP TABLE bench_seat AS
@@ -138,6 +139,7 @@ def generate() -> dict[str, int]:
 
     from django.db import connection, transaction
 
+    from pit.core.partitions import partitions_ensure_sql
     from pit.paytables.services import paytable_create_from_preset
     from pit.tables.services import table_create
 
@@ -153,6 +155,7 @@ def generate() -> dict[str, int]:
               "paytable": paytable.pk}
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT setseed(0.42)")
+        partitions_ensure_sql(cursor, FIRST_DAY, FIRST_DAY + dt.timedelta(days=DAYS))  # the months' partitions
         for statement in GENERATE.replace("{wagers}", values).split(";\n"):
             if statement.strip():
                 cursor.execute(statement, params)

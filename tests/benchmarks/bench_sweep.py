@@ -80,6 +80,7 @@ def generate() -> tuple[int, int]:
     from pit import game
     from pit.core.gaming_day import gaming_day_for
     from pit.core.money import to_minor
+    from pit.core.partitions import partitions_ensure_sql
     from pit.paytables.services import paytable_create_from_preset
     from tests import factories
 
@@ -137,12 +138,13 @@ def generate() -> tuple[int, int]:
                     commission = to_minor(settlement.commission, "USD")
                     wager_id += 1
                     wagers.append((
-                        wager_id, coup_id, seat, bet, "USD", to_minor(amount, "USD"), str(settlement.result),
-                        payout, commission, paid,
+                        wager_id, coup_id, gaming_day_for(moment), seat, bet, "USD", to_minor(amount, "USD"),
+                        str(settlement.result), payout, commission, paid,
                     ))
                     if commission:
                         accruals.append(
-                            (moment, shoe_id, seat, "accrued", "USD", commission, wager_id, "", "")
+                            (moment, shoe_id, seat, "accrued", "USD", commission, wager_id, gaming_day_for(moment),
+                             "", "")
                         )
         closed = moment + dt.timedelta(minutes=2)
         table_clock[table.pk] = closed + dt.timedelta(minutes=5)
@@ -151,6 +153,7 @@ def generate() -> tuple[int, int]:
             "closed", closed, Jsonb(dict(dealer.cards_seen())), len(dealer.dealt), number,
         ))
     with connection.cursor() as cursor:
+        partitions_ensure_sql(cursor, FIRST_DAY, moment.date())  # the months' partitions
         raw = cursor.cursor
         for table_name, columns, rows in (
             ("shoes_shoe", "id, recorded_at, table_id, sequence, decks, shuffled_at, cut_card_position, "
@@ -158,10 +161,10 @@ def generate() -> tuple[int, int]:
             ("shoes_coup", "id, recorded_at, shoe_id, number, dealt_at, gaming_day, player_cards, "
              "banker_cards, player_total, banker_total, winner, \"natural\", player_pair, banker_pair, "
              "reported_winner, paytable_id", coups),
-            ("shoes_wager", "id, coup_id, seat, bet, currency, amount_minor, result, payout_minor, "
+            ("shoes_wager", "id, coup_id, gaming_day, seat, bet, currency, amount_minor, result, payout_minor, "
              "commission_minor, paid_minor", wagers),
             ("ledger_commissionentry", "recorded_at, shoe_id, seat, kind, currency, amount_minor, wager_id, "
-             "collection_reason, note", accruals),
+             "gaming_day, collection_reason, note", accruals),
         ):
             with raw.copy(f"COPY {table_name} ({columns}) FROM STDIN") as copy:
                 for row in rows:
