@@ -5,7 +5,6 @@ PostgreSQL only (pit.core.partitions); on SQLite there is nothing to partition o
 import csv
 import datetime as dt
 import hashlib
-import io
 import json
 import logging
 from dataclasses import dataclass
@@ -221,8 +220,8 @@ def month_archive_drop(*, month: dt.date, operator: str) -> MonthArchive:
 
 
 def month_archive_summary(archive: MonthArchive) -> str:
-    out = io.StringIO()
-    for table, entry in archive.manifest["tables"].items():
-        out.write(f"{table}: {entry['partition']} {entry['rows']} rows, sha256 {entry['sha256']}\n")
-    return out.getvalue()
+    return "".join(
+        f"{table}: {entry['partition']} {entry['rows']} rows, sha256 {entry['sha256']}\n"
+        for table, entry in archive.manifest["tables"].items()
+    )
 
