@@ -20,4 +20,17 @@ def refused(*constraints: str):
     message = str(caught.value)
     if connection.vendor == "sqlite" and "UNIQUE constraint failed" in message:
         return
-    assert any(constraint in message for constraint in constraints), message
+    assert any(constraint in message for constraint in (*constraints, *_parent_indexes(caught.value))), message
+
+
+def _parent_indexes(error) -> list[str]:
+    """PostgreSQL names the index of a partition (shoes_wager_2026_11_coup_id_..._idx) in a unique
+    violation on a partitioned table (pit.core.partitions): the constraint is its parent index."""
+    name = getattr(getattr(error.__cause__, "diag", None), "constraint_name", None)
+    if connection.vendor != "postgresql" or not name:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT a.relid::regclass::text FROM pg_partition_ancestors(to_regclass(%s)) a", [name]
+        )
+        return [row[0] for row in cursor.fetchall()]

@@ -41,6 +41,22 @@ def protection_off(connection=default_connection):
 
 
 def rewrite(queryset, **values) -> int:
-    """UPDATE facts as no service may: a record the services never write, to test what reads it."""
+    """UPDATE facts as no service may: a record the services never write, to test what reads it.
+
+    A coup moved to another gaming day takes its wagers and their commission entries with it: they
+    carry its day, the month partition key on PostgreSQL, which the database checks (pit.core.partitions)."""
     with protection_off():
-        return models.QuerySet.update(queryset, **values)
+        ids = list(queryset.values_list("pk", flat=True))
+        count = models.QuerySet.update(queryset, **values)
+        if queryset.model._meta.label == "shoes.Coup" and "gaming_day" in values:
+            from pit.ledger.models import CommissionEntry
+            from pit.shoes.models import Wager
+
+            wagers = list(Wager.objects.filter(coup_id__in=ids).values_list("pk", flat=True))
+            models.QuerySet.update(Wager.objects.filter(pk__in=wagers), gaming_day=values["gaming_day"])
+            accruals = list(CommissionEntry.objects.filter(wager_id__in=wagers).values_list("pk", flat=True))
+            models.QuerySet.update(
+                CommissionEntry.objects.filter(models.Q(pk__in=accruals) | models.Q(reverses_id__in=accruals)),
+                gaming_day=values["gaming_day"],
+            )
+        return count

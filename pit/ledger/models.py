@@ -9,6 +9,7 @@ from django.db import models
 from pit.accounts.audit import audit_track
 from pit.core.immutable import Fact
 from pit.core.models import Recorded
+from pit.core.partitions import PartitionDayField
 from pit.records.chain import chain_fields
 
 
@@ -42,6 +43,9 @@ class CommissionEntry(Recorded, Fact):
     )
     note = models.TextField(blank=True)
     chain_seq, chain_hash = chain_fields()  # last: see pit.records.chain.ChainSeqField
+    # The month partition it lives in on PostgreSQL (pit.core.partitions): an accrual's wager's
+    # gaming day, a reversal's (the entry it reverses), else its shoe's (the day it was shuffled).
+    gaming_day = PartitionDayField(sources=("wager.gaming_day", "reverses.gaming_day", "shoe.shuffled_at"))
 
     class Meta:
         ordering = ["shoe", "seat", "id"]

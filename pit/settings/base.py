@@ -94,6 +94,7 @@ LOCAL_APPS = [
     "pit.shoes",
     "pit.ledger",
     "pit.records",
+    "pit.archive",
     "pit.compliance",
     "pit.accounting",
     "pit.dealers",
@@ -345,6 +346,19 @@ CELERY_BEAT_SCHEDULE["reports.report_exports_purge"] = {
 PIT_ROLLUPS_READ = env.bool("PIT_ROLLUPS_READ", default=True)
 PIT_ROLLUPS_CATCH_UP_DAYS = env.int("PIT_ROLLUPS_CATCH_UP_DAYS", default=3)
 CELERY_BEAT_SCHEDULE["rollups.catch_up"] = {"task": "rollups.catch_up", "schedule": 15 * 60}
+
+# ---------------------------------------------------------------- Partitions and archives
+# PostgreSQL: coups, wagers and commission entries are partitioned by month of gaming day
+# (pit.core.partitions); beat creates this many months ahead of the current one, every night.
+PIT_PARTITION_MONTHS_AHEAD = env.int("PIT_PARTITION_MONTHS_AHEAD", default=3)
+CELERY_BEAT_SCHEDULE["archive.partitions_ensure"] = {
+    "task": "archive.partitions_ensure", "schedule": crontab(hour=5, minute=30),
+}
+# Months of gaming days kept in the database: `manage.py archive_month` refuses a month that ends
+# within this many months before the current gaming day (regulation: 5-7 years).
+PIT_RETENTION_MONTHS = env.int("PIT_RETENTION_MONTHS", default=84)
+# Where `manage.py archive_month` writes a month's rows (one CSV per table and a manifest).
+PIT_ARCHIVE_DIR = env.str("PIT_ARCHIVE_DIR", default=str(VAR_DIR / "archive"))
 
 # ---------------------------------------------------------------- Table accounting
 # pit.accounting: the length of a shift for chip inventories, fills, credits and

@@ -4,6 +4,7 @@ from django.db import models
 from pit.core.immutable import Fact
 from pit.core.models import Recorded
 from pit.core.money import from_minor
+from pit.core.partitions import PartitionDayField
 from pit.records.chain import chain_fields
 
 
@@ -164,6 +165,8 @@ class Wager(Fact):
         help_text="Empty: the wager as first recorded. Else the correction that wrote this version.",
     )
     chain_seq, chain_hash = chain_fields()  # last: see pit.records.chain.ChainSeqField
+    # Its coup's: the month partition it lives in on PostgreSQL (pit.core.partitions).
+    gaming_day = PartitionDayField(sources=("coup.gaming_day",))
 
     class Meta:
         ordering = ["coup", "seat", "bet"]

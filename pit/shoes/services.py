@@ -424,7 +424,7 @@ def _repost_violation(shoe: Shoe, existing: Coup, prepared: _PreparedCoup, diffe
     )
 
 
-def _insert_rows(model, spec, shoe_id: int, rows: list[tuple]) -> list[int]:
+def _insert_rows(model, spec, shoe_id: int, rows: list[tuple], extra: dict[str, list] | None = None) -> list[int]:
     """Insert a shoe's fact rows, given as tuples of values in the order of their chain spec's
     fields (pit.records.chain.SPECS), linked to the shoe's hash chain; their ids, in order.
 
@@ -432,17 +432,26 @@ def _insert_rows(model, spec, shoe_id: int, rows: list[tuple]) -> list[int]:
     arrays built from the values as they are, each row's chain position and hash computed from the
     same tuple (Django's bulk_create compiles a placeholder per value, and going through each field's
     `get_db_prep_save` on model instances was most of a day's batch). Elsewhere (SQLite) bulk_create,
-    which links each row as it compiles it (`ChainSeqField.pre_save`)."""
+    which links each row as it compiles it (`ChainSeqField.pre_save`).
+
+    `extra`: columns outside the chain, one list of values per column name (a wager's and an entry's
+    gaming day, their month partition on PostgreSQL: pit.core.partitions)."""
     if not rows:
         return []
+    extra = extra or {}
     if connection.vendor != "postgresql":
-        created = model.objects.bulk_create(model(**dict(zip(spec.fields, row, strict=True))) for row in rows)
+        created = model.objects.bulk_create(
+            model(**dict(zip(spec.fields, row, strict=True)), **{name: values[index] for name, values in extra.items()})
+            for index, row in enumerate(rows)
+        )
         return [instance.pk for instance in created]
     links = chain_rows(shoe_id=shoe_id, spec=spec, rows=rows)
     fields = [model._meta.get_field(attname.removesuffix("_id")) for attname in spec.fields]
     fields += [model._meta.get_field("chain_seq"), model._meta.get_field("chain_hash")]
+    fields += [model._meta.get_field(name) for name in extra]
     columns = [[row[position] for row in rows] for position in range(len(spec.fields))]
     columns += [[seq for seq, _ in links], [link for _, link in links]]
+    columns += list(extra.values())
     arrays = [
         _array_literal([json.dumps(value) for value in column] if isinstance(model_field, JSONField) else column)
         for model_field, column in zip(fields, columns, strict=True)
@@ -494,11 +503,16 @@ def _store(shoe: Shoe, prepared: list[_PreparedCoup], actor: Actor, paytable_id:
         (coup_id, w.seat, w.bet, w.currency, w.amount_minor, w.result, w.payout_minor, w.commission_minor, w.paid_minor)
         for coup_id, item in zip(coup_ids, prepared, strict=True) for w in item.wagers
     ]
-    wager_ids = _insert_rows(Wager, wager_spec, shoe.pk, wager_rows)
+    coup_days = dict(zip(coup_ids, (row[3] for row in coup_rows), strict=True))
+    wager_days = [coup_days[row[0]] for row in wager_rows]  # a wager's month partition is its coup's
+    wager_ids = _insert_rows(Wager, wager_spec, shoe.pk, wager_rows, extra={"gaming_day": wager_days})
+    accrued = [
+        (wager_id, row, day) for wager_id, row, day in zip(wager_ids, wager_rows, wager_days, strict=True) if row[7] > 0
+    ]
     _insert_rows(CommissionEntry, entry_spec, shoe.pk, [
         (shoe.pk, row[1], EntryKind.ACCRUED.value, row[3], row[7], wager_id, "", None, "", now, user_id, device_id)
-        for wager_id, row in zip(wager_ids, wager_rows, strict=True) if row[7] > 0
-    ])
+        for wager_id, row, _ in accrued
+    ], extra={"gaming_day": [day for _, _, day in accrued]})
     seen = Counter(shoe.cards_seen)
     for item in prepared:
         seen.update(card.code for card in (*item.player, *item.banker))

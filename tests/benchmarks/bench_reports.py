@@ -121,8 +121,9 @@ CROSS JOIN LATERAL (
   FROM (SELECT random() + n * 0 + sh.id * 0 AS r) x
 ) outcome;
 
-INSERT INTO shoes_wager (coup_id, seat, bet, currency, amount_minor, result, payout_minor, commission_minor)
-SELECT c.id, s.seat, b.bet, 'USD', a.amount,
+INSERT INTO shoes_wager (coup_id, gaming_day, seat, bet, currency, amount_minor, result, payout_minor,
+                         commission_minor)
+SELECT c.id, c.gaming_day, s.seat, b.bet, 'USD', a.amount,
        CASE WHEN b.bet = c.winner THEN 'win' WHEN c.winner = 'tie' AND b.bet IN ('banker', 'player') THEN 'push'
             ELSE 'lose' END,
        CASE WHEN b.bet = c.winner THEN (CASE b.bet WHEN 'tie' THEN 8 * a.amount ELSE a.amount END) ELSE 0 END,
@@ -141,21 +142,21 @@ CROSS JOIN LATERAL (
 ) a
 WHERE b.seated AND (o.kind = 'main' OR b.r < o.chance);
 
-INSERT INTO ledger_commissionentry (shoe_id, seat, kind, currency, amount_minor, wager_id, collection_reason,
-                                    note, recorded_at)
-SELECT c.shoe_id, w.seat, 'accrued', 'USD', w.commission_minor, w.id, '', '',
+INSERT INTO ledger_commissionentry (shoe_id, gaming_day, seat, kind, currency, amount_minor, wager_id,
+                                    collection_reason, note, recorded_at)
+SELECT c.shoe_id, c.gaming_day, w.seat, 'accrued', 'USD', w.commission_minor, w.id, '', '',
        c.dealt_at + interval '0.25 seconds' * (w.id %% 4)
 FROM shoes_wager w JOIN shoes_coup c ON c.id = w.coup_id WHERE w.commission_minor > 0;
 
-INSERT INTO ledger_commissionentry (shoe_id, seat, kind, currency, amount_minor, reverses_id, collection_reason,
-                                    note, recorded_at)
-SELECT e.shoe_id, e.seat, 'reversal', 'USD', -e.amount_minor, e.id, '', 'comped, entry ' || e.id,
+INSERT INTO ledger_commissionentry (shoe_id, gaming_day, seat, kind, currency, amount_minor, reverses_id,
+                                    collection_reason, note, recorded_at)
+SELECT e.shoe_id, e.gaming_day, e.seat, 'reversal', 'USD', -e.amount_minor, e.id, '', 'comped, entry ' || e.id,
        e.recorded_at + interval '90 seconds'
 FROM ledger_commissionentry e WHERE e.kind = 'accrued' AND e.id %% 300 = 0;
 
-INSERT INTO ledger_commissionentry (shoe_id, seat, kind, currency, amount_minor, collection_reason, note,
-                                    recorded_at)
-SELECT e.shoe_id, e.seat, 'collected', 'USD', -sum(e.amount_minor), 'player_left',
+INSERT INTO ledger_commissionentry (shoe_id, gaming_day, seat, kind, currency, amount_minor, collection_reason,
+                                    note, recorded_at)
+SELECT e.shoe_id, min(e.gaming_day), e.seat, 'collected', 'USD', -sum(e.amount_minor), 'player_left',
        (%(notes)s::text[])[1 + (e.shoe_id + e.seat) %% cardinality(%(notes)s::text[])],
        max(e.recorded_at) + interval '30 seconds'
 FROM ledger_commissionentry e JOIN shoes_wager w ON w.id = e.wager_id JOIN shoes_coup c ON c.id = w.coup_id
@@ -163,7 +164,7 @@ WHERE e.kind = 'accrued' AND c.number <= 40 AND (e.shoe_id * 3 + e.seat) %% 7 = 
 GROUP BY e.shoe_id, e.seat;
 
 CREATE TEMP TABLE bench_seat AS
-SELECT e.shoe_id, e.seat, sum(e.amount_minor) AS accrued,
+SELECT e.shoe_id, e.seat, min(e.gaming_day) AS gaming_day, sum(e.amount_minor) AS accrued,
        CASE WHEN random() < 0.02 THEN greatest(sum(e.amount_minor) - 500, 0)
             ELSE sum(e.amount_minor) END AS counted
 FROM ledger_commissionentry e GROUP BY e.shoe_id, e.seat;
@@ -182,9 +183,9 @@ INSERT INTO ledger_reconciliationseat (reconciliation_id, seat, accrued_minor, c
 SELECT r.id, s.seat, s.accrued, 0, s.accrued, s.counted, s.counted - s.accrued
 FROM bench_seat s JOIN ledger_reconciliation r ON r.shoe_id = s.shoe_id;
 
-INSERT INTO ledger_commissionentry (shoe_id, seat, kind, currency, amount_minor, collection_reason, note,
-                                    recorded_at)
-SELECT s.shoe_id, s.seat, 'collected', 'USD', -s.accrued, 'shuffle', '', sh.closed_at
+INSERT INTO ledger_commissionentry (shoe_id, gaming_day, seat, kind, currency, amount_minor, collection_reason,
+                                    note, recorded_at)
+SELECT s.shoe_id, s.gaming_day, s.seat, 'collected', 'USD', -s.accrued, 'shuffle', '', sh.closed_at
 FROM bench_seat s JOIN shoes_shoe sh ON sh.id = s.shoe_id;
 """
 

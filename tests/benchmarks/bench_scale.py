@@ -149,14 +149,14 @@ def generate() -> tuple[int, int]:
                    p.player_cards, p.banker_cards, p.player_total, p.banker_total, p.winner, p.nat, p.player_pair,
                    p.banker_pair, p.winner, %(paytable)s
             FROM shoes_shoe s JOIN bench_pool_coup p ON p.pool_shoe = s.id %% %(pool)s;
-            INSERT INTO shoes_wager (coup_id, seat, bet, currency, amount_minor, result, payout_minor,
+            INSERT INTO shoes_wager (coup_id, gaming_day, seat, bet, currency, amount_minor, result, payout_minor,
                 commission_minor, paid_minor)
-            SELECT c.id, w.seat, w.bet, 'USD', w.amount, w.result, w.payout, w.commission, w.payout
+            SELECT c.id, c.gaming_day, w.seat, w.bet, 'USD', w.amount, w.result, w.payout, w.commission, w.payout
             FROM shoes_coup c JOIN bench_pool_wager w ON w.pool_shoe = c.shoe_id %% %(pool)s AND w.number = c.number
             ORDER BY c.id, w.seat;
-            INSERT INTO ledger_commissionentry (recorded_at, shoe_id, seat, kind, currency, amount_minor, wager_id,
-                collection_reason, note)
-            SELECT c.recorded_at, c.shoe_id, w.seat, 'accrued', 'USD', w.commission_minor, w.id, '', ''
+            INSERT INTO ledger_commissionentry (recorded_at, shoe_id, gaming_day, seat, kind, currency, amount_minor,
+                wager_id, collection_reason, note)
+            SELECT c.recorded_at, c.shoe_id, c.gaming_day, w.seat, 'accrued', 'USD', w.commission_minor, w.id, '', ''
             FROM shoes_wager w JOIN shoes_coup c ON c.id = w.coup_id WHERE w.commission_minor > 0;
             DROP TABLE bench_pool_coup; DROP TABLE bench_pool_wager;
             """,

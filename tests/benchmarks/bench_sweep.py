@@ -142,12 +142,12 @@ class CopyFloorClient:
                 self.wagers.append((
                     wager_id, coup_id, wager.seat, wager.bet, setup.currency, to_minor(wager.amount, setup.currency),
                     str(settlement.result), to_minor(settlement.payout, setup.currency), commission,
-                    to_minor(wager.paid, setup.currency),
+                    to_minor(wager.paid, setup.currency), gaming_day_for(play.dealt_at),
                 ))
                 if commission:
                     self.box[shoe_id, wager.seat] = self.box.get((shoe_id, wager.seat), 0) + commission
                     self.entries.append((play.dealt_at, shoe_id, wager.seat, "accrued", setup.currency, commission,
-                                         wager_id, "", ""))
+                                         wager_id, "", "", gaming_day_for(play.dealt_at)))
             ids.append(coup_id)
         return ids
 
@@ -155,7 +155,8 @@ class CopyFloorClient:
         owed = self.box.pop((shoe_id, seat), 0)
         if owed:
             moment = self.coups[-1][4]
-            self.entries.append((moment, shoe_id, seat, "collected", "USD", -owed, None, "player_left", ""))
+            self.entries.append((moment, shoe_id, seat, "collected", "USD", -owed, None, "player_left", "",
+                                 self.coups[-1][5]))
 
     def shoe_close(self, shoe_id, counts, closed_at):
         self.shoes[shoe_id] += [closed_at, self.record_time()]
@@ -205,9 +206,9 @@ def generate() -> tuple[int, int]:
              "banker_cards, player_total, banker_total, winner, \"natural\", player_pair, banker_pair, "
              "reported_winner, paytable_id", coups),
             ("shoes_wager", "id, coup_id, seat, bet, currency, amount_minor, result, payout_minor, "
-             "commission_minor, paid_minor", client.wagers),
+             "commission_minor, paid_minor, gaming_day", client.wagers),
             ("ledger_commissionentry", "recorded_at, shoe_id, seat, kind, currency, amount_minor, wager_id, "
-             "collection_reason, note", client.entries),
+             "collection_reason, note, gaming_day", client.entries),
         ):
             with raw.copy(f"COPY {table_name} ({columns}) FROM STDIN") as copy:
                 for row in rows:

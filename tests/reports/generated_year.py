@@ -55,8 +55,9 @@ CROSS JOIN LATERAL (
   FROM (SELECT random() + n * 0 + sh.id * 0 AS r) x
 ) outcome;
 
-INSERT INTO shoes_wager (coup_id, seat, bet, currency, amount_minor, result, payout_minor, commission_minor)
-SELECT c.id, b.seat, b.bet, 'USD', a.amount,
+INSERT INTO shoes_wager (coup_id, gaming_day, seat, bet, currency, amount_minor, result, payout_minor,
+                         commission_minor)
+SELECT c.id, c.gaming_day, b.seat, b.bet, 'USD', a.amount,
        CASE WHEN b.bet = c.winner THEN 'win' WHEN c.winner = 'tie' THEN 'push' ELSE 'lose' END,
        CASE WHEN b.bet = c.winner THEN a.amount ELSE 0 END,
        CASE WHEN b.bet = 'banker' AND c.winner = 'banker' THEN a.amount / 20 ELSE 0 END
@@ -65,13 +66,13 @@ CROSS JOIN (SELECT seat, CASE WHEN seat %% 2 = 1 THEN 'banker' ELSE 'player' END
             FROM generate_series(1, %(seats)s) seat) b
 CROSS JOIN LATERAL (SELECT 2500 * (1 + floor(random() * 40 + c.id * 0 + b.seat * 0))::bigint AS amount) a;
 
-INSERT INTO ledger_commissionentry (shoe_id, seat, kind, currency, amount_minor, wager_id, collection_reason,
-                                    note, recorded_at)
-SELECT c.shoe_id, w.seat, 'accrued', 'USD', w.commission_minor, w.id, '', '', c.dealt_at
+INSERT INTO ledger_commissionentry (shoe_id, gaming_day, seat, kind, currency, amount_minor, wager_id,
+                                    collection_reason, note, recorded_at)
+SELECT c.shoe_id, c.gaming_day, w.seat, 'accrued', 'USD', w.commission_minor, w.id, '', '', c.dealt_at
 FROM shoes_wager w JOIN shoes_coup c ON c.id = w.coup_id WHERE w.commission_minor > 0;
 
 CREATE TEMP TABLE generated_seat ON COMMIT DROP AS
-SELECT e.shoe_id, e.seat, sum(e.amount_minor) AS accrued,
+SELECT e.shoe_id, e.seat, min(e.gaming_day) AS gaming_day, sum(e.amount_minor) AS accrued,
        CASE WHEN random() < 0.02 THEN greatest(sum(e.amount_minor) - 500, 0)
             ELSE sum(e.amount_minor) END AS counted
 FROM ledger_commissionentry e GROUP BY e.shoe_id, e.seat;
@@ -90,9 +91,9 @@ INSERT INTO ledger_reconciliationseat (reconciliation_id, seat, accrued_minor, c
 SELECT r.id, s.seat, s.accrued, 0, s.accrued, s.counted, s.counted - s.accrued
 FROM generated_seat s JOIN ledger_reconciliation r ON r.shoe_id = s.shoe_id;
 
-INSERT INTO ledger_commissionentry (shoe_id, seat, kind, currency, amount_minor, collection_reason, note,
-                                    recorded_at)
-SELECT s.shoe_id, s.seat, 'collected', 'USD', -s.accrued, 'shuffle', '', sh.closed_at
+INSERT INTO ledger_commissionentry (shoe_id, gaming_day, seat, kind, currency, amount_minor, collection_reason,
+                                    note, recorded_at)
+SELECT s.shoe_id, s.gaming_day, s.seat, 'collected', 'USD', -s.accrued, 'shuffle', '', sh.closed_at
 FROM generated_seat s JOIN shoes_shoe sh ON sh.id = s.shoe_id;
 """
 

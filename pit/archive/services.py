@@ -1,0 +1,227 @@
+"""Month partitions made ahead, and a month past the retention window archived and detached.
+
+PostgreSQL only (pit.core.partitions); on SQLite there is nothing to partition or detach.
+"""
+import csv
+import datetime as dt
+import hashlib
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.db import connection, transaction
+
+from pit.archive.models import ArchiveAction, MonthArchive
+from pit.core.gaming_day import current_gaming_day
+from pit.core.immutable import protect_sql
+from pit.core.partitions import (
+    KEY,
+    PARTITIONED,
+    default_partition,
+    month_partitions,
+    month_start,
+    months_after,
+    next_month,
+    partitions_ensure_sql,
+)
+
+logger = logging.getLogger(__name__)
+
+
+class ArchiveRefused(Exception):
+    """The month cannot be archived (or dropped) as asked; nothing was written or detached."""
+
+
+def _require_postgres() -> None:
+    if connection.vendor != "postgresql":
+        raise ArchiveRefused("partitions are PostgreSQL's; the embedded SQLite database keeps plain tables")
+
+
+# ---------------------------------------------------------------------------------------- ahead
+
+@dataclass
+class PartitionsEnsured:
+    created: list[str]
+    held_by_default: dict[str, list[str]]  # table -> months (YYYY-MM) whose rows are in its DEFAULT partition
+
+
+def default_months(cursor) -> dict[str, list[str]]:
+    held = {}
+    for table in PARTITIONED:
+        cursor.execute(
+            f"SELECT DISTINCT to_char({KEY}, 'YYYY-MM') FROM \"{default_partition(table)}\" ORDER BY 1"  # noqa: S608
+        )
+        months = [row[0] for row in cursor.fetchall()]
+        if months:
+            held[table] = months
+    return held
+
+
+def partitions_ensure(*, months_ahead: int | None = None, today: dt.date | None = None) -> PartitionsEnsured:
+    """The partitions of this month and `months_ahead` (PIT_PARTITION_MONTHS_AHEAD) months after it,
+    made where missing (safe to run again: it makes none the second time). Rows the DEFAULT partition
+    holds (a coup dealt in a month that had no partition) are reported, at ERROR in the log."""
+    if connection.vendor != "postgresql":
+        return PartitionsEnsured([], {})
+    ahead = settings.PIT_PARTITION_MONTHS_AHEAD if months_ahead is None else months_ahead
+    first = month_start(today or current_gaming_day())
+    last = months_after(first, ahead)
+    with transaction.atomic(), connection.cursor() as cursor:
+        made = partitions_ensure_sql(cursor, first, last)
+        held = default_months(cursor)
+    created = [name for name in made if not name.startswith("default:")]
+    if held:
+        logger.error("rows held by the DEFAULT partition (no partition of their month): %s", held)
+    return PartitionsEnsured(created, held)
+
+
+# ---------------------------------------------------------------------------------------- archive
+
+def _copy_out(cursor, table: str, path: Path) -> tuple[int, str]:
+    """COPY the table's rows (by id) to a CSV file with a header: its rows and SHA-256."""
+    digest = hashlib.sha256()
+    with path.open("wb") as out, cursor.cursor.copy(
+        f'COPY (SELECT * FROM "{table}" ORDER BY id) TO STDOUT WITH (FORMAT csv, HEADER)'  # noqa: S608
+    ) as copy:
+        for chunk in copy:
+            data = bytes(chunk)
+            out.write(data)
+            digest.update(data)
+    cursor.execute(f'SELECT count(*) FROM "{table}"')  # noqa: S608
+    return cursor.fetchone()[0], digest.hexdigest()
+
+
+def _file_rows_and_digest(path: Path) -> tuple[int, str]:
+    digest = hashlib.sha256()
+    with path.open("rb") as source:
+        for block in iter(lambda: source.read(1 << 20), b""):
+            digest.update(block)
+    with path.open(encoding="utf-8", newline="") as source:
+        rows = sum(1 for _ in csv.reader(source)) - 1  # the header
+    return rows, digest.hexdigest()
+
+
+def _verify(directory: Path, manifest: dict) -> None:
+    for table, entry in manifest["tables"].items():
+        path = directory / entry["file"]
+        if not path.exists():
+            raise ArchiveRefused(f"{path} is missing: the archive of {table} cannot be verified")
+        rows, digest = _file_rows_and_digest(path)
+        if (rows, digest) != (entry["rows"], entry["sha256"]):
+            raise ArchiveRefused(
+                f"{path} does not match its manifest ({rows} rows, sha256 {digest}; "
+                f"recorded {entry['rows']} rows, sha256 {entry['sha256']})"
+            )
+
+
+def _detach(cursor, table: str, partition: str, columns: list[str]) -> None:
+    """Detach a partition; it stays a table of its own, insert-only, with no foreign key into the
+    partitioned tables (which would hold the next detach back)."""
+    cursor.execute(f'ALTER TABLE "{table}" DETACH PARTITION "{partition}"')
+    cursor.execute(
+        "SELECT conname FROM pg_constraint WHERE conrelid = %s::regclass AND contype = 'f' "
+        "AND confrelid::regclass::text = ANY(%s)", [partition, list(PARTITIONED)],
+    )
+    for (name,) in cursor.fetchall():
+        cursor.execute(f'ALTER TABLE "{partition}" DROP CONSTRAINT "{name}"')
+    for statement in protect_sql("postgresql", table=partition, columns=columns, pk="id"):
+        cursor.execute(statement)
+
+
+def _columns(cursor, table: str) -> list[str]:
+    cursor.execute(
+        "SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped "
+        "ORDER BY attnum", [table],
+    )
+    return [row[0] for row in cursor.fetchall()]
+
+
+def month_archive(*, month: dt.date, operator: str, directory: Path | None = None) -> MonthArchive:
+    """Archive a month of gaming days past the retention window: its coups, wagers and commission
+    entries COPied to CSV files (a manifest with rows and SHA-256), the files read back and checked,
+    then its partitions detached (kept as tables, insert-only) and the step recorded, in one
+    transaction. Refused (ArchiveRefused, nothing done) within PIT_RETENTION_MONTHS, with a shoe of
+    the month still dealing, with rows of the month in the DEFAULT partition, or archived already."""
+    _require_postgres()
+    month = month_start(month)
+    window_starts = months_after(current_gaming_day(), -settings.PIT_RETENTION_MONTHS)
+    if next_month(month) > window_starts:
+        raise ArchiveRefused(
+            f"{month:%Y-%m} is within the retention window ({settings.PIT_RETENTION_MONTHS} months: "
+            f"months before {window_starts:%Y-%m} can be archived)"
+        )
+    if MonthArchive.objects.filter(month=month, action=ArchiveAction.DETACHED).exists():
+        raise ArchiveRefused(f"{month:%Y-%m} was archived already")
+    from pit.shoes.models import Coup, Shoe, ShoeStatus
+
+    open_shoes = list(Shoe.objects.filter(
+        status=ShoeStatus.DEALING,
+        pk__in=Coup.objects.filter(gaming_day__gte=month, gaming_day__lt=next_month(month)).values("shoe_id"),
+    ).order_by("pk").values_list("pk", flat=True))
+    if open_shoes:
+        raise ArchiveRefused(f"{month:%Y-%m} has shoes still dealing: {', '.join(map(str, open_shoes))}")
+    directory = Path(directory or settings.PIT_ARCHIVE_DIR) / f"{month:%Y-%m}"
+    with transaction.atomic(), connection.cursor() as cursor:
+        partitions = {}
+        for table in PARTITIONED:
+            found = month_partitions(cursor, table).get(month)
+            if found is None:
+                raise ArchiveRefused(f"{table} has no partition for {month:%Y-%m}")
+            partitions[table] = found
+        held = {table: months for table, months in default_months(cursor).items() if f"{month:%Y-%m}" in months}
+        if held:
+            raise ArchiveRefused(
+                f"rows of {month:%Y-%m} are in the DEFAULT partition of {', '.join(held)}: move them first"
+            )
+        # No row of the month may be added while it is copied and detached.
+        for table in PARTITIONED:
+            cursor.execute(f'LOCK TABLE "{partitions[table]}" IN SHARE MODE')
+        directory.mkdir(parents=True, exist_ok=True)
+        manifest = {"month": f"{month:%Y-%m}", "format": "csv with header, rows by id", "tables": {}}
+        for table in PARTITIONED:
+            file = f"{partitions[table]}.csv"
+            rows, digest = _copy_out(cursor, partitions[table], directory / file)
+            manifest["tables"][table] = {"partition": partitions[table], "file": file, "rows": rows, "sha256": digest}
+        _verify(directory, manifest)
+        (directory / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+        for table in reversed(PARTITIONED):  # referencing before referenced
+            _detach(cursor, table, partitions[table], _columns(cursor, partitions[table]))
+        return MonthArchive.objects.create(
+            month=month, action=ArchiveAction.DETACHED, directory=str(directory), manifest=manifest, operator=operator,
+        )
+
+
+def month_archive_drop(*, month: dt.date, operator: str) -> MonthArchive:
+    """Drop the detached tables of an archived month, after reading its files back against the
+    manifest and counting the detached tables' rows against it again. Refused if it was not archived."""
+    _require_postgres()
+    month = month_start(month)
+    archived = MonthArchive.objects.filter(month=month, action=ArchiveAction.DETACHED).first()
+    if archived is None:
+        raise ArchiveRefused(f"{month:%Y-%m} was not archived: archive it first (without --drop)")
+    if MonthArchive.objects.filter(month=month, action=ArchiveAction.DROPPED).exists():
+        raise ArchiveRefused(f"the detached tables of {month:%Y-%m} were dropped already")
+    directory = Path(archived.directory)
+    _verify(directory, archived.manifest)
+    with transaction.atomic(), connection.cursor() as cursor:
+        for entry in archived.manifest["tables"].values():
+            cursor.execute(f'SELECT count(*) FROM "{entry["partition"]}"')  # noqa: S608
+            (rows,) = cursor.fetchone()
+            if rows != entry["rows"]:
+                raise ArchiveRefused(f"{entry['partition']} holds {rows} rows; its archive {entry['rows']}")
+        for table in reversed(PARTITIONED):
+            cursor.execute(f'DROP TABLE "{archived.manifest["tables"][table]["partition"]}"')
+        return MonthArchive.objects.create(
+            month=month, action=ArchiveAction.DROPPED, directory=str(directory), manifest=archived.manifest,
+            operator=operator,
+        )
+
+
+def month_archive_summary(archive: MonthArchive) -> str:
+    return "".join(
+        f"{table}: {entry['partition']} {entry['rows']} rows, sha256 {entry['sha256']}\n"
+        for table, entry in archive.manifest["tables"].items()
+    )
+

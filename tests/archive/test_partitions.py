@@ -1,0 +1,364 @@
+"""Coups, wagers and commission entries partitioned by month of gaming day on PostgreSQL
+(pit.core.partitions), made ahead by beat and archived past retention (pit.archive); SQLite keeps
+plain tables, with the same gaming day on every wager and entry."""
+import csv
+import datetime as dt
+import hashlib
+import json
+from contextlib import contextmanager
+from decimal import Decimal
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db import DatabaseError, IntegrityError, connection, transaction
+
+from pit.archive.models import ArchiveAction, MonthArchive
+from pit.archive.services import ArchiveRefused, month_archive, month_archive_drop, partitions_ensure
+from pit.core.gaming_day import current_gaming_day, gaming_day_bounds, gaming_day_for
+from pit.core.partitions import (
+    PARTITIONED,
+    month_partitions,
+    month_start,
+    months_after,
+    next_month,
+    partition_name,
+    partitions_ensure_sql,
+)
+from pit.ledger.models import CommissionEntry, EntryKind
+from pit.ledger.services import commission_collect
+from pit.shoes.models import Coup, CoupCorrection, Shoe, Wager
+from pit.shoes.services import coup_correct, shoe_close
+from tests import factories
+from tests.shoes import hands
+
+pytestmark = pytest.mark.django_db
+postgres = pytest.mark.postgres
+
+
+def months_back(count: int) -> dt.date:
+    return months_after(current_gaming_day(), -count)
+
+
+def dealt_in(month: dt.date, day: int = 10) -> dt.datetime:
+    return gaming_day_bounds(month.replace(day=day))[0] + dt.timedelta(hours=2)
+
+
+def played_shoe(month: dt.date, *, number: int = 1, table_code: str = "BB1"):
+    """A shoe with a coup dealt in `month`: a Banker win at seat 1 (commission accrued), a Player bet at seat 2."""
+    shoe = factories.shoe(factories.table(table_code))
+    coup = factories.coup(shoe, number, *hands.BANKER_NATURAL, dealt_at=dealt_in(month), wagers=[
+        factories.wager(1, "banker", "100"), factories.wager(2, "player", "50"),
+    ])
+    return shoe, coup
+
+
+def located(model, **filters) -> set[str]:
+    """The partitions holding the rows."""
+    table = model._meta.db_table
+    with connection.cursor() as cursor:
+        ids = list(model.objects.filter(**filters).values_list("pk", flat=True))
+        cursor.execute(f'SELECT DISTINCT tableoid::regclass::text FROM "{table}" WHERE id = ANY(%s)', [ids])  # noqa: S608
+        return {row[0] for row in cursor.fetchall()}
+
+
+# ---------------------------------------------------------------------------------------- both databases
+
+def test_wagers_and_entries_carry_the_gaming_day_of_their_coup_reversal_and_shoe():
+    month = months_back(1)
+    shoe, coup = played_shoe(month)
+    assert coup.gaming_day == month.replace(day=10)
+    assert sorted(Wager.objects.filter(coup=coup).values_list("seat", "gaming_day")) == [
+        (1, month.replace(day=10)), (2, month.replace(day=10)),
+    ]
+    accrual = CommissionEntry.objects.get(kind=EntryKind.ACCRUED)
+    assert accrual.gaming_day == month.replace(day=10)
+    coup_correct(coup=coup, wagers=(factories.wager(1, "banker", "200"),), reason="misread stake")
+    reversal = CommissionEntry.objects.get(kind=EntryKind.REVERSAL)
+    assert (reversal.reverses_id, reversal.gaming_day) == (accrual.pk, month.replace(day=10))
+    collection = commission_collect(shoe=shoe, seat=1)
+    assert collection.gaming_day == gaming_day_for(shoe.shuffled_at)
+
+
+def test_archive_month_on_sqlite_says_partitions_are_postgresql_s(tmp_path, settings):
+    if connection.vendor == "postgresql":
+        pytest.skip("the SQLite answer; PostgreSQL's archive is tested below")
+    settings.PIT_ARCHIVE_DIR = str(tmp_path)
+    with pytest.raises(CommandError, match="partitions are PostgreSQL's"):
+        call_command("archive_month", "2019-01")
+    assert not MonthArchive.objects.exists() and not any(tmp_path.iterdir())
+
+
+# ---------------------------------------------------------------------------------------- PostgreSQL
+
+@postgres
+def test_coups_wagers_and_entries_are_partitioned_by_gaming_day_with_the_key_in_the_primary_key():
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.relname, p.partstrat, a.attname FROM pg_partitioned_table p "
+            "JOIN pg_class c ON c.oid = p.partrelid "
+            "JOIN pg_attribute a ON a.attrelid = p.partrelid AND a.attnum = p.partattrs[0] ORDER BY c.relname"
+        )
+        assert cursor.fetchall() == [
+            ("ledger_commissionentry", "r", "gaming_day"), ("shoes_coup", "r", "gaming_day"),
+            ("shoes_wager", "r", "gaming_day"),
+        ]
+        for table in PARTITIONED:
+            cursor.execute(
+                "SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = %s::regclass AND contype = 'p'",
+                [table],
+            )
+            assert cursor.fetchone() == ("PRIMARY KEY (id, gaming_day)",)
+            months = month_partitions(cursor, table)
+            this_month = month_start(current_gaming_day())
+            assert this_month in months and next_month(this_month) in months, months
+
+
+@postgres
+def test_rows_land_in_the_partition_of_their_month():
+    month = months_back(1)
+    shoe, coup = played_shoe(month)
+    assert located(Coup, pk=coup.pk) == {partition_name("shoes_coup", month)}
+    assert located(Wager, coup=coup) == {partition_name("shoes_wager", month)}
+    assert located(CommissionEntry, shoe=shoe) == {partition_name("ledger_commissionentry", month)}
+    # The ORM reads them through the parent as before.
+    assert list(Wager.objects.filter(coup=coup).order_by("seat").values_list("seat", "amount_minor")) == [
+        (1, 10000), (2, 5000),
+    ]
+
+
+@postgres
+def test_a_coup_of_a_month_without_a_partition_is_kept_in_the_default_and_reported():
+    far = month_start(current_gaming_day()).replace(year=current_gaming_day().year + 3)
+    shoe, coup = played_shoe(far)
+    assert located(Coup, pk=coup.pk) == {"shoes_coup_default"}
+    assert located(Wager, coup=coup) == {"shoes_wager_default"}
+    with connection.cursor() as cursor:
+        made = partitions_ensure_sql(cursor, far, far)
+    # The database cannot make a partition over rows its default holds: said, not made.
+    assert made == [f"default:{partition_name(table, far)}" for table in PARTITIONED]
+    result = partitions_ensure(months_ahead=0)
+    assert result.held_by_default == {
+        "shoes_coup": [f"{far:%Y-%m}"], "shoes_wager": [f"{far:%Y-%m}"], "ledger_commissionentry": [f"{far:%Y-%m}"],
+    }
+    with pytest.raises(CommandError, match=f"held by the DEFAULT partition.*shoes_coup: {far:%Y-%m}"):
+        call_command("partitions_ensure", "--months", "0")
+
+
+@postgres
+def test_the_beat_makes_months_ahead_once():
+    this_month = month_start(current_gaming_day())
+    with connection.cursor() as cursor:
+        before = month_partitions(cursor, "shoes_coup")
+    wanted = [months_after(this_month, count) for count in range(1, 7)]
+    missing = [month for month in wanted if month not in before]
+    first = partitions_ensure(months_ahead=6)
+    assert first.created == [partition_name(table, month) for table in PARTITIONED for month in missing]
+    assert missing  # the migration made 3 months ahead, so 4 to 6 are new
+    second = partitions_ensure(months_ahead=6)
+    assert (second.created, second.held_by_default) == ([], {})
+    with connection.cursor() as cursor:
+        for table in PARTITIONED:
+            assert set(wanted) <= set(month_partitions(cursor, table))
+    # A new partition is insert-only like the others, TRUNCATE included.
+    with pytest.raises(IntegrityError, match="TRUNCATE refused"), transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(f'TRUNCATE "{partition_name("ledger_commissionentry", wanted[-1])}"')
+
+
+@postgres
+@pytest.mark.parametrize("statement", [
+    "UPDATE {partition} SET amount_minor = 1",
+    "DELETE FROM {partition}",
+    "TRUNCATE {partition}",
+    "UPDATE shoes_wager SET paid_minor = 1",
+    "TRUNCATE ledger_commissionentry_default",
+    "TRUNCATE shoes_coup CASCADE",
+])
+def test_partitions_are_insert_only_too(statement):
+    month = months_back(1)
+    shoe, _ = played_shoe(month)
+    partition = partition_name("ledger_commissionentry", month)
+    rows = list(CommissionEntry.objects.order_by("pk").values())
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # no pending checks: TRUNCATE would refuse for them
+    with pytest.raises(IntegrityError, match="refused"), transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(statement.format(partition=partition))
+    assert list(CommissionEntry.objects.order_by("pk").values()) == rows
+
+
+@postgres
+def test_a_coup_number_stays_unique_in_its_shoe_across_partitions():
+    shoe, coup = played_shoe(months_back(1))
+    fields = {field.attname: getattr(coup, field.attname) for field in Coup._meta.concrete_fields
+              if field.attname not in ("id", "chain_seq", "chain_hash")}
+    fields["gaming_day"] = months_back(0)
+    fields["dealt_at"] = dealt_in(months_back(0))
+    with pytest.raises(IntegrityError, match="coup_number_unique_per_shoe"), transaction.atomic():
+        Coup.objects.create(**fields)
+    assert Coup.objects.filter(shoe=shoe).count() == 1
+
+
+@postgres
+def test_references_into_partitioned_tables_are_still_checked_at_commit():
+    shoe, coup = played_shoe(months_back(1))
+    missing = Coup.objects.order_by("-pk").first().pk + 1000
+    with pytest.raises(IntegrityError, match="violates foreign key constraint"), transaction.atomic():
+        CoupCorrection.objects.create(coup_id=missing, sequence=1, kind="void", reason="no such coup")
+        with connection.cursor() as cursor:
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    accrual = CommissionEntry.objects.get(kind=EntryKind.ACCRUED)
+    # A reversal lives in the month of the entry it reverses: another day is refused.
+    with pytest.raises(IntegrityError, match="violates foreign key constraint"), transaction.atomic():
+        CommissionEntry.objects.create(
+            shoe=shoe, seat=1, kind=EntryKind.REVERSAL, currency="USD", amount_minor=-accrual.amount_minor,
+            reverses=accrual, gaming_day=accrual.gaming_day + dt.timedelta(days=40),
+        )
+        with connection.cursor() as cursor:
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+    assert not CoupCorrection.objects.exists()
+    assert CommissionEntry.objects.filter(kind=EntryKind.REVERSAL).count() == 0
+
+
+@pytest.fixture
+def archivable(settings, tmp_path):
+    """A closed shoe with a coup five months back, partitions of that month, retention two months."""
+    settings.PIT_RETENTION_MONTHS = 2
+    settings.PIT_ARCHIVE_DIR = str(tmp_path)
+    month = months_back(5)
+    with connection.cursor() as cursor:
+        partitions_ensure_sql(cursor, month, month)
+    shoe, coup = played_shoe(month)
+    return month, shoe, coup
+
+
+def _attached(month) -> dict[str, str | None]:
+    with connection.cursor() as cursor:
+        return {table: month_partitions(cursor, table).get(month) for table in PARTITIONED}
+
+
+@postgres
+def test_archive_month_refuses_the_retention_window_and_open_shoes(archivable, tmp_path, settings):
+    month, shoe, _ = archivable
+    with pytest.raises(ArchiveRefused, match="has shoes still dealing"):
+        month_archive(month=month, operator="test")
+    shoe_close(shoe=shoe, box_counts=[(1, Decimal("0.00"))])
+    inside = months_back(2)
+    with pytest.raises(CommandError, match=f"{inside:%Y-%m} is within the retention window"):
+        call_command("archive_month", f"{inside:%Y-%m}")
+    with pytest.raises(CommandError, match="is not a month"):
+        call_command("archive_month", "2026-13")
+    assert not MonthArchive.objects.exists()
+    assert not any(tmp_path.iterdir())
+    assert all(_attached(month).values())
+
+
+@postgres
+def test_archive_month_copies_verifies_detaches_and_records_then_drops_only_when_asked(archivable, tmp_path):
+    month, shoe, coup = archivable
+    shoe_close(shoe=shoe, box_counts=[(1, Decimal("0.00"))])
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the test's own transaction: no pending checks
+    wager_ids = sorted(Wager.objects.filter(coup=coup).values_list("pk", flat=True))
+    archive = month_archive(month=month, operator="tester")
+    directory = tmp_path / f"{month:%Y-%m}"
+    assert archive.action == ArchiveAction.DETACHED and archive.directory == str(directory)
+    manifest = json.loads((directory / "manifest.json").read_text())
+    assert manifest == archive.manifest
+    assert {table: entry["rows"] for table, entry in manifest["tables"].items()} == {
+        "shoes_coup": 1, "shoes_wager": 2, "ledger_commissionentry": 1,
+    }
+    for entry in manifest["tables"].values():
+        data = (directory / entry["file"]).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == entry["sha256"]
+    with (directory / manifest["tables"]["shoes_wager"]["file"]).open(newline="") as source:
+        rows = list(csv.DictReader(source))
+    assert sorted(int(row["id"]) for row in rows) == wager_ids
+    # Detached: the month is out of the tables the pit reads, kept as tables of their own.
+    assert _attached(month) == dict.fromkeys(PARTITIONED)
+    assert not Coup.objects.filter(pk=coup.pk).exists() and not Wager.objects.filter(pk__in=wager_ids).exists()
+    with connection.cursor() as cursor:
+        cursor.execute(f'SELECT count(*) FROM "{partition_name("shoes_wager", month)}"')  # noqa: S608
+        assert cursor.fetchone() == (2,)
+    with pytest.raises(IntegrityError, match="refused"), transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(f'DELETE FROM "{partition_name("shoes_coup", month)}"')  # noqa: S608
+    with pytest.raises(ArchiveRefused, match="archived already"):
+        month_archive(month=month, operator="tester")
+    # Dropped only when asked, and only after the files check out again.
+    (directory / manifest["tables"]["shoes_coup"]["file"]).write_bytes(b"id\n")
+    with pytest.raises(ArchiveRefused, match="does not match its manifest"):
+        month_archive_drop(month=month, operator="tester")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT to_regclass(%s) IS NOT NULL", [partition_name("shoes_coup", month)])
+        assert cursor.fetchone() == (True,)
+    (directory / manifest["tables"]["shoes_coup"]["file"]).unlink()
+    assert MonthArchive.objects.count() == 1
+
+
+@postgres
+def test_archive_month_command_drops_the_verified_detached_tables(archivable, tmp_path):
+    month, shoe, _ = archivable
+    shoe_close(shoe=shoe, box_counts=[(1, Decimal("0.00"))])
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    with pytest.raises(CommandError, match="was not archived"):
+        call_command("archive_month", f"{month:%Y-%m}", "--drop")
+    call_command("archive_month", f"{month:%Y-%m}")
+    call_command("archive_month", f"{month:%Y-%m}", "--drop")
+    assert list(MonthArchive.objects.values_list("action", flat=True)) == ["detached", "dropped"]
+    with connection.cursor() as cursor:
+        for table in PARTITIONED:
+            cursor.execute("SELECT to_regclass(%s)", [partition_name(table, month)])
+            assert cursor.fetchone() == (None,)
+    assert (tmp_path / f"{month:%Y-%m}" / "manifest.json").exists()
+    assert Shoe.objects.filter(pk=shoe.pk).exists()
+
+
+@pytest.fixture
+def runtime_role():
+    """The runtime role of a deployment (owns nothing), granted as `manage.py migrate` grants it;
+    created in the test's transaction, so it is gone afterwards."""
+    from pit.core.immutable import runtime_privileges_sql
+
+    role = f"{connection.settings_dict['NAME']}_runtime"
+    with connection.cursor() as cursor:
+        cursor.execute(f'CREATE ROLE "{role}" NOLOGIN')
+        for statement in runtime_privileges_sql(connection, role):
+            cursor.execute(statement)
+    return role
+
+
+@contextmanager
+def as_role(role):
+    with connection.cursor() as cursor:
+        cursor.execute(f'SET ROLE "{role}"')
+        try:
+            yield
+        finally:
+            cursor.execute("RESET ROLE")
+
+
+@postgres
+def test_the_runtime_role_makes_partitions_only_through_the_owner_s_function(runtime_role):
+    month = months_after(current_gaming_day(), 5)
+    name = partition_name("shoes_coup", month)
+    with as_role(runtime_role):
+        with (pytest.raises(DatabaseError, match="permission denied|must be owner"), transaction.atomic(),
+              connection.cursor() as cursor):
+            cursor.execute(f"CREATE TABLE {name} PARTITION OF shoes_coup FOR VALUES FROM (%s) TO (%s)",
+                           [month, next_month(month)])
+        result = partitions_ensure(months_ahead=5)
+    assert partition_name("shoes_coup", month) in result.created
+
+
+@postgres
+def test_the_runtime_role_cannot_archive_a_month(archivable, runtime_role):
+    month, shoe, _ = archivable
+    shoe_close(shoe=shoe, box_counts=[(1, Decimal("0.00"))])
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    with as_role(runtime_role), pytest.raises(CommandError, match="must be owner|permission denied"):
+        call_command("archive_month", f"{month:%Y-%m}")
+    assert all(_attached(month).values())
+    assert not MonthArchive.objects.exists()
