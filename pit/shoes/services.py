@@ -444,6 +444,8 @@ def _insert_rows(model, spec, shoe_id: int, rows: list[tuple], extra: dict[str, 
             model(**dict(zip(spec.fields, row, strict=True)), **{name: values[index] for name, values in extra.items()})
             for index, row in enumerate(rows)
         )
+        # bulk_create gives `recorded_at` (auto_now_add) a moment of its own: the rows say what was stored.
+        rows[:] = [tuple(getattr(instance, name) for name in spec.fields) for instance in created]
         return [instance.pk for instance in created]
     links = chain_rows(shoe_id=shoe_id, spec=spec, rows=rows)
     fields = [model._meta.get_field(attname.removesuffix("_id")) for attname in spec.fields]
@@ -600,10 +602,7 @@ def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -
                 stored = _store(shoe, [item for _, item in to_store], actor, table.paytable_id)
             for (index, item), coup in zip(to_store, stored, strict=True):
                 outcomes[index] = CoupOutcome(CoupOutcomeStatus.CREATED, coup=coup, wagers=item.wagers)
-            outbox_enqueue(COUPS_VERIFY, [coup.pk for coup in stored])
-            if min(coup.gaming_day for coup in stored) < gaming_day_for(timezone.now()):  # a late coup:
-                outbox_enqueue("rollups.shoe_refresh", shoe.pk)  # pit.rollups refreshes its complete day
-            _reconcile_late_after_commit(shoe)
+            _coups_owe(shoe, stored)
         # A batch's own duplicate refers to the coup stored for the first of them; if it differs it
         # is flagged as it would be had it been posted after the first (one violation per posting).
         for index, outcome in enumerate(outcomes):
@@ -657,9 +656,17 @@ def _coup_record_once(shoe_id: int, coup: CoupInput, actor: Actor, authorize) ->
     prepared = _prepare(coup, table, engine_paytable(table.paytable))
     with records_chain(shoe_id=shoe.pk, head=locked.chain_head):
         (stored,) = _store(shoe, [prepared], actor, table.paytable_id)
-    outbox_enqueue(COUPS_VERIFY, [stored.pk])
-    _reconcile_late_after_commit(shoe)
+    _coups_owe(shoe, [stored])
     return CoupOutcome(CoupOutcomeStatus.CREATED, coup=stored, wagers=prepared.wagers)
+
+
+def _coups_owe(shoe: Shoe, stored: list[Coup]) -> None:
+    """What coups just stored owe, in their transaction: their rule checks; the daily rollups of a
+    complete day if one of them is late (pit.rollups refreshes that day); a closed shoe's reconciliation."""
+    outbox_enqueue(COUPS_VERIFY, [coup.pk for coup in stored])
+    if min(coup.gaming_day for coup in stored) < gaming_day_for(timezone.now()):
+        outbox_enqueue("rollups.shoe_refresh", shoe.pk)
+    _reconcile_late_after_commit(shoe)
 
 
 # ---------------------------------------------------------------------------------------- corrections
