@@ -187,35 +187,71 @@ class _Context:
             index = max(bisect.bisect_right(starts, moment, lo=1) - 1, 0) if len(sets) > 1 else 0
         return index, sets[index][1]
 
+    def coup_verdict(self, dealt: game.Coup, reported: str | None) -> tuple[list, game.Evaluation | None]:
+        """The engine's draw and winner findings for a dealt coup, and its evaluation (None when its
+        hands cannot be evaluated). Both follow from each hand's card values and whether its first two
+        cards pair, and the reported winner (suits only word a finding): the evaluation is remembered
+        by those, and so is a clean verdict; a coup with findings is always judged again, for its
+        wording."""
+        player, banker = dealt.player, dealt.banker
+        key = (
+            "coup", tuple([card.value for card in player]), tuple([card.value for card in banker]),
+            len(player) >= 2 and player[0].rank == player[1].rank,
+            len(banker) >= 2 and banker[0].rank == banker[1].rank, reported,
+        )
+        known = self._memo.get(key)
+        if known is not None:
+            clean, evaluation = known
+            return ([] if clean else game.verify_coup(dealt, reported)), evaluation
+        found = game.verify_coup(dealt, reported)
+        try:
+            evaluation = game.evaluate(dealt)
+        except ValueError:  # hands that cannot be evaluated are reported by verify_coup
+            evaluation = None
+        self._memo[key] = (not found, evaluation)
+        return found, evaluation
+
     def wager_findings(
         self, *, table_id: int, paytable_id: int, seat: int, bet: str, currency: str, amount_minor: int,
         paid_minor: int | None, charged_minor: int, evaluation: game.Evaluation, facts: frozenset[str],
         version: int, limits: game.TableLimits,
     ) -> tuple[game.Violation, ...]:
         """What the engine finds wrong with one wager: the table's limits and the paytable's
-        increments, the payout reported against the settlement, the ledger's commission against it.
-        A settlement depends only on the outcome's facts that the paytable's rules name
-        (`relevant_facts`), so those (not the cards) are in the key, with the limits in force
-        (`limits_at`: their version); both are worked out once per coup by the caller."""
-        key = (table_id, version, paytable_id, seat, bet, currency, amount_minor, paid_minor, charged_minor, facts)
-        found = self._memo.get(key)
-        if found is None:
-            if len(self._memo) >= _CACHE_LIMIT:
-                self._memo.clear()
-            found = self._memo[key] = tuple(self._judge_wager(
-                limits, paytable_id, seat, bet, currency, amount_minor, paid_minor, charged_minor, evaluation
-            ))
-        return found
+        increments, then the payout reported against the settlement and the ledger's commission
+        against it. Each part is asked of the engine once per distinct input:
+        - the limits by table, limit set (`limits_at`: its version), paytable, bet and stake; a
+          single wager's verdict does not depend on its seat (only the wording does), so a clean
+          verdict is remembered for every seat, a finding per seat;
+        - the settlement by paytable, bet, stake, payout, commission and the outcome's facts that the
+          paytable's rules name (`relevant_facts`, not the cards: worked out once per coup by the
+          caller), whatever the table or seat."""
+        if len(self._memo) >= _CACHE_LIMIT:
+            self._memo.clear()
+        memo = self._memo
+        limit_key = ("limits", table_id, version, paytable_id, bet, currency, amount_minor)
+        over = memo.get(limit_key)
+        if over is None:
+            seat_key = (*limit_key, seat)
+            over = memo.get(seat_key)
+            if over is None:
+                paytable = self.paytables[paytable_id]
+                line = game.WagerLine(seat=seat, bet=bet, amount=self.money(amount_minor, currency))
+                over = tuple(game.check_wager_limits(limits, [line], paytable.bet_increments))
+                memo[seat_key if over else limit_key] = over
+        settle_key = ("settle", paytable_id, bet, currency, amount_minor, paid_minor, charged_minor, facts)
+        wrong = memo.get(settle_key)
+        if wrong is None:
+            wrong = memo[settle_key] = tuple(
+                self._judge_settlement(paytable_id, bet, currency, amount_minor, paid_minor, charged_minor, evaluation)
+            )
+        return over + wrong if over else wrong
 
-    def _judge_wager(
-        self, limits, paytable_id, seat, bet, currency, amount_minor, paid_minor, charged_minor, evaluation
-    ):
+    def _judge_settlement(self, paytable_id, bet, currency, amount_minor, paid_minor, charged_minor, evaluation):
         paytable = self.paytables[paytable_id]
-        amount = self.money(amount_minor, currency)
-        line = game.WagerLine(seat=seat, bet=bet, amount=amount)
-        yield from game.check_wager_limits(limits, [line], paytable.bet_increments)
         try:
-            settlement = game.settle(paytable, bet, amount, evaluation, unit=settlement_unit(currency))
+            settlement = game.settle(
+                paytable, bet, self.money(amount_minor, currency), evaluation, unit=settlement_unit(currency)
+            )
         except (game.UnknownBet, ValueError):
             return
         if paid_minor is not None:
@@ -460,16 +496,13 @@ def _coup_findings(pk, player_codes, banker_codes, reported, shoe, paytable_id, 
         return []
     findings = []
     # The draw rules and the reported winner.
-    for finding in game.verify_coup(dealt, reported or None):
+    verdict, evaluation = context.coup_verdict(dealt, reported or None)
+    for finding in verdict:
         key = finding.code
         if finding.code == "hand_size":  # one per hand: the message names it first
             key = f"hand_size:{finding.message.split(' ', 1)[0].lower()}"
         findings.append(Finding(f"{key}:coup{pk}", finding, pk))
-    if not wagers:
-        return findings
-    try:
-        evaluation = game.evaluate(dealt)
-    except ValueError:  # hands that cannot be evaluated were reported by verify_coup already
+    if not wagers or evaluation is None:
         return findings
     table_id = shoe["table_id"]
     facts = context.relevant_facts(paytable_id, evaluation.facts)

@@ -211,16 +211,19 @@ def _shingles_matching(digests: list[int], first_day: dt.date, last_day: dt.date
     """(shoe, position, digest, gaming day, coup) of every indexed shingle with one of `digests` that
     more than one shoe holds (the shoes asking were indexed first, so a digest only one shoe holds
     can match nothing: a re-run reads the few repeats, not every shingle again)."""
-    if connection.vendor == "postgresql":  # one array parameter, not one placeholder per digest
+    if connection.vendor == "postgresql":
+        # One array parameter, not one placeholder per digest, written as the array's text (the
+        # digests are ints: joined in C, not dumped one by one by the driver).
         table = CardShingle._meta.db_table
         sql = (
             f"SELECT shoe_id, position, digest, gaming_day, coup_id FROM {table} "  # noqa: S608
-            "WHERE digest = ANY(%(digests)s) AND gaming_day BETWEEN %(first)s AND %(last)s AND digest IN ("
-            f"SELECT digest FROM {table} WHERE digest = ANY(%(digests)s) AND gaming_day BETWEEN %(first)s "
-            "AND %(last)s GROUP BY digest HAVING count(DISTINCT shoe_id) > 1)"
+            "WHERE digest = ANY(%(digests)s::bigint[]) AND gaming_day BETWEEN %(first)s AND %(last)s "
+            f"AND digest IN (SELECT digest FROM {table} WHERE digest = ANY(%(digests)s::bigint[]) "
+            "AND gaming_day BETWEEN %(first)s AND %(last)s GROUP BY digest HAVING count(DISTINCT shoe_id) > 1)"
         )
+        array = "{" + ",".join(map(str, digests)) + "}"
         with connection.cursor() as cursor:
-            cursor.execute(sql, {"digests": digests, "first": first_day, "last": last_day})
+            cursor.execute(sql, {"digests": array, "first": first_day, "last": last_day})
             return cursor.fetchall()
     rows = []
     for start in range(0, len(digests), 500):
@@ -390,6 +393,7 @@ def _deviation_totals(rows: Iterable[tuple], paytables: _Paytables) -> dict[int 
     totals: dict[int | None, list] = defaultdict(lambda: [0, Decimal(0), Decimal(0), 0])
     per_coup: dict[int | None, Decimal] = defaultdict(Decimal)
     products = paytables.products
+    lose = WagerResult.LOSE
     last_coup = None
     for coup_id, seat, bet, paytable_id, amount, payout, commission, result in rows:
         if coup_id != last_coup:
@@ -404,13 +408,18 @@ def _deviation_totals(rows: Iterable[tuple], paytables: _Paytables) -> dict[int 
             edge, unit_deviation = paytables.edges[paytable_id].get(bet, (Decimal(0), Decimal(0)))
             product = products[key] = (amount * edge, amount * unit_deviation)
         theoretical, spread = product
-        win = (amount if result == WagerResult.LOSE else 0) - payout + commission
-        for who in (None, seat):
-            sums = totals[who]
-            sums[0] += win
-            sums[1] += theoretical
-            sums[3] += 1
-            per_coup[who] += spread
+        win = (amount if result == lose else 0) - payout + commission
+        # The table's sums, then the seat's (written out: the hottest loop of the sweep's protection).
+        sums = totals[None]
+        sums[0] += win
+        sums[1] += theoretical
+        sums[3] += 1
+        per_coup[None] += spread
+        sums = totals[seat]
+        sums[0] += win
+        sums[1] += theoretical
+        sums[3] += 1
+        per_coup[seat] += spread
     for who, spread in per_coup.items():
         totals[who][2] += spread * spread
     return totals
