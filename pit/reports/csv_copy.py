@@ -27,7 +27,7 @@ from pit.tables.models import Table
 
 from .definitions import ReportFilters
 from .renderers import FORMULA_TRIGGERS
-from .selectors import shoes_in_range
+from .selectors import DAYS, shoes_in_range
 
 # csv_safe_text's triggers (renderers.FORMULA_TRIGGERS) as code points: a first character's ascii().
 _TRIGGERS = ", ".join(str(ord(trigger)) for trigger in FORMULA_TRIGGERS)
@@ -51,13 +51,14 @@ def _minor_unit(currency: str, currencies: Iterable[str]) -> tuple[str, list]:
 
 
 def _shoes(filters: ReportFilters, time_zone: str, currencies: Iterable[str]) -> tuple[str, list]:
-    """`shoes_in_range` with each shoe's gaming day (a shoe without coups takes the gaming day of its
-    closing or shuffle moment, as `gaming_day_for`) and its currency's minor unit, once a shoe."""
+    """`shoes_in_range` with each shoe's gaming day (its last coup's, from the key `report_day` reads; a
+    shoe without coups takes the gaming day of its closing or shuffle moment, as `gaming_day_for`) and
+    its currency's minor unit, once a shoe."""
     shoes = (
         shoes_in_range(filters)
         .order_by()
         .values(
-            "pk", "sequence", "report_day", "closed_at", "shuffled_at",
+            "pk", "sequence", "last_coup", "closed_at", "shuffled_at",
             code=F("table__code"), money=F("table__currency"),
         )
     )
@@ -65,8 +66,9 @@ def _shoes(filters: ReportFilters, time_zone: str, currencies: Iterable[str]) ->
     unit, unit_params = _minor_unit("s.money", currencies)
     sql = f"""
         SELECT s.pk, s.sequence, s.code, s.money, {unit} AS unit,
-               coalesce(s.report_day, (coalesce(s.closed_at, s.shuffled_at) AT TIME ZONE %s
-                                       - interval '1 hour' * %s)::date) AS gaming_day
+               coalesce(DATE '0001-01-01' + (s.last_coup %% {DAYS} - 1)::integer,
+                        (coalesce(s.closed_at, s.shuffled_at) AT TIME ZONE %s
+                         - interval '1 hour' * %s)::date) AS gaming_day
         FROM ({shoes_sql}) s
     """  # noqa: S608 - built from fixed fragments, values as parameters
     return sql, [*unit_params, time_zone, settings.PIT_GAMING_DAY_START_HOUR, *shoes_params]
