@@ -10,8 +10,10 @@ correction's coup, a reversal's entry ...) are checked by deferred constraint tr
 foreign key is, at commit. A coup number stays unique in its shoe across partitions by a trigger.
 
 Partitions are created ahead by `pit_partitions_ensure()`, a SECURITY DEFINER function owned by
-the schema's owner (the runtime role owns no table and could not create one), called by the beat
-task `archive.partitions_ensure`. SQLite keeps plain tables: nothing here runs there.
+the schema's owner (the runtime role owns no table and could not create one; only it is granted
+EXECUTE), called by the beat task `archive.partitions_ensure`; rows a DEFAULT partition caught are
+moved by it into partitions of their months (ENSURE_SQL). SQLite keeps plain tables: nothing here
+runs there.
 """
 import datetime as dt
 from dataclasses import dataclass
@@ -236,7 +238,9 @@ BEGIN
                 RAISE EXCEPTION 'moving % rows out of the DEFAULT partition of %: % inserted', counted, parent, moved;
             END IF;
             EXECUTE format('DROP TABLE %I', moving);
-            RETURN NEXT 'moved:' || parent || ':' || moved;
+            IF moved > 0 THEN
+                RETURN NEXT 'moved:' || parent || ':' || moved;
+            END IF;
         END LOOP;
         EXECUTE 'SET CONSTRAINTS ALL DEFERRED';
     END IF;
