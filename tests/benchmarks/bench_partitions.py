@@ -19,13 +19,16 @@ partitioned schema does by trigger.
 The floor simulator's dealer (`pit.floor.simulator.Dealer`, as bench_batch.py deals a table's day)
 deals PIT_BENCH_PARTITIONS_COUPS coups (default 1,600) at a 7-seat commission-box table, shoe
 after shoe, into memory: shoes, coups in batches of 25 (several bets a seat, side bets, players
-coming and going), commission collections, shoe closes with the box counts. Then, interleaved,
-PIT_BENCH_PARTITIONS_ROUNDS times (default 3, median of each), the same play is written at a fresh
+coming and going), commission collections, shoe closes with the box counts. Then the same play once
+into each, not timed (a warm-up: caches, plans, the tables not empty), and, interleaved,
+PIT_BENCH_PARTITIONS_ROUNDS times (default 5, median of each; both sets ANALYZEd before each
+round), the same play is written at a fresh
 table through the services the API calls (`pit.floor.clients.ServicesFloorClient`: `shoe_start`,
 `coups_record`, `commission_collect`, `shoe_close`), once into the partitioned tables and once
 into the plain ones (swapped in under the same names by renaming, in one transaction, between
-rounds). Prints `partitions.partitioned` and `partitions.plain` (s, median) and `partitions.ratio`
-(partitioned / plain), and the rows written. Asserts nothing about time; it checks that both wrote
+rounds). Prints `partitions.partitioned` and `partitions.plain` (s, median), `partitions.ratio`
+(partitioned / plain) and `partitions.paired_ratio` (the median of each round's ratio, its two
+plays back to back), and the rows written. Asserts nothing about time; it checks that both wrote
 the same rows. Skips with a message when PostgreSQL cannot be reached.
 """
 from __future__ import annotations
@@ -48,7 +51,7 @@ sys.path.insert(0, str(ROOT))
 ADMIN_URL = os.environ.get("PIT_BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432/postgres")
 BENCH_DB = os.environ.get("PIT_BENCH_PARTITIONS_DB", "pit_bench_partitions")
 COUPS = int(os.environ.get("PIT_BENCH_PARTITIONS_COUPS", 1600))
-ROUNDS = max(1, int(os.environ.get("PIT_BENCH_PARTITIONS_ROUNDS", 3)))
+ROUNDS = max(1, int(os.environ.get("PIT_BENCH_PARTITIONS_ROUNDS", 5)))
 SEATS = (1, 2, 3, 5, 6, 7, 8)
 LIMITS = {"player": (25, 10000), "banker": (25, 10000), "tie": (5, 1000)}
 TABLES = ("shoes_coup", "shoes_wager", "ledger_commissionentry")
@@ -226,6 +229,18 @@ def swap(to: str) -> None:
             cursor.execute(f'ALTER TABLE "{table}{back}" RENAME TO "{table}"')
 
 
+def analyze() -> None:
+    """Fresh statistics on both sets (the partitions too), so that neither plays on a stale plan."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        for table in TABLES:
+            for name in (table, f"{table}__plain", f"{table}__part"):
+                cursor.execute("SELECT to_regclass(%s) IS NOT NULL", [name])
+                if cursor.fetchone()[0]:
+                    cursor.execute(f'ANALYZE "{name}"')
+
+
 def partitioned_now() -> bool:
     from django.db import connection
 
@@ -263,14 +278,17 @@ def main() -> int:
         shoes = sum(1 for call in calls if call[0] == "shoe_start")
         print(f"PostgreSQL {BENCH_DB}; {os.cpu_count()} cores; load {open('/proc/loadavg').read().split()[0]}; "  # noqa: SIM115
               f"{coups} coups in {shoes} shoes dealt on {day}, through the services, {ROUNDS} rounds interleaved")
-        new_tables(["WARM", *(f"P{n}" for n in range(ROUNDS)), *(f"Q{n}" for n in range(ROUNDS))])
-        play(calls[:3], "WARM")
+        new_tables(["WP", "WQ", *(f"P{n}" for n in range(ROUNDS)), *(f"Q{n}" for n in range(ROUNDS))])
+        for kind, code in (("partitioned", "WP"), ("plain", "WQ")):  # warm-up, not timed: a day into each
+            swap(kind)
+            print(f"warm-up {kind}: {play(calls, code):.3f} s", flush=True)
         times: dict[str, list[float]] = {"partitioned": [], "plain": []}
         rows = {}
         for n in range(ROUNDS):
             for kind, code in (("partitioned", f"P{n}"), ("plain", f"Q{n}")) if n % 2 == 0 else \
                     (("plain", f"Q{n}"), ("partitioned", f"P{n}")):
-                swap("plain" if kind == "plain" else "partitioned")
+                analyze()
+                swap(kind)
                 assert partitioned_now() == (kind == "partitioned")
                 seconds = play(calls, code)
                 rows[kind] = written(code)
@@ -289,6 +307,9 @@ def main() -> int:
         figure("partitions.partitioned", f"{partitioned:.3f}", "s")
         figure("partitions.plain", f"{plain:.3f}", "s")
         figure("partitions.ratio", f"{partitioned / plain:.3f}", "x")
+        # Each round's pair ran back to back: their ratio is less at the mercy of a shared machine's drift.
+        paired = statistics.median(p / q for p, q in zip(times["partitioned"], times["plain"], strict=True))
+        figure("partitions.paired_ratio", f"{paired:.3f}", "x")
         figure("partitions.load", open("/proc/loadavg").read().split()[0], "load")  # noqa: SIM115
     finally:
         with contextlib.suppress(Exception):
