@@ -164,7 +164,8 @@ $$""",  # noqa: S608 (constants only)
 #   default:<table>:<YYYY-MM>     a month whose rows stay in the DEFAULT partition (its partition's
 #                                 name is taken: a month archived, its detached table not dropped).
 # Rows in a DEFAULT partition (a gaming day no partition covered: beat down for months, a replay
-# far in the past or future) are moved first, every month of them, in this transaction: the three
+# far in the past or future) are moved first, every month of them (its partition made in all three
+# tables, whichever held it), in this transaction: the three
 # parents are locked (in the writers' order, coups first), each DEFAULT is detached (referencing
 # tables first, their foreign keys into the partitioned tables dropped from the detached copy,
 # which would otherwise hold the next detach back), a new empty DEFAULT and the months' partitions
@@ -219,7 +220,11 @@ BEGIN
             EXECUTE format('CREATE TABLE %I PARTITION OF %I DEFAULT', parent || '_default', parent);
             EXECUTE format('CREATE TRIGGER {REFUSE_TRIGGER}_truncate BEFORE TRUNCATE ON %I '
                            'FOR EACH STATEMENT EXECUTE FUNCTION {REFUSE_FUNCTION}()', parent || '_default');
-            FOR month IN EXECUTE format('SELECT DISTINCT date_trunc(''month'', {KEY})::date FROM %I ORDER BY 1', moving)
+            -- Every month any of the three held, in each table (archive_month wants all three).
+            FOR month IN EXECUTE format('SELECT DISTINCT date_trunc(''month'', {KEY})::date FROM (SELECT {KEY} FROM %I '
+                                        'UNION ALL SELECT {KEY} FROM %I UNION ALL SELECT {KEY} FROM %I) held ORDER BY 1',
+                                        parents[1] || '_default_moving', parents[2] || '_default_moving',
+                                        parents[3] || '_default_moving')
             LOOP
                 name := parent || '_' || to_char(month, 'YYYY_MM');
                 CONTINUE WHEN to_regclass(quote_ident(name)) IS NOT NULL;
@@ -237,10 +242,12 @@ BEGIN
             IF moved <> counted THEN
                 RAISE EXCEPTION 'moving % rows out of the DEFAULT partition of %: % inserted', counted, parent, moved;
             END IF;
-            EXECUTE format('DROP TABLE %I', moving);
             IF moved > 0 THEN
                 RETURN NEXT 'moved:' || parent || ':' || moved;
             END IF;
+        END LOOP;
+        FOR i IN REVERSE array_length(parents, 1)..1 LOOP
+            EXECUTE format('DROP TABLE %I', parents[i] || '_default_moving');
         END LOOP;
         EXECUTE 'SET CONSTRAINTS ALL DEFERRED';
     END IF;

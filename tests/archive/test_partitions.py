@@ -235,6 +235,20 @@ def test_a_month_in_the_default_and_in_the_window_gets_its_partition_with_its_ro
 
 
 @postgres
+def test_a_month_held_by_one_table_s_default_gets_its_partition_in_all_three():
+    far = months_after(current_gaming_day(), 30)
+    shoe = factories.shoe(factories.table("PW"))
+    factories.coup(shoe, 1, *hands.PLAYER_NATURAL, dealt_at=dealt_in(far), wagers=[factories.wager(1, "player", "100")])
+    assert default_rows() == {"shoes_coup": 1, "shoes_wager": 1, "ledger_commissionentry": 0}  # no commission
+    result = partitions_ensure(months_ahead=0)
+    assert result.moved == {"shoes_coup": 1, "shoes_wager": 1}
+    with connection.cursor() as cursor:
+        assert {table: month_partitions(cursor, table).get(far) for table in PARTITIONED} == {
+            table: partition_name(table, far) for table in PARTITIONED
+        }
+
+
+@postgres
 def test_rows_of_an_archived_month_stay_in_the_default_and_are_reported(archivable):
     month, shoe, _ = archivable
     shoe_close(shoe=shoe, box_counts=[(1, Decimal("0.00"))])
