@@ -221,8 +221,9 @@ BEGIN
             EXECUTE format('CREATE TRIGGER {REFUSE_TRIGGER}_truncate BEFORE TRUNCATE ON %I '
                            'FOR EACH STATEMENT EXECUTE FUNCTION {REFUSE_FUNCTION}()', parent || '_default');
             -- Every month any of the three held, in each table (archive_month wants all three).
-            FOR month IN EXECUTE format('SELECT DISTINCT date_trunc(''month'', {KEY})::date FROM (SELECT {KEY} FROM %I '
-                                        'UNION ALL SELECT {KEY} FROM %I UNION ALL SELECT {KEY} FROM %I) held ORDER BY 1',
+            FOR month IN EXECUTE format('SELECT DISTINCT date_trunc(''month'', {KEY})::date FROM ('
+                                        'SELECT {KEY} FROM %I UNION ALL SELECT {KEY} FROM %I '
+                                        'UNION ALL SELECT {KEY} FROM %I) held ORDER BY 1',
                                         parents[1] || '_default_moving', parents[2] || '_default_moving',
                                         parents[3] || '_default_moving')
             LOOP
