@@ -7,7 +7,6 @@ import datetime as dt
 import hashlib
 import json
 import logging
-from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
@@ -19,6 +18,7 @@ from pit.core.immutable import protect_sql
 from pit.core.partitions import (
     KEY,
     PARTITIONED,
+    Ensured,
     default_partition,
     month_partitions,
     month_start,
@@ -41,12 +41,6 @@ def _require_postgres() -> None:
 
 # ---------------------------------------------------------------------------------------- ahead
 
-@dataclass
-class PartitionsEnsured:
-    created: list[str]
-    held_by_default: dict[str, list[str]]  # table -> months (YYYY-MM) whose rows are in its DEFAULT partition
-
-
 def default_months(cursor) -> dict[str, list[str]]:
     held = {}
     for table in PARTITIONED:
@@ -59,22 +53,28 @@ def default_months(cursor) -> dict[str, list[str]]:
     return held
 
 
-def partitions_ensure(*, months_ahead: int | None = None, today: dt.date | None = None) -> PartitionsEnsured:
+def partitions_ensure(*, months_ahead: int | None = None, today: dt.date | None = None) -> Ensured:
     """The partitions of this month and `months_ahead` (PIT_PARTITION_MONTHS_AHEAD) months after it,
-    made where missing (safe to run again: it makes none the second time). Rows the DEFAULT partition
-    holds (a coup dealt in a month that had no partition) are reported, at ERROR in the log."""
+    made where missing (safe to run again: it makes none the second time). Rows a DEFAULT partition
+    holds (a coup dealt in a month that had no partition: beat down for months, a replay far in the
+    past or future) are moved into partitions of their months, made for them, in the same
+    transaction (pit.core.partitions.ENSURE_SQL); logged at WARNING. A month that cannot have its
+    partition (an archived month whose detached table is still there) stays in the DEFAULT
+    partition and is reported at ERROR."""
     if connection.vendor != "postgresql":
-        return PartitionsEnsured([], {})
+        return Ensured([], {}, {})
     ahead = settings.PIT_PARTITION_MONTHS_AHEAD if months_ahead is None else months_ahead
     first = month_start(today or current_gaming_day())
     last = months_after(first, ahead)
     with transaction.atomic(), connection.cursor() as cursor:
-        made = partitions_ensure_sql(cursor, first, last)
-        held = default_months(cursor)
-    created = [name for name in made if not name.startswith("default:")]
-    if held:
-        logger.error("rows held by the DEFAULT partition (no partition of their month): %s", held)
-    return PartitionsEnsured(created, held)
+        ensured = partitions_ensure_sql(cursor, first, last)
+    if ensured.moved:
+        logger.warning("rows moved out of the DEFAULT partitions into their months' %s: %s",
+                       ensured.created, ensured.moved)
+    if ensured.held_by_default:
+        logger.error("rows held by the DEFAULT partition (their month's partition name is taken): %s",
+                     ensured.held_by_default)
+    return ensured
 
 
 # ---------------------------------------------------------------------------------------- archive

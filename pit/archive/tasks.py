@@ -6,4 +6,4 @@ from pit.core.tasks import pit_task
 @pit_task("archive.partitions_ensure")
 def partitions_ensure_task() -> dict:
     result = partitions_ensure()
-    return {"created": result.created, "held_by_default": result.held_by_default}
+    return {"created": result.created, "moved": result.moved, "held_by_default": result.held_by_default}

@@ -270,7 +270,8 @@ def runtime_privileges_sql(connection, role: str) -> list[str]:
     because `SELECT ... FOR UPDATE` (the services lock rows) needs an UPDATE privilege on a
     column; the trigger refuses any actual change. Other tables get SELECT, INSERT, UPDATE,
     DELETE; django_migrations SELECT. No table gets TRUNCATE, REFERENCES or TRIGGER; the role owns
-    nothing, so it cannot ALTER, DISABLE TRIGGER or DROP. Run by the owner after every migrate.
+    nothing, so it cannot ALTER, DISABLE TRIGGER or DROP. It may execute the schema's SECURITY
+    DEFINER functions (the partitions' ensure, run by beat). Run by the owner after every migrate.
     """
     quote = connection.ops.quote_name
     quoted_role = quote(role)
@@ -302,4 +303,13 @@ def runtime_privileges_sql(connection, role: str) -> list[str]:
             statements.append(f"GRANT SELECT ON {name} TO {quoted_role}")
         else:
             statements.append(f"GRANT SELECT, INSERT, UPDATE, DELETE ON {name} TO {quoted_role}")
+    # A SECURITY DEFINER function of the schema is a door the owner opens for this role on purpose
+    # (the month partitions made ahead by beat: pit.core.partitions); none is executable by PUBLIC.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+            "WHERE n.nspname = current_schema() AND p.prosecdef ORDER BY 1"
+        )
+        doors = [row[0] for row in cursor.fetchall()]
+    statements += [f"GRANT EXECUTE ON FUNCTION {door} TO {quoted_role}" for door in doors]
     return statements

@@ -10,10 +10,13 @@ correction's coup, a reversal's entry ...) are checked by deferred constraint tr
 foreign key is, at commit. A coup number stays unique in its shoe across partitions by a trigger.
 
 Partitions are created ahead by `pit_partitions_ensure()`, a SECURITY DEFINER function owned by
-the schema's owner (the runtime role owns no table and could not create one), called by the beat
-task `archive.partitions_ensure`. SQLite keeps plain tables: nothing here runs there.
+the schema's owner (the runtime role owns no table and could not create one; only it is granted
+EXECUTE), called by the beat task `archive.partitions_ensure`; rows a DEFAULT partition caught are
+moved by it into partitions of their months (ENSURE_SQL). SQLite keeps plain tables: nothing here
+runs there.
 """
 import datetime as dt
+from dataclasses import dataclass
 
 from django.db import models
 
@@ -155,49 +158,148 @@ $$""",  # noqa: S608 (constants only)
 ]
 
 # Creates the month partitions of [first, last] that are missing, in every partitioned table, and
-# answers their names. A month whose rows are already in the DEFAULT partition is left there (the
-# database refuses a partition over rows the default holds): it is answered as 'default:<table>_YYYY_MM'
-# for the beat to report. Row triggers are cloned to a new partition by PostgreSQL; the statement
-# trigger refusing TRUNCATE is not, so it is created on each partition here.
+# answers what it did, a line each:
+#   <partition>                   a partition made (empty, or filled from the DEFAULT, below);
+#   moved:<table>:<rows>          rows of the table's DEFAULT partition moved to their months';
+#   default:<table>:<YYYY-MM>     a month whose rows stay in the DEFAULT partition (its partition's
+#                                 name is taken: a month archived, its detached table not dropped).
+# Rows in a DEFAULT partition (a gaming day no partition covered: beat down for months, a replay
+# far in the past or future) are moved first, every month of them (its partition made in all three
+# tables, whichever held it), in this transaction: the three
+# parents are locked (in the writers' order, coups first), each DEFAULT is detached (referencing
+# tables first, their foreign keys into the partitioned tables dropped from the detached copy,
+# which would otherwise hold the next detach back), a new empty DEFAULT and the months' partitions
+# are made, the rows are inserted through the parent (coups, then wagers, then entries: each row
+# lands in its month's partition and is checked again by the foreign keys and row triggers as at
+# its first insert), their count is compared, and the detached old DEFAULT is dropped whole. No
+# row is updated or deleted (the insert-only triggers stay on and are never passed); ids, hashes
+# and chain positions are the rows' own. Constraints are checked at once during the move (pending
+# checks of the caller's transaction run first: a detached table with pending checks could not be
+# dropped), then deferred again, as every deferrable constraint of the schema is initially.
+# Row triggers are cloned to a new partition by PostgreSQL; the statement trigger refusing
+# TRUNCATE is not, so it is created on each partition here.
 ENSURE_SQL = f"""
 CREATE OR REPLACE FUNCTION {ENSURE_FUNCTION}(first_month date, last_month date) RETURNS SETOF text
 LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
 DECLARE
+    parents text[] := ARRAY{list(PARTITIONED)!r}::text[];
     parent text;
+    moving text;
     month date;
     name text;
-    held boolean;
+    held boolean := false;
+    columns text;
+    moved bigint;
+    counted bigint;
+    foreign_key text;
 BEGIN
     IF last_month < first_month OR last_month > first_month + interval '10 years' THEN
         RAISE EXCEPTION 'partitions from % to %: not a range of months this function makes', first_month, last_month;
     END IF;
-    FOREACH parent IN ARRAY ARRAY{list(PARTITIONED)!r}::text[] LOOP
+    FOREACH parent IN ARRAY parents LOOP
+        EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I)', parent || '_default') INTO held;
+        EXIT WHEN held;
+    END LOOP;
+    IF held THEN
+        EXECUTE 'SET CONSTRAINTS ALL IMMEDIATE';
+        EXECUTE format('LOCK TABLE %I, %I, %I IN ACCESS EXCLUSIVE MODE', VARIADIC parents);
+        FOR i IN REVERSE array_length(parents, 1)..1 LOOP
+            parent := parents[i];
+            moving := parent || '_default_moving';
+            EXECUTE format('ALTER TABLE %I DETACH PARTITION %I', parent, parent || '_default');
+            EXECUTE format('ALTER TABLE %I RENAME TO %I', parent || '_default', moving);
+            FOR foreign_key IN
+                SELECT conname FROM pg_constraint WHERE conrelid = moving::regclass AND contype = 'f'
+                   AND confrelid::regclass::text = ANY (parents)
+            LOOP
+                EXECUTE format('ALTER TABLE %I DROP CONSTRAINT %I', moving, foreign_key);
+            END LOOP;
+        END LOOP;
+        FOREACH parent IN ARRAY parents LOOP
+            moving := parent || '_default_moving';
+            EXECUTE format('CREATE TABLE %I PARTITION OF %I DEFAULT', parent || '_default', parent);
+            EXECUTE format('CREATE TRIGGER {REFUSE_TRIGGER}_truncate BEFORE TRUNCATE ON %I '
+                           'FOR EACH STATEMENT EXECUTE FUNCTION {REFUSE_FUNCTION}()', parent || '_default');
+            -- Every month any of the three held, in each table (archive_month wants all three).
+            FOR month IN EXECUTE format('SELECT DISTINCT date_trunc(''month'', {KEY})::date FROM ('
+                                        'SELECT {KEY} FROM %I UNION ALL SELECT {KEY} FROM %I '
+                                        'UNION ALL SELECT {KEY} FROM %I) held ORDER BY 1',
+                                        parents[1] || '_default_moving', parents[2] || '_default_moving',
+                                        parents[3] || '_default_moving')
+            LOOP
+                name := parent || '_' || to_char(month, 'YYYY_MM');
+                CONTINUE WHEN to_regclass(quote_ident(name)) IS NOT NULL;
+                EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%L) TO (%L)',
+                               name, parent, month, (month + interval '1 month')::date);
+                EXECUTE format('CREATE TRIGGER {REFUSE_TRIGGER}_truncate BEFORE TRUNCATE ON %I '
+                               'FOR EACH STATEMENT EXECUTE FUNCTION {REFUSE_FUNCTION}()', name);
+                RETURN NEXT name;
+            END LOOP;
+            SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) INTO columns FROM pg_attribute
+             WHERE attrelid = parent::regclass AND attnum > 0 AND NOT attisdropped;
+            EXECUTE format('INSERT INTO %I (%s) SELECT %s FROM %I ORDER BY id', parent, columns, columns, moving);
+            GET DIAGNOSTICS moved = ROW_COUNT;
+            EXECUTE format('SELECT count(*) FROM %I', moving) INTO counted;
+            IF moved <> counted THEN
+                RAISE EXCEPTION 'moving % rows out of the DEFAULT partition of %: % inserted', counted, parent, moved;
+            END IF;
+            IF moved > 0 THEN
+                RETURN NEXT 'moved:' || parent || ':' || moved;
+            END IF;
+        END LOOP;
+        FOR i IN REVERSE array_length(parents, 1)..1 LOOP
+            EXECUTE format('DROP TABLE %I', parents[i] || '_default_moving');
+        END LOOP;
+        EXECUTE 'SET CONSTRAINTS ALL DEFERRED';
+    END IF;
+    FOREACH parent IN ARRAY parents LOOP
         FOR month IN SELECT generate_series(date_trunc('month', first_month), last_month, interval '1 month')::date
         LOOP
             name := parent || '_' || to_char(month, 'YYYY_MM');
             CONTINUE WHEN to_regclass(quote_ident(name)) IS NOT NULL;
-            EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I WHERE {KEY} >= $1 AND {KEY} < $2)', parent || '_default')
-                INTO held USING month, (month + interval '1 month')::date;
-            IF held THEN
-                RETURN NEXT 'default:' || name;
-                CONTINUE;
-            END IF;
             EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%L) TO (%L)',
                            name, parent, month, (month + interval '1 month')::date);
             EXECUTE format('CREATE TRIGGER {REFUSE_TRIGGER}_truncate BEFORE TRUNCATE ON %I '
                            'FOR EACH STATEMENT EXECUTE FUNCTION {REFUSE_FUNCTION}()', name);
             RETURN NEXT name;
         END LOOP;
+        FOR month IN EXECUTE format('SELECT DISTINCT date_trunc(''month'', {KEY})::date FROM %I ORDER BY 1',
+                                    parent || '_default')
+        LOOP
+            RETURN NEXT 'default:' || parent || ':' || to_char(month, 'YYYY-MM');
+        END LOOP;
     END LOOP;
 END;
 $$
 """  # noqa: S608 (constants only)
+# Only the runtime role runs it (granted by `manage.py migrate`, pit.core.immutable.runtime_privileges_sql):
+# a SECURITY DEFINER function is executable by PUBLIC unless revoked.
+ENSURE_PRIVATE_SQL = f"REVOKE EXECUTE ON FUNCTION {ENSURE_FUNCTION}(date, date) FROM PUBLIC"
 
 
-def partitions_ensure_sql(cursor, first: dt.date, last: dt.date) -> list[str]:
-    """Run the ensure function; the partitions made, and 'default:...' for months the default holds."""
+@dataclass
+class Ensured:
+    created: list[str]  # partitions made
+    moved: dict[str, int]  # table -> rows moved out of its DEFAULT partition into their months'
+    held_by_default: dict[str, list[str]]  # table -> months (YYYY-MM) still in its DEFAULT partition
+
+
+def partitions_ensure_sql(cursor, first: dt.date, last: dt.date) -> Ensured:
+    """Run the ensure function (as whoever may execute it): the partitions made, the rows moved out
+    of the DEFAULT partitions, and the months still held there."""
     cursor.execute(f"SELECT * FROM {ENSURE_FUNCTION}(%s, %s)", [month_start(first), month_start(last)])  # noqa: S608
-    return [row[0] for row in cursor.fetchall()]
+    ensured = Ensured([], {}, {})
+    for (line,) in cursor.fetchall():
+        what, _, rest = line.partition(":")
+        if what == "moved":
+            table, _, rows = rest.partition(":")
+            ensured.moved[table] = int(rows)
+        elif what == "default":
+            table, _, month = rest.partition(":")
+            ensured.held_by_default.setdefault(table, []).append(month)
+        else:
+            ensured.created.append(line)
+    return ensured
 
 
 def is_partitioned(cursor, table: str) -> bool:
@@ -350,6 +452,7 @@ def partition_tables(cursor, *, today: dt.date, months_ahead: int) -> None:
     for statement in COUP_NUMBER_SQL:
         cursor.execute(statement)
     cursor.execute(ENSURE_SQL)
+    cursor.execute(ENSURE_PRIVATE_SQL)
     cursor.execute("SET CONSTRAINTS ALL DEFERRED")
 
 
@@ -415,6 +518,17 @@ def partition_tables_migration(apps, schema_editor) -> None:
         if is_partitioned(cursor, PARTITIONED[0]):
             return
         partition_tables(cursor, today=current_gaming_day(), months_ahead=settings.PIT_PARTITION_MONTHS_AHEAD)
+
+
+def ensure_function_migration(apps, schema_editor) -> None:
+    """The ensure function as it is now (moving rows out of the DEFAULT partitions), executable
+    only by whom `manage.py migrate` grants it (PostgreSQL; nothing on SQLite)."""
+    if schema_editor.connection.vendor != "postgresql":
+        return
+    with schema_editor.connection.cursor() as cursor:
+        if is_partitioned(cursor, PARTITIONED[0]):
+            cursor.execute(ENSURE_SQL)
+            cursor.execute(ENSURE_PRIVATE_SQL)
 
 
 def partition_tables_migration_backwards(apps, schema_editor) -> None:

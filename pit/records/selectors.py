@@ -9,7 +9,7 @@ from operator import itemgetter
 from django.apps import apps
 
 from pit.core.gaming_day import gaming_day_bounds
-from pit.records.chain import SPECS, ChainSpec, canonical, genesis, row_hasher
+from pit.records.canonical import SPECS, ChainSpec, canonical, genesis, row_hasher
 from pit.records.models import ChainHead
 
 SHOES_PER_CHUNK = 200

@@ -7,11 +7,13 @@ import hashlib
 import json
 from contextlib import contextmanager
 from decimal import Decimal
+from io import StringIO
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db.models import Sum
 
 from pit.archive.models import ArchiveAction, MonthArchive
 from pit.archive.services import ArchiveRefused, month_archive, month_archive_drop, partitions_ensure
@@ -27,6 +29,7 @@ from pit.core.partitions import (
 )
 from pit.ledger.models import CommissionEntry, EntryKind
 from pit.ledger.services import commission_collect
+from pit.records.selectors import chains_verify
 from pit.shoes.models import Coup, CoupCorrection, Shoe, Wager
 from pit.shoes.services import coup_correct, shoe_close
 from tests import factories
@@ -127,22 +130,144 @@ def test_rows_land_in_the_partition_of_their_month():
     ]
 
 
-@postgres
-def test_a_coup_of_a_month_without_a_partition_is_kept_in_the_default_and_reported():
-    far = month_start(current_gaming_day()).replace(year=current_gaming_day().year + 3)
-    shoe, coup = played_shoe(far)
-    assert located(Coup, pk=coup.pk) == {"shoes_coup_default"}
-    assert located(Wager, coup=coup) == {"shoes_wager_default"}
+def facts() -> dict[str, list[dict]]:
+    """Every coup, wager and commission entry, as stored (the partition key and hashes included)."""
+    return {model._meta.db_table: list(model.objects.order_by("pk").values())
+            for model in (Coup, Wager, CommissionEntry)}
+
+
+def default_rows() -> dict[str, int]:
     with connection.cursor() as cursor:
-        made = partitions_ensure_sql(cursor, far, far)
-    # The database cannot make a partition over rows its default holds: said, not made.
-    assert made == [f"default:{partition_name(table, far)}" for table in PARTITIONED]
+        counts = {}
+        for table in PARTITIONED:
+            cursor.execute(f'SELECT count(*) FROM "{table}_default"')  # noqa: S608
+            counts[table] = cursor.fetchone()[0]
+        return counts
+
+
+def in_the_default(far: dt.date) -> tuple[Shoe, Coup]:
+    """A shoe dealt in `far` (no partition): a Banker win accrued, corrected (its accrual reversed,
+    a new one); every row in the DEFAULT partitions."""
+    shoe, coup = played_shoe(far, table_code="FAR")
+    coup_correct(coup=coup, wagers=(factories.wager(1, "banker", "200"),), reason="misread stake")
+    assert located(Coup, pk=coup.pk) == {"shoes_coup_default"}
+    assert located(Wager, coup__shoe=shoe) == {"shoes_wager_default"}
+    assert located(CommissionEntry, shoe=shoe) == {"ledger_commissionentry_default"}
+    return shoe, coup
+
+
+@postgres
+def test_rows_held_by_the_default_are_moved_into_their_month_partition_every_fact_kept():
+    far = months_after(current_gaming_day(), 36)
+    near_shoe, _ = played_shoe(months_back(1))
+    shoe, coup = in_the_default(far)
+    before = facts()
+    held = default_rows()
+    assert held == {"shoes_coup": 1, "shoes_wager": 3, "ledger_commissionentry": 3}
+    sums = (Wager.objects.aggregate(total=Sum("amount_minor"))["total"],
+            CommissionEntry.objects.aggregate(total=Sum("amount_minor"))["total"])
+
     result = partitions_ensure(months_ahead=0)
-    assert result.held_by_default == {
-        "shoes_coup": [f"{far:%Y-%m}"], "shoes_wager": [f"{far:%Y-%m}"], "ledger_commissionentry": [f"{far:%Y-%m}"],
-    }
-    with pytest.raises(CommandError, match=f"held by the DEFAULT partition.*shoes_coup: {far:%Y-%m}"):
+
+    assert result.moved == held and result.held_by_default == {}
+    assert [name for name in result.created if name.endswith(f"{far:%Y_%m}")] == [
+        partition_name(table, far) for table in PARTITIONED
+    ]
+    assert default_rows() == dict.fromkeys(PARTITIONED, 0)
+    assert located(Coup, pk=coup.pk) == {partition_name("shoes_coup", far)}
+    assert located(Wager, coup__shoe=shoe) == {partition_name("shoes_wager", far)}
+    assert located(CommissionEntry, shoe=shoe) == {partition_name("ledger_commissionentry", far)}
+    assert located(Coup, shoe=near_shoe) == {partition_name("shoes_coup", months_back(1))}
+    # Every fact as it was: ids, gaming days, amounts, chain positions and hashes.
+    assert facts() == before
+    assert (Wager.objects.aggregate(total=Sum("amount_minor"))["total"],
+            CommissionEntry.objects.aggregate(total=Sum("amount_minor"))["total"]) == sums
+    verification = chains_verify(shoe_ids=[near_shoe.pk, shoe.pk])
+    assert (verification.ok, verification.shoes, verification.rows) == (True, 2, 11)
+    # The moved month is a partition like the others: insert-only, its keys and checks in force.
+    with pytest.raises(IntegrityError, match="DELETE refused"), transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(f'DELETE FROM "{partition_name("shoes_wager", far)}"')  # noqa: S608
+    with pytest.raises(IntegrityError, match="TRUNCATE refused"), transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute('TRUNCATE "ledger_commissionentry_default"')
+    accrual = CommissionEntry.objects.filter(shoe=shoe, kind=EntryKind.ACCRUED).order_by("-pk").first()
+    with pytest.raises(IntegrityError, match="violates foreign key constraint"), transaction.atomic():
+        CommissionEntry.objects.create(
+            shoe=shoe, seat=1, kind=EntryKind.REVERSAL, currency="USD", amount_minor=-accrual.amount_minor,
+            reverses=accrual, gaming_day=months_back(1),
+        )
+        with connection.cursor() as cursor:
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+    coup_correct(coup=coup, wagers=(factories.wager(1, "banker", "300"),), reason="misread again")
+    assert located(CommissionEntry, shoe=shoe) == {partition_name("ledger_commissionentry", far)}
+    again = partitions_ensure(months_ahead=0)
+    assert (again.created, again.moved, again.held_by_default) == ([], {}, {})
+    assert chains_verify(shoe_ids=[shoe.pk]).ok
+
+
+@postgres
+def test_a_month_in_the_default_and_in_the_window_gets_its_partition_with_its_rows(settings):
+    """Beat down for months: this month had no partition when its coups were dealt."""
+    this_month = month_start(current_gaming_day())
+    with connection.cursor() as cursor:
+        for table in reversed(PARTITIONED):  # as if never made: detached, its name freed
+            cursor.execute(f'ALTER TABLE "{table}" DETACH PARTITION "{partition_name(table, this_month)}"')
+            cursor.execute(f'ALTER TABLE "{partition_name(table, this_month)}" RENAME TO "{table}_gone"')
+            cursor.execute(
+                "SELECT conname FROM pg_constraint WHERE conrelid = %s::regclass AND contype = 'f' "
+                "AND confrelid::regclass::text = ANY(%s)", [f"{table}_gone", list(PARTITIONED)],
+            )
+            for (name,) in cursor.fetchall():
+                cursor.execute(f'ALTER TABLE "{table}_gone" DROP CONSTRAINT "{name}"')
+    shoe, coup = played_shoe(this_month, number=1)
+    assert located(Coup, pk=coup.pk) == {"shoes_coup_default"}
+    out = StringIO()
+    call_command("partitions_ensure", "--months", "1", stdout=out)
+    assert out.getvalue().splitlines() == [
+        *(f"created {partition_name(table, this_month)}" for table in PARTITIONED),
+        "moved 1 rows of shoes_coup out of its DEFAULT partition",
+        "moved 2 rows of shoes_wager out of its DEFAULT partition",
+        "moved 1 rows of ledger_commissionentry out of its DEFAULT partition",
+    ]
+    assert located(Wager, coup=coup) == {partition_name("shoes_wager", this_month)}
+    assert default_rows() == dict.fromkeys(PARTITIONED, 0)
+
+
+@postgres
+def test_a_month_held_by_one_table_s_default_gets_its_partition_in_all_three():
+    far = months_after(current_gaming_day(), 30)
+    shoe = factories.shoe(factories.table("PW"))
+    factories.coup(shoe, 1, *hands.PLAYER_NATURAL, dealt_at=dealt_in(far), wagers=[factories.wager(1, "player", "100")])
+    assert default_rows() == {"shoes_coup": 1, "shoes_wager": 1, "ledger_commissionentry": 0}  # no commission
+    result = partitions_ensure(months_ahead=0)
+    assert result.moved == {"shoes_coup": 1, "shoes_wager": 1}
+    with connection.cursor() as cursor:
+        assert {table: month_partitions(cursor, table).get(far) for table in PARTITIONED} == {
+            table: partition_name(table, far) for table in PARTITIONED
+        }
+
+
+@postgres
+def test_rows_of_an_archived_month_stay_in_the_default_and_are_reported(archivable):
+    month, shoe, _ = archivable
+    shoe_close(shoe=shoe, box_counts=[(1, Decimal("0.00"))])
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    month_archive(month=month, operator="tester")
+    late_shoe, late = played_shoe(month, table_code="LATE")  # a replay of an archived month
+    far = months_after(current_gaming_day(), 40)
+    _, far_coup = played_shoe(far, table_code="FAR")
+    result = partitions_ensure(months_ahead=0)
+    # The archived month's name is its detached table's: its rows stay in the DEFAULT, said;
+    # the other month's are moved.
+    assert result.held_by_default == dict.fromkeys(PARTITIONED, [f"{month:%Y-%m}"])
+    assert result.moved == {"shoes_coup": 2, "shoes_wager": 4, "ledger_commissionentry": 2}
+    assert located(Coup, pk=late.pk) == {"shoes_coup_default"}
+    assert located(Coup, pk=far_coup.pk) == {partition_name("shoes_coup", far)}
+    with pytest.raises(CommandError, match=f"held by the DEFAULT partition.*shoes_coup: {month:%Y-%m}"):
         call_command("partitions_ensure", "--months", "0")
+    assert chains_verify(shoe_ids=[late_shoe.pk]).ok
 
 
 @postgres
@@ -350,6 +475,29 @@ def test_the_runtime_role_makes_partitions_only_through_the_owner_s_function(run
                            [month, next_month(month)])
         result = partitions_ensure(months_ahead=5)
     assert partition_name("shoes_coup", month) in result.created
+
+
+@postgres
+def test_the_runtime_role_moves_rows_out_of_the_default_and_no_other_role_may(runtime_role):
+    far = months_after(current_gaming_day(), 36)
+    shoe, _ = in_the_default(far)
+    before = facts()
+    stranger = f"{connection.settings_dict['NAME']}_stranger"
+    with connection.cursor() as cursor:
+        cursor.execute(f'CREATE ROLE "{stranger}" NOLOGIN')
+        cursor.execute(f'GRANT USAGE ON SCHEMA public TO "{stranger}"')
+        cursor.execute("SELECT has_function_privilege(%s, 'pit_partitions_ensure(date, date)', 'EXECUTE'), "
+                       "has_function_privilege(%s, 'pit_partitions_ensure(date, date)', 'EXECUTE')",
+                       [runtime_role, stranger])
+        assert cursor.fetchone() == (True, False)
+    with as_role(stranger), pytest.raises(DatabaseError, match="permission denied for function"), \
+            transaction.atomic():
+        partitions_ensure(months_ahead=0)
+    with as_role(runtime_role):
+        result = partitions_ensure(months_ahead=0)
+    assert result.moved == {"shoes_coup": 1, "shoes_wager": 3, "ledger_commissionentry": 3}
+    assert facts() == before and default_rows() == dict.fromkeys(PARTITIONED, 0)
+    assert chains_verify(shoe_ids=[shoe.pk]).ok
 
 
 @postgres

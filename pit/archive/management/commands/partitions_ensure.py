@@ -8,8 +8,9 @@ from pit.core.arguments import PitCommand, at_least
 
 class Command(PitCommand):
     help = ("PostgreSQL: make the month partitions of this month and --months after it where missing "
-            "(default PIT_PARTITION_MONTHS_AHEAD), and report months whose rows are held by a DEFAULT "
-            "partition (exit 1 then). Safe to run again.")
+            "(default PIT_PARTITION_MONTHS_AHEAD); rows held by a DEFAULT partition are moved into partitions "
+            "of their months, made for them. A month that cannot be (an archived month's detached table is "
+            "still there) is reported, exit 1. Safe to run again.")
 
     def add_arguments(self, parser):
         parser.add_argument("--months", type=at_least(0), default=None, help="months ahead of this one")
@@ -21,8 +22,10 @@ class Command(PitCommand):
         result = partitions_ensure(months_ahead=months)
         for name in result.created:
             self.stdout.write(f"created {name}")
+        for table, rows in result.moved.items():
+            self.stdout.write(f"moved {rows} rows of {table} out of its DEFAULT partition")
         if not result.created:
             self.stdout.write("every partition exists already")
         if result.held_by_default:
             held = "; ".join(f"{table}: {', '.join(months)}" for table, months in result.held_by_default.items())
-            raise CommandError(f"rows held by the DEFAULT partition (no partition of their month): {held}")
+            raise CommandError(f"rows held by the DEFAULT partition (their month's partition name is taken): {held}")
