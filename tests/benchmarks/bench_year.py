@@ -1,10 +1,9 @@
 """Benchmark: a year of the commission report on PostgreSQL, against one aggregate SQL query.
 
 Creates the database `pit_bench_year` (PIT_BENCH_YEAR_DB; dropped first), migrates it and
-generates a year in SQL (tests/reports/generated_year.py): by default 2 big tables x 365 gaming
-days x 2 shoes x 76 coups x 5 wagers, 2/7 of the issue's year (390k coups, 2.07M wagers, 5,130
-shoes), so that it runs in a few minutes on a loaded 2-core machine; `--tables 7` is the issue's
-size (111k coups here, 388k there). Then, interleaved, median of `--repeat` (3) runs each:
+generates a year in SQL (tests/reports/generated_year.py): by default the issue's year, 7 big tables
+x 365 gaming days x 2 shoes x 76 coups x 5 wagers (388,360 coups, 1,941,800 wagers, 5,110 shoes; the
+generation takes 1-2 minutes on this 2-core machine); `--tables 2` is 2/7 of it. Then, interleaved, median of `--repeat` (3) runs each:
 
 - year_report.figure: the commission report for the year written as a background export does it
   (`pit.reports.services.report_export_run`: the row count, then the CSV file);
@@ -122,7 +121,7 @@ def report_totals(export) -> list[tuple]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
-    parser.add_argument("--tables", type=int, default=2)
+    parser.add_argument("--tables", type=int, default=7)
     parser.add_argument("--days", type=int, default=365)
     parser.add_argument("--shoes-per-day", type=int, default=2)
     parser.add_argument("--coups-per-shoe", type=int, default=76)
