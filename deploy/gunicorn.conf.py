@@ -62,11 +62,17 @@ def post_worker_init(worker):
     connections) before the worker takes a request: a fresh worker then answers its first coup as
     fast as its thousandth. Not preload_app: with it, a HUP (systemctl reload pit-web) would keep
     serving the old code."""
+    import gc
     import time
 
     from pit.core.warmup import warm_process
 
     started = time.perf_counter()
     warm_process()
+    # What is loaded now lives as long as the worker: out of the cyclic collector's reach, so that a
+    # full collection scans only what requests made since (before: ~155,000 objects, 340-380 ms on
+    # the 2-core machine, a stall of whatever request was running when one fell due).
+    gc.collect()
+    gc.freeze()
     if worker is not None:
         worker.log.info("Worker %s warmed up in %.2f s", os.getpid(), time.perf_counter() - started)

@@ -24,6 +24,7 @@ from pit.core.errors import Conflict
 from pit.core.gaming_day import gaming_day_for
 from pit.core.money import MoneyError, from_minor, settlement_unit, to_minor
 from pit.core.outbox import outbox_after_commit, outbox_enqueue, outbox_message
+from pit.core.rows import model_from_row
 from pit.paytables.selectors import engine_paytable
 from pit.records.chain import SPEC_BY_LABEL
 from pit.records.services import chain_rows, records_chain
@@ -158,17 +159,6 @@ class _ShoeLockedForCoup:
     ids: tuple[int, list[int]] | None = None  # PostgreSQL: the ids taken for the coup and its wagers
 
 
-def _from_row(model, row: list):
-    """A model instance from the first len(concrete fields) values of `row` (consumed)."""
-    fields = model._meta.concrete_fields
-    values, row[:] = row[:len(fields)], row[len(fields):]
-    converted = [
-        converter(value, None, connection) if (converter := getattr(f, "from_db_value", None)) else value
-        for f, value in zip(fields, values, strict=True)
-    ]
-    return model.from_db(connection.alias, [f.attname for f in fields], converted)
-
-
 def _shoe_lock_for_coup(shoe_id: int, number, wagers: int = 0) -> _ShoeLockedForCoup:
     """What one coup's recording reads before it writes: the shoe with shoe_lock's locks, the shoe's
     chain head (FOR UPDATE, as records_chain reads it) and whether `number` is recorded already; in
@@ -220,7 +210,7 @@ def _shoe_lock_for_coup(shoe_id: int, number, wagers: int = 0) -> _ShoeLockedFor
         )
         length, head, recorded, coup_id, wager_ids = cursor.fetchone()
     row = list(row)
-    shoe, table, paytable = (_from_row(model, row) for model in models.values())
+    shoe, table, paytable = (model_from_row(model, row) for model in models.values())
     table.paytable = paytable
     shoe.table = table
     return _ShoeLockedForCoup(shoe, None if length is None else (length, head), recorded, (coup_id, wager_ids))
@@ -471,25 +461,38 @@ def _insert_sql(model, spec, shoe_id: int, rows: list[tuple], extra: dict[str, l
     their chain positions and hashes, computed by the caller (else linked here, in records_chain)."""
     if links is None:
         links = chain_rows(shoe_id=shoe_id, spec=spec, rows=rows)
-    fields = [model._meta.get_field(attname.removesuffix("_id")) for attname in spec.fields]
-    fields += [model._meta.get_field("chain_seq"), model._meta.get_field("chain_hash")]
-    fields += [model._meta.get_field(name) for name in extra]
     columns = [[row[position] for row in rows] for position in range(len(spec.fields))]
     columns += [[seq for seq, _ in links], [link for _, link in links]]
     columns += list(extra.values())
     if ids is not None:
-        fields.append(model._meta.pk)
         columns.append(ids)
+    sql, json_columns = _insert_text(model, spec, tuple(extra), ids is not None)
     arrays = [
-        _array_literal([json.dumps(value) for value in column] if isinstance(model_field, JSONField) else column)
-        for model_field, column in zip(fields, columns, strict=True)
+        _array_literal([json.dumps(value) for value in column] if is_json else column)
+        for is_json, column in zip(json_columns, columns, strict=True)
     ]
-    quote = connection.ops.quote_name
-    names = ", ".join(quote(model_field.column) for model_field in fields)
-    casts = ", ".join(f"%s::{model_field.db_type(connection)}[]" for model_field in fields)
-    # Only names from the model's own metadata go into the text; every value is a parameter.
-    sql = f"INSERT INTO {quote(model._meta.db_table)} ({names}) SELECT * FROM unnest({casts})"  # noqa: S608
     return sql, arrays
+
+
+_INSERT_TEXTS: dict[tuple, tuple[str, list[bool]]] = {}
+
+
+def _insert_text(model, spec, extra: tuple[str, ...], with_ids: bool) -> tuple[str, list[bool]]:
+    """`_insert_sql`'s text and which of its columns are JSON, written once per process and form."""
+    form = (model, spec.fields, extra, with_ids)
+    if form not in _INSERT_TEXTS:
+        fields = [model._meta.get_field(attname.removesuffix("_id")) for attname in spec.fields]
+        fields += [model._meta.get_field("chain_seq"), model._meta.get_field("chain_hash")]
+        fields += [model._meta.get_field(name) for name in extra]
+        if with_ids:
+            fields.append(model._meta.pk)
+        quote = connection.ops.quote_name
+        names = ", ".join(quote(model_field.column) for model_field in fields)
+        casts = ", ".join(f"%s::{model_field.db_type(connection)}[]" for model_field in fields)
+        # Only names from the model's own metadata go into the text; every value is a parameter.
+        sql = f"INSERT INTO {quote(model._meta.db_table)} ({names}) SELECT * FROM unnest({casts})"  # noqa: S608
+        _INSERT_TEXTS[form] = sql, [isinstance(model_field, JSONField) for model_field in fields]
+    return _INSERT_TEXTS[form]
 
 
 def _array_literal(values: list) -> str:
