@@ -18,8 +18,13 @@ def _cores() -> int:
 wsgi_app = "pit.wsgi:application"
 # Loopback by default: nginx (deploy/nginx-pit.conf) is the only client. Compose sets 0.0.0.0:8000.
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000").split(",")
-# Gunicorn's rule of thumb for synchronous workers; each worker holds one database connection.
-workers = int(os.environ.get("GUNICORN_WORKERS", 2 * _cores() + 1))
+# One synchronous worker per core and one more (each holds one database connection). Not gunicorn's
+# rule of thumb (2 x cores + 1): a device request is CPU in Python but for a few short database
+# round trips, so workers beyond the cores only take turns on them and lengthen every request's
+# tail. Measured with bench_post (25 coups/s, 2 cores, shared, load 3-5): 5 workers p99 111 and
+# 130 ms (12 and 33 requests over 250 ms), 3 workers 43 and 70 ms (1 and 0). Threads would not
+# help: the work holds the GIL. Raise GUNICORN_WORKERS for a web with slow requests to wait out.
+workers = int(os.environ.get("GUNICORN_WORKERS", _cores() + 1))
 worker_class = "sync"
 # A request that takes longer than this is killed and its worker restarted: the back-office has
 # no long requests (exports run in Celery). nginx's proxy_read_timeout is longer than this.
@@ -62,11 +67,17 @@ def post_worker_init(worker):
     connections) before the worker takes a request: a fresh worker then answers its first coup as
     fast as its thousandth. Not preload_app: with it, a HUP (systemctl reload pit-web) would keep
     serving the old code."""
+    import gc
     import time
 
     from pit.core.warmup import warm_process
 
     started = time.perf_counter()
     warm_process()
+    # What is loaded now lives as long as the worker: out of the cyclic collector's reach, so that a
+    # full collection scans only what requests made since (before: ~155,000 objects, 340-380 ms on
+    # the 2-core machine, a stall of whatever request was running when one fell due).
+    gc.collect()
+    gc.freeze()
     if worker is not None:
         worker.log.info("Worker %s warmed up in %.2f s", os.getpid(), time.perf_counter() - started)

@@ -24,7 +24,7 @@ from pit.api import serializers as s
 from pit.api.authentication import DevicePrincipal, request_device
 from pit.api.errors import error_response, flatten_errors
 from pit.api.filters import ViolationFilter
-from pit.api.idempotency import idempotent
+from pit.api.idempotency import idempotent, in_key_transaction
 from pit.api.parsers import MAX_BATCH_COUPS
 from pit.api.permissions import READ, WRITE, ensure_table_access
 from pit.compliance import services as compliance_services
@@ -439,6 +439,7 @@ class ShoeCoupsView(APIView):
             outcome = shoe_services.coup_record(
                 shoe=shoe_id, coup=coup_input(data), actor=actor_for(request),
                 authorize=lambda shoe: ensure_table_access(request, shoe.table),
+                savepoint=not in_key_transaction(request),  # an error raised ends the key's transaction
             )
         except Shoe.DoesNotExist:
             raise Http404(f"There is no shoe {shoe_id}.") from None

@@ -118,17 +118,29 @@ def request_finished(**kwargs) -> None:
         _send_after_commit(message)
 
 
-def outbox_enqueue(task, *args, **kwargs) -> OutboxMessage:
-    """Owe `task(*args, **kwargs)` (a task or its registered name): stored in the current
-    transaction, sent after it commits, never raising."""
+def outbox_message(task, *args, **kwargs) -> OutboxMessage:
+    """The row owing `task(*args, **kwargs)`, not saved yet: for a writer that inserts it with its
+    own rows in one statement (the single coup POST), then calls `outbox_after_commit` with it saved."""
     name = task if isinstance(task, str) else task.name
     if name not in current_app.tasks:
         # Owed by name before anything imported the apps' tasks modules (a command, a web worker's
         # first write): autodiscover them, as a worker does when it starts.
         current_app.loader.import_default_modules()
     current_app.tasks[name]  # an unknown task is a bug: fail the write now, not the send later
-    message = OutboxMessage.objects.create(task_id=str(uuid.uuid4()), task_name=name, args=list(args), kwargs=kwargs)
+    return OutboxMessage(task_id=str(uuid.uuid4()), task_name=name, args=list(args), kwargs=kwargs)
+
+
+def outbox_after_commit(message: OutboxMessage) -> None:
+    """Send a message inserted in the current transaction once it commits (never raising)."""
     transaction.on_commit(lambda: _send_committed(message))
+
+
+def outbox_enqueue(task, *args, **kwargs) -> OutboxMessage:
+    """Owe `task(*args, **kwargs)` (a task or its registered name): stored in the current
+    transaction, sent after it commits, never raising."""
+    message = outbox_message(task, *args, **kwargs)
+    message.save(force_insert=True)
+    outbox_after_commit(message)
     return message
 
 

@@ -199,6 +199,8 @@ PIT_IDLE_EXEMPT_PATHS = ["/admin/pit/dashboard/data/"]
 # The cache holds the API's failed-authentication counters: Redis in production so that every web
 # worker counts together (redis://127.0.0.1:6379/2); default: memory of the one process.
 CACHES = {"default": env.cache("PIT_CACHE_URL", default="locmemcache://")}
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    CACHES["default"]["BACKEND"] = "pit.core.cache.RedisCache"  # one client per pool, not per call
 
 # ---------------------------------------------------------------- Logging
 LOGGING = {

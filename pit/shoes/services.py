@@ -23,7 +23,8 @@ from pit.core.actors import SYSTEM, Actor
 from pit.core.errors import Conflict
 from pit.core.gaming_day import gaming_day_for
 from pit.core.money import MoneyError, from_minor, settlement_unit, to_minor
-from pit.core.outbox import outbox_enqueue
+from pit.core.outbox import outbox_after_commit, outbox_enqueue, outbox_message
+from pit.core.rows import model_from_row
 from pit.paytables.selectors import engine_paytable
 from pit.records.chain import SPEC_BY_LABEL
 from pit.records.services import chain_rows, records_chain
@@ -155,23 +156,18 @@ class _ShoeLockedForCoup:
     shoe: Shoe  # locked, its table locked and its paytable share-locked, as shoe_lock leaves them
     chain_head: tuple[int, str] | None  # the shoe's chain head, locked (records_chain's read)
     recorded: bool  # a coup of this number is recorded in the shoe
+    ids: tuple[int, list[int]] | None = None  # PostgreSQL: the ids taken for the coup and its wagers
 
 
-def _from_row(model, row: list):
-    """A model instance from the first len(concrete fields) values of `row` (consumed)."""
-    fields = model._meta.concrete_fields
-    values, row[:] = row[:len(fields)], row[len(fields):]
-    converted = [
-        converter(value, None, connection) if (converter := getattr(f, "from_db_value", None)) else value
-        for f, value in zip(fields, values, strict=True)
-    ]
-    return model.from_db(connection.alias, [f.attname for f in fields], converted)
-
-
-def _shoe_lock_for_coup(shoe_id: int, number) -> _ShoeLockedForCoup:
+def _shoe_lock_for_coup(shoe_id: int, number, wagers: int = 0) -> _ShoeLockedForCoup:
     """What one coup's recording reads before it writes: the shoe with shoe_lock's locks, the shoe's
     chain head (FOR UPDATE, as records_chain reads it) and whether `number` is recorded already; in
-    two round trips on PostgreSQL. Shoe.DoesNotExist if there is no such shoe."""
+    two round trips on PostgreSQL. Shoe.DoesNotExist if there is no such shoe.
+
+    On PostgreSQL the second read also takes the ids the coup and its `wagers` wagers will have from
+    their sequences (`ids`): a wager's hash links its coup's id and an accrual's its wager's, so with
+    the ids known first every row is hashed in memory and all of them written in one statement
+    (`_store_one`). Ids taken and not used (a replay, a malformed coup) leave a gap, as a rollback does."""
     from pit.paytables.models import PaytableConfiguration
     from pit.records.models import ChainHead
 
@@ -182,6 +178,7 @@ def _shoe_lock_for_coup(shoe_id: int, number) -> _ShoeLockedForCoup:
         head = ChainHead.objects.select_for_update().filter(shoe_id=shoe_id).values_list("length", "head").first()
         recorded = number is not None and Coup.objects.filter(shoe_id=shoe_id, number=number).exists()
         return _ShoeLockedForCoup(shoe, head, recorded)
+    from pit.shoes.models import Wager
     models = {"s": Shoe, "t": Table, "p": PaytableConfiguration}
     columns = ", ".join(
         f"{alias}.{connection.ops.quote_name(f.column)}" for alias, model in models.items()
@@ -203,17 +200,20 @@ def _shoe_lock_for_coup(shoe_id: int, number) -> _ShoeLockedForCoup:
         if row is None:
             raise Shoe.DoesNotExist(f"There is no shoe {shoe_id}.")
         cursor.execute(
-            f"SELECT h.length, h.head, EXISTS (SELECT 1 FROM {name[Coup]} WHERE shoe_id = %s AND number = %s) "  # noqa: S608
+            f"SELECT h.length, h.head, EXISTS (SELECT 1 FROM {name[Coup]} WHERE shoe_id = %s AND number = %s), "  # noqa: S608
+            "nextval(pg_get_serial_sequence(%s, %s)), "
+            "ARRAY(SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)) "
             f"FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT length, head FROM {name[ChainHead]} "
             "WHERE shoe_id = %s FOR UPDATE) h ON true",
-            [shoe_id, number, shoe_id],
+            [shoe_id, number, Coup._meta.db_table, Coup._meta.pk.column, Wager._meta.db_table, Wager._meta.pk.column,
+             wagers, shoe_id],
         )
-        length, head, recorded = cursor.fetchone()
+        length, head, recorded, coup_id, wager_ids = cursor.fetchone()
     row = list(row)
-    shoe, table, paytable = (_from_row(model, row) for model in models.values())
+    shoe, table, paytable = (model_from_row(model, row) for model in models.values())
     table.paytable = paytable
     shoe.table = table
-    return _ShoeLockedForCoup(shoe, None if length is None else (length, head), recorded)
+    return _ShoeLockedForCoup(shoe, None if length is None else (length, head), recorded, (coup_id, wager_ids))
 
 
 @transaction.atomic
@@ -439,7 +439,12 @@ def _insert_rows(model, spec, shoe_id: int, rows: list[tuple], extra: dict[str, 
     if not rows:
         return []
     extra = extra or {}
-    if connection.vendor != "postgresql":
+    if connection.vendor == "postgresql":
+        sql, params = _insert_sql(model, spec, shoe_id, rows, extra)
+        with connection.cursor() as cursor:
+            cursor.execute(f"{sql} RETURNING {connection.ops.quote_name(model._meta.pk.column)}", params)
+            return [row[0] for row in cursor.fetchall()]
+    else:
         created = model.objects.bulk_create(
             model(**dict(zip(spec.fields, row, strict=True)), **{name: values[index] for name, values in extra.items()})
             for index, row in enumerate(rows)
@@ -447,26 +452,47 @@ def _insert_rows(model, spec, shoe_id: int, rows: list[tuple], extra: dict[str, 
         # bulk_create gives `recorded_at` (auto_now_add) a moment of its own: the rows say what was stored.
         rows[:] = [tuple(getattr(instance, name) for name in spec.fields) for instance in created]
         return [instance.pk for instance in created]
-    links = chain_rows(shoe_id=shoe_id, spec=spec, rows=rows)
-    fields = [model._meta.get_field(attname.removesuffix("_id")) for attname in spec.fields]
-    fields += [model._meta.get_field("chain_seq"), model._meta.get_field("chain_hash")]
-    fields += [model._meta.get_field(name) for name in extra]
+
+
+def _insert_sql(model, spec, shoe_id: int, rows: list[tuple], extra: dict[str, list], ids: list[int] | None = None,
+                links: list[tuple[int, str]] | None = None) -> tuple[str, list[str]]:
+    """PostgreSQL: `_insert_rows`'s statement (without RETURNING) and its parameters. `ids`: the
+    rows' ids, taken from their sequence beforehand (else the column's default gives them); `links`:
+    their chain positions and hashes, computed by the caller (else linked here, in records_chain)."""
+    if links is None:
+        links = chain_rows(shoe_id=shoe_id, spec=spec, rows=rows)
     columns = [[row[position] for row in rows] for position in range(len(spec.fields))]
     columns += [[seq for seq, _ in links], [link for _, link in links]]
     columns += list(extra.values())
+    if ids is not None:
+        columns.append(ids)
+    sql, json_columns = _insert_text(model, spec, tuple(extra), ids is not None)
     arrays = [
-        _array_literal([json.dumps(value) for value in column] if isinstance(model_field, JSONField) else column)
-        for model_field, column in zip(fields, columns, strict=True)
+        _array_literal([json.dumps(value) for value in column] if is_json else column)
+        for is_json, column in zip(json_columns, columns, strict=True)
     ]
-    quote = connection.ops.quote_name
-    names = ", ".join(quote(model_field.column) for model_field in fields)
-    casts = ", ".join(f"%s::{model_field.db_type(connection)}[]" for model_field in fields)
-    # Only names from the model's own metadata go into the text; every value is a parameter.
-    sql = (f"INSERT INTO {quote(model._meta.db_table)} ({names}) "  # noqa: S608
-           f"SELECT * FROM unnest({casts}) RETURNING {quote(model._meta.pk.column)}")
-    with connection.cursor() as cursor:
-        cursor.execute(sql, arrays)
-        return [row[0] for row in cursor.fetchall()]
+    return sql, arrays
+
+
+_INSERT_TEXTS: dict[tuple, tuple[str, list[bool]]] = {}
+
+
+def _insert_text(model, spec, extra: tuple[str, ...], with_ids: bool) -> tuple[str, list[bool]]:
+    """`_insert_sql`'s text and which of its columns are JSON, written once per process and form."""
+    form = (model, spec.fields, extra, with_ids)
+    if form not in _INSERT_TEXTS:
+        fields = [model._meta.get_field(attname.removesuffix("_id")) for attname in spec.fields]
+        fields += [model._meta.get_field("chain_seq"), model._meta.get_field("chain_hash")]
+        fields += [model._meta.get_field(name) for name in extra]
+        if with_ids:
+            fields.append(model._meta.pk)
+        quote = connection.ops.quote_name
+        names = ", ".join(quote(model_field.column) for model_field in fields)
+        casts = ", ".join(f"%s::{model_field.db_type(connection)}[]" for model_field in fields)
+        # Only names from the model's own metadata go into the text; every value is a parameter.
+        sql = f"INSERT INTO {quote(model._meta.db_table)} ({names}) SELECT * FROM unnest({casts})"  # noqa: S608
+        _INSERT_TEXTS[form] = sql, [isinstance(model_field, JSONField) for model_field in fields]
+    return _INSERT_TEXTS[form]
 
 
 def _array_literal(values: list) -> str:
@@ -487,18 +513,7 @@ def _store(shoe: Shoe, prepared: list[_PreparedCoup], actor: Actor, paytable_id:
 
     now = timezone.now()
     user_id, device_id = getattr(actor.user, "pk", None), getattr(actor.device, "pk", None)
-    coup_rows = []
-    for item in prepared:
-        dealt_at = item.item.dealt_at or now
-        if timezone.is_naive(dealt_at):  # as Django stores a naive time: in the default time zone
-            dealt_at = timezone.make_aware(dealt_at)
-        evaluation = item.evaluation
-        coup_rows.append((
-            shoe.pk, item.item.number, dealt_at, gaming_day_for(dealt_at), [card.code for card in item.player],
-            [card.code for card in item.banker], evaluation.player_total, evaluation.banker_total,
-            str(evaluation.winner), evaluation.natural, evaluation.player_pair, evaluation.banker_pair,
-            item.item.reported_winner, paytable_id, now, user_id, device_id,
-        ))
+    coup_rows = _coup_rows(shoe, prepared, paytable_id, now, user_id, device_id)
     coup_spec, wager_spec, entry_spec = (SPEC_BY_LABEL[label] for label in COUP_CHAIN_LABELS)
     coup_ids = _insert_rows(Coup, coup_spec, shoe.pk, coup_rows)
     wager_rows = [
@@ -515,13 +530,41 @@ def _store(shoe: Shoe, prepared: list[_PreparedCoup], actor: Actor, paytable_id:
         (shoe.pk, row[1], EntryKind.ACCRUED.value, row[3], row[7], wager_id, "", None, "", now, user_id, device_id)
         for wager_id, row, _ in accrued
     ], extra={"gaming_day": [day for _, _, day in accrued]})
+    _count_cards(shoe, prepared)
+    shoe.save(update_fields=["cards_seen", "cards_dealt", "coups_recorded"])
+    return _coups_built(shoe, actor, coup_ids, coup_rows)
+
+
+def _coup_rows(shoe: Shoe, prepared: list[_PreparedCoup], paytable_id: int, now, user_id, device_id) -> list[tuple]:
+    """The coups' rows, in their chain spec's field order."""
+    coup_rows = []
+    for item in prepared:
+        dealt_at = item.item.dealt_at or now
+        if timezone.is_naive(dealt_at):  # as Django stores a naive time: in the default time zone
+            dealt_at = timezone.make_aware(dealt_at)
+        evaluation = item.evaluation
+        coup_rows.append((
+            shoe.pk, item.item.number, dealt_at, gaming_day_for(dealt_at), [card.code for card in item.player],
+            [card.code for card in item.banker], evaluation.player_total, evaluation.banker_total,
+            str(evaluation.winner), evaluation.natural, evaluation.player_pair, evaluation.banker_pair,
+            item.item.reported_winner, paytable_id, now, user_id, device_id,
+        ))
+    return coup_rows
+
+
+def _count_cards(shoe: Shoe, prepared: list[_PreparedCoup]) -> None:
+    """The shoe's counters (cards seen, cards dealt, coups recorded) with these coups, in memory."""
     seen = Counter(shoe.cards_seen)
     for item in prepared:
         seen.update(card.code for card in (*item.player, *item.banker))
     shoe.cards_seen = dict(sorted(seen.items()))
     shoe.cards_dealt += sum(len(item.player) + len(item.banker) for item in prepared)
     shoe.coups_recorded += len(prepared)
-    shoe.save(update_fields=["cards_seen", "cards_dealt", "coups_recorded"])
+
+
+def _coups_built(shoe: Shoe, actor: Actor, coup_ids: list[int], coup_rows: list[tuple]) -> list[Coup]:
+    """The stored coups as model instances, from the values written (nothing read back)."""
+    coup_spec = SPEC_BY_LABEL[COUP_CHAIN_LABELS[0]]
     coups = []
     for coup_id, row in zip(coup_ids, coup_rows, strict=True):
         coup = Coup(id=coup_id, **dict(zip(coup_spec.fields, row, strict=True)))
@@ -529,6 +572,94 @@ def _store(shoe: Shoe, prepared: list[_PreparedCoup], actor: Actor, paytable_id:
         coup._state.adding, coup._state.db = False, connection.alias
         coups.append(coup)
     return coups
+
+
+def _store_one(locked: _ShoeLockedForCoup, prepared: _PreparedCoup, actor: Actor) -> Coup:
+    """PostgreSQL, one coup: what `_store` and `_coups_owe` write (the coup, its wagers, the
+    commission accrued, the chain head, the shoe's counters, the outbox rows), in one statement of
+    data-modifying CTEs. The coup's and its wagers' ids were taken by `_shoe_lock_for_coup`, so
+    every row is linked to the chain in memory from the head read (and locked) there; the foreign
+    keys between them are deferred to the commit."""
+    from pit.ledger.models import CommissionEntry, EntryKind
+    from pit.records.chain import genesis, row_hasher
+    from pit.records.models import ChainHead
+
+    shoe, table = locked.shoe, locked.shoe.table
+    coup_id, wager_ids = locked.ids
+    now = timezone.now()
+    user_id, device_id = getattr(actor.user, "pk", None), getattr(actor.device, "pk", None)
+    coup_rows = _coup_rows(shoe, [prepared], table.paytable_id, now, user_id, device_id)
+    day = coup_rows[0][3]
+    wager_rows = [
+        (coup_id, w.seat, w.bet, w.currency, w.amount_minor, w.result, w.payout_minor, w.commission_minor, w.paid_minor)
+        for w in prepared.wagers
+    ]
+    entry_rows = [
+        (shoe.pk, row[1], EntryKind.ACCRUED.value, row[3], row[7], wager_id, "", None, "", now, user_id, device_id)
+        for wager_id, row in zip(wager_ids, wager_rows, strict=True) if row[7] > 0
+    ]
+    length, head = locked.chain_head or (0, genesis(shoe.pk))
+    statements, params = [], []
+    for model, label, rows, ids in (
+        (Coup, COUP_CHAIN_LABELS[0], coup_rows, [coup_id]),
+        (Wager, COUP_CHAIN_LABELS[1], wager_rows, wager_ids),
+        (CommissionEntry, COUP_CHAIN_LABELS[2], entry_rows, None),
+    ):
+        if not rows:
+            continue
+        spec, links = SPEC_BY_LABEL[label], []
+        hasher = row_hasher(spec)
+        for values in rows:
+            length += 1
+            head = hasher(head, length, values)
+            links.append((length, head))
+        extra = {} if model is Coup else {"gaming_day": [day] * len(rows)}
+        sql, values = _insert_sql(model, spec, shoe.pk, rows, extra, ids=ids, links=links)
+        statements.append(sql)
+        params += values
+    quote = connection.ops.quote_name
+    if locked.chain_head is None:
+        statements.append(
+            f"INSERT INTO {quote(ChainHead._meta.db_table)} (shoe_id, length, head, updated_at) "  # noqa: S608
+            "VALUES (%s, %s, %s, %s)"
+        )
+        params += [shoe.pk, length, head, now]
+    else:
+        statements.append(f"UPDATE {quote(ChainHead._meta.db_table)} SET length = %s, head = %s WHERE shoe_id = %s")  # noqa: S608
+        params += [length, head, shoe.pk]
+    _count_cards(shoe, [prepared])
+    counters = ("cards_seen", "cards_dealt", "coups_recorded")
+    assignments = ", ".join(f"{quote(Shoe._meta.get_field(name).column)} = %s" for name in counters)
+    statements.append(f"UPDATE {quote(Shoe._meta.db_table)} SET {assignments} WHERE id = %s")  # noqa: S608
+    params += [Shoe._meta.get_field(name).get_db_prep_save(getattr(shoe, name), connection) for name in counters]
+    params.append(shoe.pk)
+    messages = [outbox_message(task, *args) for task, args in _coups_owed(shoe, [coup_id], day)]
+    outbox, outbox_values = _values_sql(messages)
+    # Only names from the models' metadata go into the text; every value is a parameter.
+    sql = "WITH " + ", ".join(f"w{index} AS ({statement})" for index, statement in enumerate(statements))
+    with connection.cursor() as cursor:
+        cursor.execute(f"{sql} {outbox} RETURNING task_id, id", params + outbox_values)
+        ids = dict(cursor.fetchall())
+    for message in messages:
+        message.pk, message._state.adding, message._state.db = ids[message.task_id], False, connection.alias
+        outbox_after_commit(message)
+    (coup,) = _coups_built(shoe, actor, [coup_id], coup_rows)
+    return coup
+
+
+def _values_sql(instances: list) -> tuple[str, list]:
+    """INSERT ... VALUES of new model instances of one model (their ids from the column's default),
+    as `save()` would insert each (auto_now_add set), and its parameters."""
+    model = type(instances[0])
+    fields = [field for field in model._meta.concrete_fields if not field.primary_key]
+    quote = connection.ops.quote_name
+    row = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    sql = (f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(field.column) for field in fields)}) "  # noqa: S608
+           f"VALUES {', '.join([row] * len(instances))}")
+    params = [
+        field.get_db_prep_save(field.pre_save(instance, True), connection) for instance in instances for field in fields
+    ]
+    return sql, params
 
 
 def _coups_recorded(shoe: Shoe, numbers: set[int]) -> dict[int, Coup]:
@@ -614,7 +745,9 @@ def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -
     return outcomes
 
 
-def coup_record(*, shoe: Shoe | int, coup: CoupInput, actor: Actor = SYSTEM, authorize=None) -> CoupOutcome:
+def coup_record(
+    *, shoe: Shoe | int, coup: CoupInput, actor: Actor = SYSTEM, authorize=None, savepoint: bool = True
+) -> CoupOutcome:
     """Record one coup. ValidationError if malformed (nothing written); Conflict naming the differences
     if its number was recorded with anything else (the violation is committed first); a replay returns
     the existing coup. `authorize(shoe)`, if given, is called with the locked shoe (its table loaded)
@@ -622,14 +755,25 @@ def coup_record(*, shoe: Shoe | int, coup: CoupInput, actor: Actor = SYSTEM, aut
 
     The floor posts coups one by one as they are dealt, so this is the path to keep short: one read
     with every lock (`_shoe_lock_for_coup`), the inserts, the chain head and the shoe's counters, the
-    outbox row; a coup's number seen before goes the batch's way (`coups_record`) to be compared."""
+    outbox row; a coup's number seen before goes the batch's way (`coups_record`) to be compared.
+
+    `savepoint=False`: called inside a transaction that no error raised here leaves alive (it is
+    rolled back whole), so the coup's block needs no savepoint of its own (two round trips)."""
     shoe_id = shoe if isinstance(shoe, int) else shoe.pk
-    try:
-        outcome = _coup_record_once(shoe_id, coup, actor, authorize)
-    except IntegrityError:
-        # Two writers raced past the shoe lock only if the database has none (it always has on
-        # PostgreSQL and SQLite); the unique constraint still holds: read what won.
-        outcome = _coup_record_once(shoe_id, coup, actor, authorize)
+    if not savepoint and connection.in_atomic_block:
+        # Part of the caller's transaction, which ends with any error raised here (the API's
+        # request with its Idempotency-Key): no savepoint pair to roll back to.
+        with transaction.atomic(savepoint=False):
+            outcome = _coup_record_once(shoe_id, coup, actor, authorize)
+    else:
+        try:
+            with transaction.atomic():
+                outcome = _coup_record_once(shoe_id, coup, actor, authorize)
+        except IntegrityError:
+            # Two writers raced past the shoe lock only if the database has none (it always has on
+            # PostgreSQL and SQLite); the unique constraint still holds: read what won.
+            with transaction.atomic():
+                outcome = _coup_record_once(shoe_id, coup, actor, authorize)
     if outcome.status == CoupOutcomeStatus.INVALID:
         raise ValidationError(outcome.errors)
     if outcome.status == CoupOutcomeStatus.CONFLICT:
@@ -644,9 +788,9 @@ def coup_record(*, shoe: Shoe | int, coup: CoupInput, actor: Actor = SYSTEM, aut
     return outcome
 
 
-@transaction.atomic
 def _coup_record_once(shoe_id: int, coup: CoupInput, actor: Actor, authorize) -> CoupOutcome:
-    locked = _shoe_lock_for_coup(shoe_id, coup.number)
+    wagers = len(coup.wagers) if isinstance(coup.wagers, list | tuple) else 0
+    locked = _shoe_lock_for_coup(shoe_id, coup.number, wagers)
     if authorize is not None:
         authorize(locked.shoe)
     if locked.recorded:
@@ -654,19 +798,30 @@ def _coup_record_once(shoe_id: int, coup: CoupInput, actor: Actor, authorize) ->
         return outcome
     shoe, table = locked.shoe, locked.shoe.table
     prepared = _prepare(coup, table, engine_paytable(table.paytable))
-    with records_chain(shoe_id=shoe.pk, head=locked.chain_head):
-        (stored,) = _store(shoe, [prepared], actor, table.paytable_id)
-    _coups_owe(shoe, [stored])
+    if locked.ids is not None:
+        stored = _store_one(locked, prepared, actor)
+    else:
+        with records_chain(shoe_id=shoe.pk, head=locked.chain_head):
+            (stored,) = _store(shoe, [prepared], actor, table.paytable_id)
+        _coups_owe(shoe, [stored])
     return CoupOutcome(CoupOutcomeStatus.CREATED, coup=stored, wagers=prepared.wagers)
 
 
 def _coups_owe(shoe: Shoe, stored: list[Coup]) -> None:
-    """What coups just stored owe, in their transaction: their rule checks; the daily rollups of a
-    complete day if one of them is late (pit.rollups refreshes that day); a closed shoe's reconciliation."""
-    outbox_enqueue(COUPS_VERIFY, [coup.pk for coup in stored])
-    if min(coup.gaming_day for coup in stored) < gaming_day_for(timezone.now()):
-        outbox_enqueue("rollups.shoe_refresh", shoe.pk)
-    _reconcile_late_after_commit(shoe)
+    """Enqueue what coups just stored owe, in their transaction (`_coups_owed`)."""
+    for task, args in _coups_owed(shoe, [coup.pk for coup in stored], min(coup.gaming_day for coup in stored)):
+        outbox_enqueue(task, *args)
+
+
+def _coups_owed(shoe: Shoe, coup_ids: list[int], first_day: dt.date) -> list[tuple[str, tuple]]:
+    """What coups just stored owe (task, args): their rule checks; the daily rollups of a complete
+    day if one of them is late (pit.rollups refreshes that day); a closed shoe's reconciliation."""
+    owed = [(COUPS_VERIFY, (coup_ids,))]
+    if first_day < gaming_day_for(timezone.now()):
+        owed.append(("rollups.shoe_refresh", (shoe.pk,)))
+    if shoe.status == ShoeStatus.CLOSED:  # as _reconcile_late_after_commit
+        owed.append((SHOE_RECONCILE, (shoe.pk,)))
+    return owed
 
 
 # ---------------------------------------------------------------------------------------- corrections

@@ -374,13 +374,11 @@ def test_a_coup_post_takes_a_fixed_number_of_round_trips(device, shoe):
     assert statements == [
         "SELECT",  # the device, by its key
         "SAVEPOINT", "INSERT",  # BEGIN; the Idempotency-Key taken
-        "SAVEPOINT",  # the coup's own atomic block
         "SELECT",  # shoe and table locked, paytable share-locked
-        "SELECT",  # then the chain head locked; the number not recorded yet
-        "INSERT", "INSERT", "INSERT",  # the coup, its wagers, the commission owed
-        "UPDATE", "UPDATE",  # the shoe's counters, the chain head
-        "INSERT",  # the outbox row of the rule checks
-        "RELEASE",
+        "SELECT",  # then the chain head locked; the number not recorded yet; the coup's and wagers' ids
+        # One statement: the coup, its wagers, the commission owed, the chain head, the shoe's
+        # counters and the outbox row of the rule checks.
+        "WITH",
         "UPDATE",  # the answer stored on the key
         "RELEASE",  # COMMIT; the task is sent after the answer has gone out
     ], [query["sql"][:120] for query in captured.captured_queries]

@@ -352,7 +352,7 @@ def start_gunicorn(env: dict, args, port: int, log: list[str]) -> subprocess.Pop
         cwd=ROOT, env={**env, **extra}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )
     gunicorn_log(gunicorn, log)
-    workers = args.workers or int(env.get("GUNICORN_WORKERS") or 2 * len(os.sched_getaffinity(0)) + 1)
+    workers = args.workers or int(env.get("GUNICORN_WORKERS") or len(os.sched_getaffinity(0)) + 1)  # as configured
     deadline = time.monotonic() + 180
     while sum("warmed up" in line for line in log) < workers:
         if time.monotonic() > deadline or gunicorn.poll() is not None:

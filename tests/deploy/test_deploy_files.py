@@ -31,11 +31,11 @@ def _gunicorn_conf(monkeypatch, **environ) -> dict:
     return runpy.run_path(str(DEPLOY / "gunicorn.conf.py"))
 
 
-def test_gunicorn_defaults_to_loopback_and_two_workers_per_core_plus_one(monkeypatch):
+def test_gunicorn_defaults_to_loopback_and_one_worker_per_core_plus_one(monkeypatch):
     conf = _gunicorn_conf(monkeypatch)
 
     assert conf["bind"] == ["127.0.0.1:8000"]
-    assert conf["workers"] == 2 * len(os.sched_getaffinity(0)) + 1
+    assert conf["workers"] == len(os.sched_getaffinity(0)) + 1
     assert conf["accesslog"] == "-"
     assert conf["wsgi_app"] == "pit.wsgi:application"
 

@@ -1,0 +1,25 @@
+"""Django's Redis cache with one client object per connection pool.
+
+Django's RedisCacheClient builds a new `redis.Redis` for every cache call (each registers some 170
+response callbacks: about a tenth of a millisecond of CPU); the device API's authentication makes
+a cache call on every request. A `redis.Redis` is safe to share between threads (its pool hands out
+the connections), so one per pool is kept. PIT_CACHE_URL=redis://... selects it (pit/settings/base.py).
+"""
+from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
+from django.core.cache.backends.redis import RedisCacheClient
+
+
+class _ReusedClient(RedisCacheClient):
+    def get_client(self, key=None, *, write=False):
+        pool = self._get_connection_pool(write)
+        clients = self.__dict__.setdefault("_clients", {})
+        client = clients.get(id(pool))
+        if client is None:
+            client = clients[id(pool)] = self._client(connection_pool=pool)
+        return client
+
+
+class RedisCache(DjangoRedisCache):
+    def __init__(self, server, params):
+        super().__init__(server, params)
+        self._class = _ReusedClient
