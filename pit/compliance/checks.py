@@ -13,7 +13,7 @@ The checks, all by the engine: the draw rules and reported winner (`verify_coup`
 settlement (`check_payout` against the table's report, `check_commission`
 against the ledger's accrual net of reversals, both from `settle` under the coup's paytable
 version); table rules (`check_wager_limits` with the table's limits and the paytable's increments).
-Wagers are judged as they stand after corrections and voids (`pit.shoes.selectors.wagers_standing`).
+Wagers are judged as they stand after corrections and voids (`pit.shoes.selectors.standing_condition`).
 """
 from __future__ import annotations
 
@@ -36,9 +36,9 @@ from pit.core.queues import VERIFY_TASK
 from pit.ledger.models import CommissionEntry, EntryKind
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import engine_paytable
-from pit.protection.checks import protection_check_shoes
+from pit.protection.checks import ProtectionRun
 from pit.shoes.models import Coup, Shoe, Wager
-from pit.shoes.selectors import wagers_standing
+from pit.shoes.selectors import standing_condition
 from pit.tables.models import Table, TableEvent, TableEventKind, TableLimit, TableLimitVersion, TableStatus
 
 logger = logging.getLogger(__name__)
@@ -89,9 +89,11 @@ def coups_check(*, coup_ids: Iterable[int]) -> int:
     if not coup_ids:
         return 0
     shoe_ids = sorted(set(Coup.objects.filter(pk__in=coup_ids).values_list("shoe_id", flat=True)))
-    totals = _shoes_check(shoe_ids, selected=Q(pk__in=coup_ids))
-    # Game protection looks across coups, shoes and days (pit/protection/checks.py).
-    return totals.holding + protection_check_shoes(shoe_ids=shoe_ids)
+    # Game protection looks across coups, shoes and days (pit/protection/checks.py): it judges the
+    # same chunks from the same reads, then the tables' days.
+    protection = ProtectionRun()
+    totals = _shoes_check(shoe_ids, selected=Q(pk__in=coup_ids), protection=protection)
+    return totals.holding + protection.finish(weekly=False)
 
 
 def coups_check_owed(*, coup_ids: Iterable[int], task_id: str | None = None) -> int:
@@ -132,8 +134,9 @@ def coups_sweep(
     shoe_ids = list(
         Coup.objects.filter(in_range).order_by("shoe_id").values_list("shoe_id", flat=True).distinct()
     )
-    totals = _shoes_check(shoe_ids, selected=in_range, progress=progress)
-    totals.holding += protection_check_shoes(shoe_ids=shoe_ids, weekly=True)
+    protection = ProtectionRun()
+    totals = _shoes_check(shoe_ids, selected=in_range, progress=progress, protection=protection)
+    totals.holding += protection.finish(weekly=True)
     return totals
 
 
@@ -330,33 +333,24 @@ class _Context:
 
 
 def _shoes_check(
-    shoe_ids: list[int], *, selected: Q, progress: Callable[[int], None] | None = None
+    shoe_ids: list[int], *, selected: Q, progress: Callable[[int], None] | None = None,
+    protection: ProtectionRun,
 ) -> CheckTotals:
+    """The rule checks of the shoes (in id order), a chunk at a time, each chunk's game protection
+    in the same transaction from the same reads."""
     context = _Context()
     totals = CheckTotals()
     for start in range(0, len(shoe_ids), SHOES_PER_CHUNK):
         chunk = shoe_ids[start : start + SHOES_PER_CHUNK]
         with transaction.atomic():
-            done = _chunk_check(chunk, selected=selected, context=context)
+            done = _chunk_check(chunk, selected=selected, context=context, protection=protection)
         totals.add(done)
         if progress is not None:
             progress(done.coups)
     return totals
 
 
-def _prefixed(q: Q, prefix: str) -> Q:
-    """The same condition on coups, seen from a model that points at them through `prefix`."""
-    def walk(node):
-        if isinstance(node, Q):
-            children = [walk(child) for child in node.children]
-            return Q(*children, _connector=node.connector, _negated=node.negated)
-        name, value = node
-        return (f"{prefix}__{name}", value)
-
-    return walk(q)
-
-
-def _chunk_check(shoe_ids: list[int], *, selected: Q, context: _Context) -> CheckTotals:
+def _chunk_check(shoe_ids: list[int], *, selected: Q, context: _Context, protection: ProtectionRun) -> CheckTotals:
     shoes = {
         row["id"]: row
         for row in Shoe.objects.filter(pk__in=shoe_ids).values(
@@ -364,7 +358,7 @@ def _chunk_check(shoe_ids: list[int], *, selected: Q, context: _Context) -> Chec
         )
     }
     coups_by_shoe: dict[int, list[tuple]] = defaultdict(list)
-    context.dealt_at = {}  # this chunk's coups only
+    context.dealt_at = dealt_at = {}  # this chunk's coups only
     selected_ids: set[int] = set()
     paytable_ids: set[int] = set()
     # Every coup of the shoe is read (integrity counts from the first card); those selected are judged.
@@ -393,15 +387,25 @@ def _chunk_check(shoe_ids: list[int], *, selected: Q, context: _Context) -> Chec
         if row[10]:
             selected_ids.add(row[0])
             paytable_ids.add(row[8])
+    # Every wager of the chunk's coups, read once for both: protection adds up all of them (as
+    # recorded), the rule checks judge those of the selected coups that stand after corrections and
+    # voids (the replaced versions' findings clear).
     wagers_by_coup: dict[int, list[tuple]] = defaultdict(list)
+    wagers_by_shoe: dict[int, list[tuple]] = defaultdict(list)
     for row in (
-        # Only what stands after corrections and voids is judged (the replaced versions' findings clear).
-        wagers_standing(Wager.objects.filter(_prefixed(selected, "coup"), coup__shoe_id__in=shoe_ids))
-        .order_by("coup_id", "seat", "bet")
-        .values_list("pk", "coup_id", "seat", "bet", "currency", "amount_minor", "paid_minor")
+        Wager.objects.filter(coup__shoe_id__in=shoe_ids)
+        .annotate(standing=ExpressionWrapper(standing_condition(), output_field=BooleanField()))
+        .order_by("coup__shoe_id", "coup_id", "seat", "bet")
+        .values_list(
+            "pk", "coup_id", "seat", "bet", "currency", "amount_minor", "paid_minor", "coup__shoe_id",
+            "coup__paytable_id", "payout_minor", "commission_minor", "result", "standing",
+        )
         .iterator(chunk_size=5000)
     ):
-        wagers_by_coup[row[1]].append(row)
+        coup_id = row[1]
+        wagers_by_shoe[row[7]].append((coup_id, row[2], row[3], row[8], row[5], row[9], row[10], row[11]))
+        if row[12] and coup_id in selected_ids:
+            wagers_by_coup[coup_id].append(row[:7])
     # The ledger's commission per wager: its accrual, net of any reversal of that accrual.
     ledger: dict[int, int] = defaultdict(int)
     for kind, wager_id, reversed_wager_id, amount in (
@@ -428,7 +432,16 @@ def _chunk_check(shoe_ids: list[int], *, selected: Q, context: _Context) -> Chec
             where = {"table_id": shoe["table_id"], "shoe_id": shoe_id, "gaming_day": coup[4]}
             for finding in findings:
                 found.setdefault(finding.fingerprint, (finding, where))
-    return _write(found, earlier, selected_ids, shoes=len(shoe_ids))
+    done = _write(found, earlier, selected_ids, shoes=len(shoe_ids))
+    protection.shoes(
+        shoe_ids,
+        {
+            shoe_id: [(row[0], row[5], row[6], row[4], dealt_at[row[0]], row[8]) for row in coups]
+            for shoe_id, coups in coups_by_shoe.items()
+        },
+        wagers_by_shoe,
+    )
+    return done
 
 
 def _shoe_findings(shoe, coups, selected_ids, wagers_by_coup, ledger, context):

@@ -82,32 +82,60 @@ def protection_check_shoes(*, shoe_ids: Iterable[int], weekly: bool = False) -> 
     they touched (and, with `weekly`, as the nightly sweep does, the 7 gaming days ending on each),
     each table's days from one read of its wagers. Returns the number of findings that hold (each
     recorded once)."""
-    holding = 0
-    table_days: dict[int, set[dt.date]] = defaultdict(set)
-    paytables = _Paytables()
+    run = ProtectionRun()
     shoe_ids = sorted(set(shoe_ids))
     for start in range(0, len(shoe_ids), SHOES_PER_CHUNK):
         with transaction.atomic():
-            holding += _shoes_check(shoe_ids[start : start + SHOES_PER_CHUNK], table_days, paytables)
-    # The tests over a table's whole gaming day (and week) once per table and day, not once per shoe.
-    tables = Table.objects.in_bulk(list(table_days))
-    for table_id, days in sorted(table_days.items()):
-        with transaction.atomic():
-            table = tables[table_id]
-            holding += sum(_advantage_play(table, day) for day in sorted(days))
-            holding += _table_day_deviations(table, sorted(days), paytables, weekly=weekly)
-    return holding
+            run.shoes(shoe_ids[start : start + SHOES_PER_CHUNK])
+    return run.finish(weekly=weekly)
 
 
-def _shoes_check(shoe_ids: list[int], table_days: dict[int, set[dt.date]], paytables: _Paytables) -> int:
+class ProtectionRun:
+    """One run of the protection checks over chunks of shoes given in shoe id order (`shoes`, each
+    chunk in the caller's transaction), then over the tables' gaming days they touched (`finish`).
+    The rule checks' sweep hands each chunk's coups and wagers over as it read them (one read of a
+    chunk for both); alone, a chunk reads its own."""
+
+    def __init__(self) -> None:
+        self.holding = 0
+        self.table_days: dict[int, set[dt.date]] = defaultdict(set)
+        self.paytables = _Paytables()
+
+    def shoes(
+        self, shoe_ids: list[int], coups_by_shoe: dict[int, list[tuple]] | None = None,
+        wagers_by_shoe: dict[int, list[tuple]] | None = None,
+    ) -> None:
+        """Check one chunk of shoes. `coups_by_shoe`: per shoe, (coup, player cards, banker cards,
+        gaming day, dealt at, paytable) in number order, every coup of the shoe; `wagers_by_shoe`:
+        per shoe, (coup, seat, bet, paytable, amount, payout, commission, result) of every wager of
+        its coups in coup order."""
+        self.holding += _shoes_check(shoe_ids, self.table_days, self.paytables, coups_by_shoe, wagers_by_shoe)
+
+    def finish(self, *, weekly: bool) -> int:
+        """The tests over a table's whole gaming day (and week), once per table and day, not once per
+        shoe. Returns the findings that hold over the whole run."""
+        tables = Table.objects.in_bulk(list(self.table_days))
+        for table_id, days in sorted(self.table_days.items()):
+            with transaction.atomic():
+                table = tables[table_id]
+                self.holding += _advantage_play(table, sorted(days))
+                self.holding += _table_day_deviations(table, sorted(days), self.paytables, weekly=weekly)
+        return self.holding
+
+
+def _shoes_check(
+    shoe_ids: list[int], table_days: dict[int, set[dt.date]], paytables: _Paytables,
+    coups_by_shoe: dict[int, list[tuple]] | None = None, wagers_by_shoe: dict[int, list[tuple]] | None = None,
+) -> int:
     shoes = Shoe.objects.select_related("table").in_bulk(shoe_ids)
-    coups_by_shoe: dict[int, list[tuple]] = defaultdict(list)
-    for shoe_id, *row in (
-        Coup.objects.filter(shoe_id__in=shoe_ids).order_by("shoe_id", "number", "pk").values_list(
-            "shoe_id", "pk", "player_cards", "banker_cards", "gaming_day", "dealt_at", "paytable_id"
-        ).iterator(chunk_size=5000)
-    ):
-        coups_by_shoe[shoe_id].append(tuple(row))
+    if coups_by_shoe is None:
+        coups_by_shoe = defaultdict(list)
+        for shoe_id, *row in (
+            Coup.objects.filter(shoe_id__in=shoe_ids).order_by("shoe_id", "number", "pk").values_list(
+                "shoe_id", "pk", "player_cards", "banker_cards", "gaming_day", "dealt_at", "paytable_id"
+            ).iterator(chunk_size=5000)
+        ):
+            coups_by_shoe[shoe_id].append(tuple(row))
     checked = [shoes[shoe_id] for shoe_id in shoe_ids if coups_by_shoe.get(shoe_id)]
     if not checked:
         return 0
@@ -117,15 +145,17 @@ def _shoes_check(shoe_ids: list[int], table_days: dict[int, set[dt.date]], payta
     _side_bet_expectations(checked, coups_by_shoe, paytables)
     findings = _sequence_findings(checked, coups_by_shoe)
     findings += _coup_rates(checked, coups_by_shoe)
-    wagers_by_shoe: dict[int, list[tuple]] = defaultdict(list)
-    for shoe_id, *row in (
-        Wager.objects.filter(coup__shoe_id__in=[shoe.pk for shoe in checked]).order_by("coup__shoe_id", "coup_id")
-        .values_list(
-            "coup__shoe_id", "coup_id", "seat", "bet", "coup__paytable_id", "amount_minor", "payout_minor",
-            "commission_minor", "result",
-        ).iterator(chunk_size=5000)
-    ):
-        wagers_by_shoe[shoe_id].append(row)
+    if wagers_by_shoe is None:
+        wagers_by_shoe = defaultdict(list)
+        for shoe_id, *row in (
+            Wager.objects.filter(coup__shoe_id__in=[shoe.pk for shoe in checked])
+            .order_by("coup__shoe_id", "coup_id")
+            .values_list(
+                "coup__shoe_id", "coup_id", "seat", "bet", "coup__paytable_id", "amount_minor", "payout_minor",
+                "commission_minor", "result",
+            ).iterator(chunk_size=5000)
+        ):
+            wagers_by_shoe[shoe_id].append(row)
     for shoe in checked:
         totals = _deviation_totals(wagers_by_shoe.get(shoe.pk, ()), paytables)
         findings += _deviation_findings(
@@ -289,31 +319,54 @@ def _side_bet_expectations(shoes: list[Shoe], coups_by_shoe: dict[int, list[tupl
     SideBetExpectation.objects.bulk_create(new, ignore_conflicts=True, batch_size=1000)
 
 
-def _advantage_play(table: Table, day: dt.date) -> int:
-    """Test every seat of the table that bet side bets on the gaming day (when a coup of the day had
-    a positive side bet at all: otherwise no bet can have landed on one)."""
-    day_coups = SideBetExpectation.objects.filter(coup__shoe__table_id=table.pk, coup__gaming_day=day)
-    if not day_coups.filter(positive=True).exists():
-        return 0
+ADVANTAGE_DAYS_PER_READ = 31
+
+
+def _advantage_play(table: Table, days: list[dt.date]) -> int:
+    """Test, for each of the gaming days, every seat of the table that bet side bets on it (when a
+    coup of the day had a positive side bet at all: otherwise no bet can have landed on one). The
+    days' expectations and side bets are read in two queries for up to ADVANTAGE_DAYS_PER_READ days."""
+    findings = 0
+    for start in range(0, len(days), ADVANTAGE_DAYS_PER_READ):
+        some = days[start : start + ADVANTAGE_DAYS_PER_READ]
+        worth_by_day: dict[dt.date, dict[tuple[int, str], tuple[bool, Decimal]]] = defaultdict(dict)
+        for day, coup_id, bet, positive, expectation in SideBetExpectation.objects.filter(
+            coup__shoe__table_id=table.pk, coup__gaming_day__in=some
+        ).values_list("coup__gaming_day", "coup_id", "bet", "positive", "expectation"):
+            worth_by_day[day][coup_id, bet] = (positive, expectation)
+        tested = [
+            day for day in some if any(positive for positive, _ in worth_by_day.get(day, {}).values())
+        ]
+        if not tested:
+            continue
+        bets = sorted({bet for day in tested for _, bet in worth_by_day[day]})
+        wagers_by_day: dict[dt.date, list[tuple]] = defaultdict(list)
+        for day, *row in (
+            Wager.objects.filter(coup__shoe__table_id=table.pk, coup__gaming_day__in=tested, bet__in=bets)
+            .order_by("coup__gaming_day", "coup__dealt_at", "coup_id", "pk")
+            .values_list(
+                "coup__gaming_day", "seat", "coup_id", "bet", "amount_minor", "currency", "coup__number",
+                "coup__shoe__sequence",
+            )
+        ):
+            wagers_by_day[day].append(tuple(row))
+        for day in tested:
+            findings += _advantage_play_day(table, day, worth_by_day[day], wagers_by_day.get(day, ()))
+    return findings
+
+
+def _advantage_play_day(table: Table, day: dt.date, worth: dict, wagers: Iterable[tuple]) -> int:
+    """One gaming day's test: `worth` maps (coup, bet) to (positive, expectation), `wagers` are the
+    day's side bets in the order they were dealt."""
     threshold = settings.PIT_PROTECTION_SIDE_BET_P_VALUE
     findings = 0
-    worth = {
-        (coup_id, bet): (positive, expectation)
-        for coup_id, bet, positive, expectation in day_coups.values_list(
-            "coup_id", "bet", "positive", "expectation"
-        )
-    }
     opportunities, positives = Counter(), Counter()
     for (_, bet), (positive, _) in worth.items():
         opportunities[bet] += 1
         positives[bet] += positive
     chance = {bet: positives[bet] / opportunities[bet] for bet in opportunities}
     by_seat: dict[int, list[tuple]] = defaultdict(list)
-    for row in (
-        Wager.objects.filter(coup__shoe__table_id=table.pk, coup__gaming_day=day, bet__in=list(chance))
-        .order_by("coup__dealt_at", "coup_id", "pk")
-        .values_list("seat", "coup_id", "bet", "amount_minor", "currency", "coup__number", "coup__shoe__sequence")
-    ):
+    for row in wagers:
         if (row[1], row[2]) in worth:
             by_seat[row[0]].append(row)
     for seat, wagers in sorted(by_seat.items()):
