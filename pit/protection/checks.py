@@ -28,9 +28,11 @@ import logging
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from decimal import Decimal, localcontext
+from operator import itemgetter
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Count
 
 from pit import game
 from pit.compliance.models import RuleViolation
@@ -76,6 +78,30 @@ class _Paytables:
             }
 
 
+WAGERS_KEPT = 1_000_000
+
+
+class _KeptWagers:
+    """The wagers a run's chunks read, by table and gaming day, for the tests over a table's day: up
+    to WAGERS_KEPT of them (a longer run reads the days past that again)."""
+
+    def __init__(self) -> None:
+        self.coups: dict[tuple[int, dt.date], set[int]] = defaultdict(set)
+        self.rows: dict[tuple[int, dt.date], list[tuple]] = defaultdict(list)
+        self.count = 0
+
+    def keep(self, table_id: int, coups: list[tuple], wagers: list[tuple]) -> None:
+        if self.count + len(wagers) > WAGERS_KEPT:
+            return
+        self.count += len(wagers)
+        day_of = {}
+        for row in coups:
+            day_of[row[0]] = row[3]
+            self.coups[table_id, row[3]].add(row[0])
+        for row in wagers:
+            self.rows[table_id, day_of[row[0]]].append(row)
+
+
 def protection_check_shoes(*, shoe_ids: Iterable[int], weekly: bool = False) -> int:
     """Index and check the shoes, a chunk of SHOES_PER_CHUNK at a time in a few queries each (in shoe
     id order, each shoe seeing the index as the shoes before it left it), then the tables' gaming days
@@ -100,6 +126,7 @@ class ProtectionRun:
         self.holding = 0
         self.table_days: dict[int, set[dt.date]] = defaultdict(set)
         self.paytables = _Paytables()
+        self.kept = _KeptWagers()
 
     def shoes(
         self, shoe_ids: list[int], coups_by_shoe: dict[int, list[tuple]] | None = None,
@@ -109,7 +136,9 @@ class ProtectionRun:
         gaming day, dealt at, paytable) in number order, every coup of the shoe; `wagers_by_shoe`:
         per shoe, (coup, seat, bet, paytable, amount, payout, commission, result) of every wager of
         its coups in coup order."""
-        self.holding += _shoes_check(shoe_ids, self.table_days, self.paytables, coups_by_shoe, wagers_by_shoe)
+        self.holding += _shoes_check(
+            shoe_ids, self.table_days, self.paytables, coups_by_shoe, wagers_by_shoe, kept=self.kept
+        )
 
     def finish(self, *, weekly: bool) -> int:
         """The tests over a table's whole gaming day (and week), once per table and day, not once per
@@ -119,13 +148,16 @@ class ProtectionRun:
             with transaction.atomic():
                 table = tables[table_id]
                 self.holding += _advantage_play(table, sorted(days))
-                self.holding += _table_day_deviations(table, sorted(days), self.paytables, weekly=weekly)
+                self.holding += _table_day_deviations(
+                    table, sorted(days), self.paytables, weekly=weekly, kept=self.kept
+                )
         return self.holding
 
 
 def _shoes_check(
     shoe_ids: list[int], table_days: dict[int, set[dt.date]], paytables: _Paytables,
     coups_by_shoe: dict[int, list[tuple]] | None = None, wagers_by_shoe: dict[int, list[tuple]] | None = None,
+    *, kept: _KeptWagers | None = None,
 ) -> int:
     shoes = Shoe.objects.select_related("table").in_bulk(shoe_ids)
     if coups_by_shoe is None:
@@ -157,6 +189,8 @@ def _shoes_check(
         ):
             wagers_by_shoe[shoe_id].append(row)
     for shoe in checked:
+        if kept is not None:
+            kept.keep(shoe.table_id, coups_by_shoe[shoe.pk], wagers_by_shoe.get(shoe.pk, ()))
         totals = _deviation_totals(wagers_by_shoe.get(shoe.pk, ()), paytables)
         findings += _deviation_findings(
             shoe.table, shoe, f"Shoe {shoe.sequence} at table {shoe.table.code}", f"shoe{shoe.pk}",
@@ -395,25 +429,46 @@ def _advantage_play_day(table: Table, day: dt.date, worth: dict, wagers: Iterabl
     return findings
 
 
-def _table_day_deviations(table: Table, days: list[dt.date], paytables: _Paytables, *, weekly: bool) -> int:
+def _table_day_deviations(
+    table: Table, days: list[dt.date], paytables: _Paytables, *, weekly: bool, kept: _KeptWagers | None = None
+) -> int:
     """The table's gaming days (and with `weekly` the 7 gaming days ending on each: a week of wagers,
-    read by the nightly sweep, not after every coup), from one read of the table's wagers: a week's
-    sums are its days' sums (each coup falls on one day)."""
-    first = days[0] - dt.timedelta(days=DAY_LEVEL_WEEK - 1 if weekly else 0)
+    read by the nightly sweep, not after every coup): a week's sums are its days' sums (each coup
+    falls on one day). A day whose every coup at the table the run's chunks already read (`kept`,
+    counted against the coups the table has that day) is added up from those wagers; the other
+    days' wagers are read in one query."""
     wanted = set(days)
     if weekly:
         wanted |= {day - dt.timedelta(days=back) for day in days for back in range(DAY_LEVEL_WEEK)}
     by_day: dict[dt.date, list[tuple]] = defaultdict(list)
-    for day, *row in (
-        Wager.objects.filter(coup__shoe__table_id=table.pk, coup__gaming_day__gte=first, coup__gaming_day__lte=days[-1])
-        .order_by("coup_id")
-        .values_list(
-            "coup__gaming_day", "coup_id", "seat", "bet", "coup__paytable_id", "amount_minor", "payout_minor",
-            "commission_minor", "result",
-        ).iterator(chunk_size=5000)
-    ):
-        if day in wanted:
-            by_day[day].append(row)
+    missing = sorted(wanted)
+    if kept is not None and kept.coups:
+        counts = dict(
+            Coup.objects.filter(shoe__table_id=table.pk, gaming_day__in=missing).order_by()
+            .values_list("gaming_day").annotate(count=Count("pk")).values_list("gaming_day", "count")
+        )
+        missing = []
+        for day in sorted(wanted):
+            coups = kept.coups.get((table.pk, day))
+            if coups is not None and len(coups) == counts.get(day, 0):
+                # In coup order as one read would give them (a coup's own wagers keep their order).
+                by_day[day] = sorted(kept.rows[table.pk, day], key=itemgetter(0))
+            elif counts.get(day, 0):
+                missing.append(day)
+    if missing:
+        read = set(missing)
+        for day, *row in (
+            Wager.objects.filter(
+                coup__shoe__table_id=table.pk, coup__gaming_day__gte=missing[0], coup__gaming_day__lte=missing[-1]
+            )
+            .order_by("coup_id")
+            .values_list(
+                "coup__gaming_day", "coup_id", "seat", "bet", "coup__paytable_id", "amount_minor", "payout_minor",
+                "commission_minor", "result",
+            ).iterator(chunk_size=5000)
+        ):
+            if day in read:
+                by_day[day].append(row)
     paytables.load({row[3] for rows in by_day.values() for row in rows})
     day_totals = {day: _deviation_totals(rows, paytables) for day, rows in by_day.items()}
     findings = 0
