@@ -20,11 +20,15 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 import logging
+import os
+import pickle
+import traceback
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from django.db import transaction
+from django.conf import settings
+from django.db import connection, connections, transaction
 from django.db.models import BooleanField, ExpressionWrapper, F, Q
 
 from pit import game
@@ -36,7 +40,7 @@ from pit.core.queues import VERIFY_TASK
 from pit.ledger.models import CommissionEntry, EntryKind
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import engine_paytable
-from pit.protection.checks import ProtectionRun
+from pit.protection.checks import ProtectionRun, protection_check_shoes
 from pit.shoes.models import Coup, Shoe, Wager
 from pit.shoes.selectors import standing_condition
 from pit.tables.models import Table, TableEvent, TableEventKind, TableLimit, TableLimitVersion, TableStatus
@@ -134,10 +138,87 @@ def coups_sweep(
     shoe_ids = list(
         Coup.objects.filter(in_range).order_by("shoe_id").values_list("shoe_id", flat=True).distinct()
     )
+    processes = sweep_processes()
+    if processes > 1:
+        return _shoes_check_fanned_out(shoe_ids, selected=in_range, progress=progress, processes=processes)
     protection = ProtectionRun()
     totals = _shoes_check(shoe_ids, selected=in_range, progress=progress, protection=protection)
     totals.holding += protection.finish(weekly=True)
     return totals
+
+
+def sweep_processes() -> int:
+    """How many processes a sweep runs in: PIT_SWEEP_PROCESSES on PostgreSQL, outside a transaction
+    (other processes could not see what it has not committed); one on SQLite."""
+    wanted = settings.PIT_SWEEP_PROCESSES
+    if wanted <= 1 or connection.vendor != "postgresql" or connection.in_atomic_block or not hasattr(os, "fork"):
+        return 1
+    return wanted
+
+
+def _shoes_check_fanned_out(
+    shoe_ids: list[int], *, selected: Q, progress: Callable[[int], None] | None, processes: int
+) -> CheckTotals:
+    """The sweep in `processes` processes: the rule checks' chunks dealt round-robin to
+    `processes - 1` forked children (a chunk's findings depend on that chunk alone; each child its own
+    connection, each chunk its own transaction, written exactly as in one process), while this
+    process runs game protection over every chunk in shoe id order (its shingle index is built shoe
+    after shoe) and then the tables' days. A child's failure is raised here once every child ended."""
+    chunks = [shoe_ids[start : start + SHOES_PER_CHUNK] for start in range(0, len(shoe_ids), SHOES_PER_CHUNK)]
+    connections.close_all()  # a child must not share this process's connection
+    children = []
+    for index in range(processes - 1):
+        mine = chunks[index :: processes - 1]
+        if not mine:
+            break
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: check its chunks, answer through the pipe, and leave
+            os.close(read_end)
+            status = 0
+            try:
+                answer = ("done", _chunks_rule_check(mine, selected=selected))
+            except BaseException:  # noqa: BLE001 (any failure is handed to the parent)
+                answer, status = ("failed", traceback.format_exc()), 1
+            try:
+                with os.fdopen(write_end, "wb") as pipe:
+                    pickle.dump(answer, pipe)
+                connections.close_all()
+            finally:
+                os._exit(status)
+        os.close(write_end)
+        children.append((pid, read_end))
+    try:
+        holding = protection_check_shoes(shoe_ids=shoe_ids, weekly=True)
+    finally:
+        answers = []
+        for pid, read_end in children:
+            with os.fdopen(read_end, "rb") as pipe:
+                try:
+                    answers.append(pickle.load(pipe))  # noqa: S301 (our own child's answer)
+                except EOFError:
+                    answers.append(("failed", f"sweep process {pid} ended without an answer"))
+            os.waitpid(pid, 0)
+    totals = CheckTotals()
+    for kind, answer in answers:
+        if kind == "failed":
+            raise RuntimeError(f"a sweep process failed:\n{answer}")
+        for done in answer:
+            totals.add(done)
+            if progress is not None:
+                progress(done.coups)
+    totals.holding += holding
+    return totals
+
+
+def _chunks_rule_check(chunks: list[list[int]], *, selected: Q) -> list[CheckTotals]:
+    """The rule checks alone of some chunks of shoes, each in its own transaction."""
+    context = _Context()
+    done = []
+    for chunk in chunks:
+        with transaction.atomic():
+            done.append(_chunk_check(chunk, selected=selected, context=context, protection=None))
+    return done
 
 
 def coups_in_range_count(*, first_day: dt.date, last_day: dt.date) -> int:
@@ -350,7 +431,9 @@ def _shoes_check(
     return totals
 
 
-def _chunk_check(shoe_ids: list[int], *, selected: Q, context: _Context, protection: ProtectionRun) -> CheckTotals:
+def _chunk_check(
+    shoe_ids: list[int], *, selected: Q, context: _Context, protection: ProtectionRun | None
+) -> CheckTotals:
     shoes = {
         row["id"]: row
         for row in Shoe.objects.filter(pk__in=shoe_ids).values(
@@ -433,6 +516,8 @@ def _chunk_check(shoe_ids: list[int], *, selected: Q, context: _Context, protect
             for finding in findings:
                 found.setdefault(finding.fingerprint, (finding, where))
     done = _write(found, earlier, selected_ids, shoes=len(shoe_ids))
+    if protection is None:
+        return done
     protection.shoes(
         shoe_ids,
         {
