@@ -13,18 +13,22 @@ The checks, all by the engine: the draw rules and reported winner (`verify_coup`
 settlement (`check_payout` against the table's report, `check_commission`
 against the ledger's accrual net of reversals, both from `settle` under the coup's paytable
 version); table rules (`check_wager_limits` with the table's limits and the paytable's increments).
-Wagers are judged as they stand after corrections and voids (`pit.shoes.selectors.wagers_standing`).
+Wagers are judged as they stand after corrections and voids (`pit.shoes.selectors.standing_condition`).
 """
 from __future__ import annotations
 
 import bisect
 import datetime as dt
 import logging
+import os
+import pickle
+import traceback
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from django.db import transaction
+from django.conf import settings
+from django.db import connection, connections, transaction
 from django.db.models import BooleanField, ExpressionWrapper, F, Q
 
 from pit import game
@@ -36,9 +40,9 @@ from pit.core.queues import VERIFY_TASK
 from pit.ledger.models import CommissionEntry, EntryKind
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import engine_paytable
-from pit.protection.checks import protection_check_shoes
+from pit.protection.checks import ProtectionRun, protection_check_shoes
 from pit.shoes.models import Coup, Shoe, Wager
-from pit.shoes.selectors import wagers_standing
+from pit.shoes.selectors import standing_condition
 from pit.tables.models import Table, TableEvent, TableEventKind, TableLimit, TableLimitVersion, TableStatus
 
 logger = logging.getLogger(__name__)
@@ -89,9 +93,11 @@ def coups_check(*, coup_ids: Iterable[int]) -> int:
     if not coup_ids:
         return 0
     shoe_ids = sorted(set(Coup.objects.filter(pk__in=coup_ids).values_list("shoe_id", flat=True)))
-    totals = _shoes_check(shoe_ids, selected=Q(pk__in=coup_ids))
-    # Game protection looks across coups, shoes and days (pit/protection/checks.py).
-    return totals.holding + protection_check_shoes(shoe_ids=shoe_ids)
+    # Game protection looks across coups, shoes and days (pit/protection/checks.py): it judges the
+    # same chunks from the same reads, then the tables' days.
+    protection = ProtectionRun()
+    totals = _shoes_check(shoe_ids, selected=Q(pk__in=coup_ids), protection=protection)
+    return totals.holding + protection.finish(weekly=False)
 
 
 def coups_check_owed(*, coup_ids: Iterable[int], task_id: str | None = None) -> int:
@@ -132,9 +138,87 @@ def coups_sweep(
     shoe_ids = list(
         Coup.objects.filter(in_range).order_by("shoe_id").values_list("shoe_id", flat=True).distinct()
     )
-    totals = _shoes_check(shoe_ids, selected=in_range, progress=progress)
-    totals.holding += protection_check_shoes(shoe_ids=shoe_ids, weekly=True)
+    processes = sweep_processes()
+    if processes > 1:
+        return _shoes_check_fanned_out(shoe_ids, selected=in_range, progress=progress, processes=processes)
+    protection = ProtectionRun()
+    totals = _shoes_check(shoe_ids, selected=in_range, progress=progress, protection=protection)
+    totals.holding += protection.finish(weekly=True)
     return totals
+
+
+def sweep_processes() -> int:
+    """How many processes a sweep runs in: PIT_SWEEP_PROCESSES on PostgreSQL, outside a transaction
+    (other processes could not see what it has not committed); one on SQLite."""
+    wanted = settings.PIT_SWEEP_PROCESSES
+    if wanted <= 1 or connection.vendor != "postgresql" or connection.in_atomic_block or not hasattr(os, "fork"):
+        return 1
+    return wanted
+
+
+def _shoes_check_fanned_out(
+    shoe_ids: list[int], *, selected: Q, progress: Callable[[int], None] | None, processes: int
+) -> CheckTotals:
+    """The sweep in `processes` processes: the rule checks' chunks dealt round-robin to
+    `processes - 1` forked children (a chunk's findings depend on that chunk alone; each child its own
+    connection, each chunk its own transaction, written exactly as in one process), while this
+    process runs game protection over every chunk in shoe id order (its shingle index is built shoe
+    after shoe) and then the tables' days. A child's failure is raised here once every child ended."""
+    chunks = [shoe_ids[start : start + SHOES_PER_CHUNK] for start in range(0, len(shoe_ids), SHOES_PER_CHUNK)]
+    connections.close_all()  # a child must not share this process's connection
+    children = []
+    for index in range(processes - 1):
+        mine = chunks[index :: processes - 1]
+        if not mine:
+            break
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: check its chunks, answer through the pipe, and leave
+            os.close(read_end)
+            status = 0
+            try:
+                answer = ("done", _chunks_rule_check(mine, selected=selected))
+            except BaseException:  # noqa: BLE001 (any failure is handed to the parent)
+                answer, status = ("failed", traceback.format_exc()), 1
+            try:
+                with os.fdopen(write_end, "wb") as pipe:
+                    pickle.dump(answer, pipe)
+                connections.close_all()
+            finally:
+                os._exit(status)
+        os.close(write_end)
+        children.append((pid, read_end))
+    try:
+        holding = protection_check_shoes(shoe_ids=shoe_ids, weekly=True)
+    finally:
+        answers = []
+        for pid, read_end in children:
+            with os.fdopen(read_end, "rb") as pipe:
+                try:
+                    answers.append(pickle.load(pipe))  # noqa: S301 (our own child's answer)
+                except EOFError:
+                    answers.append(("failed", f"sweep process {pid} ended without an answer"))
+            os.waitpid(pid, 0)
+    totals = CheckTotals()
+    for kind, answer in answers:
+        if kind == "failed":
+            raise RuntimeError(f"a sweep process failed:\n{answer}")
+        for done in answer:
+            totals.add(done)
+            if progress is not None:
+                progress(done.coups)
+    totals.holding += holding
+    return totals
+
+
+def _chunks_rule_check(chunks: list[list[int]], *, selected: Q) -> list[CheckTotals]:
+    """The rule checks alone of some chunks of shoes, each in its own transaction."""
+    context = _Context()
+    done = []
+    for chunk in chunks:
+        with transaction.atomic():
+            done.append(_chunk_check(chunk, selected=selected, context=context, protection=None))
+    return done
 
 
 def coups_in_range_count(*, first_day: dt.date, last_day: dt.date) -> int:
@@ -330,33 +414,26 @@ class _Context:
 
 
 def _shoes_check(
-    shoe_ids: list[int], *, selected: Q, progress: Callable[[int], None] | None = None
+    shoe_ids: list[int], *, selected: Q, progress: Callable[[int], None] | None = None,
+    protection: ProtectionRun,
 ) -> CheckTotals:
+    """The rule checks of the shoes (in id order), a chunk at a time, each chunk's game protection
+    in the same transaction from the same reads."""
     context = _Context()
     totals = CheckTotals()
     for start in range(0, len(shoe_ids), SHOES_PER_CHUNK):
         chunk = shoe_ids[start : start + SHOES_PER_CHUNK]
         with transaction.atomic():
-            done = _chunk_check(chunk, selected=selected, context=context)
+            done = _chunk_check(chunk, selected=selected, context=context, protection=protection)
         totals.add(done)
         if progress is not None:
             progress(done.coups)
     return totals
 
 
-def _prefixed(q: Q, prefix: str) -> Q:
-    """The same condition on coups, seen from a model that points at them through `prefix`."""
-    def walk(node):
-        if isinstance(node, Q):
-            children = [walk(child) for child in node.children]
-            return Q(*children, _connector=node.connector, _negated=node.negated)
-        name, value = node
-        return (f"{prefix}__{name}", value)
-
-    return walk(q)
-
-
-def _chunk_check(shoe_ids: list[int], *, selected: Q, context: _Context) -> CheckTotals:
+def _chunk_check(
+    shoe_ids: list[int], *, selected: Q, context: _Context, protection: ProtectionRun | None
+) -> CheckTotals:
     shoes = {
         row["id"]: row
         for row in Shoe.objects.filter(pk__in=shoe_ids).values(
@@ -364,7 +441,7 @@ def _chunk_check(shoe_ids: list[int], *, selected: Q, context: _Context) -> Chec
         )
     }
     coups_by_shoe: dict[int, list[tuple]] = defaultdict(list)
-    context.dealt_at = {}  # this chunk's coups only
+    context.dealt_at = dealt_at = {}  # this chunk's coups only
     selected_ids: set[int] = set()
     paytable_ids: set[int] = set()
     # Every coup of the shoe is read (integrity counts from the first card); those selected are judged.
@@ -393,15 +470,25 @@ def _chunk_check(shoe_ids: list[int], *, selected: Q, context: _Context) -> Chec
         if row[10]:
             selected_ids.add(row[0])
             paytable_ids.add(row[8])
+    # Every wager of the chunk's coups, read once for both: protection adds up all of them (as
+    # recorded), the rule checks judge those of the selected coups that stand after corrections and
+    # voids (the replaced versions' findings clear).
     wagers_by_coup: dict[int, list[tuple]] = defaultdict(list)
+    wagers_by_shoe: dict[int, list[tuple]] = defaultdict(list)
     for row in (
-        # Only what stands after corrections and voids is judged (the replaced versions' findings clear).
-        wagers_standing(Wager.objects.filter(_prefixed(selected, "coup"), coup__shoe_id__in=shoe_ids))
-        .order_by("coup_id", "seat", "bet")
-        .values_list("pk", "coup_id", "seat", "bet", "currency", "amount_minor", "paid_minor")
+        Wager.objects.filter(coup__shoe_id__in=shoe_ids)
+        .annotate(standing=ExpressionWrapper(standing_condition(), output_field=BooleanField()))
+        .order_by("coup__shoe_id", "coup_id", "seat", "bet")
+        .values_list(
+            "pk", "coup_id", "seat", "bet", "currency", "amount_minor", "paid_minor", "coup__shoe_id",
+            "coup__paytable_id", "payout_minor", "commission_minor", "result", "standing",
+        )
         .iterator(chunk_size=5000)
     ):
-        wagers_by_coup[row[1]].append(row)
+        coup_id = row[1]
+        wagers_by_shoe[row[7]].append((coup_id, row[2], row[3], row[8], row[5], row[9], row[10], row[11]))
+        if row[12] and coup_id in selected_ids:
+            wagers_by_coup[coup_id].append(row[:7])
     # The ledger's commission per wager: its accrual, net of any reversal of that accrual.
     ledger: dict[int, int] = defaultdict(int)
     for kind, wager_id, reversed_wager_id, amount in (
@@ -428,7 +515,18 @@ def _chunk_check(shoe_ids: list[int], *, selected: Q, context: _Context) -> Chec
             where = {"table_id": shoe["table_id"], "shoe_id": shoe_id, "gaming_day": coup[4]}
             for finding in findings:
                 found.setdefault(finding.fingerprint, (finding, where))
-    return _write(found, earlier, selected_ids, shoes=len(shoe_ids))
+    done = _write(found, earlier, selected_ids, shoes=len(shoe_ids))
+    if protection is None:
+        return done
+    protection.shoes(
+        shoe_ids,
+        {
+            shoe_id: [(row[0], row[5], row[6], row[4], dealt_at[row[0]], row[8]) for row in coups]
+            for shoe_id, coups in coups_by_shoe.items()
+        },
+        wagers_by_shoe,
+    )
+    return done
 
 
 def _shoe_findings(shoe, coups, selected_ids, wagers_by_coup, ledger, context):

@@ -28,9 +28,11 @@ import logging
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from decimal import Decimal, localcontext
+from operator import itemgetter
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Count
 
 from pit import game
 from pit.compliance.models import RuleViolation
@@ -76,38 +78,96 @@ class _Paytables:
             }
 
 
+WAGERS_KEPT = 1_000_000
+
+
+class _KeptWagers:
+    """The wagers a run's chunks read, by table and gaming day, for the tests over a table's day: up
+    to WAGERS_KEPT of them (a longer run reads the days past that again)."""
+
+    def __init__(self) -> None:
+        self.coups: dict[tuple[int, dt.date], set[int]] = defaultdict(set)
+        self.rows: dict[tuple[int, dt.date], list[tuple]] = defaultdict(list)
+        self.count = 0
+
+    def keep(self, table_id: int, coups: list[tuple], wagers: list[tuple]) -> None:
+        if self.count + len(wagers) > WAGERS_KEPT:
+            return
+        self.count += len(wagers)
+        day_of = {}
+        for row in coups:
+            day_of[row[0]] = row[3]
+            self.coups[table_id, row[3]].add(row[0])
+        for row in wagers:
+            self.rows[table_id, day_of[row[0]]].append(row)
+
+
 def protection_check_shoes(*, shoe_ids: Iterable[int], weekly: bool = False) -> int:
     """Index and check the shoes, a chunk of SHOES_PER_CHUNK at a time in a few queries each (in shoe
     id order, each shoe seeing the index as the shoes before it left it), then the tables' gaming days
     they touched (and, with `weekly`, as the nightly sweep does, the 7 gaming days ending on each),
     each table's days from one read of its wagers. Returns the number of findings that hold (each
     recorded once)."""
-    holding = 0
-    table_days: dict[int, set[dt.date]] = defaultdict(set)
-    paytables = _Paytables()
+    run = ProtectionRun()
     shoe_ids = sorted(set(shoe_ids))
     for start in range(0, len(shoe_ids), SHOES_PER_CHUNK):
         with transaction.atomic():
-            holding += _shoes_check(shoe_ids[start : start + SHOES_PER_CHUNK], table_days, paytables)
-    # The tests over a table's whole gaming day (and week) once per table and day, not once per shoe.
-    tables = Table.objects.in_bulk(list(table_days))
-    for table_id, days in sorted(table_days.items()):
-        with transaction.atomic():
-            table = tables[table_id]
-            holding += sum(_advantage_play(table, day) for day in sorted(days))
-            holding += _table_day_deviations(table, sorted(days), paytables, weekly=weekly)
-    return holding
+            run.shoes(shoe_ids[start : start + SHOES_PER_CHUNK])
+    return run.finish(weekly=weekly)
 
 
-def _shoes_check(shoe_ids: list[int], table_days: dict[int, set[dt.date]], paytables: _Paytables) -> int:
+class ProtectionRun:
+    """One run of the protection checks over chunks of shoes given in shoe id order (`shoes`, each
+    chunk in the caller's transaction), then over the tables' gaming days they touched (`finish`).
+    The rule checks' sweep hands each chunk's coups and wagers over as it read them (one read of a
+    chunk for both); alone, a chunk reads its own."""
+
+    def __init__(self) -> None:
+        self.holding = 0
+        self.table_days: dict[int, set[dt.date]] = defaultdict(set)
+        self.paytables = _Paytables()
+        self.kept = _KeptWagers()
+
+    def shoes(
+        self, shoe_ids: list[int], coups_by_shoe: dict[int, list[tuple]] | None = None,
+        wagers_by_shoe: dict[int, list[tuple]] | None = None,
+    ) -> None:
+        """Check one chunk of shoes. `coups_by_shoe`: per shoe, (coup, player cards, banker cards,
+        gaming day, dealt at, paytable) in number order, every coup of the shoe; `wagers_by_shoe`:
+        per shoe, (coup, seat, bet, paytable, amount, payout, commission, result) of every wager of
+        its coups in coup order."""
+        self.holding += _shoes_check(
+            shoe_ids, self.table_days, self.paytables, coups_by_shoe, wagers_by_shoe, kept=self.kept
+        )
+
+    def finish(self, *, weekly: bool) -> int:
+        """The tests over a table's whole gaming day (and week), once per table and day, not once per
+        shoe. Returns the findings that hold over the whole run."""
+        tables = Table.objects.in_bulk(list(self.table_days))
+        for table_id, days in sorted(self.table_days.items()):
+            with transaction.atomic():
+                table = tables[table_id]
+                self.holding += _advantage_play(table, sorted(days))
+                self.holding += _table_day_deviations(
+                    table, sorted(days), self.paytables, weekly=weekly, kept=self.kept
+                )
+        return self.holding
+
+
+def _shoes_check(
+    shoe_ids: list[int], table_days: dict[int, set[dt.date]], paytables: _Paytables,
+    coups_by_shoe: dict[int, list[tuple]] | None = None, wagers_by_shoe: dict[int, list[tuple]] | None = None,
+    *, kept: _KeptWagers | None = None,
+) -> int:
     shoes = Shoe.objects.select_related("table").in_bulk(shoe_ids)
-    coups_by_shoe: dict[int, list[tuple]] = defaultdict(list)
-    for shoe_id, *row in (
-        Coup.objects.filter(shoe_id__in=shoe_ids).order_by("shoe_id", "number", "pk").values_list(
-            "shoe_id", "pk", "player_cards", "banker_cards", "gaming_day", "dealt_at", "paytable_id"
-        ).iterator(chunk_size=5000)
-    ):
-        coups_by_shoe[shoe_id].append(tuple(row))
+    if coups_by_shoe is None:
+        coups_by_shoe = defaultdict(list)
+        for shoe_id, *row in (
+            Coup.objects.filter(shoe_id__in=shoe_ids).order_by("shoe_id", "number", "pk").values_list(
+                "shoe_id", "pk", "player_cards", "banker_cards", "gaming_day", "dealt_at", "paytable_id"
+            ).iterator(chunk_size=5000)
+        ):
+            coups_by_shoe[shoe_id].append(tuple(row))
     checked = [shoes[shoe_id] for shoe_id in shoe_ids if coups_by_shoe.get(shoe_id)]
     if not checked:
         return 0
@@ -117,16 +177,20 @@ def _shoes_check(shoe_ids: list[int], table_days: dict[int, set[dt.date]], payta
     _side_bet_expectations(checked, coups_by_shoe, paytables)
     findings = _sequence_findings(checked, coups_by_shoe)
     findings += _coup_rates(checked, coups_by_shoe)
-    wagers_by_shoe: dict[int, list[tuple]] = defaultdict(list)
-    for shoe_id, *row in (
-        Wager.objects.filter(coup__shoe_id__in=[shoe.pk for shoe in checked]).order_by("coup__shoe_id", "coup_id")
-        .values_list(
-            "coup__shoe_id", "coup_id", "seat", "bet", "coup__paytable_id", "amount_minor", "payout_minor",
-            "commission_minor", "result",
-        ).iterator(chunk_size=5000)
-    ):
-        wagers_by_shoe[shoe_id].append(row)
+    if wagers_by_shoe is None:
+        wagers_by_shoe = defaultdict(list)
+        for shoe_id, *row in (
+            Wager.objects.filter(coup__shoe_id__in=[shoe.pk for shoe in checked])
+            .order_by("coup__shoe_id", "coup_id")
+            .values_list(
+                "coup__shoe_id", "coup_id", "seat", "bet", "coup__paytable_id", "amount_minor", "payout_minor",
+                "commission_minor", "result",
+            ).iterator(chunk_size=5000)
+        ):
+            wagers_by_shoe[shoe_id].append(row)
     for shoe in checked:
+        if kept is not None:
+            kept.keep(shoe.table_id, coups_by_shoe[shoe.pk], wagers_by_shoe.get(shoe.pk, ()))
         totals = _deviation_totals(wagers_by_shoe.get(shoe.pk, ()), paytables)
         findings += _deviation_findings(
             shoe.table, shoe, f"Shoe {shoe.sequence} at table {shoe.table.code}", f"shoe{shoe.pk}",
@@ -289,31 +353,54 @@ def _side_bet_expectations(shoes: list[Shoe], coups_by_shoe: dict[int, list[tupl
     SideBetExpectation.objects.bulk_create(new, ignore_conflicts=True, batch_size=1000)
 
 
-def _advantage_play(table: Table, day: dt.date) -> int:
-    """Test every seat of the table that bet side bets on the gaming day (when a coup of the day had
-    a positive side bet at all: otherwise no bet can have landed on one)."""
-    day_coups = SideBetExpectation.objects.filter(coup__shoe__table_id=table.pk, coup__gaming_day=day)
-    if not day_coups.filter(positive=True).exists():
-        return 0
+ADVANTAGE_DAYS_PER_READ = 31
+
+
+def _advantage_play(table: Table, days: list[dt.date]) -> int:
+    """Test, for each of the gaming days, every seat of the table that bet side bets on it (when a
+    coup of the day had a positive side bet at all: otherwise no bet can have landed on one). The
+    days' expectations and side bets are read in two queries for up to ADVANTAGE_DAYS_PER_READ days."""
+    findings = 0
+    for start in range(0, len(days), ADVANTAGE_DAYS_PER_READ):
+        some = days[start : start + ADVANTAGE_DAYS_PER_READ]
+        worth_by_day: dict[dt.date, dict[tuple[int, str], tuple[bool, Decimal]]] = defaultdict(dict)
+        for day, coup_id, bet, positive, expectation in SideBetExpectation.objects.filter(
+            coup__shoe__table_id=table.pk, coup__gaming_day__in=some
+        ).values_list("coup__gaming_day", "coup_id", "bet", "positive", "expectation"):
+            worth_by_day[day][coup_id, bet] = (positive, expectation)
+        tested = [
+            day for day in some if any(positive for positive, _ in worth_by_day.get(day, {}).values())
+        ]
+        if not tested:
+            continue
+        bets = sorted({bet for day in tested for _, bet in worth_by_day[day]})
+        wagers_by_day: dict[dt.date, list[tuple]] = defaultdict(list)
+        for day, *row in (
+            Wager.objects.filter(coup__shoe__table_id=table.pk, coup__gaming_day__in=tested, bet__in=bets)
+            .order_by("coup__gaming_day", "coup__dealt_at", "coup_id", "pk")
+            .values_list(
+                "coup__gaming_day", "seat", "coup_id", "bet", "amount_minor", "currency", "coup__number",
+                "coup__shoe__sequence",
+            )
+        ):
+            wagers_by_day[day].append(tuple(row))
+        for day in tested:
+            findings += _advantage_play_day(table, day, worth_by_day[day], wagers_by_day.get(day, ()))
+    return findings
+
+
+def _advantage_play_day(table: Table, day: dt.date, worth: dict, wagers: Iterable[tuple]) -> int:
+    """One gaming day's test: `worth` maps (coup, bet) to (positive, expectation), `wagers` are the
+    day's side bets in the order they were dealt."""
     threshold = settings.PIT_PROTECTION_SIDE_BET_P_VALUE
     findings = 0
-    worth = {
-        (coup_id, bet): (positive, expectation)
-        for coup_id, bet, positive, expectation in day_coups.values_list(
-            "coup_id", "bet", "positive", "expectation"
-        )
-    }
     opportunities, positives = Counter(), Counter()
     for (_, bet), (positive, _) in worth.items():
         opportunities[bet] += 1
         positives[bet] += positive
     chance = {bet: positives[bet] / opportunities[bet] for bet in opportunities}
     by_seat: dict[int, list[tuple]] = defaultdict(list)
-    for row in (
-        Wager.objects.filter(coup__shoe__table_id=table.pk, coup__gaming_day=day, bet__in=list(chance))
-        .order_by("coup__dealt_at", "coup_id", "pk")
-        .values_list("seat", "coup_id", "bet", "amount_minor", "currency", "coup__number", "coup__shoe__sequence")
-    ):
+    for row in wagers:
         if (row[1], row[2]) in worth:
             by_seat[row[0]].append(row)
     for seat, wagers in sorted(by_seat.items()):
@@ -342,25 +429,46 @@ def _advantage_play(table: Table, day: dt.date) -> int:
     return findings
 
 
-def _table_day_deviations(table: Table, days: list[dt.date], paytables: _Paytables, *, weekly: bool) -> int:
+def _table_day_deviations(
+    table: Table, days: list[dt.date], paytables: _Paytables, *, weekly: bool, kept: _KeptWagers | None = None
+) -> int:
     """The table's gaming days (and with `weekly` the 7 gaming days ending on each: a week of wagers,
-    read by the nightly sweep, not after every coup), from one read of the table's wagers: a week's
-    sums are its days' sums (each coup falls on one day)."""
-    first = days[0] - dt.timedelta(days=DAY_LEVEL_WEEK - 1 if weekly else 0)
+    read by the nightly sweep, not after every coup): a week's sums are its days' sums (each coup
+    falls on one day). A day whose every coup at the table the run's chunks already read (`kept`,
+    counted against the coups the table has that day) is added up from those wagers; the other
+    days' wagers are read in one query."""
     wanted = set(days)
     if weekly:
         wanted |= {day - dt.timedelta(days=back) for day in days for back in range(DAY_LEVEL_WEEK)}
     by_day: dict[dt.date, list[tuple]] = defaultdict(list)
-    for day, *row in (
-        Wager.objects.filter(coup__shoe__table_id=table.pk, coup__gaming_day__gte=first, coup__gaming_day__lte=days[-1])
-        .order_by("coup_id")
-        .values_list(
-            "coup__gaming_day", "coup_id", "seat", "bet", "coup__paytable_id", "amount_minor", "payout_minor",
-            "commission_minor", "result",
-        ).iterator(chunk_size=5000)
-    ):
-        if day in wanted:
-            by_day[day].append(row)
+    missing = sorted(wanted)
+    if kept is not None and kept.coups:
+        counts = dict(
+            Coup.objects.filter(shoe__table_id=table.pk, gaming_day__in=missing).order_by()
+            .values_list("gaming_day").annotate(count=Count("pk")).values_list("gaming_day", "count")
+        )
+        missing = []
+        for day in sorted(wanted):
+            coups = kept.coups.get((table.pk, day))
+            if coups is not None and len(coups) == counts.get(day, 0):
+                # In coup order as one read would give them (a coup's own wagers keep their order).
+                by_day[day] = sorted(kept.rows[table.pk, day], key=itemgetter(0))
+            elif counts.get(day, 0):
+                missing.append(day)
+    if missing:
+        read = set(missing)
+        for day, *row in (
+            Wager.objects.filter(
+                coup__shoe__table_id=table.pk, coup__gaming_day__gte=missing[0], coup__gaming_day__lte=missing[-1]
+            )
+            .order_by("coup_id")
+            .values_list(
+                "coup__gaming_day", "coup_id", "seat", "bet", "coup__paytable_id", "amount_minor", "payout_minor",
+                "commission_minor", "result",
+            ).iterator(chunk_size=5000)
+        ):
+            if day in read:
+                by_day[day].append(row)
     paytables.load({row[3] for rows in by_day.values() for row in rows})
     day_totals = {day: _deviation_totals(rows, paytables) for day, rows in by_day.items()}
     findings = 0
