@@ -13,3 +13,14 @@ STORAGES = {
 # Tests never collect static files; without a STATIC_ROOT WhiteNoise serves from the finders only
 # (and does not warn, in every request of every test, that staticfiles/ does not exist).
 STATIC_ROOT = None
+
+if DATABASES["default"]["ENGINE"].startswith("django.db.backends.postgresql"):  # noqa: F405
+    # No JIT compilation in the test database's sessions (pytest, live servers, the workers the
+    # tests start). The tests' tables are small and never analyzed, so the planner assumes 10 pages
+    # a table, and since coups, wagers and entries are partitioned (6+ partitions each, every one
+    # in a plan that does not prune by gaming day) most joins over them cost more than
+    # jit_above_cost: each such query then spent far longer compiling than running (measured:
+    # tests/admin/test_actions.py 100 s with JIT, 54 s without; README "Testing"). Results are the
+    # same either way: JIT changes how an expression is evaluated, never what it answers.
+    _options = DATABASES["default"].setdefault("OPTIONS", {})  # noqa: F405
+    _options["options"] = f"{_options.get('options', '')} -c jit=off".strip()
