@@ -3,7 +3,8 @@
 Creates the database `pit_bench_year` (PIT_BENCH_YEAR_DB; dropped first), migrates it and
 generates a year in SQL (tests/reports/generated_year.py): by default the issue's year, 7 big tables
 x 365 gaming days x 2 shoes x 76 coups x 5 wagers (388,360 coups, 1,941,800 wagers, 5,110 shoes; the
-generation takes 1-2 minutes on this 2-core machine); `--tables 2` is 2/7 of it. Then, interleaved, median of `--repeat` (3) runs each:
+generation takes 1-2 minutes on this 2-core machine); `--tables 2` is 2/7 of it. Then, interleaved,
+median of `--repeat` (3) runs each:
 
 - year_report.figure: the commission report for the year written as a background export does it
   (`pit.reports.services.report_export_run`: the row count, then the CSV file);

@@ -4,6 +4,7 @@ filesystem broker connects without kombu's "No hostname was supplied" warning.""
 import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -13,7 +14,6 @@ import pytest
 from kombu import Connection
 
 ROOT = Path(__file__).resolve().parents[2]
-PORT = "16601"
 LAST_LOGIN = "cage-demo-pit"  # the last line demo_pit --logins-only prints
 # What the settings say and what Celery uses (it reads CELERY_BROKER_URL from the environment first).
 SHOW_BROKER = (
@@ -28,11 +28,19 @@ def _embedded_env(var_dir: Path) -> dict[str, str]:
     return env
 
 
+def _free_port() -> str:
+    """A port nobody listens on (the two CI suites run side by side, each may run this test)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return str(probe.getsockname()[1])
+
+
 def test_runpit_prints_the_logins_after_the_workers_beat_and_web_banners(tmp_path):
+    port = _free_port()
     errors = tmp_path / "stderr.txt"
     with errors.open("w") as stderr:
         runpit = subprocess.Popen(  # noqa: S603
-            [sys.executable, "manage.py", "runpit", "--port", PORT, "--demo-logins"],
+            [sys.executable, "manage.py", "runpit", "--port", port, "--demo-logins"],
             cwd=ROOT, env=_embedded_env(tmp_path), stdout=subprocess.PIPE, stderr=stderr, text=True,
             start_new_session=True,
         )
@@ -57,7 +65,7 @@ def test_runpit_prints_the_logins_after_the_workers_beat_and_web_banners(tmp_pat
     logins = first("Logins (demo only")
     assert lines[-1].strip() == "cage        cage / cage-demo-pit"
     banners = [first(".> urgent"), first(".> bulk"), first("maxinterval"), first("Quit the server with")]
-    assert max(banners) < first("Broker: filesystem://localhost/") < first("The pit: http://127.0.0.1:16601/admin/")
+    assert max(banners) < first("Broker: filesystem://localhost/") < first(f"The pit: http://127.0.0.1:{port}/admin/")
     assert first("The pit: http") < logins < len(lines) - 1
     assert "No hostname was supplied" not in errors.read_text()
 
