@@ -445,6 +445,7 @@ def _chunk_check(
     selected_ids: set[int] = set()
     paytable_ids: set[int] = set()
     # Every coup of the shoe is read (integrity counts from the first card); those selected are judged.
+    coup_of: dict[int, tuple[int, int]] = {}  # coup -> (shoe, paytable): the wagers' read joins nothing
     for row in (
         Coup.objects.filter(shoe_id__in=shoe_ids)
         .annotate(
@@ -467,6 +468,7 @@ def _chunk_check(
     ):
         coups_by_shoe[row[1]].append(row[:10])
         context.dealt_at[row[0]] = row[11]
+        coup_of[row[0]] = (row[1], row[8])
         if row[10]:
             selected_ids.add(row[0])
             paytable_ids.add(row[8])
@@ -475,19 +477,27 @@ def _chunk_check(
     # voids (the replaced versions' findings clear).
     wagers_by_coup: dict[int, list[tuple]] = defaultdict(list)
     wagers_by_shoe: dict[int, list[tuple]] = defaultdict(list)
+    # By the chunk's coup ids (an index probe per coup) rather than by joining the coups again (a
+    # scan of the month's wagers per chunk); on PostgreSQL also by their gaming days, the partition
+    # key (set on every row there; older SQLite rows may have none), so only their months are read.
+    wagers = Wager.objects.filter(coup_id__in=list(coup_of))
+    if coup_of and connection.vendor == "postgresql":
+        days = [row[4] for coups in coups_by_shoe.values() for row in coups]
+        wagers = wagers.filter(gaming_day__range=(min(days), max(days)))
     for row in (
-        Wager.objects.filter(coup__shoe_id__in=shoe_ids)
+        wagers
         .annotate(standing=ExpressionWrapper(standing_condition(), output_field=BooleanField()))
-        .order_by("coup__shoe_id", "coup_id", "seat", "bet")
+        .order_by("coup_id", "seat", "bet")
         .values_list(
-            "pk", "coup_id", "seat", "bet", "currency", "amount_minor", "paid_minor", "coup__shoe_id",
-            "coup__paytable_id", "payout_minor", "commission_minor", "result", "standing",
+            "pk", "coup_id", "seat", "bet", "currency", "amount_minor", "paid_minor", "payout_minor",
+            "commission_minor", "result", "standing",
         )
         .iterator(chunk_size=5000)
     ):
         coup_id = row[1]
-        wagers_by_shoe[row[7]].append((coup_id, row[2], row[3], row[8], row[5], row[9], row[10], row[11]))
-        if row[12] and coup_id in selected_ids:
+        shoe_id, paytable_id = coup_of[coup_id]
+        wagers_by_shoe[shoe_id].append((coup_id, row[2], row[3], paytable_id, row[5], row[7], row[8], row[9]))
+        if row[10] and coup_id in selected_ids:
             wagers_by_coup[coup_id].append(row[:7])
     # The ledger's commission per wager: its accrual, net of any reversal of that accrual.
     ledger: dict[int, int] = defaultdict(int)
