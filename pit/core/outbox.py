@@ -118,14 +118,21 @@ def request_finished(**kwargs) -> None:
         _send_after_commit(message)
 
 
+_discovery = threading.Lock()
+
+
 def outbox_message(task, *args, **kwargs) -> OutboxMessage:
     """The row owing `task(*args, **kwargs)`, not saved yet: for a writer that inserts it with its
     own rows in one statement (the single coup POST), then calls `outbox_after_commit` with it saved."""
     name = task if isinstance(task, str) else task.name
     if name not in current_app.tasks:
         # Owed by name before anything imported the apps' tasks modules (a command, a web worker's
-        # first write): autodiscover them, as a worker does when it starts.
-        current_app.loader.import_default_modules()
+        # first write): autodiscover them, as a worker does when it starts. Under a lock: Celery runs
+        # its discovery once, so a second thread arriving while the first imports would find it
+        # done and the task not registered yet (seen: two floor threads' first shoe closes failed).
+        with _discovery:
+            if name not in current_app.tasks:
+                current_app.loader.import_default_modules()
     current_app.tasks[name]  # an unknown task is a bug: fail the write now, not the send later
     return OutboxMessage(task_id=str(uuid.uuid4()), task_name=name, args=list(args), kwargs=kwargs)
 
