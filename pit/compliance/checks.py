@@ -37,6 +37,7 @@ from pit.compliance.services import violations_clear_missing
 from pit.core.money import from_minor, settlement_unit
 from pit.core.outbox import outbox_owed_row, outbox_pending, outbox_take_over
 from pit.core.queues import VERIFY_TASK
+from pit.core.rows import AnyOf, values_rows
 from pit.ledger.models import CommissionEntry, EntryKind
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import engine_paytable
@@ -245,6 +246,7 @@ class _Context:
         self.table_status: dict[int, str] = {}
         self.table_events: dict[int, tuple[list, list]] = {}
         self._memo: dict[tuple, object] = {}
+        self.clean_wagers: set[tuple] = set()
 
     def relevant_facts(self, paytable_id: int, facts: frozenset[str]) -> frozenset[str]:
         key = ("facts", paytable_id, facts)
@@ -271,13 +273,19 @@ class _Context:
             index = max(bisect.bisect_right(starts, moment, lo=1) - 1, 0) if len(sets) > 1 else 0
         return index, sets[index][1]
 
-    def coup_verdict(self, dealt: game.Coup, reported: str | None) -> tuple[list, game.Evaluation | None]:
+    def coup_verdict(self, player_codes, banker_codes, reported: str | None) -> tuple[list, game.Evaluation | None]:
         """The engine's draw and winner findings for a dealt coup, and its evaluation (None when its
         hands cannot be evaluated). Both follow from each hand's card values and whether its first two
         cards pair, and the reported winner (suits only word a finding): the evaluation is remembered
         by those, and so is a clean verdict; a coup with findings is always judged again, for its
-        wording."""
-        player, banker = dealt.player, dealt.banker
+        wording. Raises ValueError (InvalidCard) for codes that name no card."""
+        cards = game.CARDS  # stored codes are normalised: a lookup each, no parsing
+        try:
+            player = tuple([cards[code] for code in player_codes])
+            banker = tuple([cards[code] for code in banker_codes])
+        except (KeyError, TypeError):
+            dealt = game.Coup.from_codes(player=player_codes, banker=banker_codes)
+            player, banker = dealt.player, dealt.banker
         key = (
             "coup", tuple([card.value for card in player]), tuple([card.value for card in banker]),
             len(player) >= 2 and player[0].rank == player[1].rank,
@@ -286,7 +294,8 @@ class _Context:
         known = self._memo.get(key)
         if known is not None:
             clean, evaluation = known
-            return ([] if clean else game.verify_coup(dealt, reported)), evaluation
+            return ([] if clean else game.verify_coup(game.Coup(player, banker), reported)), evaluation
+        dealt = game.Coup(player, banker)
         found = game.verify_coup(dealt, reported)
         try:
             evaluation = game.evaluate(dealt)
@@ -436,7 +445,7 @@ def _chunk_check(
 ) -> CheckTotals:
     shoes = {
         row["id"]: row
-        for row in Shoe.objects.filter(pk__in=shoe_ids).values(
+        for row in Shoe.objects.filter(AnyOf(F("pk"), shoe_ids)).values(
             "id", "table_id", "sequence", "decks", "burn_cards"
         )
     }
@@ -446,8 +455,8 @@ def _chunk_check(
     paytable_ids: set[int] = set()
     # Every coup of the shoe is read (integrity counts from the first card); those selected are judged.
     coup_of: dict[int, tuple[int, int]] = {}  # coup -> (shoe, paytable): the wagers' read joins nothing
-    for row in (
-        Coup.objects.filter(shoe_id__in=shoe_ids)
+    for row in values_rows(
+        Coup.objects.filter(AnyOf(F("shoe_id"), shoe_ids))
         .annotate(
             is_selected=ExpressionWrapper(selected, output_field=BooleanField()),
             # Dealt after its shoe was closed, or recorded after the close was (compared in the
@@ -464,7 +473,6 @@ def _chunk_check(
             "pk", "shoe_id", "number", "after_close", "gaming_day", "player_cards",
             "banker_cards", "reported_winner", "paytable_id", "recorded_at", "is_selected", "dealt_at",
         )
-        .iterator(chunk_size=5000)
     ):
         coups_by_shoe[row[1]].append(row[:10])
         context.dealt_at[row[0]] = row[11]
@@ -480,11 +488,11 @@ def _chunk_check(
     # By the chunk's coup ids (an index probe per coup) rather than by joining the coups again (a
     # scan of the month's wagers per chunk); on PostgreSQL also by their gaming days, the partition
     # key (set on every row there; older SQLite rows may have none), so only their months are read.
-    wagers = Wager.objects.filter(coup_id__in=list(coup_of))
+    wagers = Wager.objects.filter(AnyOf(F("coup_id"), coup_of))
     if coup_of and connection.vendor == "postgresql":
         days = [row[4] for coups in coups_by_shoe.values() for row in coups]
         wagers = wagers.filter(gaming_day__range=(min(days), max(days)))
-    for row in (
+    for row in values_rows(
         wagers
         .annotate(standing=ExpressionWrapper(standing_condition(), output_field=BooleanField()))
         .order_by("coup_id", "seat", "bet")
@@ -492,7 +500,6 @@ def _chunk_check(
             "pk", "coup_id", "seat", "bet", "currency", "amount_minor", "paid_minor", "payout_minor",
             "commission_minor", "result", "standing",
         )
-        .iterator(chunk_size=5000)
     ):
         coup_id = row[1]
         shoe_id, paytable_id = coup_of[coup_id]
@@ -501,18 +508,17 @@ def _chunk_check(
             wagers_by_coup[coup_id].append(row[:7])
     # The ledger's commission per wager: its accrual, net of any reversal of that accrual.
     ledger: dict[int, int] = defaultdict(int)
-    for kind, wager_id, reversed_wager_id, amount in (
-        CommissionEntry.objects.filter(shoe_id__in=shoe_ids)
+    for kind, wager_id, reversed_wager_id, amount in values_rows(
+        CommissionEntry.objects.filter(AnyOf(F("shoe_id"), shoe_ids))
         .filter(Q(kind=EntryKind.ACCRUED) | Q(kind=EntryKind.REVERSAL, reverses__kind=EntryKind.ACCRUED))
         .values_list("kind", "wager_id", "reverses__wager_id", "amount_minor")
-        .iterator(chunk_size=5000)
     ):
         ledger[wager_id if kind == EntryKind.ACCRUED else reversed_wager_id] += amount
     earlier = {
         fingerprint: (pk, coup_id, cleared_at, message)
-        for pk, fingerprint, coup_id, cleared_at, message in RuleViolation.objects.filter(
-            shoe_id__in=shoe_ids, found_by=COUP_CHECK
-        ).values_list("pk", "fingerprint", "coup_id", "cleared_at", "message")
+        for pk, fingerprint, coup_id, cleared_at, message in values_rows(RuleViolation.objects.filter(
+            AnyOf(F("shoe_id"), shoe_ids), found_by=COUP_CHECK
+        ).values_list("pk", "fingerprint", "coup_id", "cleared_at", "message"))
     }
     context.load_tables({shoe["table_id"] for shoe in shoes.values()})
     context.load_paytables(paytable_ids)
@@ -598,13 +604,12 @@ def _shoe_findings(shoe, coups, selected_ids, wagers_by_coup, ledger, context):
 
 def _coup_findings(pk, player_codes, banker_codes, reported, shoe, paytable_id, wagers, ledger, context):
     try:
-        dealt = game.Coup.from_codes(player=player_codes, banker=banker_codes)
+        # The draw rules and the reported winner.
+        verdict, evaluation = context.coup_verdict(player_codes, banker_codes, reported or None)
     except (ValueError, game.InvalidCard):
         logger.warning("coup %s: cards that name no card: %s / %s", pk, player_codes, banker_codes)
         return []
     findings = []
-    # The draw rules and the reported winner.
-    verdict, evaluation = context.coup_verdict(dealt, reported or None)
     for finding in verdict:
         key = finding.code
         if finding.code == "hand_size":  # one per hand: the message names it first
@@ -615,15 +620,28 @@ def _coup_findings(pk, player_codes, banker_codes, reported, shoe, paytable_id, 
     table_id = shoe["table_id"]
     facts = context.relevant_facts(paytable_id, evaluation.facts)
     version, limits = context.limits_at(table_id, context.dealt_at.get(pk))
+    # A wager found clean is clean whatever its seat (limits, increments and settlement do not look
+    # at the seat): remembered by everything else it was judged on, one lookup per clean wager.
+    clean = context.clean_wagers
     sides: dict[int, dict[str, tuple[int, str]]] = {}
     for wager_id, _, seat, bet, currency, amount_minor, paid_minor in wagers:
         if bet == "player" or bet == "banker":
             sides.setdefault(seat, {})[bet] = (amount_minor, currency)
-        for finding in context.wager_findings(
+        charged = ledger.get(wager_id, 0)
+        key = (table_id, version, paytable_id, facts, bet, currency, amount_minor, paid_minor, charged)
+        if key in clean:
+            continue
+        wrong = context.wager_findings(
             table_id=table_id, paytable_id=paytable_id, seat=seat, bet=bet, currency=currency,
-            amount_minor=amount_minor, paid_minor=paid_minor, charged_minor=ledger.get(wager_id, 0),
+            amount_minor=amount_minor, paid_minor=paid_minor, charged_minor=charged,
             evaluation=evaluation, facts=facts, version=version, limits=limits,
-        ):
+        )
+        if not wrong:
+            if len(clean) >= _CACHE_LIMIT:
+                clean.clear()
+            clean.add(key)
+            continue
+        for finding in wrong:
             findings.append(Finding(f"{finding.code}:wager{wager_id}", finding, pk, wager_id, seat))
     # A seat on both Player and Banker: judged by the engine with no limits, so only that rule can
     # speak (with no limits and no increments, a seat holding other bets breaks no rule: not asked).

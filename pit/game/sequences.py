@@ -6,10 +6,11 @@ back-office stores and compares the shingles."""
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .cards import RANKS, parse_card
+from .cards import ALL_CARD_CODES, RANKS, parse_card
 from .violations import Violation, violation
 
 # k = 10 consecutive cards: the first three coups of a replayed shoe deal at least 12 cards, so at
@@ -24,8 +25,9 @@ NEW_DECK_RUN_LENGTH = 7
 def dealt_order(player: Sequence[str], banker: Sequence[str]) -> list[str]:
     """A coup's cards in the order they left the shoe: Player, Banker, Player, Banker, then
     Player's third card and Banker's third card (normalised codes)."""
-    player = [parse_card(code).code for code in player]
-    banker = [parse_card(code).code for code in banker]
+    if not (_NORMAL.issuperset(player) and _NORMAL.issuperset(banker)):  # as stored: already normalised
+        player = [parse_card(code).code for code in player]
+        banker = [parse_card(code).code for code in banker]
     order = []
     for index in range(max(len(player), len(banker))):
         if index < len(player):
@@ -33,6 +35,11 @@ def dealt_order(player: Sequence[str], banker: Sequence[str]) -> list[str]:
         if index < len(banker):
             order.append(banker[index])
     return order
+
+
+_NORMAL = frozenset(ALL_CARD_CODES)
+# Seven or more cards of one suit in a row: the only stretches a new-deck run can lie in.
+_SAME_SUIT_STRETCH = re.compile(rf"(.)\1{{{NEW_DECK_RUN_LENGTH - 1},}}")
 
 
 def shingle_digest(codes: Sequence[str]) -> int:
@@ -44,7 +51,16 @@ def shingle_digest(codes: Sequence[str]) -> int:
 
 def shingles(codes: Sequence[str], length: int = SHINGLE_LENGTH) -> list[tuple[int, int]]:
     """(position of the first card, digest) of every run of `length` consecutive cards."""
-    return [(start, shingle_digest(codes[start : start + length])) for start in range(len(codes) - length + 1)]
+    if not _NORMAL.issuperset(codes):
+        return [(start, shingle_digest(codes[start : start + length])) for start in range(len(codes) - length + 1)]
+    # Normalised codes are two characters each: a run's text (codes joined by spaces) is a slice of
+    # the whole shoe's text, 3 bytes a card, hashed without joining each run again.
+    text, width = " ".join(codes).encode(), 3 * length - 1
+    blake2b, from_bytes = hashlib.blake2b, int.from_bytes
+    return [
+        (start, from_bytes(blake2b(text[3 * start : 3 * start + width], digest_size=8).digest(), "big", signed=True))
+        for start in range(len(codes) - length + 1)
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +72,19 @@ class Run:
 def new_deck_runs(codes: Sequence[str], length: int = NEW_DECK_RUN_LENGTH) -> list[Run]:
     """Runs of at least `length` cards in new-deck order: each card of the same suit as the one
     before and one rank above it (A, 2 ... K), or one rank below it all the way."""
+    if length == NEW_DECK_RUN_LENGTH and _NORMAL.issuperset(codes):
+        # A run lies within `length` or more cards of one suit in a row (a change of suit ends any
+        # run): only those stretches are walked.
+        suits = "".join(code[1] for code in codes)
+        return [
+            Run(run.start + stretch.start(), run.cards)
+            for stretch in _SAME_SUIT_STRETCH.finditer(suits)
+            for run in _new_deck_runs(codes[stretch.start() : stretch.end()], length)
+        ]
+    return _new_deck_runs(codes, length)
+
+
+def _new_deck_runs(codes: Sequence[str], length: int) -> list[Run]:
     runs = []
     start, step = 0, 0
     ranks = [RANKS.index(code[0]) for code in codes]

@@ -144,3 +144,23 @@ def test_a_shoe_in_new_deck_order_is_flagged(record):
     )
     coups_check(coup_ids=list(shoe.coups.values_list("pk", flat=True)))
     assert len(found("new_deck_order_run")) == len(violations)
+
+
+def test_shingles_and_new_deck_runs_of_stored_codes_are_those_of_each_run_on_its_own():
+    """The fast paths for normalised codes (one text sliced per run, only same-suit stretches walked)
+    give what hashing each run and walking every card give, on shoes full of one-suit stretches."""
+    rng = random.Random(20261201)
+    runs = 0
+    for _ in range(2000):
+        codes, suit, rank = [], "S", 5
+        for _ in range(rng.randint(0, 70)):
+            suit = rng.choice("SHDC") if rng.random() < 0.1 else suit
+            rank = (rank + rng.choice([1, 1, 1, -1, -1, 0, 3])) % 13
+            codes.append(game.RANKS[rank] + suit)
+        assert sequences.shingles(codes) == [
+            (start, sequences.shingle_digest(codes[start : start + 10])) for start in range(len(codes) - 9)
+        ]
+        found = sequences.new_deck_runs(codes)
+        assert found == sequences._new_deck_runs(codes, sequences.NEW_DECK_RUN_LENGTH)
+        runs += len(found)
+    assert runs > 50  # the shoes did hold runs to find
