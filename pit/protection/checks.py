@@ -28,16 +28,16 @@ import logging
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from decimal import Decimal, localcontext
-from operator import itemgetter
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count
+from django.db.models import Count, F
 
 from pit import game
 from pit.compliance.models import RuleViolation
 from pit.compliance.services import violation_record
 from pit.core.money import exponent, from_minor
+from pit.core.rows import AnyOf, values_rows
 from pit.game import counting, sequences
 from pit.game.sequences import NEW_DECK_RUN_LENGTH, SHINGLE_LENGTH
 from pit.paytables.models import PaytableConfiguration
@@ -78,28 +78,19 @@ class _Paytables:
             }
 
 
-WAGERS_KEPT = 1_000_000
-
-
-class _KeptWagers:
-    """The wagers a run's chunks read, by table and gaming day, for the tests over a table's day: up
-    to WAGERS_KEPT of them (a longer run reads the days past that again)."""
+class _KeptDays:
+    """For the tests over a table's day: each table's gaming day's deviation sums as the run's chunks
+    added them up (per shoe and day, from the wagers they read), and how many of the table's coups
+    that day they cover. A day is taken from here only when that is all of them; the others are read."""
 
     def __init__(self) -> None:
-        self.coups: dict[tuple[int, dt.date], set[int]] = defaultdict(set)
-        self.rows: dict[tuple[int, dt.date], list[tuple]] = defaultdict(list)
-        self.count = 0
+        self.coups: Counter = Counter()
+        self.sums: dict[tuple[int, dt.date], dict[int | None, list]] = {}
 
-    def keep(self, table_id: int, coups: list[tuple], wagers: list[tuple]) -> None:
-        if self.count + len(wagers) > WAGERS_KEPT:
-            return
-        self.count += len(wagers)
-        day_of = {}
-        for row in coups:
-            day_of[row[0]] = row[3]
-            self.coups[table_id, row[3]].add(row[0])
-        for row in wagers:
-            self.rows[table_id, day_of[row[0]]].append(row)
+    def keep(self, table_id: int, coups: list[tuple], by_day: dict[dt.date, dict[int | None, list]]) -> None:
+        self.coups.update((table_id, row[3]) for row in coups)
+        for day, totals in by_day.items():
+            _add_totals(self.sums.setdefault((table_id, day), _totals()), totals)
 
 
 def protection_check_shoes(*, shoe_ids: Iterable[int], weekly: bool = False) -> int:
@@ -126,7 +117,7 @@ class ProtectionRun:
         self.holding = 0
         self.table_days: dict[int, set[dt.date]] = defaultdict(set)
         self.paytables = _Paytables()
-        self.kept = _KeptWagers()
+        self.kept = _KeptDays()
 
     def shoes(
         self, shoe_ids: list[int], coups_by_shoe: dict[int, list[tuple]] | None = None,
@@ -157,7 +148,7 @@ class ProtectionRun:
 def _shoes_check(
     shoe_ids: list[int], table_days: dict[int, set[dt.date]], paytables: _Paytables,
     coups_by_shoe: dict[int, list[tuple]] | None = None, wagers_by_shoe: dict[int, list[tuple]] | None = None,
-    *, kept: _KeptWagers | None = None,
+    *, kept: _KeptDays | None = None,
 ) -> int:
     shoes = Shoe.objects.select_related("table").in_bulk(shoe_ids)
     if coups_by_shoe is None:
@@ -189,9 +180,15 @@ def _shoes_check(
         ):
             wagers_by_shoe[shoe_id].append(row)
     for shoe in checked:
+        coups = coups_by_shoe[shoe.pk]
+        # Added up once, by gaming day: the shoe's sums are its days', and its days go on to the
+        # tables' days (`finish`).
+        by_day = _deviation_totals(wagers_by_shoe.get(shoe.pk, ()), paytables, {row[0]: row[3] for row in coups})
         if kept is not None:
-            kept.keep(shoe.table_id, coups_by_shoe[shoe.pk], wagers_by_shoe.get(shoe.pk, ()))
-        totals = _deviation_totals(wagers_by_shoe.get(shoe.pk, ()), paytables)
+            kept.keep(shoe.table_id, coups, by_day)
+        totals = _totals()
+        for day_totals in by_day.values():
+            _add_totals(totals, day_totals)
         findings += _deviation_findings(
             shoe.table, shoe, f"Shoe {shoe.sequence} at table {shoe.table.code}", f"shoe{shoe.pk}",
             settings.PIT_PROTECTION_Z_SHOE, totals, max(row[3] for row in coups_by_shoe[shoe.pk]),
@@ -205,13 +202,12 @@ def _sequence_findings(shoes: list[Shoe], coups_by_shoe: dict[int, list[tuple]])
     Each shoe sees the index as checking the shoes one by one, in id order, would: a later shoe of
     this chunk as it was stored before this run, an earlier one as indexed now."""
     chunk = {shoe.pk for shoe in shoes}
-    before: dict[int, list[tuple]] = defaultdict(list)  # shoe -> its stored (position, digest, day, coup)
-    for shoe_id, *row in CardShingle.objects.filter(shoe_id__in=chunk).values_list(
-        "shoe_id", "position", "digest", "gaming_day", "coup_id"
+    before: dict[int, dict[int, int]] = defaultdict(dict)  # shoe -> position -> digest, as stored
+    for shoe_id, position, digest in values_rows(
+        CardShingle.objects.filter(AnyOf(F("shoe_id"), chunk)).values_list("shoe_id", "position", "digest")
     ):
-        before[shoe_id].append(tuple(row))
+        before[shoe_id][position] = digest
     indexed: dict[int, tuple[list, list, list]] = {}
-    new: list[CardShingle] = []
     for shoe in shoes:
         coups = coups_by_shoe[shoe.pk]
         try:
@@ -219,10 +215,29 @@ def _sequence_findings(shoes: list[Shoe], coups_by_shoe: dict[int, list[tuple]])
         except (ValueError, game.InvalidCard):
             logger.warning("shoe %s: cards that name no card; its sequence is not indexed", shoe.pk)
             continue
-        coup_of = [coups[index] for index in owners]
-        shingles = sequences.shingles(codes)
-        new += _index(shoe, shingles, coup_of, {row[0]: row[1] for row in before[shoe.pk]})
-        indexed[shoe.pk] = (codes, coup_of, shingles)
+        indexed[shoe.pk] = (codes, [coups[index] for index in owners], sequences.shingles(codes))
+    # A digest can only tie two shoes of the chunk together when two of them hold it (now or as
+    # stored): only those are looked at below, and only their stored rows are read, before the index
+    # is brought up to date.
+    holders: Counter = Counter()
+    for shoe_id in chunk:
+        held = set(before[shoe_id].values())
+        if shoe_id in indexed:
+            held.update(digest for _, digest in indexed[shoe_id][2])
+        holders.update(held)
+    shared = [digest for digest, count in holders.items() if count > 1]
+    stored: dict[int, list[tuple]] = defaultdict(list)  # digest -> (shoe, position, digest, day, coup) as stored
+    if shared:
+        for row in values_rows(
+            CardShingle.objects.filter(AnyOf(F("shoe_id"), chunk), AnyOf(F("digest"), shared))
+            .values_list("shoe_id", "position", "digest", "gaming_day", "coup_id")
+        ):
+            stored[row[2]].append(row)
+    new: list[CardShingle] = []
+    for shoe in shoes:
+        if shoe.pk in indexed:
+            _, coup_of, shingles = indexed[shoe.pk]
+            new += _index(shoe, shingles, coup_of, before[shoe.pk])
     CardShingle.objects.bulk_create(new, batch_size=1000)
     if not indexed:
         return 0
@@ -235,10 +250,7 @@ def _sequence_findings(shoes: list[Shoe], coups_by_shoe: dict[int, list[tuple]])
     now: dict[int, list[tuple]] = defaultdict(list)
     for row in found:
         now[row[2]].append(row)
-    stored: dict[int, list[tuple]] = defaultdict(list)
-    for other, rows in before.items():
-        for row in rows:
-            stored[row[1]].append((other, *row))
+    seen_elsewhere = now.keys() | stored.keys()
     findings = 0
     for shoe in shoes:
         if shoe.pk not in indexed:
@@ -249,7 +261,8 @@ def _sequence_findings(shoes: list[Shoe], coups_by_shoe: dict[int, list[tuple]])
         first_day, last_day = coups[0][3] - margin, coups[-1][3] + margin
         position_of = {}
         for position, digest in shingles:
-            position_of.setdefault(digest, position)
+            if digest in seen_elsewhere:
+                position_of.setdefault(digest, position)
         visible = []
         for digest in position_of:
             visible += [row for row in now.get(digest, ()) if row[0] not in chunk or row[0] < shoe_id]
@@ -430,17 +443,17 @@ def _advantage_play_day(table: Table, day: dt.date, worth: dict, wagers: Iterabl
 
 
 def _table_day_deviations(
-    table: Table, days: list[dt.date], paytables: _Paytables, *, weekly: bool, kept: _KeptWagers | None = None
+    table: Table, days: list[dt.date], paytables: _Paytables, *, weekly: bool, kept: _KeptDays | None = None
 ) -> int:
     """The table's gaming days (and with `weekly` the 7 gaming days ending on each: a week of wagers,
     read by the nightly sweep, not after every coup): a week's sums are its days' sums (each coup
-    falls on one day). A day whose every coup at the table the run's chunks already read (`kept`,
-    counted against the coups the table has that day) is added up from those wagers; the other
-    days' wagers are read in one query."""
+    falls on one day). A day whose every coup at the table the run's chunks already added up (`kept`,
+    counted against the coups the table has that day) is taken from there; the other days' wagers
+    are read in one query."""
     wanted = set(days)
     if weekly:
         wanted |= {day - dt.timedelta(days=back) for day in days for back in range(DAY_LEVEL_WEEK)}
-    by_day: dict[dt.date, list[tuple]] = defaultdict(list)
+    day_totals: dict[dt.date, dict[int | None, list]] = {}
     missing = sorted(wanted)
     if kept is not None and kept.coups:
         counts = dict(
@@ -449,15 +462,16 @@ def _table_day_deviations(
         )
         missing = []
         for day in sorted(wanted):
-            coups = kept.coups.get((table.pk, day))
-            if coups is not None and len(coups) == counts.get(day, 0):
-                # In coup order as one read would give them (a coup's own wagers keep their order).
-                by_day[day] = sorted(kept.rows[table.pk, day], key=itemgetter(0))
-            elif counts.get(day, 0):
+            if not counts.get(day, 0):
+                continue
+            if kept.coups.get((table.pk, day)) == counts[day]:
+                day_totals[day] = kept.sums.get((table.pk, day), {})
+            else:
                 missing.append(day)
     if missing:
         read = set(missing)
-        for day, *row in (
+        rows, day_of = [], {}
+        for day, *row in values_rows(
             Wager.objects.filter(
                 coup__shoe__table_id=table.pk, coup__gaming_day__gte=missing[0], coup__gaming_day__lte=missing[-1]
             )
@@ -465,12 +479,13 @@ def _table_day_deviations(
             .values_list(
                 "coup__gaming_day", "coup_id", "seat", "bet", "coup__paytable_id", "amount_minor", "payout_minor",
                 "commission_minor", "result",
-            ).iterator(chunk_size=5000)
+            )
         ):
             if day in read:
-                by_day[day].append(row)
-    paytables.load({row[3] for rows in by_day.values() for row in rows})
-    day_totals = {day: _deviation_totals(rows, paytables) for day, rows in by_day.items()}
+                rows.append(row)
+                day_of[row[0]] = day
+        paytables.load({row[3] for row in rows})
+        day_totals.update(_deviation_totals(rows, paytables, day_of))
     findings = 0
     for day in days:
         findings += _deviation_findings(
@@ -479,11 +494,9 @@ def _table_day_deviations(
         )
         if weekly:
             start = day - dt.timedelta(days=DAY_LEVEL_WEEK - 1)
-            week: dict[int | None, list] = defaultdict(lambda: [0, Decimal(0), Decimal(0), 0])
+            week = _totals()
             for back in range(DAY_LEVEL_WEEK - 1, -1, -1):
-                for who, sums in day_totals.get(day - dt.timedelta(days=back), {}).items():
-                    for index in range(4):
-                        week[who][index] += sums[index]
+                _add_totals(week, day_totals.get(day - dt.timedelta(days=back), {}))
             findings += _deviation_findings(
                 table, None, f"Table {table.code} over gaming days {start} to {day}", f"week{day}",
                 settings.PIT_PROTECTION_Z_WEEK, week, day,
@@ -491,14 +504,31 @@ def _table_day_deviations(
     return findings
 
 
-def _deviation_totals(rows: Iterable[tuple], paytables: _Paytables) -> dict[int | None, list]:
-    """Per table (None) and per seat: house win, theoretical win, variance (minor units), wagers, from
-    (coup, seat, bet, paytable, amount, payout, commission, result) rows in coup order.
+def _totals() -> dict[int | None, list]:
+    """Deviation sums per table (None) and per seat: house win, theoretical win, variance (minor
+    units), wagers."""
+    return defaultdict(lambda: [0, Decimal(0), Decimal(0), 0])
+
+
+def _add_totals(into: dict[int | None, list], totals: dict[int | None, list]) -> None:
+    for who, sums in totals.items():
+        target = into[who]
+        for index in range(4):
+            target[index] += sums[index]
+
+
+def _deviation_totals(
+    rows: Iterable[tuple], paytables: _Paytables, day_of: dict[int, dt.date]
+) -> dict[dt.date, dict[int | None, list]]:
+    """Per gaming day (`day_of`: each coup's), per table (None) and per seat: house win, theoretical
+    win, variance (minor units), wagers, from (coup, seat, bet, paytable, amount, payout, commission,
+    result) rows in coup order.
 
     Wagers on one coup are not independent (seats on the same side win together; Player and Banker
     bets move against each other): a coup's standard deviation is bounded by the sum of its wagers'
     (stake x the bet's standard deviation per unit), and coups are independent."""
-    totals: dict[int | None, list] = defaultdict(lambda: [0, Decimal(0), Decimal(0), 0])
+    by_day: dict[dt.date, dict[int | None, list]] = {}
+    totals: dict[int | None, list] = {}
     per_coup: dict[int | None, Decimal] = defaultdict(Decimal)
     products = paytables.products
     lose = WagerResult.LOSE
@@ -509,6 +539,10 @@ def _deviation_totals(rows: Iterable[tuple], paytables: _Paytables) -> dict[int 
                 totals[who][2] += spread * spread
             per_coup.clear()
             last_coup = coup_id
+            day = day_of[coup_id]
+            totals = by_day.get(day)
+            if totals is None:
+                totals = by_day[day] = _totals()
         # A pit repeats the same few stakes: each stake's theoretical and spread computed once.
         key = (paytable_id, bet, amount)
         product = products.get(key)
@@ -530,7 +564,7 @@ def _deviation_totals(rows: Iterable[tuple], paytables: _Paytables) -> dict[int 
         per_coup[seat] += spread
     for who, spread in per_coup.items():
         totals[who][2] += spread * spread
-    return totals
+    return by_day
 
 
 def _deviation_findings(
