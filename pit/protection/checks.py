@@ -376,19 +376,19 @@ def _advantage_play(table: Table, days: list[dt.date]) -> int:
     findings = 0
     for start in range(0, len(days), ADVANTAGE_DAYS_PER_READ):
         some = days[start : start + ADVANTAGE_DAYS_PER_READ]
-        worth_by_day: dict[dt.date, dict[tuple[int, str], tuple[bool, Decimal]]] = defaultdict(dict)
-        for day, coup_id, bet, positive, expectation in SideBetExpectation.objects.filter(
-            coup__shoe__table_id=table.pk, coup__gaming_day__in=some
-        ).values_list("coup__gaming_day", "coup_id", "bet", "positive", "expectation"):
-            worth_by_day[day][coup_id, bet] = (positive, expectation)
-        tested = [
-            day for day in some if any(positive for positive, _ in worth_by_day.get(day, {}).values())
-        ]
+        # (coup, bet) -> whether its expectation was positive (the figures are read for a finding's evidence).
+        worth_by_day: dict[dt.date, dict[tuple[int, str], bool]] = defaultdict(dict)
+        for day, coup_id, bet, positive in values_rows(
+            SideBetExpectation.objects.filter(coup__shoe__table_id=table.pk, coup__gaming_day__in=some)
+            .values_list("coup__gaming_day", "coup_id", "bet", "positive")
+        ):
+            worth_by_day[day][coup_id, bet] = positive
+        tested = [day for day in some if any(worth_by_day.get(day, {}).values())]
         if not tested:
             continue
         bets = sorted({bet for day in tested for _, bet in worth_by_day[day]})
         wagers_by_day: dict[dt.date, list[tuple]] = defaultdict(list)
-        for day, *row in (
+        for day, *row in values_rows(
             Wager.objects.filter(coup__shoe__table_id=table.pk, coup__gaming_day__in=tested, bet__in=bets)
             .order_by("coup__gaming_day", "coup__dealt_at", "coup_id", "pk")
             .values_list(
@@ -403,12 +403,12 @@ def _advantage_play(table: Table, days: list[dt.date]) -> int:
 
 
 def _advantage_play_day(table: Table, day: dt.date, worth: dict, wagers: Iterable[tuple]) -> int:
-    """One gaming day's test: `worth` maps (coup, bet) to (positive, expectation), `wagers` are the
+    """One gaming day's test: `worth` maps (coup, bet) to whether its expectation was positive, `wagers` are the
     day's side bets in the order they were dealt."""
     threshold = settings.PIT_PROTECTION_SIDE_BET_P_VALUE
     findings = 0
     opportunities, positives = Counter(), Counter()
-    for (_, bet), (positive, _) in worth.items():
+    for (_, bet), positive in worth.items():
         opportunities[bet] += 1
         positives[bet] += positive
     chance = {bet: positives[bet] / opportunities[bet] for bet in opportunities}
@@ -417,17 +417,23 @@ def _advantage_play_day(table: Table, day: dt.date, worth: dict, wagers: Iterabl
         if (row[1], row[2]) in worth:
             by_seat[row[0]].append(row)
     for seat, wagers in sorted(by_seat.items()):
-        hits = [row for row in wagers if worth[row[1], row[2]][0]]
+        hits = [row for row in wagers if worth[row[1], row[2]]]
         if len(hits) < SIDE_BET_MIN_HITS:
             continue
         chances = [chance[row[2]] for row in wagers]
         p_value = counting.tail_probability(chances, len(hits))
         if p_value >= threshold:
             continue
+        shown = hits[:EVIDENCE_SHOWN]
+        expectation = {
+            (coup_id, bet): value for coup_id, bet, value in SideBetExpectation.objects.filter(
+                coup_id__in={row[1] for row in shown}, bet__in={row[2] for row in shown}
+            ).values_list("coup_id", "bet", "expectation")
+        }
         evidence = "; ".join(
-            f"shoe {sequence} coup {number} {bet} {worth[coup_id, bet][1]:+.4f} a unit, staked "
+            f"shoe {sequence} coup {number} {bet} {expectation[coup_id, bet]:+.4f} a unit, staked "
             f"{from_minor(amount, currency)}"
-            for _, coup_id, bet, amount, currency, number, sequence in hits[:EVIDENCE_SHOWN]
+            for _, coup_id, bet, amount, currency, number, sequence in shown
         ) + ("" if len(hits) <= EVIDENCE_SHOWN else f"; and {len(hits) - EVIDENCE_SHOWN} more")
         finding = counting.advantage_play(seat, len(hits), len(wagers), sum(chances), p_value, evidence)
         first = Coup.objects.select_related("shoe__table").get(pk=hits[0][1])
