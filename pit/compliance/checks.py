@@ -248,6 +248,15 @@ class _Context:
         self._memo: dict[tuple, object] = {}
         self.clean_wagers: set[tuple] = set()
 
+    def card_seen(self, decks: int, code: str, count: int, coup_id: int) -> list[game.Violation]:
+        """The engine's capacity findings for one card seen `count` times in a shoe of `decks` decks,
+        remembered by those (a shoe over capacity asks for every card of every coup)."""
+        key = ("seen", decks, code, count)
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = _cards_seen(decks, {code: count}, coup_id)
+        return found
+
     def relevant_facts(self, paytable_id: int, facts: frozenset[str]) -> frozenset[str]:
         key = ("facts", paytable_id, facts)
         relevant = self._memo.get(key)
@@ -579,7 +588,7 @@ def _shoe_findings(shoe, coups, selected_ids, wagers_by_coup, ledger, context):
         if over_capacity:
             charged = set(codes) | (burn_codes if index == 0 else set())
             for code in sorted(charged):
-                for finding in _cards_seen(decks, {code: seen[code]}, pk):
+                for finding in context.card_seen(decks, code, seen[code], pk):
                     findings.append(Finding(f"card_over_capacity:coup{pk}:{code}", finding, pk))
         if overdealt:
             for finding in _cards_seen(decks, seen, pk):

@@ -5,6 +5,7 @@ filter on a long list of ids that costs one parameter on PostgreSQL."""
 from django.core.exceptions import EmptyResultSet
 from django.db import connection, connections
 from django.db.models import Lookup
+from psycopg.types.datetime import TimestamptzLoader
 
 
 def model_columns(model, alias: str) -> list[str]:
@@ -54,7 +55,12 @@ def values_rows(queryset) -> list[tuple]:
         sql, params = compiler.as_sql()
     except EmptyResultSet:
         return []
-    with connections[queryset.db].cursor() as cursor:
+    database = connections[queryset.db]
+    with database.cursor() as cursor:
+        if database.vendor == "postgresql" and database.timezone_name == "UTC":
+            # Django's timestamptz loader is written in Python (it sets the zone after psycopg's);
+            # a session in UTC gives the same aware datetimes through psycopg's own, in C.
+            cursor.cursor.adapters.register_loader("timestamptz", TimestamptzLoader)
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     columns = compiler.select[: compiler.col_count]
