@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 import logging
+import multiprocessing
 import os
 import pickle
 import traceback
@@ -41,7 +42,7 @@ from pit.core.rows import AnyOf, values_rows
 from pit.ledger.models import CommissionEntry, EntryKind
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import engine_paytable
-from pit.protection.checks import ProtectionRun, protection_check_shoes
+from pit.protection.checks import ProtectionRun
 from pit.shoes.models import Coup, Shoe, Wager
 from pit.shoes.selectors import standing_condition
 from pit.tables.models import Table, TableEvent, TableEventKind, TableLimit, TableLimitVersion, TableStatus
@@ -142,7 +143,7 @@ def coups_sweep(
     processes = sweep_processes()
     if processes > 1:
         return _shoes_check_fanned_out(shoe_ids, selected=in_range, progress=progress, processes=processes)
-    protection = ProtectionRun()
+    protection = ProtectionRun(sweep=True)
     totals = _shoes_check(shoe_ids, selected=in_range, progress=progress, protection=protection)
     totals.holding += protection.finish(weekly=True)
     return totals
@@ -160,27 +161,44 @@ def sweep_processes() -> int:
 def _shoes_check_fanned_out(
     shoe_ids: list[int], *, selected: Q, progress: Callable[[int], None] | None, processes: int
 ) -> CheckTotals:
-    """The sweep in `processes` processes: the rule checks' chunks dealt round-robin to
-    `processes - 1` forked children (a chunk's findings depend on that chunk alone; each child its own
-    connection, each chunk its own transaction, written exactly as in one process), while this
-    process runs game protection over every chunk in shoe id order (its shingle index is built shoe
-    after shoe) and then the tables' days. A child's failure is raised here once every child ended."""
-    chunks = [shoe_ids[start : start + SHOES_PER_CHUNK] for start in range(0, len(shoe_ids), SHOES_PER_CHUNK)]
+    """The sweep in `processes` processes. Each chunk's findings depend on that chunk alone, except
+    the shoe sequences (their index is built shoe after shoe): this process runs those over every
+    chunk in shoe id order first, then, like `processes - 1` forked children (each its own
+    connection), takes chunks one at a time from a shared counter and checks each in its own
+    transaction, written exactly as in one process: the rule checks and the rest of game protection.
+    The children hand their totals and protection sums back through a pipe; the tables' days are
+    tested here once all have ended. A child's failure is raised here once every child ended."""
+    # Smaller chunks than one process reads, down to 10 shoes, so that the processes end together.
+    size = min(SHOES_PER_CHUNK, max(10, -(-len(shoe_ids) // (4 * processes))))
+    chunks = [shoe_ids[start : start + size] for start in range(0, len(shoe_ids), size)]
+    taken = multiprocessing.get_context("fork").Value("i", 0)
+
+    def work(protection: ProtectionRun) -> list[CheckTotals]:
+        context, done = _Context(), []
+        while True:
+            with taken.get_lock():
+                index = taken.value
+                taken.value += 1
+            if index >= len(chunks):
+                return done
+            with transaction.atomic():
+                done.append(_chunk_check(
+                    chunks[index], selected=selected, context=context, protection=protection, sequences=False
+                ))
+
     connections.close_all()  # a child must not share this process's connection
     children = []
-    for index in range(processes - 1):
-        mine = chunks[index :: processes - 1]
-        if not mine:
-            break
+    for _ in range(min(processes - 1, len(chunks))):
         read_end, write_end = os.pipe()
         pid = os.fork()
-        if pid == 0:  # the child: check its chunks, answer through the pipe, and leave
+        if pid == 0:  # the child: check chunks, answer through the pipe, and leave
             os.close(read_end)
             status = 0
             try:
-                answer = ("done", _chunks_rule_check(mine, selected=selected))
+                protection = ProtectionRun()
+                answer = ("done", work(protection), protection.state())
             except BaseException:  # noqa: BLE001 (any failure is handed to the parent)
-                answer, status = ("failed", traceback.format_exc()), 1
+                answer, status = ("failed", traceback.format_exc(), None), 1
             try:
                 with os.fdopen(write_end, "wb") as pipe:
                     pickle.dump(answer, pipe)
@@ -189,8 +207,16 @@ def _shoes_check_fanned_out(
                 os._exit(status)
         os.close(write_end)
         children.append((pid, read_end))
+    protection = ProtectionRun(sweep=True)
+    totals = CheckTotals()
     try:
-        holding = protection_check_shoes(shoe_ids=shoe_ids, weekly=True)
+        for chunk in chunks:
+            with transaction.atomic():
+                protection.sequences(chunk)
+        for done in work(protection):
+            totals.add(done)
+            if progress is not None:
+                progress(done.coups)
     finally:
         answers = []
         for pid, read_end in children:
@@ -198,28 +224,18 @@ def _shoes_check_fanned_out(
                 try:
                     answers.append(pickle.load(pipe))  # noqa: S301 (our own child's answer)
                 except EOFError:
-                    answers.append(("failed", f"sweep process {pid} ended without an answer"))
+                    answers.append(("failed", f"sweep process {pid} ended without an answer", None))
             os.waitpid(pid, 0)
-    totals = CheckTotals()
-    for kind, answer in answers:
+    for kind, answer, state in answers:
         if kind == "failed":
             raise RuntimeError(f"a sweep process failed:\n{answer}")
         for done in answer:
             totals.add(done)
             if progress is not None:
                 progress(done.coups)
-    totals.holding += holding
+        protection.merge(state)
+    totals.holding += protection.finish(weekly=True)
     return totals
-
-
-def _chunks_rule_check(chunks: list[list[int]], *, selected: Q) -> list[CheckTotals]:
-    """The rule checks alone of some chunks of shoes, each in its own transaction."""
-    context = _Context()
-    done = []
-    for chunk in chunks:
-        with transaction.atomic():
-            done.append(_chunk_check(chunk, selected=selected, context=context, protection=None))
-    return done
 
 
 def coups_in_range_count(*, first_day: dt.date, last_day: dt.date) -> int:
@@ -450,7 +466,7 @@ def _shoes_check(
 
 
 def _chunk_check(
-    shoe_ids: list[int], *, selected: Q, context: _Context, protection: ProtectionRun | None
+    shoe_ids: list[int], *, selected: Q, context: _Context, protection: ProtectionRun, sequences: bool = True,
 ) -> CheckTotals:
     shoes = {
         row["id"]: row
@@ -541,8 +557,6 @@ def _chunk_check(
             for finding in findings:
                 found.setdefault(finding.fingerprint, (finding, where))
     done = _write(found, earlier, selected_ids, shoes=len(shoe_ids))
-    if protection is None:
-        return done
     protection.shoes(
         shoe_ids,
         {
@@ -550,6 +564,7 @@ def _chunk_check(
             for shoe_id, coups in coups_by_shoe.items()
         },
         wagers_by_shoe,
+        sequences=sequences,
     )
     return done
 

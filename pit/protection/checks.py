@@ -111,25 +111,56 @@ class ProtectionRun:
     """One run of the protection checks over chunks of shoes given in shoe id order (`shoes`, each
     chunk in the caller's transaction), then over the tables' gaming days they touched (`finish`).
     The rule checks' sweep hands each chunk's coups and wagers over as it read them (one read of a
-    chunk for both); alone, a chunk reads its own."""
+    chunk for both); alone, a chunk reads its own.
 
-    def __init__(self) -> None:
+    A sweep fanned out over processes splits it: the shoe sequences (whose index is built shoe after
+    shoe, so in shoe id order in one process: `sequences`) apart from the rest of each chunk's tests
+    (`shoes(..., sequences=False)`, in any process and order); each process's `state()` is
+    `merge`d into the one that runs `finish`."""
+
+    def __init__(self, *, sweep: bool = False) -> None:
         self.holding = 0
         self.table_days: dict[int, set[dt.date]] = defaultdict(set)
         self.paytables = _Paytables()
         self.kept = _KeptDays()
+        # A sweep's chunks look up only the digests two shoes could hold (see _SharedDigests).
+        self.shared = _SharedDigests() if sweep else None
 
     def shoes(
         self, shoe_ids: list[int], coups_by_shoe: dict[int, list[tuple]] | None = None,
-        wagers_by_shoe: dict[int, list[tuple]] | None = None,
+        wagers_by_shoe: dict[int, list[tuple]] | None = None, *, sequences: bool = True,
     ) -> None:
         """Check one chunk of shoes. `coups_by_shoe`: per shoe, (coup, player cards, banker cards,
         gaming day, dealt at, paytable) in number order, every coup of the shoe; `wagers_by_shoe`:
         per shoe, (coup, seat, bet, paytable, amount, payout, commission, result) of every wager of
-        its coups in coup order."""
+        its coups in coup order. Without `sequences`, the shoe sequences are left to `sequences`."""
         self.holding += _shoes_check(
-            shoe_ids, self.table_days, self.paytables, coups_by_shoe, wagers_by_shoe, kept=self.kept
+            shoe_ids, self.table_days, self.paytables, coups_by_shoe, wagers_by_shoe, kept=self.kept,
+            sequences=sequences, shared=self.shared,
         )
+
+    def sequences(self, shoe_ids: list[int]) -> None:
+        """The shoe sequence tests alone of one chunk of shoes (in shoe id order after the chunks
+        before it), from a read of their cards."""
+        shoes = Shoe.objects.select_related("table").in_bulk(shoe_ids)
+        coups_by_shoe = _chunk_coups(shoe_ids)
+        checked = [shoes[shoe_id] for shoe_id in shoe_ids if coups_by_shoe.get(shoe_id)]
+        if checked:
+            self.holding += _sequence_findings(checked, coups_by_shoe, self.shared)
+
+    def state(self) -> tuple:
+        """What `merge` needs of this run, picklable."""
+        sums = {key: dict(totals) for key, totals in self.kept.sums.items()}
+        return self.holding, dict(self.table_days), self.kept.coups, sums
+
+    def merge(self, state: tuple) -> None:
+        holding, table_days, coups, sums = state
+        self.holding += holding
+        for table_id, days in table_days.items():
+            self.table_days[table_id] |= days
+        self.kept.coups.update(coups)
+        for key, totals in sums.items():
+            _add_totals(self.kept.sums.setdefault(key, _totals()), totals)
 
     def finish(self, *, weekly: bool) -> int:
         """The tests over a table's whole gaming day (and week), once per table and day, not once per
@@ -145,20 +176,26 @@ class ProtectionRun:
         return self.holding
 
 
+def _chunk_coups(shoe_ids: list[int]) -> dict[int, list[tuple]]:
+    """Per shoe, (coup, player cards, banker cards, gaming day, dealt at, paytable) in number order."""
+    coups_by_shoe: dict[int, list[tuple]] = defaultdict(list)
+    for shoe_id, *row in values_rows(
+        Coup.objects.filter(AnyOf(F("shoe_id"), shoe_ids)).order_by("shoe_id", "number", "pk").values_list(
+            "shoe_id", "pk", "player_cards", "banker_cards", "gaming_day", "dealt_at", "paytable_id"
+        )
+    ):
+        coups_by_shoe[shoe_id].append(tuple(row))
+    return coups_by_shoe
+
+
 def _shoes_check(
     shoe_ids: list[int], table_days: dict[int, set[dt.date]], paytables: _Paytables,
     coups_by_shoe: dict[int, list[tuple]] | None = None, wagers_by_shoe: dict[int, list[tuple]] | None = None,
-    *, kept: _KeptDays | None = None,
+    *, kept: _KeptDays | None = None, sequences: bool = True, shared: _SharedDigests | None = None,
 ) -> int:
     shoes = Shoe.objects.select_related("table").in_bulk(shoe_ids)
     if coups_by_shoe is None:
-        coups_by_shoe = defaultdict(list)
-        for shoe_id, *row in (
-            Coup.objects.filter(shoe_id__in=shoe_ids).order_by("shoe_id", "number", "pk").values_list(
-                "shoe_id", "pk", "player_cards", "banker_cards", "gaming_day", "dealt_at", "paytable_id"
-            ).iterator(chunk_size=5000)
-        ):
-            coups_by_shoe[shoe_id].append(tuple(row))
+        coups_by_shoe = _chunk_coups(shoe_ids)
     checked = [shoes[shoe_id] for shoe_id in shoe_ids if coups_by_shoe.get(shoe_id)]
     if not checked:
         return 0
@@ -166,17 +203,17 @@ def _shoes_check(
     for shoe in checked:
         table_days[shoe.table_id].update(row[3] for row in coups_by_shoe[shoe.pk])
     _side_bet_expectations(checked, coups_by_shoe, paytables)
-    findings = _sequence_findings(checked, coups_by_shoe)
+    findings = _sequence_findings(checked, coups_by_shoe, shared) if sequences else 0
     findings += _coup_rates(checked, coups_by_shoe)
     if wagers_by_shoe is None:
         wagers_by_shoe = defaultdict(list)
-        for shoe_id, *row in (
+        for shoe_id, *row in values_rows(
             Wager.objects.filter(coup__shoe_id__in=[shoe.pk for shoe in checked])
             .order_by("coup__shoe_id", "coup_id")
             .values_list(
                 "coup__shoe_id", "coup_id", "seat", "bet", "coup__paytable_id", "amount_minor", "payout_minor",
                 "commission_minor", "result",
-            ).iterator(chunk_size=5000)
+            )
         ):
             wagers_by_shoe[shoe_id].append(row)
     for shoe in checked:
@@ -196,7 +233,38 @@ def _shoes_check(
     return findings
 
 
-def _sequence_findings(shoes: list[Shoe], coups_by_shoe: dict[int, list[tuple]]) -> int:
+class _SharedDigests:
+    """For a sweep: the digests that two or more shoes hold in the index, read once for a window of
+    WINDOW_DAYS gaming days (one GROUP BY over it, instead of every chunk looking up each of its
+    thousands of digests), and those this run has indexed since. A digest of a chunk that is in
+    neither is held by that chunk's shoe alone, and is not looked up. (A shoe indexed meanwhile by
+    another process finds its own repeats: they are charged to it, the later shoe.)"""
+
+    WINDOW_DAYS = 31
+
+    def __init__(self) -> None:
+        self.window: tuple[dt.date, dt.date] | None = None
+        self.digests: set[int] = set()
+        self.indexed: set[int] = set()
+
+    def candidates(self, digests: set[int], first_day: dt.date, last_day: dt.date) -> set[int]:
+        if self.window is None or first_day < self.window[0] or last_day > self.window[1]:
+            self.window = (first_day, max(last_day, first_day + dt.timedelta(days=self.WINDOW_DAYS - 1)))
+            table = CardShingle._meta.db_table
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    f"SELECT digest FROM {table} WHERE gaming_day BETWEEN %s AND %s "  # noqa: S608
+                    "GROUP BY digest HAVING min(shoe_id) <> max(shoe_id)",
+                    list(self.window),
+                )
+                self.digests = {digest for (digest,) in cursor.fetchall()}
+            self.indexed = set()  # what this run indexed before is in the read
+        return digests & (self.digests | self.indexed)
+
+
+def _sequence_findings(
+    shoes: list[Shoe], coups_by_shoe: dict[int, list[tuple]], shared: _SharedDigests | None = None
+) -> int:
     """Index the shoes' shingles, then find them in other shoes, and runs in new-deck order.
 
     Each shoe sees the index as checking the shoes one by one, in id order, would: a later shoe of
@@ -225,11 +293,11 @@ def _sequence_findings(shoes: list[Shoe], coups_by_shoe: dict[int, list[tuple]])
         if shoe_id in indexed:
             held.update(digest for _, digest in indexed[shoe_id][2])
         holders.update(held)
-    shared = [digest for digest, count in holders.items() if count > 1]
+    tied = [digest for digest, count in holders.items() if count > 1]
     stored: dict[int, list[tuple]] = defaultdict(list)  # digest -> (shoe, position, digest, day, coup) as stored
-    if shared:
+    if tied:
         for row in values_rows(
-            CardShingle.objects.filter(AnyOf(F("shoe_id"), chunk), AnyOf(F("digest"), shared))
+            CardShingle.objects.filter(AnyOf(F("shoe_id"), chunk), AnyOf(F("digest"), tied))
             .values_list("shoe_id", "position", "digest", "gaming_day", "coup_id")
         ):
             stored[row[2]].append(row)
@@ -244,8 +312,12 @@ def _sequence_findings(shoes: list[Shoe], coups_by_shoe: dict[int, list[tuple]])
 
     days = [row[3] for shoe_id in indexed for row in coups_by_shoe[shoe_id]]
     margin = dt.timedelta(days=settings.PIT_PROTECTION_REPEAT_DAYS)
-    digests = sorted({digest for _, _, shingles in indexed.values() for _, digest in shingles})
-    found = _shingles_matching(digests, min(days) - margin, max(days) + margin)
+    first_day, last_day = min(days) - margin, max(days) + margin
+    digests = {digest for _, _, shingles in indexed.values() for _, digest in shingles}
+    if shared is not None:
+        shared.indexed.update(row.digest for row in new)
+        digests = shared.candidates(digests, first_day, last_day)
+    found = _shingles_matching(sorted(digests), first_day, last_day) if digests else []
     # Where each digest was found: in the index now, and (for this chunk's shoes) as stored before.
     now: dict[int, list[tuple]] = defaultdict(list)
     for row in found:

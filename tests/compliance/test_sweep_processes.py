@@ -1,7 +1,8 @@
-"""The sweep fanned out over processes on PostgreSQL (PIT_SWEEP_PROCESSES: the rule checks' chunks in
-forked children, each with its own connection, game protection in the parent) records exactly what
-one process records: after it, the shoe-by-shoe reference sweep finds nothing to add, clear, restore
-or reword."""
+"""The sweep fanned out over processes on PostgreSQL (PIT_SWEEP_PROCESSES: the parent indexes and
+compares the shoe sequences in shoe order, then it and the forked children, each with its own
+connection, take the chunks' rule checks and the rest of game protection from a shared counter)
+records exactly what one process records: after it, the shoe-by-shoe reference sweep finds nothing
+to add, clear, restore or reword."""
 
 import pytest
 
@@ -18,8 +19,8 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 def test_the_sweep_over_processes_records_what_one_process_records(pit_tables, settings, monkeypatch):  # noqa: F811
     settings.PIT_PROTECTION_MAX_COUPS_PER_HOUR = 40
-    settings.PIT_SWEEP_PROCESSES = 3  # two children with the rule checks, the parent with protection
-    monkeypatch.setattr(checks, "SHOES_PER_CHUNK", 2)  # five shoes: three chunks, dealt to two children
+    settings.PIT_SWEEP_PROCESSES = 3  # the parent and two children
+    monkeypatch.setattr(checks, "SHOES_PER_CHUNK", 2)  # five shoes: three chunks, taken by three processes
     # Nothing is checked as it is posted: the sweep's first pass records every finding.
     monkeypatch.setattr("pit.compliance.tasks.coups_check_owed", lambda **kwargs: 0)
     simulate(ServicesFloorClient(), tables=[table.code for table in pit_tables], seed=16, days=1,
