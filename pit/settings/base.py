@@ -313,10 +313,10 @@ PIT_BOX_VARIANCE_TOLERANCE = env.str("PIT_BOX_VARIANCE_TOLERANCE", default="0.00
 # Game protection: a shoe's card sequence is compared with every shoe of the pit on its gaming days
 # and this many gaming days either side (shoe_sequence_repeat).
 PIT_PROTECTION_REPEAT_DAYS = env.int("PIT_PROTECTION_REPEAT_DAYS", default=1)
-# The sweep (`reverify`, the nightly beat task) on PostgreSQL: the rule checks' chunks fanned out to
-# this many processes less one, beside the one running game protection. 1 (the default): all in one
-# process, from one read of each chunk; two pay only with a core to spare (README, bench_sweep).
-PIT_SWEEP_PROCESSES = env.int("PIT_SWEEP_PROCESSES", default=1)
+# The sweep (`reverify`, the nightly beat task) on PostgreSQL: the processes it runs in (the one that
+# started it indexes the shoe sequences in shoe order, then all take chunks of shoes from a shared
+# counter). 1: all in one process. Default 2 (README, bench_sweep).
+PIT_SWEEP_PROCESSES = env.int("PIT_SWEEP_PROCESSES", default=2)
 # An open table whose dealing shoe has sent no coup for this many minutes is an alarm (stale_feed),
 # looked for every minute; more coups than this within an hour at one table is coup_rate_high.
 PIT_PROTECTION_STALE_FEED_MINUTES = env.int("PIT_PROTECTION_STALE_FEED_MINUTES", default=10)

@@ -15,9 +15,9 @@ Then, interleaved, PIT_BENCH_SWEEP_REPEATS times (median of each):
   through psycopg named cursors (coups then wagers) and decoded, nothing else done with them;
 - the sweep (`coups_sweep`: the rule checks and game protection) re-run over the same range (the
   nightly case: everything judged again, nothing new to write; the first pass, which writes the
-  findings, is printed apart), in PIT_SWEEP_PROCESSES processes (`sweep.processes`, default 1), and
-  again fanned out over two (`sweep.two_processes`: the rule checks in a forked child, protection in
-  the parent);
+  findings, is printed apart), in PIT_SWEEP_PROCESSES processes (`sweep.processes`, default 2: the
+  parent indexes the shoe sequences, then it and a forked child take the chunks), and again in one
+  process (`sweep.one_process`);
 - game protection alone (`protection_check_shoes`, weekly as the sweep runs it), per coup;
 - the check of one coup just posted (`coups_check([coup])`, what the urgent task runs per coup) and
   of a whole shoe's coups in one task (the coalesced check), each per coup.
@@ -299,7 +299,7 @@ def main() -> None:
 
         cProfile.runctx("coups_sweep(first_day=first, last_day=last)", globals(), locals(),
                         os.environ["PIT_BENCH_SWEEP_PROFILE"])
-    anchor, sweep, two_processes, protection, single, coalesced = [], [], [], [], [], []
+    anchor, sweep, one_process, protection, single, coalesced = [], [], [], [], [], []
     processes = sweep_processes()
     for _ in range(REPEATS):
         read, seconds = timed(read_anchor, first, last)
@@ -308,11 +308,11 @@ def main() -> None:
         totals, seconds = timed(coups_sweep, first_day=first, last_day=last)
         assert totals.coups == coups and totals.created == totals.cleared == totals.restored == 0
         sweep.append(seconds)
-        configured, settings.PIT_SWEEP_PROCESSES = settings.PIT_SWEEP_PROCESSES, 2
+        configured, settings.PIT_SWEEP_PROCESSES = settings.PIT_SWEEP_PROCESSES, 1
         totals, seconds = timed(coups_sweep, first_day=first, last_day=last)
         settings.PIT_SWEEP_PROCESSES = configured
         assert totals.coups == coups and totals.created == totals.cleared == totals.restored == 0
-        two_processes.append(seconds)
+        one_process.append(seconds)
         protection.append(timed(protection_check_shoes, shoe_ids=shoe_ids, weekly=True)[1])
         single.append(sum(timed(coups_check, coup_ids=[pk])[1] for pk in singles) / len(singles))
         coalesced.append(timed(coups_check, coup_ids=last_shoe)[1])
@@ -324,8 +324,8 @@ def main() -> None:
     figure("sweep.anchor", f"{anchor_rate:.0f}", "coups/s")
     figure("sweep.ratio", f"{sweep_rate / anchor_rate:.3f}", "x")
     figure("sweep.processes", processes, "processes")
-    figure("sweep.two_processes", f"{coups / statistics.median(two_processes):.0f}", "coups/s")
-    figure("sweep.two_processes_ratio", f"{coups / statistics.median(two_processes) / anchor_rate:.3f}", "x")
+    figure("sweep.one_process", f"{coups / statistics.median(one_process):.0f}", "coups/s")
+    figure("sweep.one_process_ratio", f"{coups / statistics.median(one_process) / anchor_rate:.3f}", "x")
     figure("sweep.coups", coups, "coups")
     figure("sweep.wagers", wagers, "wagers")
     figure("sweep.wagers_per_coup", f"{wagers / coups:.2f}", "wagers")
