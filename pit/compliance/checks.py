@@ -300,10 +300,10 @@ class _Context:
 
     def coup_verdict(self, player_codes, banker_codes, reported: str | None) -> tuple[list, game.Evaluation | None]:
         """The engine's draw and winner findings for a dealt coup, and its evaluation (None when its
-        hands cannot be evaluated). Both follow from each hand's card values and whether its first two
-        cards pair, and the reported winner (suits only word a finding): the evaluation is remembered
-        by those, and so is a clean verdict; a coup with findings is always judged again, for its
-        wording. Raises ValueError (InvalidCard) for codes that name no card."""
+        hands cannot be evaluated). Both follow from the engine's signature of the hands
+        (`game.coup_signature`: totals, pairs, later cards) and the reported winner: the evaluation is
+        remembered by those, and so is a clean verdict; a coup with findings is always judged again,
+        for its wording. Raises ValueError (InvalidCard) for codes that name no card."""
         cards = game.CARDS  # stored codes are normalised: a lookup each, no parsing
         try:
             player = tuple([cards[code] for code in player_codes])
@@ -311,11 +311,7 @@ class _Context:
         except (KeyError, TypeError):
             dealt = game.Coup.from_codes(player=player_codes, banker=banker_codes)
             player, banker = dealt.player, dealt.banker
-        key = (
-            "coup", tuple([card.value for card in player]), tuple([card.value for card in banker]),
-            len(player) >= 2 and player[0].rank == player[1].rank,
-            len(banker) >= 2 and banker[0].rank == banker[1].rank, reported,
-        )
+        key = ("coup", game.coup_signature(player, banker), reported)
         known = self._memo.get(key)
         if known is not None:
             clean, evaluation = known

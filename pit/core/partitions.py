@@ -157,6 +157,15 @@ $$""",  # noqa: S608 (constants only)
     "FOR EACH ROW EXECUTE FUNCTION pit_coup_number_unique()",
 ]
 
+# The month partition `name` of `parent` for `month`, with the statement trigger refusing TRUNCATE
+# (PostgreSQL clones row triggers to a new partition, not statement triggers): one text for both
+# places ENSURE_SQL makes one.
+MONTH_PARTITION_SQL = (
+    "EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%L) TO (%L)', "
+    "name, parent, month, (month + interval '1 month')::date); "
+    f"EXECUTE format('CREATE TRIGGER {REFUSE_TRIGGER}_truncate BEFORE TRUNCATE ON %I "
+    f"FOR EACH STATEMENT EXECUTE FUNCTION {REFUSE_FUNCTION}()', name);"
+)
 # Creates the month partitions of [first, last] that are missing, in every partitioned table, and
 # answers what it did, a line each:
 #   <partition>                   a partition made (empty, or filled from the DEFAULT, below);
@@ -229,10 +238,7 @@ BEGIN
             LOOP
                 name := parent || '_' || to_char(month, 'YYYY_MM');
                 CONTINUE WHEN to_regclass(quote_ident(name)) IS NOT NULL;
-                EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%L) TO (%L)',
-                               name, parent, month, (month + interval '1 month')::date);
-                EXECUTE format('CREATE TRIGGER {REFUSE_TRIGGER}_truncate BEFORE TRUNCATE ON %I '
-                               'FOR EACH STATEMENT EXECUTE FUNCTION {REFUSE_FUNCTION}()', name);
+                {MONTH_PARTITION_SQL}
                 RETURN NEXT name;
             END LOOP;
             SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) INTO columns FROM pg_attribute
@@ -257,10 +263,7 @@ BEGIN
         LOOP
             name := parent || '_' || to_char(month, 'YYYY_MM');
             CONTINUE WHEN to_regclass(quote_ident(name)) IS NOT NULL;
-            EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%L) TO (%L)',
-                           name, parent, month, (month + interval '1 month')::date);
-            EXECUTE format('CREATE TRIGGER {REFUSE_TRIGGER}_truncate BEFORE TRUNCATE ON %I '
-                           'FOR EACH STATEMENT EXECUTE FUNCTION {REFUSE_FUNCTION}()', name);
+            {MONTH_PARTITION_SQL}
             RETURN NEXT name;
         END LOOP;
         FOR month IN EXECUTE format('SELECT DISTINCT date_trunc(''month'', {KEY})::date FROM %I ORDER BY 1',

@@ -316,6 +316,23 @@ def evaluate(coup: Coup) -> Evaluation:
     )
 
 
+def coup_signature(player: Sequence[Card], banker: Sequence[Card]) -> tuple:
+    """Everything the draw rules, the reported-winner check (`verify_coup`) and `evaluate` look at in
+    a coup's hands: each hand's two-card total, whether its first two cards pair, and the values of
+    its later cards (a hand of fewer than two cards: its values). Coups with the same signature (and
+    the same reported winner) break the same rules and have the same evaluation; only the wording of
+    a finding names their cards. For callers that judge many coups and remember the engine's
+    answers by it."""
+    return _hand_signature(player), _hand_signature(banker)
+
+
+def _hand_signature(hand: Sequence[Card]) -> tuple:
+    if len(hand) < 2:
+        return (None, tuple([card.value for card in hand]))
+    first, second = hand[0], hand[1]
+    return ((first.value + second.value) % 10, first.rank == second.rank, *[card.value for card in hand[2:]])
+
+
 def deal_coup(draw: Callable[[], Card] | Iterable[Card]) -> Coup:
     """Deal one coup by the rules from `draw()` (or the next cards of an iterable)."""
     if not callable(draw):

@@ -97,3 +97,45 @@ def test_evaluation_never_fails_and_facts_are_consistent(player, banker):
     violations = verify_coup(Coup(tuple(player), tuple(banker)))
     sizes_ok = 2 <= len(player) <= 3 and 2 <= len(banker) <= 3
     assert ("hand_size" in [v.code for v in violations]) is not sizes_ok
+
+
+hands = st.lists(any_card, min_size=0, max_size=4)
+
+
+@settings(max_examples=400)
+@given(hands, hands, seeds, st.sampled_from([None, "player", "banker", "tie"]))
+def test_coups_with_one_signature_are_judged_and_evaluated_alike(player, banker, seed, said):
+    """`coup_signature` names everything verify_coup and evaluate look at: a coup rebuilt from other
+    cards with the same signature (other first two cards of the same total and pairing, later cards
+    of the same values, any suits) breaks the same rules and evaluates alike."""
+    from pit.game import RANKS, coup_signature
+
+    rng = random.Random(seed)
+
+    def judged(player, banker):
+        coup = Coup(tuple(player), tuple(banker))
+        try:
+            evaluation = evaluate(coup)
+        except ValueError:
+            evaluation = None
+        return [finding.code for finding in verify_coup(coup, said)], evaluation
+
+    def card(rank):
+        return CARDS[rank + rng.choice("SHDC")]
+
+    def same_value(one):
+        return card(rng.choice([rank for rank in RANKS if CARDS[rank + "S"].value == one.value]))
+
+    def alike(hand):
+        if len(hand) < 2:
+            return [same_value(one) for one in hand]
+        total, pair = (hand[0].value + hand[1].value) % 10, hand[0].rank == hand[1].rank
+        first, second = rng.choice([
+            (a, b) for a in RANKS for b in RANKS
+            if (CARDS[a + "S"].value + CARDS[b + "S"].value) % 10 == total and (a == b) == pair
+        ])
+        return [card(first), card(second), *[same_value(one) for one in hand[2:]]]
+
+    twin_player, twin_banker = alike(player), alike(banker)
+    assert coup_signature(twin_player, twin_banker) == coup_signature(player, banker)
+    assert judged(twin_player, twin_banker) == judged(player, banker)
