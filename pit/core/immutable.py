@@ -33,6 +33,7 @@ is refused too; an UPSERT's DO UPDATE fires the UPDATE trigger.
 Refusals by the database are `django.db.IntegrityError` (SQLSTATE 23000 on PostgreSQL, a
 constraint error on SQLite), with the table, and for an update the column, in the message.
 """
+from django.core.exceptions import ImproperlyConfigured
 from django.db import IntegrityError, migrations, models
 
 FUNCTION = "pit_immutable_refuse"
@@ -125,7 +126,11 @@ def protect_sql(vendor: str, *, table: str, columns: list[str], pk: str, updatab
             f'WHEN NEW."{pk}" IS NOT NULL AND EXISTS (SELECT 1 FROM "{table}" WHERE "{pk}" = NEW."{pk}") '
             f"BEGIN SELECT RAISE(ABORT, {_literal(f'INSERT over an existing row refused on {table}: {REASON}')}); END",
         ]
-    raise NotImplementedError(f"no insert-only triggers for the {vendor} database: add them here before using it")
+    # pit supports PostgreSQL and SQLite; another engine would hold facts without their insert-only
+    # guard, so migrating onto it is refused.
+    raise ImproperlyConfigured(
+        f"pit keeps its facts insert-only with triggers on PostgreSQL and SQLite; the {vendor} database has none"
+    )
 
 
 def unprotect_sql(vendor: str, *, table: str) -> list[str]:

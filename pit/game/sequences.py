@@ -25,7 +25,7 @@ NEW_DECK_RUN_LENGTH = 7
 def dealt_order(player: Sequence[str], banker: Sequence[str]) -> list[str]:
     """A coup's cards in the order they left the shoe: Player, Banker, Player, Banker, then
     Player's third card and Banker's third card (normalised codes)."""
-    if not (_NORMAL.issuperset(player) and _NORMAL.issuperset(banker)):  # as stored: already normalised
+    if not (_normalised(player) and _normalised(banker)):  # as stored: already normalised
         player = [parse_card(code).code for code in player]
         banker = [parse_card(code).code for code in banker]
     order = []
@@ -38,6 +38,17 @@ def dealt_order(player: Sequence[str], banker: Sequence[str]) -> list[str]:
 
 
 _NORMAL = frozenset(ALL_CARD_CODES)
+
+
+def _normalised(codes: Sequence) -> bool:
+    """Whether every code is a card's normal two-character code (as stored); False for anything
+    else, unhashable values included (parse_card then names the one that is no card)."""
+    try:
+        return _NORMAL.issuperset(codes)
+    except TypeError:
+        return False
+
+
 # Seven or more cards of one suit in a row: the only stretches a new-deck run can lie in.
 _SAME_SUIT_STRETCH = re.compile(rf"(.)\1{{{NEW_DECK_RUN_LENGTH - 1},}}")
 
@@ -51,7 +62,7 @@ def shingle_digest(codes: Sequence[str]) -> int:
 
 def shingles(codes: Sequence[str], length: int = SHINGLE_LENGTH) -> list[tuple[int, int]]:
     """(position of the first card, digest) of every run of `length` consecutive cards."""
-    if not _NORMAL.issuperset(codes):
+    if not _normalised(codes):
         return [(start, shingle_digest(codes[start : start + length])) for start in range(len(codes) - length + 1)]
     # Normalised codes are two characters each: a run's text (codes joined by spaces) is a slice of
     # the whole shoe's text, 3 bytes a card, hashed without joining each run again.
@@ -72,7 +83,7 @@ class Run:
 def new_deck_runs(codes: Sequence[str], length: int = NEW_DECK_RUN_LENGTH) -> list[Run]:
     """Runs of at least `length` cards in new-deck order: each card of the same suit as the one
     before and one rank above it (A, 2 ... K), or one rank below it all the way."""
-    if length == NEW_DECK_RUN_LENGTH and _NORMAL.issuperset(codes):
+    if length == NEW_DECK_RUN_LENGTH and _normalised(codes):
         # A run lies within `length` or more cards of one suit in a row (a change of suit ends any
         # run): only those stretches are walked.
         suits = "".join(code[1] for code in codes)

@@ -164,3 +164,12 @@ def test_shingles_and_new_deck_runs_of_stored_codes_are_those_of_each_run_on_its
         assert found == sequences._new_deck_runs(codes, sequences.NEW_DECK_RUN_LENGTH)
         runs += len(found)
     assert runs > 50  # the shoes did hold runs to find
+
+
+def test_a_stored_card_that_is_no_code_is_named_not_crashed_on():
+    """Cards as stored pass the fast paths; anything else (another spelling, a number, a list) goes
+    through parse_card, which names it."""
+    assert sequences.dealt_order(["as", "2S"], ["4S", "5S"]) == ["AS", "4S", "2S", "5S"]
+    for bad in (["AS", ["2S"]], ["AS", 7], ["AS", "ZZ"]):
+        with pytest.raises(game.InvalidCard):
+            sequences.dealt_order(bad, ["4S", "5S"])
