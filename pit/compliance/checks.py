@@ -42,7 +42,7 @@ from pit.core.rows import AnyOf, values_rows
 from pit.ledger.models import CommissionEntry, EntryKind
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import engine_paytable
-from pit.protection.checks import ProtectionRun
+from pit.protection.checks import WAGER_COLUMNS, ProtectionRun
 from pit.shoes.models import Coup, Shoe, Wager
 from pit.shoes.selectors import standing_condition
 from pit.tables.models import Table, TableEvent, TableEventKind, TableLimit, TableLimitVersion, TableStatus
@@ -475,7 +475,7 @@ def _chunk_check(
     selected_ids: set[int] = set()
     paytable_ids: set[int] = set()
     # Every coup of the shoe is read (integrity counts from the first card); those selected are judged.
-    coup_of: dict[int, tuple[int, int]] = {}  # coup -> (shoe, paytable): the wagers' read joins nothing
+    shoe_of: dict[int, int] = {}  # coup -> shoe: the wagers' read joins nothing
     for row in values_rows(
         Coup.objects.filter(AnyOf(F("shoe_id"), shoe_ids))
         .annotate(
@@ -497,7 +497,7 @@ def _chunk_check(
     ):
         coups_by_shoe[row[1]].append(row[:10])
         context.dealt_at[row[0]] = row[11]
-        coup_of[row[0]] = (row[1], row[8])
+        shoe_of[row[0]] = row[1]
         if row[10]:
             selected_ids.add(row[0])
             paytable_ids.add(row[8])
@@ -509,24 +509,21 @@ def _chunk_check(
     # By the chunk's coup ids (an index probe per coup) rather than by joining the coups again (a
     # scan of the month's wagers per chunk); on PostgreSQL also by their gaming days, the partition
     # key (set on every row there; older SQLite rows may have none), so only their months are read.
-    wagers = Wager.objects.filter(AnyOf(F("coup_id"), coup_of))
-    if coup_of and connection.vendor == "postgresql":
+    wagers = Wager.objects.filter(AnyOf(F("coup_id"), shoe_of))
+    if shoe_of and connection.vendor == "postgresql":
         days = [row[4] for coups in coups_by_shoe.values() for row in coups]
         wagers = wagers.filter(gaming_day__range=(min(days), max(days)))
+    # Each row as read goes to both (protection's WAGER_COLUMNS, then whether it stands).
     for row in values_rows(
         wagers
         .annotate(standing=ExpressionWrapper(standing_condition(), output_field=BooleanField()))
         .order_by("coup_id", "seat", "bet")
-        .values_list(
-            "pk", "coup_id", "seat", "bet", "currency", "amount_minor", "paid_minor", "payout_minor",
-            "commission_minor", "result", "standing",
-        )
+        .values_list(*WAGER_COLUMNS, "standing")
     ):
         coup_id = row[1]
-        shoe_id, paytable_id = coup_of[coup_id]
-        wagers_by_shoe[shoe_id].append((coup_id, row[2], row[3], paytable_id, row[5], row[7], row[8], row[9]))
+        wagers_by_shoe[shoe_of[coup_id]].append(row)
         if row[10] and coup_id in selected_ids:
-            wagers_by_coup[coup_id].append(row[:7])
+            wagers_by_coup[coup_id].append(row)
     # The ledger's commission per wager: its accrual, net of any reversal of that accrual.
     ledger: dict[int, int] = defaultdict(int)
     for kind, wager_id, reversed_wager_id, amount in values_rows(
@@ -644,7 +641,7 @@ def _coup_findings(pk, player_codes, banker_codes, reported, shoe, paytable_id, 
     # at the seat): remembered by everything else it was judged on, one lookup per clean wager.
     clean = context.clean_wagers
     sides: dict[int, dict[str, tuple[int, str]]] = {}
-    for wager_id, _, seat, bet, currency, amount_minor, paid_minor in wagers:
+    for wager_id, _, seat, bet, currency, amount_minor, paid_minor, _, _, _, _ in wagers:
         if bet == "player" or bet == "banker":
             sides.setdefault(seat, {})[bet] = (amount_minor, currency)
         charged = ledger.get(wager_id, 0)

@@ -2,10 +2,17 @@
 read several models in one statement: the values as the ORM would give them, without compiling a
 query per request); a values_list() queryset's rows in one fetch (the sweep's chunk reads); and a
 filter on a long list of ids that costs one parameter on PostgreSQL."""
+import json
+
 from django.core.exceptions import EmptyResultSet
 from django.db import connection, connections
-from django.db.models import Lookup
+from django.db.models import JSONField, Lookup
+from django.db.models.expressions import Col
 from psycopg.types.datetime import TimestamptzLoader
+
+# The JSON decoder's own scanner (C): `json.loads` in front of it matches whitespace on both sides
+# with regular expressions, which costs more than decoding a short array of cards.
+_scan_json = json.JSONDecoder().scan_once
 
 
 def model_columns(model, alias: str) -> list[str]:
@@ -65,6 +72,42 @@ def values_rows(queryset) -> list[tuple]:
         rows = cursor.fetchall()
     columns = compiler.select[: compiler.col_count]
     converters = compiler.get_converters([expression for expression, _, _ in columns])
+    if not converters:
+        return rows
+    json_columns = [
+        position for position, (convs, expression) in converters.items()
+        if _plain_json(expression) and convs == [expression.target.from_db_value]
+    ]
+    for position in json_columns:
+        del converters[position]
     if converters:
         rows = list(compiler.apply_converters(rows, converters))
-    return [tuple(row) for row in rows] if converters else rows
+    if json_columns:
+        rows = [list(row) for row in rows] if not converters else rows
+        for row in rows:
+            for position in json_columns:
+                row[position] = _json(row[position])
+    return [tuple(row) for row in rows]
+
+
+def _plain_json(expression) -> bool:
+    """A column of a JSONField decoded as the standard library decodes it (Django's JSONField
+    converter, with no decoder of its own)."""
+    return isinstance(expression, Col) and isinstance(expression.target, JSONField) and not expression.target.decoder
+
+
+def _json(value):
+    """As Django's JSONField converter decodes a column: None stays None, text that is no JSON stays text."""
+    if isinstance(value, str):
+        try:
+            decoded, end = _scan_json(value, 0)
+        except StopIteration:  # whitespace before the value, or no JSON at all
+            end = -1
+        if end == len(value):
+            return decoded
+    if value is None:
+        return None
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError:
+        return value

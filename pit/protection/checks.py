@@ -56,6 +56,12 @@ EVIDENCE_SHOWN = 12
 SHOES_PER_CHUNK = 50
 DAY_LEVEL_WEEK = 7
 
+# A wager as game protection reads it (the rule checks' sweep reads these and more, in this order).
+WAGER_COLUMNS = (
+    "pk", "coup_id", "seat", "bet", "currency", "amount_minor", "paid_minor", "payout_minor", "commission_minor",
+    "result",
+)
+
 
 class _Paytables:
     """Each paytable's engine rules and house edges, read once per run (not once per shoe)."""
@@ -78,19 +84,82 @@ class _Paytables:
             }
 
 
+class _SideBetDay:
+    """One table's gaming day as advantage play tests it: per side bet, how many coups had an
+    expectation for it and how many of those were positive; per seat, its side bets on such coups
+    (how many of each bet) and those that landed on a positive one (wager ids: the evidence is read
+    for a finding only). Added up from any split of the day's coups (chunks, processes)."""
+
+    __slots__ = ("opportunities", "positives", "bets", "hits")
+
+    def __init__(self) -> None:
+        self.opportunities: Counter = Counter()
+        self.positives: Counter = Counter()
+        self.bets: dict[int, Counter] = {}
+        self.hits: dict[int, list[int]] = {}
+
+    def add_coup(self, worth: dict[str, bool]) -> None:
+        """A coup's side bets: bet -> whether its expectation was positive."""
+        for bet, positive in worth.items():
+            self.opportunities[bet] += 1
+            if positive:
+                self.positives[bet] += 1
+
+    def add_wager(self, seat: int, bet: str, wager_id: int, positive: bool) -> None:
+        bets = self.bets.get(seat)
+        if bets is None:
+            bets = self.bets[seat] = Counter()
+        bets[bet] += 1
+        if positive:
+            self.hits.setdefault(seat, []).append(wager_id)
+
+    def add(self, other: _SideBetDay) -> None:
+        self.opportunities.update(other.opportunities)
+        self.positives.update(other.positives)
+        for seat, bets in other.bets.items():
+            self.bets.setdefault(seat, Counter()).update(bets)
+        for seat, hits in other.hits.items():
+            self.hits.setdefault(seat, []).extend(hits)
+
+
 class _KeptDays:
-    """For the tests over a table's day: each table's gaming day's deviation sums as the run's chunks
-    added them up (per shoe and day, from the wagers they read), and how many of the table's coups
-    that day they cover. A day is taken from here only when that is all of them; the others are read."""
+    """For the tests over a table's day: each table's gaming day's deviation sums and side bets as
+    the run's chunks added them up (per shoe and day, from the wagers they read), and how many of the
+    table's coups that day they cover. A day is taken from here only when that is all of them
+    (`covered`); the others are read."""
 
     def __init__(self) -> None:
         self.coups: Counter = Counter()
         self.sums: dict[tuple[int, dt.date], dict[int | None, list]] = {}
+        self.side_bets: dict[tuple[int, dt.date], _SideBetDay] = {}
 
-    def keep(self, table_id: int, coups: list[tuple], by_day: dict[dt.date, dict[int | None, list]]) -> None:
+    def keep(
+        self, table_id: int, coups: list[tuple], by_day: dict[dt.date, dict[int | None, list]],
+        side_bets: dict[dt.date, _SideBetDay],
+    ) -> None:
         self.coups.update((table_id, row[3]) for row in coups)
         for day, totals in by_day.items():
             _add_totals(self.sums.setdefault((table_id, day), _totals()), totals)
+        for day, side_bet_day in side_bets.items():
+            self.side_bet_day(table_id, day).add(side_bet_day)
+
+    def side_bet_day(self, table_id: int, day: dt.date) -> _SideBetDay:
+        kept = self.side_bets.get((table_id, day))
+        if kept is None:
+            kept = self.side_bets[table_id, day] = _SideBetDay()
+        return kept
+
+    def covered(self, table_id: int, days: Iterable[dt.date]) -> tuple[set[dt.date], set[dt.date]]:
+        """(days kept whole, days the table dealt no coup on) among `days`: one count of the table's
+        coups on them."""
+        days = sorted(set(days))
+        counts = dict(
+            Coup.objects.filter(shoe__table_id=table_id, gaming_day__in=days).order_by()
+            .values_list("gaming_day").annotate(count=Count("pk")).values_list("gaming_day", "count")
+        ) if self.coups else {}
+        whole = {day for day in days if counts.get(day) and self.coups.get((table_id, day)) == counts[day]}
+        empty = {day for day in days if self.coups and not counts.get(day)}
+        return whole, empty
 
 
 def protection_check_shoes(*, shoe_ids: Iterable[int], weekly: bool = False) -> int:
@@ -132,8 +201,8 @@ class ProtectionRun:
     ) -> None:
         """Check one chunk of shoes. `coups_by_shoe`: per shoe, (coup, player cards, banker cards,
         gaming day, dealt at, paytable) in number order, every coup of the shoe; `wagers_by_shoe`:
-        per shoe, (coup, seat, bet, paytable, amount, payout, commission, result) of every wager of
-        its coups in coup order. Without `sequences`, the shoe sequences are left to `sequences`."""
+        per shoe, every wager of its coups (WAGER_COLUMNS first) in coup order. Without
+        `sequences`, the shoe sequences are left to `sequences`."""
         self.holding += _shoes_check(
             shoe_ids, self.table_days, self.paytables, coups_by_shoe, wagers_by_shoe, kept=self.kept,
             sequences=sequences, shared=self.shared,
@@ -151,27 +220,34 @@ class ProtectionRun:
     def state(self) -> tuple:
         """What `merge` needs of this run, picklable."""
         sums = {key: dict(totals) for key, totals in self.kept.sums.items()}
-        return self.holding, dict(self.table_days), self.kept.coups, sums
+        return self.holding, dict(self.table_days), self.kept.coups, sums, self.kept.side_bets
 
     def merge(self, state: tuple) -> None:
-        holding, table_days, coups, sums = state
+        holding, table_days, coups, sums, side_bets = state
         self.holding += holding
         for table_id, days in table_days.items():
             self.table_days[table_id] |= days
         self.kept.coups.update(coups)
         for key, totals in sums.items():
             _add_totals(self.kept.sums.setdefault(key, _totals()), totals)
+        for (table_id, day), side_bet_day in side_bets.items():
+            self.kept.side_bet_day(table_id, day).add(side_bet_day)
 
     def finish(self, *, weekly: bool) -> int:
         """The tests over a table's whole gaming day (and week), once per table and day, not once per
         shoe. Returns the findings that hold over the whole run."""
         tables = Table.objects.in_bulk(list(self.table_days))
         for table_id, days in sorted(self.table_days.items()):
+            days = sorted(days)
+            # With `weekly`, the 7 gaming days ending on each: a week's sums are its days' sums.
+            wanted = {day - dt.timedelta(days=back) for day in days for back in range(DAY_LEVEL_WEEK if weekly else 1)}
             with transaction.atomic():
                 table = tables[table_id]
-                self.holding += _advantage_play(table, sorted(days))
+                whole, empty = self.kept.covered(table_id, wanted)
+                self.holding += _advantage_play(table, days, self.kept, whole)
                 self.holding += _table_day_deviations(
-                    table, sorted(days), self.paytables, weekly=weekly, kept=self.kept
+                    table, days, self.paytables, {day: self.kept.sums.get((table_id, day), {}) for day in whole},
+                    sorted(wanted - whole - empty), weekly=weekly,
                 )
         return self.holding
 
@@ -202,27 +278,24 @@ def _shoes_check(
     paytables.load({row[5] for coups in coups_by_shoe.values() for row in coups})
     for shoe in checked:
         table_days[shoe.table_id].update(row[3] for row in coups_by_shoe[shoe.pk])
-    _side_bet_expectations(checked, coups_by_shoe, paytables)
+    worth = _side_bet_expectations(checked, coups_by_shoe, paytables)
     findings = _sequence_findings(checked, coups_by_shoe, shared) if sequences else 0
     findings += _coup_rates(checked, coups_by_shoe)
     if wagers_by_shoe is None:
+        shoe_of = {row[0]: shoe_id for shoe_id, coups in coups_by_shoe.items() for row in coups}
         wagers_by_shoe = defaultdict(list)
-        for shoe_id, *row in values_rows(
-            Wager.objects.filter(coup__shoe_id__in=[shoe.pk for shoe in checked])
-            .order_by("coup__shoe_id", "coup_id")
-            .values_list(
-                "coup__shoe_id", "coup_id", "seat", "bet", "coup__paytable_id", "amount_minor", "payout_minor",
-                "commission_minor", "result",
-            )
+        for row in values_rows(
+            Wager.objects.filter(AnyOf(F("coup_id"), shoe_of)).order_by("coup_id").values_list(*WAGER_COLUMNS)
         ):
-            wagers_by_shoe[shoe_id].append(row)
+            wagers_by_shoe[shoe_of[row[1]]].append(row)
     for shoe in checked:
         coups = coups_by_shoe[shoe.pk]
+        wagers = wagers_by_shoe.get(shoe.pk, ())
         # Added up once, by gaming day: the shoe's sums are its days', and its days go on to the
         # tables' days (`finish`).
-        by_day = _deviation_totals(wagers_by_shoe.get(shoe.pk, ()), paytables, {row[0]: row[3] for row in coups})
+        by_day = _deviation_totals(wagers, paytables, {row[0]: (row[3], row[5]) for row in coups})
         if kept is not None:
-            kept.keep(shoe.table_id, coups, by_day)
+            kept.keep(shoe.table_id, coups, by_day, _side_bet_days(coups, wagers, worth))
         totals = _totals()
         for day_totals in by_day.values():
             _add_totals(totals, day_totals)
@@ -409,13 +482,23 @@ def _repeats(shoe: Shoe, coup_of: list[tuple], first_match: dict[int, tuple[int,
     return len(first_match)
 
 
-def _side_bet_expectations(shoes: list[Shoe], coups_by_shoe: dict[int, list[tuple]], paytables: _Paytables) -> None:
+def _side_bet_expectations(
+    shoes: list[Shoe], coups_by_shoe: dict[int, list[tuple]], paytables: _Paytables
+) -> dict[int, dict[str, bool]]:
     """Store, for each coup that has none yet, every side bet's exact expectation from the cards seen
-    before it (the burn and the earlier coups, in number order)."""
-    stored = set(
-        SideBetExpectation.objects.filter(coup__shoe_id__in=[shoe.pk for shoe in shoes])
-        .values_list("coup_id", flat=True).distinct()
-    )
+    before it (the burn and the earlier coups, in number order). Returns, per coup, whether each of
+    its side bets' expectation is positive, as stored now."""
+    worth: dict[int, dict[str, bool]] = {}
+    for coup_id, bet, positive in values_rows(
+        SideBetExpectation.objects.filter(
+            AnyOf(F("coup_id"), [row[0] for shoe in shoes for row in coups_by_shoe[shoe.pk]])
+        ).values_list("coup_id", "bet", "positive")
+    ):
+        bets = worth.get(coup_id)
+        if bets is None:
+            bets = worth[coup_id] = {}
+        bets[bet] = positive
+    stored = worth.keys()
     new = []
     for shoe in shoes:
         coups = coups_by_shoe[shoe.pk]
@@ -436,79 +519,110 @@ def _side_bet_expectations(shoes: list[Shoe], coups_by_shoe: dict[int, list[tupl
                 )
             seen.update([*player, *banker])
     SideBetExpectation.objects.bulk_create(new, ignore_conflicts=True, batch_size=1000)
+    for expectation in new:
+        worth.setdefault(expectation.coup_id, {})[expectation.bet] = expectation.positive
+    return worth
+
+
+def _side_bet_days(coups: list[tuple], wagers: Iterable[tuple], worth: dict[int, dict[str, bool]]) -> dict:
+    """One shoe's side bets for advantage play, per gaming day (`_SideBetDay`): its coups' side-bet
+    expectations, and its wagers (WAGER_COLUMNS) on bets that had one."""
+    by_day: dict[dt.date, _SideBetDay] = {}
+    day_of = {}
+    for row in coups:
+        bets = worth.get(row[0])
+        if bets:
+            day = row[3]
+            side_bet_day = by_day.get(day)
+            if side_bet_day is None:
+                side_bet_day = by_day[day] = _SideBetDay()
+            side_bet_day.add_coup(bets)
+            day_of[row[0]] = side_bet_day
+    for row in wagers:
+        bets = worth.get(row[1])
+        if bets is not None:
+            positive = bets.get(row[3])
+            if positive is not None:
+                day_of[row[1]].add_wager(row[2], row[3], row[0], positive)
+    return by_day
 
 
 ADVANTAGE_DAYS_PER_READ = 31
 
 
-def _advantage_play(table: Table, days: list[dt.date]) -> int:
+def _advantage_play(table: Table, days: list[dt.date], kept: _KeptDays, whole: set[dt.date]) -> int:
     """Test, for each of the gaming days, every seat of the table that bet side bets on it (when a
-    coup of the day had a positive side bet at all: otherwise no bet can have landed on one). The
-    days' expectations and side bets are read in two queries for up to ADVANTAGE_DAYS_PER_READ days."""
-    findings = 0
-    for start in range(0, len(days), ADVANTAGE_DAYS_PER_READ):
-        some = days[start : start + ADVANTAGE_DAYS_PER_READ]
-        # (coup, bet) -> whether its expectation was positive (the figures are read for a finding's evidence).
-        worth_by_day: dict[dt.date, dict[tuple[int, str], bool]] = defaultdict(dict)
+    coup of the day had a positive side bet at all: otherwise no bet can have landed on one). A day
+    the run's chunks kept whole is taken from `kept`; the others' expectations and side bets are
+    read in two queries for up to ADVANTAGE_DAYS_PER_READ days."""
+    side_bet_days = {day: kept.side_bets[table.pk, day] for day in whole if (table.pk, day) in kept.side_bets}
+    missing = [day for day in days if day not in whole]
+    for start in range(0, len(missing), ADVANTAGE_DAYS_PER_READ):
+        some = missing[start : start + ADVANTAGE_DAYS_PER_READ]
+        worth: dict[int, dict[str, bool]] = defaultdict(dict)
+        read: dict[dt.date, _SideBetDay] = defaultdict(_SideBetDay)
+        day_of = {}
         for day, coup_id, bet, positive in values_rows(
             SideBetExpectation.objects.filter(coup__shoe__table_id=table.pk, coup__gaming_day__in=some)
             .values_list("coup__gaming_day", "coup_id", "bet", "positive")
         ):
-            worth_by_day[day][coup_id, bet] = positive
-        tested = [day for day in some if any(worth_by_day.get(day, {}).values())]
-        if not tested:
-            continue
-        bets = sorted({bet for day in tested for _, bet in worth_by_day[day]})
-        wagers_by_day: dict[dt.date, list[tuple]] = defaultdict(list)
-        for day, *row in values_rows(
-            Wager.objects.filter(coup__shoe__table_id=table.pk, coup__gaming_day__in=tested, bet__in=bets)
-            .order_by("coup__gaming_day", "coup__dealt_at", "coup_id", "pk")
-            .values_list(
-                "coup__gaming_day", "seat", "coup_id", "bet", "amount_minor", "currency", "coup__number",
-                "coup__shoe__sequence",
-            )
-        ):
-            wagers_by_day[day].append(tuple(row))
-        for day in tested:
-            findings += _advantage_play_day(table, day, worth_by_day[day], wagers_by_day.get(day, ()))
-    return findings
+            worth[coup_id][bet] = positive
+            day_of[coup_id] = day
+        for coup_id, bets in worth.items():
+            read[day_of[coup_id]].add_coup(bets)
+        tested = [day for day in some if day in read and any(read[day].positives.values())]
+        if tested:
+            for pk, coup_id, seat, bet in values_rows(
+                Wager.objects.filter(
+                    coup__shoe__table_id=table.pk, coup__gaming_day__in=tested,
+                    bet__in=sorted({bet for day in tested for bet in read[day].opportunities}),
+                ).values_list("pk", "coup_id", "seat", "bet")
+            ):
+                positive = worth[coup_id].get(bet)
+                if positive is not None:
+                    read[day_of[coup_id]].add_wager(seat, bet, pk, positive)
+        side_bet_days.update(read)
+    return sum(
+        _advantage_play_day(table, day, side_bet_days[day])
+        for day in days
+        if day in side_bet_days and any(side_bet_days[day].positives.values())
+    )
 
 
-def _advantage_play_day(table: Table, day: dt.date, worth: dict, wagers: Iterable[tuple]) -> int:
-    """One gaming day's test: `worth` maps (coup, bet) to whether its expectation was positive, `wagers` are the
-    day's side bets in the order they were dealt."""
+def _advantage_play_day(table: Table, day: dt.date, side_bets: _SideBetDay) -> int:
+    """One gaming day's test of each seat's side bets against betting at random (each bet's chance
+    of landing on a positive coup: its share of the day's coups that were positive for it)."""
     threshold = settings.PIT_PROTECTION_SIDE_BET_P_VALUE
     findings = 0
-    opportunities, positives = Counter(), Counter()
-    for (_, bet), positive in worth.items():
-        opportunities[bet] += 1
-        positives[bet] += positive
-    chance = {bet: positives[bet] / opportunities[bet] for bet in opportunities}
-    by_seat: dict[int, list[tuple]] = defaultdict(list)
-    for row in wagers:
-        if (row[1], row[2]) in worth:
-            by_seat[row[0]].append(row)
-    for seat, wagers in sorted(by_seat.items()):
-        hits = [row for row in wagers if worth[row[1], row[2]]]
+    chance = {bet: side_bets.positives[bet] / count for bet, count in side_bets.opportunities.items()}
+    for seat, bets in sorted(side_bets.bets.items()):
+        hits = side_bets.hits.get(seat, ())
         if len(hits) < SIDE_BET_MIN_HITS:
             continue
-        chances = [chance[row[2]] for row in wagers]
+        chances = [chance[bet] for bet, count in sorted(bets.items()) for _ in range(count)]
         p_value = counting.tail_probability(chances, len(hits))
         if p_value >= threshold:
             continue
-        shown = hits[:EVIDENCE_SHOWN]
+        # The evidence, in the order the coups were dealt: the first EVIDENCE_SHOWN hits.
+        shown = list(
+            Wager.objects.filter(pk__in=hits, coup__gaming_day=day)
+            .order_by("coup__dealt_at", "coup_id", "pk")
+            .values_list("coup_id", "bet", "amount_minor", "currency", "coup__number", "coup__shoe__sequence")[
+                :EVIDENCE_SHOWN
+            ]
+        )
         expectation = {
             (coup_id, bet): value for coup_id, bet, value in SideBetExpectation.objects.filter(
-                coup_id__in={row[1] for row in shown}, bet__in={row[2] for row in shown}
+                coup_id__in={row[0] for row in shown}, bet__in={row[1] for row in shown}
             ).values_list("coup_id", "bet", "expectation")
         }
         evidence = "; ".join(
             f"shoe {sequence} coup {number} {bet} {expectation[coup_id, bet]:+.4f} a unit, staked "
             f"{from_minor(amount, currency)}"
-            for _, coup_id, bet, amount, currency, number, sequence in shown
+            for coup_id, bet, amount, currency, number, sequence in shown
         ) + ("" if len(hits) <= EVIDENCE_SHOWN else f"; and {len(hits) - EVIDENCE_SHOWN} more")
-        finding = counting.advantage_play(seat, len(hits), len(wagers), sum(chances), p_value, evidence)
-        first = Coup.objects.select_related("shoe__table").get(pk=hits[0][1])
+        finding = counting.advantage_play(seat, len(hits), sum(bets.values()), sum(chances), p_value, evidence)
+        first = Coup.objects.select_related("shoe__table").get(pk=shown[0][0])
         recorded = violation_record(
             finding=finding, fingerprint=f"side_bet_advantage_play:table{table.pk}:{day}:seat{seat}",
             table=first.shoe.table, shoe=first.shoe, coup=first, seat=seat, gaming_day=day,
@@ -521,49 +635,29 @@ def _advantage_play_day(table: Table, day: dt.date, worth: dict, wagers: Iterabl
 
 
 def _table_day_deviations(
-    table: Table, days: list[dt.date], paytables: _Paytables, *, weekly: bool, kept: _KeptDays | None = None
+    table: Table, days: list[dt.date], paytables: _Paytables, kept: dict[dt.date, dict[int | None, list]],
+    missing: list[dt.date], *, weekly: bool,
 ) -> int:
     """The table's gaming days (and with `weekly` the 7 gaming days ending on each: a week of wagers,
     read by the nightly sweep, not after every coup): a week's sums are its days' sums (each coup
-    falls on one day). A day whose every coup at the table the run's chunks already added up (`kept`,
-    counted against the coups the table has that day) is taken from there; the other days' wagers
-    are read in one query."""
-    wanted = set(days)
-    if weekly:
-        wanted |= {day - dt.timedelta(days=back) for day in days for back in range(DAY_LEVEL_WEEK)}
-    day_totals: dict[dt.date, dict[int | None, list]] = {}
-    missing = sorted(wanted)
-    if kept is not None and kept.coups:
-        counts = dict(
-            Coup.objects.filter(shoe__table_id=table.pk, gaming_day__in=missing).order_by()
-            .values_list("gaming_day").annotate(count=Count("pk")).values_list("gaming_day", "count")
-        )
-        missing = []
-        for day in sorted(wanted):
-            if not counts.get(day, 0):
-                continue
-            if kept.coups.get((table.pk, day)) == counts[day]:
-                day_totals[day] = kept.sums.get((table.pk, day), {})
-            else:
-                missing.append(day)
+    falls on one day). The days' sums the run's chunks `kept` whole are taken as they are; the days
+    `missing` are read in one query (the others had no coup)."""
+    day_totals = dict(kept)
     if missing:
         read = set(missing)
-        rows, day_of = [], {}
-        for day, *row in values_rows(
+        rows, coup_of = [], {}
+        for day, paytable_id, *row in values_rows(
             Wager.objects.filter(
                 coup__shoe__table_id=table.pk, coup__gaming_day__gte=missing[0], coup__gaming_day__lte=missing[-1]
             )
             .order_by("coup_id")
-            .values_list(
-                "coup__gaming_day", "coup_id", "seat", "bet", "coup__paytable_id", "amount_minor", "payout_minor",
-                "commission_minor", "result",
-            )
+            .values_list("coup__gaming_day", "coup__paytable_id", *WAGER_COLUMNS)
         ):
             if day in read:
                 rows.append(row)
-                day_of[row[0]] = day
-        paytables.load({row[3] for row in rows})
-        day_totals.update(_deviation_totals(rows, paytables, day_of))
+                coup_of[row[1]] = (day, paytable_id)
+        paytables.load({paytable_id for _, paytable_id in coup_of.values()})
+        day_totals.update(_deviation_totals(rows, paytables, coup_of))
     findings = 0
     for day in days:
         findings += _deviation_findings(
@@ -596,52 +690,59 @@ def _add_totals(into: dict[int | None, list], totals: dict[int | None, list]) ->
 
 
 def _deviation_totals(
-    rows: Iterable[tuple], paytables: _Paytables, day_of: dict[int, dt.date]
+    rows: Iterable[tuple], paytables: _Paytables, coup_of: dict[int, tuple[dt.date, int]]
 ) -> dict[dt.date, dict[int | None, list]]:
-    """Per gaming day (`day_of`: each coup's), per table (None) and per seat: house win, theoretical
-    win, variance (minor units), wagers, from (coup, seat, bet, paytable, amount, payout, commission,
-    result) rows in coup order.
+    """Per gaming day (`coup_of`: each coup's gaming day and paytable), per table (None) and per
+    seat: house win, theoretical win, variance (minor units), wagers, from wager rows (WAGER_COLUMNS)
+    in coup order.
 
     Wagers on one coup are not independent (seats on the same side win together; Player and Banker
     bets move against each other): a coup's standard deviation is bounded by the sum of its wagers'
     (stake x the bet's standard deviation per unit), and coups are independent."""
     by_day: dict[dt.date, dict[int | None, list]] = {}
-    totals: dict[int | None, list] = {}
-    per_coup: dict[int | None, Decimal] = defaultdict(Decimal)
+    totals: dict[int | None, list] = _totals()
+    # The current coup's spread, of the whole table and of each seat.
+    spread_table, spread_seats = Decimal(0), {}
     products = paytables.products
     lose = WagerResult.LOSE
     last_coup = None
-    for coup_id, seat, bet, paytable_id, amount, payout, commission, result in rows:
+    # Written out: the hottest loop of the sweep's protection. Each wager goes to its seat's sums;
+    # the table's are the seats' (but for the spread, squared per coup), added up at the end.
+    for row in rows:
+        coup_id, seat, amount = row[1], row[2], row[5]
         if coup_id != last_coup:
-            for who, spread in per_coup.items():
+            totals[None][2] += spread_table * spread_table
+            for who, spread in spread_seats.items():
                 totals[who][2] += spread * spread
-            per_coup.clear()
+            spread_table, spread_seats = Decimal(0), {}
             last_coup = coup_id
-            day = day_of[coup_id]
+            day, paytable_id = coup_of[coup_id]
             totals = by_day.get(day)
             if totals is None:
                 totals = by_day[day] = _totals()
         # A pit repeats the same few stakes: each stake's theoretical and spread computed once.
-        key = (paytable_id, bet, amount)
+        key = (paytable_id, row[3], amount)
         product = products.get(key)
         if product is None:
-            edge, unit_deviation = paytables.edges[paytable_id].get(bet, (Decimal(0), Decimal(0)))
+            edge, unit_deviation = paytables.edges[paytable_id].get(row[3], (Decimal(0), Decimal(0)))
             product = products[key] = (amount * edge, amount * unit_deviation)
         theoretical, spread = product
-        win = (amount if result == lose else 0) - payout + commission
-        # The table's sums, then the seat's (written out: the hottest loop of the sweep's protection).
-        sums = totals[None]
-        sums[0] += win
-        sums[1] += theoretical
-        sums[3] += 1
-        per_coup[None] += spread
         sums = totals[seat]
-        sums[0] += win
+        sums[0] += (amount if row[9] == lose else 0) - row[7] + row[8]
         sums[1] += theoretical
         sums[3] += 1
-        per_coup[seat] += spread
-    for who, spread in per_coup.items():
+        spread_table += spread
+        spread_seats[seat] = spread_seats.get(seat, 0) + spread
+    totals[None][2] += spread_table * spread_table
+    for who, spread in spread_seats.items():
         totals[who][2] += spread * spread
+    for totals in by_day.values():
+        table = totals[None]
+        for who, sums in totals.items():
+            if who is not None:
+                table[0] += sums[0]
+                table[1] += sums[1]
+                table[3] += sums[3]
     return by_day
 
 
@@ -691,7 +792,7 @@ def _coup_rates(shoes: list[Shoe], coups_by_shoe: dict[int, list[tuple]]) -> int
         span[0], span[1] = min(span[0], low), max(span[1], high)
     at_table: dict[int, list[tuple]] = {}
     for table_id, (low, high) in spans.items():
-        at_table[table_id] = list(
+        at_table[table_id] = values_rows(
             Coup.objects.filter(shoe__table_id=table_id, dealt_at__gt=low, dealt_at__lte=high)
             .order_by("dealt_at", "pk").values_list("pk", "dealt_at")
         )
