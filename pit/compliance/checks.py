@@ -42,7 +42,7 @@ from pit.core.rows import AnyOf, values_rows
 from pit.ledger.models import CommissionEntry, EntryKind
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import engine_paytable
-from pit.protection.checks import WAGER_COLUMNS, ProtectionRun
+from pit.protection.checks import COUP_COLUMNS, WAGER_COLUMNS, ProtectionRun
 from pit.shoes.models import Coup, Shoe, Wager
 from pit.shoes.selectors import standing_condition
 from pit.tables.models import Table, TableEvent, TableEventKind, TableLimit, TableLimitVersion, TableStatus
@@ -490,17 +490,15 @@ def _chunk_check(
             ),
         )
         .order_by("shoe_id", "number", "pk")
-        .values_list(
-            "pk", "shoe_id", "number", "after_close", "gaming_day", "player_cards",
-            "banker_cards", "reported_winner", "paytable_id", "recorded_at", "is_selected", "dealt_at",
-        )
+        # Protection's columns first (the rows are handed over as read), then the rule checks' own.
+        .values_list(*COUP_COLUMNS, "shoe_id", "number", "after_close", "reported_winner", "recorded_at", "is_selected")
     ):
-        coups_by_shoe[row[1]].append(row[:10])
-        context.dealt_at[row[0]] = row[11]
-        shoe_of[row[0]] = row[1]
-        if row[10]:
+        coups_by_shoe[row[6]].append(row)
+        dealt_at[row[0]] = row[4]
+        shoe_of[row[0]] = row[6]
+        if row[11]:
             selected_ids.add(row[0])
-            paytable_ids.add(row[8])
+            paytable_ids.add(row[5])
     # Every wager of the chunk's coups, read once for both: protection adds up all of them (as
     # recorded), the rule checks judge those of the selected coups that stand after corrections and
     # voids (the replaced versions' findings clear).
@@ -511,7 +509,7 @@ def _chunk_check(
     # key (set on every row there; older SQLite rows may have none), so only their months are read.
     wagers = Wager.objects.filter(AnyOf(F("coup_id"), shoe_of))
     if shoe_of and connection.vendor == "postgresql":
-        days = [row[4] for coups in coups_by_shoe.values() for row in coups]
+        days = [row[3] for coups in coups_by_shoe.values() for row in coups]
         wagers = wagers.filter(gaming_day__range=(min(days), max(days)))
     # Each row as read goes to both (protection's WAGER_COLUMNS, then whether it stands).
     for row in values_rows(
@@ -546,19 +544,11 @@ def _chunk_check(
         shoe = shoes[shoe_id]
         judged = _shoe_findings(shoe, coups_by_shoe[shoe_id], selected_ids, wagers_by_coup, ledger, context)
         for coup, findings in judged:
-            where = {"table_id": shoe["table_id"], "shoe_id": shoe_id, "gaming_day": coup[4]}
+            where = {"table_id": shoe["table_id"], "shoe_id": shoe_id, "gaming_day": coup[3]}
             for finding in findings:
                 found.setdefault(finding.fingerprint, (finding, where))
     done = _write(found, earlier, selected_ids, shoes=len(shoe_ids))
-    protection.shoes(
-        shoe_ids,
-        {
-            shoe_id: [(row[0], row[5], row[6], row[4], dealt_at[row[0]], row[8]) for row in coups]
-            for shoe_id, coups in coups_by_shoe.items()
-        },
-        wagers_by_shoe,
-        sequences=sequences,
-    )
+    protection.shoes(shoe_ids, coups_by_shoe, wagers_by_shoe, sequences=sequences)
     return done
 
 
@@ -571,8 +561,8 @@ def _shoe_findings(shoe, coups, selected_ids, wagers_by_coup, ledger, context):
     # the per-coup counting below is skipped (one engine call per shoe instead of one per coup).
     whole_shoe = Counter(seen)
     for coup in coups:
-        whole_shoe.update(coup[5])
-        whole_shoe.update(coup[6])
+        whole_shoe.update(coup[1])
+        whole_shoe.update(coup[2])
     over_capacity = overdealt = False
     try:
         for finding in game.check_cards_seen(decks, whole_shoe):
@@ -582,7 +572,7 @@ def _shoe_findings(shoe, coups, selected_ids, wagers_by_coup, ledger, context):
         logger.warning("shoe %s: cards that name no card", shoe["id"])
     last_number = None
     for index, coup in enumerate(coups):
-        pk, _, number, after_close, _, player_codes, banker_codes, reported, paytable_id, recorded_at = coup
+        pk, player_codes, banker_codes, _, _, paytable_id, _, number, after_close, reported, recorded_at, _ = coup
         codes = [*player_codes, *banker_codes]
         if over_capacity or overdealt:
             seen.update(codes)

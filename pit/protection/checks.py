@@ -56,7 +56,9 @@ EVIDENCE_SHOWN = 12
 SHOES_PER_CHUNK = 50
 DAY_LEVEL_WEEK = 7
 
-# A wager as game protection reads it (the rule checks' sweep reads these and more, in this order).
+# A coup and a wager as game protection reads them: the rule checks' sweep reads these first, then
+# columns of its own, and hands its rows over as they are.
+COUP_COLUMNS = ("pk", "player_cards", "banker_cards", "gaming_day", "dealt_at", "paytable_id")
 WAGER_COLUMNS = (
     "pk", "coup_id", "seat", "bet", "currency", "amount_minor", "paid_minor", "payout_minor", "commission_minor",
     "result",
@@ -199,10 +201,9 @@ class ProtectionRun:
         self, shoe_ids: list[int], coups_by_shoe: dict[int, list[tuple]] | None = None,
         wagers_by_shoe: dict[int, list[tuple]] | None = None, *, sequences: bool = True,
     ) -> None:
-        """Check one chunk of shoes. `coups_by_shoe`: per shoe, (coup, player cards, banker cards,
-        gaming day, dealt at, paytable) in number order, every coup of the shoe; `wagers_by_shoe`:
-        per shoe, every wager of its coups (WAGER_COLUMNS first) in coup order. Without
-        `sequences`, the shoe sequences are left to `sequences`."""
+        """Check one chunk of shoes. `coups_by_shoe`: per shoe, every coup of it in number order
+        (COUP_COLUMNS first); `wagers_by_shoe`: per shoe, every wager of its coups (WAGER_COLUMNS
+        first) in coup order. Without `sequences`, the shoe sequences are left to `sequences`."""
         self.holding += _shoes_check(
             shoe_ids, self.table_days, self.paytables, coups_by_shoe, wagers_by_shoe, kept=self.kept,
             sequences=sequences, shared=self.shared,
@@ -253,14 +254,14 @@ class ProtectionRun:
 
 
 def _chunk_coups(shoe_ids: list[int]) -> dict[int, list[tuple]]:
-    """Per shoe, (coup, player cards, banker cards, gaming day, dealt at, paytable) in number order."""
+    """Per shoe, its coups (COUP_COLUMNS) in number order."""
     coups_by_shoe: dict[int, list[tuple]] = defaultdict(list)
-    for shoe_id, *row in values_rows(
+    for row in values_rows(
         Coup.objects.filter(AnyOf(F("shoe_id"), shoe_ids)).order_by("shoe_id", "number", "pk").values_list(
-            "shoe_id", "pk", "player_cards", "banker_cards", "gaming_day", "dealt_at", "paytable_id"
+            *COUP_COLUMNS, "shoe_id"
         )
     ):
-        coups_by_shoe[shoe_id].append(tuple(row))
+        coups_by_shoe[row[6]].append(row)
     return coups_by_shoe
 
 
@@ -352,7 +353,7 @@ def _sequence_findings(
     for shoe in shoes:
         coups = coups_by_shoe[shoe.pk]
         try:
-            codes, owners = sequences.concatenated((player, banker) for _, player, banker, *_ in coups)
+            codes, owners = sequences.concatenated((row[1], row[2]) for row in coups)
         except (ValueError, game.InvalidCard):
             logger.warning("shoe %s: cards that name no card; its sequence is not indexed", shoe.pk)
             continue
@@ -505,7 +506,8 @@ def _side_bet_expectations(
         if all(row[0] in stored for row in coups):
             continue
         seen = Counter(shoe.burn_cards or ())
-        for pk, player, banker, *_, paytable_id in coups:
+        for row in coups:
+            pk, player, banker, paytable_id = row[0], row[1], row[2], row[5]
             if pk not in stored:
                 try:
                     expectations = counting.side_bet_expectations(paytables.rules[paytable_id], shoe.decks, seen)
@@ -818,8 +820,10 @@ def _coup_rate(shoe: Shoe, coups: list[tuple], table_coups: list[tuple]) -> int:
         while table_coups[start][1] <= dealt_at - hour:
             start += 1
         count = index - start + 1
+        if count <= maximum or pk not in own:
+            continue
         clock_hour = dealt_at.astimezone(dt.UTC).strftime("%Y-%m-%dT%H")
-        if count <= maximum or pk not in own or clock_hour in hours_found:
+        if clock_hour in hours_found:
             continue
         hours_found.add(clock_hour)
         coup = Coup.objects.get(pk=pk)
