@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -60,18 +61,30 @@ def shingle_digest(codes: Sequence[str]) -> int:
     return int.from_bytes(digest, "big", signed=True)
 
 
+def dealt_digest(codes: Sequence[str], length: int = SHINGLE_LENGTH) -> int:
+    """A signed 64-bit digest (BLAKE2b) of a shoe's whole dealt order and the shingle length: equal
+    as long as the cards, and so every shingle, are the same."""
+    text = f"{length}|" + " ".join(codes)
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big", signed=True)
+
+
 def shingles(codes: Sequence[str], length: int = SHINGLE_LENGTH) -> list[tuple[int, int]]:
     """(position of the first card, digest) of every run of `length` consecutive cards."""
     if not _normalised(codes):
         return [(start, shingle_digest(codes[start : start + length])) for start in range(len(codes) - length + 1)]
     # Normalised codes are two characters each: a run's text (codes joined by spaces) is a slice of
     # the whole shoe's text, 3 bytes a card, hashed without joining each run again.
-    text, width = " ".join(codes).encode(), 3 * length - 1
-    blake2b, from_bytes = hashlib.blake2b, int.from_bytes
-    return [
-        (start, from_bytes(blake2b(text[3 * start : 3 * start + width], digest_size=8).digest(), "big", signed=True))
-        for start in range(len(codes) - length + 1)
-    ]
+    # A copy of an empty hasher costs less than a new one (no keyword arguments to parse).
+    text, width, empty = " ".join(codes).encode(), 3 * length - 1, hashlib.blake2b(digest_size=8)
+    found = []
+    for start in range(len(codes) - length + 1):
+        hasher = empty.copy()
+        hasher.update(text[3 * start : 3 * start + width])
+        found.append((start, _SIGNED_64(hasher.digest())[0]))
+    return found
+
+
+_SIGNED_64 = struct.Struct(">q").unpack
 
 
 @dataclass(frozen=True, slots=True)

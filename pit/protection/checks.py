@@ -42,7 +42,7 @@ from pit.game import counting, sequences
 from pit.game.sequences import NEW_DECK_RUN_LENGTH, SHINGLE_LENGTH
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import engine_paytable
-from pit.protection.models import CardShingle, SideBetExpectation
+from pit.protection.models import CardShingle, IndexedShoe, SideBetExpectation
 from pit.shoes.models import Coup, Shoe, Wager, WagerResult
 from pit.tables.models import Table
 
@@ -322,6 +322,10 @@ class _SharedDigests:
         self.indexed: set[int] = set()
 
     def candidates(self, digests: set[int], first_day: dt.date, last_day: dt.date) -> set[int]:
+        return digests & self.held(first_day, last_day)
+
+    def held(self, first_day: dt.date, last_day: dt.date) -> set[int]:
+        """The digests two or more shoes hold, in the window around these days."""
         if self.window is None or first_day < self.window[0] or last_day > self.window[1]:
             self.window = (first_day, max(last_day, first_day + dt.timedelta(days=self.WINDOW_DAYS - 1)))
             table = CardShingle._meta.db_table
@@ -333,7 +337,7 @@ class _SharedDigests:
                 )
                 self.digests = {digest for (digest,) in cursor.fetchall()}
             self.indexed = set()  # what this run indexed before is in the read
-        return digests & (self.digests | self.indexed)
+        return self.digests | self.indexed
 
 
 def _sequence_findings(
@@ -342,14 +346,10 @@ def _sequence_findings(
     """Index the shoes' shingles, then find them in other shoes, and runs in new-deck order.
 
     Each shoe sees the index as checking the shoes one by one, in id order, would: a later shoe of
-    this chunk as it was stored before this run, an earlier one as indexed now."""
-    chunk = {shoe.pk for shoe in shoes}
-    before: dict[int, dict[int, int]] = defaultdict(dict)  # shoe -> position -> digest, as stored
-    for shoe_id, position, digest in values_rows(
-        CardShingle.objects.filter(AnyOf(F("shoe_id"), chunk)).values_list("shoe_id", "position", "digest")
-    ):
-        before[shoe_id][position] = digest
-    indexed: dict[int, tuple[list, list, list]] = {}
+    this chunk as it was stored before this run, an earlier one as indexed now. In a sweep, a chunk
+    whose every shoe's cards are as they were indexed (IndexedShoe) is not indexed again: its
+    shingles are in the index as they would be, and only those two shoes hold are read."""
+    dealt: dict[int, tuple[list[str], list[tuple]]] = {}  # shoe -> (cards in dealt order, each card's coup)
     for shoe in shoes:
         coups = coups_by_shoe[shoe.pk]
         try:
@@ -357,66 +357,35 @@ def _sequence_findings(
         except (ValueError, game.InvalidCard):
             logger.warning("shoe %s: cards that name no card; its sequence is not indexed", shoe.pk)
             continue
-        indexed[shoe.pk] = (codes, [coups[index] for index in owners], sequences.shingles(codes))
-    # A digest can only tie two shoes of the chunk together when two of them hold it (now or as
-    # stored): only those are looked at below, and only their stored rows are read, before the index
-    # is brought up to date.
-    holders: Counter = Counter()
-    for shoe_id in chunk:
-        held = set(before[shoe_id].values())
-        if shoe_id in indexed:
-            held.update(digest for _, digest in indexed[shoe_id][2])
-        holders.update(held)
-    tied = [digest for digest, count in holders.items() if count > 1]
-    stored: dict[int, list[tuple]] = defaultdict(list)  # digest -> (shoe, position, digest, day, coup) as stored
-    if tied:
-        for row in values_rows(
-            CardShingle.objects.filter(AnyOf(F("shoe_id"), chunk), AnyOf(F("digest"), tied))
-            .values_list("shoe_id", "position", "digest", "gaming_day", "coup_id")
-        ):
-            stored[row[2]].append(row)
-    new: list[CardShingle] = []
-    for shoe in shoes:
-        if shoe.pk in indexed:
-            _, coup_of, shingles = indexed[shoe.pk]
-            new += _index(shoe, shingles, coup_of, before[shoe.pk])
-    CardShingle.objects.bulk_create(new, batch_size=1000)
-    if not indexed:
+        dealt[shoe.pk] = (codes, [coups[index] for index in owners])
+    if not dealt:
         return 0
-
-    days = [row[3] for shoe_id in indexed for row in coups_by_shoe[shoe_id]]
+    days = [row[3] for shoe_id in dealt for row in coups_by_shoe[shoe_id]]
     margin = dt.timedelta(days=settings.PIT_PROTECTION_REPEAT_DAYS)
     first_day, last_day = min(days) - margin, max(days) + margin
-    digests = {digest for _, _, shingles in indexed.values() for _, digest in shingles}
-    if shared is not None:
-        shared.indexed.update(row.digest for row in new)
-        digests = shared.candidates(digests, first_day, last_day)
-    found = _shingles_matching(sorted(digests), first_day, last_day) if digests else []
-    # Where each digest was found: in the index now, and (for this chunk's shoes) as stored before.
-    now: dict[int, list[tuple]] = defaultdict(list)
-    for row in found:
-        now[row[2]].append(row)
-    seen_elsewhere = now.keys() | stored.keys()
+    digests = {shoe_id: sequences.dealt_digest(codes) for shoe_id, (codes, _) in dealt.items()}
+    if shared is not None and digests == dict(
+        IndexedShoe.objects.filter(AnyOf(F("shoe_id"), dealt)).values_list("shoe_id", "digest")
+    ):
+        positions, now = _sequences_as_indexed(dealt, shared, first_day, last_day)
+    else:
+        positions, now = _sequences_indexed(shoes, dealt, shared, first_day, last_day)
+        IndexedShoe.objects.bulk_create(
+            [IndexedShoe(shoe_id=shoe_id, digest=digest) for shoe_id, digest in digests.items()],
+            update_conflicts=True, unique_fields=["shoe"], update_fields=["digest"],
+        )
     findings = 0
     for shoe in shoes:
-        if shoe.pk not in indexed:
+        if shoe.pk not in dealt:
             continue
-        shoe_id = shoe.pk
-        codes, coup_of, shingles = indexed[shoe_id]
-        coups = coups_by_shoe[shoe_id]
+        codes, coup_of = dealt[shoe.pk]
+        coups = coups_by_shoe[shoe.pk]
         first_day, last_day = coups[0][3] - margin, coups[-1][3] + margin
-        position_of = {}
-        for position, digest in shingles:
-            if digest in seen_elsewhere:
-                position_of.setdefault(digest, position)
-        visible = []
-        for digest in position_of:
-            visible += [row for row in now.get(digest, ()) if row[0] not in chunk or row[0] < shoe_id]
-            visible += [row for row in stored.get(digest, ()) if row[0] > shoe_id]
-        visible.sort(key=lambda row: (row[0], row[1]))
+        position_of = positions[shoe.pk]
+        visible = sorted((row for digest in position_of for row in now(shoe.pk, digest)), key=lambda row: row[:2])
         first_match: dict[int, tuple[int, int, int]] = {}
         for other_id, other_position, digest, day, other_coup_id in visible:
-            if other_id != shoe_id and first_day <= day <= last_day:
+            if other_id != shoe.pk and first_day <= day <= last_day:
                 first_match.setdefault(other_id, (position_of[digest], other_position, other_coup_id))
         findings += _repeats(shoe, coup_of, first_match)
         for run in sequences.new_deck_runs(codes):
@@ -428,6 +397,89 @@ def _sequence_findings(
             )
             findings += 1
     return findings
+
+
+def _sequences_indexed(
+    shoes: list[Shoe], dealt: dict[int, tuple[list[str], list[tuple]]], shared: _SharedDigests | None,
+    first_day: dt.date, last_day: dt.date,
+):
+    """Bring the chunk's shingles in the index up to date, and look up those found elsewhere.
+    Returns (per shoe, each such digest's first position in it; the rows (shoe, position, digest,
+    day, coup) a shoe sees of a digest, as a function of the shoe and the digest)."""
+    chunk = {shoe.pk for shoe in shoes}
+    before: dict[int, dict[int, int]] = defaultdict(dict)  # shoe -> position -> digest, as stored
+    for shoe_id, position, digest in values_rows(
+        CardShingle.objects.filter(AnyOf(F("shoe_id"), chunk)).values_list("shoe_id", "position", "digest")
+    ):
+        before[shoe_id][position] = digest
+    shingles = {shoe_id: sequences.shingles(codes) for shoe_id, (codes, _) in dealt.items()}
+    # A digest can only tie two shoes of the chunk together when two of them hold it (now or as
+    # stored): only those are looked at below, and only their stored rows are read, before the index
+    # is brought up to date.
+    holders: Counter = Counter()
+    for shoe_id in chunk:
+        held = set(before[shoe_id].values())
+        if shoe_id in shingles:
+            held.update(digest for _, digest in shingles[shoe_id])
+        holders.update(held)
+    tied = [digest for digest, count in holders.items() if count > 1]
+    stored: dict[int, list[tuple]] = defaultdict(list)  # digest -> (shoe, position, digest, day, coup) as stored
+    if tied:
+        for row in values_rows(
+            CardShingle.objects.filter(AnyOf(F("shoe_id"), chunk), AnyOf(F("digest"), tied))
+            .values_list("shoe_id", "position", "digest", "gaming_day", "coup_id")
+        ):
+            stored[row[2]].append(row)
+    new: list[CardShingle] = []
+    for shoe in shoes:
+        if shoe.pk in dealt:
+            new += _index(shoe, shingles[shoe.pk], dealt[shoe.pk][1], before[shoe.pk])
+    CardShingle.objects.bulk_create(new, batch_size=1000)
+
+    digests = {digest for found in shingles.values() for _, digest in found}
+    if shared is not None:
+        shared.indexed.update(row.digest for row in new)
+        digests = shared.candidates(digests, first_day, last_day)
+    # Where each digest was found: in the index now, and (for this chunk's shoes) as stored before.
+    now: dict[int, list[tuple]] = defaultdict(list)
+    for row in _shingles_matching(sorted(digests), first_day, last_day) if digests else ():
+        now[row[2]].append(row)
+    seen_elsewhere = now.keys() | stored.keys()
+    positions: dict[int, dict[int, int]] = {}
+    for shoe_id, found in shingles.items():
+        position_of = positions[shoe_id] = {}
+        for position, digest in found:
+            if digest in seen_elsewhere:
+                position_of.setdefault(digest, position)
+
+    def seen_by(shoe_id: int, digest: int) -> list[tuple]:
+        return [row for row in now.get(digest, ()) if row[0] not in chunk or row[0] < shoe_id] + [
+            row for row in stored.get(digest, ()) if row[0] > shoe_id
+        ]
+
+    return positions, seen_by
+
+
+def _sequences_as_indexed(
+    dealt: dict[int, tuple[list[str], list[tuple]]], shared: _SharedDigests, first_day: dt.date, last_day: dt.date
+):
+    """As `_sequences_indexed`, for a chunk whose every shoe is indexed as its cards are now (so the
+    index is as it was before this chunk, and a later shoe of the chunk is seen as stored): only the
+    chunk's shingles that two shoes hold are read, no digest is computed."""
+    positions: dict[int, dict[int, int]] = {shoe_id: {} for shoe_id in dealt}
+    for shoe_id, position, digest in values_rows(
+        CardShingle.objects.filter(AnyOf(F("shoe_id"), dealt), AnyOf(F("digest"), shared.held(first_day, last_day)))
+        .order_by("shoe_id", "position").values_list("shoe_id", "position", "digest")
+    ):
+        positions[shoe_id].setdefault(digest, position)
+    digests = {digest for position_of in positions.values() for digest in position_of}
+    now: dict[int, list[tuple]] = defaultdict(list)
+    for row in _shingles_matching(sorted(digests), first_day, last_day) if digests else ():
+        now[row[2]].append(row)
+    for position_of in positions.values():
+        for digest in [digest for digest in position_of if digest not in now]:
+            del position_of[digest]
+    return positions, lambda shoe_id, digest: now[digest]
 
 
 def _shingles_matching(digests: list[int], first_day: dt.date, last_day: dt.date) -> list[tuple]:

@@ -26,6 +26,22 @@ class CardShingle(models.Model):
         return f"shoe {self.shoe_id} card {self.position + 1}"
 
 
+class IndexedShoe(models.Model):
+    """A shoe whose card sequence is in the index (CardShingle), with the digest of the dealt order it
+    was indexed from (`pit.game.sequences.dealt_digest`): a sweep finds a shoe whose cards are as they
+    were indexed by one digest, without hashing and reading its shingles again. Derived data, written
+    with the shingles in the same transaction."""
+
+    shoe = models.OneToOneField("shoes.Shoe", on_delete=models.CASCADE, primary_key=True, related_name="+")
+    digest = models.BigIntegerField()
+
+    class Meta:
+        default_permissions = ()  # an index for the check, in no screen: no role reads or writes it
+
+    def __str__(self) -> str:
+        return f"shoe {self.shoe_id} indexed"
+
+
 class SideBetExpectation(models.Model):
     """What a side bet was worth on a coup, computed exactly by the engine from the cards seen before
     it (burns and earlier coups): the expectation per unit staked, rounded to 12 places for

@@ -8,7 +8,7 @@ from pit import game
 from pit.compliance.checks import coups_check, coups_sweep
 from pit.compliance.models import RuleViolation
 from pit.game import sequences
-from pit.protection.models import CardShingle
+from pit.protection.models import CardShingle, IndexedShoe
 from tests import factories
 
 ORDERED_DECK = [rank + suit for suit in "SHDC" for rank in game.RANKS]
@@ -128,6 +128,43 @@ def test_each_finding_once_however_often_checked(record):
     coups_sweep(first_day=day, last_day=day)
     assert len(found("shoe_sequence_repeat")) == 1
     assert CardShingle.objects.count() == shingles
+
+
+@pytest.mark.django_db
+def test_a_sweep_indexes_again_only_a_shoe_whose_cards_changed_since(record):
+    coups = dealt(7, 12)
+    first = factories.shoe(factories.table("BB1"))
+    record(first, coups)
+    replay = factories.shoe(factories.table("BB2"))
+    record(replay, coups)
+    codes, _ = sequences.concatenated(coups)
+    assert dict(IndexedShoe.objects.values_list("shoe_id", "digest")) == {
+        first.pk: sequences.dealt_digest(codes), replay.pk: sequences.dealt_digest(codes)
+    }
+    day = replay.coups.first().gaming_day
+    holding = coups_sweep(first_day=day, last_day=day).holding
+    shingles = sorted(CardShingle.objects.values_list("shoe_id", "position", "digest"))
+    # Cards as indexed: the sweep reads the index, it does not build it again (a row taken out stays out).
+    CardShingle.objects.filter(shoe=first, position=0).delete()
+    assert coups_sweep(first_day=day, last_day=day).holding == holding
+    assert CardShingle.objects.count() == len(shingles) - 1
+    # Indexed from other cards: built again, and the digest it was built from recorded.
+    IndexedShoe.objects.filter(shoe=first).update(digest=0)
+    assert coups_sweep(first_day=day, last_day=day).holding == holding
+    assert sorted(CardShingle.objects.values_list("shoe_id", "position", "digest")) == shingles
+    assert IndexedShoe.objects.get(shoe=first).digest == sequences.dealt_digest(codes)
+    [violation] = found("shoe_sequence_repeat")
+    assert violation.shoe_id == replay.pk
+
+
+def test_the_dealt_digest_changes_with_any_card_and_with_the_shingle_length():
+    codes = [code for player, banker in dealt(3, 20) for code in sequences.dealt_order(player, banker)]
+    digest = sequences.dealt_digest(codes)
+    assert digest == sequences.dealt_digest(list(codes))
+    assert digest != sequences.dealt_digest(codes[:-1])
+    assert digest != sequences.dealt_digest([codes[1], codes[0], *codes[2:]]) or codes[0] == codes[1]
+    assert digest != sequences.dealt_digest(codes, length=sequences.SHINGLE_LENGTH + 1)
+    assert -(2**63) <= digest < 2**63
 
 
 @pytest.mark.django_db
