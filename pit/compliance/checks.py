@@ -522,14 +522,7 @@ def _chunk_check(
         wagers_by_shoe[shoe_of[coup_id]].append(row)
         if row[10] and coup_id in selected_ids:
             wagers_by_coup[coup_id].append(row)
-    # The ledger's commission per wager: its accrual, net of any reversal of that accrual.
-    ledger: dict[int, int] = defaultdict(int)
-    for kind, wager_id, reversed_wager_id, amount in values_rows(
-        CommissionEntry.objects.filter(AnyOf(F("shoe_id"), shoe_ids))
-        .filter(Q(kind=EntryKind.ACCRUED) | Q(kind=EntryKind.REVERSAL, reverses__kind=EntryKind.ACCRUED))
-        .values_list("kind", "wager_id", "reverses__wager_id", "amount_minor")
-    ):
-        ledger[wager_id if kind == EntryKind.ACCRUED else reversed_wager_id] += amount
+    ledger = _ledger_commission(shoe_ids)
     earlier = {
         fingerprint: (pk, coup_id, cleared_at, message)
         for pk, fingerprint, coup_id, cleared_at, message in values_rows(RuleViolation.objects.filter(
@@ -550,6 +543,32 @@ def _chunk_check(
     done = _write(found, earlier, selected_ids, shoes=len(shoe_ids))
     protection.shoes(shoe_ids, coups_by_shoe, wagers_by_shoe, sequences=sequences)
     return done
+
+
+def _ledger_commission(shoe_ids: list[int]) -> dict[int, int]:
+    """The ledger's commission per wager of the shoes: its accrual, net of any reversal of that
+    accrual. One read of the shoes' accruals and reversals (no ordering, no join); an accrual a
+    reversal names that is not among them is read by id."""
+    ledger: dict[int, int] = defaultdict(int)
+    wager_of: dict[int, int] = {}  # accrual -> its wager
+    reversals: list[tuple[int, int]] = []  # (entry reversed, amount)
+    for pk, kind, wager_id, reverses_id, amount in values_rows(
+        CommissionEntry.objects.filter(AnyOf(F("shoe_id"), shoe_ids), kind__in=(EntryKind.ACCRUED, EntryKind.REVERSAL))
+        .order_by().values_list("pk", "kind", "wager_id", "reverses_id", "amount_minor")
+    ):
+        if kind == EntryKind.ACCRUED:
+            ledger[wager_id] += amount
+            wager_of[pk] = wager_id
+        else:
+            reversals.append((reverses_id, amount))
+    elsewhere = {reverses_id for reverses_id, _ in reversals} - wager_of.keys()
+    if elsewhere:
+        accruals = CommissionEntry.objects.filter(pk__in=elsewhere, kind=EntryKind.ACCRUED).order_by()
+        wager_of.update(accruals.values_list("pk", "wager_id"))
+    for reverses_id, amount in reversals:
+        if reverses_id in wager_of:  # a reversal of an accrual (not of a collection)
+            ledger[wager_of[reverses_id]] += amount
+    return ledger
 
 
 def _shoe_findings(shoe, coups, selected_ids, wagers_by_coup, ledger, context):
