@@ -8,6 +8,7 @@ from django.core.exceptions import EmptyResultSet
 from django.db import connection, connections
 from django.db.models import JSONField, Lookup
 from django.db.models.expressions import Col
+from psycopg.adapt import Loader
 from psycopg.types.datetime import TimestamptzLoader
 
 # The JSON decoder's own scanner (C): `json.loads` in front of it matches whitespace on both sides
@@ -62,22 +63,29 @@ def values_rows(queryset) -> list[tuple]:
         sql, params = compiler.as_sql()
     except EmptyResultSet:
         return []
-    database = connections[queryset.db]
-    with database.cursor() as cursor:
-        if database.vendor == "postgresql" and database.timezone_name == "UTC":
-            # Django's timestamptz loader is written in Python (it sets the zone after psycopg's);
-            # a session in UTC gives the same aware datetimes through psycopg's own, in C.
-            cursor.cursor.adapters.register_loader("timestamptz", TimestamptzLoader)
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
     columns = compiler.select[: compiler.col_count]
     converters = compiler.get_converters([expression for expression, _, _ in columns])
-    if not converters:
-        return rows
+    # Columns of plain JSONFields are decoded by `_json` (as Django's converter decodes them, faster).
     json_columns = [
         position for position, (convs, expression) in converters.items()
         if _plain_json(expression) and convs == [expression.target.from_db_value]
     ]
+    database = connections[queryset.db]
+    with database.cursor() as cursor:
+        if database.vendor == "postgresql":
+            adapters = cursor.cursor.adapters
+            if database.timezone_name == "UTC":
+                # Django's timestamptz loader is written in Python (it sets the zone after psycopg's);
+                # a session in UTC gives the same aware datetimes through psycopg's own, in C.
+                adapters.register_loader("timestamptz", TimestamptzLoader)
+            if json_columns and len(json_columns) == len(converters):
+                # Every converted column is plain JSON: decoded as psycopg reads it, nothing after.
+                adapters.register_loader("jsonb", _JsonLoader)
+                converters, json_columns = {}, []
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    if not converters:
+        return rows
     for position in json_columns:
         del converters[position]
     if converters:
@@ -88,6 +96,13 @@ def values_rows(queryset) -> list[tuple]:
             for position in json_columns:
                 row[position] = _json(row[position])
     return [tuple(row) for row in rows]
+
+
+class _JsonLoader(Loader):
+    """jsonb read as text, decoded by `_json`."""
+
+    def load(self, data):
+        return _json(bytes(data).decode())
 
 
 def _plain_json(expression) -> bool:

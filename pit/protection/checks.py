@@ -213,7 +213,7 @@ class ProtectionRun:
         """The shoe sequence tests alone of one chunk of shoes (in shoe id order after the chunks
         before it), from a read of their cards."""
         shoes = Shoe.objects.select_related("table").in_bulk(shoe_ids)
-        coups_by_shoe = _chunk_coups(shoe_ids)
+        coups_by_shoe = _chunk_coups(shoe_ids, COUP_COLUMNS[:4])  # the cards and the gaming day
         checked = [shoes[shoe_id] for shoe_id in shoe_ids if coups_by_shoe.get(shoe_id)]
         if checked:
             self.holding += _sequence_findings(checked, coups_by_shoe, self.shared)
@@ -253,15 +253,15 @@ class ProtectionRun:
         return self.holding
 
 
-def _chunk_coups(shoe_ids: list[int]) -> dict[int, list[tuple]]:
-    """Per shoe, its coups (COUP_COLUMNS) in number order."""
+def _chunk_coups(shoe_ids: list[int], columns: tuple[str, ...] = COUP_COLUMNS) -> dict[int, list[tuple]]:
+    """Per shoe, its coups (`columns`: COUP_COLUMNS or the first of them, then the shoe) in number order."""
     coups_by_shoe: dict[int, list[tuple]] = defaultdict(list)
     for row in values_rows(
         Coup.objects.filter(AnyOf(F("shoe_id"), shoe_ids)).order_by("shoe_id", "number", "pk").values_list(
-            *COUP_COLUMNS, "shoe_id"
+            *columns, "shoe_id"
         )
     ):
-        coups_by_shoe[row[6]].append(row)
+        coups_by_shoe[row[-1]].append(row)
     return coups_by_shoe
 
 
