@@ -142,7 +142,9 @@ def coups_sweep(
     )
     processes = sweep_processes()
     if processes > 1:
-        return _shoes_check_fanned_out(shoe_ids, selected=in_range, progress=progress, processes=processes)
+        return _shoes_check_fanned_out(
+            shoe_ids, selected=in_range, days=(first_day, last_day), progress=progress, processes=processes
+        )
     protection = ProtectionRun(sweep=True)
     totals = _shoes_check(shoe_ids, selected=in_range, progress=progress, protection=protection)
     totals.holding += protection.finish(weekly=True)
@@ -159,15 +161,18 @@ def sweep_processes() -> int:
 
 
 def _shoes_check_fanned_out(
-    shoe_ids: list[int], *, selected: Q, progress: Callable[[int], None] | None, processes: int
+    shoe_ids: list[int], *, selected: Q, days: tuple[dt.date, dt.date], progress: Callable[[int], None] | None,
+    processes: int,
 ) -> CheckTotals:
-    """The sweep in `processes` processes. Each chunk's findings depend on that chunk alone, except
-    the shoe sequences (their index is built shoe after shoe): this process runs those over every
-    chunk in shoe id order first, then, like `processes - 1` forked children (each its own
-    connection), takes chunks one at a time from a shared counter and checks each in its own
-    transaction, written exactly as in one process: the rule checks and the rest of game protection.
-    The children hand their totals and protection sums back through a pipe; the tables' days are
-    tested here once all have ended. A child's failure is raised here once every child ended."""
+    """The sweep in `processes` processes: this one and `processes - 1` forked children (each its own
+    connection) take chunks one at a time from a shared counter and check each in its own
+    transaction, written exactly as in one process: the rule checks and game protection. Each
+    chunk's findings depend on that chunk alone, except the shoe sequences (their index is built
+    shoe after shoe): those are found in any order for a chunk already indexed as its cards are, and
+    recorded here in shoe id order once every chunk is done, where any other chunk, and those after
+    it, are indexed in order (`ProtectionRun.sequences_in_order`). The children hand their totals
+    and protection sums back through a pipe; the tables' days are tested here once all have ended.
+    A child's failure is raised here once every child ended."""
     # Smaller chunks than one process reads, down to 10 shoes, so that the processes end together.
     size = min(SHOES_PER_CHUNK, max(10, -(-len(shoe_ids) // (4 * processes))))
     chunks = [shoe_ids[start : start + size] for start in range(0, len(shoe_ids), size)]
@@ -183,9 +188,11 @@ def _shoes_check_fanned_out(
                 return done
             with transaction.atomic():
                 done.append(_chunk_check(
-                    chunks[index], selected=selected, context=context, protection=protection, sequences=False
+                    chunks[index], selected=selected, context=context, protection=protection, ordered=False
                 ))
 
+    protection = ProtectionRun(sweep=True)
+    protection.expect_days(*days)  # read once here, inherited by the children
     connections.close_all()  # a child must not share this process's connection
     children = []
     for _ in range(min(processes - 1, len(chunks))):
@@ -195,7 +202,6 @@ def _shoes_check_fanned_out(
             os.close(read_end)
             status = 0
             try:
-                protection = ProtectionRun()
                 answer = ("done", work(protection), protection.state())
             except BaseException:  # noqa: BLE001 (any failure is handed to the parent)
                 answer, status = ("failed", traceback.format_exc(), None), 1
@@ -207,12 +213,8 @@ def _shoes_check_fanned_out(
                 os._exit(status)
         os.close(write_end)
         children.append((pid, read_end))
-    protection = ProtectionRun(sweep=True)
     totals = CheckTotals()
     try:
-        for chunk in chunks:
-            with transaction.atomic():
-                protection.sequences(chunk)
         for done in work(protection):
             totals.add(done)
             if progress is not None:
@@ -234,6 +236,7 @@ def _shoes_check_fanned_out(
             if progress is not None:
                 progress(done.coups)
         protection.merge(state)
+    protection.sequences_in_order(chunks)
     totals.holding += protection.finish(weekly=True)
     return totals
 
@@ -462,7 +465,7 @@ def _shoes_check(
 
 
 def _chunk_check(
-    shoe_ids: list[int], *, selected: Q, context: _Context, protection: ProtectionRun, sequences: bool = True,
+    shoe_ids: list[int], *, selected: Q, context: _Context, protection: ProtectionRun, ordered: bool = True,
 ) -> CheckTotals:
     shoes = {
         row["id"]: row
@@ -541,7 +544,7 @@ def _chunk_check(
             for finding in findings:
                 found.setdefault(finding.fingerprint, (finding, where))
     done = _write(found, earlier, selected_ids, shoes=len(shoe_ids))
-    protection.shoes(shoe_ids, coups_by_shoe, wagers_by_shoe, sequences=sequences)
+    protection.shoes(shoe_ids, coups_by_shoe, wagers_by_shoe, ordered=ordered)
     return done
 
 

@@ -184,10 +184,12 @@ class ProtectionRun:
     The rule checks' sweep hands each chunk's coups and wagers over as it read them (one read of a
     chunk for both); alone, a chunk reads its own.
 
-    A sweep fanned out over processes splits it: the shoe sequences (whose index is built shoe after
-    shoe, so in shoe id order in one process: `sequences`) apart from the rest of each chunk's tests
-    (`shoes(..., sequences=False)`, in any process and order); each process's `state()` is
-    `merge`d into the one that runs `finish`."""
+    A sweep fanned out over processes gives its chunks in any order (`shoes(..., ordered=False)`):
+    the shoe sequences' index is built shoe after shoe, so a chunk's sequences are only found there
+    when every shoe of it is indexed as its cards are (the index is then as the shoes before it left
+    it, and stays so while no chunk is indexed), and are recorded later, in shoe id order, by
+    `sequences_in_order`, which indexes the chunks that were not, and those after them, in order.
+    Each process's `state()` is `merge`d into the one that runs `sequences_in_order` and `finish`."""
 
     def __init__(self, *, sweep: bool = False) -> None:
         self.holding = 0
@@ -196,35 +198,53 @@ class ProtectionRun:
         self.kept = _KeptDays()
         # A sweep's chunks look up only the digests two shoes could hold (see _SharedDigests).
         self.shared = _SharedDigests() if sweep else None
+        # Chunks given in any order: per chunk, its shoe sequences found (None: left to the ordered pass).
+        self.found: dict[tuple[int, ...], dict | None] = {}
 
     def shoes(
         self, shoe_ids: list[int], coups_by_shoe: dict[int, list[tuple]] | None = None,
-        wagers_by_shoe: dict[int, list[tuple]] | None = None, *, sequences: bool = True,
+        wagers_by_shoe: dict[int, list[tuple]] | None = None, *, ordered: bool = True,
     ) -> None:
         """Check one chunk of shoes. `coups_by_shoe`: per shoe, every coup of it in number order
         (COUP_COLUMNS first); `wagers_by_shoe`: per shoe, every wager of its coups (WAGER_COLUMNS
-        first) in coup order. Without `sequences`, the shoe sequences are left to `sequences`."""
+        first) in coup order. Without `ordered`, the chunks come in any order (see the class)."""
         self.holding += _shoes_check(
             shoe_ids, self.table_days, self.paytables, coups_by_shoe, wagers_by_shoe, kept=self.kept,
-            sequences=sequences, shared=self.shared,
+            shared=self.shared, unordered=None if ordered else self.found,
         )
 
-    def sequences(self, shoe_ids: list[int]) -> None:
-        """The shoe sequence tests alone of one chunk of shoes (in shoe id order after the chunks
-        before it), from a read of their cards."""
-        shoes = Shoe.objects.select_related("table").in_bulk(shoe_ids)
-        coups_by_shoe = _chunk_coups(shoe_ids, COUP_COLUMNS[:4])  # the cards and the gaming day
-        checked = [shoes[shoe_id] for shoe_id in shoe_ids if coups_by_shoe.get(shoe_id)]
-        if checked:
-            self.holding += _sequence_findings(checked, coups_by_shoe, self.shared)
+    def expect_days(self, first_day: dt.date, last_day: dt.date) -> None:
+        """A sweep over these gaming days: the digests two shoes hold around them, read now, once
+        (for processes forked after this too)."""
+        margin = dt.timedelta(days=settings.PIT_PROTECTION_REPEAT_DAYS)
+        self.shared.held(first_day - margin, last_day + margin)
+
+    def sequences_in_order(self, chunks: list[list[int]]) -> None:
+        """After chunks were checked in any order: their shoe sequences, in shoe id order, each chunk
+        in a transaction of its own. Those found are recorded up to the first chunk that was not
+        indexed as its cards are; from it on, each chunk is read, indexed and looked up again (a
+        shoe indexed anew changes what the shoes after it see)."""
+        in_order = False
+        for chunk in chunks:
+            found = self.found.get(tuple(chunk), {})
+            in_order = in_order or found is None
+            with transaction.atomic():
+                if in_order:
+                    shoes = Shoe.objects.select_related("table").in_bulk(chunk)
+                    coups_by_shoe = _chunk_coups(chunk, COUP_COLUMNS[:4])  # the cards and the gaming day
+                    checked = [shoes[shoe_id] for shoe_id in chunk if coups_by_shoe.get(shoe_id)]
+                    if checked:
+                        self.holding += _sequence_findings(checked, coups_by_shoe, self.shared)
+                elif found:
+                    self.holding += _sequences_record(found)
 
     def state(self) -> tuple:
         """What `merge` needs of this run, picklable."""
         sums = {key: dict(totals) for key, totals in self.kept.sums.items()}
-        return self.holding, dict(self.table_days), self.kept.coups, sums, self.kept.side_bets
+        return self.holding, dict(self.table_days), self.kept.coups, sums, self.kept.side_bets, self.found
 
     def merge(self, state: tuple) -> None:
-        holding, table_days, coups, sums, side_bets = state
+        holding, table_days, coups, sums, side_bets, found = state
         self.holding += holding
         for table_id, days in table_days.items():
             self.table_days[table_id] |= days
@@ -233,6 +253,7 @@ class ProtectionRun:
             _add_totals(self.kept.sums.setdefault(key, _totals()), totals)
         for (table_id, day), side_bet_day in side_bets.items():
             self.kept.side_bet_day(table_id, day).add(side_bet_day)
+        self.found.update(found)
 
     def finish(self, *, weekly: bool) -> int:
         """The tests over a table's whole gaming day (and week), once per table and day, not once per
@@ -268,7 +289,8 @@ def _chunk_coups(shoe_ids: list[int], columns: tuple[str, ...] = COUP_COLUMNS) -
 def _shoes_check(
     shoe_ids: list[int], table_days: dict[int, set[dt.date]], paytables: _Paytables,
     coups_by_shoe: dict[int, list[tuple]] | None = None, wagers_by_shoe: dict[int, list[tuple]] | None = None,
-    *, kept: _KeptDays | None = None, sequences: bool = True, shared: _SharedDigests | None = None,
+    *, kept: _KeptDays | None = None, shared: _SharedDigests | None = None,
+    unordered: dict[tuple[int, ...], dict | None] | None = None,
 ) -> int:
     shoes = Shoe.objects.select_related("table").in_bulk(shoe_ids)
     if coups_by_shoe is None:
@@ -280,7 +302,11 @@ def _shoes_check(
     for shoe in checked:
         table_days[shoe.table_id].update(row[3] for row in coups_by_shoe[shoe.pk])
     worth = _side_bet_expectations(checked, coups_by_shoe, paytables)
-    findings = _sequence_findings(checked, coups_by_shoe, shared) if sequences else 0
+    if unordered is None:
+        findings = _sequence_findings(checked, coups_by_shoe, shared)
+    else:  # found now only if the chunk is indexed as its cards are; recorded in order later
+        findings = 0
+        unordered[tuple(shoe_ids)] = _sequences_found(checked, coups_by_shoe, shared, indexed_only=True)
     findings += _coup_rates(checked, coups_by_shoe)
     if wagers_by_shoe is None:
         shoe_of = {row[0]: shoe_id for shoe_id, coups in coups_by_shoe.items() for row in coups}
@@ -343,12 +369,24 @@ class _SharedDigests:
 def _sequence_findings(
     shoes: list[Shoe], coups_by_shoe: dict[int, list[tuple]], shared: _SharedDigests | None = None
 ) -> int:
-    """Index the shoes' shingles, then find them in other shoes, and runs in new-deck order.
+    """Index the shoes' shingles, find them in other shoes, and runs in new-deck order; record them."""
+    return _sequences_record(_sequences_found(shoes, coups_by_shoe, shared))
+
+
+def _sequences_found(
+    shoes: list[Shoe], coups_by_shoe: dict[int, list[tuple]], shared: _SharedDigests | None = None,
+    *, indexed_only: bool = False,
+) -> dict[int, tuple[dict[int, tuple[int, int, int, int]], list]] | None:
+    """Index the shoes' shingles, then find them in other shoes, and runs in new-deck order. Returns,
+    per shoe with any, (per other shoe, its first repeat: (position here, position there, the coup of
+    this shoe and of the other that completed the shingle); [(new-deck run, the coup that completed
+    it)]), to record with `_sequences_record`.
 
     Each shoe sees the index as checking the shoes one by one, in id order, would: a later shoe of
     this chunk as it was stored before this run, an earlier one as indexed now. In a sweep, a chunk
     whose every shoe's cards are as they were indexed (IndexedShoe) is not indexed again: its
-    shingles are in the index as they would be, and only those two shoes hold are read."""
+    shingles are in the index as they would be, and only those two shoes hold are read. With
+    `indexed_only`, any other chunk is left alone: None."""
     dealt: dict[int, tuple[list[str], list[tuple]]] = {}  # shoe -> (cards in dealt order, each card's coup)
     for shoe in shoes:
         coups = coups_by_shoe[shoe.pk]
@@ -359,7 +397,7 @@ def _sequence_findings(
             continue
         dealt[shoe.pk] = (codes, [coups[index] for index in owners])
     if not dealt:
-        return 0
+        return {}
     days = [row[3] for shoe_id in dealt for row in coups_by_shoe[shoe_id]]
     margin = dt.timedelta(days=settings.PIT_PROTECTION_REPEAT_DAYS)
     first_day, last_day = min(days) - margin, max(days) + margin
@@ -368,13 +406,15 @@ def _sequence_findings(
         IndexedShoe.objects.filter(AnyOf(F("shoe_id"), dealt)).values_list("shoe_id", "digest")
     ):
         positions, now = _sequences_as_indexed(dealt, shared, first_day, last_day)
+    elif indexed_only:
+        return None
     else:
         positions, now = _sequences_indexed(shoes, dealt, shared, first_day, last_day)
         IndexedShoe.objects.bulk_create(
             [IndexedShoe(shoe_id=shoe_id, digest=digest) for shoe_id, digest in digests.items()],
             update_conflicts=True, unique_fields=["shoe"], update_fields=["digest"],
         )
-    findings = 0
+    found = {}
     for shoe in shoes:
         if shoe.pk not in dealt:
             continue
@@ -383,13 +423,34 @@ def _sequence_findings(
         first_day, last_day = coups[0][3] - margin, coups[-1][3] + margin
         position_of = positions[shoe.pk]
         visible = sorted((row for digest in position_of for row in now(shoe.pk, digest)), key=lambda row: row[:2])
-        first_match: dict[int, tuple[int, int, int]] = {}
+        first_match: dict[int, tuple[int, int, int, int]] = {}
         for other_id, other_position, digest, day, other_coup_id in visible:
-            if other_id != shoe.pk and first_day <= day <= last_day:
-                first_match.setdefault(other_id, (position_of[digest], other_position, other_coup_id))
-        findings += _repeats(shoe, coup_of, first_match)
-        for run in sequences.new_deck_runs(codes):
-            coup = Coup.objects.get(pk=coup_of[run.start + NEW_DECK_RUN_LENGTH - 1][0])
+            if other_id != shoe.pk and first_day <= day <= last_day and other_id not in first_match:
+                position = position_of[digest]
+                first_match[other_id] = (
+                    position, other_position, coup_of[position + SHINGLE_LENGTH - 1][0], other_coup_id
+                )
+        runs = [
+            (run, coup_of[run.start + NEW_DECK_RUN_LENGTH - 1][0]) for run in sequences.new_deck_runs(codes)
+        ]
+        if first_match or runs:
+            found[shoe.pk] = (first_match, runs)
+    return found
+
+
+def _sequences_record(found: dict[int, tuple[dict[int, tuple[int, int, int, int]], list]]) -> int:
+    """Record what `_sequences_found` found, shoe by shoe in id order. Returns the findings."""
+    if not found:
+        return 0
+    shoes = Shoe.objects.select_related("table").in_bulk(
+        {*found, *(other_id for first_match, _ in found.values() for other_id in first_match)}
+    )
+    findings = 0
+    for shoe_id, (first_match, runs) in sorted(found.items()):
+        shoe = shoes[shoe_id]
+        findings += _repeats(shoe, first_match, shoes)
+        for run, coup_id in runs:
+            coup = Coup.objects.get(pk=coup_id)
             violation_record(
                 finding=sequences.new_deck_order_run(run),
                 fingerprint=f"new_deck_order_run:shoe{shoe.pk}:card{run.start}",
@@ -511,14 +572,12 @@ def _shingles_matching(digests: list[int], first_day: dt.date, last_day: dt.date
     return [row for row in rows if len(holders[row[2]]) > 1]
 
 
-def _repeats(shoe: Shoe, coup_of: list[tuple], first_match: dict[int, tuple[int, int, int]]) -> int:
-    others = Shoe.objects.select_related("table").in_bulk(list(first_match)) if first_match else {}
-    for other_id, (position, other_position, other_coup_id) in first_match.items():
-        other = others[other_id]
+def _repeats(shoe: Shoe, first_match: dict[int, tuple[int, int, int, int]], shoes: dict[int, Shoe]) -> int:
+    for other_id, (position, other_position, coup_id, other_coup_id) in first_match.items():
+        other = shoes[other_id]
         # Charged to the later shoe, at the coup that completed its first repeated shingle.
         if shoe.pk > other_id:
             later, earlier, at, earlier_at = shoe, other, position, other_position
-            coup_id = coup_of[position + SHINGLE_LENGTH - 1][0]
         else:
             later, earlier, at, earlier_at = other, shoe, other_position, position
             coup_id = other_coup_id
