@@ -8,8 +8,10 @@ from django.core.exceptions import EmptyResultSet
 from django.db import connection, connections
 from django.db.models import JSONField, Lookup
 from django.db.models.expressions import Col
+from psycopg import Cursor
 from psycopg.adapt import Loader
-from psycopg.types.datetime import TimestamptzLoader
+from psycopg.pq import Format
+from psycopg.types.datetime import TimestamptzBinaryLoader
 
 # The JSON decoder's own scanner (C): `json.loads` in front of it matches whitespace on both sides
 # with regular expressions, which costs more than decoding a short array of cards.
@@ -71,17 +73,24 @@ def values_rows(queryset) -> list[tuple]:
         if _plain_json(expression) and convs == [expression.target.from_db_value]
     ]
     database = connections[queryset.db]
-    with database.cursor() as cursor:
-        if database.vendor == "postgresql":
-            adapters = cursor.cursor.adapters
-            if database.timezone_name == "UTC":
-                # Django's timestamptz loader is written in Python (it sets the zone after psycopg's);
-                # a session in UTC gives the same aware datetimes through psycopg's own, in C.
-                adapters.register_loader("timestamptz", TimestamptzLoader)
-            if json_columns and len(json_columns) == len(converters):
-                # Every converted column is plain JSON: decoded as psycopg reads it, nothing after.
-                adapters.register_loader("jsonb", _JsonLoader)
-                converters, json_columns = {}, []
+    if database.vendor == "postgresql" and database.timezone_name == "UTC":
+        # Every column in binary: integers, dates and timestamps copied, not parsed from text. Only
+        # a cursor that binds its parameters on the server can ask for that; never prepared (a
+        # pooler in transaction mode keeps no prepared statement). The session is in UTC, so the
+        # timestamps are the aware datetimes Django's own loader gives, from psycopg's, in C.
+        database.ensure_connection()
+        cursor = database._prepare_cursor(_BinaryCursor(database.connection))  # logged and wrapped as Django's
+        adapters = cursor.cursor.adapters
+        adapters.register_loader("timestamptz", TimestamptzBinaryLoader)
+        if json_columns and len(json_columns) == len(converters):
+            # Every converted column is plain JSON: decoded as psycopg reads it, nothing after.
+            adapters.register_loader("jsonb", _JsonLoader)
+            converters, json_columns = {}, []
+        else:  # as text, for the fields' converters (as Django reads jsonb)
+            adapters.register_loader("jsonb", _JsonTextLoader)
+    else:
+        cursor = database.cursor()
+    with cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     if not converters:
@@ -98,11 +107,27 @@ def values_rows(queryset) -> list[tuple]:
     return [tuple(row) for row in rows]
 
 
-class _JsonLoader(Loader):
-    """jsonb read as text, decoded by `_json`."""
+class _BinaryCursor(Cursor):
+    """Parameters bound on the server, every column of the result in binary, never prepared."""
+
+    def execute(self, query, params=None, **kwargs):
+        return super().execute(query, params, prepare=False, binary=True)
+
+
+class _JsonTextLoader(Loader):
+    """Binary jsonb (a version byte, then the text) as its text."""
+
+    format = Format.BINARY
 
     def load(self, data):
-        return _json(bytes(data).decode())
+        return bytes(data[1:]).decode()
+
+
+class _JsonLoader(_JsonTextLoader):
+    """Binary jsonb decoded by `_json`."""
+
+    def load(self, data):
+        return _json(super().load(data))
 
 
 def _plain_json(expression) -> bool:
