@@ -13,7 +13,7 @@ The checks, all by the engine: the draw rules and reported winner (`verify_coup`
 settlement (`check_payout` against the table's report, `check_commission`
 against the ledger's accrual net of reversals, both from `settle` under the coup's paytable
 version); table rules (`check_wager_limits` with the table's limits and the paytable's increments).
-Wagers are judged as they stand after corrections and voids (`pit.shoes.selectors.standing_condition`).
+Wagers are judged as they stand after corrections and voids (`pit.shoes.selectors.Standing`).
 """
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import engine_paytable
 from pit.protection.checks import COUP_COLUMNS, WAGER_COLUMNS, ProtectionRun
 from pit.shoes.models import Coup, Shoe, Wager
-from pit.shoes.selectors import standing_condition
+from pit.shoes.selectors import Standing
 from pit.tables.models import Table, TableEvent, TableEventKind, TableLimit, TableLimitVersion, TableStatus
 
 logger = logging.getLogger(__name__)
@@ -514,16 +514,12 @@ def _chunk_check(
     if shoe_of and connection.vendor == "postgresql":
         days = [row[3] for coups in coups_by_shoe.values() for row in coups]
         wagers = wagers.filter(gaming_day__range=(min(days), max(days)))
-    # Each row as read goes to both (protection's WAGER_COLUMNS, then whether it stands).
-    for row in values_rows(
-        wagers
-        .annotate(standing=ExpressionWrapper(standing_condition(), output_field=BooleanField()))
-        .order_by("coup_id", "seat", "bet")
-        .values_list(*WAGER_COLUMNS, "standing")
-    ):
+    standing = Standing(shoe_of)  # the chunk's corrections, read once
+    # Each row as read goes to both (protection's WAGER_COLUMNS, then the version it belongs to).
+    for row in values_rows(wagers.order_by("coup_id", "seat", "bet").values_list(*WAGER_COLUMNS, "correction_id")):
         coup_id = row[1]
         wagers_by_shoe[shoe_of[coup_id]].append(row)
-        if row[10] and coup_id in selected_ids:
+        if coup_id in selected_ids and standing(coup_id, row[10]):
             wagers_by_coup[coup_id].append(row)
     ledger = _ledger_commission(shoe_ids)
     earlier = {

@@ -1,7 +1,8 @@
 """Reads of shoes, coups and wagers that more than one part of the pit needs."""
-from django.db.models import Exists, OuterRef, Q, Sum
+from django.db.models import Exists, F, OuterRef, Q, Sum
 from django.db.models.functions import Coalesce
 
+from pit.core.rows import AnyOf
 from pit.shoes.models import CorrectionKind, CoupCorrection, Wager, WagerResult
 
 
@@ -14,6 +15,24 @@ def standing_condition(prefix: str = "") -> Q:
         sequence__gt=Coalesce(OuterRef(f"{prefix}correction__sequence"), 0),
     )
     return ~Q(Exists(later))
+
+
+class Standing:
+    """`standing_condition` for wagers read at once with their `correction_id` (a chunk of the
+    sweep): from one read of these coups' corrections rather than a subquery per wager row.
+    `standing(coup_id, correction_id)`: no correction of the coup came after the wager's version."""
+
+    def __init__(self, coup_ids) -> None:
+        self.latest: dict[int, int] = {}  # coup -> its highest correction sequence (coups corrected)
+        self.sequence_of: dict[int, int] = {}  # correction -> its sequence
+        corrections = CoupCorrection.objects.filter(AnyOf(F("coup_id"), coup_ids)).order_by()
+        for pk, coup_id, sequence in corrections.values_list("pk", "coup_id", "sequence"):
+            self.sequence_of[pk] = sequence
+            self.latest[coup_id] = max(sequence, self.latest.get(coup_id, 0))
+
+    def __call__(self, coup_id: int, correction_id: int | None) -> bool:
+        latest = self.latest.get(coup_id)
+        return latest is None or latest <= (0 if correction_id is None else self.sequence_of[correction_id])
 
 
 def wagers_standing(queryset=None):

@@ -14,7 +14,7 @@ from pit.ledger.services import seat_balance_minor
 from pit.reports.definitions import ReportFilters
 from pit.reports.selectors import table_result_rows
 from pit.shoes.models import CorrectionKind, CoupCorrection, Wager
-from pit.shoes.selectors import coups_voided, wagers_standing
+from pit.shoes.selectors import Standing, coups_voided, wagers_standing
 from pit.shoes.services import coup_correct, coup_void
 from tests import factories
 from tests.factories import wager
@@ -138,6 +138,31 @@ def test_a_refused_correction_writes_nothing(coup, call, field):
     assert not CoupCorrection.objects.exists()
     assert Wager.objects.count() == 2
     assert ledger(coup) == entries
+
+
+def test_standing_read_at_once_agrees_with_the_standing_query_for_every_version(coup):
+    """The sweep reads a chunk's wagers with their version and its coups' corrections once
+    (`Standing`): every wager of every version stands or not as `wagers_standing` says."""
+    shoe = coup.shoe
+    corrected_twice = factories.coup(shoe, 2, *hands.BANKER_NATURAL, wagers=[wager(1, "player", "20")])
+    coup_correct(coup=corrected_twice, wagers=(wager(1, "player", "30"),), reason="first reading")
+    coup_correct(coup=corrected_twice, wagers=(wager(1, "player", "40"), wager(2, "tie", "5")), reason="second")
+    voided = factories.coup(shoe, 3, *hands.BANKER_NATURAL, wagers=[wager(2, "banker", "60")])
+    coup_correct(coup=voided, wagers=(wager(2, "banker", "70"),), reason="misread")
+    coup_void(coup=voided, reason="misdeal")
+    untouched = factories.coup(shoe, 4, *hands.BANKER_NATURAL, wagers=[wager(3, "banker", "80")])
+    coup_ids = [coup.pk, corrected_twice.pk, voided.pk, untouched.pk]
+    standing = Standing(coup_ids)
+    every = Wager.objects.filter(coup_id__in=coup_ids)
+    expected = set(wagers_standing(every).values_list("pk", flat=True))
+
+    found = {pk for pk, coup_id, correction_id in every.values_list("pk", "coup_id", "correction_id")
+             if standing(coup_id, correction_id)}
+
+    assert every.count() == 9 and found == expected
+    assert sorted(Wager.objects.filter(pk__in=found).values_list("coup__number", "amount_minor")) == [
+        (1, 5000), (1, 10000), (2, 500), (2, 4000), (4, 8000),
+    ]
 
 
 def test_wagers_standing_reads_one_query_whatever_the_corrections(coup, django_assert_num_queries):
