@@ -74,18 +74,53 @@ def _insert(request, key: str, fingerprint: str, status: str, answer: tuple[int,
         "created_at": now,
         "expires_at": now + ttl(),
     }
-    quote = connection.ops.quote_name
-    fields = [IdempotencyKey._meta.get_field(name.removesuffix("_id")) for name in values]
-    columns = ", ".join(quote(field.column) for field in fields)
-    placeholders = ", ".join(["%s"] * len(values))
+    sql, fields = _insert_form(tuple(values))
     params = [field.get_db_prep_save(value, connection) for field, value in zip(fields, values.values(), strict=True)]
-    # Only names from the model's metadata go into the text; every value is a parameter.
-    sql = (f"INSERT INTO {quote(IdempotencyKey._meta.db_table)} ({columns}) VALUES ({placeholders}) "  # noqa: S608
-           f"ON CONFLICT DO NOTHING RETURNING {quote(IdempotencyKey._meta.pk.column)}")
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
     return row[0] if row else None
+
+
+# Statements written once per process: `_insert`'s per set of columns (a device's key or a user's),
+# `_store_answer`'s. Only names from the model's metadata go into their text; every value is a parameter.
+_INSERT_TEXTS: dict[tuple[str, ...], tuple[str, list]] = {}
+_ANSWER_COLUMNS = ("status", "response_status", "response_body")
+_ANSWER_FORM: tuple[str, list] | None = None
+
+
+def _insert_form(names: tuple[str, ...]) -> tuple[str, list]:
+    """`_insert`'s statement for these columns, and their fields."""
+    form = _INSERT_TEXTS.get(names)
+    if form is None:
+        quote = connection.ops.quote_name
+        fields = [IdempotencyKey._meta.get_field(name.removesuffix("_id")) for name in names]
+        columns = ", ".join(quote(field.column) for field in fields)
+        placeholders = ", ".join(["%s"] * len(names))
+        sql = (f"INSERT INTO {quote(IdempotencyKey._meta.db_table)} ({columns}) VALUES ({placeholders}) "  # noqa: S608
+               f"ON CONFLICT DO NOTHING RETURNING {quote(IdempotencyKey._meta.pk.column)}")
+        form = _INSERT_TEXTS[names] = sql, fields
+    return form
+
+
+def _store_answer(record_pk: int, status: int, body: str) -> None:
+    """The key's answer, stored on its row: the UPDATE the ORM's `update()` would send, without
+    compiling a query on each request."""
+    global _ANSWER_FORM
+    if _ANSWER_FORM is None:
+        quote = connection.ops.quote_name
+        fields = [IdempotencyKey._meta.get_field(name) for name in _ANSWER_COLUMNS]
+        assignments = ", ".join(f"{quote(field.column)} = %s" for field in fields)
+        _ANSWER_FORM = (
+            f"UPDATE {quote(IdempotencyKey._meta.db_table)} SET {assignments} "  # noqa: S608
+            f"WHERE {quote(IdempotencyKey._meta.pk.column)} = %s",
+            fields,
+        )
+    sql, fields = _ANSWER_FORM
+    values = (IdempotencyStatus.COMPLETED, status, body)
+    params = [field.get_db_prep_save(value, connection) for field, value in zip(fields, values, strict=True)]
+    with transaction.mark_for_rollback_on_error(), connection.cursor() as cursor:  # as update() does
+        cursor.execute(sql, [*params, record_pk])
 
 
 def _claim(request, key: str, fingerprint: str) -> tuple[int | None, Response | None]:
@@ -146,10 +181,7 @@ def idempotent(handler):
                     response = handler(view, request, *args, **kwargs)
                 finally:
                     request._pit_key_transaction = False
-                status, body = _answer(response)
-                IdempotencyKey.objects.filter(pk=record_pk).update(
-                    status=IdempotencyStatus.COMPLETED, response_status=status, response_body=body
-                )
+                _store_answer(record_pk, *_answer(response))
             return response
         except Exception as exc:
             if record_pk is None:

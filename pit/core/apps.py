@@ -17,3 +17,13 @@ class CoreConfig(AppConfig):
         # Tasks owed by a web request are sent once its answer has gone out (pit/core/outbox.py).
         signals.request_started.connect(outbox.request_started, dispatch_uid="outbox_request_started")
         signals.request_finished.connect(outbox.request_finished, dispatch_uid="outbox_request_finished")
+        # ... and before Django's close_old_connections (connected when django.db was imported, so
+        # first until moved behind): each send's mark then goes on the connection the request has just
+        # committed on, instead of paying a second health check (CONN_HEALTH_CHECKS: a SELECT 1 round
+        # trip) after close_old_connections has reset it, on every coup posted. The connection is then
+        # checked, kept or closed as before; the next request's first query checks it as before.
+        # (Django's test client already calls them in this order after its first request.)
+        from django.db import close_old_connections
+
+        signals.request_finished.disconnect(close_old_connections)
+        signals.request_finished.connect(close_old_connections)

@@ -27,13 +27,40 @@ def model_from_row(model, row: list):
     """A model instance from the first len(concrete fields) values of `row` (consumed). Only the
     fields' own converters run (`from_db_value`): enough on PostgreSQL, whose driver gives Python
     values; not on SQLite, whose backend converts dates and booleans itself."""
-    fields = model._meta.concrete_fields
-    values, row[:] = row[:len(fields)], row[len(fields):]
-    converted = [
-        converter(value, None, connection) if (converter := getattr(field, "from_db_value", None)) else value
-        for field, value in zip(fields, values, strict=True)
-    ]
-    return model.from_db(connection.alias, [field.attname for field in fields], converted)
+    count, attnames, converters = _row_form(model)
+    values, row[:] = row[:count], row[count:]
+    for position, converter in converters:
+        values[position] = converter(values[position], None, connection)
+    return model.from_db(connection.alias, attnames, values)
+
+
+# Per model, what `model_from_row` needs of its fields: how many, their attribute names and the
+# converters to run (by position). Plain JSONFields are decoded by `_json`, as their converter does.
+_ROW_FORMS: dict = {}
+
+
+def _row_form(model) -> tuple[int, list[str], list[tuple[int, object]]]:
+    form = _ROW_FORMS.get(model)
+    if form is None:
+        fields = model._meta.concrete_fields
+        converters = [
+            (position, _json_converter if _plain_json_field(field) else field.from_db_value)
+            for position, field in enumerate(fields) if getattr(field, "from_db_value", None)
+        ]
+        form = _ROW_FORMS[model] = (len(fields), [field.attname for field in fields], converters)
+    return form
+
+
+def _plain_json_field(field) -> bool:
+    """A JSONField whose converter is Django's own, with no decoder of its own."""
+    return (
+        isinstance(field, JSONField) and not field.decoder
+        and type(field).from_db_value is JSONField.from_db_value
+    )
+
+
+def _json_converter(value, expression, connection):
+    return _json(value)
 
 
 class AnyOf(Lookup):

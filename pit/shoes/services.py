@@ -24,7 +24,7 @@ from pit.core.errors import Conflict
 from pit.core.gaming_day import gaming_day_for
 from pit.core.money import MoneyError, from_minor, settlement_unit, to_minor
 from pit.core.outbox import outbox_after_commit, outbox_enqueue, outbox_message
-from pit.core.rows import model_from_row
+from pit.core.rows import model_columns, model_from_row
 from pit.paytables.selectors import engine_paytable
 from pit.records.chain import SPEC_BY_LABEL
 from pit.records.services import chain_rows, records_chain
@@ -151,6 +151,34 @@ def shoe_lock(shoe_id: int) -> Shoe:
     return shoe
 
 
+_COUP_LOCK_SQL: tuple[str, str] | None = None
+
+
+def _coup_lock_sql() -> tuple[str, str]:
+    """PostgreSQL: `_shoe_lock_for_coup`'s two statements, written once per process (only names from
+    the models' metadata go into the text; the values are parameters)."""
+    global _COUP_LOCK_SQL
+    if _COUP_LOCK_SQL is None:
+        from pit.paytables.models import PaytableConfiguration
+        from pit.records.models import ChainHead
+
+        quote = connection.ops.quote_name
+        models = {"s": Shoe, "t": Table, "p": PaytableConfiguration}
+        columns = ", ".join(column for alias, model in models.items() for column in model_columns(model, alias))
+        name = {model: quote(model._meta.db_table) for model in (*models.values(), Coup, ChainHead)}
+        _COUP_LOCK_SQL = (
+            f"SELECT {columns} FROM {name[Shoe]} s JOIN {name[Table]} t ON t.id = s.table_id "  # noqa: S608
+            f"JOIN {name[PaytableConfiguration]} p ON p.id = t.paytable_id "
+            "WHERE s.id = %s FOR UPDATE OF s, t FOR SHARE OF p",
+            f"SELECT h.length, h.head, EXISTS (SELECT 1 FROM {name[Coup]} WHERE shoe_id = %s AND number = %s), "  # noqa: S608
+            "nextval(pg_get_serial_sequence(%s, %s)), "
+            "ARRAY(SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)) "
+            f"FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT length, head FROM {name[ChainHead]} "
+            "WHERE shoe_id = %s FOR UPDATE) h ON true",
+        )
+    return _COUP_LOCK_SQL
+
+
 @dataclass
 class _ShoeLockedForCoup:
     shoe: Shoe  # locked, its table locked and its paytable share-locked, as shoe_lock leaves them
@@ -178,39 +206,22 @@ def _shoe_lock_for_coup(shoe_id: int, number, wagers: int = 0) -> _ShoeLockedFor
         head = ChainHead.objects.select_for_update().filter(shoe_id=shoe_id).values_list("length", "head").first()
         recorded = number is not None and Coup.objects.filter(shoe_id=shoe_id, number=number).exists()
         return _ShoeLockedForCoup(shoe, head, recorded)
-    from pit.shoes.models import Wager
-    models = {"s": Shoe, "t": Table, "p": PaytableConfiguration}
-    columns = ", ".join(
-        f"{alias}.{connection.ops.quote_name(f.column)}" for alias, model in models.items()
-        for f in model._meta.concrete_fields
-    )
-    name = {model: connection.ops.quote_name(model._meta.db_table) for model in (*models.values(), Coup, ChainHead)}
-    # Only names from the models' metadata go into the text; the values are parameters. Two
-    # statements: the shoe is locked before its chain head, in the order every writer of the shoe
-    # takes them (one statement would lock the head first, in its join), and the second one's
+    lock_sql, head_sql = _coup_lock_sql()
+    # Two statements: the shoe is locked before its chain head, in the order every writer of the
+    # shoe takes them (one statement would lock the head first, in its join), and the second one's
     # snapshot sees what a writer the first waited for committed.
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {columns} FROM {name[Shoe]} s JOIN {name[Table]} t ON t.id = s.table_id "  # noqa: S608
-            f"JOIN {name[PaytableConfiguration]} p ON p.id = t.paytable_id "
-            "WHERE s.id = %s FOR UPDATE OF s, t FOR SHARE OF p",
-            [shoe_id],
-        )
+        cursor.execute(lock_sql, [shoe_id])
         row = cursor.fetchone()
         if row is None:
             raise Shoe.DoesNotExist(f"There is no shoe {shoe_id}.")
-        cursor.execute(
-            f"SELECT h.length, h.head, EXISTS (SELECT 1 FROM {name[Coup]} WHERE shoe_id = %s AND number = %s), "  # noqa: S608
-            "nextval(pg_get_serial_sequence(%s, %s)), "
-            "ARRAY(SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)) "
-            f"FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT length, head FROM {name[ChainHead]} "
-            "WHERE shoe_id = %s FOR UPDATE) h ON true",
-            [shoe_id, number, Coup._meta.db_table, Coup._meta.pk.column, Wager._meta.db_table, Wager._meta.pk.column,
-             wagers, shoe_id],
-        )
+        cursor.execute(head_sql, [
+            shoe_id, number, Coup._meta.db_table, Coup._meta.pk.column, Wager._meta.db_table, Wager._meta.pk.column,
+            wagers, shoe_id,
+        ])
         length, head, recorded, coup_id, wager_ids = cursor.fetchone()
     row = list(row)
-    shoe, table, paytable = (model_from_row(model, row) for model in models.values())
+    shoe, table, paytable = (model_from_row(model, row) for model in (Shoe, Table, PaytableConfiguration))
     table.paytable = paytable
     shoe.table = table
     return _ShoeLockedForCoup(shoe, None if length is None else (length, head), recorded, (coup_id, wager_ids))
@@ -499,6 +510,11 @@ def _array_literal(values: list) -> str:
     """A column's values as one PostgreSQL array literal (every element quoted, None as NULL), cast by
     the statement to the column's type: one string parameter instead of an adapter call per value
     (a day's batch holds some 150,000 values)."""
+    if values and None not in values:
+        texts = list(map(str, values))
+        plain = "".join(texts)
+        if "\\" not in plain and '"' not in plain:  # nothing to escape (most columns): joined in C
+            return '{"' + '","'.join(texts) + '"}'
     return "{" + ",".join(
         "NULL" if value is None else '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
         for value in values
@@ -647,15 +663,23 @@ def _store_one(locked: _ShoeLockedForCoup, prepared: _PreparedCoup, actor: Actor
     return coup
 
 
+_VALUES_TEXTS: dict[tuple, tuple[str, list]] = {}
+
+
 def _values_sql(instances: list) -> tuple[str, list]:
     """INSERT ... VALUES of new model instances of one model (their ids from the column's default),
     as `save()` would insert each (auto_now_add set), and its parameters."""
     model = type(instances[0])
-    fields = [field for field in model._meta.concrete_fields if not field.primary_key]
-    quote = connection.ops.quote_name
-    row = "(" + ", ".join(["%s"] * len(fields)) + ")"
-    sql = (f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(field.column) for field in fields)}) "  # noqa: S608
-           f"VALUES {', '.join([row] * len(instances))}")
+    form = (model, len(instances))
+    if form not in _VALUES_TEXTS:  # written once per process and form
+        fields = [field for field in model._meta.concrete_fields if not field.primary_key]
+        quote = connection.ops.quote_name
+        row = "(" + ", ".join(["%s"] * len(fields)) + ")"
+        _VALUES_TEXTS[form] = (
+            f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(field.column) for field in fields)}) "  # noqa: S608
+            f"VALUES {', '.join([row] * len(instances))}", fields,
+        )
+    sql, fields = _VALUES_TEXTS[form]
     params = [
         field.get_db_prep_save(field.pre_save(instance, True), connection) for instance in instances for field in fields
     ]

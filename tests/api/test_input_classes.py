@@ -274,3 +274,22 @@ def test_the_limit_is_the_setting(device, shoe):
     assert response.status_code == 413
     assert "at most 2000 bytes a request" in response.json()["message"]
     assert Coup.objects.count() == 1
+
+
+def test_a_coup_is_validated_without_a_copy_of_the_serializers_fields():
+    """CoupInputSerializer checks a coup with `coup_values` and skips DRF's look for read-only fields
+    with a default (a deep copy of every declared field per coup): there must be none to find, and
+    no validator of the serializer's own."""
+    from rest_framework.fields import empty
+
+    from pit.api.serializers import CoupInputSerializer
+
+    declared = CoupInputSerializer._declared_fields.values()
+    assert not [field for field in declared if field.read_only and field.default is not empty]
+    serializer = CoupInputSerializer(data=coup_body(1))
+    assert serializer.validators == []
+    assert serializer.is_valid(), serializer.errors
+    assert "fields" not in serializer.__dict__
+    assert serializer.validated_data["number"] == 1
+    bad = CoupInputSerializer(data={**coup_body(1), "number": "x"})
+    assert not bad.is_valid() and "number" in bad.errors

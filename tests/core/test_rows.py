@@ -36,3 +36,41 @@ def test_values_rows_gives_the_rows_values_list_gives():
     assert rows == list(queryset)
     assert [row[2:4] for row in rows] == [(["KH", "5D"], ["9S", "QC"]), (["AH", "2D", "3C"], ["4S", "5C", "6H"])]
     assert values_rows(Coup.objects.filter(AnyOf(F("shoe_id"), [-1])).values_list("pk")) == []
+
+
+@pytest.mark.django_db
+def test_model_from_row_gives_the_instances_the_orm_gives():
+    """The lock read of a coup post (PostgreSQL) builds the shoe, its table and their paytable from
+    one row: each field as the ORM reads it (JSON decoded, times aware)."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("model_from_row reads rows of PostgreSQL's driver")
+
+    from pit.core.rows import model_columns, model_from_row
+    from pit.paytables.models import PaytableConfiguration
+    from pit.shoes.models import Shoe
+    from pit.tables.models import Table
+
+    shoe = factories.shoe(factories.table("R2"))
+    factories.coup(shoe, 1, ["KH", "5D"], ["9S", "QC"])
+    models = {"s": Shoe, "t": Table, "p": PaytableConfiguration}
+    columns = ", ".join(column for alias, model in models.items() for column in model_columns(model, alias))
+    quote = connection.ops.quote_name
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {columns} FROM {quote(Shoe._meta.db_table)} s "  # noqa: S608
+            f"JOIN {quote(Table._meta.db_table)} t ON t.id = s.table_id "
+            f"JOIN {quote(PaytableConfiguration._meta.db_table)} p ON p.id = t.paytable_id WHERE s.id = %s",
+            [shoe.pk],
+        )
+        row = list(cursor.fetchone())
+    built = {}
+    for model in models.values():
+        built[model] = model_from_row(model, row)
+        expected = model.objects.get(pk=built[model].pk)
+        for field in model._meta.concrete_fields:
+            assert getattr(built[model], field.attname) == getattr(expected, field.attname), field.name
+        assert (built[model]._state.adding, built[model]._state.db) == (False, "default")
+    assert row == []
+    assert isinstance(built[Table].seats, list) and isinstance(built[PaytableConfiguration].rules, dict)
