@@ -13,10 +13,10 @@ from pit.floor.simulator import simulate
 from pit.protection.models import CardShingle, IndexedShoe
 from pit.shoes.models import Coup
 from tests import factories
-from tests.protection.test_sequences import dealt
 from tests.compliance import reference_checks
 from tests.compliance.test_sweep_equivalence import FAULTS, _findings, _index
 from tests.floor.conftest import NOW, pit_tables  # noqa: F401 (the fixture)
+from tests.protection.test_sequences import dealt
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
