@@ -170,9 +170,11 @@ def _shoes_check_fanned_out(
     chunk's findings depend on that chunk alone, except the shoe sequences (their index is built
     shoe after shoe): those are found in any order for a chunk already indexed as its cards are, and
     recorded here in shoe id order once every chunk is done, where any other chunk, and those after
-    it, are indexed in order (`ProtectionRun.sequences_in_order`). The children hand their totals
-    and protection sums back through a pipe; the tables' days are tested here once all have ended.
-    A child's failure is raised here once every child ended."""
+    it, are indexed in order (`ProtectionRun.sequences_in_order`). When shoes of the sweep were never
+    indexed (rows not checked as they were posted), this process indexes every chunk in order
+    first, beside the children's checks, instead. The children hand their totals and protection
+    sums back through a pipe; the tables' days are tested here once all have ended. A child's
+    failure is raised here once every child ended."""
     # Smaller chunks than one process reads, down to 10 shoes, so that the processes end together.
     size = min(SHOES_PER_CHUNK, max(10, -(-len(shoe_ids) // (4 * processes))))
     chunks = [shoe_ids[start : start + size] for start in range(0, len(shoe_ids), size)]
@@ -188,11 +190,13 @@ def _shoes_check_fanned_out(
                 return done
             with transaction.atomic():
                 done.append(_chunk_check(
-                    chunks[index], selected=selected, context=context, protection=protection, ordered=False
+                    chunks[index], selected=selected, context=context, protection=protection, sequences=sequences
                 ))
 
     protection = ProtectionRun(sweep=True)
     protection.expect_days(*days)  # read once here, inherited by the children
+    never_indexed = protection.never_indexed(shoe_ids)
+    sequences = ProtectionRun.APART if never_indexed else ProtectionRun.IF_INDEXED
     connections.close_all()  # a child must not share this process's connection
     children = []
     for _ in range(min(processes - 1, len(chunks))):
@@ -215,6 +219,8 @@ def _shoes_check_fanned_out(
         children.append((pid, read_end))
     totals = CheckTotals()
     try:
+        if never_indexed:
+            protection.sequences_in_order(chunks, from_start=True)
         for done in work(protection):
             totals.add(done)
             if progress is not None:
@@ -236,7 +242,8 @@ def _shoes_check_fanned_out(
             if progress is not None:
                 progress(done.coups)
         protection.merge(state)
-    protection.sequences_in_order(chunks)
+    if not never_indexed:
+        protection.sequences_in_order(chunks)
     totals.holding += protection.finish(weekly=True)
     return totals
 
@@ -465,7 +472,8 @@ def _shoes_check(
 
 
 def _chunk_check(
-    shoe_ids: list[int], *, selected: Q, context: _Context, protection: ProtectionRun, ordered: bool = True,
+    shoe_ids: list[int], *, selected: Q, context: _Context, protection: ProtectionRun,
+    sequences: str = ProtectionRun.INLINE,
 ) -> CheckTotals:
     shoes = {
         row["id"]: row
@@ -540,7 +548,7 @@ def _chunk_check(
             for finding in findings:
                 found.setdefault(finding.fingerprint, (finding, where))
     done = _write(found, earlier, selected_ids, shoes=len(shoe_ids))
-    protection.shoes(shoe_ids, coups_by_shoe, wagers_by_shoe, ordered=ordered)
+    protection.shoes(shoe_ids, coups_by_shoe, wagers_by_shoe, sequences=sequences)
     return done
 
 

@@ -184,12 +184,16 @@ class ProtectionRun:
     The rule checks' sweep hands each chunk's coups and wagers over as it read them (one read of a
     chunk for both); alone, a chunk reads its own.
 
-    A sweep fanned out over processes gives its chunks in any order (`shoes(..., ordered=False)`):
-    the shoe sequences' index is built shoe after shoe, so a chunk's sequences are only found there
+    A sweep fanned out over processes gives its chunks in any order. The shoe sequences' index is
+    built shoe after shoe, so with `sequences=IF_INDEXED` a chunk's sequences are found there only
     when every shoe of it is indexed as its cards are (the index is then as the shoes before it left
-    it, and stays so while no chunk is indexed), and are recorded later, in shoe id order, by
+    it, and stays so while no chunk is indexed), and recorded later, in shoe id order, by
     `sequences_in_order`, which indexes the chunks that were not, and those after them, in order.
-    Each process's `state()` is `merge`d into the one that runs `sequences_in_order` and `finish`."""
+    With `sequences=APART` they are left to `sequences_in_order(..., from_start=True)` over every
+    chunk (when shoes were never indexed: no chunk of theirs could be taken as indexed). Each
+    process's `state()` is `merge`d into the one that runs `sequences_in_order` and `finish`."""
+
+    INLINE, IF_INDEXED, APART = "inline", "if indexed", "apart"  # the shoe sequences of `shoes`'s chunk
 
     def __init__(self, *, sweep: bool = False) -> None:
         self.holding = 0
@@ -203,15 +207,21 @@ class ProtectionRun:
 
     def shoes(
         self, shoe_ids: list[int], coups_by_shoe: dict[int, list[tuple]] | None = None,
-        wagers_by_shoe: dict[int, list[tuple]] | None = None, *, ordered: bool = True,
+        wagers_by_shoe: dict[int, list[tuple]] | None = None, *, sequences: str = INLINE,
     ) -> None:
         """Check one chunk of shoes. `coups_by_shoe`: per shoe, every coup of it in number order
         (COUP_COLUMNS first); `wagers_by_shoe`: per shoe, every wager of its coups (WAGER_COLUMNS
-        first) in coup order. Without `ordered`, the chunks come in any order (see the class)."""
+        first) in coup order. `sequences`: INLINE for chunks given in shoe id order, otherwise
+        IF_INDEXED or APART (see the class)."""
         self.holding += _shoes_check(
             shoe_ids, self.table_days, self.paytables, coups_by_shoe, wagers_by_shoe, kept=self.kept,
-            shared=self.shared, unordered=None if ordered else self.found,
+            shared=self.shared, sequences=sequences, found=self.found,
         )
+
+    def never_indexed(self, shoe_ids: list[int]) -> bool:
+        """Whether any of these shoes has never had its sequence indexed."""
+        indexed = IndexedShoe.objects.filter(AnyOf(F("shoe_id"), shoe_ids)).count()
+        return indexed < len(set(shoe_ids))
 
     def expect_days(self, first_day: dt.date, last_day: dt.date) -> None:
         """A sweep over these gaming days: the digests two shoes hold around them, read now, once
@@ -219,12 +229,12 @@ class ProtectionRun:
         margin = dt.timedelta(days=settings.PIT_PROTECTION_REPEAT_DAYS)
         self.shared.held(first_day - margin, last_day + margin)
 
-    def sequences_in_order(self, chunks: list[list[int]]) -> None:
-        """After chunks were checked in any order: their shoe sequences, in shoe id order, each chunk
-        in a transaction of its own. Those found are recorded up to the first chunk that was not
-        indexed as its cards are; from it on, each chunk is read, indexed and looked up again (a
-        shoe indexed anew changes what the shoes after it see)."""
-        in_order = False
+    def sequences_in_order(self, chunks: list[list[int]], *, from_start: bool = False) -> None:
+        """The chunks' shoe sequences, in shoe id order, each chunk in a transaction of its own. Those
+        found (IF_INDEXED) are recorded up to the first chunk that was not indexed as its cards are;
+        from it on (`from_start`: from the first), each chunk is read, indexed and looked up again
+        (a shoe indexed anew changes what the shoes after it see)."""
+        in_order = from_start
         for chunk in chunks:
             found = self.found.get(tuple(chunk), {})
             in_order = in_order or found is None
@@ -290,7 +300,7 @@ def _shoes_check(
     shoe_ids: list[int], table_days: dict[int, set[dt.date]], paytables: _Paytables,
     coups_by_shoe: dict[int, list[tuple]] | None = None, wagers_by_shoe: dict[int, list[tuple]] | None = None,
     *, kept: _KeptDays | None = None, shared: _SharedDigests | None = None,
-    unordered: dict[tuple[int, ...], dict | None] | None = None,
+    sequences: str = ProtectionRun.INLINE, found: dict[tuple[int, ...], dict | None] | None = None,
 ) -> int:
     shoes = Shoe.objects.select_related("table").in_bulk(shoe_ids)
     if coups_by_shoe is None:
@@ -302,11 +312,11 @@ def _shoes_check(
     for shoe in checked:
         table_days[shoe.table_id].update(row[3] for row in coups_by_shoe[shoe.pk])
     worth = _side_bet_expectations(checked, coups_by_shoe, paytables)
-    if unordered is None:
+    findings = 0
+    if sequences == ProtectionRun.INLINE:
         findings = _sequence_findings(checked, coups_by_shoe, shared)
-    else:  # found now only if the chunk is indexed as its cards are; recorded in order later
-        findings = 0
-        unordered[tuple(shoe_ids)] = _sequences_found(checked, coups_by_shoe, shared, indexed_only=True)
+    elif sequences == ProtectionRun.IF_INDEXED:  # recorded in order later
+        found[tuple(shoe_ids)] = _sequences_found(checked, coups_by_shoe, shared, indexed_only=True)
     findings += _coup_rates(checked, coups_by_shoe)
     if wagers_by_shoe is None:
         shoe_of = {row[0]: shoe_id for shoe_id, coups in coups_by_shoe.items() for row in coups}
