@@ -100,7 +100,11 @@ def values_rows(queryset) -> list[tuple]:
         if _plain_json(expression) and convs == [expression.target.from_db_value]
     ]
     database = connections[queryset.db]
-    if database.vendor == "postgresql" and database.timezone_name == "UTC":
+    # Django reads inet and cidr as text; in binary psycopg would give ipaddress objects instead.
+    addresses = any(
+        expression.output_field.get_internal_type() == "GenericIPAddressField" for expression, _, _ in columns
+    )
+    if database.vendor == "postgresql" and database.timezone_name == "UTC" and not addresses:
         # Every column in binary: integers, dates and timestamps copied, not parsed from text. Only
         # a cursor that binds its parameters on the server can ask for that; never prepared (a
         # pooler in transaction mode keeps no prepared statement). The session is in UTC, so the

@@ -74,3 +74,17 @@ def test_model_from_row_gives_the_instances_the_orm_gives():
         assert (built[model]._state.adding, built[model]._state.db) == (False, "default")
     assert row == []
     assert isinstance(built[Table].seats, list) and isinstance(built[PaytableConfiguration].rules, dict)
+
+
+@pytest.mark.django_db
+def test_values_rows_gives_addresses_as_the_orm_gives_them():
+    """inet columns come back as Django reads them (text), not as psycopg's binary ipaddress objects."""
+    from axes.models import AccessAttempt
+
+    AccessAttempt.objects.create(
+        username="pitboss", ip_address="192.0.2.7", user_agent="floor", get_data="", post_data="",
+        failures_since_start=1,
+    )
+    queryset = AccessAttempt.objects.values_list("pk", "username", "ip_address", "failures_since_start")
+    assert values_rows(queryset) == list(queryset)
+    assert values_rows(queryset)[0][2] == "192.0.2.7"
