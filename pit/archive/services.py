@@ -118,7 +118,7 @@ def _verify(directory: Path, manifest: dict) -> None:
 
 def _detach(cursor, table: str, partition: str, columns: list[str]) -> None:
     """Detach a partition; it stays a table of its own, insert-only, with no foreign key into the
-    partitioned tables (which would hold the next detach back)."""
+    partitioned tables (which would hold the next detach back) and no check of a key into them."""
     cursor.execute(f'ALTER TABLE "{table}" DETACH PARTITION "{partition}"')
     cursor.execute(
         "SELECT conname FROM pg_constraint WHERE conrelid = %s::regclass AND contype = 'f' "
@@ -126,6 +126,10 @@ def _detach(cursor, table: str, partition: str, columns: list[str]) -> None:
     )
     for (name,) in cursor.fetchall():
         cursor.execute(f'ALTER TABLE "{partition}" DROP CONSTRAINT "{name}"')
+    cursor.execute("SELECT tgname FROM pg_trigger WHERE tgrelid = %s::regclass AND tgnewtable IS NOT NULL "
+                   "AND NOT tgisinternal", [partition])
+    for (name,) in cursor.fetchall():
+        cursor.execute(f'DROP TRIGGER "{name}" ON "{partition}"')
     for statement in protect_sql("postgresql", table=partition, columns=columns, pk="id"):
         cursor.execute(statement)
 

@@ -19,6 +19,7 @@ from pit.archive.models import ArchiveAction, MonthArchive
 from pit.archive.services import ArchiveRefused, month_archive, month_archive_drop, partitions_ensure
 from pit.core.gaming_day import current_gaming_day, gaming_day_bounds, gaming_day_for
 from pit.core.partitions import (
+    COMPOSITE_KEYS,
     PARTITIONED,
     month_partitions,
     month_start,
@@ -344,6 +345,119 @@ def test_references_into_partitioned_tables_are_still_checked_at_commit():
         cursor.execute("SET CONSTRAINTS ALL DEFERRED")
     assert not CoupCorrection.objects.exists()
     assert CommissionEntry.objects.filter(kind=EntryKind.REVERSAL).count() == 0
+
+
+def _insert_wagers(relation: str, coup, rows: list[tuple[int, dt.date]]) -> None:
+    """Wagers (coup id, gaming day) at seats 5, 6 ... of `coup`, the rest as its seat-1 wager, in
+    one INSERT into `relation`, past the model (as an operator's SQL would come)."""
+    template = Wager.objects.filter(coup=coup).order_by("pk").values()[0]
+    columns = [name for name in template if name not in ("id", "coup_id", "seat", "gaming_day")]
+    values = [[coup_id, 5 + index, day, *(template[name] for name in columns)]
+              for index, (coup_id, day) in enumerate(rows)]
+    names = ", ".join(f'"{name}"' for name in ["id", "coup_id", "seat", "gaming_day", *columns])
+    row_sql = "(nextval(pg_get_serial_sequence('shoes_wager', 'id')), " + ", ".join(["%s"] * (3 + len(columns))) + ")"
+    placeholders = ", ".join([row_sql] * len(values))
+    with connection.cursor() as cursor:
+        cursor.execute(f'INSERT INTO "{relation}" ({names}) VALUES {placeholders}',  # noqa: S608
+                       [value for row in values for value in row])
+
+
+def _key_checks() -> set[tuple[str, str]]:
+    """(relation, trigger) of every check of a key into a partitioned table (statement triggers)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT tgrelid::regclass::text, tgname FROM pg_trigger WHERE tgnewtable IS NOT NULL "
+                       "AND NOT tgisinternal")
+        return set(cursor.fetchall())
+
+
+@postgres
+@pytest.mark.parametrize("through_partition", [False, True])
+def test_a_wager_s_coup_must_exist_on_its_day_checked_at_the_statement_s_end(through_partition):
+    """Wager -> coup on (id, gaming_day): refused as the foreign key was (SQLSTATE 23503, under its
+    name), whether the rows go through the partitioned table or straight into a partition; one
+    bad row refuses the statement's every row."""
+    month = months_back(1)
+    shoe, coup = played_shoe(month)
+    relation = partition_name("shoes_wager", month) if through_partition else "shoes_wager"
+    before = list(Wager.objects.order_by("pk").values_list("pk", flat=True))
+    missing = Coup.objects.order_by("-pk").first().pk + 1000
+    day = coup.gaming_day
+    for bad in ((missing, day), (coup.pk, day + dt.timedelta(days=1))):  # no such coup; its coup, another day
+        with pytest.raises(IntegrityError, match=r'violates foreign key constraint "shoes_wager_coup_id_\w+_fk_') \
+                as raised, transaction.atomic():
+            _insert_wagers(relation, coup, [(coup.pk, day), bad])
+        assert raised.value.__cause__.sqlstate == "23503"
+        assert raised.value.__cause__.diag.message_detail == (
+            f'Key (coup_id, gaming_day)=({bad[0]}, {bad[1]}) is not present in table "shoes_coup".'
+        )
+    assert list(Wager.objects.order_by("pk").values_list("pk", flat=True)) == before
+    _insert_wagers(relation, coup, [(coup.pk, day), (coup.pk, day)])
+    assert Wager.objects.filter(coup=coup).count() == 4
+
+
+@postgres
+def test_an_entry_s_wager_must_exist_on_its_day():
+    month = months_back(1)
+    shoe, coup = played_shoe(month)
+    accrual = CommissionEntry.objects.get(kind=EntryKind.ACCRUED)
+    row = {field.column: getattr(accrual, field.attname) for field in CommissionEntry._meta.concrete_fields
+           if field.column != "id"}
+    names = ", ".join(f'"{name}"' for name in row)
+    for wager_id, day in ((accrual.wager_id + 1000, accrual.gaming_day),
+                          (accrual.wager_id, accrual.gaming_day - dt.timedelta(days=1))):
+        values = {**row, "wager_id": wager_id, "gaming_day": day, "kind": EntryKind.ACCRUED, "seat": 7}
+        with pytest.raises(IntegrityError, match=r'foreign key constraint "ledger_commissionentry_wager_id_\w+_fk_'), \
+                transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(f"INSERT INTO ledger_commissionentry ({names}) VALUES ({', '.join(['%s'] * len(row))})",  # noqa: S608
+                           list(values.values()))
+    assert CommissionEntry.objects.count() == 1
+
+
+@postgres
+def test_every_partition_has_the_key_checks_new_ones_too_and_a_detached_one_none(archivable):
+    month, shoe, coup = archivable
+    entry_check, wager_check = sorted({name for relation, name in _key_checks()})
+    assert entry_check.startswith("ledger_commissionentry_wager_id_") and wager_check.startswith("shoes_wager_coup_id_")
+    with connection.cursor() as cursor:
+        partitions = {table: [*month_partitions(cursor, table).values(), f"{table}_default"] for table in PARTITIONED}
+    expected = {(relation, wager_check) for relation in ["shoes_wager", *partitions["shoes_wager"]]} | {
+        (relation, entry_check) for relation in ["ledger_commissionentry", *partitions["ledger_commissionentry"]]}
+    assert _key_checks() == expected
+    far = months_after(current_gaming_day(), 9)
+    created = partitions_ensure(months_ahead=9).created
+    assert partition_name("shoes_wager", far) in created
+    assert {(partition_name("shoes_wager", far), wager_check),
+            (partition_name("ledger_commissionentry", far), entry_check)} <= _key_checks()
+    shoe_close(shoe=shoe, box_counts=[(1, Decimal("0.00"))])
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    month_archive(month=month, operator="tester")
+    assert not {relation for relation, _ in _key_checks()} & {
+        partition_name("shoes_wager", month), partition_name("ledger_commissionentry", month)}
+
+
+@postgres
+def test_a_schema_with_the_foreign_keys_gets_the_checks_under_their_names():
+    """The migration's step on a database partitioned before (composite foreign keys): the keys
+    are dropped and checked per statement under the same names; run again, it does nothing."""
+    from pit.core.partitions import composite_keys_checked_per_statement
+
+    before = _key_checks()
+    with connection.cursor() as cursor:
+        for relation, name in before:
+            cursor.execute(f'DROP TRIGGER "{name}" ON "{relation}"')
+        names = {}
+        for (table, column), target in COMPOSITE_KEYS.items():
+            names[table] = next(name for relation, name in before if relation == table)
+            cursor.execute(f'ALTER TABLE "{table}" ADD CONSTRAINT "{names[table]}" FOREIGN KEY ({column}, gaming_day) '
+                           f"REFERENCES {target}(id, gaming_day) DEFERRABLE INITIALLY DEFERRED")
+        composite_keys_checked_per_statement(cursor)
+        assert _key_checks() == before
+        cursor.execute("SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND conname = ANY(%s)",
+                       [list(names.values())])
+        assert cursor.fetchone() == (0,)
+        composite_keys_checked_per_statement(cursor)
+    assert _key_checks() == before
 
 
 @pytest.fixture

@@ -10,7 +10,8 @@ end) and migrates it: coups, wagers and commission entries are partitioned by mo
 (pit.core.partitions). Beside each of the three it makes a plain table with `CREATE TABLE ...
 (LIKE ... INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES INCLUDING IDENTITY)`, with what
 the schema had before partitioning: the insert-only triggers, the foreign keys (wager -> coup,
-entry -> wager, and to the shoe, paytable, user, device), the check that a reversal reverses an
+entry -> wager, which the partitioned tables check per statement, and to the shoe, paytable, user,
+device), the check that a reversal reverses an
 entry of its day, and a coup's number unique in its shoe as a unique index (the partitioned table
 needs a trigger for it). The keys are the partitioned tables' own, (id, gaming_day), so what
 differs is the partitioning alone: rows routed to their month's partition and the checks the
@@ -178,7 +179,7 @@ def make_plain_tables() -> None:
     from django.db import connection, transaction
 
     from pit.core.immutable import protect_sql
-    from pit.core.partitions import CHECKED_REFERENCES, reference_check_sql
+    from pit.core.partitions import CHECKED_REFERENCES, COMPOSITE_KEYS, reference_check_sql
 
     with transaction.atomic(), connection.cursor() as cursor:
         for table in TABLES:
@@ -195,6 +196,13 @@ def make_plain_tables() -> None:
                 if target in TABLES:
                     definition = definition.replace(f"REFERENCES {target}(", f'REFERENCES "{target}__plain"(')
                 cursor.execute(f'ALTER TABLE "{plain}" ADD CONSTRAINT "{name}" {definition}')
+            for (source, column), target in COMPOSITE_KEYS.items():
+                if source == table:  # checked per statement when partitioned; a foreign key before
+                    cursor.execute("SELECT tgname FROM pg_trigger WHERE tgrelid = %s::regclass "
+                                   "AND tgnewtable IS NOT NULL AND NOT tgisinternal", [table])
+                    (name,) = cursor.fetchone()
+                    cursor.execute(f'ALTER TABLE "{plain}" ADD CONSTRAINT "{name}" FOREIGN KEY ({column}, gaming_day) '
+                                   f'REFERENCES "{target}__plain" (id, gaming_day) DEFERRABLE INITIALLY DEFERRED')
             for (source, column), (target, same_day) in CHECKED_REFERENCES.items():
                 if source == table:  # the trigger names the table: the plain one once swapped in
                     cursor.execute(
