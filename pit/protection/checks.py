@@ -36,6 +36,7 @@ from django.db.models import Count, F
 from pit import game
 from pit.compliance.models import RuleViolation
 from pit.compliance.services import violation_record
+from pit.core.collection import collection_paused
 from pit.core.money import exponent, from_minor
 from pit.core.rows import AnyOf, values_rows
 from pit.game import counting, sequences
@@ -238,7 +239,7 @@ class ProtectionRun:
         for chunk in chunks:
             found = self.found.get(tuple(chunk), {})
             in_order = in_order or found is None
-            with transaction.atomic():
+            with transaction.atomic(), collection_paused():  # as a chunk's check is (pit.compliance.checks)
                 if in_order:
                     shoes = Shoe.objects.select_related("table").in_bulk(chunk)
                     coups_by_shoe = _chunk_coups(chunk, COUP_COLUMNS[:4])  # the cards and the gaming day
