@@ -171,6 +171,8 @@ def test_rows_held_by_the_default_are_moved_into_their_month_partition_every_fac
     result = partitions_ensure(months_ahead=0)
 
     assert result.moved == held and result.held_by_default == {}
+    # The DEFAULT partitions made anew check the keys into the partitioned tables as the old ones did.
+    assert {"shoes_wager_default", "ledger_commissionentry_default"} <= {relation for relation, _ in _key_checks()}
     assert [name for name in result.created if name.endswith(f"{far:%Y_%m}")] == [
         partition_name(table, far) for table in PARTITIONED
     ]
