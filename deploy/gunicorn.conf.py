@@ -4,6 +4,7 @@ Used by deploy/pit-web.service, the compose `web` service and .ci/run:
     gunicorn --config deploy/gunicorn.conf.py pit.wsgi:application
 Every GUNICORN_* variable below is documented in deploy/env.example.
 """
+
 import os
 
 

@@ -1,4 +1,5 @@
 """The one Celery app of the project, configured from Django settings (the CELERY_ namespace)."""
+
 import os
 
 from celery import Celery

@@ -1,4 +1,5 @@
 """The site's URLs: the admin, the health check, and the API under /api/v1/."""
+
 from django.contrib import admin
 from django.urls import include, path
 from django.views.generic import RedirectView

@@ -6,6 +6,7 @@ skipped) and the summary says so. When CI is set, a service test that skips fail
 server that went away can never pass as green), and with PIT_REQUIRE_SERVICES=1 a run that would
 deselect service tests is refused outright.
 """
+
 import os
 
 import pytest
@@ -97,9 +98,7 @@ def role_groups(transactional_db):
         wanted = []
         for name in sorted(names):
             app_label, codename = name.split(".", 1)
-            permission = Permission.objects.filter(
-                content_type__app_label=app_label, codename=codename
-            ).first()
+            permission = Permission.objects.filter(content_type__app_label=app_label, codename=codename).first()
             if permission is not None:  # an audit model not installed in this build grants nothing
                 wanted.append(permission)
         group.permissions.set(wanted)
@@ -110,8 +109,10 @@ def role_groups(transactional_db):
 def _role_groups_in_transactional_tests(request):
     """Every transactional test starts with the role groups, whatever test flushed the database before it."""
     marker = request.node.get_closest_marker("django_db")
-    transactional = "transactional_db" in request.fixturenames or "live_server" in request.fixturenames or (
-        marker is not None and (marker.kwargs.get("transaction") or (marker.args and marker.args[0]))
+    transactional = (
+        "transactional_db" in request.fixturenames
+        or "live_server" in request.fixturenames
+        or (marker is not None and (marker.kwargs.get("transaction") or (marker.args and marker.args[0])))
     )
     if transactional:
         request.getfixturevalue("role_groups")

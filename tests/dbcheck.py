@@ -30,7 +30,5 @@ def _parent_indexes(error) -> list[str]:
     if connection.vendor != "postgresql" or not name:
         return []
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT a.relid::regclass::text FROM pg_partition_ancestors(to_regclass(%s)) a", [name]
-        )
+        cursor.execute("SELECT a.relid::regclass::text FROM pg_partition_ancestors(to_regclass(%s)) a", [name])
         return [row[0] for row in cursor.fetchall()]

@@ -1,4 +1,5 @@
 """Builders for tests: a pit made through the services, as the product makes it."""
+
 from decimal import Decimal
 
 from pit.paytables.models import PaytableConfiguration
@@ -15,8 +16,12 @@ def paytable(preset: str = "commission_box") -> PaytableConfiguration:
 def table(code: str = "BB1", game: str = "big", preset: str = "commission_box", open_: bool = True, **kwargs):
     limits = kwargs.pop("limits", {"player": ("25", "10000"), "banker": ("25", "10000"), "tie": ("5", "1000")})
     made = table_create(
-        code=code, name=kwargs.pop("name", f"Table {code}"), game=game, paytable=paytable(preset),
-        limits={bet: (Decimal(low), Decimal(high)) for bet, (low, high) in limits.items()}, **kwargs,
+        code=code,
+        name=kwargs.pop("name", f"Table {code}"),
+        game=game,
+        paytable=paytable(preset),
+        limits={bet: (Decimal(low), Decimal(high)) for bet, (low, high) in limits.items()},
+        **kwargs,
     )
     return table_open(table=made) if open_ else made
 

@@ -10,6 +10,7 @@ services never would (a hand of four cards, an old gaming day). For those only:
 - SQLite: the protection triggers are dropped and created again from their own SQL afterwards.
   SQLite has no roles: whoever can write the file can drop triggers, tests or not.
 """
+
 from contextlib import contextmanager
 
 from django.db import connection as default_connection

@@ -6,6 +6,7 @@ fact through its service (a count, a slip, a slip's step, a drop), for the roles
 
 A refusal from a service shows on the form, nothing is written.
 """
+
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
@@ -110,10 +111,12 @@ class SlipStepForm(forms.Form):
 class DropForm(PeriodForm):
     table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code")
     cash = ChipsField(help_text="Notes per denomination: 100 x 52, 20 x 5")
-    chips = forms.DecimalField(min_value=0, max_digits=14, decimal_places=2, initial=0,
-                               help_text="Chips found in the box.")
-    markers = forms.DecimalField(min_value=0, max_digits=14, decimal_places=2, initial=0,
-                                 help_text="Markers in the box, if any.")
+    chips = forms.DecimalField(
+        min_value=0, max_digits=14, decimal_places=2, initial=0, help_text="Chips found in the box."
+    )
+    markers = forms.DecimalField(
+        min_value=0, max_digits=14, decimal_places=2, initial=0, help_text="Markers in the box, if any."
+    )
     field_order = ["table", "gaming_day", "shift", "cash", "chips", "markers"]
 
 
@@ -155,8 +158,12 @@ class RecordAdmin(admin.ModelAdmin):
                     reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_change", args=[recorded.pk])
                 )
         context = {
-            **self.admin_site.each_context(request), "opts": self.opts, "form": form, "help": self.help,
-            "title": f"Record {self.opts.verbose_name}", "submit_label": self.submit_label,
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "form": form,
+            "help": self.help,
+            "title": f"Record {self.opts.verbose_name}",
+            "submit_label": self.submit_label,
         }
         return TemplateResponse(request, "admin/accounting/record_form.html", context)
 
@@ -170,8 +177,18 @@ class InventoryCountAdmin(RecordAdmin):
     list_filter = (gaming_day_filter(day_field="gaming_day"), "table", "kind")
     list_select_related = ("table", "dealer", "pit_boss")
     date_hierarchy = "gaming_day"
-    fields = ("table", "gaming_day", "shift", "kind", "chips_counted", "total", "dealer", "pit_boss",
-              "recorded_at", "recorded_by")
+    fields = (
+        "table",
+        "gaming_day",
+        "shift",
+        "kind",
+        "chips_counted",
+        "total",
+        "dealer",
+        "pit_boss",
+        "recorded_at",
+        "recorded_by",
+    )
     readonly_fields = fields
 
     @admin.display(description="total", ordering="total_minor")
@@ -185,8 +202,13 @@ class InventoryCountAdmin(RecordAdmin):
     def record(self, request, data):
         table = data["table"]
         return services.inventory_record(
-            table=table, gaming_day=data["gaming_day"], shift=data["shift"], kind=data["kind"],
-            chips=chips_minor(data["chips"], table.currency), dealer=data["dealer"], pit_boss=data["pit_boss"],
+            table=table,
+            gaming_day=data["gaming_day"],
+            shift=data["shift"],
+            kind=data["kind"],
+            chips=chips_minor(data["chips"], table.currency),
+            dealer=data["dealer"],
+            pit_boss=data["pit_boss"],
             actor=Actor(user=request.user),
         )
 
@@ -217,8 +239,18 @@ class SlipAdmin(RecordAdmin):
     search_fields = ("number", "reason")
     date_hierarchy = "gaming_day"
     inlines = [SlipStepInline]
-    fields = ("kind", "number", "table", "gaming_day", "shift", "reason", "chips_requested", "total",
-              "recorded_at", "recorded_by")
+    fields = (
+        "kind",
+        "number",
+        "table",
+        "gaming_day",
+        "shift",
+        "reason",
+        "chips_requested",
+        "total",
+        "recorded_at",
+        "recorded_by",
+    )
     readonly_fields = fields
 
     def get_queryset(self, request):
@@ -240,8 +272,13 @@ class SlipAdmin(RecordAdmin):
     def record(self, request, data):
         table = data["table"]
         return services.slip_request(
-            kind=data["kind"], number=data["number"], table=table, gaming_day=data["gaming_day"],
-            shift=data["shift"], reason=data["reason"], chips=chips_minor(data["chips"], table.currency),
+            kind=data["kind"],
+            number=data["number"],
+            table=table,
+            gaming_day=data["gaming_day"],
+            shift=data["shift"],
+            reason=data["reason"],
+            chips=chips_minor(data["chips"], table.currency),
             actor=Actor(user=request.user),
         )
 
@@ -281,7 +318,9 @@ class SlipStepAdmin(RecordAdmin):
         slip = data["slip"]
         service = services.slip_issue if data["step"] == SlipStepKind.ISSUED else services.slip_receive
         return service(
-            slip=slip, chips=chips_minor(data["chips"], slip.currency), actor=Actor(user=request.user),
+            slip=slip,
+            chips=chips_minor(data["chips"], slip.currency),
+            actor=Actor(user=request.user),
             signed_by=request.user,
         )
 
@@ -295,8 +334,18 @@ class DropCountAdmin(RecordAdmin):
     list_filter = (gaming_day_filter(day_field="gaming_day"), "table")
     list_select_related = ("table", "recorded_by_user", "recorded_by_device__table")
     date_hierarchy = "gaming_day"
-    fields = ("table", "gaming_day", "shift", "notes", "cash", "chips", "markers", "total", "recorded_at",
-              "recorded_by")
+    fields = (
+        "table",
+        "gaming_day",
+        "shift",
+        "notes",
+        "cash",
+        "chips",
+        "markers",
+        "total",
+        "recorded_at",
+        "recorded_by",
+    )
     readonly_fields = fields
 
     @admin.display(description="notes")
@@ -328,9 +377,13 @@ class DropCountAdmin(RecordAdmin):
             except MoneyError as error:
                 raise forms.ValidationError(str(error)) from None
         return services.drop_record(
-            table=table, gaming_day=data["gaming_day"], shift=data["shift"],
-            cash=chips_minor(data["cash"], table.currency), chips_minor=amounts["chips"],
-            markers_minor=amounts["markers"], actor=Actor(user=request.user),
+            table=table,
+            gaming_day=data["gaming_day"],
+            shift=data["shift"],
+            cash=chips_minor(data["cash"], table.currency),
+            chips_minor=amounts["chips"],
+            markers_minor=amounts["markers"],
+            actor=Actor(user=request.user),
         )
 
 
@@ -342,8 +395,9 @@ class FindingForm(forms.Form):
 class DayForm(forms.Form):
     gaming_day = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
     action = forms.ChoiceField(choices=[("closed", "Close the day"), ("reopened", "Re-open the day")])
-    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 70}), required=False,
-                           help_text="Required to re-open: why.")
+    note = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 70}), required=False, help_text="Required to re-open: why."
+    )
 
 
 class AdjustmentForm(PeriodForm):
@@ -364,13 +418,21 @@ class HoldFindingInline(ReadOnlyInline):
 class HoldFlagAdmin(admin.ModelAdmin):
     """Table-days whose win-to-drop the investigation rule flagged; findings are written on HoldFinding."""
 
-    list_display = ("gaming_day", "table", "hold_percent", "low_percent", "high_percent", "win", "drop", "rule",
-                    "explained")
+    list_display = (
+        "gaming_day",
+        "table",
+        "hold_percent",
+        "low_percent",
+        "high_percent",
+        "win",
+        "drop",
+        "rule",
+        "explained",
+    )
     list_filter = (gaming_day_filter(day_field="gaming_day"), "table")
     list_select_related = ("table",)
     inlines = [HoldFindingInline]
-    fields = ("table", "gaming_day", "rule", "hold_percent", "low_percent", "high_percent", "win", "drop",
-              "flagged_at")
+    fields = ("table", "gaming_day", "rule", "hold_percent", "low_percent", "high_percent", "win", "drop", "flagged_at")
     readonly_fields = fields
 
     def get_queryset(self, request):
@@ -457,8 +519,13 @@ class AdjustmentAdmin(RecordAdmin):
         except MoneyError as error:
             raise forms.ValidationError(str(error)) from None
         return services.adjustment_record(
-            table=table, gaming_day=data["gaming_day"], shift=data["shift"], figure=data["figure"],
-            amount_minor=amount, reason=data["reason"], actor=Actor(user=request.user),
+            table=table,
+            gaming_day=data["gaming_day"],
+            shift=data["shift"],
+            figure=data["figure"],
+            amount_minor=amount,
+            reason=data["reason"],
+            actor=Actor(user=request.user),
         )
 
 
@@ -474,6 +541,3 @@ class DeviceGrantAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
-
-
-

@@ -5,6 +5,7 @@ close takes it exclusively, so a count committing while an accountant closes the
 before the close looks (and counted by it) or refused after. SQLite's IMMEDIATE transactions already
 run one writer at a time.
 """
+
 import datetime as dt
 
 from django.db import connection

@@ -7,6 +7,7 @@ new row, never a changed column. Chips and cash are counted by denomination: `ch
 denomination in minor units (as a string: JSON keys) to how many pieces were counted, and
 `total_minor` is their sum, written with the row (`pit.accounting.services.chips_total`).
 """
+
 from django.conf import settings
 from django.db import models
 
@@ -100,7 +101,11 @@ class SlipStep(Recorded, Fact):
     chips = models.JSONField()
     total_minor = models.BigIntegerField()
     signed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
         help_text="The person who signed the step (the device's operator is not known).",
     )
 

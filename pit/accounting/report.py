@@ -5,6 +5,7 @@ beside pit's handle-based house win, theoretical win and commission (read throug
 selector of pit.reports, not computed again here), and month- and year-to-date win and drop.
 Subtotals per game, a total per gaming day (the pit), and a grand total per currency.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -63,10 +64,7 @@ def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
     tables = _tables(filters)
     year_start = dt.date(filters.date_from.year, 1, 1)
     figures = period_figures(date_from=year_start, date_to=filters.date_to, table_ids=tables)
-    wagers = {
-        (row["gaming_day"], row["table"]): row
-        for row in report_selectors.table_results(filters)
-    }
+    wagers = {(row["gaming_day"], row["table"]): row for row in report_selectors.table_results(filters)}
     by_table: dict[int, list] = defaultdict(list)
     for item in figures.values():
         by_table[item.table_id].append(item)
@@ -88,9 +86,11 @@ def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
         return (day, table.currency, table.game, table.code)
 
     notes: dict[tuple, list[str]] = defaultdict(list)
-    for adjustment in Adjustment.objects.filter(
-        gaming_day__range=(filters.date_from, filters.date_to), table_id__in=list(tables)
-    ).select_related("recorded_by_user", "recorded_by_device__table").order_by("id"):
+    for adjustment in (
+        Adjustment.objects.filter(gaming_day__range=(filters.date_from, filters.date_to), table_id__in=list(tables))
+        .select_related("recorded_by_user", "recorded_by_device__table")
+        .order_by("id")
+    ):
         amount = from_minor(adjustment.amount_minor, adjustment.currency)
         notes[adjustment.gaming_day, adjustment.table_id].append(
             f"{adjustment.figure} {'+' if amount > 0 else ''}{amount}: {adjustment.reason} ({adjustment.recorded_by})"
@@ -138,9 +138,9 @@ def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             "adjustments": money(item.adjustments if item else 0),
             "adjustment_notes": "; ".join(notes[day, table_id]),
             "win_difference": difference,
-            "reconciliation": "" if difference is None else (
-                "beyond tolerance" if abs(difference) > tolerance else "within tolerance"
-            ),
+            "reconciliation": ""
+            if difference is None
+            else ("beyond tolerance" if abs(difference) > tolerance else "within tolerance"),
             "win_mtd": money(mtd_win),
             "drop_mtd": money(mtd_drop),
             "hold_mtd": win_to_drop(mtd_win, mtd_drop),
@@ -157,13 +157,16 @@ def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
 def master_game_estimate(filters: ReportFilters) -> int:
     """The rows `master_game_rows` writes: table-days with accounting records or with coups."""
     tables = _tables(filters)
-    keys = {(day, table_id) for (day, table_id, _) in period_figures(
-        date_from=filters.date_from, date_to=filters.date_to, table_ids=tables
-    )}
+    keys = {
+        (day, table_id)
+        for (day, table_id, _) in period_figures(date_from=filters.date_from, date_to=filters.date_to, table_ids=tables)
+    }
     keys |= set(
         Coup.objects.filter(
             gaming_day__gte=filters.date_from, gaming_day__lte=filters.date_to, shoe__table_id__in=list(tables)
-        ).values_list("gaming_day", "shoe__table_id").distinct()
+        )
+        .values_list("gaming_day", "shoe__table_id")
+        .distinct()
     )
     return len(keys)
 
@@ -259,9 +262,7 @@ ADJUSTMENTS = ReportDefinition(
         Column("recorded_at", "At", T.DATETIME, width=20),
     ),
     rows=adjustment_rows,
-    estimate=lambda filters: Adjustment.objects.filter(
-        gaming_day__range=(filters.date_from, filters.date_to)
-    ).count(),
+    estimate=lambda filters: Adjustment.objects.filter(gaming_day__range=(filters.date_from, filters.date_to)).count(),
     levels=(Level("month", ("month", "currency"), "Month"),),
     audience="accounting",
 )

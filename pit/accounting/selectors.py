@@ -5,6 +5,7 @@ a shift when shifts are shorter than 24 h); a day's win is the sum of its shifts
 credits count what the table signed for (the `received` step of each slip). Win-to-drop (hold %)
 is win / drop.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -145,7 +146,6 @@ def day_win_totals(*, date_from: dt.date, date_to: dt.date, table_ids=None) -> d
     return {table_id: (win, drop) for table_id, (win, drop) in totals.items()}
 
 
-
 def win_difference_minor(*, table, gaming_day: dt.date) -> tuple[int, int, int] | None:
     """(statutory win, wager-based house win, drop) of a table-day in minor units; None until the day's
     opener, closer and drop are recorded. The house win is pit's own (the table results report)."""
@@ -153,9 +153,7 @@ def win_difference_minor(*, table, gaming_day: dt.date) -> tuple[int, int, int] 
     from pit.reports.definitions import ReportFilters
     from pit.reports.selectors import table_result_rows
 
-    item = period_figures(date_from=gaming_day, date_to=gaming_day, table_ids=[table.pk]).get(
-        (gaming_day, table.pk, 0)
-    )
+    item = period_figures(date_from=gaming_day, date_to=gaming_day, table_ids=[table.pk]).get((gaming_day, table.pk, 0))
     if item is None or item.win is None:
         return None
     filters = ReportFilters(date_from=gaming_day, date_to=gaming_day, tables=(table.code,))

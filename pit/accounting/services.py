@@ -17,6 +17,7 @@ configured rule's range is flagged (a HoldFlag) and needs a written finding. The
 (`gaming_day_close`) locks a day once everything is counted, reconciled and explained; a closed day
 takes only adjustments, which are listed in the master game report.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -74,7 +75,7 @@ def chips_normalize(chips: Mapping, *, field: str = "chips") -> tuple[dict[str, 
     """{denomination in minor units: pieces} checked and in canonical form (string keys, ascending,
     no zero counts), with its total in minor units. ValidationError names the field and the entry."""
     if not isinstance(chips, Mapping):
-        raise ValidationError({field: "Give the pieces counted per denomination, e.g. {\"2500\": 40}."})
+        raise ValidationError({field: 'Give the pieces counted per denomination, e.g. {"2500": 40}.'})
     normalized: dict[int, int] = {}
     for key, pieces in chips.items():
         try:
@@ -154,14 +155,24 @@ def _chain_check(*, opener: InventoryCount, closer: InventoryCount | None) -> No
         f"{chips_difference(closer.chips, opener.chips, opener.currency)}.",
     )
     violation_record(
-        finding=finding, fingerprint=f"inventory_chain:{opener.pk}:{closer.pk}", table=table,
-        gaming_day=opener.gaming_day, found_by=FOUND_BY,
+        finding=finding,
+        fingerprint=f"inventory_chain:{opener.pk}:{closer.pk}",
+        table=table,
+        gaming_day=opener.gaming_day,
+        found_by=FOUND_BY,
     )
 
 
 @transaction.atomic
 def inventory_record(
-    *, table, gaming_day: dt.date, shift: int = 1, kind: str, chips: Mapping, dealer, pit_boss,
+    *,
+    table,
+    gaming_day: dt.date,
+    shift: int = 1,
+    kind: str,
+    chips: Mapping,
+    dealer,
+    pit_boss,
     actor: Actor,
 ) -> InventoryCount:
     """Record a table's opener or closer for a period, signed by the dealer and the pit boss.
@@ -183,8 +194,12 @@ def inventory_record(
         InventoryCount,
         {"table": table, "gaming_day": gaming_day, "shift": shift, "kind": kind},
         {
-            "currency": table.currency, "chips": chips, "total_minor": total, "dealer": dealer,
-            "pit_boss": pit_boss, **actor.recorded_fields(),
+            "currency": table.currency,
+            "chips": chips,
+            "total_minor": total,
+            "dealer": dealer,
+            "pit_boss": pit_boss,
+            **actor.recorded_fields(),
         },
         ("chips", "dealer", "pit_boss"),
         f"The {kind} of {table.code} for {gaming_day} shift {shift}",
@@ -214,7 +229,14 @@ def inventory_record(
 # ---------------------------------------------------------------------------------------- slips
 @transaction.atomic
 def slip_request(
-    *, kind: str, number: str, table, gaming_day: dt.date, shift: int = 1, reason: str, chips: Mapping,
+    *,
+    kind: str,
+    number: str,
+    table,
+    gaming_day: dt.date,
+    shift: int = 1,
+    reason: str,
+    chips: Mapping,
     actor: Actor,
 ) -> Slip:
     """The pit asks for a fill (chips from the cage) or a credit (chips back to the cage)."""
@@ -234,8 +256,14 @@ def slip_request(
         Slip,
         {"kind": kind, "number": number},
         {
-            "table": table, "gaming_day": gaming_day, "shift": shift, "currency": table.currency,
-            "reason": reason.strip(), "chips": chips, "total_minor": total, **actor.recorded_fields(),
+            "table": table,
+            "gaming_day": gaming_day,
+            "shift": shift,
+            "currency": table.currency,
+            "reason": reason.strip(),
+            "chips": chips,
+            "total_minor": total,
+            **actor.recorded_fields(),
         },
         ("table", "gaming_day", "shift", "chips"),
         f"{kind.capitalize()} slip {number}",
@@ -264,8 +292,11 @@ def _slip_step(*, slip: Slip, step: str, chips: Mapping, actor: Actor, signed_by
             f"{chips_difference(slip.chips, chips, slip.currency)}.",
         )
         violation_record(
-            finding=finding, fingerprint=f"slip_mismatch:{slip.pk}:{step}", table=slip.table,
-            gaming_day=slip.gaming_day, found_by=FOUND_BY,
+            finding=finding,
+            fingerprint=f"slip_mismatch:{slip.pk}:{step}",
+            table=slip.table,
+            gaming_day=slip.gaming_day,
+            found_by=FOUND_BY,
         )
     if created and step == SlipStepKind.RECEIVED:
         win_reconcile(table=slip.table, gaming_day=slip.gaming_day)
@@ -299,8 +330,11 @@ def slips_flag_unreceived(*, table=None, gaming_day: dt.date, shift: int | None 
             f"shift {slip.shift}) was never received at the table.",
         )
         violation_record(
-            finding=finding, fingerprint=f"slip_not_received:{slip.pk}", table=slip.table,
-            gaming_day=slip.gaming_day, found_by=FOUND_BY,
+            finding=finding,
+            fingerprint=f"slip_not_received:{slip.pk}",
+            table=slip.table,
+            gaming_day=slip.gaming_day,
+            found_by=FOUND_BY,
         )
         found += 1
     return found
@@ -309,7 +343,13 @@ def slips_flag_unreceived(*, table=None, gaming_day: dt.date, shift: int | None 
 # ---------------------------------------------------------------------------------------- drop
 @transaction.atomic
 def drop_record(
-    *, table, gaming_day: dt.date, shift: int = 1, cash: Mapping, chips_minor: int = 0, markers_minor: int = 0,
+    *,
+    table,
+    gaming_day: dt.date,
+    shift: int = 1,
+    cash: Mapping,
+    chips_minor: int = 0,
+    markers_minor: int = 0,
     actor: Actor,
 ) -> DropCount:
     """The soft count of a table's drop box: notes by denomination, chips and markers found in it."""
@@ -325,8 +365,12 @@ def drop_record(
         DropCount,
         {"table": table, "gaming_day": gaming_day, "shift": shift},
         {
-            "currency": table.currency, "cash": cash, "cash_minor": cash_minor, "chips_minor": chips_minor,
-            "markers_minor": markers_minor, "total_minor": cash_minor + chips_minor + markers_minor,
+            "currency": table.currency,
+            "cash": cash,
+            "cash_minor": cash_minor,
+            "chips_minor": chips_minor,
+            "markers_minor": markers_minor,
+            "total_minor": cash_minor + chips_minor + markers_minor,
             **actor.recorded_fields(),
         },
         ("cash", "chips_minor", "markers_minor"),
@@ -391,7 +435,8 @@ def hold_range(*, table_id: int, gaming_day: dt.date) -> tuple[Decimal, Decimal]
     the prior days give no base (fewer than two complete days with a drop)."""
     kind, value, prior_days = hold_rule()
     prior = selectors.daily_holds(
-        table_id=table_id, date_from=gaming_day - dt.timedelta(days=prior_days),
+        table_id=table_id,
+        date_from=gaming_day - dt.timedelta(days=prior_days),
         date_to=gaming_day - dt.timedelta(days=1),
     )
     if len(prior) < 2:
@@ -419,9 +464,13 @@ def hold_check(*, table_id: int, gaming_day: dt.date, win: int | None, drop: int
         return None
     kind, value, prior_days = hold_rule()
     flag, _ = HoldFlag.objects.get_or_create(
-        table_id=table_id, gaming_day=gaming_day, rule=f"{kind} {value} over {prior_days} prior days",
+        table_id=table_id,
+        gaming_day=gaming_day,
+        rule=f"{kind} {value} over {prior_days} prior days",
         defaults={
-            "win_minor": win, "drop_minor": drop, "currency": currency,
+            "win_minor": win,
+            "drop_minor": drop,
+            "currency": currency,
             "hold_percent": hold.quantize(Decimal("0.0001")),
             "low_percent": bounds[0].quantize(Decimal("0.0001")),
             "high_percent": bounds[1].quantize(Decimal("0.0001")),
@@ -517,7 +566,14 @@ def gaming_day_reopen(*, gaming_day: dt.date, user, note: str):
 
 @transaction.atomic
 def adjustment_record(
-    *, table, gaming_day: dt.date, figure: str, amount_minor: int, reason: str, actor: Actor, shift: int = 1,
+    *,
+    table,
+    gaming_day: dt.date,
+    figure: str,
+    amount_minor: int,
+    reason: str,
+    actor: Actor,
+    shift: int = 1,
 ):
     """Change a figure of a closed gaming day by an amount, with the reason; the win follows."""
 
@@ -535,8 +591,14 @@ def adjustment_record(
             gaming_day=gaming_day.isoformat(),
         )
     adjustment = Adjustment.objects.create(
-        table=table, gaming_day=gaming_day, shift=shift, figure=figure, currency=table.currency,
-        amount_minor=amount_minor, reason=reason.strip(), **actor.recorded_fields(),
+        table=table,
+        gaming_day=gaming_day,
+        shift=shift,
+        figure=figure,
+        currency=table.currency,
+        amount_minor=amount_minor,
+        reason=reason.strip(),
+        **actor.recorded_fields(),
     )
     win_reconcile(table=table, gaming_day=gaming_day)
     return adjustment

@@ -7,6 +7,7 @@ gunicorn worker counts together; the embedded default's per-process memory cache
 process). A fixed window: PIT_API_AUTH_FAILURE_LIMIT failures within PIT_API_AUTH_FAILURE_WINDOW
 seconds block the address, or the key prefix, until the window ends.
 """
+
 import hashlib
 import ipaddress
 import logging
@@ -40,6 +41,7 @@ def client_address(request) -> str | None:
 
 # ---------------------------------------------------------------------------------------- throttle
 
+
 def _keys(address: str | None, prefix: str | None) -> list[str]:
     keys = ["pit:authfail:addr:" + hashlib.sha256((address or "unknown").encode()).hexdigest()[:32]]
     if prefix:
@@ -72,6 +74,7 @@ def auth_failure_record(*, address: str | None, prefix: str | None) -> None:
 
 
 # ---------------------------------------------------------------------------------------- 401 / 403
+
 
 def _principal(request) -> str:
     user = getattr(request, "user", None)
@@ -109,8 +112,13 @@ class AccessDeniedLogMiddleware:
         if response.status_code in (401, 403) and not getattr(response, "_has_been_logged", False):
             reason = _reason(response, getattr(request, "_pit_denied", None)).replace("\n", " ")
             logger.warning(
-                "access denied: %s %s %s by %s from %s: %s", response.status_code, request.method, request.path,
-                _principal(request), client_address(request) or "unknown", reason,
+                "access denied: %s %s %s by %s from %s: %s",
+                response.status_code,
+                request.method,
+                request.path,
+                _principal(request),
+                client_address(request) or "unknown",
+                reason,
             )
             response._has_been_logged = True  # Django's own "Forbidden: ..." line would be the second
         return response
@@ -161,6 +169,7 @@ class IdleSessionTimeoutMiddleware:
 
 
 # ---------------------------------------------------------------------------------------- admin logins
+
 
 class LoginAttemptsBackend(AxesStandaloneBackend):
     """django-axes' lockout check for logins through a request (the admin's login form). A login

@@ -59,8 +59,17 @@ class DeviceAdmin(admin.ModelAdmin):
 class StaffTokenAdmin(admin.ModelAdmin):
     """Staff API tokens: listed and revoked, never shown (created with `manage.py create_staff_token`)."""
 
-    list_display = ("key_prefix", "user", "name", "live", "created_at", "created_by", "expires_at", "revoked_at",
-                    "revoked_by")
+    list_display = (
+        "key_prefix",
+        "user",
+        "name",
+        "live",
+        "created_at",
+        "created_by",
+        "expires_at",
+        "revoked_at",
+        "revoked_by",
+    )
     list_filter = (("revoked_at", admin.EmptyFieldListFilter),)
     search_fields = ("key_prefix", "name", "user__username")
     list_select_related = ("user", "created_by", "revoked_by")

@@ -1,6 +1,7 @@
 """The audit trail in the admin: one read-only list per audited model (works on SQLite and
 PostgreSQL). pghistory's aggregate "events" view (pghistory.admin) queries with PostgreSQL-only
 SQL, so on SQLite it is taken out of the admin."""
+
 from django.contrib import admin
 from django.db import connection
 from django.utils import timezone

@@ -13,6 +13,7 @@ from Python by post_save/post_delete receivers, with the context of `audit_conte
 bypass the signals and are not in the trail. The receivers never run on PostgreSQL, so an event
 is never recorded twice.
 """
+
 import threading
 import uuid
 from contextlib import contextmanager
@@ -67,6 +68,7 @@ def audit_event_tables() -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------- context
+
 
 def _metadata(*, user=None, actor=None, **extra) -> dict:
     metadata = dict(extra)
@@ -229,6 +231,7 @@ def _current_context() -> tuple[uuid.UUID | None, dict | None]:
 
 # ---------------------------------------------------------------------------------------- SQLite
 
+
 def _snapshot(event_model, obj) -> dict:
     tracked = {field.attname for field in obj._meta.concrete_model._meta.concrete_fields}
     return {
@@ -246,9 +249,7 @@ def event_record(obj, *, label: str, using: str = "default"):
     event_model = event_model_for(obj)
     snapshot = _snapshot(event_model, obj)
     if label == "update":
-        last = (
-            event_model.objects.using(using).filter(pgh_obj_id=obj.pk).order_by("-pgh_id").values(*snapshot).first()
-        )
+        last = event_model.objects.using(using).filter(pgh_obj_id=obj.pk).order_by("-pgh_id").values(*snapshot).first()
         if last is not None and {key: _comparable(value) for key, value in last.items()} == {
             key: _comparable(value) for key, value in snapshot.items()
         }:

@@ -1,4 +1,5 @@
 """Floor devices and their API keys. Staff are Django users; roles are Django groups."""
+
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import models
@@ -72,8 +73,9 @@ class StaffToken(models.Model):
     class Meta:
         ordering = ["-created_at"]
         constraints = [
-            models.CheckConstraint(condition=models.Q(expires_at__gt=models.F("created_at")),
-                                   name="staff_token_expires_after_creation"),
+            models.CheckConstraint(
+                condition=models.Q(expires_at__gt=models.F("created_at")), name="staff_token_expires_after_creation"
+            ),
         ]
 
     def __str__(self) -> str:

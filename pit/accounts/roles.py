@@ -8,6 +8,7 @@ that call services (open/close a table, review a violation, explain a variance);
 superuser may add or delete rows, and floor devices hold no admin permission at all (they
 authenticate to the API by key, not as users).
 """
+
 from pit.accounts.models import Role
 
 
@@ -18,20 +19,36 @@ def _view(*models: str) -> set[str]:
 
 # Everything about the game on the floor, read-only.
 _FLOOR_RECORDS = _view(
-    "tables.table", "tables.tablelimit", "tables.tablelimitversion", "tables.tableevent",
+    "tables.table",
+    "tables.tablelimit",
+    "tables.tablelimitversion",
+    "tables.tableevent",
     "paytables.paytableconfiguration",
-    "shoes.shoe", "shoes.coup", "shoes.wager", "shoes.coupcorrection",
+    "shoes.shoe",
+    "shoes.coup",
+    "shoes.wager",
+    "shoes.coupcorrection",
     "compliance.ruleviolation",
 )
 _LEDGER_RECORDS = _view(
-    "ledger.commissionentry", "ledger.boxcount", "ledger.reconciliation", "ledger.reconciliationseat",
-    "ledger.reconciliationsupplement", "ledger.reconciliationsupplementseat",
+    "ledger.commissionentry",
+    "ledger.boxcount",
+    "ledger.reconciliation",
+    "ledger.reconciliationseat",
+    "ledger.reconciliationsupplement",
+    "ledger.reconciliationsupplementseat",
 )
 # Table accounting (pit.accounting): chip tray counts, fill/credit slips and their steps, drop counts,
 # win-to-drop investigations, gaming-day closes and adjustments.
 _ACCOUNTING_RECORDS = _view(
-    "accounting.inventorycount", "accounting.slip", "accounting.slipstep", "accounting.dropcount",
-    "accounting.holdflag", "accounting.holdfinding", "accounting.gamingdayevent", "accounting.adjustment",
+    "accounting.inventorycount",
+    "accounting.slip",
+    "accounting.slipstep",
+    "accounting.dropcount",
+    "accounting.holdflag",
+    "accounting.holdfinding",
+    "accounting.gamingdayevent",
+    "accounting.adjustment",
 )
 # Dealers: the roster, who dealt where and when, whose fault each reviewed violation was.
 _DEALER_RECORDS = _view("dealers.dealer", "dealers.dealerrotation", "dealers.violationfault")
@@ -122,9 +139,7 @@ def groups_sync(apps, roles: dict[str, list[str]], *, using: str = "default") ->
         for name in names:
             app_label, codename = name.split(".", 1)
             try:
-                wanted.append(
-                    Permission.objects.using(using).get(content_type__app_label=app_label, codename=codename)
-                )
+                wanted.append(Permission.objects.using(using).get(content_type__app_label=app_label, codename=codename))
             except Permission.DoesNotExist:
                 raise LookupError(f"role {role!r}: no permission {name!r}") from None
         group, _ = Group.objects.using(using).get_or_create(name=role)

@@ -1,4 +1,5 @@
 """Writes to staff accounts and floor devices: users with a role, device API keys and their revocation."""
+
 import datetime as dt
 import hashlib
 import hmac
@@ -108,6 +109,7 @@ _DEVICE_SQL: str | None = None  # names from the models' metadata only; the pref
 # ---------------------------------------------------------------------------------------- staff tokens
 # A staff token reads like a device key, "<prefix>.<secret>"; only the SHA-256 of the whole is kept.
 
+
 @transaction.atomic
 def staff_token_create(*, user, name: str = "", days: int | None = None, created_by=None) -> tuple[StaffToken, str]:
     """A personal API token for a staff user, valid `days` (at most PIT_STAFF_TOKEN_DAYS, the default);
@@ -120,15 +122,20 @@ def staff_token_create(*, user, name: str = "", days: int | None = None, created
         raise ValidationError({"user": f"{user} is not an active staff user."})
     while True:
         prefix = secrets.token_hex(DEVICE_KEY_PREFIX_BYTES)
-        if not StaffToken.objects.filter(key_prefix=prefix).exists() and not Device.objects.filter(
-            key_prefix=prefix
-        ).exists():
+        if (
+            not StaffToken.objects.filter(key_prefix=prefix).exists()
+            and not Device.objects.filter(key_prefix=prefix).exists()
+        ):
             break
     key = f"{prefix}.{secrets.token_urlsafe(DEVICE_KEY_SECRET_BYTES)}"
     now = timezone.now()
     token = StaffToken(
-        user=user, name=(name or "").strip(), key_prefix=prefix, key_hash=device_key_hash(key),
-        created_by=created_by, expires_at=now + dt.timedelta(days=days),
+        user=user,
+        name=(name or "").strip(),
+        key_prefix=prefix,
+        key_hash=device_key_hash(key),
+        created_by=created_by,
+        expires_at=now + dt.timedelta(days=days),
     )
     token.full_clean(exclude=["user", "created_by"])
     token.save()

@@ -119,24 +119,39 @@ def _slip_for(request, kind: str, number: str, *, own_table: bool) -> Slip:
 
 def inventory_data(count) -> dict:
     return {
-        "id": count.pk, "table": count.table.code, "gaming_day": count.gaming_day.isoformat(),
-        "shift": count.shift, "kind": count.kind, "currency": count.currency,
-        "chips": _display_chips(count.chips, count.currency), "total": s.money(count.total_minor, count.currency),
-        "dealer": count.dealer.username, "pit_boss": count.pit_boss.username,
+        "id": count.pk,
+        "table": count.table.code,
+        "gaming_day": count.gaming_day.isoformat(),
+        "shift": count.shift,
+        "kind": count.kind,
+        "currency": count.currency,
+        "chips": _display_chips(count.chips, count.currency),
+        "total": s.money(count.total_minor, count.currency),
+        "dealer": count.dealer.username,
+        "pit_boss": count.pit_boss.username,
     }
 
 
 def slip_data(slip) -> dict:
     steps = {step.step: step for step in slip.steps.all()}
     return {
-        "id": slip.pk, "kind": slip.kind, "number": slip.number, "table": slip.table.code,
-        "gaming_day": slip.gaming_day.isoformat(), "shift": slip.shift, "currency": slip.currency,
-        "reason": slip.reason, "chips": _display_chips(slip.chips, slip.currency),
-        "total": s.money(slip.total_minor, slip.currency), "requested_by": s.recorded_by(slip),
+        "id": slip.pk,
+        "kind": slip.kind,
+        "number": slip.number,
+        "table": slip.table.code,
+        "gaming_day": slip.gaming_day.isoformat(),
+        "shift": slip.shift,
+        "currency": slip.currency,
+        "reason": slip.reason,
+        "chips": _display_chips(slip.chips, slip.currency),
+        "total": s.money(slip.total_minor, slip.currency),
+        "requested_by": s.recorded_by(slip),
         "steps": [
             {
-                "step": name, "chips": _display_chips(step.chips, slip.currency),
-                "total": s.money(step.total_minor, slip.currency), "recorded_by": s.recorded_by(step),
+                "step": name,
+                "chips": _display_chips(step.chips, slip.currency),
+                "total": s.money(step.total_minor, slip.currency),
+                "recorded_by": s.recorded_by(step),
                 "signed_by": step.signed_by.username if step.signed_by_id else None,
             }
             for name, step in steps.items()
@@ -146,10 +161,16 @@ def slip_data(slip) -> dict:
 
 def drop_data(drop) -> dict:
     return {
-        "id": drop.pk, "table": drop.table.code, "gaming_day": drop.gaming_day.isoformat(), "shift": drop.shift,
-        "currency": drop.currency, "cash": _display_chips(drop.cash, drop.currency),
-        "cash_total": s.money(drop.cash_minor, drop.currency), "chips": s.money(drop.chips_minor, drop.currency),
-        "markers": s.money(drop.markers_minor, drop.currency), "total": s.money(drop.total_minor, drop.currency),
+        "id": drop.pk,
+        "table": drop.table.code,
+        "gaming_day": drop.gaming_day.isoformat(),
+        "shift": drop.shift,
+        "currency": drop.currency,
+        "cash": _display_chips(drop.cash, drop.currency),
+        "cash_total": s.money(drop.cash_minor, drop.currency),
+        "chips": s.money(drop.chips_minor, drop.currency),
+        "markers": s.money(drop.markers_minor, drop.currency),
+        "total": s.money(drop.total_minor, drop.currency),
     }
 
 
@@ -162,7 +183,8 @@ class InventoryView(APIView):
     device_access = DEVICE_WRITE
 
     @extend_schema(
-        request=InventoryInputSerializer, responses={201: _OBJECT},
+        request=InventoryInputSerializer,
+        responses={201: _OBJECT},
         summary="Record the table's opener or closer (chips by denomination, two signers)",
     )
     @idempotent
@@ -170,9 +192,13 @@ class InventoryView(APIView):
         data = validated(InventoryInputSerializer, request)
         table = table_for(request, code)
         count = accounting_services.inventory_record(
-            table=table, gaming_day=data["gaming_day"], shift=data["shift"], kind=data["kind"],
+            table=table,
+            gaming_day=data["gaming_day"],
+            shift=data["shift"],
+            kind=data["kind"],
             chips=_minor_chips(data["chips"], table.currency, "chips"),
-            dealer=_user(data["dealer"], "dealer"), pit_boss=_user(data["pit_boss"], "pit_boss"),
+            dealer=_user(data["dealer"], "dealer"),
+            pit_boss=_user(data["pit_boss"], "pit_boss"),
             actor=actor_for(request),
         )
         return Response(inventory_data(count), status=status.HTTP_201_CREATED)
@@ -189,8 +215,13 @@ class SlipRequestView(APIView):
         data = validated(SlipInputSerializer, request)
         table = table_for(request, data["table"])
         slip = accounting_services.slip_request(
-            kind=data["kind"], number=data["number"], table=table, gaming_day=data["gaming_day"],
-            shift=data["shift"], reason=data["reason"], chips=_minor_chips(data["chips"], table.currency, "chips"),
+            kind=data["kind"],
+            number=data["number"],
+            table=table,
+            gaming_day=data["gaming_day"],
+            shift=data["shift"],
+            reason=data["reason"],
+            chips=_minor_chips(data["chips"], table.currency, "chips"),
             actor=actor_for(request),
         )
         return Response(slip_data(slip), status=status.HTTP_201_CREATED)
@@ -210,14 +241,18 @@ class _SlipStepView(APIView):
         signer = _user(data["signed_by"], "signed_by") if data.get("signed_by") else None
         service = accounting_services.slip_issue if cage else accounting_services.slip_receive
         service(
-            slip=slip, chips=_minor_chips(data["chips"], slip.currency, "chips"), actor=actor_for(request),
+            slip=slip,
+            chips=_minor_chips(data["chips"], slip.currency, "chips"),
+            actor=actor_for(request),
             signed_by=signer or (None if request_device(request) else request.user),
         )
         return Response(slip_data(slip), status=status.HTTP_201_CREATED)
 
 
 @extend_schema(
-    tags=["accounting"], request=SlipStepInputSerializer, responses={201: _OBJECT},
+    tags=["accounting"],
+    request=SlipStepInputSerializer,
+    responses={201: _OBJECT},
     summary="The cage issues the slip's chips (cage devices and the cage role)",
 )
 class SlipIssueView(_SlipStepView):
@@ -226,7 +261,9 @@ class SlipIssueView(_SlipStepView):
 
 
 @extend_schema(
-    tags=["accounting"], request=SlipStepInputSerializer, responses={201: _OBJECT},
+    tags=["accounting"],
+    request=SlipStepInputSerializer,
+    responses={201: _OBJECT},
     summary="The table signs for the slip's chips (409 before the cage issued them)",
 )
 class SlipReceiveView(_SlipStepView):
@@ -243,8 +280,10 @@ class SlipListView(APIView):
     def get(self, request, day: str):
         _ensure_scope(request, DeviceScope.CAGE)
         gaming_day = s.AsciiDateField().run_validation(day)
-        slips = Slip.objects.filter(gaming_day=gaming_day).select_related("table").prefetch_related(
-            "steps__signed_by", "steps__recorded_by_user", "steps__recorded_by_device__table"
+        slips = (
+            Slip.objects.filter(gaming_day=gaming_day)
+            .select_related("table")
+            .prefetch_related("steps__signed_by", "steps__recorded_by_user", "steps__recorded_by_device__table")
         )
         return Response({"gaming_day": day, "slips": [slip_data(slip) for slip in slips]})
 
@@ -255,7 +294,8 @@ class DropView(APIView):
     device_access = DEVICE_WRITE
 
     @extend_schema(
-        request=DropInputSerializer, responses={201: _OBJECT},
+        request=DropInputSerializer,
+        responses={201: _OBJECT},
         summary="Post the soft count of the table's drop box (count-room devices and accountants)",
     )
     @idempotent
@@ -272,9 +312,13 @@ class DropView(APIView):
             except MoneyError as error:
                 raise exceptions.ValidationError({field: [str(error)]}) from None
         drop = accounting_services.drop_record(
-            table=table, gaming_day=data["gaming_day"], shift=data["shift"],
-            cash=_minor_chips(data["cash"], table.currency, "cash"), chips_minor=amounts["chips"],
-            markers_minor=amounts["markers"], actor=actor_for(request),
+            table=table,
+            gaming_day=data["gaming_day"],
+            shift=data["shift"],
+            cash=_minor_chips(data["cash"], table.currency, "cash"),
+            chips_minor=amounts["chips"],
+            markers_minor=amounts["markers"],
+            actor=actor_for(request),
         )
         return Response(drop_data(drop), status=status.HTTP_201_CREATED)
 
@@ -300,13 +344,17 @@ class DayWinView(APIView):
                 for name in ("opener", "closer", "fills", "credits", "drop", "win")
             }
             hold = accounting_selectors.win_to_drop(item.win, item.drop)
-            rows.append({
-                "table": codes[table_id], **({"shift": shift} if by_shift else {}), "currency": item.currency,
-                "complete": item.complete, **money,
-                "win_to_drop": None if hold is None else f"{hold * 100:.2f}",
-            })
+            rows.append(
+                {
+                    "table": codes[table_id],
+                    **({"shift": shift} if by_shift else {}),
+                    "currency": item.currency,
+                    "complete": item.complete,
+                    **money,
+                    "win_to_drop": None if hold is None else f"{hold * 100:.2f}",
+                }
+            )
         return Response({"gaming_day": day, "tables": rows})
-
 
 
 urlpatterns = [

@@ -1,6 +1,7 @@
 """Live alarms for floor systems and surveillance: unreviewed critical violations (game protection,
 box variances, play at a closed table), newest first. Read scope: staff who may view violations,
 and floor devices for their own table."""
+
 from __future__ import annotations
 
 import django_filters

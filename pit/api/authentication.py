@@ -35,7 +35,8 @@ def _authenticate_throttled(request, key: str, check):
     wait = auth_blocked_for(address=address, prefix=prefix)
     if wait:
         raise exceptions.Throttled(
-            wait=wait, detail=f"Too many failed authentications from here or with this key; retry in {wait} s.",
+            wait=wait,
+            detail=f"Too many failed authentications from here or with this key; retry in {wait} s.",
         )
     found = check(key) if key else None
     if found is None:

@@ -1,5 +1,6 @@
 """Dealers over the API: floor systems post who comes in at their table (dealer rotations); pit
 bosses say whose fault a violation was; staff read each dealer's figures."""
+
 import datetime as dt
 
 from django.shortcuts import get_object_or_404
@@ -22,7 +23,9 @@ MAX_DAYS = 366
 
 class RotationInputSerializer(StrictSerializer):
     dealer = serializers.SlugRelatedField(
-        slug_field="code", queryset=Dealer.objects.all(), allow_null=True,
+        slug_field="code",
+        queryset=Dealer.objects.all(),
+        allow_null=True,
         help_text="The dealer's code (badge), e.g. D042; null: the dealer went out and nobody came in.",
     )
     started_at = s.AsciiDateTimeField(help_text="When they took over the table, with its UTC offset.")
@@ -105,7 +108,8 @@ class ViolationFaultView(APIView):
     write_permissions = ("dealers.attribute_violation",)
 
     @extend_schema(
-        request=FaultInputSerializer, responses={201: FaultSerializer},
+        request=FaultInputSerializer,
+        responses={201: FaultSerializer},
         summary="A pit boss says whose fault a violation was (dealer, device, other; note required)",
     )
     @idempotent

@@ -91,9 +91,7 @@ def flatten_errors(detail, prefix: str = "") -> dict[str, list[str]]:
 
 def django_validation_errors(exc: DjangoValidationError) -> dict[str, list[str]]:
     if hasattr(exc, "error_dict"):
-        return {
-            (ROOT if key == "__all__" else key): list(messages) for key, messages in exc.message_dict.items()
-        }
+        return {(ROOT if key == "__all__" else key): list(messages) for key, messages in exc.message_dict.items()}
     return {ROOT: list(exc.messages)}
 
 
@@ -107,12 +105,8 @@ def error_body(status_code: int, code: str, message: str, errors=None, details=N
     }
 
 
-def error_response(
-    status_code: int, code: str, message: str, errors=None, details=None, headers=None
-) -> Response:
-    return Response(
-        error_body(status_code, code, message, errors, details), status=status_code, headers=headers
-    )
+def error_response(status_code: int, code: str, message: str, errors=None, details=None, headers=None) -> Response:
+    return Response(error_body(status_code, code, message, errors, details), status=status_code, headers=headers)
 
 
 _CODES = {
@@ -139,9 +133,7 @@ def exception_response(exc) -> Response | None:
     if isinstance(exc, RequestDataTooBig):
         exc = too_large()
     if isinstance(exc, DjangoValidationError):
-        return error_response(
-            400, "invalid", "The request has errors; see `errors`.", django_validation_errors(exc)
-        )
+        return error_response(400, "invalid", "The request has errors; see `errors`.", django_validation_errors(exc))
     if isinstance(exc, Conflict):
         return error_response(409, "conflict", exc.message, exc.errors, exc.details)
     if isinstance(exc, DataError):
@@ -149,8 +141,7 @@ def exception_response(exc) -> Response | None:
         return error_response(
             400,
             "invalid",
-            "A value in the request cannot be stored (out of range or not "
-            "representable); nothing was written.",
+            "A value in the request cannot be stored (out of range or not representable); nothing was written.",
         )
     if isinstance(exc, IntegrityError):
         logger.warning("API request lost a race: %s", exc)
@@ -160,9 +151,7 @@ def exception_response(exc) -> Response | None:
     if isinstance(exc, DjangoPermissionDenied):
         return error_response(403, "permission_denied", str(exc) or "You may not do this.")
     if isinstance(exc, exceptions.ValidationError):
-        return error_response(
-            400, "invalid", "The request has errors; see `errors`.", flatten_errors(exc.detail)
-        )
+        return error_response(400, "invalid", "The request has errors; see `errors`.", flatten_errors(exc.detail))
     if isinstance(exc, exceptions.APIException):
         headers = {}
         if getattr(exc, "auth_header", None):

@@ -4,12 +4,33 @@ under the `commission_box` preset, the odds are the engine's for 8 decks. tests/
 checks each example against its schema and the coup against what the server answers."""
 
 WAGERS = [
-    {"seat": 1, "bet": "player", "amount": "100.00", "paid": "100.00", "result": "win", "payout": "100.00",
-     "commission": "0.00"},
-    {"seat": 2, "bet": "banker", "amount": "250.00", "paid": "0.00", "result": "lose", "payout": "0.00",
-     "commission": "0.00"},
-    {"seat": 3, "bet": "tie", "amount": "25.00", "paid": "0.00", "result": "lose", "payout": "0.00",
-     "commission": "0.00"},
+    {
+        "seat": 1,
+        "bet": "player",
+        "amount": "100.00",
+        "paid": "100.00",
+        "result": "win",
+        "payout": "100.00",
+        "commission": "0.00",
+    },
+    {
+        "seat": 2,
+        "bet": "banker",
+        "amount": "250.00",
+        "paid": "0.00",
+        "result": "lose",
+        "payout": "0.00",
+        "commission": "0.00",
+    },
+    {
+        "seat": 3,
+        "bet": "tie",
+        "amount": "25.00",
+        "paid": "0.00",
+        "result": "lose",
+        "payout": "0.00",
+        "commission": "0.00",
+    },
 ]
 COUP = {
     "id": 8121,
@@ -56,12 +77,21 @@ TABLE = {
     "status": "open",
     "currency": "USD",
     "paytable": 3,
-    "limits": [TABLE_LIMIT, {"bet": "player", "minimum": "25.00", "maximum": "10000.00"},
-               {"bet": "tie", "minimum": "5.00", "maximum": "1000.00"}],
+    "limits": [
+        TABLE_LIMIT,
+        {"bet": "player", "minimum": "25.00", "maximum": "10000.00"},
+        {"bet": "tie", "minimum": "5.00", "maximum": "1000.00"},
+    ],
     "dealing_shoe": 412,
 }
-RECONCILIATION_SEAT = {"seat": 2, "accrued": "12.50", "collected_earlier": "5.00", "expected": "7.50",
-                       "counted": "7.00", "variance": "-0.50"}
+RECONCILIATION_SEAT = {
+    "seat": 2,
+    "accrued": "12.50",
+    "collected_earlier": "5.00",
+    "expected": "7.50",
+    "counted": "7.00",
+    "variance": "-0.50",
+}
 RECONCILIATION = {
     "shoe": 412,
     "currency": "USD",
@@ -129,21 +159,34 @@ BET_ODDS = {
     "bet": "banker",
     "house_edge": "0.010579057842",
     "variance": "0.860018866805",
-    "outcomes": [OUTCOME, {"result": "push", "net": "0", "probability": "0.095155968024"},
-                 {"result": "lose", "net": "-1", "probability": "0.446246609344"}],
+    "outcomes": [
+        OUTCOME,
+        {"result": "push", "net": "0", "probability": "0.095155968024"},
+        {"result": "lose", "net": "-1", "probability": "0.446246609344"},
+    ],
 }
 BATCH_SUMMARY = {"created": 1, "existing": 0, "conflict": 1, "invalid": 0}
 BATCH_ITEM = {"index": 0, "number": 1, "status": "created", "id": 8121, "errors": {}}
-BATCH_CONFLICT = {"index": 1, "number": 1, "status": "conflict", "id": 8121,
-                  "errors": {"wagers[0].amount": ["recorded 100.00, posted 150.00"]}}
+BATCH_CONFLICT = {
+    "index": 1,
+    "number": 1,
+    "status": "conflict",
+    "id": 8121,
+    "errors": {"wagers[0].amount": ["recorded 100.00, posted 150.00"]},
+}
 BATCH_BRIEF = {"shoe": 412, "summary": BATCH_SUMMARY, "results": [BATCH_ITEM, BATCH_CONFLICT]}
 # The same answer with ?answer=full: each item carries its coup.
 BATCH_FULL = {**BATCH_BRIEF, "results": [{**BATCH_ITEM, "coup": COUP}, {**BATCH_CONFLICT, "coup": COUP}]}
 
 
 SUPPLEMENT_SEAT = {
-    "seat": 2, "change": "5.00", "accrued": "30.00", "collected_earlier": "0.00", "expected": "30.00",
-    "counted": "25.00", "variance": "-5.00",
+    "seat": 2,
+    "change": "5.00",
+    "accrued": "30.00",
+    "collected_earlier": "0.00",
+    "expected": "30.00",
+    "counted": "25.00",
+    "variance": "-5.00",
 }
 
 
@@ -157,8 +200,10 @@ COMPONENT_EXAMPLES = {
     "Shoe": SHOE,
     "Coup": COUP,
     "Wager": WAGERS[0],
-    "ViolationBrief": {"code": "reported_winner_mismatch",
-                       "message": "The table reported banker; the cards give player (Player 7, Banker 6)."},
+    "ViolationBrief": {
+        "code": "reported_winner_mismatch",
+        "message": "The table reported banker; the cards give player (Player 7, Banker 6).",
+    },
     "CoupBatchItem": BATCH_ITEM,
     "CoupBatchSummary": BATCH_SUMMARY,
     "CoupBatchResult": BATCH_BRIEF,
@@ -186,28 +231,53 @@ COMPONENT_EXAMPLES = {
     "PaginatedViolationList": _page(VIOLATION),
     "PaginatedPaytableList": _page(PAYTABLE),
     "Correction": {
-        "id": 7, "coup": 9120, "sequence": 1, "kind": "correct",
+        "id": 7,
+        "coup": 9120,
+        "sequence": 1,
+        "kind": "correct",
         "reason": "Bet recognition read 250.00 for a 500.00 stake on seat 2.",
-        "recorded_at": "2026-03-01T14:05:09Z", "recorded_by": "device 'bet recognition' (BB1)",
-        "wagers": [WAGERS[0]], "standing": COUP,
+        "recorded_at": "2026-03-01T14:05:09Z",
+        "recorded_by": "device 'bet recognition' (BB1)",
+        "wagers": [WAGERS[0]],
+        "standing": COUP,
     },
     "Supplement": {
-        "sequence": 1, "status": "variance", "currency": "USD", "change": "5.00", "expected": "30.00",
-        "counted": "25.00", "variance": "-5.00", "recorded_at": "2026-03-01T15:10:00Z", "seats": [SUPPLEMENT_SEAT],
+        "sequence": 1,
+        "status": "variance",
+        "currency": "USD",
+        "change": "5.00",
+        "expected": "30.00",
+        "counted": "25.00",
+        "variance": "-5.00",
+        "recorded_at": "2026-03-01T15:10:00Z",
+        "seats": [SUPPLEMENT_SEAT],
     },
     "SupplementSeat": SUPPLEMENT_SEAT,
     "Rotation": {
-        "id": 31, "table": "BB1", "dealer": "D042", "started_at": "2026-03-01T14:00:00Z",
+        "id": 31,
+        "table": "BB1",
+        "dealer": "D042",
+        "started_at": "2026-03-01T14:00:00Z",
         "recorded_at": "2026-03-01T14:00:02Z",
     },
     "Fault": {
-        "violation": 5012, "fault": "device", "note": "The card reader misread the third card.",
-        "decided_by": "maria", "decided_at": "2026-03-01T16:20:00Z",
+        "violation": 5012,
+        "fault": "device",
+        "note": "The card reader misread the third card.",
+        "decided_by": "maria",
+        "decided_at": "2026-03-01T16:20:00Z",
     },
     "DealerFigures": {
-        "dealer": "D042", "name": "Ana Lima", "coups": 612, "hours": "7.50", "coups_per_hour": "81.6",
-        "errors_per_1000_coups": {"payout_mismatch": "3.27"}, "errors": {"payout_mismatch": 2},
-        "device_faults": 1, "mispays": 2, "mispaid": {"USD": "45.00"},
+        "dealer": "D042",
+        "name": "Ana Lima",
+        "coups": 612,
+        "hours": "7.50",
+        "coups_per_hour": "81.6",
+        "errors_per_1000_coups": {"payout_mismatch": "3.27"},
+        "errors": {"payout_mismatch": 2},
+        "device_faults": 1,
+        "mispays": 2,
+        "mispaid": {"USD": "45.00"},
     },
     "Error": {
         "status": 400,

@@ -97,8 +97,10 @@ def _insert_form(names: tuple[str, ...]) -> tuple[str, list]:
         fields = [IdempotencyKey._meta.get_field(name.removesuffix("_id")) for name in names]
         columns = ", ".join(quote(field.column) for field in fields)
         placeholders = ", ".join(["%s"] * len(names))
-        sql = (f"INSERT INTO {quote(IdempotencyKey._meta.db_table)} ({columns}) VALUES ({placeholders}) "  # noqa: S608
-               f"ON CONFLICT DO NOTHING RETURNING {quote(IdempotencyKey._meta.pk.column)}")
+        sql = (
+            f"INSERT INTO {quote(IdempotencyKey._meta.db_table)} ({columns}) VALUES ({placeholders}) "  # noqa: S608
+            f"ON CONFLICT DO NOTHING RETURNING {quote(IdempotencyKey._meta.pk.column)}"
+        )
         form = _INSERT_TEXTS[names] = sql, fields
     return form
 

@@ -17,20 +17,14 @@ class IdempotencyKey(models.Model):
     """
 
     key = models.CharField(max_length=255)
-    device = models.ForeignKey(
-        "accounts.Device", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
-    )
+    device = models.ForeignKey("accounts.Device", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
     method = models.CharField(max_length=10)
     path = models.CharField(max_length=500)
-    request_hash = models.CharField(
-        max_length=64, help_text="SHA-256 of method, path and the canonical JSON body."
-    )
-    status = models.CharField(
-        max_length=12, choices=IdempotencyStatus.choices, default=IdempotencyStatus.IN_PROGRESS
-    )
+    request_hash = models.CharField(max_length=64, help_text="SHA-256 of method, path and the canonical JSON body.")
+    status = models.CharField(max_length=12, choices=IdempotencyStatus.choices, default=IdempotencyStatus.IN_PROGRESS)
     locked_at = models.DateTimeField(help_text="When the request now running took the key.")
     response_status = models.PositiveSmallIntegerField(null=True, blank=True)
     # JSON text, not jsonb: an answer may echo a field name with \u0000, which jsonb refuses.

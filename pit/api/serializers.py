@@ -56,9 +56,8 @@ class MoneyField(serializers.Field):
     a float cannot hold money exactly, and one rule for every amount is easier to get right."""
 
     default_error_messages = {
-        "type": 'Send the amount as a decimal string, e.g. "125.50"; '
-        "JSON numbers are not accepted for money.",
-        "format": '{value!r} is not a decimal amount (ASCII digits with an optional decimal point and at most '
+        "type": 'Send the amount as a decimal string, e.g. "125.50"; JSON numbers are not accepted for money.',
+        "format": "{value!r} is not a decimal amount (ASCII digits with an optional decimal point and at most "
         '3 decimals, e.g. "125.50").',
         "positive": "The amount must be more than zero.",
         "negative": "The amount cannot be negative.",
@@ -139,9 +138,7 @@ class CardsField(serializers.ListField):
 
 class WagerInputSerializer(StrictSerializer):
     seat = AsciiIntegerField(min_value=1, max_value=99, help_text="A seat of the table.")
-    bet = serializers.CharField(
-        max_length=20, help_text="A bet of the table's paytable: player, banker, tie ..."
-    )
+    bet = serializers.CharField(max_length=20, help_text="A bet of the table's paytable: player, banker, tie ...")
     amount = MoneyField(positive=True, help_text="The stake, a positive decimal string.")
     paid = MoneyField(
         required=False,
@@ -342,9 +339,7 @@ class CollectInputSerializer(StrictSerializer):
 
 
 class ReviewInputSerializer(StrictSerializer):
-    note = serializers.CharField(
-        allow_blank=True, max_length=2000, help_text="Required: what was done or why."
-    )
+    note = serializers.CharField(allow_blank=True, max_length=2000, help_text="Required: what was done or why.")
 
 
 # ------------------------------------------------------------------------------------------ outputs
@@ -638,9 +633,7 @@ def violation_data(violation) -> dict:
         "found_by": violation.found_by,
         "cleared_at": _iso(violation.cleared_at),
         "status_note": violation.status_note,
-        "status_changed_by": violation.status_changed_by.get_username()
-        if violation.status_changed_by_id
-        else None,
+        "status_changed_by": violation.status_changed_by.get_username() if violation.status_changed_by_id else None,
         "status_changed_at": _iso(violation.status_changed_at),
     }
 
@@ -702,7 +695,7 @@ class PaytableBetSerializer(serializers.Serializer):
 
 
 class PaytableRoundingSerializer(serializers.Serializer):
-    increment = serializers.CharField(help_text="A decimal string, e.g. \"0.01\".")
+    increment = serializers.CharField(help_text='A decimal string, e.g. "0.01".')
     mode = serializers.ChoiceField(choices=ROUNDING_MODES)
 
 
@@ -728,9 +721,7 @@ class PaytableSerializer(_Output):
     name = serializers.CharField()
     preset = serializers.CharField()
     rules = PaytableRulesSerializer(help_text="The engine's paytable: bets, payouts, commission mode and rounding.")
-    house_edges = serializers.DictField(
-        child=HouseEdgeSerializer(), help_text="Per bet, 8 decks, as computed on save."
-    )
+    house_edges = serializers.DictField(child=HouseEdgeSerializer(), help_text="Per bet, 8 decks, as computed on save.")
     override_reason = serializers.CharField()
     supersedes = serializers.IntegerField(allow_null=True)
     superseded_by = serializers.IntegerField(allow_null=True)
@@ -745,9 +736,7 @@ class OutcomeOddsSerializer(serializers.Serializer):
 
 class BetOddsSerializer(serializers.Serializer):
     bet = serializers.CharField()
-    house_edge = serializers.CharField(
-        help_text="Exact, as a decimal string (12 places); negative favours the player."
-    )
+    house_edge = serializers.CharField(help_text="Exact, as a decimal string (12 places); negative favours the player.")
     variance = serializers.CharField()
     outcomes = OutcomeOddsSerializer(many=True)
 

@@ -25,9 +25,7 @@ urlpatterns = [
         name="commission-collect",
     ),
     path("shoes/<int:shoe_id>/close/", views.ShoeCloseView.as_view(), name="shoe-close"),
-    path(
-        "shoes/<int:shoe_id>/reconciliation/", views.ReconciliationView.as_view(), name="shoe-reconciliation"
-    ),
+    path("shoes/<int:shoe_id>/reconciliation/", views.ReconciliationView.as_view(), name="shoe-reconciliation"),
     path("coups/<int:coup_id>/", views.CoupDetailView.as_view(), name="coup-detail"),
     path("coups/<int:coup_id>/corrections/", corrections.CoupCorrectionsView.as_view(), name="coup-corrections"),
     path("coups/<int:coup_id>/void/", corrections.CoupVoidView.as_view(), name="coup-void"),
@@ -48,9 +46,7 @@ urlpatterns = [
         views.ViolationResolveView.as_view(),
         name="violation-resolve",
     ),
-    path(
-        "violations/<int:violation_id>/fault/", dealers.ViolationFaultView.as_view(), name="violation-fault"
-    ),
+    path("violations/<int:violation_id>/fault/", dealers.ViolationFaultView.as_view(), name="violation-fault"),
     path("tables/<slug:code>/rotations/", dealers.TableRotationView.as_view(), name="table-rotations"),
     path("dealers/statistics/", dealers.DealerStatisticsView.as_view(), name="dealer-statistics"),
     path("paytables/", views.PaytableListView.as_view(), name="paytable-list"),
@@ -64,16 +60,12 @@ urlpatterns = [
     ),
     path(
         "docs/",
-        SpectacularSwaggerView.as_view(
-            url_name="api:schema", permission_classes=[AllowAny], authentication_classes=[]
-        ),
+        SpectacularSwaggerView.as_view(url_name="api:schema", permission_classes=[AllowAny], authentication_classes=[]),
         name="docs",
     ),
     path(
         "redoc/",
-        SpectacularRedocView.as_view(
-            url_name="api:schema", permission_classes=[AllowAny], authentication_classes=[]
-        ),
+        SpectacularRedocView.as_view(url_name="api:schema", permission_classes=[AllowAny], authentication_classes=[]),
         name="redoc",
     ),
 ]

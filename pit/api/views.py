@@ -81,9 +81,7 @@ def table_for(request, code: str, queryset=None) -> Table:
 
 def shoe_for(request, shoe_id: int) -> Shoe:
     try:
-        shoe = Shoe.objects.select_related("table", "recorded_by_device__table", "recorded_by_user").get(
-            pk=shoe_id
-        )
+        shoe = Shoe.objects.select_related("table", "recorded_by_device__table", "recorded_by_user").get(pk=shoe_id)
     except Shoe.DoesNotExist:
         raise Http404(f"There is no shoe {shoe_id}.") from None
     ensure_table_access(request, shoe.table)
@@ -113,11 +111,16 @@ def coup_payload_created(coup: Coup, wagers: list[Wager]) -> dict:
     """A coup just created, as coups_payload shows it, from what was written (no query): all its
     wagers stand, and the rule checks that record violations run after commit."""
     ordered = sorted(wagers, key=lambda w: (w.seat, w.bet))
-    return _coup_data(coup, [
-        _wager_data(w.seat, w.bet, w.currency, w.amount_minor, w.paid_minor, w.result, w.payout_minor,
-                    w.commission_minor)
-        for w in ordered
-    ], [])
+    return _coup_data(
+        coup,
+        [
+            _wager_data(
+                w.seat, w.bet, w.currency, w.amount_minor, w.paid_minor, w.result, w.payout_minor, w.commission_minor
+            )
+            for w in ordered
+        ],
+        [],
+    )
 
 
 def coups_payload(coups: list[Coup]) -> list[dict]:
@@ -165,9 +168,7 @@ def coup_input(data: dict) -> shoe_services.CoupInput:
 
 
 def _coups_with_recorder(ids):
-    return list(
-        Coup.objects.filter(pk__in=ids).select_related("recorded_by_device__table", "recorded_by_user")
-    )
+    return list(Coup.objects.filter(pk__in=ids).select_related("recorded_by_device__table", "recorded_by_user"))
 
 
 @extend_schema(exclude=True)
@@ -332,8 +333,9 @@ class ReconciliationView(APIView):
                 ),
                 "retry_after_seconds": RECONCILIATION_RETRY_DEALING if dealing else RECONCILIATION_RETRY_PENDING,
             }
-            return Response(body, status=status.HTTP_202_ACCEPTED,
-                            headers={"Retry-After": str(body["retry_after_seconds"])})
+            return Response(
+                body, status=status.HTTP_202_ACCEPTED, headers={"Retry-After": str(body["retry_after_seconds"])}
+            )
         return Response(s.reconciliation_data(reconciliation))
 
 
@@ -409,9 +411,7 @@ class ShoeCoupsView(APIView):
     def get(self, request, shoe_id: int):
         shoe = shoe_for(request, shoe_id)
         paginator = self.pagination_class()
-        queryset = shoe.coups.select_related("recorded_by_device__table", "recorded_by_user").order_by(
-            "number"
-        )
+        queryset = shoe.coups.select_related("recorded_by_device__table", "recorded_by_user").order_by("number")
         page = paginator.paginate_queryset(queryset, request, view=self)
         return paginator.get_paginated_response(coups_payload(page))
 
@@ -437,7 +437,9 @@ class ShoeCoupsView(APIView):
         try:
             # The shoe is read with its locks by the service, which lets the view check access on it.
             outcome = shoe_services.coup_record(
-                shoe=shoe_id, coup=coup_input(data), actor=actor_for(request),
+                shoe=shoe_id,
+                coup=coup_input(data),
+                actor=actor_for(request),
                 authorize=lambda shoe: ensure_table_access(request, shoe.table),
                 savepoint=not in_key_transaction(request),  # an error raised ends the key's transaction
             )
@@ -503,7 +505,9 @@ class ShoeCoupsBatchView(APIView):
         answer = request.query_params.get("answer", "brief")
         if answer not in ("brief", "full"):
             return error_response(
-                400, "invalid", "The request has errors; see `errors`.",
+                400,
+                "invalid",
+                "The request has errors; see `errors`.",
                 {"answer": [f"{answer!r} is not an answer form: brief (the default) or full."]},
             )
         items = body["coups"]
@@ -531,9 +535,7 @@ class ShoeCoupsBatchView(APIView):
                     "id": None,
                     "errors": flatten_errors(exc.detail),
                 }
-        outcomes = (
-            shoe_services.coups_record(shoe=shoe, coups=inputs, actor=actor_for(request)) if inputs else []
-        )
+        outcomes = shoe_services.coups_record(shoe=shoe, coups=inputs, actor=actor_for(request)) if inputs else []
         payloads = {}
         if full:
             coup_ids = {outcome.coup.pk for outcome in outcomes if outcome.coup is not None}
@@ -667,9 +669,7 @@ class PaytableOddsView(APIView):
         configuration = paytables_for(request).filter(pk=paytable_id).first()
         if configuration is None:
             if PaytableConfiguration.objects.filter(pk=paytable_id).exists():
-                return error_response(
-                    403, "permission_denied", "This device may read its table's paytable only."
-                )
+                return error_response(403, "permission_denied", "This device may read its table's paytable only.")
             raise Http404(f"There is no paytable configuration {paytable_id}.")
         decks = int(raw)
         odds = game.exact_odds(engine_paytable(configuration.rules), decks)

@@ -1,4 +1,5 @@
 """What became of a month of partitions: archived and detached, or the detached tables dropped."""
+
 from django.db import models
 
 from pit.core.immutable import Fact

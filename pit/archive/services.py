@@ -2,6 +2,7 @@
 
 PostgreSQL only (pit.core.partitions); on SQLite there is nothing to partition or detach.
 """
+
 import csv
 import datetime as dt
 import hashlib
@@ -41,6 +42,7 @@ def _require_postgres() -> None:
 
 # ---------------------------------------------------------------------------------------- ahead
 
+
 def default_months(cursor) -> dict[str, list[str]]:
     held = {}
     for table in PARTITIONED:
@@ -69,22 +71,28 @@ def partitions_ensure(*, months_ahead: int | None = None, today: dt.date | None 
     with transaction.atomic(), connection.cursor() as cursor:
         ensured = partitions_ensure_sql(cursor, first, last)
     if ensured.moved:
-        logger.warning("rows moved out of the DEFAULT partitions into their months' %s: %s",
-                       ensured.created, ensured.moved)
+        logger.warning(
+            "rows moved out of the DEFAULT partitions into their months' %s: %s", ensured.created, ensured.moved
+        )
     if ensured.held_by_default:
-        logger.error("rows held by the DEFAULT partition (their month's partition name is taken): %s",
-                     ensured.held_by_default)
+        logger.error(
+            "rows held by the DEFAULT partition (their month's partition name is taken): %s", ensured.held_by_default
+        )
     return ensured
 
 
 # ---------------------------------------------------------------------------------------- archive
 
+
 def _copy_out(cursor, table: str, path: Path) -> tuple[int, str]:
     """COPY the table's rows (by id) to a CSV file with a header: its rows and SHA-256."""
     digest = hashlib.sha256()
-    with path.open("wb") as out, cursor.cursor.copy(
-        f'COPY (SELECT * FROM "{table}" ORDER BY id) TO STDOUT WITH (FORMAT csv, HEADER)'  # noqa: S608
-    ) as copy:
+    with (
+        path.open("wb") as out,
+        cursor.cursor.copy(
+            f'COPY (SELECT * FROM "{table}" ORDER BY id) TO STDOUT WITH (FORMAT csv, HEADER)'  # noqa: S608
+        ) as copy,
+    ):
         for chunk in copy:
             data = bytes(chunk)
             out.write(data)
@@ -122,12 +130,15 @@ def _detach(cursor, table: str, partition: str, columns: list[str]) -> None:
     cursor.execute(f'ALTER TABLE "{table}" DETACH PARTITION "{partition}"')
     cursor.execute(
         "SELECT conname FROM pg_constraint WHERE conrelid = %s::regclass AND contype = 'f' "
-        "AND confrelid::regclass::text = ANY(%s)", [partition, list(PARTITIONED)],
+        "AND confrelid::regclass::text = ANY(%s)",
+        [partition, list(PARTITIONED)],
     )
     for (name,) in cursor.fetchall():
         cursor.execute(f'ALTER TABLE "{partition}" DROP CONSTRAINT "{name}"')
-    cursor.execute("SELECT tgname FROM pg_trigger WHERE tgrelid = %s::regclass AND tgnewtable IS NOT NULL "
-                   "AND NOT tgisinternal", [partition])
+    cursor.execute(
+        "SELECT tgname FROM pg_trigger WHERE tgrelid = %s::regclass AND tgnewtable IS NOT NULL AND NOT tgisinternal",
+        [partition],
+    )
     for (name,) in cursor.fetchall():
         cursor.execute(f'DROP TRIGGER "{name}" ON "{partition}"')
     for statement in protect_sql("postgresql", table=partition, columns=columns, pk="id"):
@@ -137,7 +148,8 @@ def _detach(cursor, table: str, partition: str, columns: list[str]) -> None:
 def _columns(cursor, table: str) -> list[str]:
     cursor.execute(
         "SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped "
-        "ORDER BY attnum", [table],
+        "ORDER BY attnum",
+        [table],
     )
     return [row[0] for row in cursor.fetchall()]
 
@@ -160,10 +172,14 @@ def month_archive(*, month: dt.date, operator: str, directory: Path | None = Non
         raise ArchiveRefused(f"{month:%Y-%m} was archived already")
     from pit.shoes.models import Coup, Shoe, ShoeStatus
 
-    open_shoes = list(Shoe.objects.filter(
-        status=ShoeStatus.DEALING,
-        pk__in=Coup.objects.filter(gaming_day__gte=month, gaming_day__lt=next_month(month)).values("shoe_id"),
-    ).order_by("pk").values_list("pk", flat=True))
+    open_shoes = list(
+        Shoe.objects.filter(
+            status=ShoeStatus.DEALING,
+            pk__in=Coup.objects.filter(gaming_day__gte=month, gaming_day__lt=next_month(month)).values("shoe_id"),
+        )
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
     if open_shoes:
         raise ArchiveRefused(f"{month:%Y-%m} has shoes still dealing: {', '.join(map(str, open_shoes))}")
     directory = Path(directory or settings.PIT_ARCHIVE_DIR) / f"{month:%Y-%m}"
@@ -193,7 +209,11 @@ def month_archive(*, month: dt.date, operator: str, directory: Path | None = Non
         for table in reversed(PARTITIONED):  # referencing before referenced
             _detach(cursor, table, partitions[table], _columns(cursor, partitions[table]))
         return MonthArchive.objects.create(
-            month=month, action=ArchiveAction.DETACHED, directory=str(directory), manifest=manifest, operator=operator,
+            month=month,
+            action=ArchiveAction.DETACHED,
+            directory=str(directory),
+            manifest=manifest,
+            operator=operator,
         )
 
 
@@ -218,7 +238,10 @@ def month_archive_drop(*, month: dt.date, operator: str) -> MonthArchive:
         for table in reversed(PARTITIONED):
             cursor.execute(f'DROP TABLE "{archived.manifest["tables"][table]["partition"]}"')
         return MonthArchive.objects.create(
-            month=month, action=ArchiveAction.DROPPED, directory=str(directory), manifest=archived.manifest,
+            month=month,
+            action=ArchiveAction.DROPPED,
+            directory=str(directory),
+            manifest=archived.manifest,
             operator=operator,
         )
 
@@ -228,4 +251,3 @@ def month_archive_summary(archive: MonthArchive) -> str:
         f"{table}: {entry['partition']} {entry['rows']} rows, sha256 {entry['sha256']}\n"
         for table, entry in archive.manifest["tables"].items()
     )
-

@@ -1,4 +1,5 @@
 """Celery task of the archive: the month partitions made ahead, nightly (beat)."""
+
 from pit.archive.services import partitions_ensure
 from pit.core.tasks import pit_task
 

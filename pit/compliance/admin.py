@@ -30,7 +30,9 @@ from pit.shoes.models import Wager
 
 # Severities in the order they are worked: high first.
 SEVERITY_RANK = Case(
-    When(severity="high", then=Value(0)), When(severity="medium", then=Value(1)), default=Value(2),
+    When(severity="high", then=Value(0)),
+    When(severity="medium", then=Value(1)),
+    default=Value(2),
     output_field=IntegerField(),
 )
 
@@ -317,12 +319,8 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
             extra_context["in_context"] = violation_in_context(violation)
         if violation is not None and self.has_change_permission(request, violation):
             extra_context["review_form"] = ReviewForm()
-            extra_context["review_url"] = reverse(
-                "admin:compliance_ruleviolation_review", args=[violation.pk]
-            )
-            extra_context["review_choices"] = [
-                (key, REVIEWS[key][1]) for key in REVIEWS_FROM.get(violation.status, ())
-            ]
+            extra_context["review_url"] = reverse("admin:compliance_ruleviolation_review", args=[violation.pk])
+            extra_context["review_choices"] = [(key, REVIEWS[key][1]) for key in REVIEWS_FROM.get(violation.status, ())]
         return super().change_view(request, object_id, form_url, extra_context)
 
     def review_view(self, request, object_id):

@@ -15,6 +15,7 @@ against the ledger's accrual net of reversals, both from `settle` under the coup
 version); table rules (`check_wager_limits` with the table's limits and the paytable's increments).
 Wagers are judged as they stand after corrections and voids (`pit.shoes.selectors.Standing`).
 """
+
 from __future__ import annotations
 
 import bisect
@@ -89,6 +90,7 @@ class CheckTotals:
 
 # ------------------------------------------------------------------------------ entry points
 
+
 def coups_check(*, coup_ids: Iterable[int]) -> int:
     """Check recorded coups and record each finding once; clear earlier findings that no longer hold.
     Returns the number of findings that hold."""
@@ -119,7 +121,8 @@ def coups_check_owed(*, coup_ids: Iterable[int], task_id: str | None = None) -> 
             return 0
         shoe_ids = set(Coup.objects.filter(pk__in=coup_ids).values_list("shoe_id", flat=True))
         pending = [
-            row for row in outbox_pending(VERIFY_TASK, exclude_task_id=task_id)
+            row
+            for row in outbox_pending(VERIFY_TASK, exclude_task_id=task_id)
             if len(row.args) == 1 and isinstance(row.args[0], list) and row.args[0] and not row.kwargs
         ]
         shoe_of = dict(
@@ -130,17 +133,13 @@ def coups_check_owed(*, coup_ids: Iterable[int], task_id: str | None = None) -> 
         return coups_check(coup_ids=coup_ids.union(*(row.args[0] for row in taken)))
 
 
-def coups_sweep(
-    *, first_day: dt.date, last_day: dt.date, progress: Callable[[int], None] | None = None
-) -> CheckTotals:
+def coups_sweep(*, first_day: dt.date, last_day: dt.date, progress: Callable[[int], None] | None = None) -> CheckTotals:
     """Re-verify every coup of the gaming days `first_day` to `last_day` (inclusive), shoe by shoe.
     `progress` is called with the number of coups checked after each chunk."""
     if last_day < first_day:
         raise ValueError(f"the sweep ends ({last_day}) before it starts ({first_day})")
     in_range = Q(gaming_day__gte=first_day, gaming_day__lte=last_day)
-    shoe_ids = list(
-        Coup.objects.filter(in_range).order_by("shoe_id").values_list("shoe_id", flat=True).distinct()
-    )
+    shoe_ids = list(Coup.objects.filter(in_range).order_by("shoe_id").values_list("shoe_id", flat=True).distinct())
     processes = sweep_processes()
     if processes > 1:
         return _shoes_check_fanned_out(
@@ -162,7 +161,11 @@ def sweep_processes() -> int:
 
 
 def _shoes_check_fanned_out(
-    shoe_ids: list[int], *, selected: Q, days: tuple[dt.date, dt.date], progress: Callable[[int], None] | None,
+    shoe_ids: list[int],
+    *,
+    selected: Q,
+    days: tuple[dt.date, dt.date],
+    progress: Callable[[int], None] | None,
     processes: int,
 ) -> CheckTotals:
     """The sweep in `processes` processes: this one and `processes - 1` forked children (each its own
@@ -190,9 +193,11 @@ def _shoes_check_fanned_out(
             if index >= len(chunks):
                 return done
             with transaction.atomic():
-                done.append(_chunk_check(
-                    chunks[index], selected=selected, context=context, protection=protection, sequences=sequences
-                ))
+                done.append(
+                    _chunk_check(
+                        chunks[index], selected=selected, context=context, protection=protection, sequences=sequences
+                    )
+                )
 
     protection = ProtectionRun(sweep=True)
     protection.expect_days(*days)  # read once here, inherited by the children
@@ -337,9 +342,20 @@ class _Context:
         return found, evaluation
 
     def wager_findings(
-        self, *, table_id: int, paytable_id: int, seat: int, bet: str, currency: str, amount_minor: int,
-        paid_minor: int | None, charged_minor: int, evaluation: game.Evaluation, facts: frozenset[str],
-        version: int, limits: game.TableLimits,
+        self,
+        *,
+        table_id: int,
+        paytable_id: int,
+        seat: int,
+        bet: str,
+        currency: str,
+        amount_minor: int,
+        paid_minor: int | None,
+        charged_minor: int,
+        evaluation: game.Evaluation,
+        facts: frozenset[str],
+        version: int,
+        limits: game.TableLimits,
     ) -> tuple[game.Violation, ...]:
         """What the engine finds wrong with one wager: the table's limits and the paytable's
         increments, then the payout reported against the settlement and the ledger's commission
@@ -411,9 +427,13 @@ class _Context:
             )
         unversioned = {table_id for table_id in missing if not sets[table_id]}
         current: dict[int, dict[str, game.BetLimit]] = {table_id: {} for table_id in unversioned}
-        for table_id, bet, low, high in TableLimit.objects.filter(table_id__in=unversioned).values_list(
-            "table_id", "bet", "minimum_minor", "maximum_minor"
-        ) if unversioned else ():
+        for table_id, bet, low, high in (
+            TableLimit.objects.filter(table_id__in=unversioned).values_list(
+                "table_id", "bet", "minimum_minor", "maximum_minor"
+            )
+            if unversioned
+            else ()
+        ):
             currency = currencies[table_id]
             current[table_id][bet] = game.BetLimit(
                 minimum=from_minor(low, currency), maximum=from_minor(high, currency)
@@ -430,7 +450,8 @@ class _Context:
         for table_id in missing:
             self.table_events[table_id] = ([], [])
         for table_id, recorded_at, kind in (
-            TableEvent.objects.filter(table_id__in=missing).order_by("recorded_at", "pk")
+            TableEvent.objects.filter(table_id__in=missing)
+            .order_by("recorded_at", "pk")
             .values_list("table_id", "recorded_at", "kind")
         ):
             times, kinds = self.table_events[table_id]
@@ -455,7 +476,10 @@ class _Context:
 
 
 def _shoes_check(
-    shoe_ids: list[int], *, selected: Q, progress: Callable[[int], None] | None = None,
+    shoe_ids: list[int],
+    *,
+    selected: Q,
+    progress: Callable[[int], None] | None = None,
     protection: ProtectionRun,
 ) -> CheckTotals:
     """The rule checks of the shoes (in id order), a chunk at a time, each chunk's game protection
@@ -477,7 +501,11 @@ def _shoes_check(
 # fifth of the sweep's CPU. Paused per chunk, so what a chunk leaves in cycles is collected after it.
 @collection_paused()
 def _chunk_check(
-    shoe_ids: list[int], *, selected: Q, context: _Context, protection: ProtectionRun,
+    shoe_ids: list[int],
+    *,
+    selected: Q,
+    context: _Context,
+    protection: ProtectionRun,
     sequences: str = ProtectionRun.INLINE,
 ) -> CheckTotals:
     shoes = {
@@ -537,9 +565,11 @@ def _chunk_check(
     ledger = _ledger_commission(shoe_ids)
     earlier = {
         fingerprint: (pk, coup_id, cleared_at, message)
-        for pk, fingerprint, coup_id, cleared_at, message in values_rows(RuleViolation.objects.filter(
-            AnyOf(F("shoe_id"), shoe_ids), found_by=COUP_CHECK
-        ).values_list("pk", "fingerprint", "coup_id", "cleared_at", "message"))
+        for pk, fingerprint, coup_id, cleared_at, message in values_rows(
+            RuleViolation.objects.filter(AnyOf(F("shoe_id"), shoe_ids), found_by=COUP_CHECK).values_list(
+                "pk", "fingerprint", "coup_id", "cleared_at", "message"
+            )
+        )
     }
     context.load_tables({shoe["table_id"] for shoe in shoes.values()})
     context.load_paytables(paytable_ids)
@@ -566,7 +596,8 @@ def _ledger_commission(shoe_ids: list[int]) -> dict[int, int]:
     reversals: list[tuple[int, int]] = []  # (entry reversed, amount)
     for pk, kind, wager_id, reverses_id, amount in values_rows(
         CommissionEntry.objects.filter(AnyOf(F("shoe_id"), shoe_ids), kind__in=(EntryKind.ACCRUED, EntryKind.REVERSAL))
-        .order_by().values_list("pk", "kind", "wager_id", "reverses_id", "amount_minor")
+        .order_by()
+        .values_list("pk", "kind", "wager_id", "reverses_id", "amount_minor")
     ):
         if kind == EntryKind.ACCRUED:
             ledger[wager_id] += amount
@@ -627,16 +658,22 @@ def _shoe_findings(shoe, coups, selected_ids, wagers_by_coup, ledger, context):
         if gap is not None:
             findings.append(Finding(f"coup_number_gap:coup{pk}", gap, pk))
         if after_close:
-            findings.append(Finding(
-                f"coup_after_shoe_closed:coup{pk}", game.coup_after_shoe_closed(number, shoe["sequence"]), pk
-            ))
+            findings.append(
+                Finding(f"coup_after_shoe_closed:coup{pk}", game.coup_after_shoe_closed(number, shoe["sequence"]), pk)
+            )
         if context.table_closed_at(shoe["table_id"], recorded_at):
-            findings.append(Finding(
-                f"play_at_closed_table:coup{pk}",
-                game.play_at_closed_table(number, context.table_codes[shoe["table_id"]]), pk,
-            ))
-        findings.extend(_coup_findings(pk, player_codes, banker_codes, reported, shoe, paytable_id,
-                                       wagers_by_coup.get(pk, ()), ledger, context))
+            findings.append(
+                Finding(
+                    f"play_at_closed_table:coup{pk}",
+                    game.play_at_closed_table(number, context.table_codes[shoe["table_id"]]),
+                    pk,
+                )
+            )
+        findings.extend(
+            _coup_findings(
+                pk, player_codes, banker_codes, reported, shoe, paytable_id, wagers_by_coup.get(pk, ()), ledger, context
+            )
+        )
         yield coup, findings
 
 
@@ -670,9 +707,18 @@ def _coup_findings(pk, player_codes, banker_codes, reported, shoe, paytable_id, 
         if key in clean:
             continue
         wrong = context.wager_findings(
-            table_id=table_id, paytable_id=paytable_id, seat=seat, bet=bet, currency=currency,
-            amount_minor=amount_minor, paid_minor=paid_minor, charged_minor=charged,
-            evaluation=evaluation, facts=facts, version=version, limits=limits,
+            table_id=table_id,
+            paytable_id=paytable_id,
+            seat=seat,
+            bet=bet,
+            currency=currency,
+            amount_minor=amount_minor,
+            paid_minor=paid_minor,
+            charged_minor=charged,
+            evaluation=evaluation,
+            facts=facts,
+            version=version,
+            limits=limits,
         )
         if not wrong:
             if len(clean) >= _CACHE_LIMIT:
@@ -711,11 +757,19 @@ def _write(found: dict[str, tuple[Finding, dict]], earlier: dict, selected_ids: 
         recorded = earlier.get(fingerprint)
         if recorded is None:
             violation = finding.violation
-            new.append(RuleViolation(
-                code=violation.code, message=violation.message, severity=violation.severity,
-                fingerprint=fingerprint, coup_id=finding.coup_id, wager_id=finding.wager_id,
-                seat=finding.seat, found_by=COUP_CHECK, **where,
-            ))
+            new.append(
+                RuleViolation(
+                    code=violation.code,
+                    message=violation.message,
+                    severity=violation.severity,
+                    fingerprint=fingerprint,
+                    coup_id=finding.coup_id,
+                    wager_id=finding.wager_id,
+                    seat=finding.seat,
+                    found_by=COUP_CHECK,
+                    **where,
+                )
+            )
             continue
         pk, _, cleared_at, message = recorded
         if cleared_at is not None:
@@ -723,7 +777,8 @@ def _write(found: dict[str, tuple[Finding, dict]], earlier: dict, selected_ids: 
         if message != finding.violation.message:
             reworded.append(RuleViolation(pk=pk, message=finding.violation.message))
     stale = [
-        pk for fingerprint, (pk, coup_id, cleared_at, _) in earlier.items()
+        pk
+        for fingerprint, (pk, coup_id, cleared_at, _) in earlier.items()
         if coup_id in selected_ids and cleared_at is None and fingerprint not in found
     ]
     if new:

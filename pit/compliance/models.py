@@ -1,4 +1,5 @@
 """Rule violations: found once (by fingerprint), reviewed by pit bosses, never deleted."""
+
 from django.conf import settings
 from django.db import models
 
@@ -35,9 +36,7 @@ class RuleViolation(Fact):
     table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="violations")
     shoe = models.ForeignKey("shoes.Shoe", null=True, blank=True, on_delete=models.PROTECT, related_name="violations")
     coup = models.ForeignKey("shoes.Coup", null=True, blank=True, on_delete=models.PROTECT, related_name="violations")
-    wager = models.ForeignKey(
-        "shoes.Wager", null=True, blank=True, on_delete=models.PROTECT, related_name="violations"
-    )
+    wager = models.ForeignKey("shoes.Wager", null=True, blank=True, on_delete=models.PROTECT, related_name="violations")
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
     gaming_day = models.DateField(db_index=True)
     found_at = models.DateTimeField(auto_now_add=True, db_index=True)

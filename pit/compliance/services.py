@@ -1,5 +1,6 @@
 """Writes to rule violations: recording a finding once, clearing one that no longer holds, and
 the pit boss's review (acknowledge, resolve, dismiss), each with a required note."""
+
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -9,8 +10,16 @@ from pit.compliance.models import RuleViolation, ViolationStatus
 
 
 def violation_record(
-    *, finding: game.Violation, fingerprint: str, table, gaming_day, found_by: str, shoe=None, coup=None,
-    wager=None, seat: int | None = None,
+    *,
+    finding: game.Violation,
+    fingerprint: str,
+    table,
+    gaming_day,
+    found_by: str,
+    shoe=None,
+    coup=None,
+    wager=None,
+    seat: int | None = None,
 ) -> RuleViolation:
     """Record a finding once: the same fingerprint again returns the recorded violation (and marks it
     as holding again if a re-check had cleared it)."""
@@ -19,8 +28,16 @@ def violation_record(
         try:
             with transaction.atomic():
                 return RuleViolation.objects.create(
-                    code=finding.code, message=finding.message, severity=finding.severity, fingerprint=fingerprint,
-                    table=table, shoe=shoe, coup=coup, wager=wager, seat=seat, gaming_day=gaming_day,
+                    code=finding.code,
+                    message=finding.message,
+                    severity=finding.severity,
+                    fingerprint=fingerprint,
+                    table=table,
+                    shoe=shoe,
+                    coup=coup,
+                    wager=wager,
+                    seat=seat,
+                    gaming_day=gaming_day,
                     found_by=found_by,
                 )
         except IntegrityError:  # recorded meanwhile by a concurrent check: the unique fingerprint held

@@ -1,4 +1,5 @@
 """Celery tasks of the compliance checks: they take ids (or days), re-read their rows and call one service."""
+
 import datetime as dt
 
 from pit.compliance.checks import coups_check_owed, coups_sweep
@@ -21,6 +22,9 @@ def coups_sweep_task(first_day: str | None = None, last_day: str | None = None) 
     last = dt.date.fromisoformat(last_day) if last_day else first
     totals = coups_sweep(first_day=first, last_day=last)
     return {
-        "coups": totals.coups, "holding": totals.holding, "created": totals.created,
-        "restored": totals.restored, "cleared": totals.cleared,
+        "coups": totals.coups,
+        "holding": totals.holding,
+        "created": totals.created,
+        "restored": totals.restored,
+        "cleared": totals.cleared,
     }

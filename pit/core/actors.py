@@ -1,4 +1,5 @@
 """Who is acting: a staff user, a floor device, or the system (a Celery job, a command)."""
+
 from dataclasses import dataclass
 from typing import Any
 

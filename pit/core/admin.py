@@ -1,4 +1,5 @@
 """Failed Celery tasks in the back-office: what was parked and why; staff may enqueue one again."""
+
 from django.contrib import admin, messages
 from django.utils.text import Truncator
 
@@ -9,13 +10,26 @@ from pit.core.tasks import failed_task_requeue
 @admin.register(FailedTask)
 class FailedTaskAdmin(admin.ModelAdmin):
     list_display = (
-        "task_name", "state", "attempts", "args", "first_seen_at", "last_seen_at", "error_summary",
+        "task_name",
+        "state",
+        "attempts",
+        "args",
+        "first_seen_at",
+        "last_seen_at",
+        "error_summary",
     )
     list_filter = ("state", "task_name")
     search_fields = ("task_id", "task_name", "error")
     date_hierarchy = "last_seen_at"
     readonly_fields = (
-        "task_id", "task_name", "args", "kwargs", "state", "attempts", "error", "first_seen_at",
+        "task_id",
+        "task_name",
+        "args",
+        "kwargs",
+        "state",
+        "attempts",
+        "error",
+        "first_seen_at",
         "last_seen_at",
     )
     actions = ["requeue"]
@@ -36,7 +50,8 @@ class FailedTaskAdmin(admin.ModelAdmin):
         for failed_task in queryset:
             if failed_task.state != FailedTaskState.PARKED:
                 self.message_user(
-                    request, f"{failed_task.task_name} {failed_task.task_id} is not parked; left as it is.",
+                    request,
+                    f"{failed_task.task_name} {failed_task.task_id} is not parked; left as it is.",
                     messages.WARNING,
                 )
                 continue

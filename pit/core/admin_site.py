@@ -89,11 +89,7 @@ def winner_html(winner: str) -> str:
 
 
 def coup_marks_html(*, natural: bool, player_pair: bool, banker_pair: bool) -> str:
-    marks = [
-        label
-        for flag, label in ((natural, "natural"), (player_pair, "P pair"), (banker_pair, "B pair"))
-        if flag
-    ]
+    marks = [label for flag, label in ((natural, "natural"), (player_pair, "P pair"), (banker_pair, "B pair")) if flag]
     return format_html_join(" ", '<span class="pit-mark">{}</span>', ((mark,) for mark in marks)) or "—"
 
 
@@ -151,8 +147,7 @@ def gaming_day_filter(*, day_field: str | None = None, moment_field: str | None 
             days = _recent_gaming_days()
             labels = ["Current gaming day", "Previous gaming day"]
             return [
-                (day.isoformat(), labels[i] if i < 2 else day.strftime("%Y-%m-%d (%a)"))
-                for i, day in enumerate(days)
+                (day.isoformat(), labels[i] if i < 2 else day.strftime("%Y-%m-%d (%a)")) for i, day in enumerate(days)
             ]
 
         def queryset(self, request, queryset):

@@ -6,6 +6,7 @@ and what is wrong (exit status 2), never a traceback and never a screen of usage
             parser.add_argument("--from", type=gaming_day)
             parser.add_argument("--shoes", type=at_least(1), default=1)
 """
+
 import argparse
 import datetime as dt
 import math

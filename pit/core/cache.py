@@ -5,6 +5,7 @@ response callbacks: about a tenth of a millisecond of CPU); the device API's aut
 a cache call on every request. A `redis.Redis` is safe to share between threads (its pool hands out
 the connections), so one per pool is kept. PIT_CACHE_URL=redis://... selects it (pit/settings/base.py).
 """
+
 from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
 from django.core.cache.backends.redis import RedisCacheClient
 

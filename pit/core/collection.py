@@ -5,6 +5,7 @@ answer); each allocation threshold crossed started a collection, and every third
 scanned every object of the process (Django, the URLconf, the engine's tables): a third of the
 batch's CPU. Reference counting still frees everything at once; the collector runs again after.
 """
+
 import gc
 from contextlib import contextmanager
 

@@ -1,4 +1,5 @@
 """The gaming day: the casino's accounting day, which starts at a set hour in its time zone."""
+
 import datetime as dt
 
 from django.conf import settings

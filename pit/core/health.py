@@ -1,4 +1,5 @@
 """Health of what the product depends on: the database and the Celery broker."""
+
 from dataclasses import dataclass
 
 from django.db import connections

@@ -33,6 +33,7 @@ is refused too; an UPSERT's DO UPDATE fires the UPDATE trigger.
 Refusals by the database are `django.db.IntegrityError` (SQLSTATE 23000 on PostgreSQL, a
 constraint error on SQLite), with the table, and for an update the column, in the message.
 """
+
 from django.core.exceptions import ImproperlyConfigured
 from django.db import IntegrityError, migrations, models
 
@@ -110,7 +111,8 @@ def protect_sql(vendor: str, *, table: str, columns: list[str], pk: str, updatab
             checks = " ".join(
                 f"SELECT RAISE(ABORT, {_literal(refusal.format(table=table, column=column, only=only, reason=REASON))})"
                 f' WHERE NEW."{column}" IS NOT OLD."{column}";'
-                for column in columns if column not in updatable
+                for column in columns
+                if column not in updatable
             )
         else:
             checks = f"SELECT RAISE(ABORT, {_literal(f'UPDATE refused on {table}: {REASON}')});"
@@ -170,8 +172,11 @@ class ProtectFacts(migrations.operations.base.Operation):
         if unknown:
             raise ValueError(f"{model._meta.label} has no field {', '.join(sorted(unknown))}")
         for statement in protect_sql(
-            schema_editor.connection.vendor, table=model._meta.db_table, columns=list(fields.values()),
-            pk=model._meta.pk.column, updatable=tuple(fields[name] for name in self.updatable),
+            schema_editor.connection.vendor,
+            table=model._meta.db_table,
+            columns=list(fields.values()),
+            pk=model._meta.pk.column,
+            updatable=tuple(fields[name] for name in self.updatable),
         ):
             schema_editor.execute(statement, params=None)
 
@@ -218,15 +223,14 @@ def protected_tables(connection) -> dict[str, tuple[str, ...]]:
 
 # ---------------------------------------------------------------------------------------- ORM
 
+
 class FactQuerySet(models.QuerySet):
     """`.update()` only of the model's `fact_updatable` fields; `.delete()` never."""
 
     def update(self, **kwargs):
         refused = sorted(set(kwargs) - set(self.model.fact_updatable))
         if refused:
-            raise ImmutableRecordError(
-                f"UPDATE of {self.model._meta.label}.{', '.join(refused)} refused: {REASON}"
-            )
+            raise ImmutableRecordError(f"UPDATE of {self.model._meta.label}.{', '.join(refused)} refused: {REASON}")
         return super().update(**kwargs)
 
     update.alters_data = True
@@ -256,9 +260,7 @@ class Fact(models.Model):
             saved = names.values() if update_fields is None else (names.get(name, name) for name in update_fields)
             refused = sorted(set(saved) - set(self.fact_updatable))
             if refused:
-                raise ImmutableRecordError(
-                    f"UPDATE of {self._meta.label}.{', '.join(refused)} refused: {REASON}"
-                )
+                raise ImmutableRecordError(f"UPDATE of {self._meta.label}.{', '.join(refused)} refused: {REASON}")
         return super().save(*args, update_fields=update_fields, **kwargs)
 
     def delete(self, *args, **kwargs):
@@ -266,6 +268,7 @@ class Fact(models.Model):
 
 
 # ---------------------------------------------------------------------------------------- roles
+
 
 def runtime_privileges_sql(connection, role: str) -> list[str]:
     """PostgreSQL: the statements giving the runtime `role` what the services need, and no more.

@@ -1,4 +1,5 @@
 """Abstract models every part of the pit shares."""
+
 from django.conf import settings
 from django.db import models
 

@@ -3,12 +3,23 @@
 Conversions are exact; a value with more decimals than its currency has is an error, never rounded
 silently (rounding rules belong to the paytable, in the game engine).
 """
+
 from decimal import Decimal, InvalidOperation
 
 # ISO 4217 minor-unit exponents that differ from the usual two.
 _EXPONENTS = {"JPY": 0, "KRW": 0, "VND": 0, "CLP": 0, "ISK": 0, "BHD": 3, "KWD": 3, "JOD": 3, "OMR": 3, "TND": 3}
-_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "AUD": "A$", "NZD": "NZ$", "CAD": "C$", "SGD": "S$",
-            "HKD": "HK$", "MOP": "MOP$", "JPY": "¥"}
+_SYMBOLS = {
+    "USD": "$",
+    "EUR": "€",
+    "GBP": "£",
+    "AUD": "A$",
+    "NZD": "NZ$",
+    "CAD": "C$",
+    "SGD": "S$",
+    "HKD": "HK$",
+    "MOP": "MOP$",
+    "JPY": "¥",
+}
 
 
 class MoneyError(ValueError):

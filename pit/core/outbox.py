@@ -19,6 +19,7 @@
   while one that merely waited for workers that were down is never parked.
 Tasks are safe to run twice, so a second send costs a little work, never a wrong record.
 """
+
 import datetime as dt
 import logging
 import threading
@@ -63,7 +64,10 @@ def _send(message: OutboxMessage) -> bool:
             _BrokerState.down = True
             logger.warning(
                 "broker unreachable, %s %s kept in the outbox for the pickup (%s: %s)",
-                message.task_name, message.task_id, type(exc).__name__, str(exc).splitlines()[0] if str(exc) else "",
+                message.task_name,
+                message.task_id,
+                type(exc).__name__,
+                str(exc).splitlines()[0] if str(exc) else "",
             )
         else:
             logger.debug("broker still unreachable: %s %s kept in the outbox", message.task_name, message.task_id)
@@ -214,8 +218,9 @@ def _merge_unsent_checks(*, before) -> None:
     """Checks of coups the broker never got (an outage) are sent as checks of up to
     PIT_URGENT_VERIFY_MAX_COUPS coups each: one task per 50 coups catches up far faster than one per coup."""
     rows = list(
-        OutboxMessage.objects.filter(task_name=VERIFY_TASK, dispatched_at__isnull=True, created_at__lt=before)
-        .order_by("created_at", "id")[:PICKUP_BATCH]
+        OutboxMessage.objects.filter(task_name=VERIFY_TASK, dispatched_at__isnull=True, created_at__lt=before).order_by(
+            "created_at", "id"
+        )[:PICKUP_BATCH]
     )
     chunks: list[list[OutboxMessage]] = [[]]
     for row in rows:
@@ -231,7 +236,8 @@ def _merge_unsent_checks(*, before) -> None:
                 continue
             OutboxMessage.objects.filter(pk__in=[row.pk for row in chunk]).delete()
             merged = OutboxMessage.objects.create(
-                task_id=str(uuid.uuid4()), task_name=VERIFY_TASK,
+                task_id=str(uuid.uuid4()),
+                task_name=VERIFY_TASK,
                 args=[[coup_id for row in chunk for coup_id in row.args[0]]],
             )
             OutboxMessage.objects.filter(pk=merged.pk).update(created_at=chunk[0].created_at)

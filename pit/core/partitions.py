@@ -17,6 +17,7 @@ EXECUTE), called by the beat task `archive.partitions_ensure`; rows a DEFAULT pa
 moved by it into partitions of their months (ENSURE_SQL). SQLite keeps plain tables: nothing here
 runs there.
 """
+
 import datetime as dt
 from dataclasses import dataclass
 
@@ -112,6 +113,7 @@ class PartitionDayField(models.DateField):
 
 # ---------------------------------------------------------------------------------------- SQL
 
+
 def _reference_function(table: str, column: str) -> str:
     return f"pit_reference_{table}_{column}"[:63]
 
@@ -202,8 +204,11 @@ def composite_key_check(cursor, table: str, column: str, name: str) -> None:
     """The key `name` of (table, column) checked per statement, on the table and its partitions."""
     function = _reference_function(table, column)
     cursor.execute(composite_key_check_sql(table, column, COMPOSITE_KEYS[table, column], name))
-    cursor.execute("SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
-                   "WHERE i.inhparent = %s::regclass ORDER BY c.relname", [table])
+    cursor.execute(
+        "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
+        "WHERE i.inhparent = %s::regclass ORDER BY c.relname",
+        [table],
+    )
     for relation in [table, *(row[0] for row in cursor.fetchall())]:
         for statement in composite_key_trigger_sql(relation, function, name):
             cursor.execute(statement)
@@ -431,6 +436,7 @@ def month_partitions(cursor, table: str) -> dict[dt.date, str]:
 
 # ---------------------------------------------------------------------------------------- migration
 
+
 def _months_between(first: dt.date, last: dt.date) -> list[dt.date]:
     months, month = [], month_start(first)
     while month <= last:
@@ -459,13 +465,15 @@ def _protect_partitions(cursor, table: str, columns: list[str]) -> None:
     for statement in protect_sql("postgresql", table=table, columns=columns, pk="id"):
         cursor.execute(statement)
     cursor.execute(
-        "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
-        "WHERE i.inhparent = %s::regclass", [table],
+        "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = %s::regclass",
+        [table],
     )
     for (partition,) in cursor.fetchall():
         cursor.execute(f'DROP TRIGGER IF EXISTS {REFUSE_TRIGGER}_truncate ON "{partition}"')
-        cursor.execute(f'CREATE TRIGGER {REFUSE_TRIGGER}_truncate BEFORE TRUNCATE ON "{partition}" '
-                       f"FOR EACH STATEMENT EXECUTE FUNCTION {REFUSE_FUNCTION}()")
+        cursor.execute(
+            f'CREATE TRIGGER {REFUSE_TRIGGER}_truncate BEFORE TRUNCATE ON "{partition}" '
+            f"FOR EACH STATEMENT EXECUTE FUNCTION {REFUSE_FUNCTION}()"
+        )
 
 
 def partition_tables(cursor, *, today: dt.date, months_ahead: int) -> None:
@@ -488,7 +496,8 @@ def partition_tables(cursor, *, today: dt.date, months_ahead: int) -> None:
         new = f"{table}__partitioned"
         cursor.execute(
             "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint "
-            "WHERE conrelid = %s::regclass AND contype = 'u' ORDER BY conname", [table],
+            "WHERE conrelid = %s::regclass AND contype = 'u' ORDER BY conname",
+            [table],
         )
         uniques = cursor.fetchall()
         cursor.execute(
@@ -500,16 +509,21 @@ def partition_tables(cursor, *, today: dt.date, months_ahead: int) -> None:
         indexes = cursor.fetchall()
         cursor.execute(
             "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint "
-            "WHERE conrelid = %s::regclass AND contype = 'f' ORDER BY conname", [table],
+            "WHERE conrelid = %s::regclass AND contype = 'f' ORDER BY conname",
+            [table],
         )
-        outgoing = [(name, definition) for name, definition in cursor.fetchall()
-                    if all(name != incoming_name for incoming_name, *_ in incoming)]
+        outgoing = [
+            (name, definition)
+            for name, definition in cursor.fetchall()
+            if all(name != incoming_name for incoming_name, *_ in incoming)
+        ]
         cursor.execute(
             "SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped "
-            "ORDER BY attnum", [table],
+            "ORDER BY attnum",
+            [table],
         )
         columns = [row[0] for row in cursor.fetchall()]
-        cursor.execute(f'SELECT DISTINCT date_trunc(\'month\', {KEY})::date FROM "{table}"')  # noqa: S608
+        cursor.execute(f"SELECT DISTINCT date_trunc('month', {KEY})::date FROM \"{table}\"")  # noqa: S608
         months = {row[0] for row in cursor.fetchall()}
         months.update(_months_between(months_after(today, -1), months_after(today, months_ahead)))
         if None in months:
@@ -526,7 +540,7 @@ def partition_tables(cursor, *, today: dt.date, months_ahead: int) -> None:
         (sequence,) = cursor.fetchone()
         cursor.execute(f'ALTER SEQUENCE {sequence} RENAME TO "{table}_id_seq"')
         cursor.execute(
-            f"SELECT setval('\"{table}_id_seq\"', COALESCE((SELECT max(id) FROM \"{table}\"), 1), "  # noqa: S608
+            f'SELECT setval(\'"{table}_id_seq"\', COALESCE((SELECT max(id) FROM "{table}"), 1), '  # noqa: S608
             f'(SELECT max(id) IS NOT NULL FROM "{table}"))'
         )
         cursor.execute(f'ALTER TABLE "{table}" ADD CONSTRAINT "{table}_pkey" PRIMARY KEY (id, {KEY})')
@@ -555,8 +569,6 @@ def partition_tables(cursor, *, today: dt.date, months_ahead: int) -> None:
     cursor.execute("SET CONSTRAINTS ALL DEFERRED")
 
 
-
-
 def backfill_partition_days(apps, schema_editor) -> None:
     """Give the wagers and commission entries written before the column existed their gaming day,
     by the rule `PartitionDayField` follows for new rows (both databases; past the insert-only
@@ -565,11 +577,15 @@ def backfill_partition_days(apps, schema_editor) -> None:
 
     connection = schema_editor.connection
     wager_model, entry_model = apps.get_model("shoes", "Wager"), apps.get_model("ledger", "CommissionEntry")
-    if not (wager_model.objects.filter(gaming_day__isnull=True).exists()
-            or entry_model.objects.filter(gaming_day__isnull=True).exists()):
+    if not (
+        wager_model.objects.filter(gaming_day__isnull=True).exists()
+        or entry_model.objects.filter(gaming_day__isnull=True).exists()
+    ):
         return
-    tables = {model._meta.db_table: [field.column for field in model._meta.concrete_fields]
-              for model in (wager_model, entry_model)}
+    tables = {
+        model._meta.db_table: [field.column for field in model._meta.concrete_fields]
+        for model in (wager_model, entry_model)
+    }
     with connection.cursor() as cursor:
         for table in tables:
             for statement in unprotect_sql(connection.vendor, table=table):
@@ -582,14 +598,20 @@ def backfill_partition_days(apps, schema_editor) -> None:
             "UPDATE ledger_commissionentry SET gaming_day = (SELECT w.gaming_day FROM shoes_wager w "
             "WHERE w.id = ledger_commissionentry.wager_id) WHERE gaming_day IS NULL AND wager_id IS NOT NULL"
         )
-        shoes = apps.get_model("shoes", "Shoe").objects.filter(
-            pk__in=entry_model.objects.filter(gaming_day__isnull=True, wager__isnull=True, reverses__isnull=True)
-            .values("shoe_id")
-        ).values_list("pk", "shuffled_at")
+        shoes = (
+            apps.get_model("shoes", "Shoe")
+            .objects.filter(
+                pk__in=entry_model.objects.filter(
+                    gaming_day__isnull=True, wager__isnull=True, reverses__isnull=True
+                ).values("shoe_id")
+            )
+            .values_list("pk", "shuffled_at")
+        )
         for shoe_id, shuffled_at in shoes:
             cursor.execute(
                 "UPDATE ledger_commissionentry SET gaming_day = %s WHERE shoe_id = %s AND gaming_day IS NULL "
-                "AND wager_id IS NULL AND reverses_id IS NULL", [gaming_day_for(shuffled_at), shoe_id],
+                "AND wager_id IS NULL AND reverses_id IS NULL",
+                [gaming_day_for(shuffled_at), shoe_id],
             )
         while True:  # a reversal takes the day of what it reverses, which may be a reversal itself
             cursor.execute(

@@ -5,6 +5,7 @@ batch verification or a report export, so each queue has workers of its own (REA
 CELERY_TASK_ROUTES (settings) lists this router first, then the fixed routes; any task not named
 there goes to CELERY_TASK_DEFAULT_QUEUE (bulk).
 """
+
 from django.conf import settings
 
 URGENT = "urgent"

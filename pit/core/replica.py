@@ -5,6 +5,7 @@ sends a read to the replica only inside `replica_reads()`, which the report rend
 the rows of a report and nothing else. A replica lags its primary by a moment; a report of closed
 gaming days does not mind, a service deciding what to write would.
 """
+
 from __future__ import annotations
 
 import contextvars

@@ -2,6 +2,7 @@
 read several models in one statement: the values as the ORM would give them, without compiling a
 query per request); a values_list() queryset's rows in one fetch (the sweep's chunk reads); and a
 filter on a long list of ids that costs one parameter on PostgreSQL."""
+
 import json
 
 from django.core.exceptions import EmptyResultSet
@@ -45,7 +46,8 @@ def _row_form(model) -> tuple[int, list[str], list[tuple[int, object]]]:
         fields = model._meta.concrete_fields
         converters = [
             (position, _json_converter if _plain_json_field(field) else field.from_db_value)
-            for position, field in enumerate(fields) if getattr(field, "from_db_value", None)
+            for position, field in enumerate(fields)
+            if getattr(field, "from_db_value", None)
         ]
         form = _ROW_FORMS[model] = (len(fields), [field.attname for field in fields], converters)
     return form
@@ -53,10 +55,7 @@ def _row_form(model) -> tuple[int, list[str], list[tuple[int, object]]]:
 
 def _plain_json_field(field) -> bool:
     """A JSONField whose converter is Django's own, with no decoder of its own."""
-    return (
-        isinstance(field, JSONField) and not field.decoder
-        and type(field).from_db_value is JSONField.from_db_value
-    )
+    return isinstance(field, JSONField) and not field.decoder and type(field).from_db_value is JSONField.from_db_value
 
 
 def _json_converter(value, expression, connection):
@@ -96,7 +95,8 @@ def values_rows(queryset) -> list[tuple]:
     converters = compiler.get_converters([expression for expression, _, _ in columns])
     # Columns of plain JSONFields are decoded by `_json` (as Django's converter decodes them, faster).
     json_columns = [
-        position for position, (convs, expression) in converters.items()
+        position
+        for position, (convs, expression) in converters.items()
         if _plain_json(expression) and convs == [expression.target.from_db_value]
     ]
     database = connections[queryset.db]

@@ -11,6 +11,7 @@
 
 Tasks take ids, re-read their rows, call one service and are safe to run twice.
 """
+
 import logging
 import traceback
 
@@ -52,8 +53,12 @@ def task_delivery_count(*, task_id: str, task_name: str, args, kwargs) -> Failed
         row, created = FailedTask.objects.select_for_update().get_or_create(
             task_id=task_id,
             defaults={
-                "task_name": task_name, "args": list(args or ()), "kwargs": dict(kwargs or {}),
-                "state": FailedTaskState.REDELIVERED, "attempts": 2, "last_seen_at": now,
+                "task_name": task_name,
+                "args": list(args or ()),
+                "kwargs": dict(kwargs or {}),
+                "state": FailedTaskState.REDELIVERED,
+                "attempts": 2,
+                "last_seen_at": now,
             },
         )
         if not created:
@@ -80,8 +85,13 @@ def task_park(*, task_id: str, task_name: str, args, kwargs, error: str, attempt
         row, created = FailedTask.objects.select_for_update().get_or_create(
             task_id=task_id,
             defaults={
-                "task_name": task_name, "args": list(args or ()), "kwargs": dict(kwargs or {}),
-                "state": FailedTaskState.PARKED, "attempts": attempts, "error": error, "last_seen_at": now,
+                "task_name": task_name,
+                "args": list(args or ()),
+                "kwargs": dict(kwargs or {}),
+                "state": FailedTaskState.PARKED,
+                "attempts": attempts,
+                "error": error,
+                "last_seen_at": now,
             },
         )
         if not created:
@@ -164,7 +174,11 @@ class PitTask(DjangoTask):
             error = f"{error}\n\n{einfo.traceback}"
         try:
             task_park(
-                task_id=task_id, task_name=self.name, args=args, kwargs=kwargs, error=error,
+                task_id=task_id,
+                task_name=self.name,
+                args=args,
+                kwargs=kwargs,
+                error=error,
                 attempts=(self.request.retries or 0) + 1,
             )
         except DatabaseError:

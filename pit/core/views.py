@@ -1,4 +1,5 @@
 """Plain Django views shared by the whole site."""
+
 from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET

@@ -7,6 +7,7 @@ cache. A worker restarted by max_requests then answers its first coup as fast as
 (tests/deploy/test_deploy_files.py checks that a coup POST imports nothing new after this).
 Nothing here writes; a service that is down is logged and left for the first request to reach.
 """
+
 import logging
 
 logger = logging.getLogger(__name__)

@@ -61,9 +61,7 @@ def bead_plate(results: Iterable[Result | str], rows: int = ROWS) -> list[BeadCe
     cells = []
     for index, item in enumerate(results):
         result = Result.of(item)
-        cells.append(
-            BeadCell(index // rows, index % rows, result.winner, result.player_pair, result.banker_pair)
-        )
+        cells.append(BeadCell(index // rows, index % rows, result.winner, result.player_pair, result.banker_pair))
     return cells
 
 

@@ -38,6 +38,7 @@ def pit_overview(*, gaming_day: dt.date | None = None) -> dict:
     """Everything the dashboard shows, JSON-ready (money as decimal strings and display text)."""
     day = gaming_day or current_gaming_day()
     latest_shoe = Shoe.objects.filter(table=OuterRef("pk")).order_by("-sequence").values("pk")[:1]
+
     def open_count(violations):
         counted = violations.order_by().values("table").annotate(count=Count("pk")).values("count")
         return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
@@ -95,9 +96,7 @@ def pit_overview(*, gaming_day: dt.date | None = None) -> dict:
         cell[2] += theoretical
 
     now = timezone.now()
-    last_hour = (
-        min(23, int((min(now, day_end) - day_start).total_seconds() // 3600)) if now >= day_start else 23
-    )
+    last_hour = min(23, int((min(now, day_end) - day_start).total_seconds() // 3600)) if now >= day_start else 23
     tiles, series = [], []
     for table in tables:
         currency = table.currency

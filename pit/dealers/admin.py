@@ -1,5 +1,6 @@
 """Dealers in the back-office: the roster with each dealer's figures over the last 30 gaming days,
 the rotations (pit bosses record who comes in), and whose fault a violation was."""
+
 import datetime as dt
 
 from django.contrib import admin
@@ -126,6 +127,4 @@ class ViolationFaultAdmin(ServiceErrorsAsMessagesMixin, admin.ModelAdmin):
         return False
 
     def save_model(self, request, obj, form, change):
-        obj.pk = violation_attribute(
-            violation=obj.violation, fault=obj.fault, user=request.user, note=obj.note
-        ).pk
+        obj.pk = violation_attribute(violation=obj.violation, fault=obj.fault, user=request.user, note=obj.note).pk

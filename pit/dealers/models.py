@@ -3,6 +3,7 @@
 Rotations and fault attributions are records: a rotation is never edited (the next one ends it),
 and a violation's attribution is changed by recording a new one (the latest stands).
 """
+
 from django.conf import settings
 from django.db import models
 
@@ -28,7 +29,11 @@ class DealerRotation(Recorded, Fact):
 
     table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="dealer_rotations")
     dealer = models.ForeignKey(
-        Dealer, null=True, blank=True, on_delete=models.PROTECT, related_name="rotations",
+        Dealer,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="rotations",
         help_text="Empty: the dealer went out and nobody came in.",
     )
     started_at = models.DateTimeField(db_index=True)

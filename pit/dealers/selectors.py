@@ -1,4 +1,5 @@
 """Reads: who dealt each coup, and each dealer's figures over a range of gaming days."""
+
 from __future__ import annotations
 
 import bisect
@@ -107,9 +108,11 @@ def dealer_statistics(*, first_day: dt.date, last_day: dt.date) -> list[DealerFi
     end = min(end, max(start, timezone.now()))
     coups = Coup.objects.filter(gaming_day__gte=first_day, gaming_day__lte=last_day)
     rows = list(coups.values_list("pk", "shoe__table_id", "dealt_at"))
-    rotations = _Rotations({table_id for _, table_id, _ in rows} | set(
-        DealerRotation.objects.filter(started_at__lt=end).values_list("table_id", flat=True).distinct()
-    ), end)
+    rotations = _Rotations(
+        {table_id for _, table_id, _ in rows}
+        | set(DealerRotation.objects.filter(started_at__lt=end).values_list("table_id", flat=True).distinct()),
+        end,
+    )
     dealt_by = {pk: rotations.dealer_at(table_id, dealt) for pk, table_id, dealt in rows}
     figures = {dealer.pk: DealerFigures(dealer) for dealer in Dealer.objects.all()}
     for dealer_id in dealt_by.values():

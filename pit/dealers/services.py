@@ -1,4 +1,5 @@
 """Writes: dealers, rotations at the tables, and whose fault a violation was."""
+
 import datetime as dt
 
 from django.core.exceptions import ValidationError
@@ -20,9 +21,9 @@ def dealer_create(*, code: str, name: str) -> Dealer:
     return dealer
 
 
-def dealer_rotate(*, table, dealer: Dealer | None, started_at: dt.datetime, actor: Actor = SYSTEM) -> tuple[
-    DealerRotation, bool
-]:
+def dealer_rotate(
+    *, table, dealer: Dealer | None, started_at: dt.datetime, actor: Actor = SYSTEM
+) -> tuple[DealerRotation, bool]:
     """`dealer` deals at `table` from `started_at` on (None: the dealer went out, nobody came in).
     Returns (rotation, created). The same rotation posted again is a replay (created=False); another
     dealer at the same moment is a Conflict naming the one recorded."""

@@ -88,9 +88,7 @@ def simulate_accounting(
     already has counts is left as it is; one whose shoe is still dealing gets only its opener)."""
     rates = {**dict.fromkeys(ACCOUNTING_FAULT_CODES, 0.0), **(faults or {})}
     dealer, pit_boss = _signers()
-    played = sorted(
-        set(Coup.objects.filter(pk__in=list(coup_ids)).values_list("shoe__table__code", "gaming_day"))
-    )
+    played = sorted(set(Coup.objects.filter(pk__in=list(coup_ids)).values_list("shoe__table__code", "gaming_day")))
     injected: list[InjectedFault] = []
     for code, day in played:
         table = Table.objects.get(code=code)
@@ -132,19 +130,40 @@ def _table_day(table, day, rng, rates, dealer, pit_boss) -> list[InjectedFault]:
     if tray < opener_total // 2:
         amount = -(-(opener_total - tray) // 100000) * 100000  # up to the opening tray, in $1,000s
         received = {"10000": amount // HUNDRED}
-        slip = services.slip_request(kind="fill", number=f"F-{number}", table=table, gaming_day=day,
-                                     reason="tray low", chips=received, actor=SYSTEM)
+        slip = services.slip_request(
+            kind="fill",
+            number=f"F-{number}",
+            table=table,
+            gaming_day=day,
+            reason="tray low",
+            chips=received,
+            actor=SYSTEM,
+        )
         services.slip_issue(slip=slip, chips=received, actor=SYSTEM)
         if rng.random() < rates["short_fill"]:
             received = {"10000": amount // HUNDRED - 1}
-            faults.append(InjectedFault("short_fill", "slip_amount_mismatch", table.code, 0,
-                                        detail=f"fill {slip.number} received one $100 chip short"))
+            faults.append(
+                InjectedFault(
+                    "short_fill",
+                    "slip_amount_mismatch",
+                    table.code,
+                    0,
+                    detail=f"fill {slip.number} received one $100 chip short",
+                )
+            )
         services.slip_receive(slip=slip, chips=received, actor=SYSTEM)
         tray += sum(int(key) * pieces for key, pieces in received.items())
     elif tray > opener_total * 3 // 2:
         amount = (tray - opener_total) // 100000 * 100000
-        slip = services.slip_request(kind="credit", number=f"C-{number}", table=table, gaming_day=day,
-                                     reason="tray full", chips={"10000": amount // HUNDRED}, actor=SYSTEM)
+        slip = services.slip_request(
+            kind="credit",
+            number=f"C-{number}",
+            table=table,
+            gaming_day=day,
+            reason="tray full",
+            chips={"10000": amount // HUNDRED},
+            actor=SYSTEM,
+        )
         services.slip_issue(slip=slip, chips={"10000": amount // HUNDRED}, actor=SYSTEM)
         services.slip_receive(slip=slip, chips={"10000": amount // HUNDRED}, actor=SYSTEM)
         tray -= amount
@@ -152,8 +171,15 @@ def _table_day(table, day, rng, rates, dealer, pit_boss) -> list[InjectedFault]:
     counted = drop
     if rng.random() < rates["miscounted_drop"]:
         counted = drop + rng.choice((-HUNDRED, HUNDRED))
-        faults.append(InjectedFault("miscounted_drop", "win_reconciliation_variance", table.code, 0,
-                                    detail=f"drop of {day} counted {format_money(counted, table.currency)} "
-                                    f"against {format_money(drop, table.currency)}"))
+        faults.append(
+            InjectedFault(
+                "miscounted_drop",
+                "win_reconciliation_variance",
+                table.code,
+                0,
+                detail=f"drop of {day} counted {format_money(counted, table.currency)} "
+                f"against {format_money(drop, table.currency)}",
+            )
+        )
     services.drop_record(table=table, gaming_day=day, cash={str(HUNDRED): counted // HUNDRED}, actor=SYSTEM)
     return faults

@@ -392,7 +392,10 @@ class Dealer:
                 # The previous shoe goes back in unshuffled: the same cards in the same order.
                 shoe = game.Shoe(self.last_order, self.decks, cut_position=shoe.cut_position)
                 replayed = InjectedFault(
-                    "replayed_shoe", "shoe_sequence_repeat", setup.code, 0,
+                    "replayed_shoe",
+                    "shoe_sequence_repeat",
+                    setup.code,
+                    0,
                     detail="the previous shoe dealt again without a shuffle",
                 )
             self.last_order = list(shoe.order)
@@ -499,10 +502,15 @@ class Dealer:
             )
             if knows and not self.hot_logged:
                 self.hot_logged = True
-                faults.append(InjectedFault(
-                    "hot_table", "win_deviation", setup.code, 0,
-                    detail=f"players bet on the coming winner on {HOT_TABLE_SHARE:.0%} of the coups from here on",
-                ))
+                faults.append(
+                    InjectedFault(
+                        "hot_table",
+                        "win_deviation",
+                        setup.code,
+                        0,
+                        detail=f"players bet on the coming winner on {HOT_TABLE_SHARE:.0%} of the coups from here on",
+                    )
+                )
             for seat in sorted(self.players):
                 player = self.players[seat]
                 chosen = self._wagers_for(seat, player)
@@ -518,10 +526,16 @@ class Dealer:
                     ]
                     if worth and any(value > 0 for value in worth.values()) and not self.counter_logged:
                         self.counter_logged = True
-                        faults.append(InjectedFault(
-                            "side_bet_counter", "side_bet_advantage_play", setup.code, 0, seat=seat,
-                            detail="seat bets the side bets exactly when the count makes them positive",
-                        ))
+                        faults.append(
+                            InjectedFault(
+                                "side_bet_counter",
+                                "side_bet_advantage_play",
+                                setup.code,
+                                0,
+                                seat=seat,
+                                detail="seat bets the side bets exactly when the count makes them positive",
+                            )
+                        )
                 for bet, amount in chosen:
                     settlement = game.settle(
                         setup.paytable, bet, amount, evaluation, unit=settlement_unit(setup.currency)
@@ -557,10 +571,15 @@ class Dealer:
             made = {fault.kind for fault in faults} & {"wrong_draw", "wrong_payout"}
             if mistake and made and roster and not roster.erring_logged:
                 roster.erring_logged = True
-                faults.append(InjectedFault(
-                    "erring_dealer", "dealer_error_rate", setup.code, 0,
-                    detail=f"dealer {self.dealing} mispays or misdeals on {roster.erring_rate:.0%} of their coups",
-                ))
+                faults.append(
+                    InjectedFault(
+                        "erring_dealer",
+                        "dealer_error_rate",
+                        setup.code,
+                        0,
+                        detail=f"dealer {self.dealing} mispays or misdeals on {roster.erring_rate:.0%} of their coups",
+                    )
+                )
             for fault in faults:
                 fault.shoe_sequence, fault.coup_number = sequence, number
                 fault.dealer = self.dealing
@@ -610,8 +629,14 @@ class Dealer:
         """Log the reader dying after the last coup dealt (the shoe stays dealing, nothing more comes)."""
         shoe_id, sequence, number = self.position
         fault = InjectedFault(
-            "silent_reader", "stale_feed", self.setup.code, sequence, coup_number=number, shoe_id=shoe_id,
-            coup_id=self.result.coup_ids[-1], dealer=self.dealing,
+            "silent_reader",
+            "stale_feed",
+            self.setup.code,
+            sequence,
+            coup_number=number,
+            shoe_id=shoe_id,
+            coup_id=self.result.coup_ids[-1],
+            dealer=self.dealing,
             detail="the card reader went silent after this coup, the shoe still dealing at the open table",
         )
         self.result.faults.append(fault)
@@ -783,8 +808,13 @@ def simulate(
                 dealer.play_shoe(clock)
             if fast:
                 fault = InjectedFault(
-                    "fast_table", "coup_rate_high", code, dealer.position[1], shoe_id=dealer.position[0],
-                    gaming_day=day, detail=f"{shoes} shoes dealt {FAST_COUP_SECONDS} s a coup apart "
+                    "fast_table",
+                    "coup_rate_high",
+                    code,
+                    dealer.position[1],
+                    shoe_id=dealer.position[0],
+                    gaming_day=day,
+                    detail=f"{shoes} shoes dealt {FAST_COUP_SECONDS} s a coup apart "
                     f"({3600 // FAST_COUP_SECONDS} coups an hour) on gaming day {day}",
                 )
                 result.faults.append(fault)

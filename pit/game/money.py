@@ -12,11 +12,7 @@ def to_decimal(value: Decimal | int | str, what: str = "amount") -> Decimal:
     if isinstance(value, (bool, float)):
         raise TypeError(f"{what} must be a Decimal, int or decimal string, not {type(value).__name__}")
     try:
-        amount = (
-            value
-            if isinstance(value, Decimal)
-            else Decimal(value.strip() if isinstance(value, str) else value)
-        )
+        amount = value if isinstance(value, Decimal) else Decimal(value.strip() if isinstance(value, str) else value)
     except (InvalidOperation, TypeError, ValueError):
         raise ValueError(f"{what} {value!r} is not a decimal number") from None
     if not amount.is_finite():

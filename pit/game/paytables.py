@@ -228,9 +228,7 @@ class BetDefinition:
 def _no_unknown_keys(data: Mapping, allowed: set[str], what: str) -> None:
     unknown = sorted(str(key) for key in data if key not in allowed)
     if unknown:
-        raise InvalidPaytable(
-            f"{what} has unknown field {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})"
-        )
+        raise InvalidPaytable(f"{what} has unknown field {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})")
 
 
 @dataclass(frozen=True)
@@ -264,9 +262,7 @@ class Paytable:
                 raise InvalidPaytable(f"commission mode none needs a commission rate of 0, not {rate}")
             for definition in self.bets.values():
                 if any(rule.commission for rule in definition.rules):
-                    raise InvalidPaytable(
-                        f"bet {definition.bet!r} charges commission but the commission mode is none"
-                    )
+                    raise InvalidPaytable(f"bet {definition.bet!r} charges commission but the commission mode is none")
         if not isinstance(self.commission_rounding, Rounding):
             raise InvalidPaytable("commission rounding must be a Rounding")
         increments = {}
@@ -459,9 +455,7 @@ PRESETS: dict[str, Paytable] = {
         commission_mode=CommissionMode.NONE,
         commission_rate=Decimal("0"),
     ),
-    "tie_9_to_1": _commission_game(
-        "tie_9_to_1", CommissionMode.BOX, definitions={"tie": [win({"tie"}, "9:1")]}
-    ),
+    "tie_9_to_1": _commission_game("tie_9_to_1", CommissionMode.BOX, definitions={"tie": [win({"tie"}, "9:1")]}),
     # EZ Baccarat: no commission; a Banker win on a three-card 7 pushes; Dragon 7 and Panda 8.
     "ez_baccarat": Paytable(
         name="ez_baccarat",

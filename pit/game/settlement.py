@@ -20,9 +20,7 @@ class UnknownBet(ValueError):
 
     def __init__(self, bet: str, paytable: Paytable):
         self.bet = bet
-        super().__init__(
-            f"{bet!r} is not a bet on paytable {paytable.name!r} (it offers {', '.join(paytable.bets)})"
-        )
+        super().__init__(f"{bet!r} is not a bet on paytable {paytable.name!r} (it offers {', '.join(paytable.bets)})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,9 +102,7 @@ def check_payout(settlement: Settlement, paid: Decimal | int | str) -> Violation
         expected = "a push returns the stake and pays nothing more"
     else:
         expected = "a losing bet is paid nothing"
-    return violation(
-        "payout_mismatch", f"Paid {format_amount(paid_amount)} on {_bet_phrase(settlement)}; {expected}."
-    )
+    return violation("payout_mismatch", f"Paid {format_amount(paid_amount)} on {_bet_phrase(settlement)}; {expected}.")
 
 
 def check_commission(settlement: Settlement, charged: Decimal | int | str) -> Violation | None:
@@ -121,8 +117,7 @@ def check_commission(settlement: Settlement, charged: Decimal | int | str) -> Vi
     )
     return violation(
         "commission_mismatch",
-        f"Commission of {format_amount(charged_amount)} was charged on {_bet_phrase(settlement)}; "
-        f"{expected}.",
+        f"Commission of {format_amount(charged_amount)} was charged on {_bet_phrase(settlement)}; {expected}.",
     )
 
 

@@ -12,7 +12,7 @@ _HANDS = ("Player", "Banker")
 
 
 def _deck_shoe(decks: int) -> str:
-    """"an 8-deck shoe", "a 6-deck shoe": the article as the number is spoken."""
+    """ "an 8-deck shoe", "a 6-deck shoe": the article as the number is spoken."""
     return f"{'an' if decks in (8, 11, 18) else 'a'} {decks}-deck shoe"
 
 
@@ -67,9 +67,7 @@ def verify_coup(coup: Coup, reported_winner: str | Winner | None = None) -> list
                 if natural
                 else f"on {player_two}; the rule says Player stands on 6 or 7."
             )
-            found.append(
-                violation("player_extra_card", f"Player drew a third card ({player_third.symbol}) {reason}")
-            )
+            found.append(violation("player_extra_card", f"Player drew a third card ({player_third.symbol}) {reason}"))
         elif player_third is None and player_should:
             found.append(
                 violation(
@@ -79,11 +77,7 @@ def verify_coup(coup: Coup, reported_winner: str | Winner | None = None) -> list
             )
 
         third_value = None if player_third is None else player_third.value
-        after = (
-            "after Player stood"
-            if player_third is None
-            else f"after Player's third card {player_third.symbol}"
-        )
+        after = "after Player stood" if player_third is None else f"after Player's third card {player_third.symbol}"
         banker_should = banker_draws(banker_two, third_value, player_two)
         if banker_third is not None and not banker_should:
             if natural:
@@ -93,9 +87,7 @@ def verify_coup(coup: Coup, reported_winner: str | Winner | None = None) -> list
                     f"on {banker_two} {after}; the rule says Banker stands "
                     f"({banker_rule_text(banker_two, third_value)})."
                 )
-            found.append(
-                violation("banker_extra_card", f"Banker drew a third card ({banker_third.symbol}) {reason}")
-            )
+            found.append(violation("banker_extra_card", f"Banker drew a third card ({banker_third.symbol}) {reason}"))
         elif banker_third is None and banker_should:
             found.append(
                 violation(

@@ -73,9 +73,7 @@ def check_wager_limits(
     for wager in wagers:
         key = (wager.seat, wager.bet)
         totals[key] = totals.get(key, Decimal(0)) + wager.amount
-    extra_increments = {
-        bet: to_decimal(value, f"increment for {bet}") for bet, value in (increments or {}).items()
-    }
+    extra_increments = {bet: to_decimal(value, f"increment for {bet}") for bet, value in (increments or {}).items()}
 
     found: list[Violation] = []
     for (seat, bet), amount in totals.items():
@@ -104,8 +102,7 @@ def check_wager_limits(
                 found.append(
                     violation(
                         "wager_off_increment",
-                        f"Seat {seat} bet {shown} on {name}; {name} bets go in increments of "
-                        f"{format_amount(step)}.",
+                        f"Seat {seat} bet {shown} on {name}; {name} bets go in increments of {format_amount(step)}.",
                     )
                 )
 

@@ -248,11 +248,14 @@ class ReconciliationAdmin(ReadOnlyAdminMixin, MoneyColumnsMixin, admin.ModelAdmi
             "<td>{}</td></tr>",
             (
                 (
-                    line.supplement.sequence, line.supplement.recorded_at.strftime("%Y-%m-%d %H:%M"),
-                    line.supplement.get_status_display(), line.seat,
-                    *(money_html(getattr(line, f"{name}_minor"), currency) for name in (
-                        "change", "accrued", "collected_earlier", "expected", "counted", "variance"
-                    )),
+                    line.supplement.sequence,
+                    line.supplement.recorded_at.strftime("%Y-%m-%d %H:%M"),
+                    line.supplement.get_status_display(),
+                    line.seat,
+                    *(
+                        money_html(getattr(line, f"{name}_minor"), currency)
+                        for name in ("change", "accrued", "collected_earlier", "expected", "counted", "variance")
+                    ),
                 )
                 for line in lines
             ),

@@ -3,6 +3,7 @@
 A seat's balance is the sum of its entries: accruals are positive (the seat owes the box),
 collections and reversals of accruals are negative. Balances are derived, never stored.
 """
+
 from django.conf import settings
 from django.db import models
 
@@ -38,9 +39,7 @@ class CommissionEntry(Recorded, Fact):
         "shoes.Wager", null=True, blank=True, on_delete=models.PROTECT, related_name="commission_entries"
     )
     collection_reason = models.CharField(max_length=12, choices=CollectionReason.choices, blank=True)
-    reverses = models.OneToOneField(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversed_by"
-    )
+    reverses = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversed_by")
     note = models.TextField(blank=True)
     chain_seq, chain_hash = chain_fields()  # last: see pit.records.chain.ChainSeqField
     # The month partition it lives in on PostgreSQL (pit.core.partitions): an accrual's wager's
@@ -63,13 +62,14 @@ class CommissionEntry(Recorded, Fact):
             ),
             models.CheckConstraint(condition=models.Q(kind__in=EntryKind.values), name="commission_kind_valid"),
             models.CheckConstraint(
-                condition=(models.Q(kind="accrued", amount_minor__gt=0, wager__isnull=False, reverses__isnull=True)
-                           # At the shuffle (and in a supplement) a seat that owes less than nothing
-                           # (a correction after its player left) is paid back: a positive collection.
-                           | models.Q(kind="collected", amount_minor__lte=0, reverses__isnull=True)
-                           | models.Q(kind="collected", collection_reason__in=["shuffle", "supplement"],
-                                      reverses__isnull=True)
-                           | models.Q(kind="reversal", reverses__isnull=False)),
+                condition=(
+                    models.Q(kind="accrued", amount_minor__gt=0, wager__isnull=False, reverses__isnull=True)
+                    # At the shuffle (and in a supplement) a seat that owes less than nothing
+                    # (a correction after its player left) is paid back: a positive collection.
+                    | models.Q(kind="collected", amount_minor__lte=0, reverses__isnull=True)
+                    | models.Q(kind="collected", collection_reason__in=["shuffle", "supplement"], reverses__isnull=True)
+                    | models.Q(kind="reversal", reverses__isnull=False)
+                ),
                 name="commission_entry_shape",
             ),
             models.CheckConstraint(
@@ -228,7 +228,9 @@ class ReconciliationSupplementSeat(Fact):
     counted_minor = models.BigIntegerField()
     variance_minor = models.BigIntegerField()
     entry = models.OneToOneField(
-        CommissionEntry, on_delete=models.PROTECT, related_name="supplement_seat",
+        CommissionEntry,
+        on_delete=models.PROTECT,
+        related_name="supplement_seat",
         help_text="The ledger entry that brought the seat's balance back to zero.",
     )
 

@@ -1,4 +1,5 @@
 """Reads of the commission ledger that more than one part of the pit needs."""
+
 from django.db.models import F, Sum
 
 from pit.ledger.models import CollectionReason, CommissionEntry

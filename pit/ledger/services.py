@@ -4,6 +4,7 @@ Accruals are written by `pit.shoes.services` when a coup is settled. Here: colle
 whose player leaves, reversing entries for corrections, the reconciliation of a closed shoe, and
 the explanation of a variance.
 """
+
 from decimal import Decimal
 
 from django.conf import settings
@@ -51,8 +52,14 @@ def commission_collect(*, shoe: Shoe, seat: int, actor: Actor = SYSTEM, note: st
     if balance <= 0:
         return None
     return CommissionEntry.objects.create(
-        shoe=shoe, seat=seat, kind=EntryKind.COLLECTED, collection_reason=CollectionReason.PLAYER_LEFT,
-        currency=shoe.table.currency, amount_minor=-balance, note=note, **actor.recorded_fields(),
+        shoe=shoe,
+        seat=seat,
+        kind=EntryKind.COLLECTED,
+        collection_reason=CollectionReason.PLAYER_LEFT,
+        currency=shoe.table.currency,
+        amount_minor=-balance,
+        note=note,
+        **actor.recorded_fields(),
     )
 
 
@@ -68,8 +75,14 @@ def commission_entry_reverse(*, entry: CommissionEntry, note: str, actor: Actor 
         raise ValidationError({"entry": f"Entry {entry.pk} is reversed already (by entry {entry.reversed_by.pk})."})
     outbox_enqueue("rollups.shoe_refresh", entry.shoe_id)  # pit.rollups: the reversal changes table results
     return CommissionEntry.objects.create(
-        shoe_id=entry.shoe_id, seat=entry.seat, kind=EntryKind.REVERSAL, currency=entry.currency,
-        amount_minor=-entry.amount_minor, reverses=entry, note=note.strip(), **actor.recorded_fields(),
+        shoe_id=entry.shoe_id,
+        seat=entry.seat,
+        kind=EntryKind.REVERSAL,
+        currency=entry.currency,
+        amount_minor=-entry.amount_minor,
+        reverses=entry,
+        note=note.strip(),
+        **actor.recorded_fields(),
     )
 
 
@@ -91,8 +104,10 @@ def _seat_ledger(shoe: Shoe) -> dict[int, dict[str, int]]:
         if kind == EntryKind.REVERSAL:
             kind, reason = reversed_kind, reversed_reason
         bucket = (
-            "accrued" if kind == EntryKind.ACCRUED
-            else "departed" if reason == CollectionReason.PLAYER_LEFT
+            "accrued"
+            if kind == EntryKind.ACCRUED
+            else "departed"
+            if reason == CollectionReason.PLAYER_LEFT
             else "shuffle"
         )
         line = figures.setdefault(seat, {"accrued": 0, "departed": 0, "shuffle": 0})
@@ -140,15 +155,19 @@ def shoe_reconcile(*, shoe_id: int) -> Reconciliation:
         collected_earlier = -figures["departed"]
         expected = figures["accrued"] - collected_earlier
         line = ReconciliationSeat(
-            seat=seat, accrued_minor=figures["accrued"], collected_earlier_minor=collected_earlier,
-            expected_minor=expected, counted_minor=counted.get(seat, 0),
+            seat=seat,
+            accrued_minor=figures["accrued"],
+            collected_earlier_minor=collected_earlier,
+            expected_minor=expected,
+            counted_minor=counted.get(seat, 0),
             variance_minor=counted.get(seat, 0) - expected,
         )
         lines.append(line)
         if abs(line.variance_minor) > tolerance:
             findings.append((seat, _box_variance_finding(expected, line.counted_minor, seat, currency)))
     reconciliation = Reconciliation.objects.create(
-        shoe=shoe, currency=currency,
+        shoe=shoe,
+        currency=currency,
         accrued_minor=sum(line.accrued_minor for line in lines),
         collected_earlier_minor=sum(line.collected_earlier_minor for line in lines),
         expected_minor=sum(line.expected_minor for line in lines),
@@ -163,16 +182,26 @@ def shoe_reconcile(*, shoe_id: int) -> Reconciliation:
     # player left and paid) is paid back, a positive collection.
     CommissionEntry.objects.bulk_create(
         CommissionEntry(
-            shoe=shoe, seat=line.seat, kind=EntryKind.COLLECTED, collection_reason=CollectionReason.SHUFFLE,
-            currency=currency, amount_minor=-line.expected_minor,
+            shoe=shoe,
+            seat=line.seat,
+            kind=EntryKind.COLLECTED,
+            collection_reason=CollectionReason.SHUFFLE,
+            currency=currency,
+            amount_minor=-line.expected_minor,
         )
-        for line in lines if line.expected_minor != 0
+        for line in lines
+        if line.expected_minor != 0
     )
     gaming_day = _shoe_gaming_day(shoe)
     for seat, finding in findings:
         violation_record(
-            finding=finding, fingerprint=f"box_variance:shoe{shoe.pk}:seat{seat}", table=shoe.table, shoe=shoe,
-            seat=seat, gaming_day=gaming_day, found_by=RECONCILIATION_CHECK,
+            finding=finding,
+            fingerprint=f"box_variance:shoe{shoe.pk}:seat{seat}",
+            table=shoe.table,
+            shoe=shoe,
+            seat=seat,
+            gaming_day=gaming_day,
+            found_by=RECONCILIATION_CHECK,
         )
     return reconciliation
 
@@ -202,24 +231,40 @@ def shoe_reconcile_supplement(*, shoe: Shoe, reconciliation: Reconciliation) -> 
     for seat, figures in sorted(unsettled.items()):
         expected = figures["accrued"] + figures["departed"]
         change = sum(figures.values())
-        entries.append(CommissionEntry(
-            shoe=shoe, seat=seat, kind=EntryKind.COLLECTED, collection_reason=CollectionReason.SUPPLEMENT,
-            currency=currency, amount_minor=-change,
-            note=f"supplement {sequence} of the reconciliation of {shoe}",
-        ))
-        lines.append(ReconciliationSupplementSeat(
-            seat=seat, change_minor=change, accrued_minor=figures["accrued"],
-            collected_earlier_minor=-figures["departed"], expected_minor=expected,
-            counted_minor=counted.get(seat, 0), variance_minor=counted.get(seat, 0) - expected,
-        ))
+        entries.append(
+            CommissionEntry(
+                shoe=shoe,
+                seat=seat,
+                kind=EntryKind.COLLECTED,
+                collection_reason=CollectionReason.SUPPLEMENT,
+                currency=currency,
+                amount_minor=-change,
+                note=f"supplement {sequence} of the reconciliation of {shoe}",
+            )
+        )
+        lines.append(
+            ReconciliationSupplementSeat(
+                seat=seat,
+                change_minor=change,
+                accrued_minor=figures["accrued"],
+                collected_earlier_minor=-figures["departed"],
+                expected_minor=expected,
+                counted_minor=counted.get(seat, 0),
+                variance_minor=counted.get(seat, 0) - expected,
+            )
+        )
     CommissionEntry.objects.bulk_create(entries)
     expected_now = sum(figures["accrued"] + figures["departed"] for figures in ledger.values())
     counted_now = sum(counted.values())
     beyond = [line for line in lines if abs(line.variance_minor) > tolerance]
     supplement = ReconciliationSupplement.objects.create(
-        reconciliation=reconciliation, sequence=sequence, currency=currency,
-        change_minor=sum(line.change_minor for line in lines), expected_minor=expected_now,
-        counted_minor=counted_now, variance_minor=counted_now - expected_now,
+        reconciliation=reconciliation,
+        sequence=sequence,
+        currency=currency,
+        change_minor=sum(line.change_minor for line in lines),
+        expected_minor=expected_now,
+        counted_minor=counted_now,
+        variance_minor=counted_now - expected_now,
         status=ReconciliationStatus.VARIANCE if beyond else ReconciliationStatus.BALANCED,
     )
     for line, entry in zip(lines, entries, strict=True):
@@ -232,13 +277,18 @@ def shoe_reconcile_supplement(*, shoe: Shoe, reconciliation: Reconciliation) -> 
             fingerprint = f"box_variance:shoe{shoe.pk}:seat{line.seat}:supplement{sequence}"
             violation_record(
                 finding=_box_variance_finding(line.expected_minor, line.counted_minor, line.seat, currency),
-                fingerprint=fingerprint, table=shoe.table, shoe=shoe, seat=line.seat, gaming_day=gaming_day,
+                fingerprint=fingerprint,
+                table=shoe.table,
+                shoe=shoe,
+                seat=line.seat,
+                gaming_day=gaming_day,
                 found_by=RECONCILIATION_CHECK,
             )
             found.add(fingerprint)
         violations_clear_missing(
             scope=RuleViolation.objects.filter(shoe=shoe, seat=line.seat, code="box_variance"),
-            found_by=RECONCILIATION_CHECK, fingerprints_found=found,
+            found_by=RECONCILIATION_CHECK,
+            fingerprints_found=found,
         )
     return supplement
 
@@ -254,8 +304,10 @@ def reconciliation_explain(*, reconciliation: Reconciliation, user, note: str) -
     if reconciliation.status == ReconciliationStatus.EXPLAINED:
         # The first explanation stands (the audit trail keeps it); a second one would overwrite it.
         raise ValidationError(
-            {"status": f"The variance was explained already by {reconciliation.explained_by} "
-                       f"on {reconciliation.explained_at:%Y-%m-%d %H:%M}."}
+            {
+                "status": f"The variance was explained already by {reconciliation.explained_by} "
+                f"on {reconciliation.explained_at:%Y-%m-%d %H:%M}."
+            }
         )
     reconciliation.status = ReconciliationStatus.EXPLAINED
     reconciliation.explanation = note.strip()

@@ -1,4 +1,5 @@
 """Celery tasks of the commission ledger: the reconciliation at the shuffle, and its safety net."""
+
 import datetime as dt
 
 from django.utils import timezone
@@ -25,8 +26,9 @@ def shoes_missing_reconciliation() -> list[int]:
     failed: staff see those in the admin, and enqueueing them again would only fail again."""
     parked = {
         tuple(args)[0]
-        for args in FailedTask.objects.filter(task_name=shoe_reconcile.name, state=FailedTaskState.PARKED)
-        .values_list("args", flat=True)
+        for args in FailedTask.objects.filter(task_name=shoe_reconcile.name, state=FailedTaskState.PARKED).values_list(
+            "args", flat=True
+        )
         if args
     }
     closed = Shoe.objects.filter(

@@ -45,9 +45,7 @@ class PaytableFromPresetForm(forms.ModelForm):
         cleaned = super().clean()
         code = cleaned.get("code") or (cleaned.get("preset") or "").replace("_", "-")
         if code and PaytableConfiguration.objects.filter(code=code).exists():
-            self.add_error(
-                "code", f"The paytable family {code!r} exists already; supersede its current version."
-            )
+            self.add_error("code", f"The paytable family {code!r} exists already; supersede its current version.")
         return cleaned
 
     def validate_unique(self):
@@ -99,11 +97,7 @@ class PaytableConfigurationAdmin(ServiceErrorsAsMessagesMixin, admin.ModelAdmin)
     )
 
     def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(has_settled=Exists(Coup.objects.filter(paytable=OuterRef("pk"))))
-        )
+        return super().get_queryset(request).annotate(has_settled=Exists(Coup.objects.filter(paytable=OuterRef("pk"))))
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         kwargs["form"] = PaytableFromPresetForm if obj is None else PaytableEditForm

@@ -1,4 +1,5 @@
 """Paytable configurations, versioned: one that has settled a coup is never edited, only superseded."""
+
 from django.conf import settings
 from django.db import models
 

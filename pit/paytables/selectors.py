@@ -1,4 +1,5 @@
 """Reads of paytable configurations, and their conversion to the game engine's Paytable."""
+
 import json
 from decimal import Decimal
 from functools import lru_cache

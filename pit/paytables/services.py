@@ -3,6 +3,7 @@
 Every save computes the exact house edge of every bet with the engine; a configuration where a
 bet gives the player the edge is refused unless it carries an override reason.
 """
+
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
@@ -44,8 +45,10 @@ def _checked_rules(rules: dict | game.Paytable, override_reason: str) -> tuple[d
             f"{bet} (house edge {Decimal(edges[bet]['house_edge']) * 100:.4f}%)" for bet in player_favoured
         )
         raise ValidationError(
-            {"override_reason": f"These bets give the player the edge: {details}. "
-                                "Give an override reason to accept the configuration anyway."}
+            {
+                "override_reason": f"These bets give the player the edge: {details}. "
+                "Give an override reason to accept the configuration anyway."
+            }
         )
     return rules, edges
 
@@ -57,8 +60,14 @@ def paytable_create(
     """The first version of a new paytable family."""
     rules, edges = _checked_rules(rules, override_reason)
     configuration = PaytableConfiguration(
-        code=code, version=1, name=name, preset=preset, rules=rules, house_edges=edges,
-        override_reason=override_reason.strip(), created_by=user,
+        code=code,
+        version=1,
+        name=name,
+        preset=preset,
+        rules=rules,
+        house_edges=edges,
+        override_reason=override_reason.strip(),
+        created_by=user,
     )
     configuration.full_clean()
     configuration.save()
@@ -83,7 +92,10 @@ def paytable_has_settled(configuration: PaytableConfiguration) -> bool:
 
 @transaction.atomic
 def paytable_update(
-    *, configuration: PaytableConfiguration, rules: dict | game.Paytable, name: str | None = None,
+    *,
+    configuration: PaytableConfiguration,
+    rules: dict | game.Paytable,
+    name: str | None = None,
     override_reason: str | None = None,
 ) -> PaytableConfiguration:
     """Edit a version that has not settled any coup yet; one that has must be superseded."""
@@ -104,8 +116,12 @@ def paytable_update(
 
 @transaction.atomic
 def paytable_supersede(
-    *, configuration: PaytableConfiguration, rules: dict | game.Paytable, name: str | None = None,
-    override_reason: str = "", user=None,
+    *,
+    configuration: PaytableConfiguration,
+    rules: dict | game.Paytable,
+    name: str | None = None,
+    override_reason: str = "",
+    user=None,
 ) -> PaytableConfiguration:
     """A new version of the family; tables playing the old version move to it for their next coups."""
     configuration = PaytableConfiguration.objects.select_for_update().get(pk=configuration.pk)
@@ -113,9 +129,15 @@ def paytable_supersede(
         raise ValidationError(f"{configuration} is already superseded by {configuration.superseded_by}.")
     rules, edges = _checked_rules(rules, override_reason)
     successor = PaytableConfiguration(
-        code=configuration.code, version=configuration.version + 1, name=name or configuration.name,
-        preset=configuration.preset, rules=rules, house_edges=edges, override_reason=override_reason.strip(),
-        supersedes=configuration, created_by=user,
+        code=configuration.code,
+        version=configuration.version + 1,
+        name=name or configuration.name,
+        preset=configuration.preset,
+        rules=rules,
+        house_edges=edges,
+        override_reason=override_reason.strip(),
+        supersedes=configuration,
+        created_by=user,
     )
     successor.full_clean()
     successor.save()

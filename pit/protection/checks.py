@@ -20,6 +20,7 @@ engine-registered code, recorded once per fingerprint, reviewed by pit bosses li
 - `coup_rate_high`: more than PIT_PROTECTION_MAX_COUPS_PER_HOUR coups dealt at one table within 60
   minutes (by their dealt time), once per table and clock hour (UTC) of the coup that went over.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -61,7 +62,15 @@ DAY_LEVEL_WEEK = 7
 # columns of its own, and hands its rows over as they are.
 COUP_COLUMNS = ("pk", "player_cards", "banker_cards", "gaming_day", "dealt_at", "paytable_id")
 WAGER_COLUMNS = (
-    "pk", "coup_id", "seat", "bet", "currency", "amount_minor", "paid_minor", "payout_minor", "commission_minor",
+    "pk",
+    "coup_id",
+    "seat",
+    "bet",
+    "currency",
+    "amount_minor",
+    "paid_minor",
+    "payout_minor",
+    "commission_minor",
     "result",
 )
 
@@ -137,7 +146,10 @@ class _KeptDays:
         self.side_bets: dict[tuple[int, dt.date], _SideBetDay] = {}
 
     def keep(
-        self, table_id: int, coups: list[tuple], by_day: dict[dt.date, dict[int | None, list]],
+        self,
+        table_id: int,
+        coups: list[tuple],
+        by_day: dict[dt.date, dict[int | None, list]],
         side_bets: dict[dt.date, _SideBetDay],
     ) -> None:
         self.coups.update((table_id, row[3]) for row in coups)
@@ -156,10 +168,17 @@ class _KeptDays:
         """(days kept whole, days the table dealt no coup on) among `days`: one count of the table's
         coups on them."""
         days = sorted(set(days))
-        counts = dict(
-            Coup.objects.filter(shoe__table_id=table_id, gaming_day__in=days).order_by()
-            .values_list("gaming_day").annotate(count=Count("pk")).values_list("gaming_day", "count")
-        ) if self.coups else {}
+        counts = (
+            dict(
+                Coup.objects.filter(shoe__table_id=table_id, gaming_day__in=days)
+                .order_by()
+                .values_list("gaming_day")
+                .annotate(count=Count("pk"))
+                .values_list("gaming_day", "count")
+            )
+            if self.coups
+            else {}
+        )
         whole = {day for day in days if counts.get(day) and self.coups.get((table_id, day)) == counts[day]}
         empty = {day for day in days if self.coups and not counts.get(day)}
         return whole, empty
@@ -207,16 +226,27 @@ class ProtectionRun:
         self.found: dict[tuple[int, ...], dict | None] = {}
 
     def shoes(
-        self, shoe_ids: list[int], coups_by_shoe: dict[int, list[tuple]] | None = None,
-        wagers_by_shoe: dict[int, list[tuple]] | None = None, *, sequences: str = INLINE,
+        self,
+        shoe_ids: list[int],
+        coups_by_shoe: dict[int, list[tuple]] | None = None,
+        wagers_by_shoe: dict[int, list[tuple]] | None = None,
+        *,
+        sequences: str = INLINE,
     ) -> None:
         """Check one chunk of shoes. `coups_by_shoe`: per shoe, every coup of it in number order
         (COUP_COLUMNS first); `wagers_by_shoe`: per shoe, every wager of its coups (WAGER_COLUMNS
         first) in coup order. `sequences`: INLINE for chunks given in shoe id order, otherwise
         IF_INDEXED or APART (see the class)."""
         self.holding += _shoes_check(
-            shoe_ids, self.table_days, self.paytables, coups_by_shoe, wagers_by_shoe, kept=self.kept,
-            shared=self.shared, sequences=sequences, found=self.found,
+            shoe_ids,
+            self.table_days,
+            self.paytables,
+            coups_by_shoe,
+            wagers_by_shoe,
+            kept=self.kept,
+            shared=self.shared,
+            sequences=sequences,
+            found=self.found,
         )
 
     def never_indexed(self, shoe_ids: list[int]) -> bool:
@@ -279,8 +309,12 @@ class ProtectionRun:
                 whole, empty = self.kept.covered(table_id, wanted)
                 self.holding += _advantage_play(table, days, self.kept, whole)
                 self.holding += _table_day_deviations(
-                    table, days, self.paytables, {day: self.kept.sums.get((table_id, day), {}) for day in whole},
-                    sorted(wanted - whole - empty), weekly=weekly,
+                    table,
+                    days,
+                    self.paytables,
+                    {day: self.kept.sums.get((table_id, day), {}) for day in whole},
+                    sorted(wanted - whole - empty),
+                    weekly=weekly,
                 )
         return self.holding
 
@@ -289,19 +323,25 @@ def _chunk_coups(shoe_ids: list[int], columns: tuple[str, ...] = COUP_COLUMNS) -
     """Per shoe, its coups (`columns`: COUP_COLUMNS or the first of them, then the shoe) in number order."""
     coups_by_shoe: dict[int, list[tuple]] = defaultdict(list)
     for row in values_rows(
-        Coup.objects.filter(AnyOf(F("shoe_id"), shoe_ids)).order_by("shoe_id", "number", "pk").values_list(
-            *columns, "shoe_id"
-        )
+        Coup.objects.filter(AnyOf(F("shoe_id"), shoe_ids))
+        .order_by("shoe_id", "number", "pk")
+        .values_list(*columns, "shoe_id")
     ):
         coups_by_shoe[row[-1]].append(row)
     return coups_by_shoe
 
 
 def _shoes_check(
-    shoe_ids: list[int], table_days: dict[int, set[dt.date]], paytables: _Paytables,
-    coups_by_shoe: dict[int, list[tuple]] | None = None, wagers_by_shoe: dict[int, list[tuple]] | None = None,
-    *, kept: _KeptDays | None = None, shared: _SharedDigests | None = None,
-    sequences: str = ProtectionRun.INLINE, found: dict[tuple[int, ...], dict | None] | None = None,
+    shoe_ids: list[int],
+    table_days: dict[int, set[dt.date]],
+    paytables: _Paytables,
+    coups_by_shoe: dict[int, list[tuple]] | None = None,
+    wagers_by_shoe: dict[int, list[tuple]] | None = None,
+    *,
+    kept: _KeptDays | None = None,
+    shared: _SharedDigests | None = None,
+    sequences: str = ProtectionRun.INLINE,
+    found: dict[tuple[int, ...], dict | None] | None = None,
 ) -> int:
     shoes = Shoe.objects.select_related("table").in_bulk(shoe_ids)
     if coups_by_shoe is None:
@@ -338,8 +378,13 @@ def _shoes_check(
         for day_totals in by_day.values():
             _add_totals(totals, day_totals)
         findings += _deviation_findings(
-            shoe.table, shoe, f"Shoe {shoe.sequence} at table {shoe.table.code}", f"shoe{shoe.pk}",
-            settings.PIT_PROTECTION_Z_SHOE, totals, max(row[3] for row in coups_by_shoe[shoe.pk]),
+            shoe.table,
+            shoe,
+            f"Shoe {shoe.sequence} at table {shoe.table.code}",
+            f"shoe{shoe.pk}",
+            settings.PIT_PROTECTION_Z_SHOE,
+            totals,
+            max(row[3] for row in coups_by_shoe[shoe.pk]),
         )
     return findings
 
@@ -385,8 +430,11 @@ def _sequence_findings(
 
 
 def _sequences_found(
-    shoes: list[Shoe], coups_by_shoe: dict[int, list[tuple]], shared: _SharedDigests | None = None,
-    *, indexed_only: bool = False,
+    shoes: list[Shoe],
+    coups_by_shoe: dict[int, list[tuple]],
+    shared: _SharedDigests | None = None,
+    *,
+    indexed_only: bool = False,
 ) -> dict[int, tuple[dict[int, tuple[int, int, int, int]], list]] | None:
     """Index the shoes' shingles, then find them in other shoes, and runs in new-deck order. Returns,
     per shoe with any, (per other shoe, its first repeat: (position here, position there, the coup of
@@ -423,7 +471,9 @@ def _sequences_found(
         positions, now = _sequences_indexed(shoes, dealt, shared, first_day, last_day)
         IndexedShoe.objects.bulk_create(
             [IndexedShoe(shoe_id=shoe_id, digest=digest) for shoe_id, digest in digests.items()],
-            update_conflicts=True, unique_fields=["shoe"], update_fields=["digest"],
+            update_conflicts=True,
+            unique_fields=["shoe"],
+            update_fields=["digest"],
         )
     found = {}
     for shoe in shoes:
@@ -439,11 +489,12 @@ def _sequences_found(
             if other_id != shoe.pk and first_day <= day <= last_day and other_id not in first_match:
                 position = position_of[digest]
                 first_match[other_id] = (
-                    position, other_position, coup_of[position + SHINGLE_LENGTH - 1][0], other_coup_id
+                    position,
+                    other_position,
+                    coup_of[position + SHINGLE_LENGTH - 1][0],
+                    other_coup_id,
                 )
-        runs = [
-            (run, coup_of[run.start + NEW_DECK_RUN_LENGTH - 1][0]) for run in sequences.new_deck_runs(codes)
-        ]
+        runs = [(run, coup_of[run.start + NEW_DECK_RUN_LENGTH - 1][0]) for run in sequences.new_deck_runs(codes)]
         if first_match or runs:
             found[shoe.pk] = (first_match, runs)
     return found
@@ -465,15 +516,22 @@ def _sequences_record(found: dict[int, tuple[dict[int, tuple[int, int, int, int]
             violation_record(
                 finding=sequences.new_deck_order_run(run),
                 fingerprint=f"new_deck_order_run:shoe{shoe.pk}:card{run.start}",
-                table=shoe.table, shoe=shoe, coup=coup, gaming_day=coup.gaming_day, found_by=PROTECTION_CHECK,
+                table=shoe.table,
+                shoe=shoe,
+                coup=coup,
+                gaming_day=coup.gaming_day,
+                found_by=PROTECTION_CHECK,
             )
             findings += 1
     return findings
 
 
 def _sequences_indexed(
-    shoes: list[Shoe], dealt: dict[int, tuple[list[str], list[tuple]]], shared: _SharedDigests | None,
-    first_day: dt.date, last_day: dt.date,
+    shoes: list[Shoe],
+    dealt: dict[int, tuple[list[str], list[tuple]]],
+    shared: _SharedDigests | None,
+    first_day: dt.date,
+    last_day: dt.date,
 ):
     """Bring the chunk's shingles in the index up to date, and look up those found elsewhere.
     Returns (per shoe, each such digest's first position in it; the rows (shoe, position, digest,
@@ -498,8 +556,9 @@ def _sequences_indexed(
     stored: dict[int, list[tuple]] = defaultdict(list)  # digest -> (shoe, position, digest, day, coup) as stored
     if tied:
         for row in values_rows(
-            CardShingle.objects.filter(AnyOf(F("shoe_id"), chunk), AnyOf(F("digest"), tied))
-            .values_list("shoe_id", "position", "digest", "gaming_day", "coup_id")
+            CardShingle.objects.filter(AnyOf(F("shoe_id"), chunk), AnyOf(F("digest"), tied)).values_list(
+                "shoe_id", "position", "digest", "gaming_day", "coup_id"
+            )
         ):
             stored[row[2]].append(row)
     new: list[CardShingle] = []
@@ -541,7 +600,8 @@ def _sequences_as_indexed(
     positions: dict[int, dict[int, int]] = {shoe_id: {} for shoe_id in dealt}
     for shoe_id, position, digest in values_rows(
         CardShingle.objects.filter(AnyOf(F("shoe_id"), dealt), AnyOf(F("digest"), shared.held(first_day, last_day)))
-        .order_by("shoe_id", "position").values_list("shoe_id", "position", "digest")
+        .order_by("shoe_id", "position")
+        .values_list("shoe_id", "position", "digest")
     ):
         positions[shoe_id].setdefault(digest, position)
     digests = {digest for position_of in positions.values() for digest in position_of}
@@ -599,8 +659,13 @@ def _repeats(shoe: Shoe, first_match: dict[int, tuple[int, int, int, int]], shoe
             f"table {earlier.table.code} shoe {earlier.sequence} (from its card {earlier_at + 1})",
         )
         violation_record(
-            finding=finding, fingerprint=f"shoe_sequence_repeat:shoe{later.pk}:shoe{earlier.pk}",
-            table=later.table, shoe=later, coup=coup, gaming_day=coup.gaming_day, found_by=PROTECTION_CHECK,
+            finding=finding,
+            fingerprint=f"shoe_sequence_repeat:shoe{later.pk}:shoe{earlier.pk}",
+            table=later.table,
+            shoe=later,
+            coup=coup,
+            gaming_day=coup.gaming_day,
+            found_by=PROTECTION_CHECK,
         )
     return len(first_match)
 
@@ -687,8 +752,9 @@ def _advantage_play(table: Table, days: list[dt.date], kept: _KeptDays, whole: s
         read: dict[dt.date, _SideBetDay] = defaultdict(_SideBetDay)
         day_of = {}
         for day, coup_id, bet, positive in values_rows(
-            SideBetExpectation.objects.filter(coup__shoe__table_id=table.pk, coup__gaming_day__in=some)
-            .values_list("coup__gaming_day", "coup_id", "bet", "positive")
+            SideBetExpectation.objects.filter(coup__shoe__table_id=table.pk, coup__gaming_day__in=some).values_list(
+                "coup__gaming_day", "coup_id", "bet", "positive"
+            )
         ):
             worth[coup_id][bet] = positive
             day_of[coup_id] = day
@@ -698,7 +764,8 @@ def _advantage_play(table: Table, days: list[dt.date], kept: _KeptDays, whole: s
         if tested:
             for pk, coup_id, seat, bet in values_rows(
                 Wager.objects.filter(
-                    coup__shoe__table_id=table.pk, coup__gaming_day__in=tested,
+                    coup__shoe__table_id=table.pk,
+                    coup__gaming_day__in=tested,
                     bet__in=sorted({bet for day in tested for bet in read[day].opportunities}),
                 ).values_list("pk", "coup_id", "seat", "bet")
             ):
@@ -736,7 +803,8 @@ def _advantage_play_day(table: Table, day: dt.date, side_bets: _SideBetDay) -> i
             ]
         )
         expectation = {
-            (coup_id, bet): value for coup_id, bet, value in SideBetExpectation.objects.filter(
+            (coup_id, bet): value
+            for coup_id, bet, value in SideBetExpectation.objects.filter(
                 coup_id__in={row[0] for row in shown}, bet__in={row[1] for row in shown}
             ).values_list("coup_id", "bet", "expectation")
         }
@@ -748,8 +816,13 @@ def _advantage_play_day(table: Table, day: dt.date, side_bets: _SideBetDay) -> i
         finding = counting.advantage_play(seat, len(hits), sum(bets.values()), sum(chances), p_value, evidence)
         first = Coup.objects.select_related("shoe__table").get(pk=shown[0][0])
         recorded = violation_record(
-            finding=finding, fingerprint=f"side_bet_advantage_play:table{table.pk}:{day}:seat{seat}",
-            table=first.shoe.table, shoe=first.shoe, coup=first, seat=seat, gaming_day=day,
+            finding=finding,
+            fingerprint=f"side_bet_advantage_play:table{table.pk}:{day}:seat{seat}",
+            table=first.shoe.table,
+            shoe=first.shoe,
+            coup=first,
+            seat=seat,
+            gaming_day=day,
             found_by=PROTECTION_CHECK,
         )
         if recorded.message != finding.message:  # more coups of the day: the evidence grows
@@ -759,8 +832,13 @@ def _advantage_play_day(table: Table, day: dt.date, side_bets: _SideBetDay) -> i
 
 
 def _table_day_deviations(
-    table: Table, days: list[dt.date], paytables: _Paytables, kept: dict[dt.date, dict[int | None, list]],
-    missing: list[dt.date], *, weekly: bool,
+    table: Table,
+    days: list[dt.date],
+    paytables: _Paytables,
+    kept: dict[dt.date, dict[int | None, list]],
+    missing: list[dt.date],
+    *,
+    weekly: bool,
 ) -> int:
     """The table's gaming days (and with `weekly` the 7 gaming days ending on each: a week of wagers,
     read by the nightly sweep, not after every coup): a week's sums are its days' sums (each coup
@@ -785,8 +863,13 @@ def _table_day_deviations(
     findings = 0
     for day in days:
         findings += _deviation_findings(
-            table, None, f"Table {table.code} on gaming day {day}", f"day{day}", settings.PIT_PROTECTION_Z_DAY,
-            day_totals.get(day, {}), day,
+            table,
+            None,
+            f"Table {table.code} on gaming day {day}",
+            f"day{day}",
+            settings.PIT_PROTECTION_Z_DAY,
+            day_totals.get(day, {}),
+            day,
         )
         if weekly:
             start = day - dt.timedelta(days=DAY_LEVEL_WEEK - 1)
@@ -794,8 +877,13 @@ def _table_day_deviations(
             for back in range(DAY_LEVEL_WEEK - 1, -1, -1):
                 _add_totals(week, day_totals.get(day - dt.timedelta(days=back), {}))
             findings += _deviation_findings(
-                table, None, f"Table {table.code} over gaming days {start} to {day}", f"week{day}",
-                settings.PIT_PROTECTION_Z_WEEK, week, day,
+                table,
+                None,
+                f"Table {table.code} over gaming days {start} to {day}",
+                f"week{day}",
+                settings.PIT_PROTECTION_Z_WEEK,
+                week,
+                day,
             )
     return findings
 
@@ -885,13 +973,21 @@ def _deviation_findings(
         if abs(z) <= Decimal(str(threshold)):
             continue
         finding = counting.win_deviation(
-            title if who is None else f"{title}, seat {who}", float(z), str(from_minor(win, table.currency)),
-            str((theoretical * scale).quantize(scale)), str((deviation * scale).quantize(scale)), count,
+            title if who is None else f"{title}, seat {who}",
+            float(z),
+            str(from_minor(win, table.currency)),
+            str((theoretical * scale).quantize(scale)),
+            str((deviation * scale).quantize(scale)),
+            count,
         )
         violation_record(
             finding=finding,
             fingerprint=f"win_deviation:table{table.pk}:{key}" + ("" if who is None else f":seat{who}"),
-            table=table, shoe=shoe, seat=who, gaming_day=day, found_by=PROTECTION_CHECK,
+            table=table,
+            shoe=shoe,
+            seat=who,
+            gaming_day=day,
+            found_by=PROTECTION_CHECK,
         )
         findings += 1
     return findings
@@ -918,7 +1014,8 @@ def _coup_rates(shoes: list[Shoe], coups_by_shoe: dict[int, list[tuple]]) -> int
     for table_id, (low, high) in spans.items():
         at_table[table_id] = values_rows(
             Coup.objects.filter(shoe__table_id=table_id, dealt_at__gt=low, dealt_at__lte=high)
-            .order_by("dealt_at", "pk").values_list("pk", "dealt_at")
+            .order_by("dealt_at", "pk")
+            .values_list("pk", "dealt_at")
         )
     findings = 0
     for shoe in shoes:
@@ -952,7 +1049,11 @@ def _coup_rate(shoe: Shoe, coups: list[tuple], table_coups: list[tuple]) -> int:
         violation_record(
             finding=sequences.coup_rate_high(count, maximum),
             fingerprint=f"coup_rate_high:table{shoe.table_id}:{clock_hour}",
-            table=shoe.table, shoe=shoe, coup=coup, gaming_day=coup.gaming_day, found_by=PROTECTION_CHECK,
+            table=shoe.table,
+            shoe=shoe,
+            coup=coup,
+            gaming_day=coup.gaming_day,
+            found_by=PROTECTION_CHECK,
         )
     return len(hours_found)
 
@@ -967,8 +1068,12 @@ def _index(shoe: Shoe, shingles: list[tuple[int, int]], coup_of: list[tuple], st
         CardShingle.objects.filter(shoe=shoe, position__in=changed).delete()
     return [
         CardShingle(
-            shoe=shoe, table_id=shoe.table_id, position=position, digest=digest,
-            gaming_day=coup_of[position][3], coup_id=coup_of[position + SHINGLE_LENGTH - 1][0],
+            shoe=shoe,
+            table_id=shoe.table_id,
+            position=position,
+            digest=digest,
+            gaming_day=coup_of[position][3],
+            coup_id=coup_of[position + SHINGLE_LENGTH - 1][0],
         )
         for position, digest in shingles
         if stored.get(position) != digest

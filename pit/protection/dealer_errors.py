@@ -11,6 +11,7 @@ updated as the day goes on; cleared if it no longer holds, e.g. after errors are
 device). Run by Celery beat for the current and the previous gaming day, and by `manage.py simulate
 --eager` for the days it played.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -80,8 +81,13 @@ def _dealer_errors_day(day: dt.date) -> int:
         _, last_coup_id, last_table_id, _ = figures.errors[-1]
         last = coups[last_coup_id]
         recorded = violation_record(
-            finding=finding, fingerprint=fingerprint, table=tables[last_table_id], shoe=last.shoe, coup=last,
-            gaming_day=day, found_by=DEALER_ERROR_CHECK,
+            finding=finding,
+            fingerprint=fingerprint,
+            table=tables[last_table_id],
+            shoe=last.shoe,
+            coup=last,
+            gaming_day=day,
+            found_by=DEALER_ERROR_CHECK,
         )
         if recorded.message != finding.message:  # more coups or errors of the day: the evidence grows
             RuleViolation.objects.filter(pk=recorded.pk).update(message=finding.message)

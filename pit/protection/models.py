@@ -1,4 +1,5 @@
 """Game protection's own records: the index of every shoe's card sequence as shingles."""
+
 from django.db import models
 
 

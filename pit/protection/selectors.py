@@ -1,5 +1,6 @@
 """Reads of game protection: the live alarms (unreviewed critical violations) for the dashboard's
 banner and the floor API."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -31,7 +32,10 @@ BANNER_SIZE = 10
 
 
 def alarms_unreviewed(
-    *, table_code: str | None = None, code: str | None = None, since: dt.datetime | None = None,
+    *,
+    table_code: str | None = None,
+    code: str | None = None,
+    since: dt.datetime | None = None,
     table_id: int | None = None,
 ) -> QuerySet[RuleViolation]:
     """Alarms still open (no pit boss has acknowledged, resolved or dismissed them) and holding

@@ -1,4 +1,5 @@
 """Writes of game protection that no coup triggers: a table whose feed went silent."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -38,6 +39,10 @@ def stale_feeds_check(*, now: dt.datetime | None = None) -> int:
         violation_record(
             finding=sequences.stale_feed(minutes, last_coup.number if last_coup else None),
             fingerprint=f"stale_feed:shoe{shoe.pk}:after{last_coup.pk if last_coup else 'start'}",
-            table=shoe.table, shoe=shoe, coup=last_coup, gaming_day=gaming_day_for(now), found_by=FEED_CHECK,
+            table=shoe.table,
+            shoe=shoe,
+            coup=last_coup,
+            gaming_day=gaming_day_for(now),
+            found_by=FEED_CHECK,
         )
     return silent

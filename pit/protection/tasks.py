@@ -1,4 +1,5 @@
 """Celery tasks of game protection: they call one service and are safe to run twice."""
+
 from pit.core.tasks import pit_task
 from pit.protection.dealer_errors import dealer_error_rates_check
 from pit.protection.services import stale_feeds_check

@@ -14,6 +14,7 @@ reconciliation's explanation and status) are left out: the audit trail keeps the
 The format is frozen: changing a field list or the encoding changes every hash ever written, so
 a new field of a chained model is added under a new format version, never silently.
 """
+
 import datetime as dt
 import hashlib
 import json
@@ -45,30 +46,108 @@ def _shoe_of_seat(seat) -> int:
 
 
 SPECS: tuple[ChainSpec, ...] = (
-    ChainSpec("coup", "shoes.Coup", (
-        "shoe_id", "number", "dealt_at", "gaming_day", "player_cards", "banker_cards", "player_total",
-        "banker_total", "winner", "natural", "player_pair", "banker_pair", "reported_winner", "paytable_id",
-        *_RECORDED,
-    ), "shoe_id", lambda coup: coup.shoe_id),
-    ChainSpec("wager", "shoes.Wager", (
-        "coup_id", "seat", "bet", "currency", "amount_minor", "result", "payout_minor", "commission_minor",
-        "paid_minor",
-    ), "coup__shoe_id", _shoe_of_wager),
-    ChainSpec("commission_entry", "ledger.CommissionEntry", (
-        "shoe_id", "seat", "kind", "currency", "amount_minor", "wager_id", "collection_reason", "reverses_id",
-        "note", *_RECORDED,
-    ), "shoe_id", lambda entry: entry.shoe_id),
-    ChainSpec("box_count", "ledger.BoxCount", (
-        "shoe_id", "seat", "currency", "counted_minor", *_RECORDED,
-    ), "shoe_id", lambda count: count.shoe_id),
-    ChainSpec("reconciliation", "ledger.Reconciliation", (
-        "shoe_id", "currency", "accrued_minor", "collected_earlier_minor", "expected_minor", "counted_minor",
-        "variance_minor", "reconciled_at",
-    ), "shoe_id", lambda reconciliation: reconciliation.shoe_id),
-    ChainSpec("reconciliation_seat", "ledger.ReconciliationSeat", (
-        "reconciliation_id", "seat", "accrued_minor", "collected_earlier_minor", "expected_minor", "counted_minor",
-        "variance_minor",
-    ), "reconciliation__shoe_id", _shoe_of_seat),
+    ChainSpec(
+        "coup",
+        "shoes.Coup",
+        (
+            "shoe_id",
+            "number",
+            "dealt_at",
+            "gaming_day",
+            "player_cards",
+            "banker_cards",
+            "player_total",
+            "banker_total",
+            "winner",
+            "natural",
+            "player_pair",
+            "banker_pair",
+            "reported_winner",
+            "paytable_id",
+            *_RECORDED,
+        ),
+        "shoe_id",
+        lambda coup: coup.shoe_id,
+    ),
+    ChainSpec(
+        "wager",
+        "shoes.Wager",
+        (
+            "coup_id",
+            "seat",
+            "bet",
+            "currency",
+            "amount_minor",
+            "result",
+            "payout_minor",
+            "commission_minor",
+            "paid_minor",
+        ),
+        "coup__shoe_id",
+        _shoe_of_wager,
+    ),
+    ChainSpec(
+        "commission_entry",
+        "ledger.CommissionEntry",
+        (
+            "shoe_id",
+            "seat",
+            "kind",
+            "currency",
+            "amount_minor",
+            "wager_id",
+            "collection_reason",
+            "reverses_id",
+            "note",
+            *_RECORDED,
+        ),
+        "shoe_id",
+        lambda entry: entry.shoe_id,
+    ),
+    ChainSpec(
+        "box_count",
+        "ledger.BoxCount",
+        (
+            "shoe_id",
+            "seat",
+            "currency",
+            "counted_minor",
+            *_RECORDED,
+        ),
+        "shoe_id",
+        lambda count: count.shoe_id,
+    ),
+    ChainSpec(
+        "reconciliation",
+        "ledger.Reconciliation",
+        (
+            "shoe_id",
+            "currency",
+            "accrued_minor",
+            "collected_earlier_minor",
+            "expected_minor",
+            "counted_minor",
+            "variance_minor",
+            "reconciled_at",
+        ),
+        "shoe_id",
+        lambda reconciliation: reconciliation.shoe_id,
+    ),
+    ChainSpec(
+        "reconciliation_seat",
+        "ledger.ReconciliationSeat",
+        (
+            "reconciliation_id",
+            "seat",
+            "accrued_minor",
+            "collected_earlier_minor",
+            "expected_minor",
+            "counted_minor",
+            "variance_minor",
+        ),
+        "reconciliation__shoe_id",
+        _shoe_of_seat,
+    ),
 )
 SPEC_BY_LABEL = {spec.label: spec for spec in SPECS}
 
@@ -88,14 +167,21 @@ def _not_canonical(value):
 if json.encoder.c_make_encoder is not None:
     # json.dumps builds its C encoder at every call; built once, a row encodes in about half the time.
     _encode = json.encoder.c_make_encoder(
-        None, _not_canonical, json.encoder.encode_basestring, None, ":", ",", False, False, False,
+        None,
+        _not_canonical,
+        json.encoder.encode_basestring,
+        None,
+        ":",
+        ",",
+        False,
+        False,
+        False,
     )
 
     def _dumps(values: list) -> str:
         return "".join(_encode(values, 0))
 else:  # pragma: no cover (CPython always has it)
-    _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False,
-                              default=_not_canonical).encode
+    _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_not_canonical).encode
 
 
 def _utc(value: dt.datetime) -> str:
@@ -116,8 +202,11 @@ def _layout(spec: ChainSpec) -> tuple[tuple[int, ...], tuple[int, ...]]:
         fields = [model._meta.get_field(attname.removesuffix("_id")) for attname in spec.fields]
         layout = _LAYOUTS[spec.kind] = (
             tuple(index + 3 for index, field in enumerate(fields) if isinstance(field, models.DateTimeField)),
-            tuple(index + 3 for index, field in enumerate(fields)
-                  if isinstance(field, models.DateField) and not isinstance(field, models.DateTimeField)),
+            tuple(
+                index + 3
+                for index, field in enumerate(fields)
+                if isinstance(field, models.DateField) and not isinstance(field, models.DateTimeField)
+            ),
         )
     return layout
 
@@ -150,11 +239,14 @@ def row_hasher(spec: ChainSpec) -> Callable[[str, int, Sequence], str]:
         datetimes, dates = _layout(spec)
         sha256, dumps, kind = hashlib.sha256, _dumps, spec.kind
         if datetimes or dates:
+
             def hasher(previous: str, seq: int, values: Sequence) -> str:
                 return sha256((previous + "\n" + _canonical_text(spec, seq, values)).encode()).hexdigest()
         else:
+
             def hasher(previous: str, seq: int, values: Sequence) -> str:
                 return sha256((previous + "\n" + dumps([FORMAT, kind, seq, *values])).encode()).hexdigest()
+
         _HASHERS[spec.kind] = hasher
     return hasher
 

@@ -2,6 +2,7 @@
 shoe's chain computes the row's hash (pit.records.links). The format itself (which rows, their
 canonical form, their hash) is pit.records.canonical, whose names are also importable from here.
 """
+
 from django.db import models
 
 from pit.records.canonical import (
@@ -18,8 +19,17 @@ from pit.records.canonical import (
 from pit.records.links import chain_link
 
 __all__ = [
-    "FORMAT", "SPECS", "SPEC_BY_LABEL", "ChainSeqField", "ChainSpec", "canonical", "chain_fields", "genesis",
-    "row_hash", "row_hasher", "values_of",
+    "FORMAT",
+    "SPECS",
+    "SPEC_BY_LABEL",
+    "ChainSeqField",
+    "ChainSpec",
+    "canonical",
+    "chain_fields",
+    "genesis",
+    "row_hash",
+    "row_hasher",
+    "values_of",
 ]
 
 
@@ -47,6 +57,11 @@ def chain_fields() -> tuple[models.Field, models.Field]:
         ChainSeqField(null=True, blank=True, editable=False, help_text="Position in the shoe's hash chain."),
         # Nullable, no default: adding the columns is a plain ALTER TABLE ADD COLUMN on SQLite too,
         # where a default would rebuild the table and drop its insert-only triggers.
-        models.CharField(max_length=64, null=True, blank=True, editable=False,  # noqa: DJ001
-                         help_text="SHA-256 of the previous row's hash and this row's canonical form."),
+        models.CharField(
+            max_length=64,
+            null=True,
+            blank=True,
+            editable=False,  # noqa: DJ001
+            help_text="SHA-256 of the previous row's hash and this row's canonical form.",
+        ),
     )

@@ -3,6 +3,7 @@ position and its hash, and the shoe's chain head (`ChainHead`) moves on. Called 
 models' field (pit.records.chain.ChainSeqField.pre_save) and by the batch writers; it imports the
 format (pit.records.canonical) and the head's model, never the field's module or the services.
 """
+
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass

@@ -1,4 +1,5 @@
 """The head of each shoe's hash chain: its length and last hash, so the next row links in one read."""
+
 from django.db import models
 
 

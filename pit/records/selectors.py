@@ -1,4 +1,5 @@
 """Reads of the hash chains: recomputing them from the rows (verification) and the heads per gaming day."""
+
 import datetime as dt
 import hashlib
 from collections import defaultdict
@@ -48,8 +49,12 @@ def shoe_ids_for_days(*, first_day: dt.date, last_day: dt.date) -> list[int]:
     Coup = apps.get_model("shoes", "Coup")
     Shoe = apps.get_model("shoes", "Shoe")
     start, end = gaming_day_bounds(first_day)[0], gaming_day_bounds(last_day)[1]
-    ids = set(Coup.objects.filter(gaming_day__range=(first_day, last_day)).order_by()
-              .values_list("shoe_id", flat=True).distinct())
+    ids = set(
+        Coup.objects.filter(gaming_day__range=(first_day, last_day))
+        .order_by()
+        .values_list("shoe_id", flat=True)
+        .distinct()
+    )
     ids.update(Shoe.objects.filter(shuffled_at__gte=start, shuffled_at__lt=end).values_list("pk", flat=True))
     return sorted(ids)
 
@@ -58,8 +63,12 @@ def chain_queries(shoe_ids: list[int]) -> Iterator[tuple[ChainSpec, Iterator[tup
     """Per kind of chained row, its rows of these shoes: (shoe id, id, chain_seq, chain_hash, *canonical
     fields), unordered (each shoe's rows are put in chain order in memory, cheaper than by the database)."""
     for spec in SPECS:
-        rows = (apps.get_model(spec.label).objects.filter(**{f"{spec.shoe_path}__in": shoe_ids}).order_by()
-                .values_list(spec.shoe_path, "pk", "chain_seq", "chain_hash", *spec.fields))
+        rows = (
+            apps.get_model(spec.label)
+            .objects.filter(**{f"{spec.shoe_path}__in": shoe_ids})
+            .order_by()
+            .values_list(spec.shoe_path, "pk", "chain_seq", "chain_hash", *spec.fields)
+        )
         yield spec, rows.iterator(chunk_size=10_000)
 
 
@@ -82,8 +91,10 @@ def _verify_shoe(shoe_id: int, rows: list, head: tuple[int, str] | None) -> Chai
         stored = row[3]
         if hasher(previous, seq, row[4:]) != stored:
             computed = hasher(previous, seq, row[4:])
-            problem = (f"its stored hash {stored[:16]}… is not the hash of its fields after the row before it "
-                       f"({computed[:16]}…): this row was edited")
+            problem = (
+                f"its stored hash {stored[:16]}… is not the hash of its fields after the row before it "
+                f"({computed[:16]}…): this row was edited"
+            )
             if seq > 1:
                 problem += f", or the row at position {seq - 1} was rewritten and re-hashed"
             problem += f"; it now reads {canonical(spec, seq, row[4:]).decode()}"
@@ -95,9 +106,14 @@ def _verify_shoe(shoe_id: int, rows: list, head: tuple[int, str] | None) -> Chai
             return ChainBreak(shoe_id, None, "", None, f"{length} rows are chained but the shoe has no chain head")
         return None
     if head != (length, previous):
-        return ChainBreak(shoe_id, None, "", None,
-                          f"the chain ends at position {length} (hash {previous[:16]}…) but its head says "
-                          f"position {head[0]} (hash {head[1][:16]}…): rows were removed from its end")
+        return ChainBreak(
+            shoe_id,
+            None,
+            "",
+            None,
+            f"the chain ends at position {length} (hash {previous[:16]}…) but its head says "
+            f"position {head[0]} (hash {head[1][:16]}…): rows were removed from its end",
+        )
     return None
 
 
@@ -108,8 +124,12 @@ def _chunk_read(chunk: list[int]) -> tuple[dict[int, list], dict[int, tuple[int,
         for row in rows:
             seq = row[2]
             by_shoe[row[0]].append((-1 if seq is None else seq, hasher, spec, row))
-    heads = {shoe_id: (length, head) for shoe_id, length, head
-             in ChainHead.objects.filter(shoe_id__in=chunk).values_list("shoe_id", "length", "head")}
+    heads = {
+        shoe_id: (length, head)
+        for shoe_id, length, head in ChainHead.objects.filter(shoe_id__in=chunk).values_list(
+            "shoe_id", "length", "head"
+        )
+    }
     return by_shoe, heads
 
 
@@ -129,7 +149,7 @@ def chains_verify(*, shoe_ids: list[int]) -> Verification:
     break of each shoe."""
     result = Verification(shoes=len(shoe_ids))
     for start in range(0, len(shoe_ids), SHOES_PER_CHUNK):
-        chunk = shoe_ids[start:start + SHOES_PER_CHUNK]
+        chunk = shoe_ids[start : start + SHOES_PER_CHUNK]
         rows, breaks = _chunk_verify(chunk, *_chunk_read(chunk))
         result.rows += rows
         result.breaks.extend(breaks)
@@ -156,10 +176,20 @@ def chain_heads_for_days(*, first_day: dt.date, last_day: dt.date) -> list[DayHe
 
     Coup = apps.get_model("shoes", "Coup")
     in_range = Coup.objects.filter(gaming_day__range=(first_day, last_day)).values("shoe_id")
-    day_of_shoe = dict(Coup.objects.filter(shoe_id__in=in_range).values("shoe_id").annotate(day=Max("gaming_day"))
-                       .filter(day__range=(first_day, last_day)).order_by().values_list("shoe_id", "day"))
-    heads = {shoe_id: (length, head) for shoe_id, length, head in
-                 ChainHead.objects.filter(shoe_id__in=list(day_of_shoe)).values_list("shoe_id", "length", "head")}
+    day_of_shoe = dict(
+        Coup.objects.filter(shoe_id__in=in_range)
+        .values("shoe_id")
+        .annotate(day=Max("gaming_day"))
+        .filter(day__range=(first_day, last_day))
+        .order_by()
+        .values_list("shoe_id", "day")
+    )
+    heads = {
+        shoe_id: (length, head)
+        for shoe_id, length, head in ChainHead.objects.filter(shoe_id__in=list(day_of_shoe)).values_list(
+            "shoe_id", "length", "head"
+        )
+    }
     days: dict[dt.date, dict] = defaultdict(dict)
     for shoe_id, day in day_of_shoe.items():
         if shoe_id in heads:
@@ -174,15 +204,22 @@ def record_heads(*, first_day: dt.date, last_day: dt.date) -> list[dict]:
     days = chain_heads_for_days(first_day=first_day, last_day=last_day)
     Shoe = apps.get_model("shoes", "Shoe")
     shoe_ids = [shoe_id for day in days for shoe_id in day.heads]
-    names = {pk: (code, sequence) for pk, code, sequence in
-             Shoe.objects.filter(pk__in=shoe_ids).values_list("pk", "table__code", "sequence")}
+    names = {
+        pk: (code, sequence)
+        for pk, code, sequence in Shoe.objects.filter(pk__in=shoe_ids).values_list("pk", "table__code", "sequence")
+    }
     return [
         {
             "gaming_day": day.gaming_day.isoformat(),
             "digest": day.digest,
             "shoes": [
-                {"shoe": shoe_id, "table": names[shoe_id][0], "sequence": names[shoe_id][1], "rows": length,
-                 "head": head}
+                {
+                    "shoe": shoe_id,
+                    "table": names[shoe_id][0],
+                    "sequence": names[shoe_id][1],
+                    "rows": length,
+                    "head": head,
+                }
                 for shoe_id, (length, head) in sorted(day.heads.items())
             ],
         }

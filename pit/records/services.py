@@ -1,5 +1,6 @@
 """Writes of the hash chains: linking new fact rows to their shoe's chain, and recording what a
 verification found as a violation."""
+
 from django.apps import apps
 from django.db import transaction
 
@@ -18,6 +19,7 @@ def records_verify(*, first_day, last_day):
     `record_chain_broken` violation of its shoe (safe to run twice). Returns the Verification."""
     from pit.compliance.services import violation_record
     from pit.records.selectors import chains_verify, shoe_ids_for_days
+
     Shoe = apps.get_model("shoes", "Shoe")  # noqa: N806 - the shoes app's models hash their rows through this app
     result = chains_verify(shoe_ids=shoe_ids_for_days(first_day=first_day, last_day=last_day))
     shoes = Shoe.objects.select_related("table").in_bulk([found.shoe_id for found in result.breaks])
@@ -28,7 +30,9 @@ def records_verify(*, first_day, last_day):
             violation_record(
                 finding=game.violation("record_chain_broken", f"The record of {shoe} was altered: {found}."),
                 fingerprint=f"record_chain:shoe{shoe.pk}:{found.kind}{found.row_id}:{found.seq}",
-                table=shoe.table, shoe=shoe, gaming_day=last_coup.gaming_day if last_coup else last_day,
+                table=shoe.table,
+                shoe=shoe,
+                gaming_day=last_coup.gaming_day if last_coup else last_day,
                 found_by=RECORDS_CHECK,
             )
     return result

@@ -1,4 +1,5 @@
 """Celery tasks of the records: the nightly verification of the hash chains."""
+
 import datetime as dt
 
 from pit.core.gaming_day import current_gaming_day

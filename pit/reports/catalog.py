@@ -74,8 +74,12 @@ def _commission_bridge(filters, totals) -> Iterator[dict[str, Any]]:
         ]
         result = from_minor(by_coup_day.get(currency, 0), currency)
         yield from _bridge_lines(
-            steps, ("= On the coups of the range (table results' commission less deducted)", result), currency,
-            label="explanation", amount="accrued", heading={"section": "Bridge to table results"},
+            steps,
+            ("= On the coups of the range (table results' commission less deducted)", result),
+            currency,
+            label="explanation",
+            amount="accrued",
+            heading={"section": "Bridge to table results"},
         )
 
 
@@ -101,8 +105,12 @@ def _table_results_bridge(filters, totals) -> Iterator[dict[str, Any]]:
         ]
         result = from_minor(by_shoe_day.get(currency, 0), currency)
         yield from _bridge_lines(
-            steps, ("= Accrued in the commission report (by the shoe's gaming day)", result), currency,
-            label="table", amount="commission", heading={},
+            steps,
+            ("= Accrued in the commission report (by the shoe's gaming day)", result),
+            currency,
+            label="table",
+            amount="commission",
+            heading={},
         )
 
 

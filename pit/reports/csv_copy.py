@@ -58,8 +58,13 @@ def _shoes(filters: ReportFilters, time_zone: str, currencies: Iterable[str]) ->
         shoes_in_range(filters)
         .order_by()
         .values(
-            "pk", "sequence", "last_coup", "closed_at", "shuffled_at",
-            code=F("table__code"), money=F("table__currency"),
+            "pk",
+            "sequence",
+            "last_coup",
+            "closed_at",
+            "shuffled_at",
+            code=F("table__code"),
+            money=F("table__currency"),
         )
     )
     shoes_sql, shoes_params = shoes.query.sql_with_params()

@@ -245,8 +245,8 @@ def commission_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
         for line in lines:
             ledger[line["shoe_id"]][line["seat"]] = line
         counted: dict[int, dict[int, int]] = defaultdict(dict)  # shoe -> seat -> counted
-        for shoe_id, seat, minor in BoxCount.objects.filter(shoe_id__in=ids).order_by().values_list(
-            "shoe_id", "seat", "counted_minor"
+        for shoe_id, seat, minor in (
+            BoxCount.objects.filter(shoe_id__in=ids).order_by().values_list("shoe_id", "seat", "counted_minor")
         ):
             counted[shoe_id][seat] = minor
         reconciliations = {
@@ -599,10 +599,7 @@ def table_result_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             for item in reversals.iterator(chunk_size=CHUNK)
         ),
         (((item["day"], item["currency"], item["table"]), 4, item) for item in _deducted_stream(filters)),
-        (
-            ((item["day"], item["table_currency"], item["table"]), 1, item)
-            for item in wagers.iterator(chunk_size=CHUNK)
-        ),
+        (((item["day"], item["table_currency"], item["table"]), 1, item) for item in wagers.iterator(chunk_size=CHUNK)),
         (
             ((item["day"], item["currency"], item["table_code"]), 2, item)
             for item in violations.iterator(chunk_size=CHUNK)
@@ -818,8 +815,9 @@ def table_results(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             ((item["day"], item["currency"], item["table_code"]), 2, item)
             for item in _violation_scope(segment)
             .filter(status=ViolationStatus.OPEN, cleared_at__isnull=True)
-            .values(day=F("gaming_day"), table_code=F("table__code"), game=F("table__game"),
-                    currency=F("table__currency"))
+            .values(
+                day=F("gaming_day"), table_code=F("table__code"), game=F("table__game"), currency=F("table__currency")
+            )
             .order_by("day", "currency", _code_order("table__code"))
             .annotate(open=Count("pk"))
             .iterator(chunk_size=CHUNK)

@@ -1,4 +1,5 @@
 """Celery tasks of the reports: background exports of large ranges."""
+
 from pit.core.tasks import pit_task
 from pit.reports.services import report_export_run as report_export_run_service
 from pit.reports.services import report_exports_purge as report_exports_purge_service

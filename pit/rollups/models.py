@@ -4,6 +4,7 @@ They are rewritten whenever the detail of their day changes, so they are plain t
 no insert-only triggers. Reports read them only for days `RolledUpDay` covers and whose refresh is
 not owed (pit.rollups.selectors), so what a report shows is always exactly what the detail says.
 """
+
 from django.db import models
 
 

@@ -5,6 +5,7 @@ owed: no `rollups.shoe_refresh` waiting in the outbox (a write commits its outbo
 task deletes the row only after the rollup it wrote committed) nor parked as failed. So a report
 that reads rollups for those days and the detail for the others shows exactly the detail's figures.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -35,8 +36,9 @@ def _owed_shoes() -> set[int]:
 def rolled_up_days(*, date_from: dt.date, date_to: dt.date) -> set[dt.date]:
     """The days of the range a report may read from rollups (see the module docstring)."""
     covered = set(
-        RolledUpDay.objects.filter(gaming_day__range=(date_from, date_to), gaming_day__lt=current_gaming_day())
-        .values_list("gaming_day", flat=True)
+        RolledUpDay.objects.filter(
+            gaming_day__range=(date_from, date_to), gaming_day__lt=current_gaming_day()
+        ).values_list("gaming_day", flat=True)
     )
     owed = _owed_shoes()
     if covered and owed:
@@ -77,32 +79,74 @@ def table_result_items(
     table_days = {
         row["pk"]: row
         for row in days.values(
-            "pk", "gaming_day", "coups", "reversed_minor", "table_id",
-            code=F("table__code"), currency=F("table__currency"), table_game=F("table__game"),
+            "pk",
+            "gaming_day",
+            "coups",
+            "reversed_minor",
+            "table_id",
+            code=F("table__code"),
+            currency=F("table__currency"),
+            table_game=F("table__game"),
         )
     }
     bets: dict[int, list[dict[str, Any]]] = {pk: [] for pk in table_days}
     for row in BetRollup.objects.filter(**{f"table_day__{name}": value for name, value in scope.items()}).values(
-        "table_day_id", "paytable_id", "decks", "bet", "wagers", "handle_minor", "payouts_minor", "commission_minor",
-        "lost_minor", "paid_minor", "overpaid_minor", "underpaid_minor", "squares", "deducted_minor",
+        "table_day_id",
+        "paytable_id",
+        "decks",
+        "bet",
+        "wagers",
+        "handle_minor",
+        "payouts_minor",
+        "commission_minor",
+        "lost_minor",
+        "paid_minor",
+        "overpaid_minor",
+        "underpaid_minor",
+        "squares",
+        "deducted_minor",
     ):
         bets[row["table_day_id"]].append(row)
     for pk in sorted(table_days, key=lambda pk: _key(table_days[pk])):
         head = table_days[pk]
         key = _key(head)
         day, currency, code = key
-        yield key, 0, {"day": day, "table": code, "game": head["table_game"], "currency": currency,
-                       "table_id": head["table_id"], "coups": head["coups"]}
+        yield (
+            key,
+            0,
+            {
+                "day": day,
+                "table": code,
+                "game": head["table_game"],
+                "currency": currency,
+                "table_id": head["table_id"],
+                "coups": head["coups"],
+            },
+        )
         deducted = 0
         for bet in sorted(bets[pk], key=lambda row: (row["paytable_id"], row["decks"], row["bet"])):
             deducted += bet["deducted_minor"]
-            yield key, 1, {
-                "day": day, "table_currency": currency, "table": code, "paytable": bet["paytable_id"],
-                "decks": bet["decks"], "bet_type": bet["bet"], "wagers": bet["wagers"],
-                "handle": bet["handle_minor"], "payouts": bet["payouts_minor"],
-                "commission": bet["commission_minor"], "lost": bet["lost_minor"], "paid": bet["paid_minor"],
-                "overpaid": bet["overpaid_minor"], "underpaid": bet["underpaid_minor"], "squares": bet["squares"],
-            }
+            yield (
+                key,
+                1,
+                {
+                    "day": day,
+                    "table_currency": currency,
+                    "table": code,
+                    "paytable": bet["paytable_id"],
+                    "decks": bet["decks"],
+                    "bet_type": bet["bet"],
+                    "wagers": bet["wagers"],
+                    "handle": bet["handle_minor"],
+                    "payouts": bet["payouts_minor"],
+                    "commission": bet["commission_minor"],
+                    "lost": bet["lost_minor"],
+                    "paid": bet["paid_minor"],
+                    "overpaid": bet["overpaid_minor"],
+                    "underpaid": bet["underpaid_minor"],
+                    "squares": bet["squares"],
+                },
+            )
         yield key, 3, {"day": day, "table_currency": currency, "table": code, "reversed": head["reversed_minor"]}
         yield key, 4, {"day": day, "currency": currency, "table": code, "deducted": deducted}
 

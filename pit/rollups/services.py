@@ -6,6 +6,7 @@ twice, or late, writes the same rows. Refreshes of one gaming day are serialized
 advisory lock), so an older snapshot never overwrites a newer one. Only complete gaming days are
 rolled up: the live day is read from the detail.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -58,18 +59,29 @@ def _deducted(day: dt.date, table_ids) -> dict[tuple, int]:
     """Per (table, paytable, decks, bet): the commission a deducting paytable took off the payouts of
     the day's standing winning wagers, settled again by the engine (a wager stores the net payout)."""
     deducting = [
-        pk for pk, rules in PaytableConfiguration.objects.values_list("pk", "rules")
+        pk
+        for pk, rules in PaytableConfiguration.objects.values_list("pk", "rules")
         if rules.get("commission_mode") == game.CommissionMode.DEDUCTED
     ]
     totals: dict[tuple, int] = defaultdict(int)
     if not deducting:
         return totals
-    wagers = wagers_standing(Wager.objects.filter(
-        coup__gaming_day=day, coup__paytable_id__in=deducting, result=WagerResult.WIN,
-        coup__shoe__table_id__in=table_ids,
-    )).values_list(
-        "coup__shoe__table_id", "coup__paytable_id", "coup__shoe__decks", "bet", "amount_minor", "currency",
-        "coup__player_cards", "coup__banker_cards",
+    wagers = wagers_standing(
+        Wager.objects.filter(
+            coup__gaming_day=day,
+            coup__paytable_id__in=deducting,
+            result=WagerResult.WIN,
+            coup__shoe__table_id__in=table_ids,
+        )
+    ).values_list(
+        "coup__shoe__table_id",
+        "coup__paytable_id",
+        "coup__shoe__decks",
+        "bet",
+        "amount_minor",
+        "currency",
+        "coup__player_cards",
+        "coup__banker_cards",
     )
     paytables: dict[int, game.Paytable] = {}
     for table_id, paytable_id, decks, bet, amount, currency, player, banker in wagers.iterator(chunk_size=2000):
@@ -90,15 +102,21 @@ def _detail_marks(day: dt.date, table_ids=None) -> dict[int, dict]:
     if table_ids is not None:
         coups = coups.filter(shoe__table_id__in=table_ids)
     marks = {
-        row["shoe__table_id"]: {"coups": row["coups"], "coup_mark": row["mark"], "correction_mark": 0,
-                                "reversal_mark": 0}
+        row["shoe__table_id"]: {
+            "coups": row["coups"],
+            "coup_mark": row["mark"],
+            "correction_mark": 0,
+            "reversal_mark": 0,
+        }
         for row in coups.values("shoe__table_id").order_by().annotate(coups=Count("pk"), mark=Max("pk"))
     }
     corrections = CoupCorrection.objects.filter(coup__gaming_day=day, coup__shoe__table_id__in=list(marks))
     for table_id, mark in corrections.values_list("coup__shoe__table_id").order_by().annotate(Max("pk")):
         marks[table_id]["correction_mark"] = mark
     reversals = CommissionEntry.objects.filter(
-        kind=EntryKind.REVERSAL, reverses__kind=EntryKind.ACCRUED, reverses__wager__coup__gaming_day=day,
+        kind=EntryKind.REVERSAL,
+        reverses__kind=EntryKind.ACCRUED,
+        reverses__wager__coup__gaming_day=day,
         shoe__table_id__in=list(marks),
     )
     for table_id, mark in reversals.values_list("shoe__table_id").order_by().annotate(Max("pk")):
@@ -119,15 +137,22 @@ def _write(day: dt.date, table_ids=None) -> int:
     played = list(marks)
     reversed_ = dict(
         CommissionEntry.objects.filter(
-            kind=EntryKind.REVERSAL, reverses__kind=EntryKind.ACCRUED,
+            kind=EntryKind.REVERSAL,
+            reverses__kind=EntryKind.ACCRUED,
             reverses__wager__in=wagers_standing(Wager.objects.filter(coup__gaming_day=day)).values("pk"),
-            reverses__wager__coup__gaming_day=day, shoe__table_id__in=played,
-        ).values_list("shoe__table_id").order_by().annotate(Sum("amount_minor"))
+            reverses__wager__coup__gaming_day=day,
+            shoe__table_id__in=played,
+        )
+        .values_list("shoe__table_id")
+        .order_by()
+        .annotate(Sum("amount_minor"))
     )
-    rollups = TableDayRollup.objects.bulk_create([
-        TableDayRollup(table_id=table_id, gaming_day=day, reversed_minor=reversed_.get(table_id, 0), **figures)
-        for table_id, figures in sorted(marks.items())
-    ])
+    rollups = TableDayRollup.objects.bulk_create(
+        [
+            TableDayRollup(table_id=table_id, gaming_day=day, reversed_minor=reversed_.get(table_id, 0), **figures)
+            for table_id, figures in sorted(marks.items())
+        ]
+    )
     by_table = {rollup.table_id: rollup for rollup in rollups}
     deducted = _deducted(day, played)
     bets = (
@@ -136,19 +161,30 @@ def _write(day: dt.date, table_ids=None) -> int:
         .order_by()
         .annotate(wagers=Count("pk"), **wager_money_sums(), **_mispay_sums(), squares=_squares())
     )
-    BetRollup.objects.bulk_create([
-        BetRollup(
-            table_day=by_table[row["coup__shoe__table_id"]], paytable_id=row["coup__paytable_id"],
-            decks=row["coup__shoe__decks"], bet=row["bet"], wagers=row["wagers"], handle_minor=row["handle"],
-            payouts_minor=row["payouts"], commission_minor=row["commission"], lost_minor=row["lost"],
-            paid_minor=row["paid"], overpaid_minor=row["overpaid"], underpaid_minor=row["underpaid"],
-            squares=row["squares"] or 0,
-            deducted_minor=deducted.get(
-                (row["coup__shoe__table_id"], row["coup__paytable_id"], row["coup__shoe__decks"], row["bet"]), 0
-            ),
-        )
-        for row in bets
-    ], batch_size=1000)
+    BetRollup.objects.bulk_create(
+        [
+            BetRollup(
+                table_day=by_table[row["coup__shoe__table_id"]],
+                paytable_id=row["coup__paytable_id"],
+                decks=row["coup__shoe__decks"],
+                bet=row["bet"],
+                wagers=row["wagers"],
+                handle_minor=row["handle"],
+                payouts_minor=row["payouts"],
+                commission_minor=row["commission"],
+                lost_minor=row["lost"],
+                paid_minor=row["paid"],
+                overpaid_minor=row["overpaid"],
+                underpaid_minor=row["underpaid"],
+                squares=row["squares"] or 0,
+                deducted_minor=deducted.get(
+                    (row["coup__shoe__table_id"], row["coup__paytable_id"], row["coup__shoe__decks"], row["bet"]), 0
+                ),
+            )
+            for row in bets
+        ],
+        batch_size=1000,
+    )
     return len(rollups)
 
 
@@ -189,9 +225,12 @@ def rollups_shoe_refresh(*, shoe_id: int) -> int:
     shoe = Shoe.objects.filter(pk=shoe_id).values("table_id").first()
     if shoe is None:
         return 0
-    days = Coup.objects.filter(shoe_id=shoe_id, gaming_day__lt=current_gaming_day()).values_list(
-        "gaming_day", flat=True
-    ).distinct().order_by("gaming_day")
+    days = (
+        Coup.objects.filter(shoe_id=shoe_id, gaming_day__lt=current_gaming_day())
+        .values_list("gaming_day", flat=True)
+        .distinct()
+        .order_by("gaming_day")
+    )
     return sum(rollup_table_day_refresh(table_id=shoe["table_id"], day=day) for day in list(days))
 
 

@@ -1,4 +1,5 @@
 """Celery tasks of the daily rollups: the refresh a write owes, and the catch-up (beat)."""
+
 from django.conf import settings
 
 from pit.core.tasks import pit_task

@@ -3,6 +3,7 @@
 With nothing configured the product runs embedded on one machine: SQLite (WAL, IMMEDIATE
 transactions) and a Celery broker on the local filesystem, with no server to install.
 """
+
 import os
 from pathlib import Path
 
@@ -50,7 +51,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         # recursive_triggers: an INSERT OR REPLACE over a fact's unique key fires the DELETE
         # trigger that refuses it, instead of deleting the old row silently (pit.core.immutable).
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; "
-                        "PRAGMA recursive_triggers=ON;",
+        "PRAGMA recursive_triggers=ON;",
     }
 DATABASE_IS_POSTGRES = DATABASES["default"]["ENGINE"].startswith("django.db.backends.postgresql")
 # A streaming replica of that database, for reports and exports (pit.core.replica). Default: none.
@@ -341,7 +342,8 @@ CELERY_BEAT_SCHEDULE["protection.stale_feeds_check"] = {"task": "protection.stal
 PIT_PROTECTION_DEALER_ERRORS_PER_1000 = env.float("PIT_PROTECTION_DEALER_ERRORS_PER_1000", default=5.0)
 PIT_PROTECTION_DEALER_ERROR_P_VALUE = env.float("PIT_PROTECTION_DEALER_ERROR_P_VALUE", default=1e-5)
 CELERY_BEAT_SCHEDULE["protection.dealer_error_rates_check"] = {
-    "task": "protection.dealer_error_rates_check", "schedule": 600,
+    "task": "protection.dealer_error_rates_check",
+    "schedule": 600,
 }
 # Reports covering more gaming days than this run in the background (Celery) and are downloaded when
 # ready; up to it they stream straight to the browser (and the JSON API refuses longer ranges).
@@ -368,7 +370,8 @@ CELERY_BEAT_SCHEDULE["rollups.catch_up"] = {"task": "rollups.catch_up", "schedul
 # (pit.core.partitions); beat creates this many months ahead of the current one, every night.
 PIT_PARTITION_MONTHS_AHEAD = env.int("PIT_PARTITION_MONTHS_AHEAD", default=3)
 CELERY_BEAT_SCHEDULE["archive.partitions_ensure"] = {
-    "task": "archive.partitions_ensure", "schedule": crontab(hour=5, minute=30),
+    "task": "archive.partitions_ensure",
+    "schedule": crontab(hour=5, minute=30),
 }
 # Months of gaming days kept in the database: `manage.py archive_month` refuses a month that ends
 # within this many months before the current gaming day (regulation: 5-7 years).

@@ -1,4 +1,5 @@
 """Settings for a developer's machine and `make run`: the embedded default with DEBUG on."""
+
 from pit.settings.base import *  # noqa: F403
 from pit.settings.base import env
 

@@ -2,6 +2,7 @@
 
 `python manage.py check --deploy --settings=pit.settings.production` is clean under it.
 """
+
 from django.core.exceptions import ImproperlyConfigured
 
 from pit.settings.base import *  # noqa: F403

@@ -1,5 +1,6 @@
 """Settings for the test suite: whatever database and broker the environment names, tasks eager
 unless a test starts a real worker."""
+
 from pit.settings.base import *  # noqa: F403
 from pit.settings.base import env
 

@@ -44,16 +44,17 @@ from pit.shoes.models import Coup, CoupCorrection, Shoe, Wager
 from pit.shoes.selectors import standing_condition, wagers_standing
 from pit.shoes.services import WagerInput, coup_correct, coup_void
 
-ROAD_NAMES = (("big_road", "Big road"), ("big_eye_boy", "Big eye boy"), ("small_road", "Small road"),
-              ("cockroach_pig", "Cockroach pig"))
+ROAD_NAMES = (
+    ("big_road", "Big road"),
+    ("big_eye_boy", "Big eye boy"),
+    ("small_road", "Small road"),
+    ("cockroach_pig", "Cockroach pig"),
+)
 
 
 def _violations_count():
-    counted = (
-        RuleViolation.objects.filter(coup=OuterRef("pk")).values("coup").annotate(n=Count("pk")).values("n")
-    )
+    counted = RuleViolation.objects.filter(coup=OuterRef("pk")).values("coup").annotate(n=Count("pk")).values("n")
     return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
-
 
 
 class DealtOnFilter(admin.SimpleListFilter):
@@ -75,6 +76,7 @@ class DealtOnFilter(admin.SimpleListFilter):
         except ValueError:
             return queryset.none()
         return queryset.filter(pk__in=Coup.objects.filter(gaming_day=day).values("shoe_id"))
+
 
 @admin.register(Shoe)
 class ShoeAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
@@ -140,9 +142,7 @@ class ShoeAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         coups = list(
-            Coup.objects.filter(shoe_id=object_id)
-            .order_by("number")
-            .annotate(violations_count=_violations_count())
+            Coup.objects.filter(shoe_id=object_id).order_by("number").annotate(violations_count=_violations_count())
             if str(object_id).isdigit()
             else []
         )
@@ -234,7 +234,9 @@ class CoupCorrectionInline(ReadOnlyInline):
 
     def get_queryset(self, request):
         return (
-            super().get_queryset(request).select_related("recorded_by_user", "recorded_by_device__table")
+            super()
+            .get_queryset(request)
+            .select_related("recorded_by_user", "recorded_by_device__table")
             .order_by("sequence")
         )
 
@@ -250,7 +252,8 @@ class CorrectionForm(forms.Form):
         "it, what it paid (e.g. <code>2 banker 500.00</code>). A wager left out no longer stands.",
     )
     reason = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 3, "cols": 70}), strip=True,
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 70}),
+        strip=True,
         help_text="Required: why (the misread stake), in words read later.",
     )
 
@@ -261,17 +264,24 @@ class CorrectionForm(forms.Form):
             if not parts:
                 continue
             amounts = parts[2:]
-            if len(parts) not in (3, 4) or not parts[0].isascii() or not parts[0].isdigit() or not all(
-                _AMOUNT.match(amount) for amount in amounts
+            if (
+                len(parts) not in (3, 4)
+                or not parts[0].isascii()
+                or not parts[0].isdigit()
+                or not all(_AMOUNT.match(amount) for amount in amounts)
             ):
                 problems.append(
                     f"Line {number} ({line.strip()!r}): write seat, bet, amount [paid], e.g. 2 banker 500.00."
                 )
                 continue
-            wagers.append(WagerInput(
-                seat=int(parts[0]), bet=parts[1], amount=Decimal(amounts[0]),
-                paid=Decimal(amounts[1]) if len(amounts) > 1 else None,
-            ))
+            wagers.append(
+                WagerInput(
+                    seat=int(parts[0]),
+                    bet=parts[1],
+                    amount=Decimal(amounts[0]),
+                    paid=Decimal(amounts[1]) if len(amounts) > 1 else None,
+                )
+            )
         if problems:
             raise forms.ValidationError(problems)
         return tuple(wagers)
@@ -298,7 +308,9 @@ def correct_wagers(modeladmin, request, queryset):
     if form.is_bound and form.is_valid():
         try:
             outcome = coup_correct(
-                coup=coup, wagers=form.cleaned_data["wagers"], reason=form.cleaned_data["reason"],
+                coup=coup,
+                wagers=form.cleaned_data["wagers"],
+                reason=form.cleaned_data["reason"],
                 actor=Actor(user=request.user),
             )
         except SERVICE_ERRORS as exc:
@@ -407,9 +419,7 @@ class CoupAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
     @admin.display(description="marks")
     def marks(self, coup):
-        return coup_marks_html(
-            natural=coup.natural, player_pair=coup.player_pair, banker_pair=coup.banker_pair
-        )
+        return coup_marks_html(natural=coup.natural, player_pair=coup.player_pair, banker_pair=coup.banker_pair)
 
     @admin.display(description="violations", ordering="violations_count")
     def violations(self, coup):

@@ -1,4 +1,5 @@
 """Shoes, coups and wagers: what was dealt and wagered, and how the engine settled it."""
+
 from django.db import models
 
 from pit.core.immutable import Fact
@@ -31,7 +32,9 @@ class Shoe(Recorded, Fact):
     status = models.CharField(max_length=8, choices=ShoeStatus.choices, default=ShoeStatus.DEALING)
     closed_at = models.DateTimeField(null=True, blank=True, help_text="When the floor says the shoe was closed.")
     close_recorded_at = models.DateTimeField(
-        null=True, blank=True, editable=False,
+        null=True,
+        blank=True,
+        editable=False,
         help_text="When the close reached the back-office: coups recorded after it were posted to a closed shoe.",
     )
     cards_seen = models.JSONField(default=dict, editable=False, help_text="Card code -> times seen (burns included).")
@@ -161,7 +164,11 @@ class Wager(Fact):
     commission_minor = models.BigIntegerField(default=0, help_text="Owed into the seat's commission box.")
     paid_minor = models.BigIntegerField(null=True, blank=True, help_text="What the table reports it paid.")
     correction = models.ForeignKey(
-        CoupCorrection, null=True, blank=True, on_delete=models.PROTECT, related_name="wagers",
+        CoupCorrection,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="wagers",
         help_text="Empty: the wager as first recorded. Else the correction that wrote this version.",
     )
     chain_seq, chain_hash = chain_fields()  # last: see pit.records.chain.ChainSeqField
@@ -172,11 +179,13 @@ class Wager(Fact):
         ordering = ["coup", "seat", "bet"]
         constraints = [
             models.UniqueConstraint(
-                fields=["coup", "seat", "bet"], condition=models.Q(correction__isnull=True),
+                fields=["coup", "seat", "bet"],
+                condition=models.Q(correction__isnull=True),
                 name="wager_unique_per_coup_seat_bet",
             ),
             models.UniqueConstraint(
-                fields=["correction", "seat", "bet"], condition=models.Q(correction__isnull=False),
+                fields=["correction", "seat", "bet"],
+                condition=models.Q(correction__isnull=False),
                 name="wager_unique_per_correction_seat_bet",
             ),
             models.CheckConstraint(condition=models.Q(amount_minor__gt=0), name="wager_amount_positive"),

@@ -1,4 +1,5 @@
 """Reads of shoes, coups and wagers that more than one part of the pit needs."""
+
 from django.db.models import Exists, F, OuterRef, Q, Sum
 from django.db.models.functions import Coalesce
 

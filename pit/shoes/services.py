@@ -5,6 +5,7 @@ goes to the ledger in the same transaction; the rule checks run after commit, in
 well-formed but breaks a rule is stored and flagged, never refused: the floor reports what
 happened and the back-office judges it.
 """
+
 import dataclasses
 import datetime as dt
 import hashlib
@@ -93,9 +94,10 @@ class CoupOutcome:
 
 # ---------------------------------------------------------------------------------------- shoes
 
+
 def _cards(codes, field_name: str) -> tuple[game.Card, ...]:
     if not isinstance(codes, list | tuple):
-        raise ValidationError({field_name: "Give the cards as a list of card codes, e.g. [\"5H\", \"KD\"]."})
+        raise ValidationError({field_name: 'Give the cards as a list of card codes, e.g. ["5H", "KD"].'})
     try:
         return game.parse_cards(codes)
     except game.InvalidCard as exc:
@@ -104,7 +106,12 @@ def _cards(codes, field_name: str) -> tuple[game.Card, ...]:
 
 @transaction.atomic
 def shoe_start(
-    *, table: Table, cut_card_position: int, decks: int = 8, burn: list[str] = (), shuffled_at=None,
+    *,
+    table: Table,
+    cut_card_position: int,
+    decks: int = 8,
+    burn: list[str] = (),
+    shuffled_at=None,
     actor: Actor = SYSTEM,
 ) -> Shoe:
     """A new shoe at the table, after a shuffle. Refused (Conflict) while another shoe is dealing."""
@@ -114,7 +121,8 @@ def shoe_start(
     if dealing is not None:
         raise Conflict(
             f"Shoe {dealing.sequence} (id {dealing.pk}) is still dealing at table {table.code}; close it first.",
-            shoe_id=dealing.pk, sequence=dealing.sequence,
+            shoe_id=dealing.pk,
+            sequence=dealing.sequence,
         )
     if not isinstance(decks, int) or not 1 <= decks <= 12:
         raise ValidationError({"decks": "A shoe holds 1 to 12 decks."})
@@ -122,9 +130,14 @@ def shoe_start(
         raise ValidationError({"cut_card_position": f"The cut card goes between card 1 and card {decks * 52}."})
     last = Shoe.objects.filter(table=table).order_by("-sequence").values_list("sequence", flat=True).first()
     shoe = Shoe(
-        table=table, sequence=(last or 0) + 1, decks=decks, cut_card_position=cut_card_position,
-        shuffled_at=shuffled_at or timezone.now(), burn_cards=[card.code for card in burn_cards],
-        cards_seen=dict(Counter(card.code for card in burn_cards)), **actor.recorded_fields(),
+        table=table,
+        sequence=(last or 0) + 1,
+        decks=decks,
+        cut_card_position=cut_card_position,
+        shuffled_at=shuffled_at or timezone.now(),
+        burn_cards=[card.code for card in burn_cards],
+        cards_seen=dict(Counter(card.code for card in burn_cards)),
+        **actor.recorded_fields(),
     )
     shoe.full_clean()
     shoe.save()
@@ -215,10 +228,19 @@ def _shoe_lock_for_coup(shoe_id: int, number, wagers: int = 0) -> _ShoeLockedFor
         row = cursor.fetchone()
         if row is None:
             raise Shoe.DoesNotExist(f"There is no shoe {shoe_id}.")
-        cursor.execute(head_sql, [
-            shoe_id, number, Coup._meta.db_table, Coup._meta.pk.column, Wager._meta.db_table, Wager._meta.pk.column,
-            wagers, shoe_id,
-        ])
+        cursor.execute(
+            head_sql,
+            [
+                shoe_id,
+                number,
+                Coup._meta.db_table,
+                Coup._meta.pk.column,
+                Wager._meta.db_table,
+                Wager._meta.pk.column,
+                wagers,
+                shoe_id,
+            ],
+        )
         length, head, recorded, coup_id, wager_ids = cursor.fetchone()
     row = list(row)
     shoe, table, paytable = (model_from_row(model, row) for model in (Shoe, Table, PaytableConfiguration))
@@ -228,14 +250,13 @@ def _shoe_lock_for_coup(shoe_id: int, number, wagers: int = 0) -> _ShoeLockedFor
 
 
 @transaction.atomic
-def shoe_close(
-    *, shoe: Shoe, box_counts: list[tuple[int, Decimal]], closed_at=None, actor: Actor = SYSTEM
-) -> Shoe:
+def shoe_close(*, shoe: Shoe, box_counts: list[tuple[int, Decimal]], closed_at=None, actor: Actor = SYSTEM) -> Shoe:
     """The shuffle: close the shoe with the commission box count per seat; reconcile after commit.
 
     Closing again with the same counts is a no-op; with other counts it is a Conflict.
     """
     from pit.ledger.models import BoxCount
+
     shoe = shoe_lock(shoe.pk)
     table = shoe.table
     counts: dict[int, int] = {}
@@ -271,6 +292,7 @@ def shoe_close(
 
 # ---------------------------------------------------------------------------------------- coups
 
+
 @dataclass
 class _PreparedCoup:
     item: CoupInput
@@ -280,9 +302,7 @@ class _PreparedCoup:
     wagers: list[SettledWager]
 
 
-def _prepare(
-    item: CoupInput, table: Table, paytable: game.Paytable, settled: dict | None = None
-) -> _PreparedCoup:
+def _prepare(item: CoupInput, table: Table, paytable: game.Paytable, settled: dict | None = None) -> _PreparedCoup:
     """Check a coup's input against the table and settle it with the engine; ValidationError if malformed.
 
     `settled` memoizes the engine's settlements over a batch (a settlement depends on nothing but the
@@ -342,7 +362,9 @@ def _prepare(
         if settlement is None:
             engine = game.settle(paytable, wager.bet, wager.amount, evaluation, unit=settlement_unit(table.currency))
             settlement = settled_here[key] = (
-                str(engine.result), to_minor(engine.payout, table.currency), to_minor(engine.commission, table.currency)
+                str(engine.result),
+                to_minor(engine.payout, table.currency),
+                to_minor(engine.commission, table.currency),
             )
         wagers.append(SettledWager(wager.seat, wager.bet, table.currency, amount_minor, *settlement, paid_minor))
     return _PreparedCoup(item, hands["player"], hands["banker"], evaluation, wagers)
@@ -362,8 +384,10 @@ class _CoupRecord:
     @classmethod
     def posted(cls, prepared: _PreparedCoup) -> "_CoupRecord":
         return cls(
-            player=tuple(card.code for card in prepared.player), banker=tuple(card.code for card in prepared.banker),
-            reported_winner=prepared.item.reported_winner, dealt_at=prepared.item.dealt_at,
+            player=tuple(card.code for card in prepared.player),
+            banker=tuple(card.code for card in prepared.banker),
+            reported_winner=prepared.item.reported_winner,
+            dealt_at=prepared.item.dealt_at,
             wagers={(w.seat, w.bet): (w.amount_minor, w.paid_minor) for w in prepared.wagers},
             positions={(w.seat, w.bet): index for index, w in enumerate(prepared.wagers)},
         )
@@ -371,8 +395,11 @@ class _CoupRecord:
     @classmethod
     def recorded(cls, coup: Coup, wagers) -> "_CoupRecord":
         return cls(
-            player=tuple(coup.player_cards), banker=tuple(coup.banker_cards), reported_winner=coup.reported_winner,
-            dealt_at=coup.dealt_at, wagers={(w.seat, w.bet): (w.amount_minor, w.paid_minor) for w in wagers},
+            player=tuple(coup.player_cards),
+            banker=tuple(coup.banker_cards),
+            reported_winner=coup.reported_winner,
+            dealt_at=coup.dealt_at,
+            wagers={(w.seat, w.bet): (w.amount_minor, w.paid_minor) for w in wagers},
             positions={},
         )
 
@@ -421,8 +448,8 @@ def _repost_violation(shoe: Shoe, existing: Coup, prepared: _PreparedCoup, diffe
     if "player" in differences or "banker" in differences:
         recorded = game.Coup.from_codes(player=existing.player_cards, banker=existing.banker_cards)
         finding = game.check_repost(existing.number, recorded, posted)
-        posted_codes = " ".join(card.code for card in prepared.player) + "|" + " ".join(
-            card.code for card in prepared.banker
+        posted_codes = (
+            " ".join(card.code for card in prepared.player) + "|" + " ".join(card.code for card in prepared.banker)
         )
         fingerprint = f"coup_conflict:coup{existing.pk}:{hashlib.sha256(posted_codes.encode()).hexdigest()[:16]}"
     else:
@@ -430,8 +457,13 @@ def _repost_violation(shoe: Shoe, existing: Coup, prepared: _PreparedCoup, diffe
         canonical = repr(sorted(differences.items()))
         fingerprint = f"coup_repost_differs:coup{existing.pk}:{hashlib.sha256(canonical.encode()).hexdigest()[:16]}"
     return violation_record(
-        finding=finding, table=shoe.table, shoe=shoe, coup=existing, gaming_day=existing.gaming_day,
-        found_by="coup_recording", fingerprint=fingerprint,
+        finding=finding,
+        table=shoe.table,
+        shoe=shoe,
+        coup=existing,
+        gaming_day=existing.gaming_day,
+        found_by="coup_recording",
+        fingerprint=fingerprint,
     )
 
 
@@ -465,8 +497,15 @@ def _insert_rows(model, spec, shoe_id: int, rows: list[tuple], extra: dict[str, 
         return [instance.pk for instance in created]
 
 
-def _insert_sql(model, spec, shoe_id: int, rows: list[tuple], extra: dict[str, list], ids: list[int] | None = None,
-                links: list[tuple[int, str]] | None = None) -> tuple[str, list[str]]:
+def _insert_sql(
+    model,
+    spec,
+    shoe_id: int,
+    rows: list[tuple],
+    extra: dict[str, list],
+    ids: list[int] | None = None,
+    links: list[tuple[int, str]] | None = None,
+) -> tuple[str, list[str]]:
     """PostgreSQL: `_insert_rows`'s statement (without RETURNING) and its parameters. `ids`: the
     rows' ids, taken from their sequence beforehand (else the column's default gives them); `links`:
     their chain positions and hashes, computed by the caller (else linked here, in records_chain)."""
@@ -515,10 +554,14 @@ def _array_literal(values: list) -> str:
         plain = "".join(texts)
         if "\\" not in plain and '"' not in plain:  # nothing to escape (most columns): joined in C
             return '{"' + '","'.join(texts) + '"}'
-    return "{" + ",".join(
-        "NULL" if value is None else '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
-        for value in values
-    ) + "}"
+    return (
+        "{"
+        + ",".join(
+            "NULL" if value is None else '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+            for value in values
+        )
+        + "}"
+    )
 
 
 def _store(shoe: Shoe, prepared: list[_PreparedCoup], actor: Actor, paytable_id: int) -> list[Coup]:
@@ -534,7 +577,8 @@ def _store(shoe: Shoe, prepared: list[_PreparedCoup], actor: Actor, paytable_id:
     coup_ids = _insert_rows(Coup, coup_spec, shoe.pk, coup_rows)
     wager_rows = [
         (coup_id, w.seat, w.bet, w.currency, w.amount_minor, w.result, w.payout_minor, w.commission_minor, w.paid_minor)
-        for coup_id, item in zip(coup_ids, prepared, strict=True) for w in item.wagers
+        for coup_id, item in zip(coup_ids, prepared, strict=True)
+        for w in item.wagers
     ]
     coup_days = dict(zip(coup_ids, (row[3] for row in coup_rows), strict=True))
     wager_days = [coup_days[row[0]] for row in wager_rows]  # a wager's month partition is its coup's
@@ -542,10 +586,16 @@ def _store(shoe: Shoe, prepared: list[_PreparedCoup], actor: Actor, paytable_id:
     accrued = [
         (wager_id, row, day) for wager_id, row, day in zip(wager_ids, wager_rows, wager_days, strict=True) if row[7] > 0
     ]
-    _insert_rows(CommissionEntry, entry_spec, shoe.pk, [
-        (shoe.pk, row[1], EntryKind.ACCRUED.value, row[3], row[7], wager_id, "", None, "", now, user_id, device_id)
-        for wager_id, row, _ in accrued
-    ], extra={"gaming_day": [day for _, _, day in accrued]})
+    _insert_rows(
+        CommissionEntry,
+        entry_spec,
+        shoe.pk,
+        [
+            (shoe.pk, row[1], EntryKind.ACCRUED.value, row[3], row[7], wager_id, "", None, "", now, user_id, device_id)
+            for wager_id, row, _ in accrued
+        ],
+        extra={"gaming_day": [day for _, _, day in accrued]},
+    )
     _count_cards(shoe, prepared)
     shoe.save(update_fields=["cards_seen", "cards_dealt", "coups_recorded"])
     return _coups_built(shoe, actor, coup_ids, coup_rows)
@@ -559,12 +609,27 @@ def _coup_rows(shoe: Shoe, prepared: list[_PreparedCoup], paytable_id: int, now,
         if timezone.is_naive(dealt_at):  # as Django stores a naive time: in the default time zone
             dealt_at = timezone.make_aware(dealt_at)
         evaluation = item.evaluation
-        coup_rows.append((
-            shoe.pk, item.item.number, dealt_at, gaming_day_for(dealt_at), [card.code for card in item.player],
-            [card.code for card in item.banker], evaluation.player_total, evaluation.banker_total,
-            str(evaluation.winner), evaluation.natural, evaluation.player_pair, evaluation.banker_pair,
-            item.item.reported_winner, paytable_id, now, user_id, device_id,
-        ))
+        coup_rows.append(
+            (
+                shoe.pk,
+                item.item.number,
+                dealt_at,
+                gaming_day_for(dealt_at),
+                [card.code for card in item.player],
+                [card.code for card in item.banker],
+                evaluation.player_total,
+                evaluation.banker_total,
+                str(evaluation.winner),
+                evaluation.natural,
+                evaluation.player_pair,
+                evaluation.banker_pair,
+                item.item.reported_winner,
+                paytable_id,
+                now,
+                user_id,
+                device_id,
+            )
+        )
     return coup_rows
 
 
@@ -612,7 +677,8 @@ def _store_one(locked: _ShoeLockedForCoup, prepared: _PreparedCoup, actor: Actor
     ]
     entry_rows = [
         (shoe.pk, row[1], EntryKind.ACCRUED.value, row[3], row[7], wager_id, "", None, "", now, user_id, device_id)
-        for wager_id, row in zip(wager_ids, wager_rows, strict=True) if row[7] > 0
+        for wager_id, row in zip(wager_ids, wager_rows, strict=True)
+        if row[7] > 0
     ]
     length, head = locked.chain_head or (0, genesis(shoe.pk))
     statements, params = [], []
@@ -677,7 +743,8 @@ def _values_sql(instances: list) -> tuple[str, list]:
         row = "(" + ", ".join(["%s"] * len(fields)) + ")"
         _VALUES_TEXTS[form] = (
             f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(field.column) for field in fields)}) "  # noqa: S608
-            f"VALUES {', '.join([row] * len(instances))}", fields,
+            f"VALUES {', '.join([row] * len(instances))}",
+            fields,
         )
     sql, fields = _VALUES_TEXTS[form]
     params = [
@@ -714,9 +781,9 @@ def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -
         existing = _coups_recorded(shoe, {item.item.number for item in prepared.values()})
         recorded_wagers: dict[int, list[Wager]] = {coup.pk: [] for coup in existing.values()}
         if existing:
-            for wager in Wager.objects.filter(
-                coup__shoe=shoe, coup__number__range=(min(existing), max(existing))
-            ).only("coup_id", "seat", "bet", "amount_minor", "paid_minor"):
+            for wager in Wager.objects.filter(coup__shoe=shoe, coup__number__range=(min(existing), max(existing))).only(
+                "coup_id", "seat", "bet", "amount_minor", "paid_minor"
+            ):
                 if wager.coup_id in recorded_wagers:
                     recorded_wagers[wager.coup_id].append(wager)
         to_store: list[tuple[int, _PreparedCoup]] = []
@@ -729,7 +796,8 @@ def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -
                 first, posted = prepared[in_batch[number]], _CoupRecord.posted(item)
                 differences = _repost_differences(
                     dataclasses.replace(_CoupRecord.posted(first), dealt_at=first.item.dealt_at or posted.dealt_at),
-                    posted, table.currency,
+                    posted,
+                    table.currency,
                 )
                 outcomes[index] = CoupOutcome(
                     CoupOutcomeStatus.CONFLICT if differences else CoupOutcomeStatus.EXISTING, errors=differences
@@ -807,7 +875,9 @@ def coup_record(
             f"(player {' '.join(outcome.coup.player_cards)}, banker {' '.join(outcome.coup.banker_cards)}); "
             f"the repost differs in {', '.join(outcome.errors)}. Nothing of it was written; a violation is "
             "recorded for the pit boss.",
-            errors=outcome.errors, coup_id=outcome.coup.pk, violation_id=getattr(outcome.violation, "pk", None),
+            errors=outcome.errors,
+            coup_id=outcome.coup.pk,
+            violation_id=getattr(outcome.violation, "pk", None),
         )
     return outcome
 
@@ -850,12 +920,13 @@ def _coups_owed(shoe: Shoe, coup_ids: list[int], first_day: dt.date) -> list[tup
 
 # ---------------------------------------------------------------------------------------- corrections
 
+
 def _reconcile_late_after_commit(shoe: Shoe) -> None:
     """Commission that changed after the shuffle (a coup recorded after the close, a correction or
     a void of a closed shoe's coup) is reconciled again after commit: the reconciliation job makes
     the reconciliation if there is none yet, else a supplement that brings the seats back to zero."""
     if shoe.status == ShoeStatus.CLOSED:
-            outbox_enqueue(SHOE_RECONCILE, shoe.pk)
+        outbox_enqueue(SHOE_RECONCILE, shoe.pk)
 
 
 @dataclass
@@ -904,7 +975,10 @@ def _coup_correction_write(
                     return CorrectionOutcome(latest, created=False)
                 raise ValidationError({"wagers": "These are the wagers that stand already: nothing to correct."})
         correction = CoupCorrection.objects.create(
-            coup=coup, sequence=(latest.sequence if latest else 0) + 1, kind=kind, reason=reason,
+            coup=coup,
+            sequence=(latest.sequence if latest else 0) + 1,
+            kind=kind,
+            reason=reason,
             **actor.recorded_fields(),
         )
         settled = Wager.objects.bulk_create(wager.model(coup=coup, correction=correction) for wager in settled)
@@ -912,22 +986,37 @@ def _coup_correction_write(
         replaced = CommissionEntry.objects.filter(
             wager__in=[wager.pk for wager in standing], kind=EntryKind.ACCRUED, reversed_by__isnull=True
         ).order_by("pk")
-        CommissionEntry.objects.bulk_create([
-            *(
-                CommissionEntry(
-                    shoe=shoe, seat=entry.seat, kind=EntryKind.REVERSAL, currency=entry.currency,
-                    amount_minor=-entry.amount_minor, reverses=entry, note=note, **actor.recorded_fields(),
-                )
-                for entry in replaced
-            ),
-            *(
-                CommissionEntry(
-                    shoe=shoe, seat=wager.seat, kind=EntryKind.ACCRUED, currency=wager.currency,
-                    amount_minor=wager.commission_minor, wager=wager, note=note, **actor.recorded_fields(),
-                )
-                for wager in settled if wager.commission_minor > 0
-            ),
-        ])
+        CommissionEntry.objects.bulk_create(
+            [
+                *(
+                    CommissionEntry(
+                        shoe=shoe,
+                        seat=entry.seat,
+                        kind=EntryKind.REVERSAL,
+                        currency=entry.currency,
+                        amount_minor=-entry.amount_minor,
+                        reverses=entry,
+                        note=note,
+                        **actor.recorded_fields(),
+                    )
+                    for entry in replaced
+                ),
+                *(
+                    CommissionEntry(
+                        shoe=shoe,
+                        seat=wager.seat,
+                        kind=EntryKind.ACCRUED,
+                        currency=wager.currency,
+                        amount_minor=wager.commission_minor,
+                        wager=wager,
+                        note=note,
+                        **actor.recorded_fields(),
+                    )
+                    for wager in settled
+                    if wager.commission_minor > 0
+                ),
+            ]
+        )
         outbox_enqueue(COUPS_VERIFY, [coup.pk])
         outbox_enqueue("rollups.shoe_refresh", shoe.pk)  # pit.rollups: refresh its complete days
         _reconcile_late_after_commit(shoe)

@@ -165,6 +165,7 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
 
     def get_inlines(self, request, obj):
         return self.inlines if obj is not None else (TableLimitInline,)  # no history before the table
+
     add_fields = ("code", "name", "game", "paytable", "seats", "squeeze", "currency")
 
     def get_queryset(self, request):
@@ -250,9 +251,7 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
 
     @admin.display(description="status", ordering="status")
     def status_badge(self, table):
-        return format_html(
-            '<span class="pit-status pit-status-{}">{}</span>', table.status, table.get_status_display()
-        )
+        return format_html('<span class="pit-status pit-status-{}">{}</span>', table.status, table.get_status_display())
 
     @admin.display(description="current shoe", ordering="current_shoe_sequence")
     def current_shoe(self, table):
@@ -316,10 +315,7 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
         links = format_html_join(
             " ",
             '<a class="pit-chip pit-status-{}" href="{}">shoe {}</a>',
-            (
-                (shoe.status, reverse("admin:shoes_shoe_change", args=[shoe.pk]), shoe.sequence)
-                for shoe in shoes
-            ),
+            ((shoe.status, reverse("admin:shoes_shoe_change", args=[shoe.pk]), shoe.sequence) for shoe in shoes),
         )
         return format_html(
             '{} <a href="{}">all shoes of {} &rarr;</a>',
@@ -348,9 +344,7 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
             else:
                 changed += 1
         if changed:
-            self.message_user(
-                request, f"{changed} table{'s' if changed != 1 else ''} {verb}.", messages.SUCCESS
-            )
+            self.message_user(request, f"{changed} table{'s' if changed != 1 else ''} {verb}.", messages.SUCCESS)
 
     @admin.action(description="Open the selected tables", permissions=["change"])
     def open_tables(self, request, queryset):

@@ -1,4 +1,5 @@
 """Baccarat tables, their bet limits and their open/close events."""
+
 from django.conf import settings
 from django.db import models
 
@@ -33,7 +34,9 @@ class Table(models.Model):
     status = models.CharField(max_length=8, choices=TableStatus.choices, default=TableStatus.CLOSED)
     currency = models.CharField(max_length=3, default=settings.PIT_DEFAULT_CURRENCY)
     paytable = models.ForeignKey(
-        "paytables.PaytableConfiguration", on_delete=models.PROTECT, related_name="tables",
+        "paytables.PaytableConfiguration",
+        on_delete=models.PROTECT,
+        related_name="tables",
         help_text="The paytable configuration in force for new coups.",
     )
     created_at = models.DateTimeField(auto_now_add=True)

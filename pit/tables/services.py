@@ -1,4 +1,5 @@
 """Writes to tables: creating them, their limits, and opening and closing them."""
+
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
@@ -37,13 +38,24 @@ def _checked_seats(seats) -> list[int]:
 
 @transaction.atomic
 def table_create(
-    *, code: str, name: str, game: str, paytable, seats: list[int] | None = None, squeeze: bool = False,
-    currency: str | None = None, limits: dict[str, tuple[Decimal, Decimal]] | None = None,
+    *,
+    code: str,
+    name: str,
+    game: str,
+    paytable,
+    seats: list[int] | None = None,
+    squeeze: bool = False,
+    currency: str | None = None,
+    limits: dict[str, tuple[Decimal, Decimal]] | None = None,
 ) -> Table:
     if game not in Game.values:
         raise ValidationError({"game": f"{game!r} is not a game; choose one of {', '.join(Game.values)}."})
     table = Table(
-        code=code, name=name, game=game, paytable=paytable, squeeze=squeeze,
+        code=code,
+        name=name,
+        game=game,
+        paytable=paytable,
+        squeeze=squeeze,
         seats=_checked_seats(seats if seats is not None else default_seat_layout(game)),
     )
     if currency:
@@ -69,7 +81,8 @@ def table_limits_set(
             raise ValidationError({"limits": f"{bet!r} is not a bet of the paytable {table.paytable}."})
         try:
             row = TableLimit(
-                table=table, bet=bet,
+                table=table,
+                bet=bet,
                 minimum_minor=to_minor(Decimal(minimum), table.currency),
                 maximum_minor=to_minor(Decimal(maximum), table.currency),
             )
@@ -82,8 +95,12 @@ def table_limits_set(
     effective_from = effective_from or timezone.now()
     TableLimitVersion.objects.bulk_create(
         TableLimitVersion(
-            table=table, bet=row.bet, minimum_minor=row.minimum_minor, maximum_minor=row.maximum_minor,
-            effective_from=effective_from, set_by=user,
+            table=table,
+            bet=row.bet,
+            minimum_minor=row.minimum_minor,
+            maximum_minor=row.maximum_minor,
+            effective_from=effective_from,
+            set_by=user,
         )
         for row in rows
     )
@@ -117,6 +134,7 @@ def table_close(*, table: Table, actor: Actor = SYSTEM, at=None) -> Table:
         raise Conflict(
             f"Table {table.code} cannot close while shoe {dealing.sequence} (id {dealing.pk}) is still "
             "dealing; close the shoe with its commission box count first.",
-            shoe_id=dealing.pk, sequence=dealing.sequence,
+            shoe_id=dealing.pk,
+            sequence=dealing.sequence,
         )
     return _table_set_status(table=table, status=TableStatus.CLOSED, kind=TableEventKind.CLOSED, actor=actor, at=at)

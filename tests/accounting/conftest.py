@@ -1,4 +1,5 @@
 """A small pit for the table accounting tests: tables and two signers per role, made through services."""
+
 import datetime as dt
 from types import SimpleNamespace
 
@@ -22,7 +23,9 @@ def pit(db):
     users = {
         name: user_create_with_role(username=name, password=PASSWORD, role=role)
         for name, role in (
-            ("dealer", Role.PIT_BOSS.value), ("boss", Role.PIT_BOSS.value), ("accountant", Role.ACCOUNTANT.value),
+            ("dealer", Role.PIT_BOSS.value),
+            ("boss", Role.PIT_BOSS.value),
+            ("accountant", Role.ACCOUNTANT.value),
         )
     }
     return SimpleNamespace(
@@ -35,15 +38,32 @@ def pit(db):
 
 def day_of_play(pit, table, day, *, opener, closer, fills=(), credits=(), drop, shift=1):
     """Counts and slips of one table and period, all in $100 chips (denominations in cents)."""
+
     def count(kind, pieces):
-        inventory_record(table=table, gaming_day=day, shift=shift, kind=kind, chips={"10000": pieces},
-                         dealer=pit.dealer, pit_boss=pit.boss, actor=pit.actor)
+        inventory_record(
+            table=table,
+            gaming_day=day,
+            shift=shift,
+            kind=kind,
+            chips={"10000": pieces},
+            dealer=pit.dealer,
+            pit_boss=pit.boss,
+            actor=pit.actor,
+        )
 
     count("opener", opener)
     for kind, amounts in (("fill", fills), ("credit", credits)):
         for index, pieces in enumerate(amounts):
-            slip = slip_request(kind=kind, number=f"{kind}-{table.code}-{day}-{shift}-{index}", table=table,
-                                gaming_day=day, shift=shift, reason="tray", chips={"10000": pieces}, actor=pit.actor)
+            slip = slip_request(
+                kind=kind,
+                number=f"{kind}-{table.code}-{day}-{shift}-{index}",
+                table=table,
+                gaming_day=day,
+                shift=shift,
+                reason="tray",
+                chips={"10000": pieces},
+                actor=pit.actor,
+            )
             slip_issue(slip=slip, chips={"10000": pieces}, actor=pit.actor)
             slip_receive(slip=slip, chips={"10000": pieces}, actor=pit.actor)
     count("closer", closer)

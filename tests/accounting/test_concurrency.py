@@ -21,12 +21,20 @@ def test_the_same_slip_from_two_terminals_at_once_is_one_slip():
     first = _client(device_create(table=table, name="terminal 1")[1])
     second = _client(device_create(table=table, name="terminal 2")[1])
     for number in range(1, 6):
-        body = {"kind": "fill", "number": f"F-{number}", "table": "BB1", "gaming_day": DAY.isoformat(),
-                "reason": "low", "chips": {"100.00": 10}}
-        results = _race([
-            lambda b=body: first.post("/api/v1/accounting/slips/", b, format="json"),
-            lambda b=body: second.post("/api/v1/accounting/slips/", b, format="json"),
-        ])
+        body = {
+            "kind": "fill",
+            "number": f"F-{number}",
+            "table": "BB1",
+            "gaming_day": DAY.isoformat(),
+            "reason": "low",
+            "chips": {"100.00": 10},
+        }
+        results = _race(
+            [
+                lambda b=body: first.post("/api/v1/accounting/slips/", b, format="json"),
+                lambda b=body: second.post("/api/v1/accounting/slips/", b, format="json"),
+            ]
+        )
         assert [status for status, _ in results] == [201, 201], results
         assert results[0][1]["id"] == results[1][1]["id"]
     assert Slip.objects.count() == 5
@@ -36,15 +44,18 @@ def test_two_receipts_at_once_record_one_step():
     from pit.core.actors import SYSTEM
 
     table = factories.table("BB1")
-    slip = slip_request(kind="fill", number="F-1", table=table, gaming_day=DAY, reason="low",
-                        chips={"10000": 10}, actor=SYSTEM)
+    slip = slip_request(
+        kind="fill", number="F-1", table=table, gaming_day=DAY, reason="low", chips={"10000": 10}, actor=SYSTEM
+    )
     slip_issue(slip=slip, chips={"10000": 10}, actor=SYSTEM)
     device = _client(device_create(table=table, name="terminal")[1])
     url = "/api/v1/accounting/slips/fill/F-1/receive/"
-    results = _race([
-        lambda: device.post(url, {"chips": {"100.00": 10}}, format="json"),
-        lambda: device.post(url, {"chips": {"100.00": 10}}, format="json"),
-    ])
+    results = _race(
+        [
+            lambda: device.post(url, {"chips": {"100.00": 10}}, format="json"),
+            lambda: device.post(url, {"chips": {"100.00": 10}}, format="json"),
+        ]
+    )
     assert sorted(status for status, _ in results) == [201, 201], results
     assert SlipStep.objects.filter(step="received").count() == 1
 
@@ -73,8 +84,15 @@ def test_a_close_waits_for_a_count_being_written_then_sees_it():
     def count():
         try:
             with transaction.atomic():
-                inventory_record(table=table, gaming_day=DAY, kind="opener", chips={"10000": 5}, dealer=dealer,
-                                 pit_boss=boss, actor=Actor(user=boss))
+                inventory_record(
+                    table=table,
+                    gaming_day=DAY,
+                    kind="opener",
+                    chips={"10000": 5},
+                    dealer=dealer,
+                    pit_boss=boss,
+                    actor=Actor(user=boss),
+                )
                 counting.set()
                 release.wait(timeout=20)
         finally:

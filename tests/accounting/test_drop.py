@@ -1,4 +1,5 @@
 """The soft count: a table's drop box per period, notes by denomination plus chips and markers."""
+
 import pytest
 from django.core.exceptions import ValidationError
 
@@ -12,14 +13,25 @@ pytestmark = pytest.mark.django_db
 
 def test_drop_totals_cash_chips_and_markers(pit):
     drop = drop_record(
-        table=pit.bb1, gaming_day=DAY, cash={"10000": 52, "2000": 5}, chips_minor=25000, markers_minor=100000,
+        table=pit.bb1,
+        gaming_day=DAY,
+        cash={"10000": 52, "2000": 5},
+        chips_minor=25000,
+        markers_minor=100000,
         actor=pit.actor,
     )
     assert (drop.cash, drop.cash_minor, drop.total_minor) == ({"2000": 5, "10000": 52}, 530000, 655000)
-    assert drop_record(
-        table=pit.bb1, gaming_day=DAY, cash={"10000": 52, "2000": 5}, chips_minor=25000, markers_minor=100000,
-        actor=pit.actor,
-    ).pk == drop.pk
+    assert (
+        drop_record(
+            table=pit.bb1,
+            gaming_day=DAY,
+            cash={"10000": 52, "2000": 5},
+            chips_minor=25000,
+            markers_minor=100000,
+            actor=pit.actor,
+        ).pk
+        == drop.pk
+    )
     with pytest.raises(Conflict):
         drop_record(table=pit.bb1, gaming_day=DAY, cash={"10000": 51}, actor=pit.actor)
     assert DropCount.objects.count() == 1

@@ -1,5 +1,6 @@
 """The chip tray: openers and closers per table and period, two signers, insert-only, and the chain
 (the closer of one period is the opener of the next; a difference is a violation, recorded once)."""
+
 import datetime as dt
 
 import pytest
@@ -16,8 +17,14 @@ pytestmark = pytest.mark.django_db
 
 def count(pit, kind, chips=TRAY, day=DAY, shift=1, table=None):
     return inventory_record(
-        table=table or pit.bb1, gaming_day=day, shift=shift, kind=kind, chips=chips, dealer=pit.dealer,
-        pit_boss=pit.boss, actor=pit.actor,
+        table=table or pit.bb1,
+        gaming_day=day,
+        shift=shift,
+        kind=kind,
+        chips=chips,
+        dealer=pit.dealer,
+        pit_boss=pit.boss,
+        actor=pit.actor,
     )
 
 
@@ -50,7 +57,12 @@ def test_opener_and_closer_are_recorded_with_total_and_signers(pit):
 def test_two_different_signers_are_required(pit):
     with pytest.raises(ValidationError) as error:
         inventory_record(
-            table=pit.bb1, gaming_day=DAY, kind="opener", chips=TRAY, dealer=pit.boss, pit_boss=pit.boss,
+            table=pit.bb1,
+            gaming_day=DAY,
+            kind="opener",
+            chips=TRAY,
+            dealer=pit.boss,
+            pit_boss=pit.boss,
             actor=pit.actor,
         )
     assert error.value.message_dict == {"pit_boss": ["The dealer and the pit boss must be two different people."]}
@@ -82,7 +94,10 @@ def test_opener_differing_from_previous_closer_is_a_violation_once(pit):
     count(pit, "opener", chips={"2500": 18, "10000": 30}, day=DAY + dt.timedelta(days=2))
     violation = RuleViolation.objects.get()
     assert (violation.code, violation.severity, violation.table, violation.gaming_day) == (
-        "inventory_chain_break", "high", pit.bb1, DAY + dt.timedelta(days=2),
+        "inventory_chain_break",
+        "high",
+        pit.bb1,
+        DAY + dt.timedelta(days=2),
     )
     assert violation.message == (
         "The opener of BB1 for 2026-11-22 shift 1 ($3,450.00) differs from the closer of 2026-11-20 shift 1 "

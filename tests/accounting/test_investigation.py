@@ -1,5 +1,6 @@
 """Win-to-drop investigation: the configurable rule (points from the table's base, or outside an
 interval of its prior days), the table-days it flags (once), and the written findings."""
+
 import datetime as dt
 from decimal import Decimal
 
@@ -31,7 +32,11 @@ def test_points_from_base(pit, settings):
     hold_day(pit, DAY, 27)  # base over the three prior days: 63 / 300 = 21 %; 27 is 6 points off
     flag = HoldFlag.objects.get()
     assert (flag.table, flag.gaming_day, flag.hold_percent, flag.low_percent, flag.high_percent) == (
-        pit.bb1, DAY, Decimal("27.0000"), Decimal("18.0000"), Decimal("24.0000"),
+        pit.bb1,
+        DAY,
+        Decimal("27.0000"),
+        Decimal("18.0000"),
+        Decimal("24.0000"),
     )
     assert (flag.win_minor, flag.drop_minor, flag.rule) == (270000, 1000000, "points 3 over 365 prior days")
     assert holds_investigate(gaming_day=DAY) == 1
@@ -89,7 +94,8 @@ def test_the_command_flags_a_range_under_the_rule_as_it_stands(pit, settings):
     call_command("investigate_holds", "--from", str(before(3)), "--to", str(DAY), stdout=out)
     assert "1 table-day(s) outside the rule" in out.getvalue()
     assert sorted(HoldFlag.objects.values_list("gaming_day", "rule")) == [
-        (before(1), "points 2 over 365 prior days"), (before(1), "points 3 over 365 prior days"),
+        (before(1), "points 2 over 365 prior days"),
+        (before(1), "points 3 over 365 prior days"),
     ]
     with pytest.raises(CommandError):
         call_command("investigate_holds", "--from", str(DAY), "--to", str(before(1)))

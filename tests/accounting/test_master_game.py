@@ -1,5 +1,6 @@
 """The statutory win and the master game report: the formula, shifts, and totals that tie to the
 recorded counts and slips, recomputed here from the rows (not through the report's code)."""
+
 import datetime as dt
 import io
 import json
@@ -37,15 +38,22 @@ def played(pit, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         shoe = factories.shoe(pit.bb1)
         at = dt.datetime.combine(DAY, dt.time(12), tzinfo=dt.UTC)
-        factories.coup(shoe, 1, ["2H", "KD"], ["8C", "KS"], dealt_at=at,
-                       wagers=[factories.wager(1, "banker", "100"), factories.wager(2, "player", "300")])
+        factories.coup(
+            shoe,
+            1,
+            ["2H", "KD"],
+            ["8C", "KS"],
+            dealt_at=at,
+            wagers=[factories.wager(1, "banker", "100"), factories.wager(2, "player", "300")],
+        )
     day_of_play(pit, pit.bb1, OCTOBER, opener=50, closer=50, drop=10)
     day_of_play(pit, pit.bb1, DAY, opener=50, closer=40, fills=[20], credits=[5], drop=30)
     day_of_play(pit, pit.mb1, DAY, opener=20, closer=22, fills=[10], drop=4)
     day_of_play(pit, pit.bb1, DAY2, opener=40, closer=60, credits=[10], drop=15)
     # A fill requested on DAY2 and never received does not count in the win.
-    slip_request(kind="fill", number="lost", table=pit.bb1, gaming_day=DAY2, reason="tray", chips={"10000": 7},
-                 actor=pit.actor)
+    slip_request(
+        kind="fill", number="lost", table=pit.bb1, gaming_day=DAY2, reason="tray", chips={"10000": 7}, actor=pit.actor
+    )
     return pit
 
 
@@ -69,7 +77,9 @@ def test_master_game_rows_and_totals_tie_to_the_records(played):
     cents = Decimal("0.01")
     details = [line.values for line in lines if line.kind == "detail"]
     assert [(row["gaming_day"], row["game"], row["table"]) for row in details] == [
-        (DAY, "Big baccarat", "BB1"), (DAY, "Mini baccarat", "MB1"), (DAY2, "Big baccarat", "BB1"),
+        (DAY, "Big baccarat", "BB1"),
+        (DAY, "Mini baccarat", "MB1"),
+        (DAY2, "Big baccarat", "BB1"),
     ]
     for row in details:
         assert row["win"] == wins[row["gaming_day"], row["table"]] * cents
@@ -77,14 +87,24 @@ def test_master_game_rows_and_totals_tie_to_the_records(played):
     bb1 = details[0]
     # In $100 chips: drop 30 + closer 40 + credits 5 - opener 50 - fills 20 = 5, so $500.
     assert (bb1["opener"], bb1["closer"], bb1["fills"], bb1["credits"], bb1["drop"], bb1["win"]) == (
-        D("5000.00"), D("4000.00"), D("2000.00"), D("500.00"), D("3000.00"), D("500.00"),
+        D("5000.00"),
+        D("4000.00"),
+        D("2000.00"),
+        D("500.00"),
+        D("3000.00"),
+        D("500.00"),
     )
     assert bb1["hold"] == D("500.00") / D("3000.00")
     # Beside it, pit's own figures for the table and day, as the table results report has them.
-    results = next(line.values for line in report_lines(TABLE_RESULTS, ReportFilters(date_from=DAY, date_to=DAY))
-                   if line.kind == "detail")
+    results = next(
+        line.values
+        for line in report_lines(TABLE_RESULTS, ReportFilters(date_from=DAY, date_to=DAY))
+        if line.kind == "detail"
+    )
     assert (bb1["house_win"], bb1["theoretical_win"], bb1["commission"]) == (
-        results["house_win"], results["theoretical_win"], results["commission"],
+        results["house_win"],
+        results["theoretical_win"],
+        results["commission"],
     )
     assert bb1["win_difference"] == bb1["win"] - results["house_win"]
     # Month to date and year to date: October counts in the year only.
@@ -93,8 +113,11 @@ def test_master_game_rows_and_totals_tie_to_the_records(played):
     assert day2["win_ytd"] == (wins[OCTOBER, "BB1"] + wins[DAY, "BB1"] + wins[DAY2, "BB1"]) * cents
     assert day2["drop_mtd"] == D("4500.00")
     # Subtotals per game and per day (the pit), and the grand total.
-    subtotal = {(line.kind, line.values["gaming_day"], line.values["game"]): line.values for line in lines
-                if line.kind != "detail" and line.kind != "total"}
+    subtotal = {
+        (line.kind, line.values["gaming_day"], line.values["game"]): line.values
+        for line in lines
+        if line.kind != "detail" and line.kind != "total"
+    }
     assert subtotal["day subtotal", DAY, None]["win"] == (wins[DAY, "BB1"] + wins[DAY, "MB1"]) * cents
     assert subtotal["day subtotal", DAY, None]["win_mtd"] == (wins[DAY, "BB1"] + wins[DAY, "MB1"]) * cents
     assert subtotal["game subtotal", DAY, "Mini baccarat"]["win"] == wins[DAY, "MB1"] * cents
@@ -108,8 +131,15 @@ def test_master_game_rows_and_totals_tie_to_the_records(played):
 
 
 def test_incomplete_day_shows_what_is_missing(pit):
-    inventory_record(table=pit.bb1, gaming_day=DAY, kind="opener", chips={"10000": 5}, dealer=pit.dealer,
-                     pit_boss=pit.boss, actor=pit.actor)
+    inventory_record(
+        table=pit.bb1,
+        gaming_day=DAY,
+        kind="opener",
+        chips={"10000": 5},
+        dealer=pit.dealer,
+        pit_boss=pit.boss,
+        actor=pit.actor,
+    )
     row = next(line.values for line in report_lines(MASTER_GAME, ReportFilters(date_from=DAY, date_to=DAY)))
     assert (row["status"], row["opener"], row["win"], row["hold"]) == ("missing closer, drop", D("500.00"), None, None)
 

@@ -1,5 +1,6 @@
 """Fills and credits: requested by the pit, issued by the cage, received at the table, each step
 attributable and insert-only; other chips than requested, or a slip never received, is a violation."""
+
 import pytest
 from django.core.exceptions import ValidationError
 
@@ -17,8 +18,14 @@ FILL = {"2500": 40, "10000": 20}  # $1,000 + $2,000
 
 def request(pit, number="F-1001", kind="fill", chips=FILL, **kwargs):
     return slip_request(
-        kind=kind, number=number, table=pit.bb1, gaming_day=DAY, reason="tray low on $25", chips=chips,
-        actor=pit.actor, **kwargs,
+        kind=kind,
+        number=number,
+        table=pit.bb1,
+        gaming_day=DAY,
+        reason="tray low on $25",
+        chips=chips,
+        actor=pit.actor,
+        **kwargs,
     )
 
 
@@ -79,7 +86,10 @@ def test_short_fill_received_is_a_violation_once(pit):
     slip_receive(slip=slip, chips={"2500": 36, "10000": 20}, actor=pit.actor)
     violation = RuleViolation.objects.get()
     assert (violation.code, violation.table, violation.gaming_day, violation.fingerprint) == (
-        "slip_amount_mismatch", pit.bb1, DAY, f"slip_mismatch:{slip.pk}:received",
+        "slip_amount_mismatch",
+        pit.bb1,
+        DAY,
+        f"slip_mismatch:{slip.pk}:received",
     )
     assert violation.message == (
         "Fill F-1001 BB1 was received with $2,900.00 against $3,000.00 requested: $25.00 x 36 instead of 40."
@@ -101,7 +111,12 @@ def test_requested_never_received_is_flagged_at_the_closer_and_by_the_check(pit)
     slip_issue(slip=done, chips=FILL, actor=pit.actor)
     slip_receive(slip=done, chips=FILL, actor=pit.actor)
     inventory_record(
-        table=pit.bb1, gaming_day=DAY, kind="closer", chips={"2500": 1}, dealer=pit.dealer, pit_boss=pit.boss,
+        table=pit.bb1,
+        gaming_day=DAY,
+        kind="closer",
+        chips={"2500": 1},
+        dealer=pit.dealer,
+        pit_boss=pit.boss,
         actor=pit.actor,
     )
     violation = RuleViolation.objects.get()

@@ -1,5 +1,6 @@
 """Win reconciliation: a table-day's statutory win against the house win of its recorded wagers,
 with a tolerance, a violation beyond it, and a finding cleared when a later figure settles it."""
+
 import datetime as dt
 from decimal import Decimal
 
@@ -22,16 +23,36 @@ def dealt(pit, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         shoe = factories.shoe(pit.bb1)
         noon = dt.datetime.combine(DAY, dt.time(12), tzinfo=dt.UTC)
-        factories.coup(shoe, 1, ["2H", "KD"], ["8C", "KS"], dealt_at=noon,
-                       wagers=[factories.wager(1, "banker", "100"), factories.wager(2, "player", "300")])
-    inventory_record(table=pit.bb1, gaming_day=DAY, kind="opener", chips={"2500": 40}, dealer=pit.dealer,
-                     pit_boss=pit.boss, actor=pit.actor)
+        factories.coup(
+            shoe,
+            1,
+            ["2H", "KD"],
+            ["8C", "KS"],
+            dealt_at=noon,
+            wagers=[factories.wager(1, "banker", "100"), factories.wager(2, "player", "300")],
+        )
+    inventory_record(
+        table=pit.bb1,
+        gaming_day=DAY,
+        kind="opener",
+        chips={"2500": 40},
+        dealer=pit.dealer,
+        pit_boss=pit.boss,
+        actor=pit.actor,
+    )
     return pit
 
 
 def close(pit, closer, drop_cash):
-    inventory_record(table=pit.bb1, gaming_day=DAY, kind="closer", chips=closer, dealer=pit.dealer, pit_boss=pit.boss,
-                     actor=pit.actor)
+    inventory_record(
+        table=pit.bb1,
+        gaming_day=DAY,
+        kind="closer",
+        chips=closer,
+        dealer=pit.dealer,
+        pit_boss=pit.boss,
+        actor=pit.actor,
+    )
     drop_record(table=pit.bb1, gaming_day=DAY, cash=drop_cash, actor=pit.actor)
 
 
@@ -44,7 +65,10 @@ def test_statutory_win_equal_to_the_wagers_raises_nothing(dealt):
     assert not RuleViolation.objects.filter(code="win_reconciliation_variance").exists()
     row = next(line.values for line in report_lines(MASTER_GAME, ReportFilters(date_from=DAY, date_to=DAY)))
     assert (row["win"], row["house_win"], row["win_difference"], row["reconciliation"]) == (
-        Decimal("205.00"), Decimal("205.00"), Decimal("0.00"), "within tolerance",
+        Decimal("205.00"),
+        Decimal("205.00"),
+        Decimal("0.00"),
+        "within tolerance",
     )
 
 
@@ -58,8 +82,15 @@ def test_difference_beyond_tolerance_is_a_violation_that_clears_when_settled(dea
         "tray and drop than the wagers account for."
     )
     # A fill of $300 received late (keyed after the drop) settles it: the finding is cleared, not deleted.
-    slip = slip_request(kind="fill", number="F-late", table=dealt.bb1, gaming_day=DAY, reason="late key",
-                        chips={"10000": 3}, actor=dealt.actor)
+    slip = slip_request(
+        kind="fill",
+        number="F-late",
+        table=dealt.bb1,
+        gaming_day=DAY,
+        reason="late key",
+        chips={"10000": 3},
+        actor=dealt.actor,
+    )
     slip_issue(slip=slip, chips={"10000": 3}, actor=dealt.actor)
     slip_receive(slip=slip, chips={"10000": 3}, actor=dealt.actor)
     assert not wins().exists()
@@ -73,6 +104,13 @@ def test_within_the_configured_tolerance_is_no_violation(dealt, settings):
 
 
 def test_incomplete_day_is_not_reconciled(dealt):
-    inventory_record(table=dealt.bb1, gaming_day=DAY, kind="closer", chips={"2500": 1}, dealer=dealt.dealer,
-                     pit_boss=dealt.boss, actor=dealt.actor)
+    inventory_record(
+        table=dealt.bb1,
+        gaming_day=DAY,
+        kind="closer",
+        chips={"2500": 1},
+        dealer=dealt.dealer,
+        pit_boss=dealt.boss,
+        actor=dealt.actor,
+    )
     assert not RuleViolation.objects.filter(code="win_reconciliation_variance").exists()

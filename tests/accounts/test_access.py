@@ -1,6 +1,7 @@
 """Access hardening: failed API authentications throttled per address and key prefix, hashed and
 expiring staff tokens, admin logins locked out (django-axes), the idle session timeout, and one log
 line per 401/403."""
+
 import datetime as dt
 import io
 import logging
@@ -53,6 +54,7 @@ def api_get(key: str, address: str = "10.0.0.1", scheme: str = "Api-Key"):
 
 # ---------------------------------------------------------------------------------------- throttle
 
+
 @override_settings(PIT_API_AUTH_FAILURE_LIMIT=3, PIT_API_AUTH_FAILURE_WINDOW=120)
 def test_an_address_that_keeps_failing_gets_429_with_retry_after_even_with_a_good_key(device_key):
     for n in range(3):
@@ -99,6 +101,7 @@ def test_behind_a_proxy_the_address_it_saw_counts_not_what_the_client_claims(dev
 
 # ---------------------------------------------------------------------------------------- staff tokens
 
+
 def test_a_staff_token_is_stored_hashed_and_expires(boss, table):
     token, key = staff_token_create(user=boss, name="script", days=2)
     stored = StaffToken.objects.filter(pk=token.pk).values_list("key_prefix", "key_hash").get()
@@ -107,8 +110,9 @@ def test_a_staff_token_is_stored_hashed_and_expires(boss, table):
     assert token.expires_at - token.created_at == pytest.approx(dt.timedelta(days=2), abs=dt.timedelta(seconds=1))
     assert api_get(key, scheme="Token").status_code == 200
     now = timezone.now()
-    StaffToken.objects.filter(pk=token.pk).update(created_at=now - dt.timedelta(days=2),
-                                                  expires_at=now - dt.timedelta(seconds=1))
+    StaffToken.objects.filter(pk=token.pk).update(
+        created_at=now - dt.timedelta(days=2), expires_at=now - dt.timedelta(seconds=1)
+    )
     response = api_get(key, scheme="Token")
     assert (response.status_code, response.json()["message"]) == (401, "The token is unknown, expired or revoked.")
 
@@ -144,6 +148,7 @@ def test_create_staff_token_prints_the_token_once(boss):
 
 # ---------------------------------------------------------------------------------------- admin logins
 
+
 @override_settings(AXES_FAILURE_LIMIT=3)
 def test_repeated_failed_admin_logins_lock_the_username_out_of_that_address(client, boss):
     url = reverse("admin:login")
@@ -154,8 +159,7 @@ def test_repeated_failed_admin_logins_lock_the_username_out_of_that_address(clie
     right = client.post(url, {"username": "boss", "password": PASSWORD}, REMOTE_ADDR="10.0.0.7")
     assert right.status_code == 429  # locked out: even the right password is not tried
     assert "_auth_user_id" not in client.session
-    elsewhere = client.post(url, {"username": "boss", "password": PASSWORD, "next": "/admin/"},
-                            REMOTE_ADDR="10.0.0.8")
+    elsewhere = client.post(url, {"username": "boss", "password": PASSWORD, "next": "/admin/"}, REMOTE_ADDR="10.0.0.8")
     assert elsewhere.status_code == 302 and client.session["_auth_user_id"] == str(boss.pk)
 
 
@@ -166,6 +170,7 @@ def test_a_login_outside_a_request_is_not_counted(boss):
 
 
 # ---------------------------------------------------------------------------------------- idle timeout
+
 
 @override_settings(PIT_ADMIN_IDLE_TIMEOUT_MINUTES=30)
 def test_an_idle_admin_session_is_signed_out(client, boss):
@@ -194,9 +199,13 @@ def test_the_dashboard_refresh_is_not_activity_but_a_page_is(client, boss):
 
 # ---------------------------------------------------------------------------------------- 401 / 403 log
 
+
 def access_lines(caplog):
-    return [record for record in caplog.records if record.levelno >= logging.WARNING
-            and record.name in ("pit.access", "django.request")]
+    return [
+        record
+        for record in caplog.records
+        if record.levelno >= logging.WARNING and record.name in ("pit.access", "django.request")
+    ]
 
 
 def test_every_401_and_403_is_logged_once_on_one_line_without_traceback(caplog, client, boss, table, device_key):
@@ -208,7 +217,8 @@ def test_every_401_and_403_is_logged_once_on_one_line_without_traceback(caplog, 
     api_get(other, address="10.5.5.5")
     lines = access_lines(caplog)
     assert [(record.name, record.exc_info, "\n" in record.getMessage()) for record in lines] == [
-        ("pit.access", None, False)] * 3
+        ("pit.access", None, False)
+    ] * 3
     assert [record.getMessage() for record in lines] == [
         "access denied: 401 GET /api/v1/tables/BB1/ by anonymous from 10.3.3.3: The API key is unknown or revoked.",
         f"access denied: 403 GET /admin/auth/user/ by user {boss.pk} (boss) from 10.4.4.4: PermissionDenied",

@@ -98,9 +98,7 @@ def test_reconciliation_explanation_and_paytable_edit_are_recorded(boss):
     reconciliation = shoe_reconcile(shoe_id=shoe.pk)
     with audit_context(user=boss):
         reconciliation_explain(reconciliation=reconciliation, user=boss, note="tip put in the box")
-    assert list(
-        reconciliation.audit_events.order_by("pgh_id").values_list("pgh_label", "status", "explanation")
-    ) == [
+    assert list(reconciliation.audit_events.order_by("pgh_id").values_list("pgh_label", "status", "explanation")) == [
         ("insert", "variance", ""),
         ("update", "explained", "tip put in the box"),
     ]
@@ -117,9 +115,7 @@ def test_reconciliation_explanation_and_paytable_edit_are_recorded(boss):
 
 
 def test_user_changes_are_recorded_without_the_password(boss):
-    assert [
-        field.name for field in AuditedUser.pgh_event_model._meta.fields if "password" in field.name
-    ] == []
+    assert [field.name for field in AuditedUser.pgh_event_model._meta.fields if "password" in field.name] == []
     assert trail(AuditedUser.objects.get(pk=boss.pk)) == [("insert", None)]
     user = User.objects.get(pk=boss.pk)
     user.set_password("changed-pass-phrase")
@@ -127,9 +123,7 @@ def test_user_changes_are_recorded_without_the_password(boss):
     user.is_staff = False
     user.save()
     events = list(
-        AuditedUser.objects.get(pk=boss.pk)
-        .audit_events.order_by("pgh_id")
-        .values_list("pgh_label", "is_staff")
+        AuditedUser.objects.get(pk=boss.pk).audit_events.order_by("pgh_id").values_list("pgh_label", "is_staff")
     )
     assert events == [("insert", True), ("update", False)]
 

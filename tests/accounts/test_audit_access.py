@@ -1,6 +1,7 @@
 """The audit trail of access and limits: devices (created and revoked, by whom), staff tokens, table
 limits; the device behind an API request and the user behind a task carried into the events; on
 PostgreSQL even a raw statement of a request is attributed."""
+
 from decimal import Decimal
 
 import pytest
@@ -31,14 +32,18 @@ def test_a_device_revoked_in_the_admin_is_recorded_with_who_revoked_it(client, b
     with audit_context(user=boss):
         device, _ = device_create(table=factories.table(), name="shoe reader", user=boss)
     client.force_login(root)
-    response = client.post(reverse("admin:accounts_device_changelist"),
-                           {"action": "revoke", "_selected_action": [device.pk]}, REMOTE_ADDR="10.7.7.7")
+    response = client.post(
+        reverse("admin:accounts_device_changelist"),
+        {"action": "revoke", "_selected_action": [device.pk]},
+        REMOTE_ADDR="10.7.7.7",
+    )
     assert response.status_code == 302
     device.refresh_from_db()
     assert device.revoked_by == root and device.revoked_at is not None
     events = list(device.audit_events.order_by("pgh_id"))
     assert [(event.pgh_label, event.created_by_id, event.revoked_by_id) for event in events] == [
-        ("insert", boss.pk, None), ("update", boss.pk, root.pk),
+        ("insert", boss.pk, None),
+        ("update", boss.pk, root.pk),
     ]
     assert events[0].pgh_context["user"] == boss.pk
     assert (events[1].pgh_context["user"], events[1].pgh_context["address"]) == (root.pk, "10.7.7.7")
@@ -51,7 +56,8 @@ def test_staff_tokens_are_in_the_trail_without_their_hash(boss):
         staff_token_revoke(token=token, user=boss)
     events = list(token.audit_events.order_by("pgh_id").values("pgh_label", "revoked_by", "pgh_context"))
     assert [(event["pgh_label"], event["revoked_by"], event["pgh_context"]["user"]) for event in events] == [
-        ("insert", None, boss.pk), ("update", boss.pk, boss.pk),
+        ("insert", None, boss.pk),
+        ("update", boss.pk, boss.pk),
     ]
     assert "key_hash" not in {field.name for field in token.pgh_event_model._meta.fields}
 
@@ -71,8 +77,7 @@ def test_a_device_request_is_attributed_to_the_device(db):
     client.credentials(HTTP_AUTHORIZATION=f"Api-Key {key}")
     assert client.post(f"/api/v1/tables/{table.code}/open/", {}, format="json").status_code == 200
     event = Table.pgh_event_model.objects.filter(pgh_obj_id=table.pk, pgh_label="update").get()
-    assert (event.status, event.pgh_context["device"], event.pgh_context["address"]) == ("open", device.pk,
-                                                                                         "10.8.8.8")
+    assert (event.status, event.pgh_context["device"], event.pgh_context["address"]) == ("open", device.pk, "10.8.8.8")
     assert event.pgh_context["url"] == f"/api/v1/tables/{table.code}/open/"
 
 
@@ -100,7 +105,9 @@ def test_a_task_carries_who_enqueued_it_into_its_events(boss):
     finally:
         task.request.update(**{TASK_HEADER: None})
     assert table.audit_events.filter(pgh_label="update").last().pgh_context == {
-        "actor": "system", "task": "ledger.shoe_reconcile", "on_behalf_of": {"user": boss.pk},
+        "actor": "system",
+        "task": "ledger.shoe_reconcile",
+        "on_behalf_of": {"user": boss.pk},
     }
 
 
@@ -125,7 +132,12 @@ def test_the_audit_event_tables_are_listed_for_the_insert_only_triggers():
     from pit.accounts.audit import audit_event_tables
 
     assert audit_event_tables() == [
-        "accounts_deviceauditevent", "accounts_stafftokenauditevent", "accounts_userauditevent",
-        "compliance_ruleviolationauditevent", "ledger_reconciliationauditevent",
-        "paytables_paytableconfigurationauditevent", "tables_tableauditevent", "tables_tablelimitauditevent",
+        "accounts_deviceauditevent",
+        "accounts_stafftokenauditevent",
+        "accounts_userauditevent",
+        "compliance_ruleviolationauditevent",
+        "ledger_reconciliationauditevent",
+        "paytables_paytableconfigurationauditevent",
+        "tables_tableauditevent",
+        "tables_tablelimitauditevent",
     ]

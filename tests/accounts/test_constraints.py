@@ -14,9 +14,7 @@ def test_device_name_unique_per_table():
     Device.objects.create(table=table, name="shoe reader", key_prefix="aaaa1111", key_hash="0" * 64)
     with refused("device_name_unique_per_table"):
         Device.objects.create(table=table, name="shoe reader", key_prefix="bbbb2222", key_hash="1" * 64)
-    Device.objects.create(
-        table=factories.table("BB2"), name="shoe reader", key_prefix="cccc3333", key_hash="2" * 64
-    )
+    Device.objects.create(table=factories.table("BB2"), name="shoe reader", key_prefix="cccc3333", key_hash="2" * 64)
 
 
 def test_device_key_prefix_unique():

@@ -80,16 +80,13 @@ def test_auditors_view_every_model_of_the_pit():
         for model in apps.get_models()
         if model.__module__.startswith("pit.")
         and "view" in model._meta.default_permissions
-        and model._meta.label
-        != "accounts.AuditedUser"  # the users table itself: its changes are UserAuditEvent
+        and model._meta.label != "accounts.AuditedUser"  # the users table itself: its changes are UserAuditEvent
     }
     assert expected - set(ROLES[Role.AUDITOR]) == set()
 
 
 def test_user_create_with_role(django_user_model):
-    user = user_create_with_role(
-        username="maria", password="a-long-pass-phrase", role="accountant", email="m@x.io"
-    )
+    user = user_create_with_role(username="maria", password="a-long-pass-phrase", role="accountant", email="m@x.io")
     user = django_user_model.objects.get(pk=user.pk)
     assert (user.username, user.email, user.is_staff, user.is_superuser) == ("maria", "m@x.io", True, False)
     assert user.check_password("a-long-pass-phrase")

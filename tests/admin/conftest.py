@@ -53,9 +53,7 @@ def build_pit(django_capture_on_commit_callbacks):
             deal(shoe2, number, cards, wagers=[f.wager(2, "player", "25")])
         # MB1: one shoe dealing, a few coups.
         shoe3 = f.shoe(mb1, decks=6, cut_card_position=300)
-        for number, cards in enumerate(
-            [TIE, PAIRS, BANKER_WINS, PLAYER_NATURAL, BANKER_WINS, BANKER_WINS, TIE], 1
-        ):
+        for number, cards in enumerate([TIE, PAIRS, BANKER_WINS, PLAYER_NATURAL, BANKER_WINS, BANKER_WINS, TIE], 1):
             deal(shoe3, number, other_suits(cards), wagers=[f.wager(1, "banker", "10"), f.wager(2, "tie", "5")])
     return SimpleNamespace(bb1=bb1, mb1=mb1, shoe1=shoe1, shoe2=shoe2, shoe3=shoe3)
 

@@ -342,7 +342,10 @@ def test_pit_boss_voids_a_coup_with_a_reason(client, pit, pit_boss, django_captu
     assert messages_of(response) == [("success", "1 coup voided.")]
     void = CoupCorrection.objects.get()
     assert (void.coup, void.kind, void.reason, void.recorded_by_user) == (
-        coup, "void", "Misdeal: card exposed", pit_boss
+        coup,
+        "void",
+        "Misdeal: card exposed",
+        pit_boss,
     )
     assert not wagers_standing(coup.wagers.all()).exists()
 
@@ -356,13 +359,19 @@ def test_pit_boss_corrects_the_wagers_of_one_coup(client, pit, pit_boss, django_
 
     with django_capture_on_commit_callbacks(execute=True):
         response = act(
-            client, COUPS, "correct_wagers", [coup], post="yes",
-            wagers="1 banker 200.00\n\n2 player 50.00", reason="Bet recognition misread seat 1",
+            client,
+            COUPS,
+            "correct_wagers",
+            [coup],
+            post="yes",
+            wagers="1 banker 200.00\n\n2 player 50.00",
+            reason="Bet recognition misread seat 1",
         )
     correction = CoupCorrection.objects.get()
     assert messages_of(response) == [("success", f"{coup}: corrected ({correction}).")]
     assert sorted(wagers_standing(coup.wagers.all()).values_list("seat", "amount_minor", "commission_minor")) == [
-        (1, 20000, 1000), (2, 5000, 0)
+        (1, 20000, 1000),
+        (2, 5000, 0),
     ]
     # The shoe was reconciled: the supplement shows on its reconciliation's page.
     page = client.get(reverse("admin:ledger_reconciliation_change", args=[pit.shoe1.reconciliation.pk]))
@@ -395,8 +404,15 @@ def test_the_correction_form_names_a_bad_line_and_writes_nothing(client, pit, pi
     assert response.context["form"].errors["wagers"] == [
         "Line 1 ('1 banker 1OO'): write seat, bet, amount [paid], e.g. 2 banker 500.00."
     ]
-    response = act(client, COUPS, "correct_wagers", [coup, pit.shoe1.coups.get(number=2)], post="yes",
-                   wagers="1 banker 200", reason="x")
+    response = act(
+        client,
+        COUPS,
+        "correct_wagers",
+        [coup, pit.shoe1.coups.get(number=2)],
+        post="yes",
+        wagers="1 banker 200",
+        reason="x",
+    )
     assert messages_of(response) == [("error", "Select exactly one coup to correct its wagers.")]
     assert not CoupCorrection.objects.exists()
 
@@ -419,7 +435,7 @@ def test_a_violation_reads_in_context(client, pit, pit_boss, violation, django_c
     response = client.get(reverse("admin:compliance_ruleviolation_change", args=[mispaid.pk]))
     wagers = response.context["in_context"]["wagers"]
     assert [(w["seat"], w["bet"], w["this"]) for w in wagers] == [(1, "Banker", True), (3, "Player", False)]
-    assert '$200.00' in wagers[0]["owed"] and '$390.00' in wagers[0]["paid"] and '$190.00' in wagers[0]["difference"]
+    assert "$200.00" in wagers[0]["owed"] and "$390.00" in wagers[0]["paid"] and "$190.00" in wagers[0]["difference"]
     assert 'id="pit-in-context"' in response.content.decode()
 
 

@@ -31,16 +31,11 @@ CHANGELISTS = [
 
 @pytest.fixture
 def devices(pit):
-    return [
-        device_create(table=table, name=f"reader {n}")[0]
-        for n, table in enumerate([pit.bb1, pit.bb1, pit.mb1])
-    ]
+    return [device_create(table=table, name=f"reader {n}")[0] for n, table in enumerate([pit.bb1, pit.bb1, pit.mb1])]
 
 
 @pytest.mark.parametrize(("name", "rows", "queries"), CHANGELISTS, ids=[c[0] for c in CHANGELISTS])
-def test_changelist_queries_are_fixed(
-    admin_client, pit, devices, django_assert_num_queries, name, rows, queries
-):
+def test_changelist_queries_are_fixed(admin_client, pit, devices, django_assert_num_queries, name, rows, queries):
     url = reverse(f"admin:{name}_changelist")
     with django_assert_num_queries(queries):
         response = admin_client.get(url)
@@ -205,7 +200,7 @@ def test_boxes_over_and_short_apart_by_the_shoes_gaming_day(admin_client, pit, d
     response = admin_client.get(reverse("admin:tables_table_changelist"))
     html = response.content.decode()
     assert "box over, today&#x27;s shoes" in html.lower() and "box short, today&#x27;s shoes" in html.lower()
-    rows = re.findall(r'<tr>.*?</tr>', html, re.S)
+    rows = re.findall(r"<tr>.*?</tr>", html, re.S)
     bx1 = next(row for row in rows if ">BX1<" in row)
     assert "$2.50" in bx1 and "-$2.50" in bx1
     mb1 = next(row for row in rows if ">MB1<" in row)
@@ -224,8 +219,12 @@ def test_open_violations_agree_on_the_dashboard_the_table_list_and_the_violation
     RuleViolation.objects.filter(pk=cleared.pk).update(cleared_at=timezone.now())
     floor = tables_for_floor().get(code="MB1")
     tile = next(tile for tile in pit_overview()["tables"] if tile["code"] == "MB1")
-    listed = admin_client.get(
-        reverse("admin:compliance_ruleviolation_changelist"), {"table__id__exact": pit.mb1.pk, **OPEN_LIST_QUERY}
-    ).context["cl"].result_count
+    listed = (
+        admin_client.get(
+            reverse("admin:compliance_ruleviolation_changelist"), {"table__id__exact": pit.mb1.pk, **OPEN_LIST_QUERY}
+        )
+        .context["cl"]
+        .result_count
+    )
     assert floor.open_violations == tile["open_violations"] == listed == 6
     assert floor.open_violations_today == tile["open_violations_today"] == 6

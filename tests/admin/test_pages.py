@@ -30,8 +30,7 @@ def test_cards_are_shown_as_cards_red_for_hearts_and_diamonds():
 def test_bead_plate_fills_six_rows_top_to_bottom_then_left_to_right():
     winners = ["player", "banker", "tie", "banker", "banker", "player", "player", "tie"]
     coups = [
-        SimpleNamespace(number=n, winner=w, player_pair=n == 2, banker_pair=n == 7)
-        for n, w in enumerate(winners, 1)
+        SimpleNamespace(number=n, winner=w, player_pair=n == 2, banker_pair=n == 7) for n, w in enumerate(winners, 1)
     ]
     grid = bead_plate(coups)
     letters = [[cell["letter"] if cell else "" for cell in row] for row in grid]
@@ -222,9 +221,7 @@ def test_unsettled_paytable_is_edited_through_the_service(admin_client, pit):
         **rules["bets"],
         "tie": {"rules": [{"when": ["tie"], "result": "win", "odds": "8:1", "commission": False}]},
     }
-    response = admin_client.post(
-        url, {"name": "Tie back to 8", "rules": json.dumps(rules), "override_reason": ""}
-    )
+    response = admin_client.post(url, {"name": "Tie back to 8", "rules": json.dumps(rules), "override_reason": ""})
     assert response.status_code == 302
     fresh.refresh_from_db()
     assert (fresh.name, fresh.rules["bets"]["tie"]["rules"][0]["odds"]) == ("Tie back to 8", "8:1")

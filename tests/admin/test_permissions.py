@@ -42,7 +42,12 @@ from tests.admin.conftest import BANKER_WINS, make_user
 
 ANONYMOUS = "anonymous"
 ROLES = [
-    Role.PIT_BOSS.value, Role.ACCOUNTANT.value, Role.AUDITOR.value, Role.CAGE.value, Role.FLOOR_DEVICE.value, ANONYMOUS,
+    Role.PIT_BOSS.value,
+    Role.ACCOUNTANT.value,
+    Role.AUDITOR.value,
+    Role.CAGE.value,
+    Role.FLOOR_DEVICE.value,
+    ANONYMOUS,
 ]
 PAGES = ("changelist", "change", "add", "delete")
 MODELS = {
@@ -82,8 +87,14 @@ _FLOOR_AND_LEDGER = {
     "paytables_paytableconfiguration",
 }
 _ACCOUNTING = {
-    "accounting_inventorycount", "accounting_slip", "accounting_slipstep", "accounting_dropcount",
-    "accounting_holdflag", "accounting_holdfinding", "accounting_gamingdayevent", "accounting_adjustment",
+    "accounting_inventorycount",
+    "accounting_slip",
+    "accounting_slipstep",
+    "accounting_dropcount",
+    "accounting_holdflag",
+    "accounting_holdfinding",
+    "accounting_gamingdayevent",
+    "accounting_adjustment",
 }
 # (role, admin page) -> allowed; everything else is denied. Nobody but a superuser adds or deletes,
 # except table accounting's facts, whose "add" page records one through its service.
@@ -104,7 +115,10 @@ ALLOWED = {
         # Pit bosses record who comes in at a table and whose fault a violation was (through the services).
         | {"dealers_dealerrotation", "dealers_violationfault"},
         Role.ACCOUNTANT.value: {
-            "accounting_dropcount", "accounting_holdfinding", "accounting_gamingdayevent", "accounting_adjustment",
+            "accounting_dropcount",
+            "accounting_holdfinding",
+            "accounting_gamingdayevent",
+            "accounting_adjustment",
         },
         Role.CAGE.value: {"accounting_slipstep"},
     }.items()
@@ -137,7 +151,12 @@ def floor(db, django_capture_on_commit_callbacks):
         signers = [make_user(Role.PIT_BOSS.value, username=name) for name in ("signer_a", "signer_b")]
         day = shoe.coups.first().gaming_day
         inventory_record(
-            table=table, gaming_day=day, kind="opener", chips={"2500": 4}, dealer=signers[0], pit_boss=signers[1],
+            table=table,
+            gaming_day=day,
+            kind="opener",
+            chips={"2500": 4},
+            dealer=signers[0],
+            pit_boss=signers[1],
             actor=Actor(),
         )
         slip = slip_request(
@@ -146,8 +165,15 @@ def floor(db, django_capture_on_commit_callbacks):
         slip_issue(slip=slip, chips={"2500": 4}, actor=Actor())
         drop_record(table=table, gaming_day=day, cash={"10000": 2}, actor=Actor())
         flag = HoldFlag.objects.create(
-            table=table, gaming_day=day, rule="points 3", win_minor=1, drop_minor=2, hold_percent=50,
-            low_percent=10, high_percent=20, currency="USD",
+            table=table,
+            gaming_day=day,
+            rule="points 3",
+            win_minor=1,
+            drop_minor=2,
+            hold_percent=50,
+            low_percent=10,
+            high_percent=20,
+            currency="USD",
         )
         HoldFinding.objects.create(flag=flag, text="recounted", written_by=signers[0])
         GamingDayEvent.objects.create(gaming_day=day, action="closed", by=signers[0])
@@ -157,7 +183,9 @@ def floor(db, django_capture_on_commit_callbacks):
         dealer = dealer_create(code="D042", name="Ana Lima")
         dealer_rotate(table=table, dealer=dealer, started_at=shoe.shuffled_at)
     violation_attribute(
-        violation=RuleViolation.objects.get(), fault="device", note="reader misread the box",
+        violation=RuleViolation.objects.get(),
+        fault="device",
+        note="reader misread the box",
         user=get_user_model().objects.create_superuser(username="boss", password="a-long-password-0123"),
     )
     get_user_model().objects.create_user(username="clerk", password="a-long-password-0123", is_staff=True)
@@ -227,8 +255,12 @@ def test_actions_refused_change_nothing(client, floor, role):
         client.post(
             reverse(f"admin:{name}_changelist"),
             {
-                "action": action, ACTION_CHECKBOX_NAME: [floor[name].pk], "post": "yes", "note": "a note",
-                "reason": "a reason", "wagers": "1 banker 200.00",
+                "action": action,
+                ACTION_CHECKBOX_NAME: [floor[name].pk],
+                "post": "yes",
+                "note": "a note",
+                "reason": "a reason",
+                "wagers": "1 banker 200.00",
             },
         )
     assert _state() == before

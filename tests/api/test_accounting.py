@@ -43,8 +43,13 @@ def count_room(other_table):
 
 
 def inventory(client, kind="opener", chips=None, code="BB1"):
-    body = {"gaming_day": DAY, "kind": kind, "chips": chips or {"25.00": 40, "100.00": 30}, "dealer": "dana",
-            "pit_boss": "boss"}
+    body = {
+        "gaming_day": DAY,
+        "kind": kind,
+        "chips": chips or {"25.00": 40, "100.00": 30},
+        "dealer": "dana",
+        "pit_boss": "boss",
+    }
     return client.post(f"/api/v1/accounting/tables/{code}/inventory/", body, format="json")
 
 
@@ -58,7 +63,10 @@ def test_pit_boss_records_the_opener(pit_boss, table, dealer):
     assert response.status_code == 201, response.json()
     body = response.json()
     assert (body["total"], body["chips"], body["dealer"], body["pit_boss"]) == (
-        "4000.00", {"25.00": 40, "100.00": 30}, "dana", "boss",
+        "4000.00",
+        {"25.00": 40, "100.00": 30},
+        "dana",
+        "boss",
     )
     assert InventoryCount.objects.get().total_minor == 400000
 
@@ -136,10 +144,20 @@ def test_count_room_posts_the_drop_and_the_day_win_follows(pit_boss, accountant,
     assert (response.json()["cash_total"], response.json()["total"]) == ("5300.00", "5550.00")
     win = accountant.get(f"/api/v1/accounting/days/{DAY}/win/").json()
     # win = drop 5,550 + closer 4,000 + credits 0 - opener 4,000 - fills 3,000 = 2,550; 2,550 / 5,550
-    assert win["tables"] == [{
-        "table": "BB1", "currency": "USD", "complete": True, "opener": "4000.00", "closer": "4000.00",
-        "fills": "3000.00", "credits": "0.00", "drop": "5550.00", "win": "2550.00", "win_to_drop": "45.95",
-    }]
+    assert win["tables"] == [
+        {
+            "table": "BB1",
+            "currency": "USD",
+            "complete": True,
+            "opener": "4000.00",
+            "closer": "4000.00",
+            "fills": "3000.00",
+            "credits": "0.00",
+            "drop": "5550.00",
+            "win": "2550.00",
+            "win_to_drop": "45.95",
+        }
+    ]
 
 
 def test_money_must_be_strings(count_room, table):
@@ -148,7 +166,6 @@ def test_money_must_be_strings(count_room, table):
     assert response.status_code == 400
     assert "chips" in response.json()["errors"]
     assert not DropCount.objects.exists()
-
 
 
 def test_day_win_by_shift(accountant, table, dealer, settings):
@@ -163,7 +180,8 @@ def test_day_win_by_shift(accountant, table, dealer, settings):
     day_of_play(pit, table, day, opener=38, closer=41, drop=0, shift=2)  # 41 - 38 = 3
     shifts = accountant.get(f"/api/v1/accounting/days/{DAY}/win/?by_shift=1").json()["tables"]
     assert [(row["shift"], row["win"], row["win_to_drop"]) for row in shifts] == [
-        (1, "300.00", "60.00"), (2, "300.00", None),
+        (1, "300.00", "60.00"),
+        (2, "300.00", None),
     ]
     whole = accountant.get(f"/api/v1/accounting/days/{DAY}/win/").json()["tables"]
     assert [(row["win"], row["drop"]) for row in whole] == [("600.00", "500.00")]

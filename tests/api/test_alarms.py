@@ -15,8 +15,11 @@ DAY = dt.date(2026, 11, 29)
 
 def _violation(table, code, fingerprint, day=DAY):
     return violation_record(
-        finding=game.violation(code, f"{code} happened"), fingerprint=fingerprint, table=table,
-        gaming_day=day, found_by="test",
+        finding=game.violation(code, f"{code} happened"),
+        fingerprint=fingerprint,
+        table=table,
+        gaming_day=day,
+        found_by="test",
     )
 
 
@@ -32,8 +35,9 @@ def alarms(table, other_table, pit_boss):
         "cleared": _violation(other_table, "box_variance", "f"),
     }
     violation_acknowledge(violation=made["reviewed"], user=pit_boss.user, note="Looked at the tapes.")
-    violations_clear_missing(scope=RuleViolation.objects.filter(fingerprint="f"), found_by="test",
-                             fingerprints_found=set())
+    violations_clear_missing(
+        scope=RuleViolation.objects.filter(fingerprint="f"), found_by="test", fingerprints_found=set()
+    )
     return made
 
 
@@ -47,7 +51,10 @@ def test_open_holding_alarms_newest_first(pit_boss, alarms):
     assert ids(pit_boss) == [alarms["run"].pk, alarms["box"].pk, alarms["repeat"].pk]
     first = pit_boss.get("/api/v1/alarms/").json()["results"][0]
     assert (first["code"], first["table"], first["status"], first["severity"]) == (
-        "new_deck_order_run", "BB1", "open", "high",
+        "new_deck_order_run",
+        "BB1",
+        "open",
+        "high",
     )
 
 

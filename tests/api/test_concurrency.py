@@ -88,8 +88,7 @@ def test_the_same_idempotency_key_sent_twice_at_once_runs_once():
     for number in range(1, 6):
         key = f"retry-{number}"
         results = _race(
-            [lambda n=number, k=key: device.post(url, coup_body(n), format="json", HTTP_IDEMPOTENCY_KEY=k)]
-            * 2
+            [lambda n=number, k=key: device.post(url, coup_body(n), format="json", HTTP_IDEMPOTENCY_KEY=k)] * 2
         )
         statuses = sorted(status for status, _ in results)
         # The second waits for the first (the key is taken in its transaction) and replays its answer.

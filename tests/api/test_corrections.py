@@ -42,14 +42,32 @@ def test_a_device_corrects_a_misread_stake(device, coup, django_capture_on_commi
     body = response.json()
     correction = CoupCorrection.objects.get()
     assert {key: body[key] for key in ("id", "coup", "sequence", "kind", "reason", "recorded_by")} == {
-        "id": correction.pk, "coup": coup.pk, "sequence": 1, "kind": "correct", "reason": "Misread stake",
+        "id": correction.pk,
+        "coup": coup.pk,
+        "sequence": 1,
+        "kind": "correct",
+        "reason": "Misread stake",
         "recorded_by": "device shoe reader @ BB1",
     }
     assert body["wagers"] == [
-        {"seat": 1, "bet": "banker", "amount": "200.00", "paid": None, "result": "win", "payout": "200.00",
-         "commission": "10.00"},
-        {"seat": 2, "bet": "player", "amount": "50.00", "paid": None, "result": "lose", "payout": "0.00",
-         "commission": "0.00"},
+        {
+            "seat": 1,
+            "bet": "banker",
+            "amount": "200.00",
+            "paid": None,
+            "result": "win",
+            "payout": "200.00",
+            "commission": "10.00",
+        },
+        {
+            "seat": 2,
+            "bet": "player",
+            "amount": "50.00",
+            "paid": None,
+            "result": "lose",
+            "payout": "0.00",
+            "commission": "0.00",
+        },
     ]
     assert body["standing"]["wagers"] == body["wagers"]
     # The coup reads as it stands everywhere the API shows it.
@@ -67,7 +85,10 @@ def test_a_pit_boss_voids_a_coup_once(pit_boss, coup):
     assert response.status_code == 201
     body = response.json()
     assert (body["kind"], body["wagers"], body["standing"]["wagers"], body["recorded_by"]) == (
-        "void", [], [], "user boss"
+        "void",
+        [],
+        [],
+        "user boss",
     )
     again = pit_boss.post(void_url(coup), {"reason": "Misdeal"}, format="json")
     assert (again.status_code, again.json()["id"]) == (200, body["id"])
@@ -89,11 +110,23 @@ def test_an_idempotency_key_replays_the_first_answer(device, coup):
         ("corrections", {"wagers": BANKER, "reason": "   "}, "reason"),
         ("corrections", {"reason": "x"}, "wagers"),
         ("corrections", {"wagers": [{"seat": 1, "bet": "banker", "amount": 200}], "reason": "x"}, "wagers[0].amount"),
-        ("corrections", {"wagers": [{"seat": 4, "bet": "banker", "amount": "200.00"}], "reason": "x"},
-         "wagers[0].seat"),
+        (
+            "corrections",
+            {"wagers": [{"seat": 4, "bet": "banker", "amount": "200.00"}], "reason": "x"},
+            "wagers[0].seat",
+        ),
         ("corrections", {"wagers": BANKER, "reason": "x", "note": "y"}, "note"),
-        ("corrections", {"wagers": [{"seat": 1, "bet": "banker", "amount": "100.00"},
-                                    {"seat": 2, "bet": "player", "amount": "50.00"}], "reason": "x"}, "wagers"),
+        (
+            "corrections",
+            {
+                "wagers": [
+                    {"seat": 1, "bet": "banker", "amount": "100.00"},
+                    {"seat": 2, "bet": "player", "amount": "50.00"},
+                ],
+                "reason": "x",
+            },
+            "wagers",
+        ),
         ("void", {}, "reason"),
         ("void", {"reason": ""}, "reason"),
     ],
@@ -128,8 +161,22 @@ def test_a_shoes_supplements(device, coup, django_capture_on_commit_callbacks):
     assert response.status_code == 201
     (supplement,) = device.get(url).json()
     assert {key: value for key, value in supplement.items() if key != "recorded_at"} == {
-        "sequence": 1, "status": "balanced", "currency": "USD", "change": "5.00", "expected": "10.00",
-        "counted": "10.00", "variance": "0.00",
-        "seats": [{"seat": 1, "change": "5.00", "accrued": "10.00", "collected_earlier": "0.00",
-                   "expected": "10.00", "counted": "10.00", "variance": "0.00"}],
+        "sequence": 1,
+        "status": "balanced",
+        "currency": "USD",
+        "change": "5.00",
+        "expected": "10.00",
+        "counted": "10.00",
+        "variance": "0.00",
+        "seats": [
+            {
+                "seat": 1,
+                "change": "5.00",
+                "accrued": "10.00",
+                "collected_earlier": "0.00",
+                "expected": "10.00",
+                "counted": "10.00",
+                "variance": "0.00",
+            }
+        ],
     }

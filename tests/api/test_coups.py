@@ -366,14 +366,16 @@ def test_a_coup_post_takes_a_fixed_number_of_round_trips(device, shoe):
     assert response.status_code == 201
     assert response.json()["wagers"][1]["commission"] == "5.00"
     statements = [
-        query["sql"].split("; ", 1)[-1].split(" ", 1)[0] if query["sql"].startswith("SELECT set_config") else
-        query["sql"].split(" ", 1)[0]
+        query["sql"].split("; ", 1)[-1].split(" ", 1)[0]
+        if query["sql"].startswith("SELECT set_config")
+        else query["sql"].split(" ", 1)[0]
         for query in captured.captured_queries
     ]
     # The test's own transaction turns the request's BEGIN and COMMIT into SAVEPOINT and RELEASE.
     assert statements == [
         "SELECT",  # the device, by its key
-        "SAVEPOINT", "INSERT",  # BEGIN; the Idempotency-Key taken
+        "SAVEPOINT",
+        "INSERT",  # BEGIN; the Idempotency-Key taken
         "SELECT",  # shoe and table locked, paytable share-locked
         "SELECT",  # then the chain head locked; the number not recorded yet; the coup's and wagers' ids
         # One statement: the coup, its wagers, the commission owed, the chain head, the shoe's
@@ -404,18 +406,34 @@ def test_a_batch_answers_each_item_with_its_status_id_and_errors_only(device, sh
         "results": [
             {"index": 0, "number": 2, "status": "created", "id": second.pk, "errors": {}},
             {"index": 1, "number": 1, "status": "existing", "id": first["id"], "errors": {}},
-            {"index": 2, "number": 1, "status": "conflict", "id": first["id"],
-             "errors": {"player": ["recorded 5H KD 2C, posted 5H KD 3C"]}},
-            {"index": 3, "number": 3, "status": "invalid", "id": None, "errors": {
-                "wagers[0].seat": [
-                    "4 is not a seat at table BB1 (seats 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15, 16)."
-                ]
-            }},
+            {
+                "index": 2,
+                "number": 1,
+                "status": "conflict",
+                "id": first["id"],
+                "errors": {"player": ["recorded 5H KD 2C, posted 5H KD 3C"]},
+            },
+            {
+                "index": 3,
+                "number": 3,
+                "status": "invalid",
+                "id": None,
+                "errors": {
+                    "wagers[0].seat": [
+                        "4 is not a seat at table BB1 (seats 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15, 16)."
+                    ]
+                },
+            },
         ],
     }
     assert sorted(Wager.objects.filter(coup=second).values_list("seat", "bet", "amount_minor", "payout_minor")) == [
-        (1, "player", 10000, 10000), (2, "banker", 10000, 0), (3, "tie", 2500, 0), (5, "player", 5000, 5000),
-        (6, "banker", 25000, 0), (7, "player_pair", 1000, 0), (8, "banker", 7500, 0),
+        (1, "player", 10000, 10000),
+        (2, "banker", 10000, 0),
+        (3, "tie", 2500, 0),
+        (5, "player", 5000, 5000),
+        (6, "banker", 25000, 0),
+        (7, "player_pair", 1000, 0),
+        (8, "banker", 7500, 0),
     ]
     assert len(callbacks) == 1
 
@@ -428,7 +446,9 @@ def test_with_answer_full_each_item_carries_its_coup_as_get_shows_it(device, sho
     results = response.json()["results"]
     second = Coup.objects.get(shoe=shoe, number=2)
     assert [(r["index"], r["status"], r["id"]) for r in results] == [
-        (0, "created", second.pk), (1, "existing", first["id"]), (2, "invalid", None)
+        (0, "created", second.pk),
+        (1, "existing", first["id"]),
+        (2, "invalid", None),
     ]
     assert results[0]["coup"] == device.get(f"/api/v1/coups/{second.pk}/").json()
     assert [v["code"] for v in results[0]["coup"]["violations"]] == ["reported_winner_mismatch"]
@@ -441,7 +461,5 @@ def test_an_unknown_answer_form_is_a_400_naming_it_and_writes_nothing(device, sh
     before = counts()
     response = device.post(url(shoe, f"batch/?answer={answer}"), {"coups": [coup_body(1)]}, format="json")
     assert response.status_code == 400
-    assert response.json()["errors"] == {
-        "answer": [f"{answer!r} is not an answer form: brief (the default) or full."]
-    }
+    assert response.json()["errors"] == {"answer": [f"{answer!r} is not an answer form: brief (the default) or full."]}
     assert counts() == before

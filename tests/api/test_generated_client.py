@@ -33,9 +33,21 @@ def generated(tmp_path_factory, django_db_setup, django_db_blocker):
     validate(json.loads(path.read_text()))  # openapi-spec-validator: raises on any error
     env = {**os.environ, "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
     done = subprocess.run(
-        [str(VENV_BIN / "openapi-python-client"), "generate", "--path", str(path), "--meta", "none",
-         "--fail-on-warning"],
-        cwd=folder, env=env, capture_output=True, text=True, timeout=300, check=False,
+        [
+            str(VENV_BIN / "openapi-python-client"),
+            "generate",
+            "--path",
+            str(path),
+            "--meta",
+            "none",
+            "--fail-on-warning",
+        ],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     output = done.stdout + done.stderr
     assert done.returncode == 0, output
@@ -58,8 +70,9 @@ def test_a_floor_day_through_the_generated_client(generated, live_server):
     # No commission box: the live server's flush after the test meets no append-only ledger rows.
     table = factories.table("BB1", preset="no_commission", open_=False)
     _, key = device_create(table=table, name="generated client")
-    api = generated.AuthenticatedClient(base_url=live_server.url, token=key, prefix="Api-Key",
-                                        raise_on_unexpected_status=True)
+    api = generated.AuthenticatedClient(
+        base_url=live_server.url, token=key, prefix="Api-Key", raise_on_unexpected_status=True
+    )
     models = _module(generated, "models")
 
     def call(operation, *args, **kwargs):
@@ -78,29 +91,42 @@ def test_a_floor_day_through_the_generated_client(generated, live_server):
     assert pending.parsed.status == models.ReconciliationPendingStatusEnum.DEALING
     assert pending.headers["Retry-After"] == "60"
 
-    coup = call("coups.shoes_coups_create", shoe_id, body=models.CoupInputRequest.from_dict(COUP_EXAMPLE),
-                idempotency_key="coup-1")
-    assert coup.status_code == 201 and isinstance(coup.parsed, models.Coup)
-    assert (coup.parsed.winner, coup.parsed.player_total, coup.parsed.banker_total) == (
-        models.WinnerEnum.PLAYER, 7, 6
+    coup = call(
+        "coups.shoes_coups_create",
+        shoe_id,
+        body=models.CoupInputRequest.from_dict(COUP_EXAMPLE),
+        idempotency_key="coup-1",
     )
+    assert coup.status_code == 201 and isinstance(coup.parsed, models.Coup)
+    assert (coup.parsed.winner, coup.parsed.player_total, coup.parsed.banker_total) == (models.WinnerEnum.PLAYER, 7, 6)
     assert [(w.seat, w.result, w.payout) for w in coup.parsed.wagers] == [
-        (1, models.ResultEnum.WIN, "100.00"), (2, models.ResultEnum.LOSE, "0.00"), (3, models.ResultEnum.LOSE, "0.00")
+        (1, models.ResultEnum.WIN, "100.00"),
+        (2, models.ResultEnum.LOSE, "0.00"),
+        (3, models.ResultEnum.LOSE, "0.00"),
     ]
     assert coup.parsed.violations == []
-    replayed = call("coups.shoes_coups_create", shoe_id, body=models.CoupInputRequest.from_dict(COUP_EXAMPLE),
-                    idempotency_key="coup-1")
+    replayed = call(
+        "coups.shoes_coups_create",
+        shoe_id,
+        body=models.CoupInputRequest.from_dict(COUP_EXAMPLE),
+        idempotency_key="coup-1",
+    )
     assert replayed.status_code == 201 and replayed.headers["Idempotent-Replayed"] == "true"
 
-    batch = call("coups.shoes_coups_batch_create", shoe_id,
-                 body=models.CoupBatchInputRequest.from_dict({"coups": [COUP_EXAMPLE, SECOND_COUP_EXAMPLE]}),
-                 answer=models.ShoesCoupsBatchCreateAnswer.FULL)
+    batch = call(
+        "coups.shoes_coups_batch_create",
+        shoe_id,
+        body=models.CoupBatchInputRequest.from_dict({"coups": [COUP_EXAMPLE, SECOND_COUP_EXAMPLE]}),
+        answer=models.ShoesCoupsBatchCreateAnswer.FULL,
+    )
     assert batch.status_code == 200 and isinstance(batch.parsed, models.CoupBatchResult)
     assert [item.status for item in batch.parsed.results] == [
-        models.CoupBatchItemStatusEnum.EXISTING, models.CoupBatchItemStatusEnum.CREATED
+        models.CoupBatchItemStatusEnum.EXISTING,
+        models.CoupBatchItemStatusEnum.CREATED,
     ]
     assert (batch.parsed.results[1].coup.wagers[0].payout, batch.parsed.results[1].coup.wagers[0].commission) == (
-        "100.00", "0.00"
+        "100.00",
+        "0.00",
     )
 
     listed = call("coups.shoes_coups_list", shoe_id)
@@ -115,7 +141,8 @@ def test_a_floor_day_through_the_generated_client(generated, live_server):
     assert refused.parsed.details.additional_properties == {"shoe_id": shoe_id, "sequence": 1}
 
     closed = call(
-        "shoes.shoes_close_create", shoe_id,
+        "shoes.shoes_close_create",
+        shoe_id,
         body=models.ShoeCloseRequest(commission_box=[models.BoxCountInputRequest(seat=2, counted="0.00")]),
     )
     assert closed.status_code == 200 and closed.parsed.status == models.ShoeStatusEnum.CLOSED
@@ -123,7 +150,9 @@ def test_a_floor_day_through_the_generated_client(generated, live_server):
     reconciliation = call("shoes.shoes_reconciliation_retrieve", shoe_id)
     assert reconciliation.status_code == 200 and isinstance(reconciliation.parsed, models.Reconciliation)
     assert (reconciliation.parsed.status, reconciliation.parsed.expected, reconciliation.parsed.variance) == (
-        models.ReconciliationStatusEnum.BALANCED, "0.00", "0.00"
+        models.ReconciliationStatusEnum.BALANCED,
+        "0.00",
+        "0.00",
     )
 
     table_closed = call("tables.tables_close_create", "BB1", body=models.TableEventInputRequest())

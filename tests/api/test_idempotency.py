@@ -15,9 +15,7 @@ pytestmark = pytest.mark.django_db
 
 
 def post(client, shoe, body, key="k-1", suffix=""):
-    return client.post(
-        f"/api/v1/shoes/{shoe.pk}/coups/{suffix}", body, format="json", HTTP_IDEMPOTENCY_KEY=key
-    )
+    return client.post(f"/api/v1/shoes/{shoe.pk}/coups/{suffix}", body, format="json", HTTP_IDEMPOTENCY_KEY=key)
 
 
 def test_a_retry_gets_the_first_answer_and_writes_nothing(device, shoe, django_capture_on_commit_callbacks):
@@ -75,9 +73,13 @@ def test_a_key_left_taken_by_a_request_that_died_is_taken_again(device, shoe):
     so a running request's key is never seen (a retry waits for it: tests/api/test_concurrency.py)."""
     now = timezone.now()
     IdempotencyKey.objects.create(
-        key="k-1", device=device.device, method="POST", path=f"/api/v1/shoes/{shoe.pk}/coups/",
+        key="k-1",
+        device=device.device,
+        method="POST",
+        path=f"/api/v1/shoes/{shoe.pk}/coups/",
         request_hash=idempotency.request_hash("POST", f"/api/v1/shoes/{shoe.pk}/coups/", coup_body()),
-        locked_at=now, expires_at=now + dt.timedelta(hours=24),
+        locked_at=now,
+        expires_at=now + dt.timedelta(hours=24),
     )
     response = post(device, shoe, coup_body())
     assert response.status_code == 201

@@ -106,12 +106,21 @@ def test_every_other_number_field_of_the_api_in_other_digits_is_a_400(device, ta
             {"cut_card_position": 300, "shuffled_at": f"202{numeral}-11-29T06:00:00Z"},
             "shuffled_at",
         ),
-        (f"/api/v1/shoes/{shoe_id}/close/", {"commission_box": [{"seat": numeral, "counted": "1.00"}]},
-         "commission_box[0].seat"),
-        (f"/api/v1/shoes/{shoe_id}/close/", {"commission_box": [{"seat": 1, "counted": f"{numeral}.00"}]},
-         "commission_box[0].counted"),
-        (f"/api/v1/shoes/{shoe_id}/close/", {"commission_box": [], "closed_at": f"2026-11-2{numeral}T06:00:00Z"},
-         "closed_at"),
+        (
+            f"/api/v1/shoes/{shoe_id}/close/",
+            {"commission_box": [{"seat": numeral, "counted": "1.00"}]},
+            "commission_box[0].seat",
+        ),
+        (
+            f"/api/v1/shoes/{shoe_id}/close/",
+            {"commission_box": [{"seat": 1, "counted": f"{numeral}.00"}]},
+            "commission_box[0].counted",
+        ),
+        (
+            f"/api/v1/shoes/{shoe_id}/close/",
+            {"commission_box": [], "closed_at": f"2026-11-2{numeral}T06:00:00Z"},
+            "closed_at",
+        ),
     ]
     for path, body, field in cases:
         before = counts()
@@ -130,8 +139,9 @@ def test_query_parameters_in_other_digits_are_a_400_naming_the_parameter(device,
         response = client.get(path)
         assert response.status_code == 400, (path, response.content)
         assert response.json()["errors"] == {
-            name: [f"Numbers are ASCII digits (0-9) only; {path.split('=', 1)[1].split('&')[0]!r} holds other "
-                   "characters."]
+            name: [
+                f"Numbers are ASCII digits (0-9) only; {path.split('=', 1)[1].split('&')[0]!r} holds other characters."
+            ]
         }
 
 
@@ -146,8 +156,11 @@ def test_query_parameters_in_other_digits_are_a_400_naming_the_parameter(device,
 )
 def test_any_non_ascii_numeral_in_a_number_or_money_field_is_a_400(device, shoe, numeral, ascii_part):
     before = counts()
-    for field, value in [("number", ascii_part + numeral), ("wagers[0].amount", ascii_part + numeral),
-                         ("wagers[0].seat", numeral + ascii_part)]:
+    for field, value in [
+        ("number", ascii_part + numeral),
+        ("wagers[0].amount", ascii_part + numeral),
+        ("wagers[0].seat", numeral + ascii_part),
+    ]:
         _assert_refused(_post(device, f"/api/v1/shoes/{shoe.pk}/coups/", _coup_with(field, value)), field, before)
 
 
@@ -184,11 +197,17 @@ def test_malformed_json_is_a_parse_error_400(device, shoe, raw, message_part):
         ({"number": 1, "player": ["5H", "KD"], "banker": ["6S", "TD"], "wagers": {"seat": 1}}, "wagers"),
         ({"number": 1, "player": ["5H", "KD"], "banker": ["6S", "TD"], "wagers": [[]]}, "wagers[0]"),
         ({"number": 1, "player": ["5H", "KD"], "banker": ["6S", "TD"], "dealt_at": 1700000000}, "dealt_at"),
-        ({"number": 1, "player": ["5H", "KD"], "banker": ["6S", "TD"], "reported_winner": ["player"]},
-         "reported_winner"),
         (
-            {"number": 1, "player": ["5H", "KD"], "banker": ["6S", "TD"],
-             "wagers": [{"seat": 1, "bet": "player", "amount": "9" * 40}]},
+            {"number": 1, "player": ["5H", "KD"], "banker": ["6S", "TD"], "reported_winner": ["player"]},
+            "reported_winner",
+        ),
+        (
+            {
+                "number": 1,
+                "player": ["5H", "KD"],
+                "banker": ["6S", "TD"],
+                "wagers": [{"seat": 1, "bet": "player", "amount": "9" * 40}],
+            },
             "wagers[0].amount",
         ),
         ("just a string", "body"),
@@ -214,8 +233,15 @@ def _largest_batch() -> bytes:
     realistic value, pretty-printed as a careless client would send it."""
     wagers = [
         {"seat": seat, "bet": bet, "amount": "10000.00", "paid": "10000.00"}
-        for seat, bet in [(1, "player"), (2, "banker"), (3, "tie"), (5, "player_pair"), (6, "banker_pair"),
-                          (7, "player"), (8, "banker")]
+        for seat, bet in [
+            (1, "player"),
+            (2, "banker"),
+            (3, "tie"),
+            (5, "player_pair"),
+            (6, "banker_pair"),
+            (7, "player"),
+            (8, "banker"),
+        ]
     ]
     coups = [
         {
@@ -234,9 +260,7 @@ def _largest_batch() -> bytes:
 def test_the_largest_batch_with_realistic_wagers_fits_the_body_limit(device, shoe):
     body = _largest_batch()
     assert len(body) <= settings.PIT_API_MAX_BODY_BYTES == settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    response = device.generic(
-        "POST", f"/api/v1/shoes/{shoe.pk}/coups/batch/", body, content_type="application/json"
-    )
+    response = device.generic("POST", f"/api/v1/shoes/{shoe.pk}/coups/batch/", body, content_type="application/json")
     assert response.status_code == 200, response.content[:500]
     assert response.json()["summary"]["invalid"] == 0
     assert Coup.objects.count() == MAX_BATCH_COUPS

@@ -60,9 +60,7 @@ def test_coups_posted_while_the_broker_is_down_are_201_owed_and_logged_once(
     with broker_down() as sends, django_capture_on_commit_callbacks(execute=True):
         # Player 7 beats Banker 6: the device reports the wrong winner on coup 2.
         first = device.post(f"/api/v1/shoes/{shoe.pk}/coups/", coup_body(1), format="json")
-        second = device.post(
-            f"/api/v1/shoes/{shoe.pk}/coups/", coup_body(2, reported_winner="banker"), format="json"
-        )
+        second = device.post(f"/api/v1/shoes/{shoe.pk}/coups/", coup_body(2, reported_winner="banker"), format="json")
 
     assert (first.status_code, second.status_code) == (201, 201)
     one, two = Coup.objects.order_by("number")
@@ -89,9 +87,7 @@ def test_coups_posted_while_the_broker_is_down_are_201_owed_and_logged_once(
     assert _owed() == [("compliance.coups_verify", [[one.pk, two.pk]], None, 0)]
 
 
-def test_the_pickup_sends_what_the_broker_refused_once_it_is_back(
-    device, shoe, django_capture_on_commit_callbacks
-):
+def test_the_pickup_sends_what_the_broker_refused_once_it_is_back(device, shoe, django_capture_on_commit_callbacks):
     with broker_down(), django_capture_on_commit_callbacks(execute=True):
         device.post(f"/api/v1/shoes/{shoe.pk}/coups/", coup_body(1), format="json")
         device.post(f"/api/v1/shoes/{shoe.pk}/coups/", coup_body(2, reported_winner="banker"), format="json")

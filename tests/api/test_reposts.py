@@ -74,12 +74,14 @@ def test_a_repost_that_differs_is_409_naming_each_difference_and_a_violation_onc
     assert body["details"] == {"coup_id": first["id"], "violation_id": violation.pk}
     assert f"the repost differs in {', '.join(differences)}" in body["message"]
     assert (violation.code, violation.coup_id, violation.severity, violation.found_by) == (
-        "coup_repost_differs", first["id"], "high", "coup_recording",
+        "coup_repost_differs",
+        first["id"],
+        "high",
+        "coup_recording",
     )
     listed = "; ".join(f"{path}: {', '.join(problems)}" for path, problems in differences.items())
     assert violation.message == (
-        f"Coup 1 was posted again with the same cards but other values ({listed}); "
-        "the coup as first recorded stands."
+        f"Coup 1 was posted again with the same cards but other values ({listed}); the coup as first recorded stands."
     )
     assert counts() == {**before, "RuleViolation": before["RuleViolation"] + 1}
     assert callbacks == []
@@ -115,9 +117,7 @@ def test_different_cards_stay_a_coup_conflict_naming_the_hands(device, shoe):
     assert list(RuleViolation.objects.values_list("code", flat=True)) == ["coup_conflict"]
 
 
-def test_in_a_batch_a_differing_repost_is_a_conflict_with_its_differences_and_the_rest_is_recorded(
-    device, shoe
-):
+def test_in_a_batch_a_differing_repost_is_a_conflict_with_its_differences_and_the_rest_is_recorded(device, shoe):
     first = device.post(url(shoe), coup_body(1), format="json").json()
     batch = {
         "coups": [

@@ -15,8 +15,20 @@ from tests.api.conftest import _device_client
 pytestmark = pytest.mark.django_db
 
 # Answer fields that depend on the moment or the database, not on the example.
-_VOLATILE = {"id", "shoe", "coup", "paytable", "recorded_by", "gaming_day", "dealt_at", "shuffled_at", "closed_at",
-             "reconciled_at", "entry", "found_at"}
+_VOLATILE = {
+    "id",
+    "shoe",
+    "coup",
+    "paytable",
+    "recorded_by",
+    "gaming_day",
+    "dealt_at",
+    "shuffled_at",
+    "closed_at",
+    "reconciled_at",
+    "entry",
+    "found_at",
+}
 
 
 def _schema():
@@ -55,17 +67,25 @@ def _strip(value):
 
 
 @pytest.mark.parametrize(("path", "method", "name", "value"), EXAMPLES, ids=[f"{p} {n}" for p, _, n, _ in EXAMPLES])
-def test_each_request_example_is_accepted_with_no_violation(path, method, name, value,
-                                                             django_capture_on_commit_callbacks):
+def test_each_request_example_is_accepted_with_no_violation(
+    path, method, name, value, django_capture_on_commit_callbacks
+):
     table = factories.table("BB1")
     device = _device_client(table)
     shoe = factories.shoe(table) if "{shoe_id}" in path or "{coup_id}" in path else None
     coup = None
     if "{coup_id}" in path:  # a correction or a void: of a Player natural whose Banker stake was misread
         with django_capture_on_commit_callbacks(execute=True):
-            coup = factories.coup(shoe, 1, ["9S", "KH"], ["7D", "KC"], wagers=[
-                factories.wager(1, "player", "100", paid="100"), factories.wager(2, "banker", "250"),
-            ])
+            coup = factories.coup(
+                shoe,
+                1,
+                ["9S", "KH"],
+                ["7D", "KC"],
+                wagers=[
+                    factories.wager(1, "player", "100", paid="100"),
+                    factories.wager(2, "banker", "250"),
+                ],
+            )
     url = (
         path.replace("{code}", "BB1")
         .replace("{shoe_id}", str(shoe.pk if shoe else 0))

@@ -113,9 +113,7 @@ def test_a_malformed_shoe_is_400(device, table, body, field):
     assert counts() == before
 
 
-def test_collect_and_close_then_the_reconciliation(
-    device, shoe, pit_boss, django_capture_on_commit_callbacks
-):
+def test_collect_and_close_then_the_reconciliation(device, shoe, pit_boss, django_capture_on_commit_callbacks):
     banker = {"seat": 2, "bet": "banker", "amount": "100.00"}
     device.post(
         f"/api/v1/shoes/{shoe.pk}/coups/",
@@ -127,9 +125,7 @@ def test_collect_and_close_then_the_reconciliation(
         coup_body(2, ["2H", "3D", "KC"], ["7S", "TD"], wagers=[{**banker, "seat": 3}]),
         format="json",
     )
-    response = device.post(
-        f"/api/v1/shoes/{shoe.pk}/seats/2/collect/", {"note": "player left"}, format="json"
-    )
+    response = device.post(f"/api/v1/shoes/{shoe.pk}/seats/2/collect/", {"note": "player left"}, format="json")
     assert response.status_code == 201
     entry = CommissionEntry.objects.get(kind="collected")
     assert response.json() == {
@@ -200,10 +196,7 @@ def test_a_malformed_box_count_is_400_and_the_shoe_stays_open(
 
 
 def test_the_pit_boss_may_not_close_a_shoe_but_reads_it(pit_boss, shoe):
-    assert (
-        pit_boss.post(f"/api/v1/shoes/{shoe.pk}/close/", {"commission_box": []}, format="json").status_code
-        == 403
-    )
+    assert pit_boss.post(f"/api/v1/shoes/{shoe.pk}/close/", {"commission_box": []}, format="json").status_code == 403
     assert pit_boss.get(f"/api/v1/shoes/{shoe.pk}/").json()["status"] == "dealing"
 
 

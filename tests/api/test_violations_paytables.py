@@ -15,9 +15,7 @@ pytestmark = pytest.mark.django_db
 
 def _violation(table, code="banker_missing_card", day=dt.date(2026, 11, 29), fingerprint="f1"):
     finding = game.violation(code, f"{code} happened")
-    return violation_record(
-        finding=finding, fingerprint=fingerprint, table=table, gaming_day=day, found_by="test"
-    )
+    return violation_record(finding=finding, fingerprint=fingerprint, table=table, gaming_day=day, found_by="test")
 
 
 @pytest.fixture
@@ -31,9 +29,7 @@ def violations(table, other_table):
 
 def test_violations_list_and_filters(pit_boss, violations):
     def codes(query=""):
-        return sorted(
-            (v["table"], v["code"]) for v in pit_boss.get(f"/api/v1/violations/{query}").json()["results"]
-        )
+        return sorted((v["table"], v["code"]) for v in pit_boss.get(f"/api/v1/violations/{query}").json()["results"])
 
     assert len(codes()) == 3
     assert codes("?table=BB2") == [("BB2", "banker_missing_card")]
@@ -47,9 +43,7 @@ def test_violations_list_and_filters(pit_boss, violations):
 
 def test_a_pit_boss_acknowledges_then_resolves(pit_boss, violations):
     violation = violations[0]
-    response = pit_boss.post(
-        f"/api/v1/violations/{violation.pk}/acknowledge/", {"note": "seen it"}, format="json"
-    )
+    response = pit_boss.post(f"/api/v1/violations/{violation.pk}/acknowledge/", {"note": "seen it"}, format="json")
     assert response.status_code == 200
     body = response.json()
     assert (body["status"], body["status_note"], body["status_changed_by"]) == (
@@ -57,9 +51,7 @@ def test_a_pit_boss_acknowledges_then_resolves(pit_boss, violations):
         "seen it",
         "boss",
     )
-    response = pit_boss.post(
-        f"/api/v1/violations/{violation.pk}/resolve/", {"note": "dealer retrained"}, format="json"
-    )
+    response = pit_boss.post(f"/api/v1/violations/{violation.pk}/resolve/", {"note": "dealer retrained"}, format="json")
     assert response.json()["status"] == "resolved"
     violation.refresh_from_db()
     assert (violation.status, violation.status_changed_by) == ("resolved", pit_boss.user)
@@ -77,17 +69,11 @@ def test_review_errors_write_nothing(pit_boss, accountant, auditor, violations):
     ]:
         response = client.post(f"/api/v1/violations/{violation.pk}/acknowledge/", body, format="json")
         assert response.status_code == status, (body, response.content)
-    assert (
-        pit_boss.post("/api/v1/violations/999999/resolve/", {"note": "x"}, format="json").status_code == 404
-    )
+    assert pit_boss.post("/api/v1/violations/999999/resolve/", {"note": "x"}, format="json").status_code == 404
     pit_boss.post(f"/api/v1/violations/{violation.pk}/resolve/", {"note": "done"}, format="json")
-    response = pit_boss.post(
-        f"/api/v1/violations/{violation.pk}/acknowledge/", {"note": "again"}, format="json"
-    )
+    response = pit_boss.post(f"/api/v1/violations/{violation.pk}/acknowledge/", {"note": "again"}, format="json")
     assert response.status_code == 400
-    assert response.json()["errors"] == {
-        "status": ["A violation that is resolved cannot be marked acknowledged."]
-    }
+    assert response.json()["errors"] == {"status": ["A violation that is resolved cannot be marked acknowledged."]}
     assert counts() == before
     assert RuleViolation.objects.get(pk=violation.pk).status == "resolved"
 

@@ -1,6 +1,7 @@
 """Coups, wagers and commission entries partitioned by month of gaming day on PostgreSQL
 (pit.core.partitions), made ahead by beat and archived past retention (pit.archive); SQLite keeps
 plain tables, with the same gaming day on every wager and entry."""
+
 import csv
 import datetime as dt
 import hashlib
@@ -51,9 +52,16 @@ def dealt_in(month: dt.date, day: int = 10) -> dt.datetime:
 def played_shoe(month: dt.date, *, number: int = 1, table_code: str = "BB1"):
     """A shoe with a coup dealt in `month`: a Banker win at seat 1 (commission accrued), a Player bet at seat 2."""
     shoe = factories.shoe(factories.table(table_code))
-    coup = factories.coup(shoe, number, *hands.BANKER_NATURAL, dealt_at=dealt_in(month), wagers=[
-        factories.wager(1, "banker", "100"), factories.wager(2, "player", "50"),
-    ])
+    coup = factories.coup(
+        shoe,
+        number,
+        *hands.BANKER_NATURAL,
+        dealt_at=dealt_in(month),
+        wagers=[
+            factories.wager(1, "banker", "100"),
+            factories.wager(2, "player", "50"),
+        ],
+    )
     return shoe, coup
 
 
@@ -68,12 +76,14 @@ def located(model, **filters) -> set[str]:
 
 # ---------------------------------------------------------------------------------------- both databases
 
+
 def test_wagers_and_entries_carry_the_gaming_day_of_their_coup_reversal_and_shoe():
     month = months_back(1)
     shoe, coup = played_shoe(month)
     assert coup.gaming_day == month.replace(day=10)
     assert sorted(Wager.objects.filter(coup=coup).values_list("seat", "gaming_day")) == [
-        (1, month.replace(day=10)), (2, month.replace(day=10)),
+        (1, month.replace(day=10)),
+        (2, month.replace(day=10)),
     ]
     accrual = CommissionEntry.objects.get(kind=EntryKind.ACCRUED)
     assert accrual.gaming_day == month.replace(day=10)
@@ -95,6 +105,7 @@ def test_archive_month_on_sqlite_says_partitions_are_postgresql_s(tmp_path, sett
 
 # ---------------------------------------------------------------------------------------- PostgreSQL
 
+
 @postgres
 def test_coups_wagers_and_entries_are_partitioned_by_gaming_day_with_the_key_in_the_primary_key():
     with connection.cursor() as cursor:
@@ -104,7 +115,8 @@ def test_coups_wagers_and_entries_are_partitioned_by_gaming_day_with_the_key_in_
             "JOIN pg_attribute a ON a.attrelid = p.partrelid AND a.attnum = p.partattrs[0] ORDER BY c.relname"
         )
         assert cursor.fetchall() == [
-            ("ledger_commissionentry", "r", "gaming_day"), ("shoes_coup", "r", "gaming_day"),
+            ("ledger_commissionentry", "r", "gaming_day"),
+            ("shoes_coup", "r", "gaming_day"),
             ("shoes_wager", "r", "gaming_day"),
         ]
         for table in PARTITIONED:
@@ -127,14 +139,16 @@ def test_rows_land_in_the_partition_of_their_month():
     assert located(CommissionEntry, shoe=shoe) == {partition_name("ledger_commissionentry", month)}
     # The ORM reads them through the parent as before.
     assert list(Wager.objects.filter(coup=coup).order_by("seat").values_list("seat", "amount_minor")) == [
-        (1, 10000), (2, 5000),
+        (1, 10000),
+        (2, 5000),
     ]
 
 
 def facts() -> dict[str, list[dict]]:
     """Every coup, wager and commission entry, as stored (the partition key and hashes included)."""
-    return {model._meta.db_table: list(model.objects.order_by("pk").values())
-            for model in (Coup, Wager, CommissionEntry)}
+    return {
+        model._meta.db_table: list(model.objects.order_by("pk").values()) for model in (Coup, Wager, CommissionEntry)
+    }
 
 
 def default_rows() -> dict[str, int]:
@@ -165,8 +179,10 @@ def test_rows_held_by_the_default_are_moved_into_their_month_partition_every_fac
     before = facts()
     held = default_rows()
     assert held == {"shoes_coup": 1, "shoes_wager": 3, "ledger_commissionentry": 3}
-    sums = (Wager.objects.aggregate(total=Sum("amount_minor"))["total"],
-            CommissionEntry.objects.aggregate(total=Sum("amount_minor"))["total"])
+    sums = (
+        Wager.objects.aggregate(total=Sum("amount_minor"))["total"],
+        CommissionEntry.objects.aggregate(total=Sum("amount_minor"))["total"],
+    )
 
     result = partitions_ensure(months_ahead=0)
 
@@ -183,8 +199,10 @@ def test_rows_held_by_the_default_are_moved_into_their_month_partition_every_fac
     assert located(Coup, shoe=near_shoe) == {partition_name("shoes_coup", months_back(1))}
     # Every fact as it was: ids, gaming days, amounts, chain positions and hashes.
     assert facts() == before
-    assert (Wager.objects.aggregate(total=Sum("amount_minor"))["total"],
-            CommissionEntry.objects.aggregate(total=Sum("amount_minor"))["total"]) == sums
+    assert (
+        Wager.objects.aggregate(total=Sum("amount_minor"))["total"],
+        CommissionEntry.objects.aggregate(total=Sum("amount_minor"))["total"],
+    ) == sums
     verification = chains_verify(shoe_ids=[near_shoe.pk, shoe.pk])
     assert (verification.ok, verification.shoes, verification.rows) == (True, 2, 11)
     # The moved month is a partition like the others: insert-only, its keys and checks in force.
@@ -195,8 +213,13 @@ def test_rows_held_by_the_default_are_moved_into_their_month_partition_every_fac
     accrual = CommissionEntry.objects.filter(shoe=shoe, kind=EntryKind.ACCRUED).order_by("-pk").first()
     with pytest.raises(IntegrityError, match="violates foreign key constraint"), transaction.atomic():
         CommissionEntry.objects.create(
-            shoe=shoe, seat=1, kind=EntryKind.REVERSAL, currency="USD", amount_minor=-accrual.amount_minor,
-            reverses=accrual, gaming_day=months_back(1),
+            shoe=shoe,
+            seat=1,
+            kind=EntryKind.REVERSAL,
+            currency="USD",
+            amount_minor=-accrual.amount_minor,
+            reverses=accrual,
+            gaming_day=months_back(1),
         )
         with connection.cursor() as cursor:
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
@@ -219,7 +242,8 @@ def test_a_month_in_the_default_and_in_the_window_gets_its_partition_with_its_ro
             cursor.execute(f'ALTER TABLE "{partition_name(table, this_month)}" RENAME TO "{table}_gone"')
             cursor.execute(
                 "SELECT conname FROM pg_constraint WHERE conrelid = %s::regclass AND contype = 'f' "
-                "AND confrelid::regclass::text = ANY(%s)", [f"{table}_gone", list(PARTITIONED)],
+                "AND confrelid::regclass::text = ANY(%s)",
+                [f"{table}_gone", list(PARTITIONED)],
             )
             for (name,) in cursor.fetchall():
                 cursor.execute(f'ALTER TABLE "{table}_gone" DROP CONSTRAINT "{name}"')
@@ -294,14 +318,17 @@ def test_the_beat_makes_months_ahead_once():
 
 
 @postgres
-@pytest.mark.parametrize("statement", [
-    "UPDATE {partition} SET amount_minor = 1",
-    "DELETE FROM {partition}",
-    "TRUNCATE {partition}",
-    "UPDATE shoes_wager SET paid_minor = 1",
-    "TRUNCATE ledger_commissionentry_default",
-    "TRUNCATE shoes_coup CASCADE",
-])
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE {partition} SET amount_minor = 1",
+        "DELETE FROM {partition}",
+        "TRUNCATE {partition}",
+        "UPDATE shoes_wager SET paid_minor = 1",
+        "TRUNCATE ledger_commissionentry_default",
+        "TRUNCATE shoes_coup CASCADE",
+    ],
+)
 def test_partitions_are_insert_only_too(statement):
     month = months_back(1)
     shoe, _ = played_shoe(month)
@@ -317,8 +344,11 @@ def test_partitions_are_insert_only_too(statement):
 @postgres
 def test_a_coup_number_stays_unique_in_its_shoe_across_partitions():
     shoe, coup = played_shoe(months_back(1))
-    fields = {field.attname: getattr(coup, field.attname) for field in Coup._meta.concrete_fields
-              if field.attname not in ("id", "chain_seq", "chain_hash")}
+    fields = {
+        field.attname: getattr(coup, field.attname)
+        for field in Coup._meta.concrete_fields
+        if field.attname not in ("id", "chain_seq", "chain_hash")
+    }
     fields["gaming_day"] = months_back(0)
     fields["dealt_at"] = dealt_in(months_back(0))
     with pytest.raises(IntegrityError, match="coup_number_unique_per_shoe"), transaction.atomic():
@@ -338,8 +368,13 @@ def test_references_into_partitioned_tables_are_still_checked_at_commit():
     # A reversal lives in the month of the entry it reverses: another day is refused.
     with pytest.raises(IntegrityError, match="violates foreign key constraint"), transaction.atomic():
         CommissionEntry.objects.create(
-            shoe=shoe, seat=1, kind=EntryKind.REVERSAL, currency="USD", amount_minor=-accrual.amount_minor,
-            reverses=accrual, gaming_day=accrual.gaming_day + dt.timedelta(days=40),
+            shoe=shoe,
+            seat=1,
+            kind=EntryKind.REVERSAL,
+            currency="USD",
+            amount_minor=-accrual.amount_minor,
+            reverses=accrual,
+            gaming_day=accrual.gaming_day + dt.timedelta(days=40),
         )
         with connection.cursor() as cursor:
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
@@ -354,21 +389,25 @@ def _insert_wagers(relation: str, coup, rows: list[tuple[int, dt.date]]) -> None
     one INSERT into `relation`, past the model (as an operator's SQL would come)."""
     template = Wager.objects.filter(coup=coup).order_by("pk").values()[0]
     columns = [name for name in template if name not in ("id", "coup_id", "seat", "gaming_day")]
-    values = [[coup_id, 5 + index, day, *(template[name] for name in columns)]
-              for index, (coup_id, day) in enumerate(rows)]
+    values = [
+        [coup_id, 5 + index, day, *(template[name] for name in columns)] for index, (coup_id, day) in enumerate(rows)
+    ]
     names = ", ".join(f'"{name}"' for name in ["id", "coup_id", "seat", "gaming_day", *columns])
     row_sql = "(nextval(pg_get_serial_sequence('shoes_wager', 'id')), " + ", ".join(["%s"] * (3 + len(columns))) + ")"
     placeholders = ", ".join([row_sql] * len(values))
     with connection.cursor() as cursor:
-        cursor.execute(f'INSERT INTO "{relation}" ({names}) VALUES {placeholders}',  # noqa: S608
-                       [value for row in values for value in row])
+        cursor.execute(
+            f'INSERT INTO "{relation}" ({names}) VALUES {placeholders}',  # noqa: S608
+            [value for row in values for value in row],
+        )
 
 
 def _key_checks() -> set[tuple[str, str]]:
     """(relation, trigger) of every check of a key into a partitioned table (statement triggers)."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT tgrelid::regclass::text, tgname FROM pg_trigger WHERE tgnewtable IS NOT NULL "
-                       "AND NOT tgisinternal")
+        cursor.execute(
+            "SELECT tgrelid::regclass::text, tgname FROM pg_trigger WHERE tgnewtable IS NOT NULL AND NOT tgisinternal"
+        )
         return set(cursor.fetchall())
 
 
@@ -385,8 +424,12 @@ def test_a_wager_s_coup_must_exist_on_its_day_checked_at_the_statement_s_end(thr
     missing = Coup.objects.order_by("-pk").first().pk + 1000
     day = coup.gaming_day
     for bad in ((missing, day), (coup.pk, day + dt.timedelta(days=1))):  # no such coup; its coup, another day
-        with pytest.raises(IntegrityError, match=r'violates foreign key constraint "shoes_wager_coup_id_\w+_fk_') \
-                as raised, transaction.atomic():
+        with (
+            pytest.raises(
+                IntegrityError, match=r'violates foreign key constraint "shoes_wager_coup_id_\w+_fk_'
+            ) as raised,
+            transaction.atomic(),
+        ):
             _insert_wagers(relation, coup, [(coup.pk, day), bad])
         assert raised.value.__cause__.sqlstate == "23503"
         assert raised.value.__cause__.diag.message_detail == (
@@ -402,16 +445,26 @@ def test_an_entry_s_wager_must_exist_on_its_day():
     month = months_back(1)
     shoe, coup = played_shoe(month)
     accrual = CommissionEntry.objects.get(kind=EntryKind.ACCRUED)
-    row = {field.column: getattr(accrual, field.attname) for field in CommissionEntry._meta.concrete_fields
-           if field.column != "id"}
+    row = {
+        field.column: getattr(accrual, field.attname)
+        for field in CommissionEntry._meta.concrete_fields
+        if field.column != "id"
+    }
     names = ", ".join(f'"{name}"' for name in row)
-    for wager_id, day in ((accrual.wager_id + 1000, accrual.gaming_day),
-                          (accrual.wager_id, accrual.gaming_day - dt.timedelta(days=1))):
+    for wager_id, day in (
+        (accrual.wager_id + 1000, accrual.gaming_day),
+        (accrual.wager_id, accrual.gaming_day - dt.timedelta(days=1)),
+    ):
         values = {**row, "wager_id": wager_id, "gaming_day": day, "kind": EntryKind.ACCRUED, "seat": 7}
-        with pytest.raises(IntegrityError, match=r'foreign key constraint "ledger_commissionentry_wager_id_\w+_fk_'), \
-                transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute(f"INSERT INTO ledger_commissionentry ({names}) VALUES ({', '.join(['%s'] * len(row))})",  # noqa: S608
-                           list(values.values()))
+        with (
+            pytest.raises(IntegrityError, match=r'foreign key constraint "ledger_commissionentry_wager_id_\w+_fk_'),
+            transaction.atomic(),
+            connection.cursor() as cursor,
+        ):
+            cursor.execute(
+                f"INSERT INTO ledger_commissionentry ({names}) VALUES ({', '.join(['%s'] * len(row))})",  # noqa: S608
+                list(values.values()),
+            )
     assert CommissionEntry.objects.count() == 1
 
 
@@ -423,19 +476,24 @@ def test_every_partition_has_the_key_checks_new_ones_too_and_a_detached_one_none
     with connection.cursor() as cursor:
         partitions = {table: [*month_partitions(cursor, table).values(), f"{table}_default"] for table in PARTITIONED}
     expected = {(relation, wager_check) for relation in ["shoes_wager", *partitions["shoes_wager"]]} | {
-        (relation, entry_check) for relation in ["ledger_commissionentry", *partitions["ledger_commissionentry"]]}
+        (relation, entry_check) for relation in ["ledger_commissionentry", *partitions["ledger_commissionentry"]]
+    }
     assert _key_checks() == expected
     far = months_after(current_gaming_day(), 9)
     created = partitions_ensure(months_ahead=9).created
     assert partition_name("shoes_wager", far) in created
-    assert {(partition_name("shoes_wager", far), wager_check),
-            (partition_name("ledger_commissionentry", far), entry_check)} <= _key_checks()
+    assert {
+        (partition_name("shoes_wager", far), wager_check),
+        (partition_name("ledger_commissionentry", far), entry_check),
+    } <= _key_checks()
     shoe_close(shoe=shoe, box_counts=[(1, Decimal("0.00"))])
     with connection.cursor() as cursor:
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
     month_archive(month=month, operator="tester")
     assert not {relation for relation, _ in _key_checks()} & {
-        partition_name("shoes_wager", month), partition_name("ledger_commissionentry", month)}
+        partition_name("shoes_wager", month),
+        partition_name("ledger_commissionentry", month),
+    }
 
 
 @postgres
@@ -451,12 +509,15 @@ def test_a_schema_with_the_foreign_keys_gets_the_checks_under_their_names():
         names = {}
         for (table, column), target in COMPOSITE_KEYS.items():
             names[table] = next(name for relation, name in before if relation == table)
-            cursor.execute(f'ALTER TABLE "{table}" ADD CONSTRAINT "{names[table]}" FOREIGN KEY ({column}, gaming_day) '
-                           f"REFERENCES {target}(id, gaming_day) DEFERRABLE INITIALLY DEFERRED")
+            cursor.execute(
+                f'ALTER TABLE "{table}" ADD CONSTRAINT "{names[table]}" FOREIGN KEY ({column}, gaming_day) '
+                f"REFERENCES {target}(id, gaming_day) DEFERRABLE INITIALLY DEFERRED"
+            )
         composite_keys_checked_per_statement(cursor)
         assert _key_checks() == before
-        cursor.execute("SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND conname = ANY(%s)",
-                       [list(names.values())])
+        cursor.execute(
+            "SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND conname = ANY(%s)", [list(names.values())]
+        )
         assert cursor.fetchone() == (0,)
         composite_keys_checked_per_statement(cursor)
     assert _key_checks() == before
@@ -508,7 +569,9 @@ def test_archive_month_copies_verifies_detaches_and_records_then_drops_only_when
     manifest = json.loads((directory / "manifest.json").read_text())
     assert manifest == archive.manifest
     assert {table: entry["rows"] for table, entry in manifest["tables"].items()} == {
-        "shoes_coup": 1, "shoes_wager": 2, "ledger_commissionentry": 1,
+        "shoes_coup": 1,
+        "shoes_wager": 2,
+        "ledger_commissionentry": 1,
     }
     for entry in manifest["tables"].values():
         data = (directory / entry["file"]).read_bytes()
@@ -585,10 +648,14 @@ def test_the_runtime_role_makes_partitions_only_through_the_owner_s_function(run
     month = months_after(current_gaming_day(), 5)
     name = partition_name("shoes_coup", month)
     with as_role(runtime_role):
-        with (pytest.raises(DatabaseError, match="permission denied|must be owner"), transaction.atomic(),
-              connection.cursor() as cursor):
-            cursor.execute(f"CREATE TABLE {name} PARTITION OF shoes_coup FOR VALUES FROM (%s) TO (%s)",
-                           [month, next_month(month)])
+        with (
+            pytest.raises(DatabaseError, match="permission denied|must be owner"),
+            transaction.atomic(),
+            connection.cursor() as cursor,
+        ):
+            cursor.execute(
+                f"CREATE TABLE {name} PARTITION OF shoes_coup FOR VALUES FROM (%s) TO (%s)", [month, next_month(month)]
+            )
         result = partitions_ensure(months_ahead=5)
     assert partition_name("shoes_coup", month) in result.created
 
@@ -602,12 +669,13 @@ def test_the_runtime_role_moves_rows_out_of_the_default_and_no_other_role_may(ru
     with connection.cursor() as cursor:
         cursor.execute(f'CREATE ROLE "{stranger}" NOLOGIN')
         cursor.execute(f'GRANT USAGE ON SCHEMA public TO "{stranger}"')
-        cursor.execute("SELECT has_function_privilege(%s, 'pit_partitions_ensure(date, date)', 'EXECUTE'), "
-                       "has_function_privilege(%s, 'pit_partitions_ensure(date, date)', 'EXECUTE')",
-                       [runtime_role, stranger])
+        cursor.execute(
+            "SELECT has_function_privilege(%s, 'pit_partitions_ensure(date, date)', 'EXECUTE'), "
+            "has_function_privilege(%s, 'pit_partitions_ensure(date, date)', 'EXECUTE')",
+            [runtime_role, stranger],
+        )
         assert cursor.fetchone() == (True, False)
-    with as_role(stranger), pytest.raises(DatabaseError, match="permission denied for function"), \
-            transaction.atomic():
+    with as_role(stranger), pytest.raises(DatabaseError, match="permission denied for function"), transaction.atomic():
         partitions_ensure(months_ahead=0)
     with as_role(runtime_role):
         result = partitions_ensure(months_ahead=0)

@@ -219,10 +219,7 @@ def run_batches(port: int, floor: list[dict]) -> None:
             raise SystemExit(1)
         rates.append(BATCH / elapsed)
         seconds.append(elapsed)
-        print(
-            f"batch {round_index + 1}: {BATCH} coups x 7 wagers in {elapsed:.3f}s "
-            f"({len(body) // 1024} KiB answer)"
-        )
+        print(f"batch {round_index + 1}: {BATCH} coups x 7 wagers in {elapsed:.3f}s ({len(body) // 1024} KiB answer)")
     figure("api_batch_day_seconds", f"{statistics.median(seconds):.3f}", f"s per {BATCH} coups")
     figure("api_batch_throughput", f"{statistics.median(rates):.0f}", "coups/s")
 
@@ -248,9 +245,7 @@ def main() -> int:
     }
     gunicorn = None
     try:
-        subprocess.run(
-            [venv("python"), "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True
-        )
+        subprocess.run([venv("python"), "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
         tables = max(THREADS, BATCH_ROUNDS) + BATCH_ROUNDS
         setup = subprocess.run(
             [venv("python"), "-c", SETUP, str(tables)],
@@ -288,8 +283,7 @@ def main() -> int:
                 return 1
             time.sleep(0.2)
         print(
-            f"gunicorn: {WORKERS} sync workers, pit.settings.production, PostgreSQL {BENCH_DB}; "
-            f"{os.cpu_count()} cores"
+            f"gunicorn: {WORKERS} sync workers, pit.settings.production, PostgreSQL {BENCH_DB}; {os.cpu_count()} cores"
         )
         run_singles(port, floor[:THREADS])
         run_batches(port, floor[THREADS:])

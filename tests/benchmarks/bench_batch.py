@@ -132,8 +132,14 @@ def dealt_day(day: dt.date, seed: int) -> tuple[bytes, int]:
     limits = {bet: (Decimal(low), Decimal(high)) for bet, (low, high) in LIMITS.items()}
     setup = TableSetup("DAY", SEATS, "USD", game.PRESETS["commission_box"], limits)
     collector = _Collector()
-    dealer = Dealer(collector, setup, rng=random.Random(f"bench-batch:{seed}"),
-                    faults=dict.fromkeys(FAULT_KINDS, 0.0), result=SimulationResult(), seats_occupied=len(SEATS))
+    dealer = Dealer(
+        collector,
+        setup,
+        rng=random.Random(f"bench-batch:{seed}"),
+        faults=dict.fromkeys(FAULT_KINDS, 0.0),
+        result=SimulationResult(),
+        seats_occupied=len(SEATS),
+    )
     start = dt.datetime.combine(day, dt.time(6, 30), dt.UTC)
     clock = Clock(start, dt.timedelta(hours=23) / COUPS, start + dt.timedelta(hours=23))
     while len(collector.coups) < COUPS:
@@ -145,8 +151,9 @@ def dealt_day(day: dt.date, seed: int) -> tuple[bytes, int]:
             "banker": list(play.banker),
             "dealt_at": play.dealt_at.isoformat(),
             "reported_winner": play.reported_winner,
-            "wagers": [{"seat": w.seat, "bet": w.bet, "amount": str(w.amount), "paid": str(w.paid)}
-                       for w in play.wagers],
+            "wagers": [
+                {"seat": w.seat, "bet": w.bet, "amount": str(w.amount), "paid": str(w.paid)} for w in play.wagers
+            ],
         }
         for number, play in enumerate(collector.coups[:COUPS], start=1)
     ]
@@ -156,8 +163,12 @@ def dealt_day(day: dt.date, seed: int) -> tuple[bytes, int]:
 def post(port: int, key: str, path: str, body: bytes) -> tuple[int, bytes, float]:
     """One POST on a new keep-alive connection; (status, answer, seconds from sending to the last byte)."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-    headers = {"Authorization": f"Api-Key {key}", "Content-Type": "application/json",
-               "X-Forwarded-Proto": "https", "Host": "127.0.0.1"}
+    headers = {
+        "Authorization": f"Api-Key {key}",
+        "Content-Type": "application/json",
+        "X-Forwarded-Proto": "https",
+        "Host": "127.0.0.1",
+    }
     try:
         connection.connect()
         started = time.perf_counter()
@@ -185,23 +196,33 @@ def anchor_rows(connection, from_shoe: int, to_shoe: int) -> list[tuple[str, lis
     """The rows the batch wrote for `from_shoe`, as COPY text for `to_shoe`: every column as stored,
     new ids (taken from the tables' own sequences) and the references mapped to them."""
     with connection.cursor() as cursor:
-        cursor.execute("""
+        cursor.execute(
+            """
             CREATE TEMP TABLE coup_ids ON COMMIT DROP AS
             SELECT id AS old, nextval(pg_get_serial_sequence('shoes_coup', 'id')) AS new
-            FROM shoes_coup WHERE shoe_id = %s""", [from_shoe])
+            FROM shoes_coup WHERE shoe_id = %s""",
+            [from_shoe],
+        )
         cursor.execute("""
             CREATE TEMP TABLE wager_ids ON COMMIT DROP AS
             SELECT w.id AS old, nextval(pg_get_serial_sequence('shoes_wager', 'id')) AS new
             FROM shoes_wager w JOIN coup_ids c ON c.old = w.coup_id""")
         sources = {
-            "shoes_coup": ("shoes_coup t JOIN coup_ids m ON m.old = t.id",
-                           {"id": "m.new", "shoe_id": str(int(to_shoe))}),
-            "shoes_wager": ("shoes_wager t JOIN wager_ids m ON m.old = t.id JOIN coup_ids c ON c.old = t.coup_id",
-                            {"id": "m.new", "coup_id": "c.new"}),
+            "shoes_coup": (
+                "shoes_coup t JOIN coup_ids m ON m.old = t.id",
+                {"id": "m.new", "shoe_id": str(int(to_shoe))},
+            ),
+            "shoes_wager": (
+                "shoes_wager t JOIN wager_ids m ON m.old = t.id JOIN coup_ids c ON c.old = t.coup_id",
+                {"id": "m.new", "coup_id": "c.new"},
+            ),
             "ledger_commissionentry": (
                 "ledger_commissionentry t JOIN wager_ids w ON w.old = t.wager_id",
-                {"id": "nextval(pg_get_serial_sequence('ledger_commissionentry', 'id'))",
-                 "shoe_id": str(int(to_shoe)), "wager_id": "w.new"},
+                {
+                    "id": "nextval(pg_get_serial_sequence('ledger_commissionentry', 'id'))",
+                    "shoe_id": str(int(to_shoe)),
+                    "wager_id": "w.new",
+                },
             ),
         }
         rendered = []
@@ -229,10 +250,13 @@ def copy_rows(connection, rendered) -> float:
 
 def stored(connection, shoe: int) -> tuple[int, int, int]:
     with connection.cursor() as cursor:
-        cursor.execute("""
+        cursor.execute(
+            """
             SELECT (SELECT count(*) FROM shoes_coup WHERE shoe_id = %(s)s),
                    (SELECT count(*) FROM shoes_wager w JOIN shoes_coup c ON c.id = w.coup_id WHERE c.shoe_id = %(s)s),
-                   (SELECT count(*) FROM ledger_commissionentry WHERE shoe_id = %(s)s)""", {"s": shoe})
+                   (SELECT count(*) FROM ledger_commissionentry WHERE shoe_id = %(s)s)""",
+            {"s": shoe},
+        )
         counts = cursor.fetchone()
     connection.commit()
     return counts
@@ -246,8 +270,15 @@ def start_gunicorn(env: dict) -> tuple[subprocess.Popen, int]:
     gunicorn = subprocess.Popen(
         [venv("gunicorn"), "--config", "deploy/gunicorn.conf.py", "pit.wsgi:application"],
         cwd=ROOT,
-        env={**env, "GUNICORN_BIND": f"127.0.0.1:{port}", "GUNICORN_WORKERS": "1", "GUNICORN_TIMEOUT": "300",
-             "GUNICORN_ACCESS_LOG": "/dev/null", "GUNICORN_LOG_LEVEL": "warning", "GUNICORN_MAX_REQUESTS": "0"},
+        env={
+            **env,
+            "GUNICORN_BIND": f"127.0.0.1:{port}",
+            "GUNICORN_WORKERS": "1",
+            "GUNICORN_TIMEOUT": "300",
+            "GUNICORN_ACCESS_LOG": "/dev/null",
+            "GUNICORN_LOG_LEVEL": "warning",
+            "GUNICORN_MAX_REQUESTS": "0",
+        },
         stdout=subprocess.DEVNULL,
         stderr=sys.stderr,
     )
@@ -270,15 +301,22 @@ def run(env: dict, bench_url: str) -> int:
     codes = ["WARM", *(f"API{n}" for n in range(ROUNDS)), *(f"CPY{n}" for n in range(ROUNDS)), "FULL"]
     setup = subprocess.run(
         [venv("python"), "-c", SETUP, ",".join(codes), json.dumps(LIMITS), json.dumps(SEATS)],
-        cwd=ROOT, env=env, check=True, capture_output=True, text=True,
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     floor = json.loads(setup.stdout.strip().splitlines()[-1])
     days = [dealt_day(FIRST_DAY + dt.timedelta(days=n), seed=n) for n in range(ROUNDS + 1)]
     gunicorn, port = start_gunicorn(env)
     connection = psycopg.connect(bench_url)
     try:
-        print(f"gunicorn: 1 sync worker, pit.settings.production, PostgreSQL {BENCH_DB}; {os.cpu_count()} cores; "
-              f"load {open('/proc/loadavg').read().split()[0]}")  # noqa: SIM115
+        load = Path("/proc/loadavg").read_text().split()[0]
+        print(
+            f"gunicorn: 1 sync worker, pit.settings.production, PostgreSQL {BENCH_DB}; "
+            f"{os.cpu_count()} cores; load {load}"
+        )
         warm = json.dumps({"coups": json.loads(days[0][0])["coups"][:20]}).encode()
         warm_path = f"/api/v1/shoes/{floor['WARM']['shoe']}/coups/batch/"
         status, answer, _ = post(port, floor["WARM"]["key"], warm_path, warm)
@@ -299,9 +337,11 @@ def run(env: dict, bench_url: str) -> int:
             assert stored(connection, target) == (coups, wager_rows, entries)
             figures.append(seconds)
             anchors.append(anchor)
-            print(f"round {n + 1}: {COUPS} coups, {wagers} wagers, {entries} commission entries "
-                  f"({len(body) // 1024} KiB posted, {len(answer) // 1024} KiB answer): "
-                  f"API {seconds:.3f} s, COPY {anchor:.3f} s ({seconds / anchor:.1f}x)")
+            print(
+                f"round {n + 1}: {COUPS} coups, {wagers} wagers, {entries} commission entries "
+                f"({len(body) // 1024} KiB posted, {len(answer) // 1024} KiB answer): "
+                f"API {seconds:.3f} s, COPY {anchor:.3f} s ({seconds / anchor:.1f}x)"
+            )
         body, _ = days[ROUNDS]
         full = floor["FULL"]
         full_path = f"/api/v1/shoes/{full['shoe']}/coups/batch/?answer=full"

@@ -119,9 +119,7 @@ def coup_lines(count: int) -> list[str]:
         elif roll < 0.03:
             player = [*player[:1], "1X"]
         winner = evaluate(coup).winner.value
-        lines.append(
-            json.dumps({"player": player, "banker": banker, "reported_winner": winner, "ref": number})
-        )
+        lines.append(json.dumps({"player": player, "banker": banker, "reported_winner": winner, "ref": number}))
     return lines
 
 

@@ -32,6 +32,7 @@ rounds). Prints `partitions.partitioned` and `partitions.plain` (s, median), `pa
 plays back to back), and the rows written. Asserts nothing about time; it checks that both wrote
 the same rows. Skips with a message when PostgreSQL cannot be reached.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -120,8 +121,14 @@ def dealt(day: dt.date) -> list[tuple]:
     limits = {bet: (Decimal(low), Decimal(high)) for bet, (low, high) in LIMITS.items()}
     setup = TableSetup("DAY", SEATS, "USD", game.PRESETS["commission_box"], limits)
     recorder = Recorder()
-    dealer = Dealer(recorder, setup, rng=random.Random("bench-partitions"), faults=dict.fromkeys(FAULT_KINDS, 0.0),
-                    result=SimulationResult(), seats_occupied=len(SEATS))
+    dealer = Dealer(
+        recorder,
+        setup,
+        rng=random.Random("bench-partitions"),
+        faults=dict.fromkeys(FAULT_KINDS, 0.0),
+        result=SimulationResult(),
+        seats_occupied=len(SEATS),
+    )
     start = dt.datetime.combine(day, dt.time(6, 30), dt.UTC)
     clock = Clock(start, dt.timedelta(hours=23) / COUPS, start + dt.timedelta(hours=23))
     while sum(len(call[2]) for call in recorder.calls if call[0] == "coups_record") < COUPS:
@@ -136,8 +143,11 @@ def new_tables(codes: list[str]) -> None:
     limits = {bet: (Decimal(low), Decimal(high)) for bet, (low, high) in LIMITS.items()}
     paytable = paytable_create_from_preset(preset="commission_box")
     for code in codes:
-        table_open(table=table_create(code=code, name=f"Mini {code}", game="mini", limits=limits, seats=list(SEATS),
-                                      paytable=paytable))
+        table_open(
+            table=table_create(
+                code=code, name=f"Mini {code}", game="mini", limits=limits, seats=list(SEATS), paytable=paytable
+            )
+        )
 
 
 def play(calls: list[tuple], code: str) -> float:
@@ -169,8 +179,13 @@ def written(code: str) -> tuple[int, int, int, int, int]:
     coups = Coup.objects.filter(shoe__table__code=code)
     wagers = Wager.objects.filter(coup__shoe__table__code=code)
     entries = CommissionEntry.objects.filter(shoe__table__code=code)
-    return (coups.count(), wagers.count(), entries.count(), wagers.aggregate(s=Sum("amount_minor"))["s"],
-            entries.aggregate(s=Sum("amount_minor"))["s"])
+    return (
+        coups.count(),
+        wagers.count(),
+        entries.count(),
+        wagers.aggregate(s=Sum("amount_minor"))["s"],
+        entries.aggregate(s=Sum("amount_minor"))["s"],
+    )
 
 
 # ------------------------------------------------------------------------------------ plain tables
@@ -184,13 +199,18 @@ def make_plain_tables() -> None:
     with transaction.atomic(), connection.cursor() as cursor:
         for table in TABLES:
             plain = f"{table}__plain"
-            cursor.execute(f'CREATE TABLE "{plain}" (LIKE "{table}" INCLUDING DEFAULTS INCLUDING CONSTRAINTS '
-                           f"INCLUDING INDEXES INCLUDING IDENTITY)")
-            cursor.execute("SELECT setval(pg_get_serial_sequence(%s, 'id'), nextval(pg_get_serial_sequence(%s, 'id')))",
-                           [plain, table])
+            cursor.execute(
+                f'CREATE TABLE "{plain}" (LIKE "{table}" INCLUDING DEFAULTS INCLUDING CONSTRAINTS '
+                f"INCLUDING INDEXES INCLUDING IDENTITY)"
+            )
+            cursor.execute(
+                "SELECT setval(pg_get_serial_sequence(%s, 'id'), nextval(pg_get_serial_sequence(%s, 'id')))",
+                [plain, table],
+            )
             cursor.execute(
                 "SELECT conname, pg_get_constraintdef(oid), confrelid::regclass::text FROM pg_constraint "
-                "WHERE conrelid = %s::regclass AND contype = 'f' AND conparentid = 0 ORDER BY conname", [table],
+                "WHERE conrelid = %s::regclass AND contype = 'f' AND conparentid = 0 ORDER BY conname",
+                [table],
             )
             for name, definition, target in cursor.fetchall():
                 if target in TABLES:
@@ -198,17 +218,23 @@ def make_plain_tables() -> None:
                 cursor.execute(f'ALTER TABLE "{plain}" ADD CONSTRAINT "{name}" {definition}')
             for (source, column), target in COMPOSITE_KEYS.items():
                 if source == table:  # checked per statement when partitioned; a foreign key before
-                    cursor.execute("SELECT tgname FROM pg_trigger WHERE tgrelid = %s::regclass "
-                                   "AND tgnewtable IS NOT NULL AND NOT tgisinternal", [table])
+                    cursor.execute(
+                        "SELECT tgname FROM pg_trigger WHERE tgrelid = %s::regclass "
+                        "AND tgnewtable IS NOT NULL AND NOT tgisinternal",
+                        [table],
+                    )
                     (name,) = cursor.fetchone()
-                    cursor.execute(f'ALTER TABLE "{plain}" ADD CONSTRAINT "{name}" FOREIGN KEY ({column}, gaming_day) '
-                                   f'REFERENCES "{target}__plain" (id, gaming_day) DEFERRABLE INITIALLY DEFERRED')
+                    cursor.execute(
+                        f'ALTER TABLE "{plain}" ADD CONSTRAINT "{name}" FOREIGN KEY ({column}, gaming_day) '
+                        f'REFERENCES "{target}__plain" (id, gaming_day) DEFERRABLE INITIALLY DEFERRED'
+                    )
             for (source, column), (target, same_day) in CHECKED_REFERENCES.items():
                 if source == table:  # the trigger names the table: the plain one once swapped in
                     cursor.execute(
                         "SELECT t.tgname FROM pg_trigger t JOIN pg_constraint c ON c.oid = t.tgconstraint "
                         "WHERE t.tgrelid = %s::regclass AND c.contype = 't' AND %s = ANY (SELECT attname FROM "
-                        "pg_attribute WHERE attrelid = t.tgrelid AND attnum = ANY (t.tgattr))", [table, column],
+                        "pg_attribute WHERE attrelid = t.tgrelid AND attnum = ANY (t.tgattr))",
+                        [table, column],
                     )
                     for (name,) in cursor.fetchall():
                         for statement in reference_check_sql(plain, column, target, same_day, name):
@@ -217,7 +243,8 @@ def make_plain_tables() -> None:
                 cursor.execute(f'CREATE UNIQUE INDEX "{plain}_number" ON "{plain}" (shoe_id, number)')
             cursor.execute(
                 "SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped "
-                "ORDER BY attnum", [plain],
+                "ORDER BY attnum",
+                [plain],
             )
             columns = [row[0] for row in cursor.fetchall()]
             for statement in protect_sql("postgresql", table=plain, columns=columns, pk="id"):
@@ -284,8 +311,10 @@ def main() -> int:
         calls = dealt(day)
         coups = sum(len(call[2]) for call in calls if call[0] == "coups_record")
         shoes = sum(1 for call in calls if call[0] == "shoe_start")
-        print(f"PostgreSQL {BENCH_DB}; {os.cpu_count()} cores; load {open('/proc/loadavg').read().split()[0]}; "  # noqa: SIM115
-              f"{coups} coups in {shoes} shoes dealt on {day}, through the services, {ROUNDS} rounds interleaved")
+        print(
+            f"PostgreSQL {BENCH_DB}; {os.cpu_count()} cores; load {open('/proc/loadavg').read().split()[0]}; "  # noqa: SIM115
+            f"{coups} coups in {shoes} shoes dealt on {day}, through the services, {ROUNDS} rounds interleaved"
+        )
         new_tables(["WP", "WQ", *(f"P{n}" for n in range(ROUNDS)), *(f"Q{n}" for n in range(ROUNDS))])
         for kind, code in (("partitioned", "WP"), ("plain", "WQ")):  # warm-up, not timed: a day into each
             swap(kind)
@@ -293,16 +322,22 @@ def main() -> int:
         times: dict[str, list[float]] = {"partitioned": [], "plain": []}
         rows = {}
         for n in range(ROUNDS):
-            for kind, code in (("partitioned", f"P{n}"), ("plain", f"Q{n}")) if n % 2 == 0 else \
-                    (("plain", f"Q{n}"), ("partitioned", f"P{n}")):
+            for kind, code in (
+                (("partitioned", f"P{n}"), ("plain", f"Q{n}"))
+                if n % 2 == 0
+                else (("plain", f"Q{n}"), ("partitioned", f"P{n}"))
+            ):
                 analyze()
                 swap(kind)
                 assert partitioned_now() == (kind == "partitioned")
                 seconds = play(calls, code)
                 rows[kind] = written(code)
                 times[kind].append(seconds)
-                print(f"round {n + 1} {kind}: {seconds:.3f} s ({rows[kind][0]} coups, {rows[kind][1]} wagers, "
-                      f"{rows[kind][2]} commission entries)", flush=True)
+                print(
+                    f"round {n + 1} {kind}: {seconds:.3f} s ({rows[kind][0]} coups, {rows[kind][1]} wagers, "
+                    f"{rows[kind][2]} commission entries)",
+                    flush=True,
+                )
             assert rows["partitioned"] == rows["plain"], rows
         swap("partitioned")
         with connection.cursor() as cursor:

@@ -60,15 +60,28 @@ def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     env = os.environ.get
     parser.add_argument("--rate", type=float, default=float(env("BENCH_POST_RATE", 50)), help="requests/s offered")
-    parser.add_argument("--seconds", type=float, default=float(env("BENCH_POST_SECONDS", 30)),
-                        help="seconds of each loop, over all rounds")
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=float(env("BENCH_POST_SECONDS", 30)),
+        help="seconds of each loop, over all rounds",
+    )
     parser.add_argument("--rounds", type=int, default=int(env("BENCH_POST_ROUNDS", 3)))
-    parser.add_argument("--tables", type=int, default=int(env("BENCH_POST_TABLES", 0)),
-                        help="tables dealing (default: enough shoes for every coup posted)")
-    parser.add_argument("--workers", type=int, default=int(env("BENCH_POST_WORKERS", 0)),
-                        help="gunicorn workers (default: as deploy/gunicorn.conf.py decides)")
-    parser.add_argument("--max-requests", type=int, default=None,
-                        help="GUNICORN_MAX_REQUESTS for the run (default: as configured)")
+    parser.add_argument(
+        "--tables",
+        type=int,
+        default=int(env("BENCH_POST_TABLES", 0)),
+        help="tables dealing (default: enough shoes for every coup posted)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=int(env("BENCH_POST_WORKERS", 0)),
+        help="gunicorn workers (default: as deploy/gunicorn.conf.py decides)",
+    )
+    parser.add_argument(
+        "--max-requests", type=int, default=None, help="GUNICORN_MAX_REQUESTS for the run (default: as configured)"
+    )
     parser.add_argument("--clients", type=int, default=32, help="client threads sending the requests")
     parser.add_argument("--database", default=env("BENCH_POST_DB", "pit_bench_post"))
     return parser.parse_args()
@@ -210,10 +223,15 @@ def post_sender(port: int, work: list[tuple[dict, dict]]):
         seat, coup = work[index]
         connection = http_connection(local, port)
         connection.request(
-            "POST", f"/api/v1/shoes/{seat['shoe']}/coups/", body=json.dumps(coup),
+            "POST",
+            f"/api/v1/shoes/{seat['shoe']}/coups/",
+            body=json.dumps(coup),
             headers={
-                "Authorization": f"Api-Key {seat['key']}", "Idempotency-Key": str(uuid.uuid4()),
-                "Content-Type": "application/json", "X-Forwarded-Proto": "https", "Host": "127.0.0.1",
+                "Authorization": f"Api-Key {seat['key']}",
+                "Idempotency-Key": str(uuid.uuid4()),
+                "Content-Type": "application/json",
+                "X-Forwarded-Proto": "https",
+                "Host": "127.0.0.1",
             },
         )
         response = connection.getresponse()
@@ -269,19 +287,38 @@ def raw_rows(seat: dict, coup: dict, paytable: int) -> tuple[tuple, list[tuple]]
 
     evaluation = game.evaluate(game.Coup.from_codes(coup["player"], coup["banker"]))
     coup_row = (
-        seat["shoe"], coup["number"], coup["dealt_at"], coup["dealt_at"][:10], json.dumps(coup["player"]),
-        json.dumps(coup["banker"]), evaluation.player_total, evaluation.banker_total, str(evaluation.winner),
-        evaluation.natural, evaluation.player_pair, evaluation.banker_pair, coup["reported_winner"], paytable,
+        seat["shoe"],
+        coup["number"],
+        coup["dealt_at"],
+        coup["dealt_at"][:10],
+        json.dumps(coup["player"]),
+        json.dumps(coup["banker"]),
+        evaluation.player_total,
+        evaluation.banker_total,
+        str(evaluation.winner),
+        evaluation.natural,
+        evaluation.player_pair,
+        evaluation.banker_pair,
+        coup["reported_winner"],
+        paytable,
         secrets.token_hex(32),
     )
     wagers = []
     for wager in coup["wagers"]:
         settlement = game.settle(game.PRESETS["commission_box"], wager["bet"], Decimal(wager["amount"]), evaluation)
-        wagers.append((
-            wager["seat"], wager["bet"], "USD", int(Decimal(wager["amount"]) * 100), str(settlement.result),
-            int(settlement.payout * 100), int(settlement.commission * 100), int(Decimal(wager["paid"]) * 100),
-            secrets.token_hex(32),
-        ))
+        wagers.append(
+            (
+                wager["seat"],
+                wager["bet"],
+                "USD",
+                int(Decimal(wager["amount"]) * 100),
+                str(settlement.result),
+                int(settlement.payout * 100),
+                int(settlement.commission * 100),
+                int(Decimal(wager["paid"]) * 100),
+                secrets.token_hex(32),
+            )
+        )
     return coup_row, wagers
 
 
@@ -295,7 +332,7 @@ def raw_sender(bench_url: str, work: list[tuple[tuple, list[tuple]]], shoe_of: l
         with local.db.transaction(), local.db.cursor() as cursor:
             cursor.execute(
                 "INSERT INTO bench_raw_coup (recorded_at, shoe_id, number, dealt_at, gaming_day, player_cards, "
-                "banker_cards, player_total, banker_total, winner, \"natural\", player_pair, banker_pair, "
+                'banker_cards, player_total, banker_total, winner, "natural", player_pair, banker_pair, '
                 "reported_winner, paytable_id, chain_hash, chain_seq) "
                 "VALUES (now(), %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, 1) RETURNING id",
                 coup_row,
@@ -316,8 +353,11 @@ def raw_sender(bench_url: str, work: list[tuple[tuple, list[tuple]]], shoe_of: l
                 cursor.execute(
                     "INSERT INTO bench_raw_commission (recorded_at, shoe_id, wager_id, seat, kind, currency, "
                     f"amount_minor, chain_seq, chain_hash) VALUES {values}",  # noqa: S608
-                    [v for wager_id, seat, commission in owed
-                     for v in (shoe_of[index], wager_id, seat, commission, secrets.token_hex(32))],
+                    [
+                        v
+                        for wager_id, seat, commission in owed
+                        for v in (shoe_of[index], wager_id, seat, commission, secrets.token_hex(32))
+                    ],
                 )
         return None
 
@@ -327,8 +367,12 @@ def raw_sender(bench_url: str, work: list[tuple[tuple, list[tuple]]], shoe_of: l
 def summary(name: str, latencies: list[float], failures: list[str]) -> dict:
     ms = [value * 1000 for value in latencies]
     result = {
-        "p50": statistics.median(ms), "p99": percentile(ms, 0.99), "max": max(ms),
-        "over": sum(1 for value in ms if value > STALL_MS), "count": len(ms), "failures": len(failures),
+        "p50": statistics.median(ms),
+        "p99": percentile(ms, 0.99),
+        "max": max(ms),
+        "over": sum(1 for value in ms if value > STALL_MS),
+        "count": len(ms),
+        "failures": len(failures),
     }
     print(
         f"  {name:<8} {result['count']:>5} sent  p50 {result['p50']:7.1f} ms  p99 {result['p99']:7.1f} ms  "
@@ -349,7 +393,11 @@ def start_gunicorn(env: dict, args, port: int, log: list[str]) -> subprocess.Pop
         extra["GUNICORN_MAX_REQUESTS"] = str(args.max_requests)
     gunicorn = subprocess.Popen(
         [venv("gunicorn"), "--config", "deploy/gunicorn.conf.py", "pit.wsgi:application"],
-        cwd=ROOT, env={**env, **extra}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        cwd=ROOT,
+        env={**env, **extra},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     gunicorn_log(gunicorn, log)
     workers = args.workers or int(env.get("GUNICORN_WORKERS") or len(os.sched_getaffinity(0)) + 1)  # as configured
@@ -408,11 +456,16 @@ def main() -> int:
     try:
         subprocess.run([venv("python"), "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
         dealt = subprocess.run(
-            [venv("python"), "-c", SETUP, str(tables * 2)], cwd=ROOT, env=env, check=True, capture_output=True,
+            [venv("python"), "-c", SETUP, str(tables * 2)],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            capture_output=True,
             text=True,
         )
         setup = json.loads(dealt.stdout.strip().splitlines()[-1])
         floor = setup["floor"]
+
         # Posts go round the tables (the coups of a table in order); the raw SQL anchor writes the
         # same kind of coups of the other half of the tables.
         def interleaved(seats):
@@ -486,8 +539,13 @@ def main() -> int:
             if gunicorn.poll() is None:
                 gunicorn.kill()
         if env["CELERY_BROKER_URL"].startswith("redis://"):
-            subprocess.run([venv("celery"), "-A", "pit", "purge", "-f", "-Q", "urgent,bulk"], cwd=ROOT, env=env,
-                           check=False, capture_output=True)
+            subprocess.run(
+                [venv("celery"), "-A", "pit", "purge", "-f", "-Q", "urgent,bulk"],
+                cwd=ROOT,
+                env=env,
+                check=False,
+                capture_output=True,
+            )
         subprocess.run(["rm", "-rf", scratch], check=False)
         with contextlib.suppress(Exception):
             recreate_database(maintenance_url, args.database, drop_only=True)

@@ -83,9 +83,21 @@ class Redis:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            ["redis-server", "--port", str(REDIS_PORT), "--bind", "127.0.0.1", "--dir", str(self.folder),
-             "--save", "", "--appendonly", "no"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                "redis-server",
+                "--port",
+                str(REDIS_PORT),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                str(self.folder),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         wait_for(self.ping, 20)
 
@@ -122,8 +134,12 @@ class Celery:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            [str(ROOT / ".venv" / "bin" / "celery"), "-A", "pit", *self.args], cwd=ROOT, env=self.env,
-            stdout=self.log.open("ab"), stderr=subprocess.STDOUT, start_new_session=True,
+            [str(ROOT / ".venv" / "bin" / "celery"), "-A", "pit", *self.args],
+            cwd=ROOT,
+            env=self.env,
+            stdout=self.log.open("ab"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
 
     def kill(self) -> None:
@@ -175,8 +191,10 @@ class Floor:
             for seat, bet in zip(SEATS, BETS, strict=True)
         )
         return CoupInput(
-            number=self.numbers[table.pk], player=[c.code for c in dealt.player],
-            banker=[c.code for c in dealt.banker], wagers=wagers,
+            number=self.numbers[table.pk],
+            player=[c.code for c in dealt.player],
+            banker=[c.code for c in dealt.banker],
+            wagers=wagers,
         )
 
     def backlog(self, table, count: int) -> None:
@@ -249,18 +267,31 @@ def main() -> int:
     server = Redis(scratch)
     server.start()
     env = {
-        **os.environ, "DATABASE_URL": url, "CELERY_BROKER_URL": server.url, "PIT_VAR_DIR": str(scratch / "var"),
-        "DJANGO_SETTINGS_MODULE": "pit.settings.local", "DJANGO_DEBUG": "False", "CELERY_TASK_ALWAYS_EAGER": "False",
+        **os.environ,
+        "DATABASE_URL": url,
+        "CELERY_BROKER_URL": server.url,
+        "PIT_VAR_DIR": str(scratch / "var"),
+        "DJANGO_SETTINGS_MODULE": "pit.settings.local",
+        "DJANGO_DEBUG": "False",
+        "CELERY_TASK_ALWAYS_EAGER": "False",
     }
-    os.environ.update({key: env[key] for key in ("DATABASE_URL", "CELERY_BROKER_URL", "PIT_VAR_DIR",
-                                                 "DJANGO_SETTINGS_MODULE", "DJANGO_DEBUG")})
+    os.environ.update(
+        {
+            key: env[key]
+            for key in ("DATABASE_URL", "CELERY_BROKER_URL", "PIT_VAR_DIR", "DJANGO_SETTINGS_MODULE", "DJANGO_DEBUG")
+        }
+    )
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
     # The urgent worker's database sessions are named, so that phase 2 finds the one it blocked.
     urgent_env = {**env, "DATABASE_URL": f"{url}?application_name=bench-urgent-worker"}
-    urgent = Celery(["worker", "-Q", "urgent", "-c", "2", "-n", "urgent@bench", "--loglevel", "WARNING"],
-                    urgent_env, scratch / "urgent.log")
-    bulk = Celery(["worker", "-Q", "bulk", "-c", "1", "-n", "bulk@bench", "--loglevel", "WARNING"],
-                  env, scratch / "bulk.log")
+    urgent = Celery(
+        ["worker", "-Q", "urgent", "-c", "2", "-n", "urgent@bench", "--loglevel", "WARNING"],
+        urgent_env,
+        scratch / "urgent.log",
+    )
+    bulk = Celery(
+        ["worker", "-Q", "bulk", "-c", "1", "-n", "bulk@bench", "--loglevel", "WARNING"], env, scratch / "bulk.log"
+    )
     beat = Celery(["beat", "-s", str(scratch / "beat-schedule"), "--loglevel", "WARNING"], env, scratch / "beat.log")
     try:
         return run(url, urgent, bulk, beat, server)
@@ -320,8 +351,10 @@ def run(url, urgent, bulk, beat, server) -> int:  # noqa: PLR0915 (one script, t
             "reconciled_at", "shoe__close_recorded_at"
         )
     ]
-    print(f"stream: {floor.recorded} coups in {streamed:.1f}s ({floor.recorded / streamed:.1f}/s), {len(closed)} "
-          f"shoes closed, behind a bulk backlog of 20 checks of {len(ids)} coups and a sweep")
+    print(
+        f"stream: {floor.recorded} coups in {streamed:.1f}s ({floor.recorded / streamed:.1f}/s), {len(closed)} "
+        f"shoes closed, behind a bulk backlog of 20 checks of {len(ids)} coups and a sweep"
+    )
     figure("stream_rate_achieved", f"{floor.recorded / streamed:.1f}", "coups/s")
     figure("close_to_reconciliation_p50", f"{statistics.median(latencies):.3f}", "s")
     figure("close_to_reconciliation_p95", f"{percentile(latencies, 0.95):.3f}", "s")
@@ -344,7 +377,8 @@ def run(url, urgent, bulk, beat, server) -> int:  # noqa: PLR0915 (one script, t
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT pid FROM pg_stat_activity WHERE datname = %s AND wait_event_type = 'Lock' "
-                "AND application_name = 'bench-urgent-worker'", [BENCH_DB]
+                "AND application_name = 'bench-urgent-worker'",
+                [BENCH_DB],
             )
             row = cursor.fetchone()
         return row and row[0]
@@ -355,7 +389,8 @@ def run(url, urgent, bulk, beat, server) -> int:  # noqa: PLR0915 (one script, t
     with connection.cursor() as cursor:  # the dead worker's sessions go with it
         cursor.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s "
-            "AND application_name = 'bench-urgent-worker'", [BENCH_DB]
+            "AND application_name = 'bench-urgent-worker'",
+            [BENCH_DB],
         )
     holder.rollback()
     holder.close()
@@ -386,8 +421,10 @@ def run(url, urgent, bulk, beat, server) -> int:  # noqa: PLR0915 (one script, t
     back = time.monotonic()
     wait_for(lambda: not during.exists(), 300, 0.5)
     catch_up = time.monotonic() - back
-    print(f"outage: {back - outage_started:.0f}s without a broker, {coups_in_outage} coups recorded, {owed} tasks "
-          f"owed in the outbox for them (merged into checks of 50 coups when sent)")
+    print(
+        f"outage: {back - outage_started:.0f}s without a broker, {coups_in_outage} coups recorded, {owed} tasks "
+        f"owed in the outbox for them (merged into checks of 50 coups when sent)"
+    )
     figure("outage_tasks_owed", owed, "tasks")
     figure("outage_broker_back_to_its_tasks_done", f"{catch_up:.1f}", "s")
     figure("outage_catch_up_over_target_120s", f"{catch_up / 120:.2f}", "x")

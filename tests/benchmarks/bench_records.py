@@ -19,6 +19,7 @@ pit, takes 5 to 9 minutes). Then, in one run and over the same shoes:
     PIT_BENCH_POSTGRES=postgres://postgres@127.0.0.1:5432/postgres \
         .venv/bin/python tests/benchmarks/bench_records.py
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -97,7 +98,7 @@ def read_only(shoe_ids: list[int]) -> tuple[int, float, float]:
     started, cpu = time.perf_counter(), time.process_time()
     rows = 0
     for start in range(0, len(shoe_ids), SHOES_PER_CHUNK):
-        kept = [row for _, query in chain_queries(shoe_ids[start:start + SHOES_PER_CHUNK]) for row in query]
+        kept = [row for _, query in chain_queries(shoe_ids[start : start + SHOES_PER_CHUNK]) for row in query]
         rows += len(kept)
     return rows, time.perf_counter() - started, time.process_time() - cpu
 

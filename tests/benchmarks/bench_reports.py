@@ -28,6 +28,7 @@ delta) and, in a separate run, the Python heap peak under tracemalloc.
     PIT_BENCH_POSTGRES=postgres://postgres@127.0.0.1:5432/postgres \
         .venv/bin/python tests/benchmarks/bench_reports.py [--wagers 300000] [--repeat 3] [--reuse]
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -54,7 +55,7 @@ SEATS = (1, 2, 3, 5, 6, 7, 8)
 # A main bet (the seat's player's side) and the side bets simulate offers at a commission table.
 BETS = [("main", 1.0), ("tie", 0.10), ("player_pair", 0.07), ("banker_pair", 0.07)]
 # Notes of players who left, formula-like ones among them (made inert in the export).
-NOTES = ["", "left for dinner", "=HYPERLINK(\"http://x\",\"y\")", "said \"back soon\", left", "-cashed out", ""]
+NOTES = ["", "left for dinner", '=HYPERLINK("http://x","y")', 'said "back soon", left', "-cashed out", ""]
 
 
 def _arguments() -> tuple[int, int, bool]:
@@ -201,14 +202,18 @@ def generate() -> dict[str, int]:
     paytable = paytable_create_from_preset(preset="commission_box")
     for number in range(1, TABLES + 1):
         limits = {bet: (Decimal("25"), Decimal("10000")) for bet in ("banker", "player", "tie")}
-        table_create(
-            code=f"BB{number:02d}", name=f"Big {number}", game="big", paytable=paytable, limits=limits
-        )
+        table_create(code=f"BB{number:02d}", name=f"Big {number}", game="big", paytable=paytable, limits=limits)
     seats = ", ".join(f"({seat})" for seat in SEATS)
     bets = ", ".join(f"('{bet}', {chance})" for bet, chance in BETS)
     start = dt.datetime.combine(FIRST_DAY, dt.time(7), tzinfo=dt.UTC)
-    params = {"start": start, "per_day": SHOES_PER_DAY, "coups": COUPS_PER_SHOE, "shoes": SHOES_PER_TABLE,
-              "paytable": paytable.pk, "notes": NOTES}
+    params = {
+        "start": start,
+        "per_day": SHOES_PER_DAY,
+        "coups": COUPS_PER_SHOE,
+        "shoes": SHOES_PER_TABLE,
+        "paytable": paytable.pk,
+        "notes": NOTES,
+    }
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT setseed(0.42)")
         for statement in GENERATE.replace("{seats}", seats).replace("{bets}", bets).split(";\n"):
@@ -217,14 +222,20 @@ def generate() -> dict[str, int]:
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
         counts = {}
-        for name, table in (("wagers", "shoes_wager"), ("coups", "shoes_coup"), ("shoes", "shoes_shoe"),
-                            ("ledger_entries", "ledger_commissionentry"), ("box_counts", "ledger_boxcount")):
+        for name, table in (
+            ("wagers", "shoes_wager"),
+            ("coups", "shoes_coup"),
+            ("shoes", "shoes_shoe"),
+            ("ledger_entries", "ledger_commissionentry"),
+            ("box_counts", "ledger_boxcount"),
+        ):
             cursor.execute(f"SELECT count(*) FROM {table}")  # noqa: S608 - fixed names
             counts[name] = cursor.fetchone()[0]
     return counts
 
 
 # ------------------------------------------------------------------------------------ the measured work
+
 
 def _maxrss_kib() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -258,8 +269,15 @@ def _export(slug: str, file_format: str, trace: bool, queue) -> None:
         size = os.path.getsize(out.name)
     seconds = time.perf_counter() - started
     peak = tracemalloc.get_traced_memory()[1] if trace else None
-    queue.put({"rows": rows["detail"], "seconds": seconds, "rss_delta_kib": _maxrss_kib() - baseline,
-               "bytes": size, "python_peak": peak})
+    queue.put(
+        {
+            "rows": rows["detail"],
+            "seconds": seconds,
+            "rss_delta_kib": _maxrss_kib() - baseline,
+            "bytes": size,
+            "python_peak": peak,
+        }
+    )
 
 
 SEATS_SQL = """
@@ -320,8 +338,15 @@ def _copy(sql_text: str | None, queue) -> None:
                 size += len(block)
         rows = cursor.rowcount
     seconds = time.perf_counter() - started
-    queue.put({"rows": rows, "seconds": seconds, "rss_delta_kib": _maxrss_kib() - baseline, "bytes": size,
-               "python_peak": None})
+    queue.put(
+        {
+            "rows": rows,
+            "seconds": seconds,
+            "rss_delta_kib": _maxrss_kib() - baseline,
+            "bytes": size,
+            "python_peak": None,
+        }
+    )
 
 
 def in_child(target, *args) -> dict:
@@ -366,8 +391,11 @@ def commission_csv(repeat: int) -> None:
         anchors.append(in_child(_copy, None))
     for name, results in (("commission_csv_export", exports), ("commission_csv_copy", anchors)):
         for number, result in enumerate(results, start=1):
-            print(f"{name} run {number}: {result['rows']} rows in {result['seconds']:.2f} s, "
-                  f"{result['bytes'] / 1024 / 1024:.1f} MiB", flush=True)
+            print(
+                f"{name} run {number}: {result['rows']} rows in {result['seconds']:.2f} s, "
+                f"{result['bytes'] / 1024 / 1024:.1f} MiB",
+                flush=True,
+            )
     if {result["rows"] for result in exports} != {result["rows"] for result in anchors}:
         raise RuntimeError(f"the export wrote {exports[0]['rows']} detail rows, COPY read {anchors[0]['rows']}")
     export_rate = statistics.median(result["rows"] / result["seconds"] for result in exports)

@@ -22,6 +22,7 @@ Then, interleaved, median of PIT_BENCH_SCALE_REPEAT (3) runs each:
 
     PIT_BENCH_POSTGRES=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python tests/benchmarks/bench_scale.py
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -94,8 +95,9 @@ def generate() -> tuple[int, int]:
     paytable_config = paytable_create_from_preset(preset="commission_box")
     paytable = game.PRESETS["commission_box"]
     for number in range(1, TABLES + 1):
-        factories.table(f"BB{number:03d}", limits={"player": ("25", "10000"), "banker": ("25", "10000"),
-                                                   "tie": ("5", "1000")})
+        factories.table(
+            f"BB{number:03d}", limits={"player": ("25", "10000"), "banker": ("25", "10000"), "tie": ("5", "1000")}
+        )
     pool_coups, pool_wagers = [], []
     for pool_shoe in range(POOL_SHOES):
         dealer = game.new_shoe(8, rng)
@@ -103,19 +105,36 @@ def generate() -> tuple[int, int]:
         for number in range(1, COUPS_PER_DAY + 1):
             dealt = dealer.deal_coup()
             evaluation = game.evaluate(dealt)
-            pool_coups.append((
-                pool_shoe, number, Jsonb([card.code for card in dealt.player]),
-                Jsonb([card.code for card in dealt.banker]), evaluation.player_total, evaluation.banker_total,
-                str(evaluation.winner), evaluation.natural, evaluation.player_pair, evaluation.banker_pair,
-            ))
+            pool_coups.append(
+                (
+                    pool_shoe,
+                    number,
+                    Jsonb([card.code for card in dealt.player]),
+                    Jsonb([card.code for card in dealt.banker]),
+                    evaluation.player_total,
+                    evaluation.banker_total,
+                    str(evaluation.winner),
+                    evaluation.natural,
+                    evaluation.player_pair,
+                    evaluation.banker_pair,
+                )
+            )
             for seat in SEATS:
                 bet = rng.choice(["banker", "banker", "player", "player", "tie"])
                 amount = Decimal(rng.choice(AMOUNTS))
                 settlement = game.settle(paytable, bet, amount, evaluation)
-                pool_wagers.append((
-                    pool_shoe, number, seat, bet, to_minor(amount, "USD"), str(settlement.result),
-                    to_minor(settlement.payout, "USD"), to_minor(settlement.commission, "USD"),
-                ))
+                pool_wagers.append(
+                    (
+                        pool_shoe,
+                        number,
+                        seat,
+                        bet,
+                        to_minor(amount, "USD"),
+                        str(settlement.result),
+                        to_minor(settlement.payout, "USD"),
+                        to_minor(settlement.commission, "USD"),
+                    )
+                )
     with connection.cursor() as cursor:
         cursor.execute(
             "CREATE UNLOGGED TABLE bench_pool_coup (pool_shoe int, number int, player_cards jsonb, banker_cards jsonb,"
@@ -130,8 +149,13 @@ def generate() -> tuple[int, int]:
                     copy.write_row(row)
         # One shoe per table-day, dealt from 10:00 casino time, a coup every 90 s; the table's
         # currency and the paytable are the generated tables'.
-        params = {"first": FIRST_DAY, "days": DAYS, "coups": COUPS_PER_DAY, "pool": POOL_SHOES,
-                  "paytable": paytable_config.pk}
+        params = {
+            "first": FIRST_DAY,
+            "days": DAYS,
+            "coups": COUPS_PER_DAY,
+            "pool": POOL_SHOES,
+            "paytable": paytable_config.pk,
+        }
         cursor.execute(
             """
             INSERT INTO shoes_shoe (id, recorded_at, table_id, sequence, decks, shuffled_at, cut_card_position,
@@ -248,8 +272,11 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     print(f"migrated in {time.perf_counter() - started:.1f}s", flush=True)
     seconds, (coups, wagers) = timed(generate)
-    print(f"generated {TABLES} tables x {DAYS} days x {COUPS_PER_DAY} coups: {coups:,} coups, {wagers:,} wagers "
-          f"in {seconds:.1f}s", flush=True)
+    print(
+        f"generated {TABLES} tables x {DAYS} days x {COUPS_PER_DAY} coups: {coups:,} coups, {wagers:,} wagers "
+        f"in {seconds:.1f}s",
+        flush=True,
+    )
     figure("scale.coups", coups, "coups")
     figure("scale.wagers", wagers, "wagers")
     figure("scale.generate_seconds", f"{seconds:.1f}", "s")
@@ -269,8 +296,9 @@ def main() -> None:
         with override_settings(PIT_ROLLUPS_READ=rollups):
             return sum(1 for _ in definition.rows(filters))
 
-    samples: dict[str, list[float]] = {name: [] for name in (
-        "tr", "tr_detail", "tr_anchor", "mg", "mg_detail", "com", "com_anchor")}
+    samples: dict[str, list[float]] = {
+        name: [] for name in ("tr", "tr_detail", "tr_anchor", "mg", "mg_detail", "com", "com_anchor")
+    }
     for _ in range(REPEAT):  # interleaved: each figure beside its anchor in every round
         for name, job in (
             ("tr_anchor", lambda: run_sql(ANCHOR_TABLE_RESULTS_SQL, first, last)),

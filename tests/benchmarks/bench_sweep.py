@@ -25,6 +25,7 @@ Then, interleaved, PIT_BENCH_SWEEP_REPEATS times (median of each):
     PIT_BENCH_POSTGRES=postgres://postgres@127.0.0.1:5432/postgres \
         .venv/bin/python tests/benchmarks/bench_sweep.py
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -112,8 +113,15 @@ class CopyFloorClient:
 
         self.sequence[code] += 1
         shoe_id = len(self.shoes) + 1
-        self.shoes[shoe_id] = [code, self.sequence[code], decks, shuffled_at, cut_card_position, burn,
-                               self.record_time()]
+        self.shoes[shoe_id] = [
+            code,
+            self.sequence[code],
+            decks,
+            shuffled_at,
+            cut_card_position,
+            burn,
+            self.record_time(),
+        ]
         self.seen[shoe_id] = Counter(burn)
         return shoe_id, self.sequence[code]
 
@@ -129,27 +137,63 @@ class CopyFloorClient:
             coup_id = len(self.coups) + 1
             evaluation = game.evaluate(game.Coup.from_codes(play.player, play.banker))
             self.seen[shoe_id].update([*play.player, *play.banker])
-            self.coups.append((
-                coup_id, self.record_time(), shoe_id, play.number, play.dealt_at,
-                gaming_day_for(play.dealt_at), list(play.player), list(play.banker), evaluation.player_total,
-                evaluation.banker_total, str(evaluation.winner), evaluation.natural, evaluation.player_pair,
-                evaluation.banker_pair, play.reported_winner, table.paytable_id,
-            ))
+            self.coups.append(
+                (
+                    coup_id,
+                    self.record_time(),
+                    shoe_id,
+                    play.number,
+                    play.dealt_at,
+                    gaming_day_for(play.dealt_at),
+                    list(play.player),
+                    list(play.banker),
+                    evaluation.player_total,
+                    evaluation.banker_total,
+                    str(evaluation.winner),
+                    evaluation.natural,
+                    evaluation.player_pair,
+                    evaluation.banker_pair,
+                    play.reported_winner,
+                    table.paytable_id,
+                )
+            )
             for wager in play.wagers:
                 settlement = game.settle(
                     setup.paytable, wager.bet, wager.amount, evaluation, unit=settlement_unit(setup.currency)
                 )
                 wager_id = len(self.wagers) + 1
                 commission = to_minor(settlement.commission, setup.currency)
-                self.wagers.append((
-                    wager_id, coup_id, wager.seat, wager.bet, setup.currency, to_minor(wager.amount, setup.currency),
-                    str(settlement.result), to_minor(settlement.payout, setup.currency), commission,
-                    to_minor(wager.paid, setup.currency), gaming_day_for(play.dealt_at),
-                ))
+                self.wagers.append(
+                    (
+                        wager_id,
+                        coup_id,
+                        wager.seat,
+                        wager.bet,
+                        setup.currency,
+                        to_minor(wager.amount, setup.currency),
+                        str(settlement.result),
+                        to_minor(settlement.payout, setup.currency),
+                        commission,
+                        to_minor(wager.paid, setup.currency),
+                        gaming_day_for(play.dealt_at),
+                    )
+                )
                 if commission:
                     self.box[shoe_id, wager.seat] = self.box.get((shoe_id, wager.seat), 0) + commission
-                    self.entries.append((play.dealt_at, shoe_id, wager.seat, "accrued", setup.currency, commission,
-                                         wager_id, "", "", gaming_day_for(play.dealt_at)))
+                    self.entries.append(
+                        (
+                            play.dealt_at,
+                            shoe_id,
+                            wager.seat,
+                            "accrued",
+                            setup.currency,
+                            commission,
+                            wager_id,
+                            "",
+                            "",
+                            gaming_day_for(play.dealt_at),
+                        )
+                    )
             ids.append(coup_id)
         return ids
 
@@ -157,8 +201,9 @@ class CopyFloorClient:
         owed = self.box.pop((shoe_id, seat), 0)
         if owed:
             moment = self.coups[-1][4]
-            self.entries.append((moment, shoe_id, seat, "collected", "USD", -owed, None, "player_left", "",
-                                 self.coups[-1][5]))
+            self.entries.append(
+                (moment, shoe_id, seat, "collected", "USD", -owed, None, "player_left", "", self.coups[-1][5])
+            )
 
     def shoe_close(self, shoe_id, counts, closed_at):
         self.shoes[shoe_id] += [closed_at, self.record_time()]
@@ -173,8 +218,9 @@ def generate() -> tuple[int, int]:
     from tests import factories
 
     tables = [
-        factories.table(f"BB{number}", limits={"player": ("25", "10000"), "banker": ("25", "10000"),
-                                               "tie": ("5", "1000")})
+        factories.table(
+            f"BB{number}", limits={"player": ("25", "10000"), "banker": ("25", "10000"), "tie": ("5", "1000")}
+        )
         for number in range(1, TABLES + 1)
     ]
     client = CopyFloorClient(tables)
@@ -182,17 +228,49 @@ def generate() -> tuple[int, int]:
     now = dt.datetime.combine(FIRST_DAY + dt.timedelta(days=DAYS + 1), dt.time(12), tzinfo=dt.UTC)
     faults = dict.fromkeys(FAULT_KINDS, FAULT_RATE)
     faults.update(replayed_shoe=0.02, side_bet_counter=0.2, miscounted_box=0.0)
-    result = simulate(client, tables=[table.code for table in tables], days=DAYS, shoes_per_day=SHOES_PER_DAY,
-                      seats=SEATS_OCCUPIED, faults=faults, seed=20261129, now=now,
-                      last_day=FIRST_DAY + dt.timedelta(days=DAYS - 1))
+    result = simulate(
+        client,
+        tables=[table.code for table in tables],
+        days=DAYS,
+        shoes_per_day=SHOES_PER_DAY,
+        seats=SEATS_OCCUPIED,
+        faults=faults,
+        seed=20261129,
+        now=now,
+        last_day=FIRST_DAY + dt.timedelta(days=DAYS - 1),
+    )
     shoes = []
-    for shoe_id, (code, sequence, decks, shuffled_at, cut, burn, recorded, closed_at, close_recorded) in (
-        client.shoes.items()
-    ):
+    for shoe_id, (
+        code,
+        sequence,
+        decks,
+        shuffled_at,
+        cut,
+        burn,
+        recorded,
+        closed_at,
+        close_recorded,
+    ) in client.shoes.items():
         seen = client.seen[shoe_id]
         dealt = sum(seen.values()) - len(burn)
-        shoes.append([shoe_id, recorded, client.tables[code].pk, sequence, decks, shuffled_at, cut, Jsonb(burn),
-                      "closed", closed_at, close_recorded, Jsonb(dict(seen)), dealt, 0])
+        shoes.append(
+            [
+                shoe_id,
+                recorded,
+                client.tables[code].pk,
+                sequence,
+                decks,
+                shuffled_at,
+                cut,
+                Jsonb(burn),
+                "closed",
+                closed_at,
+                close_recorded,
+                Jsonb(dict(seen)),
+                dealt,
+                0,
+            ]
+        )
     per_shoe = {}
     for row in client.coups:
         per_shoe[row[2]] = per_shoe.get(row[2], 0) + 1
@@ -202,23 +280,38 @@ def generate() -> tuple[int, int]:
     with connection.cursor() as cursor:
         raw = cursor.cursor
         for table_name, columns, rows in (
-            ("shoes_shoe", "id, recorded_at, table_id, sequence, decks, shuffled_at, cut_card_position, "
-             "burn_cards, status, closed_at, close_recorded_at, cards_seen, cards_dealt, coups_recorded", shoes),
-            ("shoes_coup", "id, recorded_at, shoe_id, number, dealt_at, gaming_day, player_cards, "
-             "banker_cards, player_total, banker_total, winner, \"natural\", player_pair, banker_pair, "
-             "reported_winner, paytable_id", coups),
-            ("shoes_wager", "id, coup_id, seat, bet, currency, amount_minor, result, payout_minor, "
-             "commission_minor, paid_minor, gaming_day", client.wagers),
-            ("ledger_commissionentry", "recorded_at, shoe_id, seat, kind, currency, amount_minor, wager_id, "
-             "collection_reason, note, gaming_day", client.entries),
+            (
+                "shoes_shoe",
+                "id, recorded_at, table_id, sequence, decks, shuffled_at, cut_card_position, "
+                "burn_cards, status, closed_at, close_recorded_at, cards_seen, cards_dealt, coups_recorded",
+                shoes,
+            ),
+            (
+                "shoes_coup",
+                "id, recorded_at, shoe_id, number, dealt_at, gaming_day, player_cards, "
+                'banker_cards, player_total, banker_total, winner, "natural", player_pair, banker_pair, '
+                "reported_winner, paytable_id",
+                coups,
+            ),
+            (
+                "shoes_wager",
+                "id, coup_id, seat, bet, currency, amount_minor, result, payout_minor, "
+                "commission_minor, paid_minor, gaming_day",
+                client.wagers,
+            ),
+            (
+                "ledger_commissionentry",
+                "recorded_at, shoe_id, seat, kind, currency, amount_minor, wager_id, "
+                "collection_reason, note, gaming_day",
+                client.entries,
+            ),
         ):
             with raw.copy(f"COPY {table_name} ({columns}) FROM STDIN") as copy:
                 for row in rows:
                     copy.write_row(row)
         for table_name in ("shoes_shoe", "shoes_coup", "shoes_wager"):
             cursor.execute(
-                f"SELECT setval(pg_get_serial_sequence('{table_name}', 'id'), "
-                f"(SELECT max(id) FROM {table_name}))"
+                f"SELECT setval(pg_get_serial_sequence('{table_name}', 'id'), (SELECT max(id) FROM {table_name}))"
             )
         cursor.execute("ANALYZE")
     kinds = {}
@@ -297,8 +390,9 @@ def main() -> None:
     if os.environ.get("PIT_BENCH_SWEEP_PROFILE"):
         import cProfile
 
-        cProfile.runctx("coups_sweep(first_day=first, last_day=last)", globals(), locals(),
-                        os.environ["PIT_BENCH_SWEEP_PROFILE"])
+        cProfile.runctx(
+            "coups_sweep(first_day=first, last_day=last)", globals(), locals(), os.environ["PIT_BENCH_SWEEP_PROFILE"]
+        )
     anchor, sweep, one_process, protection, single, coalesced = [], [], [], [], [], []
     processes = sweep_processes()
     for _ in range(REPEATS):

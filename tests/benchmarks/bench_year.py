@@ -113,8 +113,14 @@ def report_totals(export) -> list[tuple]:
                 continue
             money = [
                 round(float(row[name] or 0) * 100) if row[name] != "" else None
-                for name in ("Accrued", "Collected at departure", "Expected in box", "Counted", "Variance",
-                             "Collected at shuffle")
+                for name in (
+                    "Accrued",
+                    "Collected at departure",
+                    "Expected in box",
+                    "Counted",
+                    "Variance",
+                    "Collected at shuffle",
+                )
             ]
             totals.append((row["Section"] == "Still dealing", row["Currency"], *money))
     return sorted(totals)

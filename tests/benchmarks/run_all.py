@@ -10,6 +10,7 @@ status non-zero; the others still run. Benchmarks print figures, they assert not
 
     python tests/benchmarks/run_all.py [NAME ...]    # only the scripts whose name contains NAME
 """
+
 from __future__ import annotations
 
 import datetime
@@ -63,7 +64,12 @@ def run_script(path: Path, python: str, out=sys.stdout) -> ScriptResult:
     result = ScriptResult(script=path.name, returncode=0, seconds=0.0)
     started = time.perf_counter()
     process = subprocess.Popen(  # noqa: S603 (our own scripts, run with our own interpreter)
-        [python, str(path)], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True, bufsize=1,
+        [python, str(path)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+        bufsize=1,
     )
     try:
         assert process.stdout is not None
@@ -120,9 +126,7 @@ def table(results: list[ScriptResult]) -> list[str]:
     widths = [max(len(row[column]) for row in rows) for column in range(4)]
     lines = []
     for index, (script, name, value, unit) in enumerate(rows):
-        lines.append(
-            f"{script:<{widths[0]}}  {name:<{widths[1]}}  {value:>{widths[2]}}  {unit:<{widths[3]}}".rstrip()
-        )
+        lines.append(f"{script:<{widths[0]}}  {name:<{widths[1]}}  {value:>{widths[2]}}  {unit:<{widths[3]}}".rstrip())
         if index == 0:
             lines.append("  ".join("-" * width for width in widths))
     return lines
@@ -136,7 +140,7 @@ class Target:
     job: str
     ratio_at_most: float | None = None
     ratio_at_least: float | None = None
-    figure_at_most: float | None = None   # the absolute target (on a quiet machine)
+    figure_at_most: float | None = None  # the absolute target (on a quiet machine)
     extra: tuple[tuple[str, float], ...] = ()  # other figures with an upper bound: (name, at most)
 
     def wanted(self) -> str:
@@ -156,8 +160,12 @@ SPEED_TARGETS = (
     Target("day_batch", "a table's day as one batch vs COPY", ratio_at_most=4, figure_at_most=1.0),
     Target("single_post", "one coup POST p99 vs /healthz p99", ratio_at_most=3, figure_at_most=50),
     Target("commission_csv", "commission-detail CSV vs COPY of its SELECT", ratio_at_least=0.60),
-    Target("year_report", "a year's commission report vs one aggregate query", figure_at_most=5.0,
-           extra=(("request", 1.0),)),
+    Target(
+        "year_report",
+        "a year's commission report vs one aggregate query",
+        figure_at_most=5.0,
+        extra=(("request", 1.0),),
+    ),
 )
 
 
@@ -194,14 +202,16 @@ def speed_table(results: list[ScriptResult]) -> list[str]:
             extra = _number(figures, f"{target.key}.{name}")
             if extra is not None:
                 checks.append(extra <= bound)
-        rows.append((
-            f"{target.job} ({target.key})",
-            f"{figure.value} {figure.unit}".strip(),
-            f"{anchor.value} {anchor.unit}".strip() if anchor else "-",
-            f"{ratio:.2f}" if ratio is not None else "-",
-            target.wanted(),
-            ("yes" if all(checks) else "NO") if checks else "-",
-        ))
+        rows.append(
+            (
+                f"{target.job} ({target.key})",
+                f"{figure.value} {figure.unit}".strip(),
+                f"{anchor.value} {anchor.unit}".strip() if anchor else "-",
+                f"{ratio:.2f}" if ratio is not None else "-",
+                target.wanted(),
+                ("yes" if all(checks) else "NO") if checks else "-",
+            )
+        )
     if len(rows) == 1:
         return []
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]

@@ -50,9 +50,7 @@ def dealing_pit(role_groups):
     user_create_with_role(username="boss", password="a-pit-boss-password-1", role="pit boss")
 
 
-def test_the_dashboard_shows_every_table_and_redraws_when_a_coup_is_recorded(
-    browser_page, admin_login, dealing_pit
-):
+def test_the_dashboard_shows_every_table_and_redraws_when_a_coup_is_recorded(browser_page, admin_login, dealing_pit):
     page = browser_page
     admin_login(page, "boss", "a-pit-boss-password-1")
     page.goto("/admin/pit/dashboard/")
@@ -83,9 +81,7 @@ def test_the_dashboard_shows_every_table_and_redraws_when_a_coup_is_recorded(
             wagers=(WagerInput(seat=1, bet="player", amount=Decimal(100), paid=Decimal(100)),),
         ),
     )
-    page.wait_for_selector(
-        f'.pd-tile[data-table="BB2"][data-coups="{shoe.coups_recorded + 1}"]', timeout=15_000
-    )
+    page.wait_for_selector(f'.pd-tile[data-table="BB2"][data-coups="{shoe.coups_recorded + 1}"]', timeout=15_000)
     assert page.evaluate("window.__loadedOnce") is True
     bb2 = page.locator('.pd-tile[data-table="BB2"]')
     assert int(bb2.locator(".pd-bead").get_attribute("data-cells")) == beads + 1

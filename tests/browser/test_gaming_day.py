@@ -22,8 +22,12 @@ DAY = dt.date(2026, 11, 20)
 def staff(role_groups):
     """A table (no commission: no ledger rows, which SQLite's flush could not delete) and the staff."""
     f.table("MB7", game="mini", preset="no_commission")
-    for username, role in (("boss", Role.PIT_BOSS), ("dana", Role.PIT_BOSS), ("cashier", Role.CAGE),
-                           ("counter", Role.ACCOUNTANT)):
+    for username, role in (
+        ("boss", Role.PIT_BOSS),
+        ("dana", Role.PIT_BOSS),
+        ("cashier", Role.CAGE),
+        ("counter", Role.ACCOUNTANT),
+    ):
         user_create_with_role(username=username, password=PASSWORD, role=role)
 
 
@@ -48,14 +52,35 @@ def test_one_gaming_day_from_opening_tray_to_day_close(browser_page, admin_login
     page = browser_page
     day = DAY.isoformat()
     admin_login(page, "boss", PASSWORD)
-    message = record(page, "inventorycount", {
-        "table": "MB7", "gaming_day": day, "shift": "1", "kind": "opener", "chips": "25 x 40\n100 x 10",
-        "dealer": "dana", "pit_boss": "boss",
-    })
+    message = record(
+        page,
+        "inventorycount",
+        {
+            "table": "MB7",
+            "gaming_day": day,
+            "shift": "1",
+            "kind": "opener",
+            "chips": "25 x 40\n100 x 10",
+            "dealer": "dana",
+            "pit_boss": "boss",
+        },
+    )
     assert "Recorded: MB7 2026-11-20 shift 1 opener" in message
     assert "$2,000.00" in page.locator("div.field-total").inner_text()
-    record(page, "slip", {"kind": "fill", "number": "F-100", "table": "MB7", "gaming_day": day, "shift": "1",
-                          "reason": "tray low on $100", "chips": "100 x 5"}, submit="Request")
+    record(
+        page,
+        "slip",
+        {
+            "kind": "fill",
+            "number": "F-100",
+            "table": "MB7",
+            "gaming_day": day,
+            "shift": "1",
+            "reason": "tray low on $100",
+            "chips": "100 x 5",
+        },
+        submit="Request",
+    )
     logout(page)
 
     admin_login(page, "cashier", PASSWORD)
@@ -74,10 +99,19 @@ def test_one_gaming_day_from_opening_tray_to_day_close(browser_page, admin_login
     page.fill("#id_chips", "100 x 5")
     page.click("input[type=submit][value='Sign']")
     page.wait_for_url(re.compile(r"/admin/accounting/slipstep/\d+/change/"))
-    record(page, "inventorycount", {
-        "table": "MB7", "gaming_day": day, "shift": "1", "kind": "closer", "chips": "25 x 40, 100 x 12",
-        "dealer": "dana", "pit_boss": "boss",
-    })
+    record(
+        page,
+        "inventorycount",
+        {
+            "table": "MB7",
+            "gaming_day": day,
+            "shift": "1",
+            "kind": "closer",
+            "chips": "25 x 40, 100 x 12",
+            "dealer": "dana",
+            "pit_boss": "boss",
+        },
+    )
     page.goto("/admin/accounting/slip/")
     assert page.locator("#result_list tbody tr td.field-state").inner_text() == "received"
     logout(page)
@@ -88,8 +122,11 @@ def test_one_gaming_day_from_opening_tray_to_day_close(browser_page, admin_login
     page.fill("#id_gaming_day", day)
     page.click("input[type=submit][value='Record']")
     assert "Table MB7 has no drop recorded for every shift." in page.locator("#record-form").inner_text()
-    record(page, "dropcount", {"table": "MB7", "gaming_day": day, "shift": "1", "cash": "100 x 3",
-                               "chips": "0", "markers": "0"})
+    record(
+        page,
+        "dropcount",
+        {"table": "MB7", "gaming_day": day, "shift": "1", "cash": "100 x 3", "chips": "0", "markers": "0"},
+    )
 
     # The master game report for the day: drop 300 + closer 2,200 + credits 0 - opener 2,000 - fills 500 = 0,
     # as much as the (no) recorded wagers won.
@@ -107,9 +144,11 @@ def test_one_gaming_day_from_opening_tray_to_day_close(browser_page, admin_login
         (DAY, "closed", "counter"),
     ]
     assert sorted(InventoryCount.objects.values_list("kind", "total_minor", "recorded_by_user__username")) == [
-        ("closer", 220000, "boss"), ("opener", 200000, "boss"),
+        ("closer", 220000, "boss"),
+        ("opener", 200000, "boss"),
     ]
     assert list(SlipStep.objects.order_by("id").values_list("step", "signed_by__username")) == [
-        ("issued", "cashier"), ("received", "boss"),
+        ("issued", "cashier"),
+        ("received", "boss"),
     ]
     assert DropCount.objects.get().total_minor == 30000

@@ -18,6 +18,7 @@ against the ledger's accrual net of reversals, both from `settle` under the coup
 version); table rules (`check_wager_limits` with the table's limits and the paytable's increments).
 Wagers are judged as they stand after corrections and voids (`pit.shoes.selectors.wagers_standing`).
 """
+
 from __future__ import annotations
 
 import bisect
@@ -83,6 +84,7 @@ class CheckTotals:
 
 # ------------------------------------------------------------------------------ entry points
 
+
 def coups_check(*, coup_ids: Iterable[int]) -> int:
     """Check recorded coups and record each finding once; clear earlier findings that no longer hold.
     Returns the number of findings that hold."""
@@ -95,17 +97,13 @@ def coups_check(*, coup_ids: Iterable[int]) -> int:
     return totals.holding + protection_check_shoes(shoe_ids=shoe_ids)
 
 
-def coups_sweep(
-    *, first_day: dt.date, last_day: dt.date, progress: Callable[[int], None] | None = None
-) -> CheckTotals:
+def coups_sweep(*, first_day: dt.date, last_day: dt.date, progress: Callable[[int], None] | None = None) -> CheckTotals:
     """Re-verify every coup of the gaming days `first_day` to `last_day` (inclusive), shoe by shoe.
     `progress` is called with the number of coups checked after each chunk."""
     if last_day < first_day:
         raise ValueError(f"the sweep ends ({last_day}) before it starts ({first_day})")
     in_range = Q(gaming_day__gte=first_day, gaming_day__lte=last_day)
-    shoe_ids = list(
-        Coup.objects.filter(in_range).order_by("shoe_id").values_list("shoe_id", flat=True).distinct()
-    )
+    shoe_ids = list(Coup.objects.filter(in_range).order_by("shoe_id").values_list("shoe_id", flat=True).distinct())
     totals = _shoes_check(shoe_ids, selected=in_range, progress=progress)
     totals.holding += protection_check_shoes(shoe_ids=shoe_ids, weekly=True)
     return totals
@@ -162,8 +160,18 @@ class _Context:
         return index, sets[index][1]
 
     def wager_findings(
-        self, *, table_id: int, paytable_id: int, seat: int, bet: str, currency: str, amount_minor: int,
-        paid_minor: int | None, charged_minor: int, evaluation: game.Evaluation, dealt_at: dt.datetime | None = None,
+        self,
+        *,
+        table_id: int,
+        paytable_id: int,
+        seat: int,
+        bet: str,
+        currency: str,
+        amount_minor: int,
+        paid_minor: int | None,
+        charged_minor: int,
+        evaluation: game.Evaluation,
+        dealt_at: dt.datetime | None = None,
     ) -> tuple[game.Violation, ...]:
         """What the engine finds wrong with one wager: the table's limits and the paytable's
         increments, the payout reported against the settlement, the ledger's commission against it.
@@ -176,9 +184,11 @@ class _Context:
         if found is None:
             if len(self._memo) >= _CACHE_LIMIT:
                 self._memo.clear()
-            found = self._memo[key] = tuple(self._judge_wager(
-                limits, paytable_id, seat, bet, currency, amount_minor, paid_minor, charged_minor, evaluation
-            ))
+            found = self._memo[key] = tuple(
+                self._judge_wager(
+                    limits, paytable_id, seat, bet, currency, amount_minor, paid_minor, charged_minor, evaluation
+                )
+            )
         return found
 
     def _judge_wager(
@@ -224,9 +234,13 @@ class _Context:
             )
         unversioned = {table_id for table_id in missing if not sets[table_id]}
         current: dict[int, dict[str, game.BetLimit]] = {table_id: {} for table_id in unversioned}
-        for table_id, bet, low, high in TableLimit.objects.filter(table_id__in=unversioned).values_list(
-            "table_id", "bet", "minimum_minor", "maximum_minor"
-        ) if unversioned else ():
+        for table_id, bet, low, high in (
+            TableLimit.objects.filter(table_id__in=unversioned).values_list(
+                "table_id", "bet", "minimum_minor", "maximum_minor"
+            )
+            if unversioned
+            else ()
+        ):
             currency = currencies[table_id]
             current[table_id][bet] = game.BetLimit(
                 minimum=from_minor(low, currency), maximum=from_minor(high, currency)
@@ -243,7 +257,8 @@ class _Context:
         for table_id in missing:
             self.table_events[table_id] = ([], [])
         for table_id, recorded_at, kind in (
-            TableEvent.objects.filter(table_id__in=missing).order_by("recorded_at", "pk")
+            TableEvent.objects.filter(table_id__in=missing)
+            .order_by("recorded_at", "pk")
             .values_list("table_id", "recorded_at", "kind")
         ):
             times, kinds = self.table_events[table_id]
@@ -267,9 +282,7 @@ class _Context:
             self.paytables[pk] = engine_paytable(rules)
 
 
-def _shoes_check(
-    shoe_ids: list[int], *, selected: Q, progress: Callable[[int], None] | None = None
-) -> CheckTotals:
+def _shoes_check(shoe_ids: list[int], *, selected: Q, progress: Callable[[int], None] | None = None) -> CheckTotals:
     context = _Context()
     totals = CheckTotals()
     for start in range(0, len(shoe_ids), SHOES_PER_CHUNK):
@@ -284,6 +297,7 @@ def _shoes_check(
 
 def _prefixed(q: Q, prefix: str) -> Q:
     """The same condition on coups, seen from a model that points at them through `prefix`."""
+
     def walk(node):
         if isinstance(node, Q):
             children = [walk(child) for child in node.children]
@@ -297,9 +311,7 @@ def _prefixed(q: Q, prefix: str) -> Q:
 def _chunk_check(shoe_ids: list[int], *, selected: Q, context: _Context) -> CheckTotals:
     shoes = {
         row["id"]: row
-        for row in Shoe.objects.filter(pk__in=shoe_ids).values(
-            "id", "table_id", "sequence", "decks", "burn_cards"
-        )
+        for row in Shoe.objects.filter(pk__in=shoe_ids).values("id", "table_id", "sequence", "decks", "burn_cards")
     }
     coups_by_shoe: dict[int, list[tuple]] = defaultdict(list)
     context.dealt_at = {}  # this chunk's coups only
@@ -321,8 +333,18 @@ def _chunk_check(shoe_ids: list[int], *, selected: Q, context: _Context) -> Chec
         )
         .order_by("shoe_id", "number", "pk")
         .values_list(
-            "pk", "shoe_id", "number", "after_close", "gaming_day", "player_cards",
-            "banker_cards", "reported_winner", "paytable_id", "recorded_at", "is_selected", "dealt_at",
+            "pk",
+            "shoe_id",
+            "number",
+            "after_close",
+            "gaming_day",
+            "player_cards",
+            "banker_cards",
+            "reported_winner",
+            "paytable_id",
+            "recorded_at",
+            "is_selected",
+            "dealt_at",
         )
         .iterator(chunk_size=5000)
     ):
@@ -413,16 +435,22 @@ def _shoe_findings(shoe, coups, selected_ids, wagers_by_coup, ledger, context):
         if gap is not None:
             findings.append(Finding(f"coup_number_gap:coup{pk}", gap, pk))
         if after_close:
-            findings.append(Finding(
-                f"coup_after_shoe_closed:coup{pk}", game.coup_after_shoe_closed(number, shoe["sequence"]), pk
-            ))
+            findings.append(
+                Finding(f"coup_after_shoe_closed:coup{pk}", game.coup_after_shoe_closed(number, shoe["sequence"]), pk)
+            )
         if context.table_closed_at(shoe["table_id"], recorded_at):
-            findings.append(Finding(
-                f"play_at_closed_table:coup{pk}",
-                game.play_at_closed_table(number, context.table_codes[shoe["table_id"]]), pk,
-            ))
-        findings.extend(_coup_findings(pk, player_codes, banker_codes, reported, shoe, paytable_id,
-                                       wagers_by_coup.get(pk, ()), ledger, context))
+            findings.append(
+                Finding(
+                    f"play_at_closed_table:coup{pk}",
+                    game.play_at_closed_table(number, context.table_codes[shoe["table_id"]]),
+                    pk,
+                )
+            )
+        findings.extend(
+            _coup_findings(
+                pk, player_codes, banker_codes, reported, shoe, paytable_id, wagers_by_coup.get(pk, ()), ledger, context
+            )
+        )
         yield coup, findings
 
 
@@ -450,9 +478,16 @@ def _coup_findings(pk, player_codes, banker_codes, reported, shoe, paytable_id, 
     for wager_id, _, seat, bet, currency, amount_minor, paid_minor in wagers:
         bets_by_seat[seat].append((bet, amount_minor, currency))
         for finding in context.wager_findings(
-            table_id=table_id, paytable_id=paytable_id, seat=seat, bet=bet, currency=currency,
-            amount_minor=amount_minor, paid_minor=paid_minor, charged_minor=ledger.get(wager_id, 0),
-            evaluation=evaluation, dealt_at=context.dealt_at.get(pk),
+            table_id=table_id,
+            paytable_id=paytable_id,
+            seat=seat,
+            bet=bet,
+            currency=currency,
+            amount_minor=amount_minor,
+            paid_minor=paid_minor,
+            charged_minor=ledger.get(wager_id, 0),
+            evaluation=evaluation,
+            dealt_at=context.dealt_at.get(pk),
         ):
             findings.append(Finding(f"{finding.code}:wager{wager_id}", finding, pk, wager_id, seat))
     # A seat on both Player and Banker: judged with no limits, so only that rule can speak.
@@ -484,11 +519,19 @@ def _write(found: dict[str, tuple[Finding, dict]], earlier: dict, selected_ids: 
         recorded = earlier.get(fingerprint)
         if recorded is None:
             violation = finding.violation
-            new.append(RuleViolation(
-                code=violation.code, message=violation.message, severity=violation.severity,
-                fingerprint=fingerprint, coup_id=finding.coup_id, wager_id=finding.wager_id,
-                seat=finding.seat, found_by=COUP_CHECK, **where,
-            ))
+            new.append(
+                RuleViolation(
+                    code=violation.code,
+                    message=violation.message,
+                    severity=violation.severity,
+                    fingerprint=fingerprint,
+                    coup_id=finding.coup_id,
+                    wager_id=finding.wager_id,
+                    seat=finding.seat,
+                    found_by=COUP_CHECK,
+                    **where,
+                )
+            )
             continue
         pk, _, cleared_at, message = recorded
         if cleared_at is not None:
@@ -496,7 +539,8 @@ def _write(found: dict[str, tuple[Finding, dict]], earlier: dict, selected_ids: 
         if message != finding.violation.message:
             reworded.append(RuleViolation(pk=pk, message=finding.violation.message))
     stale = [
-        pk for fingerprint, (pk, coup_id, cleared_at, _) in earlier.items()
+        pk
+        for fingerprint, (pk, coup_id, cleared_at, _) in earlier.items()
         if coup_id in selected_ids and cleared_at is None and fingerprint not in found
     ]
     if new:

@@ -23,6 +23,7 @@ engine-registered code, recorded once per fingerprint, reviewed by pit bosses li
 - `coup_rate_high`: more than PIT_PROTECTION_MAX_COUPS_PER_HOUR coups dealt at one table within 60
   minutes (by their dealt time), once per table and clock hour (UTC) of the coup that went over.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -74,9 +75,9 @@ def protection_check_shoes(*, shoe_ids: Iterable[int], weekly: bool = False) -> 
 def _shoe_check(shoe_id: int, table_days: set[tuple[int, dt.date]]) -> int:
     shoe = Shoe.objects.select_related("table").get(pk=shoe_id)
     coups = list(
-        Coup.objects.filter(shoe_id=shoe_id).order_by("number", "pk").values_list(
-            "pk", "player_cards", "banker_cards", "gaming_day", "dealt_at", "paytable_id"
-        )
+        Coup.objects.filter(shoe_id=shoe_id)
+        .order_by("number", "pk")
+        .values_list("pk", "player_cards", "banker_cards", "gaming_day", "dealt_at", "paytable_id")
     )
     if not coups:
         return 0
@@ -108,9 +109,7 @@ def _sequence_findings(shoe: Shoe, coups: list[tuple]) -> int:
     for position, digest in shingles:
         position_of.setdefault(digest, position)
     matches = (
-        CardShingle.objects.filter(
-            digest__in=list(position_of), gaming_day__gte=first_day, gaming_day__lte=last_day
-        )
+        CardShingle.objects.filter(digest__in=list(position_of), gaming_day__gte=first_day, gaming_day__lte=last_day)
         .exclude(shoe_id=shoe_id)
         .order_by("shoe_id", "position")
         .values_list("shoe_id", "position", "digest", "coup_id")
@@ -135,8 +134,13 @@ def _sequence_findings(shoe: Shoe, coups: list[tuple]) -> int:
             f"table {earlier.table.code} shoe {earlier.sequence} (from its card {earlier_at + 1})",
         )
         violation_record(
-            finding=finding, fingerprint=f"shoe_sequence_repeat:shoe{later.pk}:shoe{earlier.pk}",
-            table=later.table, shoe=later, coup=coup, gaming_day=coup.gaming_day, found_by=PROTECTION_CHECK,
+            finding=finding,
+            fingerprint=f"shoe_sequence_repeat:shoe{later.pk}:shoe{earlier.pk}",
+            table=later.table,
+            shoe=later,
+            coup=coup,
+            gaming_day=coup.gaming_day,
+            found_by=PROTECTION_CHECK,
         )
         findings += 1
 
@@ -145,7 +149,11 @@ def _sequence_findings(shoe: Shoe, coups: list[tuple]) -> int:
         violation_record(
             finding=sequences.new_deck_order_run(run),
             fingerprint=f"new_deck_order_run:shoe{shoe_id}:card{run.start}",
-            table=shoe.table, shoe=shoe, coup=coup, gaming_day=coup.gaming_day, found_by=PROTECTION_CHECK,
+            table=shoe.table,
+            shoe=shoe,
+            coup=coup,
+            gaming_day=coup.gaming_day,
+            found_by=PROTECTION_CHECK,
         )
         findings += 1
     return findings
@@ -154,9 +162,7 @@ def _sequence_findings(shoe: Shoe, coups: list[tuple]) -> int:
 def _side_bet_expectations(shoe: Shoe, coups: list[tuple]) -> None:
     """Store, for each coup that has none yet, every side bet's exact expectation from the cards seen
     before it (the burn and the earlier coups, in number order)."""
-    stored = set(
-        SideBetExpectation.objects.filter(coup__shoe=shoe).values_list("coup_id", flat=True).distinct()
-    )
+    stored = set(SideBetExpectation.objects.filter(coup__shoe=shoe).values_list("coup_id", flat=True).distinct())
     if all(row[0] in stored for row in coups):
         return
     paytables = {
@@ -193,9 +199,7 @@ def _advantage_play(table: Table, day: dt.date) -> int:
     findings = 0
     worth = {
         (coup_id, bet): (positive, expectation)
-        for coup_id, bet, positive, expectation in day_coups.values_list(
-            "coup_id", "bet", "positive", "expectation"
-        )
+        for coup_id, bet, positive, expectation in day_coups.values_list("coup_id", "bet", "positive", "expectation")
     }
     opportunities, positives = Counter(), Counter()
     for (_, bet), (positive, _) in worth.items():
@@ -226,8 +230,13 @@ def _advantage_play(table: Table, day: dt.date) -> int:
         finding = counting.advantage_play(seat, len(hits), len(wagers), sum(chances), p_value, evidence)
         first = Coup.objects.select_related("shoe__table").get(pk=hits[0][1])
         recorded = violation_record(
-            finding=finding, fingerprint=f"side_bet_advantage_play:table{table.pk}:{day}:seat{seat}",
-            table=first.shoe.table, shoe=first.shoe, coup=first, seat=seat, gaming_day=day,
+            finding=finding,
+            fingerprint=f"side_bet_advantage_play:table{table.pk}:{day}:seat{seat}",
+            table=first.shoe.table,
+            shoe=first.shoe,
+            coup=first,
+            seat=seat,
+            gaming_day=day,
             found_by=PROTECTION_CHECK,
         )
         if recorded.message != finding.message:  # more coups of the day: the evidence grows
@@ -241,18 +250,37 @@ def _win_deviations(table: Table, shoe: Shoe | None, day: dt.date, *, weekly: bo
     gaming days ending on it: a week of wagers, read by the nightly sweep, not after every coup)."""
     scopes = []
     if shoe is not None:
-        scopes.append((f"Shoe {shoe.sequence} at table {table.code}", f"shoe{shoe.pk}",
-                       settings.PIT_PROTECTION_Z_SHOE, Wager.objects.filter(coup__shoe=shoe), day))
+        scopes.append(
+            (
+                f"Shoe {shoe.sequence} at table {table.code}",
+                f"shoe{shoe.pk}",
+                settings.PIT_PROTECTION_Z_SHOE,
+                Wager.objects.filter(coup__shoe=shoe),
+                day,
+            )
+        )
     else:
         at_table = Wager.objects.filter(coup__shoe__table_id=table.pk)
-        scopes.append((f"Table {table.code} on gaming day {day}", f"day{day}", settings.PIT_PROTECTION_Z_DAY,
-                       at_table.filter(coup__gaming_day=day), day))
+        scopes.append(
+            (
+                f"Table {table.code} on gaming day {day}",
+                f"day{day}",
+                settings.PIT_PROTECTION_Z_DAY,
+                at_table.filter(coup__gaming_day=day),
+                day,
+            )
+        )
         if weekly:
             first = day - dt.timedelta(days=6)
-            scopes.append((
-                f"Table {table.code} over gaming days {first} to {day}", f"week{day}", settings.PIT_PROTECTION_Z_WEEK,
-                at_table.filter(coup__gaming_day__gte=first, coup__gaming_day__lte=day), day,
-            ))
+            scopes.append(
+                (
+                    f"Table {table.code} over gaming days {first} to {day}",
+                    f"week{day}",
+                    settings.PIT_PROTECTION_Z_WEEK,
+                    at_table.filter(coup__gaming_day__gte=first, coup__gaming_day__lte=day),
+                    day,
+                )
+            )
     edges: dict[int, dict[str, tuple[Decimal, Decimal]]] = {}
     scale = Decimal(1).scaleb(-exponent(table.currency))
     findings = 0
@@ -265,10 +293,18 @@ def _win_deviations(table: Table, shoe: Shoe | None, day: dt.date, *, weekly: bo
         per_coup: dict[int | None, Decimal] = defaultdict(Decimal)
         last_coup = None
         for coup_id, seat, bet, paytable_id, amount, payout, commission, result in (
-            wagers.order_by("coup_id").values_list(
-                "coup_id", "seat", "bet", "coup__paytable_id", "amount_minor", "payout_minor",
-                "commission_minor", "result",
-            ).iterator(chunk_size=5000)
+            wagers.order_by("coup_id")
+            .values_list(
+                "coup_id",
+                "seat",
+                "bet",
+                "coup__paytable_id",
+                "amount_minor",
+                "payout_minor",
+                "commission_minor",
+                "result",
+            )
+            .iterator(chunk_size=5000)
         ):
             if coup_id != last_coup:
                 for who, spread in per_coup.items():
@@ -299,13 +335,20 @@ def _win_deviations(table: Table, shoe: Shoe | None, day: dt.date, *, weekly: bo
             if abs(z) <= Decimal(str(threshold)):
                 continue
             finding = counting.win_deviation(
-                title if who is None else f"{title}, seat {who}", float(z), str(from_minor(win, table.currency)),
-                str((theoretical * scale).quantize(scale)), str((deviation * scale).quantize(scale)), count,
+                title if who is None else f"{title}, seat {who}",
+                float(z),
+                str(from_minor(win, table.currency)),
+                str((theoretical * scale).quantize(scale)),
+                str((deviation * scale).quantize(scale)),
+                count,
             )
             violation_record(
                 finding=finding,
                 fingerprint=f"win_deviation:table{table.pk}:{key}" + ("" if who is None else f":seat{who}"),
-                table=table, shoe=shoe if key.startswith("shoe") else None, seat=who, gaming_day=day,
+                table=table,
+                shoe=shoe if key.startswith("shoe") else None,
+                seat=who,
+                gaming_day=day,
                 found_by=PROTECTION_CHECK,
             )
             findings += 1
@@ -344,7 +387,11 @@ def _coup_rate(shoe: Shoe, coups: list[tuple]) -> int:
         violation_record(
             finding=sequences.coup_rate_high(count, maximum),
             fingerprint=f"coup_rate_high:table{shoe.table_id}:{clock_hour}",
-            table=shoe.table, shoe=shoe, coup=coup, gaming_day=coup.gaming_day, found_by=PROTECTION_CHECK,
+            table=shoe.table,
+            shoe=shoe,
+            coup=coup,
+            gaming_day=coup.gaming_day,
+            found_by=PROTECTION_CHECK,
         )
     return len(hours_found)
 
@@ -360,8 +407,12 @@ def _index(shoe: Shoe, shingles: list[tuple[int, int]], coup_of: list[tuple]) ->
     CardShingle.objects.bulk_create(
         [
             CardShingle(
-                shoe=shoe, table_id=shoe.table_id, position=position, digest=digest,
-                gaming_day=coup_of[position][3], coup_id=coup_of[position + SHINGLE_LENGTH - 1][0],
+                shoe=shoe,
+                table_id=shoe.table_id,
+                position=position,
+                digest=digest,
+                gaming_day=coup_of[position][3],
+                coup_id=coup_of[position + SHINGLE_LENGTH - 1][0],
             )
             for position, digest in shingles
             if stored.get(position) != digest

@@ -16,16 +16,30 @@ from tests.compliance import reference_checks
 from tests.floor.conftest import NOW, pit_tables  # noqa: F401 (the fixture)
 
 FAULTS = {
-    "wrong_draw": 0.04, "misreported_winner": 0.04, "wrong_payout": 0.05, "foreign_card": 0.05,
-    "replayed_shoe": 1.0, "side_bet_counter": 1.0,
+    "wrong_draw": 0.04,
+    "misreported_winner": 0.04,
+    "wrong_payout": 0.05,
+    "foreign_card": 0.05,
+    "replayed_shoe": 1.0,
+    "side_bet_counter": 1.0,
 }
 
 
 def _findings():
     return sorted(
         RuleViolation.objects.values_list(
-            "found_by", "fingerprint", "code", "message", "severity", "table_id", "shoe_id", "coup_id", "wager_id",
-            "seat", "gaming_day", "cleared_at",
+            "found_by",
+            "fingerprint",
+            "code",
+            "message",
+            "severity",
+            "table_id",
+            "shoe_id",
+            "coup_id",
+            "wager_id",
+            "seat",
+            "gaming_day",
+            "cleared_at",
         )
     )
 
@@ -51,8 +65,15 @@ def _run(*steps):
 def dealt(pit_tables):  # noqa: F811 (the fixture imported above)
     """Two days of three shoes at every demo table (the EZ table turns side bets positive), faulty.
     The checks owed after each commit are not run (no on-commit callbacks in a test's transaction)."""
-    result = simulate(ServicesFloorClient(), tables=[table.code for table in pit_tables], seed=16, days=2,
-                      shoes_per_day=3, faults=FAULTS, now=NOW)
+    result = simulate(
+        ServicesFloorClient(),
+        tables=[table.code for table in pit_tables],
+        seed=16,
+        days=2,
+        shoes_per_day=3,
+        faults=FAULTS,
+        now=NOW,
+    )
     days = sorted(set(Coup.objects.values_list("gaming_day", flat=True)))
     return result, days[0], days[-1]
 
@@ -67,14 +88,24 @@ def test_the_bulk_sweep_finds_what_the_shoe_by_shoe_sweep_found(dealt, settings)
 
     expected, expected_index = _run(sweep(reference_checks, "reference"), sweep(reference_checks, "reference"))
     codes = {row[2] for row in expected}
-    assert {"reported_winner_mismatch", "payout_mismatch", "card_over_capacity", "shoe_sequence_repeat",
-            "side_bet_advantage_play", "coup_rate_high"} <= codes, codes
+    assert {
+        "reported_winner_mismatch",
+        "payout_mismatch",
+        "card_over_capacity",
+        "shoe_sequence_repeat",
+        "side_bet_advantage_play",
+        "coup_rate_high",
+    } <= codes, codes
     assert {"banker_extra_card", "banker_missing_card", "player_extra_card"} & codes
     # The first pass, then the nightly re-run (nothing new, nothing cleared, nothing reworded).
     assert _run(sweep(checks, "bulk"), sweep(checks, "bulk")) == (expected, expected_index)
     for bulk, reference in zip(totals["bulk"], totals["reference"], strict=True):
         assert (bulk.coups, bulk.holding, bulk.created, bulk.cleared, bulk.restored, dict(bulk.codes)) == (
-            reference.coups, reference.holding, reference.created, reference.cleared, reference.restored,
+            reference.coups,
+            reference.holding,
+            reference.created,
+            reference.cleared,
+            reference.restored,
             dict(reference.codes),
         )
     assert totals["bulk"][1].created == totals["bulk"][1].cleared == 0
@@ -90,6 +121,7 @@ def test_checking_coups_as_they_are_posted_finds_what_it_found_before(dealt):
         def run():
             for batch in batches:
                 module.coups_check(coup_ids=batch)
+
         return run
 
     expected = _run(posted(reference_checks))

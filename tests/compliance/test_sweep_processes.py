@@ -27,8 +27,15 @@ def test_the_sweep_over_processes_records_what_one_process_records(pit_tables, s
     monkeypatch.setattr(checks, "SHOES_PER_CHUNK", 2)  # five shoes: three chunks, taken by three processes
     # Nothing is checked as it is posted: the sweep's first pass records every finding.
     monkeypatch.setattr("pit.compliance.tasks.coups_check_owed", lambda **kwargs: 0)
-    simulate(ServicesFloorClient(), tables=[table.code for table in pit_tables], seed=16, days=1,
-             shoes_per_day=1, faults=FAULTS, now=NOW)
+    simulate(
+        ServicesFloorClient(),
+        tables=[table.code for table in pit_tables],
+        seed=16,
+        days=1,
+        shoes_per_day=1,
+        faults=FAULTS,
+        now=NOW,
+    )
     days = sorted(set(Coup.objects.values_list("gaming_day", flat=True)))
     assert checks.sweep_processes() == 3
     seen = []
@@ -42,7 +49,9 @@ def test_the_sweep_over_processes_records_what_one_process_records(pit_tables, s
     assert (reference.created, reference.cleared, reference.restored) == (0, 0, 0)
     assert (_findings(), _index()) == recorded
     assert (fanned.coups, fanned.holding, dict(fanned.codes)) == (
-        reference.coups, reference.holding, dict(reference.codes),
+        reference.coups,
+        reference.holding,
+        dict(reference.codes),
     )
     again = checks.coups_sweep(first_day=days[0], last_day=days[-1])
     assert (again.created, again.cleared, again.restored, again.holding) == (0, 0, 0, fanned.holding)

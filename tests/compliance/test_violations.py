@@ -128,7 +128,4 @@ def test_closed_reviews_cannot_move_back(table, boss, path, refused):
     with pytest.raises(ValidationError) as caught:
         refused(violation=violation, user=boss, note="again")
     assert list(caught.value.message_dict) == ["status"]
-    assert (
-        RuleViolation.objects.values("status", "status_note", "status_changed_at").get(pk=violation.pk)
-        == before
-    )
+    assert RuleViolation.objects.values("status", "status_note", "status_changed_at").get(pk=violation.pk) == before

@@ -62,8 +62,7 @@ def test_verify_coups_from_stdin():
         },
         {
             "line": 3,
-            "error": "not valid JSON: Expecting property name enclosed in double quotes: "
-            "line 1 column 2 (char 1)",
+            "error": "not valid JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
         },
         {
             "line": 4,
@@ -71,9 +70,7 @@ def test_verify_coups_from_stdin():
             "ref": 3,
         },
     ]
-    assert (
-        summary.strip() == "2 coups verified: 1 with rule violations (3 in all), 2 lines could not be read."
-    )
+    assert summary.strip() == "2 coups verified: 1 with rule violations (3 in all), 2 lines could not be read."
 
 
 def test_verify_coups_from_a_file(tmp_path):

@@ -1,5 +1,6 @@
 """After PostgreSQL drops a kept connection (a restart, a failover, an idle timeout), the next request
 reconnects instead of failing: CONN_HEALTH_CHECKS checks a kept connection before reusing it."""
+
 import psycopg
 import pytest
 from django.conf import settings
@@ -21,8 +22,12 @@ def test_a_connection_dropped_by_the_server_is_replaced_at_the_next_request():
 
     db = connection.settings_dict
     with psycopg.connect(
-        host=db["HOST"] or "127.0.0.1", port=db["PORT"] or 5432, user=db["USER"],
-        password=db["PASSWORD"] or None, dbname=db["NAME"], autocommit=True,
+        host=db["HOST"] or "127.0.0.1",
+        port=db["PORT"] or 5432,
+        user=db["USER"],
+        password=db["PASSWORD"] or None,
+        dbname=db["NAME"],
+        autocommit=True,
     ) as admin:
         admin.execute("SELECT pg_terminate_backend(%s)", [pid])
 

@@ -3,6 +3,7 @@ the columns services change), DELETE and TRUNCATE in the database, and on SQLite
 UPSERT; the ORM refuses first; on PostgreSQL the runtime role lacks the privileges besides. The
 services' own later changes (a shoe's close and counters, a violation's review and clearing, a
 reconciliation's explanation) still work, as the runtime role too."""
+
 from contextlib import contextmanager
 from decimal import Decimal
 
@@ -46,12 +47,24 @@ UPDATABLE = {
     "shoes_shoe": ("status", "closed_at", "close_recorded_at", "cards_seen", "cards_dealt", "coups_recorded"),
     "ledger_reconciliation": ("status", "explanation", "explained_by_id", "explained_at"),
     "compliance_ruleviolation": (
-        "cleared_at", "status", "status_note", "status_changed_by_id", "status_changed_at", "message",
+        "cleared_at",
+        "status",
+        "status_note",
+        "status_changed_by_id",
+        "status_changed_at",
+        "message",
     ),
 }
 # Tables with a unique key besides the primary key: a REPLACE over it would delete the old row.
-UNIQUE_KEYED = {"shoes.Shoe", "shoes.Coup", "shoes.Wager", "ledger.BoxCount", "ledger.Reconciliation",
-                "ledger.ReconciliationSeat", "compliance.RuleViolation"}
+UNIQUE_KEYED = {
+    "shoes.Shoe",
+    "shoes.Coup",
+    "shoes.Wager",
+    "ledger.BoxCount",
+    "ledger.Reconciliation",
+    "ledger.ReconciliationSeat",
+    "compliance.RuleViolation",
+}
 LABELS = sorted(TAMPER)
 
 
@@ -60,9 +73,15 @@ def record(django_user_model):
     """A shoe played, collected, closed with a variance and reconciled: a row in every fact table."""
     django_user_model.objects.create_user("pitboss", password="x")
     shoe = factories.shoe()
-    factories.coup(shoe, 1, *hands.BANKER_NATURAL, wagers=[
-        factories.wager(1, "banker", "100"), factories.wager(2, "banker", "100"),
-    ])
+    factories.coup(
+        shoe,
+        1,
+        *hands.BANKER_NATURAL,
+        wagers=[
+            factories.wager(1, "banker", "100"),
+            factories.wager(2, "banker", "100"),
+        ],
+    )
     commission_collect(shoe=shoe, seat=2)
     shoe_close(shoe=shoe, box_counts=[(1, Decimal("4.00"))])
     shoe_reconcile(shoe_id=shoe.pk)
@@ -157,8 +176,9 @@ def test_sql_update_and_delete_are_refused(record, label):
     table, before, pk = model_of(label)._meta.db_table, snapshot(label), first_row(label).pk
     column, value = tamper_column(label)
     with refused_by_the_database(table, column if table in UPDATABLE else None), connection.cursor() as cursor:
-        cursor.execute(f'UPDATE "{table}" SET "{column}" = %s WHERE "{model_of(label)._meta.pk.column}" = %s',
-                       [value, pk])
+        cursor.execute(
+            f'UPDATE "{table}" SET "{column}" = %s WHERE "{model_of(label)._meta.pk.column}" = %s', [value, pk]
+        )
     with refused_by_the_database(table), connection.cursor() as cursor:
         cursor.execute(f'DELETE FROM "{table}"')
     assert snapshot(label) == before
@@ -208,15 +228,21 @@ def test_sqlite_replace_and_upsert_are_refused(record, label):
     if label in UNIQUE_KEYED:
         # A new row over another unique key: REPLACE would delete the old one; the DELETE trigger fires.
         with refused_by_the_database(table), connection.cursor() as cursor:
-            cursor.execute(f'INSERT OR REPLACE INTO "{table}" ({others}) SELECT {others} FROM "{table}" '
-                           f'WHERE "{pk}" = %s', [row_id])
+            cursor.execute(
+                f'INSERT OR REPLACE INTO "{table}" ({others}) SELECT {others} FROM "{table}" WHERE "{pk}" = %s',
+                [row_id],
+            )
         with refused_by_the_database(table), connection.cursor() as cursor:
-            cursor.execute(f'INSERT INTO "{table}" ({others}) SELECT {others} FROM "{table}" WHERE "{pk}" = %s '
-                           f'ON CONFLICT DO UPDATE SET "{column}" = %s', [row_id, value])
+            cursor.execute(
+                f'INSERT INTO "{table}" ({others}) SELECT {others} FROM "{table}" WHERE "{pk}" = %s '
+                f'ON CONFLICT DO UPDATE SET "{column}" = %s',
+                [row_id, value],
+            )
     assert snapshot(label) == before
 
 
 # ---------------------------------------------------------------------------- what may change
+
 
 def review_and_clear(shoe, user):
     """Every later change the services make to a fact, in the order a shoe's life makes them."""
@@ -224,11 +250,19 @@ def review_and_clear(shoe, user):
     reconciliation_explain(reconciliation=reconciliation, user=user, note="a chip found under the box")
     violation = RuleViolation.objects.get(code="box_variance")
     violation_acknowledge(violation=violation, user=user, note="recounted")
-    assert violations_clear_missing(
-        scope=RuleViolation.objects.filter(pk=violation.pk), found_by=violation.found_by, fingerprints_found=set()
-    ) == 1
-    violation_record(finding=_finding(violation), fingerprint=violation.fingerprint, table=violation.table,
-                     gaming_day=violation.gaming_day, found_by=violation.found_by)
+    assert (
+        violations_clear_missing(
+            scope=RuleViolation.objects.filter(pk=violation.pk), found_by=violation.found_by, fingerprints_found=set()
+        )
+        == 1
+    )
+    violation_record(
+        finding=_finding(violation),
+        fingerprint=violation.fingerprint,
+        table=violation.table,
+        gaming_day=violation.gaming_day,
+        found_by=violation.found_by,
+    )
 
 
 def _finding(violation):
@@ -242,7 +276,9 @@ def assert_reviewed(shoe, user):
     assert (shoe.status, shoe.cards_dealt, shoe.coups_recorded) == (ShoeStatus.CLOSED, 4, 1)
     reconciliation = Reconciliation.objects.get(shoe=shoe)
     assert (reconciliation.status, reconciliation.explanation, reconciliation.explained_by) == (
-        ReconciliationStatus.EXPLAINED, "a chip found under the box", user,
+        ReconciliationStatus.EXPLAINED,
+        "a chip found under the box",
+        user,
     )
     assert list(RuleViolation.objects.values_list("code", "status", "status_note", "cleared_at")) == [
         ("box_variance", ViolationStatus.ACKNOWLEDGED, "recounted", None),
@@ -263,6 +299,7 @@ def test_the_orm_updates_permitted_fields(record):
 
 
 # ---------------------------------------------------------------------------- PostgreSQL roles
+
 
 @pytest.fixture
 def runtime_role():
@@ -310,6 +347,7 @@ def test_postgres_runtime_role_may_not_update_delete_truncate_or_alter(record, r
             cursor.execute(f'ALTER TABLE "{table}" DISABLE TRIGGER ALL')
         with denied("must be owner"), connection.cursor() as cursor:
             cursor.execute(f'DROP TRIGGER pit_immutable_update ON "{table}"')
+
         # The ORM as the runtime role: refused before a statement, and past its guard by the database.
         def orm_refusal():  # audit event models have no ORM guard: the privileges refuse
             return pytest.raises(ImmutableRecordError) if issubclass(model, Fact) else denied()
@@ -337,8 +375,10 @@ def test_postgres_runtime_role_privileges(runtime_role):
     role = f'"{runtime_role}"'
     assert f'GRANT SELECT, INSERT ON "shoes_coup" TO {role}' in statements
     assert f'GRANT UPDATE ("id") ON "shoes_coup" TO {role}' in statements
-    assert (f'GRANT UPDATE ("status", "closed_at", "close_recorded_at", "cards_seen", "cards_dealt", '
-            f'"coups_recorded") ON "shoes_shoe" TO {role}') in statements
+    assert (
+        f'GRANT UPDATE ("status", "closed_at", "close_recorded_at", "cards_seen", "cards_dealt", '
+        f'"coups_recorded") ON "shoes_shoe" TO {role}'
+    ) in statements
     assert f'GRANT SELECT ON "django_migrations" TO {role}' in statements
     assert f'GRANT SELECT, INSERT, UPDATE, DELETE ON "tables_table" TO {role}' in statements
     assert not [statement for statement in statements if "TRUNCATE" in statement or "ALL PRIVILEGES" in statement]
@@ -350,8 +390,9 @@ def test_postgres_runtime_role_privileges(runtime_role):
             [runtime_role, [model_of(label)._meta.db_table for label in LABELS]],
         )
         assert cursor.fetchall() == []
-        cursor.execute("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tableowner = %s",
-                       [runtime_role])
+        cursor.execute(
+            "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tableowner = %s", [runtime_role]
+        )
         assert cursor.fetchone() == (0,)
 
 
@@ -362,9 +403,15 @@ def test_postgres_the_services_work_as_the_runtime_role(runtime_role, django_use
     table = factories.table()
     with as_role(runtime_role):
         shoe = factories.shoe(table)
-        factories.coup(shoe, 1, *hands.BANKER_NATURAL, wagers=[
-            factories.wager(1, "banker", "100"), factories.wager(2, "banker", "100"),
-        ])
+        factories.coup(
+            shoe,
+            1,
+            *hands.BANKER_NATURAL,
+            wagers=[
+                factories.wager(1, "banker", "100"),
+                factories.wager(2, "banker", "100"),
+            ],
+        )
         commission_collect(shoe=shoe, seat=2, actor=Actor(user=user))
         shoe_close(shoe=shoe, box_counts=[(1, Decimal("4.00"))])
         shoe_reconcile(shoe_id=shoe.pk)

@@ -2,6 +2,7 @@
 before anything imported the apps' tasks modules: every one of them finds its task. Celery runs its
 task discovery once per process, so without a lock the threads arriving while the first one imports
 found discovery done and their task not registered yet (NotRegistered, the write refused)."""
+
 import os
 import subprocess
 import sys
@@ -37,7 +38,12 @@ def test_threads_owing_their_first_tasks_at_once_all_find_them(tmp_path):
     env = {key: value for key, value in os.environ.items() if key not in ("DATABASE_URL", "CELERY_BROKER_URL")}
     env.update(DJANGO_SETTINGS_MODULE="pit.settings.test", PIT_VAR_DIR=str(tmp_path))
     result = subprocess.run(  # noqa: S603 (our own interpreter and code)
-        [sys.executable, "-c", FIRST_USE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        [sys.executable, "-c", FIRST_USE],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"{THREADS} []"

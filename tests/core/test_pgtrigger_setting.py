@@ -4,6 +4,7 @@ django-pgtrigger's trigger functions (the audit trail's) read that setting first
 raises and the function catches it, and catching aborts a subtransaction, which makes PostgreSQL
 scan every deferred check the transaction has queued: after a large batch or import, each audited
 row cost milliseconds (see pit/settings/base.py)."""
+
 import pytest
 from django.db import connection
 
@@ -14,4 +15,3 @@ def test_every_connection_starts_with_no_trigger_ignored():
     with connection.cursor() as cursor:
         cursor.execute("SELECT current_setting('pgtrigger.ignore', true), public._pgtrigger_should_ignore('x')")
         assert cursor.fetchone() == ("{}", False)
-

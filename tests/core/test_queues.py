@@ -1,5 +1,6 @@
 """The embedded default runs a worker per queue, as production does, and its filesystem broker
 keeps the queues apart: a reconciliation is never behind a bulk task in one queue."""
+
 from pathlib import Path
 
 import pytest

@@ -5,6 +5,7 @@ first: a hot standby streaming its WAL), on free ports, with the machine's Postg
 The proof that a report reads the replica: replay is paused on the replica, a day is dealt on the
 primary, and the report does not see it until replay resumes, while the primary does at once.
 """
+
 import json
 import os
 import shutil
@@ -61,27 +62,89 @@ def servers():
     started = []
     try:
         _run(_as_postgres(bin_dir / "initdb", "-D", primary, "-U", "postgres", "-A", "trust", "--no-sync"))
-        _run(_as_postgres(bin_dir / "pg_ctl", "-D", primary, "-l", base / "primary.log", "-w",
-                          "-o", f"-p {ports['primary']} {options}", "start"))
+        _run(
+            _as_postgres(
+                bin_dir / "pg_ctl",
+                "-D",
+                primary,
+                "-l",
+                base / "primary.log",
+                "-w",
+                "-o",
+                f"-p {ports['primary']} {options}",
+                "start",
+            )
+        )
         started.append(primary)
-        _run(_as_postgres(bin_dir / "pg_basebackup", "-h", "127.0.0.1", "-p", str(ports["primary"]), "-U", "postgres",
-                          "-D", replica, "-R", "-X", "stream", "--no-sync"))
-        _run(_as_postgres(bin_dir / "pg_ctl", "-D", replica, "-l", base / "replica.log", "-w",
-                          "-o", f"-p {ports['replica']} {options} -c hot_standby=on", "start"))
+        _run(
+            _as_postgres(
+                bin_dir / "pg_basebackup",
+                "-h",
+                "127.0.0.1",
+                "-p",
+                str(ports["primary"]),
+                "-U",
+                "postgres",
+                "-D",
+                replica,
+                "-R",
+                "-X",
+                "stream",
+                "--no-sync",
+            )
+        )
+        _run(
+            _as_postgres(
+                bin_dir / "pg_ctl",
+                "-D",
+                replica,
+                "-l",
+                base / "replica.log",
+                "-w",
+                "-o",
+                f"-p {ports['replica']} {options} -c hot_standby=on",
+                "start",
+            )
+        )
         started.append(replica)
-        _run([bin_dir / "psql", "-h", "127.0.0.1", "-p", str(ports["primary"]), "-U", "postgres", "-c",
-              "CREATE DATABASE pit"])
+        _run(
+            [
+                bin_dir / "psql",
+                "-h",
+                "127.0.0.1",
+                "-p",
+                str(ports["primary"]),
+                "-U",
+                "postgres",
+                "-c",
+                "CREATE DATABASE pit",
+            ]
+        )
         yield {"bin": bin_dir, **ports}
     finally:
         for data in reversed(started):
-            subprocess.run(_as_postgres(bin_dir / "pg_ctl", "-D", data, "-m", "immediate", "stop"),
-                           capture_output=True, timeout=60)
+            subprocess.run(
+                _as_postgres(bin_dir / "pg_ctl", "-D", data, "-m", "immediate", "stop"), capture_output=True, timeout=60
+            )
         shutil.rmtree(base, ignore_errors=True)
 
 
 def _sql(servers, which: str, statement: str) -> str:
-    return _run([servers["bin"] / "psql", "-h", "127.0.0.1", "-p", str(servers[which]), "-U", "postgres", "-d",
-                 "pit", "-tAc", statement]).stdout.strip()
+    return _run(
+        [
+            servers["bin"] / "psql",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(servers[which]),
+            "-U",
+            "postgres",
+            "-d",
+            "pit",
+            "-tAc",
+            statement,
+        ]
+    ).stdout.strip()
 
 
 def _caught_up(servers) -> None:
@@ -110,10 +173,10 @@ def _counts(servers, tmp_path) -> dict:
 def test_reports_read_the_replica_and_everything_else_the_primary(servers, tmp_path):
     _manage(servers, tmp_path, "migrate", "--noinput")
     _manage(servers, tmp_path, "create_paytable", "--preset", "commission_box")
-    _manage(servers, tmp_path, "create_table", "--code", "BB1", "--game", "big", "--paytable", "commission-box",
-            "--open")
-    _manage(servers, tmp_path, "simulate", "--tables", "BB1", "--days", "1", "--seed", "3", "--eager",
-            "--no-progress")
+    _manage(
+        servers, tmp_path, "create_table", "--code", "BB1", "--game", "big", "--paytable", "commission-box", "--open"
+    )
+    _manage(servers, tmp_path, "simulate", "--tables", "BB1", "--days", "1", "--seed", "3", "--eager", "--no-progress")
     _caught_up(servers)
     first = _counts(servers, tmp_path)
     assert first["report_coups"] == first["primary_coups"] > 0
@@ -121,8 +184,7 @@ def test_reports_read_the_replica_and_everything_else_the_primary(servers, tmp_p
     assert _sql(servers, "replica", "SELECT pg_is_in_recovery()") == "t"
 
     _sql(servers, "replica", "SELECT pg_wal_replay_pause()")
-    _manage(servers, tmp_path, "simulate", "--tables", "BB1", "--days", "1", "--seed", "4", "--eager",
-            "--no-progress")
+    _manage(servers, tmp_path, "simulate", "--tables", "BB1", "--days", "1", "--seed", "4", "--eager", "--no-progress")
     paused = _counts(servers, tmp_path)
     assert paused["primary_coups"] > first["primary_coups"]
     assert paused["report_coups"] == first["report_coups"]  # read on the replica, where replay is paused
@@ -131,4 +193,3 @@ def test_reports_read_the_replica_and_everything_else_the_primary(servers, tmp_p
     _caught_up(servers)
     resumed = _counts(servers, tmp_path)
     assert resumed["report_coups"] == resumed["primary_coups"] == paused["primary_coups"]
-

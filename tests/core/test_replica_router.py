@@ -1,4 +1,5 @@
 """The replica router's decisions (a real streaming replica is in test_replica.py, on PostgreSQL)."""
+
 from pit.core import replica
 from pit.core.replica import REPLICA, ReplicaRouter, read_from_replica, replica_reads
 from pit.shoes.models import Coup

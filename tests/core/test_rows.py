@@ -29,8 +29,10 @@ def test_values_rows_gives_the_rows_values_list_gives():
     shoe = factories.shoe(factories.table("R1"))
     factories.coup(shoe, 1, ["KH", "5D"], ["9S", "QC"])
     factories.coup(shoe, 2, ["AH", "2D", "3C"], ["4S", "5C", "6H"])
-    queryset = Coup.objects.filter(AnyOf(F("shoe_id"), [shoe.pk])).order_by("number").values_list(
-        "pk", "number", "player_cards", "banker_cards", "gaming_day", "dealt_at", "recorded_at"
+    queryset = (
+        Coup.objects.filter(AnyOf(F("shoe_id"), [shoe.pk]))
+        .order_by("number")
+        .values_list("pk", "number", "player_cards", "banker_cards", "gaming_day", "dealt_at", "recorded_at")
     )
     rows = values_rows(queryset)
     assert rows == list(queryset)
@@ -82,7 +84,11 @@ def test_values_rows_gives_addresses_as_the_orm_gives_them():
     from axes.models import AccessAttempt
 
     AccessAttempt.objects.create(
-        username="pitboss", ip_address="192.0.2.7", user_agent="floor", get_data="", post_data="",
+        username="pitboss",
+        ip_address="192.0.2.7",
+        user_agent="floor",
+        get_data="",
+        post_data="",
         failures_since_start=1,
     )
     queryset = AccessAttempt.objects.values_list("pk", "username", "ip_address", "failures_since_start")

@@ -41,7 +41,11 @@ def test_runpit_prints_the_logins_after_the_workers_beat_and_web_banners(tmp_pat
     with errors.open("w") as stderr:
         runpit = subprocess.Popen(  # noqa: S603
             [sys.executable, "manage.py", "runpit", "--port", port, "--demo-logins"],
-            cwd=ROOT, env=_embedded_env(tmp_path), stdout=subprocess.PIPE, stderr=stderr, text=True,
+            cwd=ROOT,
+            env=_embedded_env(tmp_path),
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
             start_new_session=True,
         )
         lines = []

@@ -1,4 +1,5 @@
 """Setting up a pit without a Python shell: create_paytable, create_table, create_user."""
+
 from decimal import Decimal
 from io import StringIO
 
@@ -37,15 +38,28 @@ def test_create_table_with_seats_limits_and_open():
     run("create_paytable", "--preset", "commission_box")
 
     code = run(
-        "create_table", "--code", "MB1", "--game", "midi", "--paytable", "commission-box", "--seats", "1,2,3,5",
-        "--limit", "banker=25:5000", "--limit", "player=25:5000", "--open",
+        "create_table",
+        "--code",
+        "MB1",
+        "--game",
+        "midi",
+        "--paytable",
+        "commission-box",
+        "--seats",
+        "1,2,3,5",
+        "--limit",
+        "banker=25:5000",
+        "--limit",
+        "player=25:5000",
+        "--open",
     )
 
     table = Table.objects.get(code=code)
     assert (table.game, table.seats, table.status) == ("midi", [1, 2, 3, 5], TableStatus.OPEN)
     assert table.paytable.code == "commission-box"
     assert {(limit.bet, limit.minimum_minor, limit.maximum_minor) for limit in table.limits.all()} == {
-        ("banker", 2500, 500000), ("player", 2500, 500000),
+        ("banker", 2500, 500000),
+        ("player", 2500, 500000),
     }
 
 

@@ -15,9 +15,7 @@ from tests import factories
 
 
 def _user(username: str, role: str | None = None, **extra):
-    user = get_user_model().objects.create_user(
-        username=username, password="pw-for-tests-1", is_staff=True, **extra
-    )
+    user = get_user_model().objects.create_user(username=username, password="pw-for-tests-1", is_staff=True, **extra)
     if role:
         user.groups.add(Group.objects.get(name=role))
     return user
@@ -191,7 +189,8 @@ def test_todays_figures_are_the_wagers_that_stand(two_coups):
     table, shoe = two_coups
     coup_void(coup=shoe.coups.get(number=2), reason="Misdeal")
     coup_correct(
-        coup=shoe.coups.get(number=1), wagers=(factories.wager(1, "player", "150", paid="150"),),
+        coup=shoe.coups.get(number=1),
+        wagers=(factories.wager(1, "player", "150", paid="150"),),
         reason="Seat 2 never bet; seat 1 was 150",
     )
     (tile,) = pit_overview()["tables"]

@@ -1,4 +1,5 @@
 """The bead plate and the big road: where each result goes, as pit bosses read them."""
+
 from pit.dashboard.roads import Result, bead_plate, big_road, tally
 
 
@@ -11,8 +12,14 @@ def test_the_bead_plate_runs_down_six_rows_then_on_to_the_next_column():
     results = ["banker", "player", "tie", "banker", "banker", "player", "player", Result("tie", True, False)]
     cells = bead_plate(results)
     assert [(c.column, c.row, c.winner) for c in cells] == [
-        (0, 0, "banker"), (0, 1, "player"), (0, 2, "tie"), (0, 3, "banker"), (0, 4, "banker"),
-        (0, 5, "player"), (1, 0, "player"), (1, 1, "tie"),
+        (0, 0, "banker"),
+        (0, 1, "player"),
+        (0, 2, "tie"),
+        (0, 3, "banker"),
+        (0, 4, "banker"),
+        (0, 5, "player"),
+        (1, 0, "player"),
+        (1, 1, "tie"),
     ]
     assert cells[-1].as_dict() == {"col": 1, "row": 1, "winner": "tie", "pp": True, "bp": False}
     assert bead_plate([]) == []
@@ -20,7 +27,12 @@ def test_the_bead_plate_runs_down_six_rows_then_on_to_the_next_column():
 
 def test_a_streak_runs_down_and_a_change_of_winner_starts_a_new_column():
     assert _road("BBBPPB") == [
-        (0, 0, "B", 0), (0, 1, "B", 0), (0, 2, "B", 0), (1, 0, "P", 0), (1, 1, "P", 0), (2, 0, "B", 0),
+        (0, 0, "B", 0),
+        (0, 1, "B", 0),
+        (0, 2, "B", 0),
+        (1, 0, "P", 0),
+        (1, 1, "P", 0),
+        (2, 0, "B", 0),
     ]
 
 
@@ -35,15 +47,27 @@ def test_ties_before_the_first_win_are_marked_on_the_first_cell():
 
 def test_a_long_streak_turns_right_at_the_sixth_row_the_dragon_tail():
     assert _road("BBBBBBBBP") == [
-        (0, 0, "B", 0), (0, 1, "B", 0), (0, 2, "B", 0), (0, 3, "B", 0), (0, 4, "B", 0), (0, 5, "B", 0),
-        (1, 5, "B", 0), (2, 5, "B", 0), (1, 0, "P", 0),
+        (0, 0, "B", 0),
+        (0, 1, "B", 0),
+        (0, 2, "B", 0),
+        (0, 3, "B", 0),
+        (0, 4, "B", 0),
+        (0, 5, "B", 0),
+        (1, 5, "B", 0),
+        (2, 5, "B", 0),
+        (1, 0, "P", 0),
     ]
 
 
 def test_a_streak_that_meets_a_dragon_tail_turns_right_above_it():
     road = _road("BBBBBBBB" + "PPPPPP")
     assert road[8:] == [
-        (1, 0, "P", 0), (1, 1, "P", 0), (1, 2, "P", 0), (1, 3, "P", 0), (1, 4, "P", 0), (2, 4, "P", 0),
+        (1, 0, "P", 0),
+        (1, 1, "P", 0),
+        (1, 2, "P", 0),
+        (1, 3, "P", 0),
+        (1, 4, "P", 0),
+        (2, 4, "P", 0),
     ]
     # The next streak starts in the column after the last streak began, below which the tails lie.
     assert _road("BBBBBBBB" + "PPPPPP" + "B")[-1] == (2, 0, "B", 0)
@@ -52,8 +76,15 @@ def test_a_streak_that_meets_a_dragon_tail_turns_right_above_it():
 def test_after_a_tail_each_streak_still_starts_one_column_after_the_last_one_began():
     road = _road("BBBBBBB" + "P" + "BBBBBBB")
     assert road[6:8] == [(1, 5, "B", 0), (1, 0, "P", 0)]
-    assert road[8:] == [(2, 0, "B", 0), (2, 1, "B", 0), (2, 2, "B", 0), (2, 3, "B", 0), (2, 4, "B", 0),
-                        (2, 5, "B", 0), (3, 5, "B", 0)]
+    assert road[8:] == [
+        (2, 0, "B", 0),
+        (2, 1, "B", 0),
+        (2, 2, "B", 0),
+        (2, 3, "B", 0),
+        (2, 4, "B", 0),
+        (2, 5, "B", 0),
+        (3, 5, "B", 0),
+    ]
 
 
 def test_tally_counts_each_side_and_the_ties():
@@ -76,12 +107,27 @@ def test_a_dragon_tail_keeps_going_right_once_it_turned():
 def test_a_tail_under_a_tail_and_ties_on_the_tail():
     # B x7 tails at row 5; P x6 turns at row 4; B x3 starts column 2 and turns at row 3 (row 4 below
     # is the Player tail); a tie after the last Banker slashes that cell.
-    cells = big_road("B B B B B B B P P P P P P B B B B T".replace("B", "banker").replace("P", "player")
-                     .replace("T", "tie").split())
+    cells = big_road(
+        "B B B B B B B P P P P P P B B B B T".replace("B", "banker").replace("P", "player").replace("T", "tie").split()
+    )
     assert _cells(cells) == [
-        (0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 5),
-        (1, 0), (1, 1), (1, 2), (1, 3), (1, 4), (2, 4),
-        (2, 0), (2, 1), (2, 2), (2, 3),
+        (0, 0),
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (0, 4),
+        (0, 5),
+        (1, 5),
+        (1, 0),
+        (1, 1),
+        (1, 2),
+        (1, 3),
+        (1, 4),
+        (2, 4),
+        (2, 0),
+        (2, 1),
+        (2, 2),
+        (2, 3),
     ]
     assert cells[-1].ties == 1
 
@@ -123,8 +169,14 @@ def test_big_eye_boy_small_road_and_cockroach_pig_of_the_worked_example():
     assert _colours(cockroach_pig(results)) == "RRBBR"
     # Drawn as the big road is: a run of one colour down a column.
     assert [(c.column, c.row, c.colour) for c in big_eye_boy(results)] == [
-        (0, 0, "red"), (1, 0, "blue"), (1, 1, "blue"), (1, 2, "blue"), (2, 0, "red"), (2, 1, "red"),
-        (3, 0, "blue"), (4, 0, "red"),
+        (0, 0, "red"),
+        (1, 0, "blue"),
+        (1, 1, "blue"),
+        (1, 2, "blue"),
+        (2, 0, "red"),
+        (2, 1, "red"),
+        (3, 0, "blue"),
+        (4, 0, "red"),
     ]
 
 

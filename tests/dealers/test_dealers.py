@@ -1,4 +1,5 @@
 """Dealers: rotations, who dealt each coup, whose fault a violation was, and each dealer's figures."""
+
 import datetime as dt
 from decimal import Decimal
 
@@ -60,9 +61,12 @@ def test_every_coup_has_the_dealer_dealing_when_it_was_dealt(shift):
 
 
 def test_dealer_figures_count_only_dealer_errors(shift):
-    figures = {row.dealer.code: row for row in dealer_statistics(
-        first_day=T0.date() - dt.timedelta(days=1), last_day=timezone.now().date() + dt.timedelta(days=1)
-    )}
+    figures = {
+        row.dealer.code: row
+        for row in dealer_statistics(
+            first_day=T0.date() - dt.timedelta(days=1), last_day=timezone.now().date() + dt.timedelta(days=1)
+        )
+    }
     ana, ben = figures["D1"], figures["D2"]
 
     assert (ana.coups, ana.hours, ana.coups_per_hour) == (3, Decimal("1.00"), Decimal("3.0"))
@@ -117,12 +121,16 @@ def test_a_floor_device_posts_who_comes_in_at_its_own_table_only(shift, client):
 
     first = client.post("/api/v1/tables/BB1/rotations/", body, content_type="application/json", **headers)
     again = client.post("/api/v1/tables/BB1/rotations/", body, content_type="application/json", **headers)
-    elsewhere = client.post(f"/api/v1/tables/{other.code}/rotations/", body, content_type="application/json",
-                            **headers)
-    unknown = client.post("/api/v1/tables/BB1/rotations/", {**body, "dealer": "D9"},
-                          content_type="application/json", **headers)
-    other_digits = client.post("/api/v1/tables/BB1/rotations/", {**body, "started_at": "２０２６-03-01T14:00:00Z"},
-                               content_type="application/json", **headers)
+    elsewhere = client.post(f"/api/v1/tables/{other.code}/rotations/", body, content_type="application/json", **headers)
+    unknown = client.post(
+        "/api/v1/tables/BB1/rotations/", {**body, "dealer": "D9"}, content_type="application/json", **headers
+    )
+    other_digits = client.post(
+        "/api/v1/tables/BB1/rotations/",
+        {**body, "started_at": "２０２６-03-01T14:00:00Z"},
+        content_type="application/json",
+        **headers,
+    )
 
     assert (first.status_code, first.json()["dealer"], first.json()["table"]) == (201, "D1", "BB1")
     assert (again.status_code, again.json()["id"]) == (200, first.json()["id"])
@@ -136,8 +144,11 @@ def test_a_pit_boss_attributes_a_violation_and_reads_the_figures(shift, client):
     violation = RuleViolation.objects.get(code="payout_mismatch")
     client.force_login(shift["boss"])
 
-    posted = client.post(f"/api/v1/violations/{violation.pk}/fault/", {"fault": "device", "note": "pay screen"},
-                         content_type="application/json")
+    posted = client.post(
+        f"/api/v1/violations/{violation.pk}/fault/",
+        {"fault": "device", "note": "pay screen"},
+        content_type="application/json",
+    )
     first, last = (T0.date() - dt.timedelta(days=1)).isoformat(), (timezone.now().date() + dt.timedelta(days=1))
     figures = client.get(f"/api/v1/dealers/statistics/?from={first}&to={last.isoformat()}")
     backwards = client.get(f"/api/v1/dealers/statistics/?from={last.isoformat()}&to={first}")
@@ -145,8 +156,16 @@ def test_a_pit_boss_attributes_a_violation_and_reads_the_figures(shift, client):
     assert posted.status_code == 201 and posted.json()["fault"] == "device"
     ana = next(row for row in figures.json() if row["dealer"] == "D1")
     assert ana == {
-        "dealer": "D1", "name": "Ana", "coups": 3, "hours": "1.00", "coups_per_hour": "3.0",
-        "errors_per_1000_coups": {}, "errors": {}, "device_faults": 1, "mispays": 0, "mispaid": {},
+        "dealer": "D1",
+        "name": "Ana",
+        "coups": 3,
+        "hours": "1.00",
+        "coups_per_hour": "3.0",
+        "errors_per_1000_coups": {},
+        "errors": {},
+        "device_faults": 1,
+        "mispays": 0,
+        "mispaid": {},
     }
     assert backwards.status_code == 400 and list(backwards.json()["errors"]) == ["to"]
 
@@ -154,11 +173,16 @@ def test_a_pit_boss_attributes_a_violation_and_reads_the_figures(shift, client):
 def test_devices_and_accountants_may_not_attribute_violations(shift, client):
     violation = RuleViolation.objects.get(code="payout_mismatch")
     _, key = device_create(table=shift["table"], name="reader")
-    by_device = client.post(f"/api/v1/violations/{violation.pk}/fault/", {"fault": "device", "note": "x"},
-                            content_type="application/json", HTTP_AUTHORIZATION=f"Api-Key {key}")
+    by_device = client.post(
+        f"/api/v1/violations/{violation.pk}/fault/",
+        {"fault": "device", "note": "x"},
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Api-Key {key}",
+    )
     client.force_login(make_user(Role.ACCOUNTANT.value, username="acct"))
-    by_accountant = client.post(f"/api/v1/violations/{violation.pk}/fault/", {"fault": "device", "note": "x"},
-                                content_type="application/json")
+    by_accountant = client.post(
+        f"/api/v1/violations/{violation.pk}/fault/", {"fault": "device", "note": "x"}, content_type="application/json"
+    )
 
     assert (by_device.status_code, by_accountant.status_code) == (403, 403)
     assert not ViolationFault.objects.filter(violation=violation).exists()

@@ -1,5 +1,6 @@
 """tests/benchmarks/run_all.py: figures collected from every script, a failing script reported and
 counted, the others still run."""
+
 import importlib.util
 import io
 import sys
@@ -46,16 +47,24 @@ def test_only_lines_of_the_exact_form_are_figures(run_all, line, expected):
 
 
 def test_figures_from_every_script_and_a_failure_that_does_not_stop_the_others(run_all, tmp_path):
-    _script(tmp_path, "bench_a_fails.py", """
+    _script(
+        tmp_path,
+        "bench_a_fails.py",
+        """
         print("FIGURE\\tbefore the crash\\t1\\tms")
         raise SystemExit(3)
-    """)
-    _script(tmp_path, "bench_b_works.py", """
+    """,
+    )
+    _script(
+        tmp_path,
+        "bench_b_works.py",
+        """
         import os
         print("warming up")
         print("FIGURE\\tcoups per second\\t250000\\tcoups/s")
         print("FIGURE\\tcwd is the repository\\t" + str(os.path.isfile("pyproject.toml")) + "\\t")
-    """)
+    """,
+    )
     _script(tmp_path, "not_a_bench.py", "raise SystemExit(1)\n")
     out = io.StringIO()
 
@@ -92,7 +101,10 @@ def test_names_on_the_command_line_select_scripts(run_all, tmp_path):
 
 
 def test_issue_16_rows_are_summed_up_with_their_anchor_ratio_and_target(run_all, tmp_path):
-    _script(tmp_path, "bench_speed.py", """
+    _script(
+        tmp_path,
+        "bench_speed.py",
+        """
         for line in [
             "sweep.figure\\t12000\\tcoups/s", "sweep.anchor\\t24000\\tcoups/s", "sweep.ratio\\t0.50\\tx",
             "day_batch.figure\\t1.40\\ts", "day_batch.anchor\\t0.40\\ts", "day_batch.ratio\\t3.50\\tx",
@@ -100,7 +112,8 @@ def test_issue_16_rows_are_summed_up_with_their_anchor_ratio_and_target(run_all,
             "year_report.request\\t1.3\\ts",
         ]:
             print("FIGURE\\t" + line)
-    """)
+    """,
+    )
     out = io.StringIO()
 
     assert run_all.main([], bench_dir=tmp_path, out=out) == 0

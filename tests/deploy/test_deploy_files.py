@@ -1,4 +1,5 @@
 """The files in deploy/ agree with each other and with the production settings."""
+
 import ast
 import os
 import runpy
@@ -41,9 +42,7 @@ def test_gunicorn_defaults_to_loopback_and_one_worker_per_core_plus_one(monkeypa
 
 
 def test_gunicorn_takes_bind_and_workers_from_the_environment(monkeypatch):
-    conf = _gunicorn_conf(
-        monkeypatch, GUNICORN_BIND="0.0.0.0:9000,unix:/run/pit/web.sock", GUNICORN_WORKERS="3"
-    )
+    conf = _gunicorn_conf(monkeypatch, GUNICORN_BIND="0.0.0.0:9000,unix:/run/pit/web.sock", GUNICORN_WORKERS="3")
 
     assert conf["bind"] == ["0.0.0.0:9000", "unix:/run/pit/web.sock"]
     assert conf["workers"] == 3
@@ -201,7 +200,12 @@ def test_a_gunicorn_worker_loads_every_view_before_its_first_request():
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
     result = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True, timeout=60,
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
         env={**env, "DJANGO_SETTINGS_MODULE": "pit.settings.test"},
     )
 
@@ -237,9 +241,17 @@ print(response.status_code, sorted(set(sys.modules) - before))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_", "CELERY_"))}
     with tempfile.TemporaryDirectory() as scratch:
         result = subprocess.run(
-            [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
-            env={**env, "DJANGO_SETTINGS_MODULE": "pit.settings.test", "PIT_VAR_DIR": scratch,
-                 "CELERY_TASK_ALWAYS_EAGER": "False"},
+            [sys.executable, "-c", code],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={
+                **env,
+                "DJANGO_SETTINGS_MODULE": "pit.settings.test",
+                "PIT_VAR_DIR": scratch,
+                "CELERY_TASK_ALWAYS_EAGER": "False",
+            },
         )
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip().splitlines()[-1] == "201 []"

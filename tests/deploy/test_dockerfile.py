@@ -6,6 +6,7 @@ before (collectstatic refused by the production settings) is what this runs. The
 creates the system user is not run here (it would add a user to the CI machine): it is checked
 for what it creates instead.
 """
+
 import re
 import shlex
 import shutil
@@ -70,7 +71,10 @@ def test_every_build_step_runs_with_the_environment_the_dockerfile_gives_it(tmp_
                 continue
             result = subprocess.run(
                 ["env", "-i", *(f"{k}={v}" for k, v in environment.items()), "sh", "-c", _in_image(arguments, image)],
-                cwd=workdir, capture_output=True, text=True, timeout=600,
+                cwd=workdir,
+                capture_output=True,
+                text=True,
+                timeout=600,
             )
             assert result.returncode == 0, f"RUN {arguments}\n{result.stdout}\n{result.stderr}"
             ran.append(arguments)
@@ -103,4 +107,3 @@ def test_both_ignore_files_say_the_same():
 
     assert patterns(ROOT / ".dockerignore") == patterns(ROOT / "deploy" / "Dockerfile.dockerignore")
     assert {".git", ".venv", ".env", "var", "deploy/pit.env"} <= set(patterns(ROOT / ".dockerignore"))
-

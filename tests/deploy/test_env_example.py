@@ -4,6 +4,7 @@ The settings are parsed, not imported: a variable read only under one branch (pr
 PostgreSQL) still counts. Colleagues adding `env.int("PIT_SOMETHING", ...)` to pit/settings/ get a
 failing test here until they document it.
 """
+
 import ast
 import re
 from pathlib import Path
@@ -75,7 +76,7 @@ def documented_variables() -> dict[str, int]:
 
 
 def test_the_parser_finds_every_shape_of_read_and_nothing_else():
-    source = '''
+    source = """
 import os
 SECRET = env("A_PLAIN")
 DEBUG = env.bool("B_BOOL", default=False)
@@ -90,17 +91,28 @@ env.read_env(BASE_DIR / ".env")
 NAME = env.str(some_variable)
 OTHER = other_env.str("G_NOT_OUR_ENV")
 TEXT = "H_JUST_A_STRING"
-'''
+"""
     assert variables_read(source) == {
-        "A_PLAIN", "B_BOOL", "C_ON_THE_NEXT_LINE", "D_ENVIRON_GET", "E_GETENV", "F_SUBSCRIPT",
+        "A_PLAIN",
+        "B_BOOL",
+        "C_ON_THE_NEXT_LINE",
+        "D_ENVIRON_GET",
+        "E_GETENV",
+        "F_SUBSCRIPT",
     }
 
 
 def test_the_parser_finds_the_variables_the_foundation_reads():
     found = settings_variables()
 
-    assert {"DJANGO_SECRET_KEY", "DJANGO_ALLOWED_HOSTS", "DATABASE_URL", "CELERY_BROKER_URL",
-            "PIT_VAR_DIR", "DJANGO_SECURE_HSTS_SECONDS"} <= set(found)
+    assert {
+        "DJANGO_SECRET_KEY",
+        "DJANGO_ALLOWED_HOSTS",
+        "DATABASE_URL",
+        "CELERY_BROKER_URL",
+        "PIT_VAR_DIR",
+        "DJANGO_SECURE_HSTS_SECONDS",
+    } <= set(found)
     assert "pit/settings/production.py" in found["DJANGO_SECURE_HSTS_SECONDS"]
 
 

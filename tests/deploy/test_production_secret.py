@@ -1,4 +1,5 @@
 """Production refuses to start on an empty or weak DJANGO_SECRET_KEY, as gunicorn under systemd runs it."""
+
 import os
 import secrets
 import socket
@@ -28,7 +29,11 @@ def _production_env(secret: str) -> dict:
 def _load_settings(secret: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-c", "import django; django.setup(); print('loaded')"],
-        cwd=ROOT, env=_production_env(secret), capture_output=True, text=True, timeout=60,
+        cwd=ROOT,
+        env=_production_env(secret),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -65,7 +70,11 @@ def test_gunicorn_with_an_empty_secret_exits_instead_of_serving_500s():
 
     result = subprocess.run(
         [str(GUNICORN), "--config", "deploy/gunicorn.conf.py", "pit.wsgi:application"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
     # gunicorn's "worker failed to boot" exit: systemd sees a failed start, nothing is served.

@@ -1,4 +1,5 @@
 """README.md opens with the two commands and says why each dependency in pyproject.toml is there."""
+
 import re
 import tomllib
 from pathlib import Path

@@ -1,4 +1,5 @@
 """Tables for the simulator tests, one per kind of paytable, with the demo pit's limits."""
+
 import datetime as dt
 
 import pytest

@@ -1,6 +1,7 @@
 """The simulated floor's table accounting: openers, closers, fills, credits and drops consistent
 with the play (statutory win = the wagers' house win, each closer the next opener), and the
 accounting faults it injects (a short fill, a miscounted drop) found by the checks."""
+
 import pytest
 
 from pit.accounting.models import CountKind, InventoryCount, Slip
@@ -59,7 +60,7 @@ def test_every_accounting_fault_is_found_and_nothing_else(played):
     assert kinds == {"short_fill", "miscounted_drop"}
     assert sum(fault.kind == "miscounted_drop" for fault in faults) == 9
     recorded = sorted(
-        (code, table) for code, table in RuleViolation.objects.filter(code__in=ACCOUNTING_CODES)
-        .values_list("code", "table__code")
+        (code, table)
+        for code, table in RuleViolation.objects.filter(code__in=ACCOUNTING_CODES).values_list("code", "table__code")
     )
     assert recorded == sorted((fault.code, fault.table) for fault in faults)

@@ -1,4 +1,5 @@
 """`manage.py demo_pit`: a demo pit with staff, five tables and a few gaming days of play, once."""
+
 from io import StringIO
 
 from django.contrib.auth import authenticate
@@ -35,7 +36,11 @@ def test_demo_pit_sets_up_a_living_pit_once_and_prints_the_logins(db, django_cap
     assert [t.code for t in tables] == ["BB1", "BB2", "MD1", "MN1", "MN2"]
     assert {t.game for t in tables} == {"big", "midi", "mini"}
     assert {t.paytable.preset for t in tables} == {
-        "commission_box", "commission_deducted", "no_commission", "mini_commission_box", "ez_baccarat",
+        "commission_box",
+        "commission_deducted",
+        "no_commission",
+        "mini_commission_box",
+        "ez_baccarat",
     }
     assert all(t.status == TableStatus.OPEN and t.limits.exists() for t in tables)
     assert Device.objects.count() == 5

@@ -38,7 +38,12 @@ def test_thirty_honest_days_raise_no_protection_alarm(pit_tables, django_capture
     # Played as a floor system posts a backlog; the checks then run as the nightly sweep and beat run them.
     with django_capture_on_commit_callbacks(execute=False):
         result = simulate(
-            ServicesFloorClient(), tables=TABLES, days=DAYS, seed=30, now=NOW, faults=HONEST_MISTAKES,
+            ServicesFloorClient(),
+            tables=TABLES,
+            days=DAYS,
+            seed=30,
+            now=NOW,
+            faults=HONEST_MISTAKES,
             dealers=len(TABLES) + 1,
         )
     days = sorted(set(Coup.objects.values_list("gaming_day", flat=True)))

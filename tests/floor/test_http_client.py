@@ -66,15 +66,11 @@ def test_over_the_api_a_device_plays_the_same_game_and_every_fault_is_found(
 
     # The transport changes nothing of the game: the same seed through the services deals the same.
     with django_capture_on_commit_callbacks(execute=True):
-        in_process = simulate(
-            ServicesFloorClient(), tables=["BB1"], seed=21, faults=faults, now=NOW, shoes_per_day=2
-        )
+        in_process = simulate(ServicesFloorClient(), tables=["BB1"], seed=21, faults=faults, now=NOW, shoes_per_day=2)
     assert in_process.digest == over_http.digest
 
 
-def test_over_the_api_a_shoe_left_dealing_stops_the_run_with_what_to_do(
-    device_key, django_capture_on_commit_callbacks
-):
+def test_over_the_api_a_shoe_left_dealing_stops_the_run_with_what_to_do(device_key, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         simulate(ServicesFloorClient(), tables=["BB1"], seed=1, now=NOW, shoes_per_day=0, leave_open=True)
     dealing = Shoe.objects.get(status=ShoeStatus.DEALING)

@@ -79,7 +79,8 @@ def test_every_protection_injection_is_found_where_it_was_made_and_nowhere_else(
     expected = {(fault.code, fault.table) for fault in result.faults if fault.code in PROTECTION_CODES}
     recorded = RuleViolation.objects.filter(code__in=PROTECTION_CODES, cleared_at__isnull=True)
     extra = [
-        (v.code, v.table.code, v.message[:80]) for v in recorded
+        (v.code, v.table.code, v.message[:80])
+        for v in recorded
         if (v.code, v.table.code) not in expected and v.code != "dealer_error_rate"
     ]
     assert extra == []
@@ -111,8 +112,14 @@ def test_live_dealing_rotates_dealers_and_a_silent_reader_stops_its_table(
 ):
     with django_capture_on_commit_callbacks(execute=True):
         result = deal_live(
-            ServicesFloorClient(), tables=["BB1", "MD1"], seed=2, interval=0, coups=150, sleep=lambda _: None,
-            faults={"silent_reader": 0.5}, dealers=3,
+            ServicesFloorClient(),
+            tables=["BB1", "MD1"],
+            seed=2,
+            interval=0,
+            coups=150,
+            sleep=lambda _: None,
+            faults={"silent_reader": 0.5},
+            dealers=3,
         )
     [silent] = result.faults
     assert silent.kind == "silent_reader" and silent.dealer in {"SIM01", "SIM02", "SIM03"}

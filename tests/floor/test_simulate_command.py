@@ -65,8 +65,18 @@ def test_simulate_refuses_what_it_cannot_do_and_writes_nothing(pit_tables, args,
 def test_an_erring_dealer_is_listed_and_found_by_an_eager_run(pit_tables):
     out = StringIO()
     call_command(
-        "simulate", "--tables", "BB2,MD1", "--days", "2", "--seed", "5", "--eager", "--no-progress",
-        "--fault-rate", "erring_dealer=0.3", stdout=out,
+        "simulate",
+        "--tables",
+        "BB2,MD1",
+        "--days",
+        "2",
+        "--seed",
+        "5",
+        "--eager",
+        "--no-progress",
+        "--fault-rate",
+        "erring_dealer=0.3",
+        stdout=out,
     )
     text = out.getvalue()
     [listed] = [line for line in text.splitlines() if line.startswith("  erring_dealer (dealer_error_rate)")]

@@ -180,9 +180,7 @@ def _found(fault: InjectedFault) -> bool:
         seat = ReconciliationSeat.objects.get(reconciliation__shoe_id=fault.shoe_id, seat=fault.seat)
         return (
             seat.variance_minor != 0
-            and RuleViolation.objects.filter(
-                code="box_variance", shoe_id=fault.shoe_id, seat=fault.seat
-            ).exists()
+            and RuleViolation.objects.filter(code="box_variance", shoe_id=fault.shoe_id, seat=fault.seat).exists()
         )
     if fault.kind == "replayed_shoe":  # found at the coup that completed the first repeated 10 cards
         return RuleViolation.objects.filter(code=fault.code, shoe_id=fault.shoe_id, coup__number__lte=3).exists()

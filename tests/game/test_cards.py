@@ -63,9 +63,7 @@ def test_values_of_every_rank():
     }
 
 
-@pytest.mark.parametrize(
-    "code", ["1X", "", "1S", "11H", "AX", "A", "S", "ZZ", "0D", "AS ", "A S", "10", "♠A", "1♠"]
-)
+@pytest.mark.parametrize("code", ["1X", "", "1S", "11H", "AX", "A", "S", "ZZ", "0D", "AS ", "A S", "10", "♠A", "1♠"])
 def test_parse_card_rejects_bad_codes_naming_them(code):
     if code == "AS ":
         # Surrounding whitespace is tolerated; only the inner code must be valid.
@@ -79,9 +77,7 @@ def test_parse_card_rejects_bad_codes_naming_them(code):
 
 
 def test_parse_card_error_message_example():
-    with pytest.raises(
-        InvalidCard, match=r"^'1X' is not a card code \(rank A,2-9,T/10,J,Q,K then suit S,H,D,C\)$"
-    ):
+    with pytest.raises(InvalidCard, match=r"^'1X' is not a card code \(rank A,2-9,T/10,J,Q,K then suit S,H,D,C\)$"):
         parse_card("1X")
 
 

@@ -117,8 +117,7 @@ def test_ref_is_echoed_on_errors_when_readable_and_the_run_goes_on():
         },
         {
             "line": 4,
-            "error": "not valid JSON: Expecting property name enclosed in double quotes: "
-            "line 1 column 2 (char 1)",
+            "error": "not valid JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
         },
         {
             "player_total": 7,

@@ -228,10 +228,7 @@ def test_a_depleted_shoe_moves_the_odds():
     paytable = PRESETS["commission_box"]
     rich_in_small_cards = composition_after(8, ["8S", "9S"] * 16 + ["TD", "JD", "QD", "KD"] * 10)
     odds = exact_odds(paytable, rich_in_small_cards)
-    assert (
-        odds.outcome_probabilities["banker_wins"]
-        != exact_odds(paytable, 8).outcome_probabilities["banker_wins"]
-    )
+    assert odds.outcome_probabilities["banker_wins"] != exact_odds(paytable, 8).outcome_probabilities["banker_wins"]
     assert sum(odds.outcome_probabilities[f] for f in ("player_wins", "banker_wins", "tie")) == 1
     for bet in odds.bets.values():
         assert sum(o.probability for o in bet.outcomes) == 1

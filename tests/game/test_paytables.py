@@ -77,9 +77,7 @@ def test_rounding(increment, mode, amount, expected):
     assert str(rounded) == expected
 
 
-@pytest.mark.parametrize(
-    ("increment", "mode"), [("0", "up"), ("-0.25", "up"), ("0.01", "nearest"), ("x", "up")]
-)
+@pytest.mark.parametrize(("increment", "mode"), [("0", "up"), ("-0.25", "up"), ("0.01", "nearest"), ("x", "up")])
 def test_rounding_rejects(increment, mode):
     with pytest.raises(InvalidPaytable):
         Rounding(increment, mode)
@@ -133,9 +131,7 @@ def test_to_dict_shape():
 
 def test_resolve_takes_the_first_matching_rule_and_ties_push():
     ez = PRESETS["ez_baccarat"]
-    assert (
-        ez.resolve("banker", frozenset({"banker_wins", "banker_wins_three_card_7"})).result is BetResult.PUSH
-    )
+    assert ez.resolve("banker", frozenset({"banker_wins", "banker_wins_three_card_7"})).result is BetResult.PUSH
     assert ez.resolve("banker", frozenset({"banker_wins"})).odds == Ratio(1, 1)
     assert ez.resolve("banker", frozenset({"tie"})).result is BetResult.PUSH
     assert ez.resolve("tie", frozenset({"tie"})).odds == Ratio(8, 1)
@@ -154,9 +150,7 @@ def test_ties_push_false_lets_player_and_banker_lose_on_a_tie():
 
 
 def test_describe():
-    assert (
-        PRESETS["commission_box"].describe("banker") == "push on tie; 1:1 less 5% commission on banker_wins"
-    )
+    assert PRESETS["commission_box"].describe("banker") == "push on tie; 1:1 less 5% commission on banker_wins"
     assert PRESETS["ez_baccarat"].describe("banker") == (
         "push on tie; push on banker_wins_three_card_7; 1:1 on banker_wins"
     )
@@ -213,9 +207,7 @@ def broken(change):
         (lambda d: d["bets"].update(tie={"rules": []}), "bet 'tie' has no rules"),
         (lambda d: d["bets"].update(tie=[]), "bet 'tie' must be an object with a list of 'rules'"),
         (
-            lambda d: d["bets"].update(
-                {"Tie Bet": {"rules": [{"when": ["tie"], "result": "win", "odds": "8:1"}]}}
-            ),
+            lambda d: d["bets"].update({"Tie Bet": {"rules": [{"when": ["tie"], "result": "win", "odds": "8:1"}]}}),
             "'Tie Bet' is not a bet name",
         ),
         (
@@ -250,9 +242,7 @@ def broken(change):
             "bet 'tie', rule 1: a rule has unknown field 'extra'",
         ),
         (
-            lambda d: d["bets"]["tie"]["rules"].append(
-                {"when": ["tie"], "result": "push", "commission": True}
-            ),
+            lambda d: d["bets"]["tie"]["rules"].append({"when": ["tie"], "result": "push", "commission": True}),
             "bet 'tie', rule 2: commission is charged only on a win",
         ),
         (
@@ -315,7 +305,4 @@ def test_a_custom_bet_over_the_same_facts_round_trips():
     data["bets"]["dragon_bonus_player"] = {"rules": rules}
     paytable = Paytable.from_dict(data)
     assert paytable.to_dict()["bets"]["dragon_bonus_player"]["rules"][2]["odds"] == "30:1"
-    assert (
-        paytable.resolve("dragon_bonus_player", frozenset({"player_wins", "player_wins_by_2"})).result
-        == "lose"
-    )
+    assert paytable.resolve("dragon_bonus_player", frozenset({"player_wins", "player_wins_by_2"})).result == "lose"

@@ -130,10 +130,14 @@ def test_coups_with_one_signature_are_judged_and_evaluated_alike(player, banker,
         if len(hand) < 2:
             return [same_value(one) for one in hand]
         total, pair = (hand[0].value + hand[1].value) % 10, hand[0].rank == hand[1].rank
-        first, second = rng.choice([
-            (a, b) for a in RANKS for b in RANKS
-            if (CARDS[a + "S"].value + CARDS[b + "S"].value) % 10 == total and (a == b) == pair
-        ])
+        first, second = rng.choice(
+            [
+                (a, b)
+                for a in RANKS
+                for b in RANKS
+                if (CARDS[a + "S"].value + CARDS[b + "S"].value) % 10 == total and (a == b) == pair
+            ]
+        )
         return [card(first), card(second), *[same_value(one) for one in hand[2:]]]
 
     twin_player, twin_banker = alike(player), alike(banker)

@@ -101,9 +101,7 @@ def test_player_rule(player_total):
 @pytest.mark.parametrize("other", range(10))
 def test_naturals_stop_both_hands_on_either_side(natural, other):
     for player_total, banker_total in ((natural, other), (other, natural)):
-        coup = deal_coup(
-            iter(ordered_deal(cards_for(player_total, "S"), cards_for(banker_total, "H"), "2C", "3C"))
-        )
+        coup = deal_coup(iter(ordered_deal(cards_for(player_total, "S"), cards_for(banker_total, "H"), "2C", "3C")))
         assert (len(coup.player), len(coup.banker)) == (2, 2)
         assert verify_coup(coup) == []
         outcome = evaluate(coup)

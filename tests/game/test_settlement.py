@@ -132,8 +132,7 @@ def test_unknown_bet():
     with pytest.raises(UnknownBet) as caught:
         settle(PRESETS["ez_baccarat"], "player_pair", D("10"), PLAYER_PAIR)
     assert str(caught.value) == (
-        "'player_pair' is not a bet on paytable 'ez_baccarat' "
-        "(it offers player, banker, tie, dragon_7, panda_8)"
+        "'player_pair' is not a bet on paytable 'ez_baccarat' (it offers player, banker, tie, dragon_7, panda_8)"
     )
     assert caught.value.bet == "player_pair"
     assert isinstance(caught.value, ValueError)

@@ -117,8 +117,7 @@ def test_a_correct_coup_has_no_violation():
             [
                 (
                     "player_extra_card",
-                    "Player drew a third card (2♣) although Banker has a natural 9; "
-                    "on a natural both hands stand.",
+                    "Player drew a third card (2♣) although Banker has a natural 9; on a natural both hands stand.",
                 )
             ],
         ),
@@ -167,8 +166,7 @@ def test_a_correct_coup_has_no_violation():
             [
                 (
                     "banker_extra_card",
-                    "Banker drew a third card (4♣) although Player has a natural 8; "
-                    "on a natural both hands stand.",
+                    "Banker drew a third card (4♣) although Player has a natural 8; on a natural both hands stand.",
                 )
             ],
         ),
@@ -335,9 +333,7 @@ def test_a_four_card_hand_is_also_judged_on_its_third_card():
 )
 def test_reported_winner(player, banker, reported, message):
     found = verify_coup(coup(player, banker), reported)
-    assert [(v.code, v.message) for v in found] == (
-        [("reported_winner_mismatch", message)] if message else []
-    )
+    assert [(v.code, v.message) for v in found] == ([("reported_winner_mismatch", message)] if message else [])
 
 
 def test_reported_winner_is_judged_on_the_cards_as_dealt_alongside_draw_violations():
@@ -386,10 +382,7 @@ def test_coup_number_gap():
         "coup_number_gap", "Coup 6 was posted after coup 4; coup 5 is missing.", "medium"
     )
     assert check_coup_number(9, 4).message == "Coup 9 was posted after coup 4; coups 5 to 8 are missing."
-    assert (
-        check_coup_number(3, None).message
-        == "Coup 3 was posted as the shoe's first coup; coups 1 to 2 are missing."
-    )
+    assert check_coup_number(3, None).message == "Coup 3 was posted as the shoe's first coup; coups 1 to 2 are missing."
 
 
 def test_repost_same_cards_is_a_repeat_and_different_cards_a_conflict():

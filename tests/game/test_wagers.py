@@ -49,18 +49,14 @@ def test_under_minimum():
 def test_banker_off_increment():
     found = check_wager_limits(LIMITS, [WagerLine(5, "banker", D("27"))])
     assert found == [
-        Violation(
-            "wager_off_increment", "Seat 5 bet 27.00 on Banker; Banker bets go in increments of 5.00.", "low"
-        )
+        Violation("wager_off_increment", "Seat 5 bet 27.00 on Banker; Banker bets go in increments of 5.00.", "low")
     ]
 
 
 def test_paytable_increments_apply_too():
     limits = TableLimits({"banker": BetLimit(D("5"), D("1000"))})
     increments = PRESETS["mini_commission_box"].bet_increments
-    assert codes(check_wager_limits(limits, [WagerLine(1, "banker", D("12"))], increments)) == [
-        "wager_off_increment"
-    ]
+    assert codes(check_wager_limits(limits, [WagerLine(1, "banker", D("12"))], increments)) == ["wager_off_increment"]
     assert check_wager_limits(limits, [WagerLine(1, "banker", D("15"))], increments) == []
     # A bet with an increment but no limits is still checked for the increment.
     assert codes(check_wager_limits(TableLimits(), [WagerLine(1, "banker", D("12"))], increments)) == [

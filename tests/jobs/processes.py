@@ -58,11 +58,15 @@ class CeleryProcess:
         }
         self.process = subprocess.Popen(
             [sys.executable, "-c", CELERY_MAIN, *args],
-            cwd=ROOT, env=environment, stdout=log.open("ab"), stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            env=environment,
+            stdout=log.open("ab"),
+            stderr=subprocess.STDOUT,
         )
         wait_for(
             lambda: self.ready_line in self.output() or self.process.poll() is not None,
-            timeout=60, what=f"{args[0]} to start",
+            timeout=60,
+            what=f"{args[0]} to start",
         )
         assert self.process.poll() is None, self.output()
 
@@ -88,8 +92,16 @@ class Worker(CeleryProcess):
     def __init__(self, log: Path, *, visibility_timeout: int = 3600, queues: str = QUEUES, **options):
         env = {"CELERY_VISIBILITY_TIMEOUT": str(visibility_timeout), **options.pop("env", {})}
         args = [
-            "worker", "--pool=solo", "--loglevel=INFO", "--without-gossip", "--without-mingle",
-            "--without-heartbeat", "-Q", queues, "-n", f"test-{uuid.uuid4().hex[:8]}@localhost",
+            "worker",
+            "--pool=solo",
+            "--loglevel=INFO",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "-Q",
+            queues,
+            "-n",
+            f"test-{uuid.uuid4().hex[:8]}@localhost",
         ]
         super().__init__(log, args, env=env, **options)
 
@@ -113,9 +125,23 @@ class PrivateRedis:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder),
-             "--save", "", "--appendonly", "no", "--logfile", str(self.folder / "redis.log")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                str(self.folder),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--logfile",
+                str(self.folder / "redis.log"),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.STDOUT,
         )
         wait_for(self.ping, timeout=20, what=f"redis-server on port {self.port}")
 

@@ -67,9 +67,7 @@ def test_a_coup_at_a_closed_table_is_stored_and_flagged_by_the_coup_check(
         response = device.post(f"/api/v1/shoes/{second['id']}/coups/", coup_body(1, wagers=[]), format="json")
     assert response.status_code == 201
     coup_id = response.json()["id"]
-    assert findings(coup_id=coup_id) == [
-        ("play_at_closed_table", "Coup 1 was posted while table BB1 was closed.")
-    ]
+    assert findings(coup_id=coup_id) == [("play_at_closed_table", "Coup 1 was posted while table BB1 was closed.")]
     assert RuleViolation.objects.get(coup_id=coup_id).severity == "medium"
     # Checked again (the task runs twice, or a re-check): still one finding, and none on the coup
     # recorded while the table was open.

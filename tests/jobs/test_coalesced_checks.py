@@ -1,6 +1,7 @@
 """Coup checks coalesced per shoe: the task of one posted coup checks the checks still owed for the
 other coups of its shoe, and theirs then do nothing; nothing is lost (a check not yet at the broker, a
 coup of another shoe, a check that fails), and a check runs on the urgent queue."""
+
 from unittest import mock
 
 import pytest

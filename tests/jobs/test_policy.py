@@ -67,9 +67,7 @@ def test_the_worker_settings_are_pinned():
     assert (loaded["acks_late"], loaded["reject"], loaded["prefetch"]) == (True, True, 1)
     assert (loaded["time_limit"], loaded["soft_time_limit"]) == (1800, 1500)
     # Redis must not hand a message to a second worker while the first may still be running it.
-    assert (
-        loaded["transport"]["visibility_timeout"] == 3600 > loaded["time_limit"] > loaded["soft_time_limit"]
-    )
+    assert loaded["transport"]["visibility_timeout"] == 3600 > loaded["time_limit"] > loaded["soft_time_limit"]
     assert {"compliance.coups_sweep", "ledger.shoes_reconcile_missing"} <= set(loaded["beat"])
     assert loaded["max_deliveries"] == 5
 
@@ -182,8 +180,7 @@ def test_a_validation_error_is_never_retried(box_shoe, retries_run_eagerly):
 @pytest.mark.django_db
 def test_redeliveries_are_counted_and_the_task_parked_past_the_limit():
     states = [
-        task_delivery_count(task_id="t-1", task_name="ledger.shoe_reconcile", args=[7], kwargs={})
-        for _ in range(5)
+        task_delivery_count(task_id="t-1", task_name="ledger.shoe_reconcile", args=[7], kwargs={}) for _ in range(5)
     ]
     assert [(row.attempts, row.state) for row in states] == [
         (2, "redelivered"),

@@ -24,9 +24,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def dealt_shoe(box_shoe):
     """Seat 1 owes 5.00 + 2.50, seat 2 owes 10.00 and leaves (collected), seat 3 owes nothing."""
-    factories.coup(
-        box_shoe, 1, *BANKER_NATURAL, wagers=[wager(1, "banker", "100"), wager(2, "banker", "200")]
-    )
+    factories.coup(box_shoe, 1, *BANKER_NATURAL, wagers=[wager(1, "banker", "100"), wager(2, "banker", "200")])
     factories.coup(box_shoe, 2, *BANKER_NATURAL, wagers=[wager(1, "banker", "50"), wager(3, "player", "100")])
     commission_collect(shoe=box_shoe, seat=2, note="Player left")
     return box_shoe
@@ -47,9 +45,7 @@ def _lines(reconciliation):
 
 def test_closing_a_shoe_reconciles_it_after_commit(dealt_shoe, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        shoe_close(
-            shoe=dealt_shoe, box_counts=[(1, Decimal("7.50")), (2, Decimal("0")), (3, Decimal("1.00"))]
-        )
+        shoe_close(shoe=dealt_shoe, box_counts=[(1, Decimal("7.50")), (2, Decimal("0")), (3, Decimal("1.00"))])
     assert len(callbacks) == 1
 
     reconciliation = Reconciliation.objects.get(shoe=dealt_shoe)

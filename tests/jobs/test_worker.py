@@ -288,20 +288,24 @@ def test_a_broker_outage_loses_no_check_and_no_reconciliation(workers, not_eager
                     f"/api/v1/shoes/{shoe.pk}/coups/", coup_body(2, reported_winner="banker"), format="json"
                 ).status_code,
                 floor.post(
-                    f"/api/v1/shoes/{shoe.pk}/close/", {"commission_box": [{"seat": 1, "counted": "0.00"}]},
+                    f"/api/v1/shoes/{shoe.pk}/close/",
+                    {"commission_box": [{"seat": 1, "counted": "0.00"}]},
                     format="json",
                 ).status_code,
             ]
             assert posted == [201, 201, 200]
             assert list(OutboxMessage.objects.order_by("id").values_list("task_name", "dispatched_at")) == [
-                ("compliance.coups_verify", None), ("compliance.coups_verify", None), ("ledger.shoe_reconcile", None),
+                ("compliance.coups_verify", None),
+                ("compliance.coups_verify", None),
+                ("ledger.shoe_reconcile", None),
             ]
             health = floor.get("/healthz")
             assert health.status_code == 503
             assert health.json()["status"] == "unavailable"
             assert health.json()["checks"]["database"]["ok"] is True
             assert health.json()["checks"]["broker"] == {
-                "ok": False, "detail": "OperationalError: Error 111 connecting to 127.0.0.1:16310. Connection refused.",
+                "ok": False,
+                "detail": "OperationalError: Error 111 connecting to 127.0.0.1:16310. Connection refused.",
             }
             assert RuleViolation.objects.count() == 0 and Reconciliation.objects.count() == 0
 
@@ -329,7 +333,10 @@ def test_a_backlog_of_one_shoe_s_checks_is_checked_by_one_task(workers, broker):
         ("reported_winner_mismatch", coup.pk) for coup in coups
     ]
     wait_for(lambda: _queued(broker) == 0, timeout=30, what="the queue to drain")
-    results = [line.rsplit(": ", 1)[1] for line in worker.output().splitlines()
-               if "compliance.coups_verify" in line and " succeeded in " in line]
+    results = [
+        line.rsplit(": ", 1)[1]
+        for line in worker.output().splitlines()
+        if "compliance.coups_verify" in line and " succeeded in " in line
+    ]
     assert sorted(results) == ["0", "0", "0", "0", "0", "6"]
     assert FailedTask.objects.count() == 0

@@ -52,9 +52,7 @@ def test_commission_kind_valid(accrual):
 )
 def test_commission_entry_shape(accrual, fields, with_wager):
     if with_wager:  # a wager of its own, so that the one-accrual-per-wager rule is not what refuses it
-        coup = factories.coup(
-            accrual.shoe, 2, *hands.BANKER_NATURAL, wagers=[factories.wager(2, "player", "10")]
-        )
+        coup = factories.coup(accrual.shoe, 2, *hands.BANKER_NATURAL, wagers=[factories.wager(2, "player", "10")])
         fields = {**fields, "wager": coup.wagers.get()}
     with refused("commission_entry_shape"):
         entry(accrual, **fields)

@@ -105,9 +105,7 @@ def test_reverse_an_entry_by_a_new_one(shoe, django_user_model):
 
     with pytest.raises(ValidationError) as caught:
         commission_entry_reverse(entry=accrual, note="again")
-    assert caught.value.message_dict == {
-        "entry": [f"Entry {accrual.pk} is reversed already (by entry {reversal.pk})."]
-    }
+    assert caught.value.message_dict == {"entry": [f"Entry {accrual.pk} is reversed already (by entry {reversal.pk})."]}
     with pytest.raises(ValidationError) as caught:
         commission_entry_reverse(entry=reversal, note="undo")
     assert list(caught.value.message_dict) == ["entry"]
@@ -121,9 +119,7 @@ def played(shoe):
     accrue(shoe, 1, (1, "100"), (2, "100"), (3, "25"))
     commission_collect(shoe=shoe, seat=2)
     accrue(shoe, 2, (2, "10.10"), (3, "100"))
-    commission_entry_reverse(
-        entry=CommissionEntry.objects.get(seat=3, amount_minor=125), note="keyed in error"
-    )
+    commission_entry_reverse(entry=CommissionEntry.objects.get(seat=3, amount_minor=125), note="keyed in error")
     shoe_close(
         shoe=shoe,
         box_counts=[(1, Decimal("5.00")), (2, Decimal("0.51")), (3, Decimal("4.75")), (5, Decimal("0"))],
@@ -242,9 +238,7 @@ def test_explain_a_variance(played, django_user_model):
     assert list(caught.value.message_dict) == ["note"]
     assert Reconciliation.objects.get().status == "variance"
 
-    explained = reconciliation_explain(
-        reconciliation=reconciliation, user=user, note=" chip found under the box "
-    )
+    explained = reconciliation_explain(reconciliation=reconciliation, user=user, note=" chip found under the box ")
     explained.refresh_from_db()
     assert (explained.status, explained.explanation, explained.explained_by_id) == (
         "explained",

@@ -22,23 +22,39 @@ pytestmark = pytest.mark.django_db
 
 def balances(shoe) -> dict[int, int]:
     return dict(
-        CommissionEntry.objects.filter(shoe=shoe).values("seat").order_by("seat")
-        .annotate(total=Sum("amount_minor")).values_list("seat", "total")
+        CommissionEntry.objects.filter(shoe=shoe)
+        .values("seat")
+        .order_by("seat")
+        .annotate(total=Sum("amount_minor"))
+        .values_list("seat", "total")
     )
 
 
 def supplement_lines(supplement):
-    return list(supplement.seats.order_by("seat").values_list(
-        "seat", "change_minor", "accrued_minor", "collected_earlier_minor", "expected_minor", "counted_minor",
-        "variance_minor",
-    ))
+    return list(
+        supplement.seats.order_by("seat").values_list(
+            "seat",
+            "change_minor",
+            "accrued_minor",
+            "collected_earlier_minor",
+            "expected_minor",
+            "counted_minor",
+            "variance_minor",
+        )
+    )
 
 
 def report(shoe) -> dict[int, tuple]:
     day = shoe.coups.order_by("-number").first().gaming_day
     return {
-        row["seat"]: (row["accrued"], row["expected"], row["counted"], row["variance"], row["collected_at_shuffle"],
-                      row["status"])
+        row["seat"]: (
+            row["accrued"],
+            row["expected"],
+            row["counted"],
+            row["variance"],
+            row["collected_at_shuffle"],
+            row["status"],
+        )
         for row in commission_rows(ReportFilters(date_from=day, date_to=day))
     }
 
@@ -56,7 +72,9 @@ def reconciled(box_shoe, django_capture_on_commit_callbacks):
         shoe_close(shoe=box_shoe, box_counts=[(1, Decimal("10.00"))])
     reconciliation = Reconciliation.objects.get(shoe=box_shoe)
     assert (reconciliation.expected_minor, reconciliation.variance_minor, reconciliation.status) == (
-        500, 500, "variance"
+        500,
+        500,
+        "variance",
     )
     return box_shoe
 
@@ -66,8 +84,14 @@ def test_a_coup_recorded_after_the_reconciliation_is_supplemented(reconciled, dj
         factories.coup(reconciled, 2, *BANKER_NATURAL, wagers=[wager(1, "banker", "100")])
 
     supplement = ReconciliationSupplement.objects.get()
-    assert (supplement.sequence, supplement.change_minor, supplement.expected_minor, supplement.counted_minor,
-            supplement.variance_minor, supplement.status) == (1, 500, 1000, 1000, 0, "balanced")
+    assert (
+        supplement.sequence,
+        supplement.change_minor,
+        supplement.expected_minor,
+        supplement.counted_minor,
+        supplement.variance_minor,
+        supplement.status,
+    ) == (1, 500, 1000, 1000, 0, "balanced")
     assert supplement_lines(supplement) == [(1, 500, 1000, 0, 1000, 1000, 0)]
     assert supplement.seats.get().entry.collection_reason == CollectionReason.SUPPLEMENT
     assert balances(reconciled) == {1: 0}
@@ -78,8 +102,14 @@ def test_a_coup_recorded_after_the_reconciliation_is_supplemented(reconciled, dj
     assert variance.cleared_at is not None
     assert RuleViolation.objects.filter(code="coup_after_shoe_closed", cleared_at=None).count() == 1
     assert report(reconciled) == {
-        1: (Decimal("10.00"), Decimal("10.00"), Decimal("10.00"), Decimal("0.00"), Decimal("10.00"),
-            "Variance; 1 supplement, the last: Balanced"),
+        1: (
+            Decimal("10.00"),
+            Decimal("10.00"),
+            Decimal("10.00"),
+            Decimal("0.00"),
+            Decimal("10.00"),
+            "Variance; 1 supplement, the last: Balanced",
+        ),
     }
 
 
@@ -104,7 +134,11 @@ def test_a_void_after_the_reconciliation_pays_the_seat_back(reconciled, django_c
     holding = RuleViolation.objects.filter(code="box_variance", cleared_at=None)
     assert [v.fingerprint for v in holding] == [f"box_variance:shoe{reconciled.pk}:seat1:supplement1"]
     assert report(reconciled)[1] == (
-        Decimal("0.00"), Decimal("0.00"), Decimal("10.00"), Decimal("10.00"), Decimal("0.00"),
+        Decimal("0.00"),
+        Decimal("0.00"),
+        Decimal("10.00"),
+        Decimal("10.00"),
+        Decimal("0.00"),
         "Variance; 1 supplement, the last: Variance",
     )
 

@@ -166,7 +166,5 @@ def test_supersede_with_a_player_edge_needs_a_reason():
     with pytest.raises(ValidationError):
         paytable_supersede(configuration=old, rules=with_either_pair(old.rules))
     assert PaytableConfiguration.objects.count() == 1
-    new = paytable_supersede(
-        configuration=old, rules=with_either_pair(old.rules), override_reason="Promo week"
-    )
+    new = paytable_supersede(configuration=old, rules=with_either_pair(old.rules), override_reason="Promo week")
     assert new.override_reason == "Promo week"

@@ -14,8 +14,11 @@ pytestmark = pytest.mark.django_db
 
 def _violation(table, code, fingerprint):
     return violation_record(
-        finding=game.violation(code, f"{code} at {table.code}"), fingerprint=fingerprint, table=table,
-        gaming_day=dt.date(2026, 11, 29), found_by="test",
+        finding=game.violation(code, f"{code} at {table.code}"),
+        fingerprint=fingerprint,
+        table=table,
+        gaming_day=dt.date(2026, 11, 29),
+        found_by="test",
     )
 
 

@@ -48,7 +48,11 @@ def floor(settings, django_capture_on_commit_callbacks):
             winner = game.evaluate(coup).winner
             right = "100" if winner is game.Winner.PLAYER else "0"
             f.coup(
-                shoe, number, [c.code for c in coup.player], [c.code for c in coup.banker], dealt_at=at(2 * number - 1),
+                shoe,
+                number,
+                [c.code for c in coup.player],
+                [c.code for c in coup.banker],
+                dealt_at=at(2 * number - 1),
                 wagers=[f.wager(1, "player", "100", paid="1" if number in mispaid else right)],
             )
     return {"table": table, "ana": ana, "ben": ben}
@@ -62,7 +66,11 @@ def test_a_dealer_far_beyond_the_accepted_rate_is_flagged_and_the_others_are_not
     last_error = Coup.objects.get(number=19)
     assert violation.fingerprint == f"dealer_error_rate:dealer{floor['ana'].pk}:{DAY}"
     assert (violation.table, violation.coup, violation.shoe_id, violation.gaming_day, violation.severity) == (
-        floor["table"], last_error, last_error.shoe_id, DAY, "medium",
+        floor["table"],
+        last_error,
+        last_error.shoe_id,
+        DAY,
+        "medium",
     )
     p_value = poisson_tail(5 * 20 / 1000, 5)
     assert f"{p_value:.1e}" == "7.7e-08"

@@ -40,7 +40,10 @@ def test_a_silent_shoe_is_flagged_once_per_silence():
     assert stale_feeds_check(now=later + dt.timedelta(minutes=5)) == 1  # still silent: no second finding
     [violation] = found("stale_feed")
     assert (violation.table.code, violation.shoe_id, violation.coup_id, violation.severity) == (
-        "BB1", shoe.pk, first.pk, "medium",
+        "BB1",
+        shoe.pk,
+        first.pk,
+        "medium",
     )
     assert violation.fingerprint == f"stale_feed:shoe{shoe.pk}:after{first.pk}"
     assert violation.message.startswith("An open table's dealing shoe has sent no coup for 11 minutes (since coup 1)")

@@ -139,7 +139,8 @@ def test_a_sweep_indexes_again_only_a_shoe_whose_cards_changed_since(record):
     record(replay, coups)
     codes, _ = sequences.concatenated(coups)
     assert dict(IndexedShoe.objects.values_list("shoe_id", "digest")) == {
-        first.pk: sequences.dealt_digest(codes), replay.pk: sequences.dealt_digest(codes)
+        first.pk: sequences.dealt_digest(codes),
+        replay.pk: sequences.dealt_digest(codes),
     }
     day = replay.coups.first().gaming_day
     holding = coups_sweep(first_day=day, last_day=day).holding

@@ -52,9 +52,15 @@ def dealt_with_counts(seed=3):
 @pytest.fixture
 def ez_shoe(db):
     table = factories.table(
-        "EZ1", preset="ez_baccarat",
-        limits={"player": ("25", "5000"), "banker": ("25", "5000"), "tie": ("5", "500"),
-                "dragon_7": ("5", "500"), "panda_8": ("5", "500")},
+        "EZ1",
+        preset="ez_baccarat",
+        limits={
+            "player": ("25", "5000"),
+            "banker": ("25", "5000"),
+            "tie": ("5", "500"),
+            "dragon_7": ("5", "500"),
+            "panda_8": ("5", "500"),
+        },
     )
     return factories.shoe(table)
 

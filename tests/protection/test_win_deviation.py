@@ -22,8 +22,13 @@ def test_a_table_where_player_wins_every_coup_is_flagged_per_table_and_seat(sett
     table = factories.table("BB1")
     shoe = factories.shoe(table)
     coups = [
-        factories.coup(shoe, number, ["9H", "KD"], ["5S", "TD"],
-                       wagers=[factories.wager(1, "player", "100"), factories.wager(2, "player", "100")])
+        factories.coup(
+            shoe,
+            number,
+            ["9H", "KD"],
+            ["5S", "TD"],
+            wagers=[factories.wager(1, "player", "100"), factories.wager(2, "player", "100")],
+        )
         for number in range(1, 61)
     ]
     coups_check(coup_ids=[coup.pk for coup in coups])
@@ -68,9 +73,14 @@ def test_an_honest_shoe_raises_nothing(settings):
     while not dealer.cut_card_reached:
         number += 1
         coup = dealer.deal_coup()
-        recorded.append(factories.coup(
-            shoe, number, [c.code for c in coup.player], [c.code for c in coup.banker],
-            wagers=[factories.wager(1, "player", "100"), factories.wager(2, "banker", "100")],
-        ))
+        recorded.append(
+            factories.coup(
+                shoe,
+                number,
+                [c.code for c in coup.player],
+                [c.code for c in coup.banker],
+                wagers=[factories.wager(1, "player", "100"), factories.wager(2, "banker", "100")],
+            )
+        )
     coups_check(coup_ids=[coup.pk for coup in recorded])
     assert found() == []

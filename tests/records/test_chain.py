@@ -1,5 +1,6 @@
 """The hash chains: every fact row of a shoe is chained in order, and a row edited behind the
 application's back (raw SQL, triggers bypassed, as the database owner could) is found."""
+
 import datetime as dt
 import hashlib
 from decimal import Decimal
@@ -31,12 +32,25 @@ CHAINED = (Coup, Wager, CommissionEntry, BoxCount, Reconciliation, Reconciliatio
 def played_shoe():
     """A box-commission shoe: a batch of two coups, a coup alone, a seat leaving, the shuffle."""
     shoe = factories.shoe()
-    coups_record(shoe=shoe, coups=[
-        CoupInput(number=1, player=hands.BANKER_NATURAL[0], banker=hands.BANKER_NATURAL[1], dealt_at=DEALT,
-                  wagers=(factories.wager(1, "banker", "100"), factories.wager(2, "player", "50"))),
-        CoupInput(number=2, player=hands.BANKER_SIX[0], banker=hands.BANKER_SIX[1], dealt_at=DEALT,
-                  wagers=(factories.wager(1, "banker", "200"),)),
-    ])
+    coups_record(
+        shoe=shoe,
+        coups=[
+            CoupInput(
+                number=1,
+                player=hands.BANKER_NATURAL[0],
+                banker=hands.BANKER_NATURAL[1],
+                dealt_at=DEALT,
+                wagers=(factories.wager(1, "banker", "100"), factories.wager(2, "player", "50")),
+            ),
+            CoupInput(
+                number=2,
+                player=hands.BANKER_SIX[0],
+                banker=hands.BANKER_SIX[1],
+                dealt_at=DEALT,
+                wagers=(factories.wager(1, "banker", "200"),),
+            ),
+        ],
+    )
     factories.coup(shoe, 3, *hands.BANKER_NATURAL, dealt_at=DEALT, wagers=[factories.wager(3, "banker", "40")])
     commission_collect(shoe=shoe, seat=3)
     shoe_close(shoe=shoe, box_counts=[(1, Decimal("10.00")), (3, Decimal("0"))])
@@ -48,8 +62,9 @@ def chain_of(shoe):
     rows = []
     for model in CHAINED:
         path = SPEC_BY_LABEL[model._meta.label].shoe_path
-        rows += [(seq, model.__name__) for seq in model.objects.filter(**{path: shoe.pk}).values_list("chain_seq",
-                                                                                                       flat=True)]
+        rows += [
+            (seq, model.__name__) for seq in model.objects.filter(**{path: shoe.pk}).values_list("chain_seq", flat=True)
+        ]
     return sorted(rows)
 
 
@@ -72,10 +87,23 @@ def tamper(sql: str, params=()) -> None:
 
 def test_every_fact_row_of_a_shoe_takes_the_next_place_in_its_chain(played_shoe):
     assert chain_of(played_shoe) == [
-        (1, "Coup"), (2, "Coup"), (3, "Wager"), (4, "Wager"), (5, "Wager"), (6, "CommissionEntry"),
-        (7, "CommissionEntry"), (8, "Coup"), (9, "Wager"), (10, "CommissionEntry"), (11, "CommissionEntry"),
-        (12, "BoxCount"), (13, "BoxCount"), (14, "Reconciliation"), (15, "ReconciliationSeat"),
-        (16, "ReconciliationSeat"), (17, "CommissionEntry"),
+        (1, "Coup"),
+        (2, "Coup"),
+        (3, "Wager"),
+        (4, "Wager"),
+        (5, "Wager"),
+        (6, "CommissionEntry"),
+        (7, "CommissionEntry"),
+        (8, "Coup"),
+        (9, "Wager"),
+        (10, "CommissionEntry"),
+        (11, "CommissionEntry"),
+        (12, "BoxCount"),
+        (13, "BoxCount"),
+        (14, "Reconciliation"),
+        (15, "ReconciliationSeat"),
+        (16, "ReconciliationSeat"),
+        (17, "CommissionEntry"),
     ]
     last = CommissionEntry.objects.get(chain_seq=17)
     assert ChainHead.objects.filter(shoe=played_shoe).values_list("length", "head").get() == (17, last.chain_hash)
@@ -90,12 +118,13 @@ def test_a_row_hash_is_sha256_of_the_previous_hash_and_the_canonical_row(played_
         f'["pit-chain-1","coup",1,{played_shoe.pk},1,"2026-03-02T20:00:00.000000Z","2026-03-02",["2H","5D"],'
         f'["4C","5S"],7,9,"banker",true,false,false,"",{first.paytable_id},'
         f'"{first.recorded_at.astimezone(dt.UTC).replace(tzinfo=None).isoformat(timespec="microseconds")}Z",'
-        f'null,null]'
+        f"null,null]"
     )
     assert canonical(spec, 1, [getattr(first, name) for name in spec.fields]).decode() == expected_canonical
-    assert first.chain_hash == hashlib.sha256(
-        genesis(played_shoe.pk).encode() + b"\n" + expected_canonical.encode()
-    ).hexdigest()
+    assert (
+        first.chain_hash
+        == hashlib.sha256(genesis(played_shoe.pk).encode() + b"\n" + expected_canonical.encode()).hexdigest()
+    )
 
 
 def test_verification_finds_a_wager_edited_with_raw_sql(played_shoe):
@@ -117,8 +146,10 @@ def test_a_rewritten_row_given_a_new_hash_breaks_the_link_of_the_next_one(played
     previous = Coup.objects.get(shoe=played_shoe, number=1).chain_hash
     coup.reported_winner = "player"
     rehashed = row_hash(previous, spec, 2, [getattr(coup, name) for name in spec.fields])
-    tamper(f"UPDATE {Coup._meta.db_table} SET reported_winner = 'player', chain_hash = %s WHERE id = %s",
-           [rehashed, coup.pk])
+    tamper(
+        f"UPDATE {Coup._meta.db_table} SET reported_winner = 'player', chain_hash = %s WHERE id = %s",
+        [rehashed, coup.pk],
+    )
     (found,) = chains_verify(shoe_ids=[played_shoe.pk]).breaks
     assert (found.kind, found.seq) == ("wager", 3)
     assert "or the row at position 2 was rewritten and re-hashed" in found.problem
@@ -129,7 +160,9 @@ def test_a_deleted_row_and_a_removed_tail_are_found(played_shoe):
     tamper(f"DELETE FROM {ReconciliationSeat._meta.db_table} WHERE id = %s", [seat.pk])
     (found,) = chains_verify(shoe_ids=[played_shoe.pk]).breaks
     assert (found.kind, found.seq, found.problem) == (
-        "commission_entry", 17, "position 16 is missing: a row was deleted"
+        "commission_entry",
+        17,
+        "position 16 is missing: a row was deleted",
     )
 
 
@@ -165,7 +198,11 @@ def test_the_nightly_task_records_one_violation_however_often_it_runs(played_sho
     assert len(outcome["breaks"]) == 1
     violation = RuleViolation.objects.get(code="record_chain_broken")
     assert (violation.shoe_id, violation.table_id, violation.gaming_day, violation.severity, violation.found_by) == (
-        played_shoe.pk, played_shoe.table_id, DAY, "high", "records_verify"
+        played_shoe.pk,
+        played_shoe.table_id,
+        DAY,
+        "high",
+        "records_verify",
     )
     assert violation.message.startswith(f"The record of {played_shoe} was altered: shoe {played_shoe.pk}, box_count")
 

@@ -43,10 +43,20 @@ def mixed_pit(db, django_capture_on_commit_callbacks) -> MixedPit:
 
     # DAY_1. A1: 5.00 + 12.50 owed, seat 1 counted 1.00 short; a Player win of 75 paid 100.
     shoe = step(factories.shoe, a1, shuffled_at=at(DAY_1, 9))
-    coup(shoe, 1, BANKER_NATURAL, at(DAY_1, 10), [wager(1, "banker", "100"), wager(2, "banker", "250"),
-                                                  wager(3, "player", "50")])
-    coup(shoe, 2, PLAYER_NATURAL, at(DAY_1, 10, 5), [wager(1, "banker", "100"), wager(2, "player", "75", paid="100"),
-                                                     wager(3, "tie", "10")])
+    coup(
+        shoe,
+        1,
+        BANKER_NATURAL,
+        at(DAY_1, 10),
+        [wager(1, "banker", "100"), wager(2, "banker", "250"), wager(3, "player", "50")],
+    )
+    coup(
+        shoe,
+        2,
+        PLAYER_NATURAL,
+        at(DAY_1, 10, 5),
+        [wager(1, "banker", "100"), wager(2, "player", "75", paid="100"), wager(3, "tie", "10")],
+    )
     step(shoe_close, shoe=shoe, closed_at=at(DAY_1, 11), box_counts=[(1, Decimal("4.00")), (2, Decimal("12.50"))])
     dealing = step(factories.shoe, a1, shuffled_at=at(DAY_1, 11, 30))
     coup(dealing, 1, BANKER_NATURAL, at(DAY_1, 12), [wager(1, "banker", "200"), wager(2, "player", "30")])

@@ -216,7 +216,9 @@ def test_old_export_files_are_purged_and_the_rows_kept(client, pit, media, setti
     settings.PIT_REPORT_EXPORT_KEEP_DAYS = 7
     old, recent = (
         ReportExport.objects.create(
-            report="commission", format="csv", filters=ReportFilters(DAY_1, DAY_2).to_dict(),
+            report="commission",
+            format="csv",
+            filters=ReportFilters(DAY_1, DAY_2).to_dict(),
             requested_by=pit.accountant,
         )
         for _ in range(2)
@@ -323,7 +325,6 @@ def test_inline_or_background_is_decided_by_estimated_rows(client, pit, settings
     assert "holds about 5 rows, more than the 4 written at once" in page.context["background_reason"]
     settings.PIT_REPORT_INLINE_MAX_ROWS = 5
     assert client.get(EXPORT, {"report": "commission", **RANGE, "format": "csv"}).status_code == 200
-
 
 
 def test_the_page_shows_the_rows_paginated_with_links(client, pit, monkeypatch):

@@ -44,8 +44,8 @@ FILTERS = ReportFilters(DAY_1, DAY_2)
 @pytest.fixture
 def ledger(db, django_capture_on_commit_callbacks):
     """A1 (USD): a reversed accrual, a player who left with a formula for a note, another whose
-    note needs quoting, a tab-led note, then a shoe still dealing; B1 (JPY, no cents) on two days,
-the second shoe still dealing (subtotals that are not zero). Every entry recorded at RECORDED."""
+        note needs quoting, a tab-led note, then a shoe still dealing; B1 (JPY, no cents) on two days,
+    the second shoe still dealing (subtotals that are not zero). Every entry recorded at RECORDED."""
 
     def step(service, *args, **kwargs):
         with django_capture_on_commit_callbacks(execute=True):
@@ -59,8 +59,13 @@ the second shoe still dealing (subtotals that are not zero). Every entry recorde
         a1 = step(factories.table, "A1", preset="commission_box")
         b1 = step(factories.table, "B1", preset="commission_box", currency="JPY", limits=YEN_LIMITS)
         shoe = step(factories.shoe, a1, shuffled_at=at(DAY_1, 9))
-        coup(shoe, 1, BANKER_NATURAL, at(DAY_1, 10), [wager(1, "banker", "100"), wager(2, "banker", "250"),
-                                                      wager(3, "banker", "40"), wager(5, "player", "50")])
+        coup(
+            shoe,
+            1,
+            BANKER_NATURAL,
+            at(DAY_1, 10),
+            [wager(1, "banker", "100"), wager(2, "banker", "250"), wager(3, "banker", "40"), wager(5, "player", "50")],
+        )
         coup(shoe, 2, BANKER_NATURAL, at(DAY_1, 10, 5), [wager(1, "banker", "100"), wager(5, "banker", "25")])
         accrual = CommissionEntry.objects.get(shoe=shoe, seat=1, kind=EntryKind.ACCRUED, wager__coup__number=1)
         step(commission_entry_reverse, entry=accrual, note="-comped, coup 1")
@@ -149,8 +154,11 @@ def test_postgresql_writes_the_same_bytes_by_copy(ledger):
             assert out.getvalue() == python_csv(), zone
     with timezone.override("America/St_Johns"):
         assert b"".join(renderers.csv_chunks(copy_only, FILTERS)) == golden(ledger)
-    for filters in (ReportFilters(DAY_2, DAY_2), ReportFilters(DAY_1, DAY_2, tables=("B1",)),
-                    ReportFilters(DAY_1, DAY_2, game="mini")):  # the last: nothing but the header
+    for filters in (
+        ReportFilters(DAY_2, DAY_2),
+        ReportFilters(DAY_1, DAY_2, tables=("B1",)),
+        ReportFilters(DAY_1, DAY_2, game="mini"),
+    ):  # the last: nothing but the header
         assert b"".join(renderers.csv_chunks(copy_only, filters)) == python_csv(filters), filters
     with connection.cursor() as cursor:  # this test's transaction shares the connection: left as it was
         cursor.execute("SHOW TimeZone")
@@ -176,8 +184,11 @@ def test_a_background_export_streams_copy_on_its_own_connection_with_progress(le
 
         renderers.csv_write(definition, filters, out, progress=recorded)
 
-    with mock.patch.object(services, "PROGRESS_EVERY", 1), mock.patch.object(renderers, "DETAIL_PROGRESS_EVERY", 5), \
-            mock.patch.object(services, "csv_write", csv_write):
+    with (
+        mock.patch.object(services, "PROGRESS_EVERY", 1),
+        mock.patch.object(renderers, "DETAIL_PROGRESS_EVERY", 5),
+        mock.patch.object(services, "csv_write", csv_write),
+    ):
         done = services.report_export_run(export_id=export.pk)
     assert seen == [5, 10, 15, 16]
     assert (done.status, done.rows_written) == (ExportStatus.DONE, 16)

@@ -34,8 +34,9 @@ def test_the_request_queues_without_estimating_and_the_task_counts_first(
     monkeypatch.setitem(REPORTS, "commission", dataclasses.replace(COMMISSION, estimate=counting_estimate))
     client.force_login(pit.accountant)
     with django_capture_on_commit_callbacks() as callbacks:
-        response = client.post(f"{PAGE}export/", {"report": "commission", "from": "2026-11-02", "to": "2026-11-03",
-                                                  "format": "csv"})
+        response = client.post(
+            f"{PAGE}export/", {"report": "commission", "from": "2026-11-02", "to": "2026-11-03", "format": "csv"}
+        )
     export = ReportExport.objects.get()
     assert response.status_code == 302 and len(callbacks) == 1
     assert (export.status, export.rows_estimated, export.progress_percent, estimated) == ("queued", 0, 0, [])

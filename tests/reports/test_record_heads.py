@@ -1,5 +1,6 @@
 """The commission report publishes each gaming day's hash-chain heads (pit.records): a JSON field
 and a last XLSX sheet, so an accountant's export pins the record as it stood."""
+
 import hashlib
 import io
 import json
@@ -20,11 +21,22 @@ def expected_heads(pit):
     for day, shoes in ((DAY_1, [pit.shoe_a, pit.shoe_c]), (DAY_2, [pit.shoe_b])):
         heads = [(shoe, ChainHead.objects.get(shoe=shoe)) for shoe in sorted(shoes, key=lambda shoe: shoe.pk)]
         digest = hashlib.sha256("\n".join(f"{shoe.pk}:{head.length}:{head.head}" for shoe, head in heads).encode())
-        days.append({
-            "gaming_day": day.isoformat(), "digest": digest.hexdigest(),
-            "shoes": [{"shoe": shoe.pk, "table": shoe.table.code, "sequence": shoe.sequence, "rows": head.length,
-                       "head": head.head} for shoe, head in heads],
-        })
+        days.append(
+            {
+                "gaming_day": day.isoformat(),
+                "digest": digest.hexdigest(),
+                "shoes": [
+                    {
+                        "shoe": shoe.pk,
+                        "table": shoe.table.code,
+                        "sequence": shoe.sequence,
+                        "rows": head.length,
+                        "head": head.head,
+                    }
+                    for shoe, head in heads
+                ],
+            }
+        )
     return days
 
 
@@ -32,7 +44,8 @@ def test_the_commission_json_carries_the_record_heads_of_each_gaming_day(pit):
     body = json.loads(b"".join(json_chunks(COMMISSION, FILTERS)))
     assert body["record_heads"] == expected_heads(pit)
     assert [shoe["rows"] for day in body["record_heads"] for shoe in day["shoes"]] == [
-        ChainHead.objects.get(shoe=pit.shoe_a).length, ChainHead.objects.get(shoe=pit.shoe_c).length,
+        ChainHead.objects.get(shoe=pit.shoe_a).length,
+        ChainHead.objects.get(shoe=pit.shoe_c).length,
         ChainHead.objects.get(shoe=pit.shoe_b).length,
     ]
     assert "record_heads" not in json.loads(b"".join(json_chunks(TABLE_RESULTS, FILTERS)))

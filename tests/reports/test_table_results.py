@@ -210,7 +210,10 @@ def test_theoretical_win_uses_the_edges_of_the_shoes_deck_count(db, django_captu
         shoe = factories.shoe(table, decks=decks, cut_card_position=250, shuffled_at=at(DAY_1, 9))
         with django_capture_on_commit_callbacks(execute=True):
             factories.coup(
-                shoe, 1, *PLAYER_NATURAL, dealt_at=at(DAY_1, 10),
+                shoe,
+                1,
+                *PLAYER_NATURAL,
+                dealt_at=at(DAY_1, 10),
                 wagers=[stake(1, "player_pair", "1000"), stake(2, "tie", "1000"), stake(3, "banker", "1000")],
             )
     rows = {line.values["table"]: line.values for line in lines(TABLE_RESULTS) if line.is_detail}

@@ -1,4 +1,5 @@
 """`manage.py rebuild_rollups`, the tasks' names, and what a refused write owes (nothing)."""
+
 import datetime as dt
 from io import StringIO
 
@@ -23,12 +24,19 @@ def at(day: dt.date, hour: int) -> dt.datetime:
     return dt.datetime.combine(day, dt.time(hour), tzinfo=dt.UTC)
 
 
-@pytest.mark.parametrize(("argv", "line"), [
-    (["rebuild_rollups", "--from", "2026-02-30"],
-     "manage.py rebuild_rollups: error: argument --from: '2026-02-30' is not a calendar date (YYYY-MM-DD)"),
-    (["rebuild_rollups", "--from", "2026-03-01", "--to", "٢٠٢٦-03-02"],
-     "manage.py rebuild_rollups: error: argument --to: '٢٠٢٦-03-02' is not a calendar date (YYYY-MM-DD)"),
-])
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (
+            ["rebuild_rollups", "--from", "2026-02-30"],
+            "manage.py rebuild_rollups: error: argument --from: '2026-02-30' is not a calendar date (YYYY-MM-DD)",
+        ),
+        (
+            ["rebuild_rollups", "--from", "2026-03-01", "--to", "٢٠٢٦-03-02"],
+            "manage.py rebuild_rollups: error: argument --to: '٢٠٢٦-03-02' is not a calendar date (YYYY-MM-DD)",
+        ),
+    ],
+)
 def test_a_bad_date_is_one_line_and_exit_status_2(argv, line, capsys, db):
     with pytest.raises(SystemExit) as exited:
         ManagementUtility(["manage.py", *argv]).execute()
@@ -68,6 +76,9 @@ def test_day_segments_cut_a_range_into_runs():
     days = [dt.date(2026, 1, day) for day in range(1, 8)]
     rolled_up = {days[1], days[2], days[5]}
     assert list(day_segments(date_from=days[0], date_to=days[6], rolled_up=rolled_up)) == [
-        (False, days[0], days[0]), (True, days[1], days[2]), (False, days[3], days[4]), (True, days[5], days[5]),
+        (False, days[0], days[0]),
+        (True, days[1], days[2]),
+        (False, days[3], days[4]),
+        (True, days[5], days[5]),
         (False, days[6], days[6]),
     ]

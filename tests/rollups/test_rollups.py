@@ -1,6 +1,7 @@
 """Daily rollups equal the standing detail after random posts, late coups, corrections, voids and
 reversals (seeded, exact integers), and table results and the master game report read the same
 figures with and without them, whichever days are rolled up, owed or live."""
+
 import datetime as dt
 import random
 from collections import defaultdict
@@ -51,8 +52,11 @@ def random_wagers(rng: random.Random, currency: str) -> tuple[WagerInput, ...]:
 def deal(rng, shoe, cards, number: int, when: dt.datetime):
     dealt = game.deal_coup(cards.draw)
     coup = CoupInput(
-        number=number, player=[card.code for card in dealt.player], banker=[card.code for card in dealt.banker],
-        dealt_at=when, wagers=random_wagers(rng, shoe.table.currency),
+        number=number,
+        player=[card.code for card in dealt.player],
+        banker=[card.code for card in dealt.banker],
+        dealt_at=when,
+        wagers=random_wagers(rng, shoe.table.currency),
     )
     return coup_record(shoe=shoe, coup=coup).coup
 
@@ -100,8 +104,11 @@ def expected_rollups() -> dict:
         if coup.paytable.rules["commission_mode"] == "deducted" and wager.result == "win":
             evaluation = game.evaluate(game.Coup(player=coup.player_cards, banker=coup.banker_cards))
             settled = game.settle(
-                game.Paytable.from_dict(coup.paytable.rules), wager.bet, from_minor(wager.amount_minor, wager.currency),
-                evaluation, unit=settlement_unit(wager.currency),
+                game.Paytable.from_dict(coup.paytable.rules),
+                wager.bet,
+                from_minor(wager.amount_minor, wager.currency),
+                evaluation,
+                unit=settlement_unit(wager.currency),
             )
             sums["deducted"] += to_minor(settled.deducted, wager.currency)
     standing_ids = set(standing.values_list("pk", flat=True))
@@ -122,9 +129,15 @@ def stored_rollups(days) -> dict:
     for bet in BetRollup.objects.filter(table_day__gaming_day__in=days).select_related("table_day"):
         key = (bet.table_day.table_id, bet.table_day.gaming_day, bet.paytable_id, bet.decks, bet.bet)
         stored_bets[key] = {
-            "wagers": bet.wagers, "handle": bet.handle_minor, "payouts": bet.payouts_minor,
-            "commission": bet.commission_minor, "lost": bet.lost_minor, "paid": bet.paid_minor,
-            "overpaid": bet.overpaid_minor, "underpaid": bet.underpaid_minor, "squares": int(bet.squares),
+            "wagers": bet.wagers,
+            "handle": bet.handle_minor,
+            "payouts": bet.payouts_minor,
+            "commission": bet.commission_minor,
+            "lost": bet.lost_minor,
+            "paid": bet.paid_minor,
+            "overpaid": bet.overpaid_minor,
+            "underpaid": bet.underpaid_minor,
+            "squares": int(bet.squares),
             "deducted": bet.deducted_minor,
         }
     return {"days": stored_days, "bets": stored_bets}
@@ -203,8 +216,10 @@ def test_rollups_equal_the_detail_after_random_writes(db, seed):
     assert not OutboxMessage.objects.filter(task_name=REFRESH_TASK).exists()
     assert rollups_rebuild(date_from=TODAY, date_to=TODAY) == {"days": 0, "table_days": 0}  # live: never
     assert rollups_rebuild(date_from=DAYS[0], date_to=DAYS[-1]) == {
-        "days": len(DAYS), "table_days": len({(c.shoe.table_id, c.gaming_day) for c in
-                                              Coup.objects.filter(gaming_day__in=DAYS).select_related("shoe")}),
+        "days": len(DAYS),
+        "table_days": len(
+            {(c.shoe.table_id, c.gaming_day) for c in Coup.objects.filter(gaming_day__in=DAYS).select_related("shoe")}
+        ),
     }
     assert not TableDayRollup.objects.filter(gaming_day=TODAY).exists()  # the live day: detail only
     assert rolled_up_days(date_from=DAYS[0], date_to=TODAY) == set(DAYS)

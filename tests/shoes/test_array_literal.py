@@ -10,10 +10,14 @@ from pit.shoes.services import _array_literal
 
 
 def _element_by_element(values: list) -> str:
-    return "{" + ",".join(
-        "NULL" if value is None else '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
-        for value in values
-    ) + "}"
+    return (
+        "{"
+        + ",".join(
+            "NULL" if value is None else '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+            for value in values
+        )
+        + "}"
+    )
 
 
 def test_array_literals_quote_and_escape_every_element():
@@ -25,8 +29,27 @@ def test_array_literals_quote_and_escape_every_element():
 
 
 def test_array_literals_are_the_element_by_element_text():
-    pool = [None, 0, -5, True, False, "", "a", 'q"uote', "back\\slash", '\\"', "é", "{x,y}", "NULL", ",", " ",
-            Decimal("1.50"), dt.datetime(2026, 1, 1, tzinfo=dt.UTC), dt.date(2026, 1, 2), '["KH", "5D"]']
+    pool = [
+        None,
+        0,
+        -5,
+        True,
+        False,
+        "",
+        "a",
+        'q"uote',
+        "back\\slash",
+        '\\"',
+        "é",
+        "{x,y}",
+        "NULL",
+        ",",
+        " ",
+        Decimal("1.50"),
+        dt.datetime(2026, 1, 1, tzinfo=dt.UTC),
+        dt.date(2026, 1, 2),
+        '["KH", "5D"]',
+    ]
     rng = random.Random(16)
     for _ in range(5000):
         values = [rng.choice(pool) for _ in range(rng.randint(0, 6))]

@@ -35,8 +35,9 @@ def coup(django_capture_on_commit_callbacks):
 
 def standing(coup):
     return sorted(
-        wagers_standing(coup.wagers.all()).values_list("seat", "bet", "amount_minor", "result", "payout_minor",
-                                                       "commission_minor")
+        wagers_standing(coup.wagers.all()).values_list(
+            "seat", "bet", "amount_minor", "result", "payout_minor", "commission_minor"
+        )
     )
 
 
@@ -51,8 +52,10 @@ def test_a_correction_replaces_the_wagers_and_reverses_their_commission(coup, dj
     originals = list(Wager.objects.filter(coup=coup).order_by("pk").values())
     with django_capture_on_commit_callbacks(execute=True):
         outcome = coup_correct(
-            coup=coup, wagers=(wager(1, "banker", "200", "200"), wager(2, "player", "50")),
-            reason="Bet recognition read 100 for a 200 stake", actor=Actor(user=boss),
+            coup=coup,
+            wagers=(wager(1, "banker", "200", "200"), wager(2, "player", "50")),
+            reason="Bet recognition read 100 for a 200 stake",
+            actor=Actor(user=boss),
         )
 
     correction = outcome.correction
@@ -90,7 +93,10 @@ def test_a_void_returns_every_stake(coup, django_capture_on_commit_callbacks):
     assert seat_balance_minor(shoe=coup.shoe, seat=1) == 0
     (row,) = table_result_rows(ReportFilters(date_from=day, date_to=day))
     assert (row["wagers"], row["handle"], row["house_win"], row["commission"]) == (
-        0, Decimal("0.00"), Decimal("0.00"), Decimal("0.00")
+        0,
+        Decimal("0.00"),
+        Decimal("0.00"),
+        Decimal("0.00"),
     )
 
 
@@ -126,8 +132,12 @@ def test_a_later_correction_supersedes_an_earlier_one(coup):
         (lambda coup: coup_correct(coup=coup, wagers=(wager(4, "banker", "200"),), reason="x"), "wagers[0].seat"),
         (lambda coup: coup_correct(coup=coup, wagers=(wager(1, "dragon", "5"),), reason="x"), "wagers[0].bet"),
         (lambda coup: coup_correct(coup=coup, wagers=(wager(1, "banker", "0"),), reason="x"), "wagers[0].amount"),
-        (lambda coup: coup_correct(coup=coup, wagers=(wager(1, "banker", "100", "100"), wager(2, "player", "50")),
-                                   reason="nothing changes"), "wagers"),
+        (
+            lambda coup: coup_correct(
+                coup=coup, wagers=(wager(1, "banker", "100", "100"), wager(2, "player", "50")), reason="nothing changes"
+            ),
+            "wagers",
+        ),
     ],
 )
 def test_a_refused_correction_writes_nothing(coup, call, field):
@@ -156,12 +166,19 @@ def test_standing_read_at_once_agrees_with_the_standing_query_for_every_version(
     every = Wager.objects.filter(coup_id__in=coup_ids)
     expected = set(wagers_standing(every).values_list("pk", flat=True))
 
-    found = {pk for pk, coup_id, correction_id in every.values_list("pk", "coup_id", "correction_id")
-             if standing(coup_id, correction_id)}
+    found = {
+        pk
+        for pk, coup_id, correction_id in every.values_list("pk", "coup_id", "correction_id")
+        if standing(coup_id, correction_id)
+    }
 
     assert every.count() == 9 and found == expected
     assert sorted(Wager.objects.filter(pk__in=found).values_list("coup__number", "amount_minor")) == [
-        (1, 5000), (1, 10000), (2, 500), (2, 4000), (4, 8000),
+        (1, 5000),
+        (1, 10000),
+        (2, 500),
+        (2, 4000),
+        (4, 8000),
     ]
 
 

@@ -77,9 +77,7 @@ def test_commission_box_settles_and_accrues_commission(django_user_model):
         (5, "tie", 1000, "lose", 0, 0),
     ]
     assert list(
-        CommissionEntry.objects.order_by("seat").values_list(
-            "seat", "kind", "amount_minor", "currency", "wager__bet"
-        )
+        CommissionEntry.objects.order_by("seat").values_list("seat", "kind", "amount_minor", "currency", "wager__bet")
     ) == [(1, "accrued", 500, "USD", "banker"), (2, "accrued", 51, "USD", "banker")]
     shoe = Shoe.objects.get(pk=shoe.pk)
     assert shoe.cards_seen == {"9C": 1, "9D": 1, "9H": 1, "AS": 1, "KS": 1}
@@ -140,9 +138,7 @@ def test_settlement_without_a_commission_box_accrues_nothing(preset, cards, expe
 
 def test_ez_dragon_7_pays_40_to_1():
     shoe = factories.shoe(factories.table(preset="ez_baccarat"))
-    coup = factories.coup(
-        shoe, 1, *hands.DRAGON_7, wagers=wagers((1, "dragon_7", "25"), (2, "panda_8", "25"))
-    )
+    coup = factories.coup(shoe, 1, *hands.DRAGON_7, wagers=wagers((1, "dragon_7", "25"), (2, "panda_8", "25")))
     assert settled(coup) == [(1, "dragon_7", 2500, "win", 100000, 0), (2, "panda_8", 2500, "lose", 0, 0)]
 
 
@@ -253,12 +249,8 @@ def test_batch_judges_each_coup_on_its_own(django_capture_on_commit_callbacks):
         CoupInput(  # the batch's own duplicate, the same in every field
             number=2, player=hands.TIE[0], banker=hands.TIE[1], wagers=wagers((1, "banker", "100"))
         ),
-        CoupInput(
-            number=4, player=hands.PLAYER_NATURAL[0], banker=hands.PLAYER_NATURAL[1]
-        ),  # duplicate, other cards
-        CoupInput(
-            number=1, player=hands.PLAYER_NATURAL[0], banker=hands.PLAYER_NATURAL[1]
-        ),  # conflict with stored
+        CoupInput(number=4, player=hands.PLAYER_NATURAL[0], banker=hands.PLAYER_NATURAL[1]),  # duplicate, other cards
+        CoupInput(number=1, player=hands.PLAYER_NATURAL[0], banker=hands.PLAYER_NATURAL[1]),  # conflict with stored
     ]
     with django_capture_on_commit_callbacks() as callbacks:
         outcomes = coups_record(shoe=shoe, coups=batch)
@@ -369,14 +361,23 @@ def test_on_postgresql_a_days_batch_is_stored_as_the_engine_settles_it_and_chain
         coup = dealt.deal_coup()
         wagers = tuple(
             factories.wager(seat, bet, str(rng.choice((25, 100, 250))), paid=rng.choice((None, "0")))
-            for seat, bet in zip((1, 2, 3, 5, 6, 7, 8), ("banker", "player", "banker", "tie", "banker", "player_pair",
-                                                         "banker"), strict=True)
+            for seat, bet in zip(
+                (1, 2, 3, 5, 6, 7, 8),
+                ("banker", "player", "banker", "tie", "banker", "player_pair", "banker"),
+                strict=True,
+            )
         )
         naive = number % 2 == 0  # a naive time is taken in the default time zone, as Django stores one
         dealt_at = dt.datetime(2026, 3, 2, 20, 0) + dt.timedelta(minutes=number)
-        posted.append(CoupInput(number=number, player=[c.code for c in coup.player],
-                                banker=[c.code for c in coup.banker], wagers=wagers,
-                                dealt_at=dealt_at if naive else dealt_at.replace(tzinfo=dt.UTC)))
+        posted.append(
+            CoupInput(
+                number=number,
+                player=[c.code for c in coup.player],
+                banker=[c.code for c in coup.banker],
+                wagers=wagers,
+                dealt_at=dealt_at if naive else dealt_at.replace(tzinfo=dt.UTC),
+            )
+        )
     outcomes = coups_record(shoe=shoe, coups=posted, actor=Actor(device=device))
     assert {outcome.status for outcome in outcomes} == {"created"}
     paytable = game.PRESETS["commission_box"]
@@ -384,19 +385,33 @@ def test_on_postgresql_a_days_batch_is_stored_as_the_engine_settles_it_and_chain
         coup = Coup.objects.get(pk=outcome.coup.pk)
         evaluation = game.evaluate(game.Coup.from_codes(item.player, item.banker))
         assert (coup.number, coup.player_cards, coup.banker_cards, coup.winner, coup.recorded_by_device_id) == (
-            item.number, item.player, item.banker, str(evaluation.winner), device.pk
+            item.number,
+            item.player,
+            item.banker,
+            str(evaluation.winner),
+            device.pk,
         )
         moment = item.dealt_at if item.dealt_at.tzinfo else item.dealt_at.replace(tzinfo=dt.UTC)  # TIME_ZONE UTC
         assert (coup.dealt_at, coup.gaming_day) == (moment, gaming_day_for(moment))
         expected = []
         for wager in item.wagers:
             settled = game.settle(paytable, wager.bet, wager.amount, evaluation)
-            expected.append((wager.seat, wager.bet, int(wager.amount * 100), str(settled.result),
-                             int(settled.payout * 100), int(settled.commission * 100),
-                             None if wager.paid is None else 0))
-        assert sorted(coup.wagers.values_list(
-            "seat", "bet", "amount_minor", "result", "payout_minor", "commission_minor", "paid_minor"
-        )) == sorted(expected)
+            expected.append(
+                (
+                    wager.seat,
+                    wager.bet,
+                    int(wager.amount * 100),
+                    str(settled.result),
+                    int(settled.payout * 100),
+                    int(settled.commission * 100),
+                    None if wager.paid is None else 0,
+                )
+            )
+        assert sorted(
+            coup.wagers.values_list(
+                "seat", "bet", "amount_minor", "result", "payout_minor", "commission_minor", "paid_minor"
+            )
+        ) == sorted(expected)
         assert [(w.seat, w.commission_minor) for w in outcome.wagers] == [(w[0], w[5]) for w in expected]
     entries = CommissionEntry.objects.filter(shoe=shoe)
     assert sorted(entries.values_list("wager_id", "amount_minor")) == sorted(

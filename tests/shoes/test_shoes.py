@@ -119,9 +119,7 @@ def test_shoe_close_again_with_other_counts_is_a_conflict(django_capture_on_comm
         ([(2, "0.001")], "commission_box[0].counted", None),
     ],
 )
-def test_shoe_close_refuses_bad_counts_and_writes_nothing(
-    django_capture_on_commit_callbacks, counts, key, message
-):
+def test_shoe_close_refuses_bad_counts_and_writes_nothing(django_capture_on_commit_callbacks, counts, key, message):
     shoe = factories.shoe()
     with django_capture_on_commit_callbacks() as callbacks, pytest.raises(ValidationError) as caught:
         shoe_close(shoe=shoe, box_counts=[(seat, Decimal(amount)) for seat, amount in counts])

@@ -40,9 +40,7 @@ def test_table_create_with_the_default_layout_and_limits():
 
 
 def test_table_create_sorts_a_custom_layout():
-    table = table_create(
-        code="MB1", name="Mini", game="mini", paytable=factories.paytable(), seats=[8, 1, 2, 3]
-    )
+    table = table_create(code="MB1", name="Mini", game="mini", paytable=factories.paytable(), seats=[8, 1, 2, 3])
     assert table.seats == [1, 2, 3, 8]
 
 
@@ -78,9 +76,7 @@ def test_table_create_refuses_an_unknown_game_or_currency():
         table_create(code="X1", name="X", game="huge", paytable=factories.paytable())
     assert caught.value.message_dict == {"game": ["'huge' is not a game; choose one of big, midi, mini."]}
     with pytest.raises(ValidationError) as caught:
-        table_create(
-            code="X1", name="X", game="big", paytable=factories.paytable(), seats=[1], currency="usdx"
-        )
+        table_create(code="X1", name="X", game="big", paytable=factories.paytable(), seats=[1], currency="usdx")
     assert list(caught.value.message_dict) == ["currency"]
     assert Table.objects.count() == 0
 
@@ -88,9 +84,9 @@ def test_table_create_refuses_an_unknown_game_or_currency():
 def test_limits_replace_the_previous_ones():
     table = factories.table()
     table_limits_set(table=table, limits={"player": (Decimal("100"), Decimal("5000"))})
-    assert list(
-        TableLimit.objects.filter(table=table).values_list("bet", "minimum_minor", "maximum_minor")
-    ) == [("player", 10000, 500000)]
+    assert list(TableLimit.objects.filter(table=table).values_list("bet", "minimum_minor", "maximum_minor")) == [
+        ("player", 10000, 500000)
+    ]
 
 
 @pytest.mark.parametrize(
@@ -108,10 +104,7 @@ def test_limits_refused_keep_the_old_ones(limits, message):
     with pytest.raises(ValidationError) as caught:
         table_limits_set(table=table, limits=limits)
     assert message in caught.value.message_dict["limits"][0]
-    assert (
-        list(TableLimit.objects.filter(table=table).values_list("bet", "minimum_minor", "maximum_minor"))
-        == before
-    )
+    assert list(TableLimit.objects.filter(table=table).values_list("bet", "minimum_minor", "maximum_minor")) == before
 
 
 def test_open_and_close_record_events_once(django_user_model):
@@ -129,9 +122,7 @@ def test_open_and_close_record_events_once(django_user_model):
     table_close(table=table)
     table.refresh_from_db()
     assert table.status == "closed"
-    assert list(
-        TableEvent.objects.filter(table=table).order_by("id").values_list("kind", "recorded_by_user")
-    ) == [
+    assert list(TableEvent.objects.filter(table=table).order_by("id").values_list("kind", "recorded_by_user")) == [
         ("opened", user.pk),
         ("closed", None),
     ]

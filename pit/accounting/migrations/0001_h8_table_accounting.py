@@ -7,139 +7,346 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0005_roles'),
-        ('tables', '0002_audit_trail'),
+        ("accounts", "0005_roles"),
+        ("tables", "0002_audit_trail"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Slip',
+            name="Slip",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('recorded_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('kind', models.CharField(choices=[('fill', 'Fill (chips from the cage to the table)'), ('credit', 'Credit (chips from the table to the cage)')], max_length=6)),
-                ('number', models.CharField(help_text='The slip number printed on the form.', max_length=30)),
-                ('gaming_day', models.DateField(db_index=True)),
-                ('shift', models.PositiveSmallIntegerField(default=1)),
-                ('currency', models.CharField(max_length=3)),
-                ('reason', models.CharField(max_length=200)),
-                ('chips', models.JSONField(help_text='Denomination in minor units -> pieces requested.')),
-                ('total_minor', models.BigIntegerField()),
-                ('recorded_by_device', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='accounts.device')),
-                ('recorded_by_user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='slips', to='tables.table')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("fill", "Fill (chips from the cage to the table)"),
+                            ("credit", "Credit (chips from the table to the cage)"),
+                        ],
+                        max_length=6,
+                    ),
+                ),
+                ("number", models.CharField(help_text="The slip number printed on the form.", max_length=30)),
+                ("gaming_day", models.DateField(db_index=True)),
+                ("shift", models.PositiveSmallIntegerField(default=1)),
+                ("currency", models.CharField(max_length=3)),
+                ("reason", models.CharField(max_length=200)),
+                ("chips", models.JSONField(help_text="Denomination in minor units -> pieces requested.")),
+                ("total_minor", models.BigIntegerField()),
+                (
+                    "recorded_by_device",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="accounts.device",
+                    ),
+                ),
+                (
+                    "recorded_by_user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="slips", to="tables.table"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['gaming_day', 'table', 'kind', 'number'],
-                'permissions': [('request_slip', 'Can request a fill or credit (the pit)'), ('issue_slip', 'Can issue a fill or credit (the cage)'), ('receive_slip', 'Can sign for a fill or credit at the table')],
+                "ordering": ["gaming_day", "table", "kind", "number"],
+                "permissions": [
+                    ("request_slip", "Can request a fill or credit (the pit)"),
+                    ("issue_slip", "Can issue a fill or credit (the cage)"),
+                    ("receive_slip", "Can sign for a fill or credit at the table"),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='SlipStep',
+            name="SlipStep",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('recorded_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('step', models.CharField(choices=[('issued', 'Issued by the cage'), ('received', 'Received at the table')], max_length=8)),
-                ('chips', models.JSONField()),
-                ('total_minor', models.BigIntegerField()),
-                ('recorded_by_device', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='accounts.device')),
-                ('recorded_by_user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('signed_by', models.ForeignKey(blank=True, help_text="The person who signed the step (the device's operator is not known).", null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('slip', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='steps', to='accounting.slip')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                (
+                    "step",
+                    models.CharField(
+                        choices=[("issued", "Issued by the cage"), ("received", "Received at the table")], max_length=8
+                    ),
+                ),
+                ("chips", models.JSONField()),
+                ("total_minor", models.BigIntegerField()),
+                (
+                    "recorded_by_device",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="accounts.device",
+                    ),
+                ),
+                (
+                    "recorded_by_user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "signed_by",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="The person who signed the step (the device's operator is not known).",
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "slip",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="steps", to="accounting.slip"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['slip', 'id'],
+                "ordering": ["slip", "id"],
             },
         ),
         migrations.CreateModel(
-            name='DeviceGrant',
+            name="DeviceGrant",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('scope', models.CharField(choices=[('cage', 'Cage (issues fills and credits, any table)'), ('count_room', 'Count room (posts drop counts, any table)')], max_length=12)),
-                ('granted_at', models.DateTimeField(auto_now_add=True)),
-                ('device', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='accounting_grants', to='accounts.device')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "scope",
+                    models.CharField(
+                        choices=[
+                            ("cage", "Cage (issues fills and credits, any table)"),
+                            ("count_room", "Count room (posts drop counts, any table)"),
+                        ],
+                        max_length=12,
+                    ),
+                ),
+                ("granted_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "device",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="accounting_grants",
+                        to="accounts.device",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('device', 'scope'), name='device_grant_once'), models.CheckConstraint(condition=models.Q(('scope__in', ['cage', 'count_room'])), name='device_grant_scope_valid')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("device", "scope"), name="device_grant_once"),
+                    models.CheckConstraint(
+                        condition=models.Q(("scope__in", ["cage", "count_room"])), name="device_grant_scope_valid"
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='DropCount',
+            name="DropCount",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('recorded_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('gaming_day', models.DateField(db_index=True)),
-                ('shift', models.PositiveSmallIntegerField(default=1)),
-                ('currency', models.CharField(max_length=3)),
-                ('cash', models.JSONField(help_text='Note denomination in minor units -> notes counted.')),
-                ('cash_minor', models.BigIntegerField()),
-                ('chips_minor', models.BigIntegerField(default=0, help_text='Chips found in the box.')),
-                ('markers_minor', models.BigIntegerField(default=0, help_text='Markers (credit instruments) in the box.')),
-                ('total_minor', models.BigIntegerField()),
-                ('recorded_by_device', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='accounts.device')),
-                ('recorded_by_user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='drop_counts', to='tables.table')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("gaming_day", models.DateField(db_index=True)),
+                ("shift", models.PositiveSmallIntegerField(default=1)),
+                ("currency", models.CharField(max_length=3)),
+                ("cash", models.JSONField(help_text="Note denomination in minor units -> notes counted.")),
+                ("cash_minor", models.BigIntegerField()),
+                ("chips_minor", models.BigIntegerField(default=0, help_text="Chips found in the box.")),
+                (
+                    "markers_minor",
+                    models.BigIntegerField(default=0, help_text="Markers (credit instruments) in the box."),
+                ),
+                ("total_minor", models.BigIntegerField()),
+                (
+                    "recorded_by_device",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="accounts.device",
+                    ),
+                ),
+                (
+                    "recorded_by_user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="drop_counts", to="tables.table"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['gaming_day', 'table', 'shift'],
-                'permissions': [('record_dropcount', "Can record a drop box's soft count")],
-                'constraints': [models.UniqueConstraint(fields=('table', 'gaming_day', 'shift'), name='drop_count_once_per_period'), models.CheckConstraint(condition=models.Q(('cash_minor__gte', 0), ('chips_minor__gte', 0), ('markers_minor__gte', 0)), name='drop_amounts_not_negative'), models.CheckConstraint(condition=models.Q(('total_minor', django.db.models.expressions.CombinedExpression(django.db.models.expressions.CombinedExpression(models.F('cash_minor'), '+', models.F('chips_minor')), '+', models.F('markers_minor')))), name='drop_total_is_sum'), models.CheckConstraint(condition=models.Q(('shift__gte', 1), ('shift__lte', 3)), name='drop_shift_valid')],
+                "ordering": ["gaming_day", "table", "shift"],
+                "permissions": [("record_dropcount", "Can record a drop box's soft count")],
+                "constraints": [
+                    models.UniqueConstraint(fields=("table", "gaming_day", "shift"), name="drop_count_once_per_period"),
+                    models.CheckConstraint(
+                        condition=models.Q(("cash_minor__gte", 0), ("chips_minor__gte", 0), ("markers_minor__gte", 0)),
+                        name="drop_amounts_not_negative",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            (
+                                "total_minor",
+                                django.db.models.expressions.CombinedExpression(
+                                    django.db.models.expressions.CombinedExpression(
+                                        models.F("cash_minor"), "+", models.F("chips_minor")
+                                    ),
+                                    "+",
+                                    models.F("markers_minor"),
+                                ),
+                            )
+                        ),
+                        name="drop_total_is_sum",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("shift__gte", 1), ("shift__lte", 3)), name="drop_shift_valid"
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='InventoryCount',
+            name="InventoryCount",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('recorded_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('gaming_day', models.DateField(db_index=True)),
-                ('shift', models.PositiveSmallIntegerField(default=1, help_text='1 when shifts are 24 h; 1-3 for 8 h shifts.')),
-                ('kind', models.CharField(choices=[('opener', 'Opener'), ('closer', 'Closer')], max_length=6)),
-                ('currency', models.CharField(max_length=3)),
-                ('chips', models.JSONField(help_text='Denomination in minor units -> pieces counted.')),
-                ('total_minor', models.BigIntegerField()),
-                ('dealer', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('pit_boss', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('recorded_by_device', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='accounts.device')),
-                ('recorded_by_user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='inventory_counts', to='tables.table')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("gaming_day", models.DateField(db_index=True)),
+                (
+                    "shift",
+                    models.PositiveSmallIntegerField(
+                        default=1, help_text="1 when shifts are 24 h; 1-3 for 8 h shifts."
+                    ),
+                ),
+                ("kind", models.CharField(choices=[("opener", "Opener"), ("closer", "Closer")], max_length=6)),
+                ("currency", models.CharField(max_length=3)),
+                ("chips", models.JSONField(help_text="Denomination in minor units -> pieces counted.")),
+                ("total_minor", models.BigIntegerField()),
+                (
+                    "dealer",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "pit_boss",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "recorded_by_device",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="accounts.device",
+                    ),
+                ),
+                (
+                    "recorded_by_user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="inventory_counts", to="tables.table"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['gaming_day', 'table', 'shift', '-kind'],
-                'permissions': [('record_inventorycount', "Can record a table's opener or closer")],
-                'constraints': [models.UniqueConstraint(fields=('table', 'gaming_day', 'shift', 'kind'), name='inventory_count_once_per_period'), models.CheckConstraint(condition=models.Q(('kind__in', ['opener', 'closer'])), name='inventory_kind_valid'), models.CheckConstraint(condition=models.Q(('total_minor__gte', 0)), name='inventory_total_not_negative'), models.CheckConstraint(condition=models.Q(('shift__gte', 1), ('shift__lte', 3)), name='inventory_shift_valid'), models.CheckConstraint(condition=models.Q(('dealer', models.F('pit_boss')), _negated=True), name='inventory_two_signers')],
+                "ordering": ["gaming_day", "table", "shift", "-kind"],
+                "permissions": [("record_inventorycount", "Can record a table's opener or closer")],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("table", "gaming_day", "shift", "kind"), name="inventory_count_once_per_period"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("kind__in", ["opener", "closer"])), name="inventory_kind_valid"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("total_minor__gte", 0)), name="inventory_total_not_negative"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("shift__gte", 1), ("shift__lte", 3)), name="inventory_shift_valid"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("dealer", models.F("pit_boss")), _negated=True),
+                        name="inventory_two_signers",
+                    ),
+                ],
             },
         ),
         migrations.AddConstraint(
-            model_name='slip',
-            constraint=models.UniqueConstraint(fields=('kind', 'number'), name='slip_number_unique_per_kind'),
+            model_name="slip",
+            constraint=models.UniqueConstraint(fields=("kind", "number"), name="slip_number_unique_per_kind"),
         ),
         migrations.AddConstraint(
-            model_name='slip',
-            constraint=models.CheckConstraint(condition=models.Q(('kind__in', ['fill', 'credit'])), name='slip_kind_valid'),
+            model_name="slip",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("kind__in", ["fill", "credit"])), name="slip_kind_valid"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='slip',
-            constraint=models.CheckConstraint(condition=models.Q(('total_minor__gt', 0)), name='slip_total_positive'),
+            model_name="slip",
+            constraint=models.CheckConstraint(condition=models.Q(("total_minor__gt", 0)), name="slip_total_positive"),
         ),
         migrations.AddConstraint(
-            model_name='slip',
-            constraint=models.CheckConstraint(condition=models.Q(('shift__gte', 1), ('shift__lte', 3)), name='slip_shift_valid'),
+            model_name="slip",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("shift__gte", 1), ("shift__lte", 3)), name="slip_shift_valid"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='slipstep',
-            constraint=models.UniqueConstraint(fields=('slip', 'step'), name='slip_step_once'),
+            model_name="slipstep",
+            constraint=models.UniqueConstraint(fields=("slip", "step"), name="slip_step_once"),
         ),
         migrations.AddConstraint(
-            model_name='slipstep',
-            constraint=models.CheckConstraint(condition=models.Q(('step__in', ['issued', 'received'])), name='slip_step_valid'),
+            model_name="slipstep",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("step__in", ["issued", "received"])), name="slip_step_valid"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='slipstep',
-            constraint=models.CheckConstraint(condition=models.Q(('total_minor__gte', 0)), name='slip_step_total_not_negative'),
+            model_name="slipstep",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("total_minor__gte", 0)), name="slip_step_total_not_negative"
+            ),
         ),
     ]

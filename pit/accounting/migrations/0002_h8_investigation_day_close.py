@@ -6,91 +6,168 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounting', '0001_h8_table_accounting'),
-        ('accounts', '0006_h8_accounting_roles'),
-        ('tables', '0002_audit_trail'),
+        ("accounting", "0001_h8_table_accounting"),
+        ("accounts", "0006_h8_accounting_roles"),
+        ("tables", "0002_audit_trail"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='HoldFlag',
+            name="HoldFlag",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('gaming_day', models.DateField(db_index=True)),
-                ('rule', models.CharField(help_text='The rule as configured when the flag was raised.', max_length=80)),
-                ('win_minor', models.BigIntegerField()),
-                ('drop_minor', models.BigIntegerField()),
-                ('hold_percent', models.DecimalField(decimal_places=4, max_digits=12)),
-                ('low_percent', models.DecimalField(decimal_places=4, max_digits=12)),
-                ('high_percent', models.DecimalField(decimal_places=4, max_digits=12)),
-                ('currency', models.CharField(max_length=3)),
-                ('flagged_at', models.DateTimeField(auto_now_add=True)),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='hold_flags', to='tables.table')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("gaming_day", models.DateField(db_index=True)),
+                ("rule", models.CharField(help_text="The rule as configured when the flag was raised.", max_length=80)),
+                ("win_minor", models.BigIntegerField()),
+                ("drop_minor", models.BigIntegerField()),
+                ("hold_percent", models.DecimalField(decimal_places=4, max_digits=12)),
+                ("low_percent", models.DecimalField(decimal_places=4, max_digits=12)),
+                ("high_percent", models.DecimalField(decimal_places=4, max_digits=12)),
+                ("currency", models.CharField(max_length=3)),
+                ("flagged_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="hold_flags", to="tables.table"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-gaming_day', 'table'],
-                'permissions': [('investigate_holdflag', 'Can write the finding of a win-to-drop investigation')],
+                "ordering": ["-gaming_day", "table"],
+                "permissions": [("investigate_holdflag", "Can write the finding of a win-to-drop investigation")],
             },
         ),
         migrations.CreateModel(
-            name='HoldFinding',
+            name="HoldFinding",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('text', models.TextField()),
-                ('written_at', models.DateTimeField(auto_now_add=True)),
-                ('written_by', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('flag', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='findings', to='accounting.holdflag')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("text", models.TextField()),
+                ("written_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "written_by",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "flag",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="findings", to="accounting.holdflag"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['flag', 'written_at', 'id'],
+                "ordering": ["flag", "written_at", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Adjustment',
+            name="Adjustment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('recorded_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('gaming_day', models.DateField(db_index=True)),
-                ('shift', models.PositiveSmallIntegerField(default=1)),
-                ('figure', models.CharField(choices=[('opener', 'Opener'), ('closer', 'Closer'), ('fills', 'Fills'), ('credits', 'Credits'), ('drop', 'Drop')], max_length=8)),
-                ('currency', models.CharField(max_length=3)),
-                ('amount_minor', models.BigIntegerField(help_text='Added to the figure (negative: taken off).')),
-                ('reason', models.TextField()),
-                ('recorded_by_device', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='accounts.device')),
-                ('recorded_by_user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='adjustments', to='tables.table')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("gaming_day", models.DateField(db_index=True)),
+                ("shift", models.PositiveSmallIntegerField(default=1)),
+                (
+                    "figure",
+                    models.CharField(
+                        choices=[
+                            ("opener", "Opener"),
+                            ("closer", "Closer"),
+                            ("fills", "Fills"),
+                            ("credits", "Credits"),
+                            ("drop", "Drop"),
+                        ],
+                        max_length=8,
+                    ),
+                ),
+                ("currency", models.CharField(max_length=3)),
+                ("amount_minor", models.BigIntegerField(help_text="Added to the figure (negative: taken off).")),
+                ("reason", models.TextField()),
+                (
+                    "recorded_by_device",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="accounts.device",
+                    ),
+                ),
+                (
+                    "recorded_by_user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="adjustments", to="tables.table"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['gaming_day', 'table', 'id'],
-                'permissions': [('record_adjustment', 'Can adjust a figure of a closed gaming day')],
-                'constraints': [models.CheckConstraint(condition=models.Q(('figure__in', ['opener', 'closer', 'fills', 'credits', 'drop'])), name='adjustment_figure_valid'), models.CheckConstraint(condition=models.Q(('amount_minor', 0), _negated=True), name='adjustment_not_zero'), models.CheckConstraint(condition=models.Q(('reason', ''), _negated=True), name='adjustment_has_reason')],
+                "ordering": ["gaming_day", "table", "id"],
+                "permissions": [("record_adjustment", "Can adjust a figure of a closed gaming day")],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("figure__in", ["opener", "closer", "fills", "credits", "drop"])),
+                        name="adjustment_figure_valid",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("amount_minor", 0), _negated=True), name="adjustment_not_zero"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("reason", ""), _negated=True), name="adjustment_has_reason"
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='GamingDayEvent',
+            name="GamingDayEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('gaming_day', models.DateField(db_index=True)),
-                ('action', models.CharField(choices=[('closed', 'Closed'), ('reopened', 'Re-opened')], max_length=8)),
-                ('note', models.TextField(blank=True)),
-                ('at', models.DateTimeField(auto_now_add=True)),
-                ('by', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("gaming_day", models.DateField(db_index=True)),
+                ("action", models.CharField(choices=[("closed", "Closed"), ("reopened", "Re-opened")], max_length=8)),
+                ("note", models.TextField(blank=True)),
+                ("at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "by",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-gaming_day', '-id'],
-                'permissions': [('close_gamingday', 'Can close and re-open a gaming day')],
-                'constraints': [models.CheckConstraint(condition=models.Q(('action__in', ['closed', 'reopened'])), name='day_event_action_valid'), models.CheckConstraint(condition=models.Q(('action', 'closed'), models.Q(('note', ''), _negated=True), _connector='OR'), name='day_reopen_has_note')],
+                "ordering": ["-gaming_day", "-id"],
+                "permissions": [("close_gamingday", "Can close and re-open a gaming day")],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("action__in", ["closed", "reopened"])), name="day_event_action_valid"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            ("action", "closed"), models.Q(("note", ""), _negated=True), _connector="OR"
+                        ),
+                        name="day_reopen_has_note",
+                    ),
+                ],
             },
         ),
         migrations.AddConstraint(
-            model_name='holdflag',
-            constraint=models.UniqueConstraint(fields=('table', 'gaming_day', 'rule'), name='hold_flag_once_per_rule'),
+            model_name="holdflag",
+            constraint=models.UniqueConstraint(fields=("table", "gaming_day", "rule"), name="hold_flag_once_per_rule"),
         ),
         migrations.AddConstraint(
-            model_name='holdfinding',
-            constraint=models.CheckConstraint(condition=models.Q(('text', ''), _negated=True), name='hold_finding_has_text'),
+            model_name="holdfinding",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("text", ""), _negated=True), name="hold_finding_has_text"
+            ),
         ),
     ]

@@ -5,22 +5,23 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('tables', '0001_initial'),
+        ("accounts", "0001_initial"),
+        ("tables", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='device',
-            name='table',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='devices', to='tables.table'),
+            model_name="device",
+            name="table",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT, related_name="devices", to="tables.table"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='device',
-            constraint=models.UniqueConstraint(fields=('table', 'name'), name='device_name_unique_per_table'),
+            model_name="device",
+            constraint=models.UniqueConstraint(fields=("table", "name"), name="device_name_unique_per_table"),
         ),
     ]

@@ -4,21 +4,20 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0002_initial'),
+        ("accounts", "0002_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='StaffPermission',
+            name="StaffPermission",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
             ],
             options={
-                'permissions': [('run_reports', 'Can run and export pit reports')],
-                'managed': False,
-                'default_permissions': (),
+                "permissions": [("run_reports", "Can run and export pit reports")],
+                "managed": False,
+                "default_permissions": (),
             },
         ),
     ]

@@ -74,9 +74,7 @@ def roles_create(apps, schema_editor):
 
 
 def roles_remove(apps, schema_editor):
-    apps.get_model("auth", "Group").objects.using(schema_editor.connection.alias).filter(
-        name__in=ROLES
-    ).delete()
+    apps.get_model("auth", "Group").objects.using(schema_editor.connection.alias).filter(name__in=ROLES).delete()
 
 
 class Migration(migrations.Migration):

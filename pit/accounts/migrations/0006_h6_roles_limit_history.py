@@ -21,7 +21,7 @@ ROLES = {
         "tables.view_table",
         "tables.view_tableevent",
         "tables.view_tablelimit",
-        "tables.view_tablelimitversion"
+        "tables.view_tablelimitversion",
     ],
     "accountant": [
         "accounts.run_reports",
@@ -38,7 +38,7 @@ ROLES = {
         "tables.view_table",
         "tables.view_tableevent",
         "tables.view_tablelimit",
-        "tables.view_tablelimitversion"
+        "tables.view_tablelimitversion",
     ],
     "auditor": [
         "accounts.run_reports",
@@ -66,9 +66,9 @@ ROLES = {
         "tables.view_tableauditevent",
         "tables.view_tableevent",
         "tables.view_tablelimit",
-        "tables.view_tablelimitversion"
+        "tables.view_tablelimitversion",
     ],
-    "floor device": []
+    "floor device": [],
 }
 
 

@@ -54,8 +54,7 @@ ROLES = {
         "tables.view_tablelimit",
         "tables.view_tablelimitauditevent",
     ],
-    "floor device": [
-    ],
+    "floor device": [],
     "pit boss": [
         "compliance.change_ruleviolation",
         "compliance.view_ruleviolation",

@@ -4,12 +4,10 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0006_h3_roles_corrections'),
-        ('accounts', '0006_h4_audit_events_insert_only'),
-        ('accounts', '0006_h8_accounting_roles'),
+        ("accounts", "0006_h3_roles_corrections"),
+        ("accounts", "0006_h4_audit_events_insert_only"),
+        ("accounts", "0006_h8_accounting_roles"),
     ]
 
-    operations = [
-    ]
+    operations = []

@@ -4,13 +4,11 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0006_dealers_roles'),
-        ('accounts', '0007_h5_roles'),
-        ('accounts', '0007_h8_accounting_close_roles'),
-        ('accounts', '0007_merge_20261130_1627'),
+        ("accounts", "0006_dealers_roles"),
+        ("accounts", "0007_h5_roles"),
+        ("accounts", "0007_h8_accounting_close_roles"),
+        ("accounts", "0007_merge_20261130_1627"),
     ]
 
-    operations = [
-    ]
+    operations = []

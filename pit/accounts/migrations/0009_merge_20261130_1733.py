@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0006_h6_roles_limit_history'),
-        ('accounts', '0008_merge_20261130_1648'),
+        ("accounts", "0006_h6_roles_limit_history"),
+        ("accounts", "0008_merge_20261130_1648"),
     ]
 
-    operations = [
-    ]
+    operations = []

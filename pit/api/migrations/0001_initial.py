@@ -20,18 +20,14 @@ class Migration(migrations.Migration):
             fields=[
                 (
                     "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
+                    models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID"),
                 ),
                 ("key", models.CharField(max_length=255)),
                 ("method", models.CharField(max_length=10)),
                 ("path", models.CharField(max_length=500)),
                 (
                     "request_hash",
-                    models.CharField(
-                        help_text="SHA-256 of method, path and the canonical JSON body.", max_length=64
-                    ),
+                    models.CharField(help_text="SHA-256 of method, path and the canonical JSON body.", max_length=64),
                 ),
                 (
                     "status",
@@ -45,9 +41,7 @@ class Migration(migrations.Migration):
                 ("response_status", models.PositiveSmallIntegerField(blank=True, null=True)),
                 (
                     "response_body",
-                    models.JSONField(
-                        blank=True, encoder=django.core.serializers.json.DjangoJSONEncoder, null=True
-                    ),
+                    models.JSONField(blank=True, encoder=django.core.serializers.json.DjangoJSONEncoder, null=True),
                 ),
                 ("created_at", models.DateTimeField(auto_now_add=True)),
                 ("expires_at", models.DateTimeField(db_index=True)),

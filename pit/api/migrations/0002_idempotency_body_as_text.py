@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('api', '0001_initial'),
+        ("api", "0001_initial"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='idempotencykey',
-            name='response_body',
-            field=models.TextField(blank=True, default='', help_text="The answer's JSON body, as sent."),
+            model_name="idempotencykey",
+            name="response_body",
+            field=models.TextField(blank=True, default="", help_text="The answer's JSON body, as sent."),
         ),
     ]

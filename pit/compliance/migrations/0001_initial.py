@@ -6,42 +6,125 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('shoes', '0001_initial'),
-        ('tables', '0001_initial'),
+        ("shoes", "0001_initial"),
+        ("tables", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='RuleViolation',
+            name="RuleViolation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('code', models.CharField(db_index=True, help_text="The engine's machine-readable code.", max_length=40)),
-                ('message', models.TextField()),
-                ('severity', models.CharField(choices=[('low', 'Low'), ('medium', 'Medium'), ('high', 'High')], max_length=6)),
-                ('fingerprint', models.CharField(max_length=200, unique=True)),
-                ('seat', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('gaming_day', models.DateField(db_index=True)),
-                ('found_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('found_by', models.CharField(help_text='The check that found it.', max_length=40)),
-                ('cleared_at', models.DateTimeField(blank=True, help_text='When a re-check found it no longer holds (e.g. after a rules fix).', null=True)),
-                ('status', models.CharField(choices=[('open', 'Open'), ('acknowledged', 'Acknowledged'), ('resolved', 'Resolved'), ('dismissed', 'Dismissed')], default='open', max_length=12)),
-                ('status_note', models.TextField(blank=True)),
-                ('status_changed_at', models.DateTimeField(blank=True, null=True)),
-                ('coup', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='violations', to='shoes.coup')),
-                ('shoe', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='violations', to='shoes.shoe')),
-                ('status_changed_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='violations', to='tables.table')),
-                ('wager', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='violations', to='shoes.wager')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "code",
+                    models.CharField(db_index=True, help_text="The engine's machine-readable code.", max_length=40),
+                ),
+                ("message", models.TextField()),
+                (
+                    "severity",
+                    models.CharField(choices=[("low", "Low"), ("medium", "Medium"), ("high", "High")], max_length=6),
+                ),
+                ("fingerprint", models.CharField(max_length=200, unique=True)),
+                ("seat", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("gaming_day", models.DateField(db_index=True)),
+                ("found_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("found_by", models.CharField(help_text="The check that found it.", max_length=40)),
+                (
+                    "cleared_at",
+                    models.DateTimeField(
+                        blank=True,
+                        help_text="When a re-check found it no longer holds (e.g. after a rules fix).",
+                        null=True,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("open", "Open"),
+                            ("acknowledged", "Acknowledged"),
+                            ("resolved", "Resolved"),
+                            ("dismissed", "Dismissed"),
+                        ],
+                        default="open",
+                        max_length=12,
+                    ),
+                ),
+                ("status_note", models.TextField(blank=True)),
+                ("status_changed_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "coup",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="violations",
+                        to="shoes.coup",
+                    ),
+                ),
+                (
+                    "shoe",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="violations",
+                        to="shoes.shoe",
+                    ),
+                ),
+                (
+                    "status_changed_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="violations", to="tables.table"
+                    ),
+                ),
+                (
+                    "wager",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="violations",
+                        to="shoes.wager",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-found_at', '-id'],
-                'indexes': [models.Index(fields=['status', 'gaming_day'], name='violation_status_day')],
-                'constraints': [models.CheckConstraint(condition=models.Q(('severity__in', ['low', 'medium', 'high'])), name='violation_severity_valid'), models.CheckConstraint(condition=models.Q(('status__in', ['open', 'acknowledged', 'resolved', 'dismissed'])), name='violation_status_valid'), models.CheckConstraint(condition=models.Q(('status', 'open'), models.Q(models.Q(('status_note', ''), _negated=True), ('status_changed_at__isnull', False)), _connector='OR'), name='violation_review_has_note')],
+                "ordering": ["-found_at", "-id"],
+                "indexes": [models.Index(fields=["status", "gaming_day"], name="violation_status_day")],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("severity__in", ["low", "medium", "high"])), name="violation_severity_valid"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("status__in", ["open", "acknowledged", "resolved", "dismissed"])),
+                        name="violation_status_valid",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            ("status", "open"),
+                            models.Q(
+                                models.Q(("status_note", ""), _negated=True), ("status_changed_at__isnull", False)
+                            ),
+                            _connector="OR",
+                        ),
+                        name="violation_review_has_note",
+                    ),
+                ],
             },
         ),
     ]

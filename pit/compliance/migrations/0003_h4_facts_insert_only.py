@@ -1,5 +1,6 @@
 """Rule violations are never deleted and only their review and `cleared_at` change; their audit
 events are insert-only (pit.core.immutable)."""
+
 from django.db import migrations
 
 from pit.core.immutable import ProtectFacts

@@ -4,30 +4,47 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='FailedTask',
+            name="FailedTask",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('task_id', models.CharField(max_length=255, unique=True)),
-                ('task_name', models.CharField(db_index=True, max_length=200)),
-                ('args', models.JSONField(blank=True, default=list)),
-                ('kwargs', models.JSONField(blank=True, default=dict)),
-                ('state', models.CharField(choices=[('redelivered', 'Redelivered (the worker was lost under it); running again'), ('succeeded', 'Succeeded after a redelivery'), ('parked', 'Parked: failed, not run again'), ('requeued', 'Enqueued again by staff')], max_length=12)),
-                ('attempts', models.PositiveIntegerField(default=1, help_text='Deliveries and retries seen so far.')),
-                ('error', models.TextField(blank=True)),
-                ('first_seen_at', models.DateTimeField(auto_now_add=True)),
-                ('last_seen_at', models.DateTimeField(db_index=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("task_id", models.CharField(max_length=255, unique=True)),
+                ("task_name", models.CharField(db_index=True, max_length=200)),
+                ("args", models.JSONField(blank=True, default=list)),
+                ("kwargs", models.JSONField(blank=True, default=dict)),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[
+                            ("redelivered", "Redelivered (the worker was lost under it); running again"),
+                            ("succeeded", "Succeeded after a redelivery"),
+                            ("parked", "Parked: failed, not run again"),
+                            ("requeued", "Enqueued again by staff"),
+                        ],
+                        max_length=12,
+                    ),
+                ),
+                ("attempts", models.PositiveIntegerField(default=1, help_text="Deliveries and retries seen so far.")),
+                ("error", models.TextField(blank=True)),
+                ("first_seen_at", models.DateTimeField(auto_now_add=True)),
+                ("last_seen_at", models.DateTimeField(db_index=True)),
             ],
             options={
-                'ordering': ['-last_seen_at', '-id'],
-                'constraints': [models.CheckConstraint(condition=models.Q(('state__in', ['redelivered', 'succeeded', 'parked', 'requeued'])), name='failed_task_state_valid'), models.CheckConstraint(condition=models.Q(('attempts__gte', 1)), name='failed_task_attempts_positive')],
+                "ordering": ["-last_seen_at", "-id"],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("state__in", ["redelivered", "succeeded", "parked", "requeued"])),
+                        name="failed_task_state_valid",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("attempts__gte", 1)), name="failed_task_attempts_positive"
+                    ),
+                ],
             },
         ),
     ]

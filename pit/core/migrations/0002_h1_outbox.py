@@ -4,27 +4,34 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('core', '0001_initial'),
+        ("core", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='OutboxMessage',
+            name="OutboxMessage",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('task_id', models.CharField(help_text='The Celery task id every send uses.', max_length=64, unique=True)),
-                ('task_name', models.CharField(max_length=200)),
-                ('args', models.JSONField(blank=True, default=list)),
-                ('kwargs', models.JSONField(blank=True, default=dict)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('dispatched_at', models.DateTimeField(blank=True, help_text='When the broker last took it; empty: never sent yet.', null=True)),
-                ('attempts', models.PositiveIntegerField(default=0, help_text='Sends the broker accepted.')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "task_id",
+                    models.CharField(help_text="The Celery task id every send uses.", max_length=64, unique=True),
+                ),
+                ("task_name", models.CharField(max_length=200)),
+                ("args", models.JSONField(blank=True, default=list)),
+                ("kwargs", models.JSONField(blank=True, default=dict)),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                (
+                    "dispatched_at",
+                    models.DateTimeField(
+                        blank=True, help_text="When the broker last took it; empty: never sent yet.", null=True
+                    ),
+                ),
+                ("attempts", models.PositiveIntegerField(default=0, help_text="Sends the broker accepted.")),
             ],
             options={
-                'ordering': ['created_at', 'id'],
-                'default_permissions': (),
+                "ordering": ["created_at", "id"],
+                "default_permissions": (),
             },
         ),
     ]

@@ -6,60 +6,126 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0005_roles'),
-        ('compliance', '0002_audit_trail'),
-        ('tables', '0002_audit_trail'),
+        ("accounts", "0005_roles"),
+        ("compliance", "0002_audit_trail"),
+        ("tables", "0002_audit_trail"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Dealer',
+            name="Dealer",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('code', models.SlugField(help_text="The dealer's badge number, e.g. D042.", max_length=20, unique=True)),
-                ('name', models.CharField(max_length=100)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "code",
+                    models.SlugField(help_text="The dealer's badge number, e.g. D042.", max_length=20, unique=True),
+                ),
+                ("name", models.CharField(max_length=100)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['code'],
+                "ordering": ["code"],
             },
         ),
         migrations.CreateModel(
-            name='DealerRotation',
+            name="DealerRotation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('recorded_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('started_at', models.DateTimeField(db_index=True)),
-                ('dealer', models.ForeignKey(blank=True, help_text='Empty: the dealer went out and nobody came in.', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='rotations', to='dealers.dealer')),
-                ('recorded_by_device', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='accounts.device')),
-                ('recorded_by_user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='dealer_rotations', to='tables.table')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("started_at", models.DateTimeField(db_index=True)),
+                (
+                    "dealer",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="Empty: the dealer went out and nobody came in.",
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="rotations",
+                        to="dealers.dealer",
+                    ),
+                ),
+                (
+                    "recorded_by_device",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="accounts.device",
+                    ),
+                ),
+                (
+                    "recorded_by_user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="dealer_rotations", to="tables.table"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['table', '-started_at'],
-                'permissions': [('record_dealerrotation', 'Can record who deals at a table')],
-                'constraints': [models.UniqueConstraint(fields=('table', 'started_at'), name='dealer_rotation_unique_start')],
+                "ordering": ["table", "-started_at"],
+                "permissions": [("record_dealerrotation", "Can record who deals at a table")],
+                "constraints": [
+                    models.UniqueConstraint(fields=("table", "started_at"), name="dealer_rotation_unique_start")
+                ],
             },
         ),
         migrations.CreateModel(
-            name='ViolationFault',
+            name="ViolationFault",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('fault', models.CharField(choices=[('dealer', 'Dealer error'), ('device', 'Device fault (card reader, bet recognition)'), ('other', 'Neither (player, procedure, unknown)')], max_length=8)),
-                ('note', models.TextField()),
-                ('decided_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('decided_by', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('violation', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='faults', to='compliance.ruleviolation')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "fault",
+                    models.CharField(
+                        choices=[
+                            ("dealer", "Dealer error"),
+                            ("device", "Device fault (card reader, bet recognition)"),
+                            ("other", "Neither (player, procedure, unknown)"),
+                        ],
+                        max_length=8,
+                    ),
+                ),
+                ("note", models.TextField()),
+                ("decided_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                (
+                    "decided_by",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "violation",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="faults",
+                        to="compliance.ruleviolation",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['violation', '-decided_at', '-id'],
-                'permissions': [('attribute_violation', 'Can say whose fault a violation was')],
-                'constraints': [models.CheckConstraint(condition=models.Q(('fault__in', ['dealer', 'device', 'other'])), name='violation_fault_valid'), models.CheckConstraint(condition=models.Q(('note', ''), _negated=True), name='violation_fault_has_note')],
+                "ordering": ["violation", "-decided_at", "-id"],
+                "permissions": [("attribute_violation", "Can say whose fault a violation was")],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("fault__in", ["dealer", "device", "other"])), name="violation_fault_valid"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("note", ""), _negated=True), name="violation_fault_has_note"
+                    ),
+                ],
             },
         ),
     ]

@@ -7,111 +7,298 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0002_initial'),
-        ('shoes', '0001_initial'),
+        ("accounts", "0002_initial"),
+        ("shoes", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Reconciliation',
+            name="Reconciliation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('currency', models.CharField(max_length=3)),
-                ('accrued_minor', models.BigIntegerField()),
-                ('collected_earlier_minor', models.BigIntegerField(help_text='Collected from seats whose player left.')),
-                ('expected_minor', models.BigIntegerField()),
-                ('counted_minor', models.BigIntegerField()),
-                ('variance_minor', models.BigIntegerField(help_text='Counted minus expected.')),
-                ('status', models.CharField(choices=[('balanced', 'Balanced'), ('variance', 'Variance'), ('explained', 'Variance explained')], max_length=10)),
-                ('reconciled_at', models.DateTimeField(auto_now_add=True)),
-                ('explanation', models.TextField(blank=True)),
-                ('explained_at', models.DateTimeField(blank=True, null=True)),
-                ('explained_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('shoe', models.OneToOneField(on_delete=django.db.models.deletion.PROTECT, related_name='reconciliation', to='shoes.shoe')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("currency", models.CharField(max_length=3)),
+                ("accrued_minor", models.BigIntegerField()),
+                (
+                    "collected_earlier_minor",
+                    models.BigIntegerField(help_text="Collected from seats whose player left."),
+                ),
+                ("expected_minor", models.BigIntegerField()),
+                ("counted_minor", models.BigIntegerField()),
+                ("variance_minor", models.BigIntegerField(help_text="Counted minus expected.")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("balanced", "Balanced"),
+                            ("variance", "Variance"),
+                            ("explained", "Variance explained"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                ("reconciled_at", models.DateTimeField(auto_now_add=True)),
+                ("explanation", models.TextField(blank=True)),
+                ("explained_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "explained_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "shoe",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="reconciliation", to="shoes.shoe"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-reconciled_at'],
+                "ordering": ["-reconciled_at"],
             },
         ),
         migrations.CreateModel(
-            name='ReconciliationSeat',
+            name="ReconciliationSeat",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seat', models.PositiveSmallIntegerField()),
-                ('accrued_minor', models.BigIntegerField()),
-                ('collected_earlier_minor', models.BigIntegerField()),
-                ('expected_minor', models.BigIntegerField()),
-                ('counted_minor', models.BigIntegerField()),
-                ('variance_minor', models.BigIntegerField()),
-                ('reconciliation', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='seats', to='ledger.reconciliation')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("seat", models.PositiveSmallIntegerField()),
+                ("accrued_minor", models.BigIntegerField()),
+                ("collected_earlier_minor", models.BigIntegerField()),
+                ("expected_minor", models.BigIntegerField()),
+                ("counted_minor", models.BigIntegerField()),
+                ("variance_minor", models.BigIntegerField()),
+                (
+                    "reconciliation",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="seats", to="ledger.reconciliation"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['reconciliation', 'seat'],
+                "ordering": ["reconciliation", "seat"],
             },
         ),
         migrations.CreateModel(
-            name='BoxCount',
+            name="BoxCount",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('recorded_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('seat', models.PositiveSmallIntegerField()),
-                ('currency', models.CharField(max_length=3)),
-                ('counted_minor', models.BigIntegerField()),
-                ('recorded_by_device', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='accounts.device')),
-                ('recorded_by_user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('shoe', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='box_counts', to='shoes.shoe')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("seat", models.PositiveSmallIntegerField()),
+                ("currency", models.CharField(max_length=3)),
+                ("counted_minor", models.BigIntegerField()),
+                (
+                    "recorded_by_device",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="accounts.device",
+                    ),
+                ),
+                (
+                    "recorded_by_user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "shoe",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="box_counts", to="shoes.shoe"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['shoe', 'seat'],
-                'constraints': [models.UniqueConstraint(fields=('shoe', 'seat'), name='box_count_unique_per_seat'), models.CheckConstraint(condition=models.Q(('counted_minor__gte', 0)), name='box_count_not_negative')],
+                "ordering": ["shoe", "seat"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("shoe", "seat"), name="box_count_unique_per_seat"),
+                    models.CheckConstraint(
+                        condition=models.Q(("counted_minor__gte", 0)), name="box_count_not_negative"
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='CommissionEntry',
+            name="CommissionEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('recorded_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('seat', models.PositiveSmallIntegerField()),
-                ('kind', models.CharField(choices=[('accrued', 'Accrued on a winning Banker wager'), ('collected', 'Collected from the seat'), ('reversal', 'Reversal of an earlier entry')], max_length=10)),
-                ('currency', models.CharField(max_length=3)),
-                ('amount_minor', models.BigIntegerField(help_text='Positive: owed by the seat. Negative: collected or reversed.')),
-                ('collection_reason', models.CharField(blank=True, choices=[('shuffle', 'At the shuffle'), ('player_left', 'Player left the seat')], max_length=12)),
-                ('note', models.TextField(blank=True)),
-                ('recorded_by_device', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='accounts.device')),
-                ('recorded_by_user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('reverses', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='reversed_by', to='ledger.commissionentry')),
-                ('shoe', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='commission_entries', to='shoes.shoe')),
-                ('wager', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='commission_entries', to='shoes.wager')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("seat", models.PositiveSmallIntegerField()),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("accrued", "Accrued on a winning Banker wager"),
+                            ("collected", "Collected from the seat"),
+                            ("reversal", "Reversal of an earlier entry"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                ("currency", models.CharField(max_length=3)),
+                (
+                    "amount_minor",
+                    models.BigIntegerField(help_text="Positive: owed by the seat. Negative: collected or reversed."),
+                ),
+                (
+                    "collection_reason",
+                    models.CharField(
+                        blank=True,
+                        choices=[("shuffle", "At the shuffle"), ("player_left", "Player left the seat")],
+                        max_length=12,
+                    ),
+                ),
+                ("note", models.TextField(blank=True)),
+                (
+                    "recorded_by_device",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="accounts.device",
+                    ),
+                ),
+                (
+                    "recorded_by_user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "reverses",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="reversed_by",
+                        to="ledger.commissionentry",
+                    ),
+                ),
+                (
+                    "shoe",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="commission_entries", to="shoes.shoe"
+                    ),
+                ),
+                (
+                    "wager",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="commission_entries",
+                        to="shoes.wager",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'commission entries',
-                'ordering': ['shoe', 'seat', 'id'],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('kind', 'accrued')), fields=('wager',), name='commission_one_accrual_per_wager'), models.UniqueConstraint(condition=models.Q(('collection_reason', 'shuffle'), ('kind', 'collected')), fields=('shoe', 'seat'), name='commission_one_shuffle_collection_per_seat'), models.CheckConstraint(condition=models.Q(('kind__in', ['accrued', 'collected', 'reversal'])), name='commission_kind_valid'), models.CheckConstraint(condition=models.Q(models.Q(('amount_minor__gt', 0), ('kind', 'accrued'), ('reverses__isnull', True), ('wager__isnull', False)), models.Q(('amount_minor__lte', 0), ('kind', 'collected'), ('reverses__isnull', True)), models.Q(('kind', 'reversal'), ('reverses__isnull', False)), _connector='OR'), name='commission_entry_shape'), models.CheckConstraint(condition=models.Q(models.Q(('collection_reason__in', ['shuffle', 'player_left']), ('kind', 'collected')), models.Q(models.Q(('kind', 'collected'), _negated=True), ('collection_reason', '')), _connector='OR'), name='commission_collection_reason')],
+                "verbose_name_plural": "commission entries",
+                "ordering": ["shoe", "seat", "id"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("kind", "accrued")),
+                        fields=("wager",),
+                        name="commission_one_accrual_per_wager",
+                    ),
+                    models.UniqueConstraint(
+                        condition=models.Q(("collection_reason", "shuffle"), ("kind", "collected")),
+                        fields=("shoe", "seat"),
+                        name="commission_one_shuffle_collection_per_seat",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("kind__in", ["accrued", "collected", "reversal"])),
+                        name="commission_kind_valid",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(
+                                ("amount_minor__gt", 0),
+                                ("kind", "accrued"),
+                                ("reverses__isnull", True),
+                                ("wager__isnull", False),
+                            ),
+                            models.Q(("amount_minor__lte", 0), ("kind", "collected"), ("reverses__isnull", True)),
+                            models.Q(("kind", "reversal"), ("reverses__isnull", False)),
+                            _connector="OR",
+                        ),
+                        name="commission_entry_shape",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(("collection_reason__in", ["shuffle", "player_left"]), ("kind", "collected")),
+                            models.Q(models.Q(("kind", "collected"), _negated=True), ("collection_reason", "")),
+                            _connector="OR",
+                        ),
+                        name="commission_collection_reason",
+                    ),
+                ],
             },
         ),
         migrations.AddConstraint(
-            model_name='reconciliation',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['balanced', 'variance', 'explained'])), name='reconciliation_status_valid'),
+            model_name="reconciliation",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("status__in", ["balanced", "variance", "explained"])),
+                name="reconciliation_status_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='reconciliation',
-            constraint=models.CheckConstraint(condition=models.Q(('variance_minor', django.db.models.expressions.CombinedExpression(models.F('counted_minor'), '-', models.F('expected_minor')))), name='reconciliation_variance_is_counted_minus_expected'),
+            model_name="reconciliation",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    (
+                        "variance_minor",
+                        django.db.models.expressions.CombinedExpression(
+                            models.F("counted_minor"), "-", models.F("expected_minor")
+                        ),
+                    )
+                ),
+                name="reconciliation_variance_is_counted_minus_expected",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='reconciliation',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('status', 'explained'), _negated=True), models.Q(models.Q(('explanation', ''), _negated=True), ('explained_at__isnull', False)), _connector='OR'), name='reconciliation_explained_has_note'),
+            model_name="reconciliation",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("status", "explained"), _negated=True),
+                    models.Q(models.Q(("explanation", ""), _negated=True), ("explained_at__isnull", False)),
+                    _connector="OR",
+                ),
+                name="reconciliation_explained_has_note",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='reconciliationseat',
-            constraint=models.UniqueConstraint(fields=('reconciliation', 'seat'), name='reconciliation_seat_unique'),
+            model_name="reconciliationseat",
+            constraint=models.UniqueConstraint(fields=("reconciliation", "seat"), name="reconciliation_seat_unique"),
         ),
         migrations.AddConstraint(
-            model_name='reconciliationseat',
-            constraint=models.CheckConstraint(condition=models.Q(('variance_minor', django.db.models.expressions.CombinedExpression(models.F('counted_minor'), '-', models.F('expected_minor')))), name='reconciliation_seat_variance_is_counted_minus_expected'),
+            model_name="reconciliationseat",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    (
+                        "variance_minor",
+                        django.db.models.expressions.CombinedExpression(
+                            models.F("counted_minor"), "-", models.F("expected_minor")
+                        ),
+                    )
+                ),
+                name="reconciliation_seat_variance_is_counted_minus_expected",
+            ),
         ),
     ]

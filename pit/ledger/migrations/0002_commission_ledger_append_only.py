@@ -4,6 +4,7 @@ PostgreSQL: row-level BEFORE UPDATE/DELETE triggers raise. TRUNCATE (a whole-tab
 only by test flushes and operators) is a statement-level operation the row triggers do not see.
 SQLite: BEFORE UPDATE/DELETE triggers that RAISE(ABORT).
 """
+
 from django.db import migrations
 
 TABLE = "ledger_commissionentry"

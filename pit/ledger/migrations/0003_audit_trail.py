@@ -9,63 +9,125 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('ledger', '0002_commission_ledger_append_only'),
-        ('shoes', '0001_initial'),
+        ("ledger", "0002_commission_ledger_append_only"),
+        ("shoes", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ReconciliationAuditEvent',
+            name="ReconciliationAuditEvent",
             fields=[
-                ('pgh_id', models.AutoField(primary_key=True, serialize=False)),
-                ('pgh_created_at', models.DateTimeField(auto_now_add=True)),
-                ('pgh_label', models.TextField(help_text='The event label.')),
-                ('pgh_context', pghistory.utils.JSONField(null=True)),
-                ('pgh_context_id', models.UUIDField(null=True)),
-                ('id', models.BigIntegerField()),
-                ('currency', models.CharField(max_length=3)),
-                ('accrued_minor', models.BigIntegerField()),
-                ('collected_earlier_minor', models.BigIntegerField(help_text='Collected from seats whose player left.')),
-                ('expected_minor', models.BigIntegerField()),
-                ('counted_minor', models.BigIntegerField()),
-                ('variance_minor', models.BigIntegerField(help_text='Counted minus expected.')),
-                ('status', models.CharField(choices=[('balanced', 'Balanced'), ('variance', 'Variance'), ('explained', 'Variance explained')], max_length=10)),
-                ('reconciled_at', models.DateTimeField(auto_now_add=True)),
-                ('explanation', models.TextField(blank=True)),
-                ('explained_at', models.DateTimeField(blank=True, null=True)),
+                ("pgh_id", models.AutoField(primary_key=True, serialize=False)),
+                ("pgh_created_at", models.DateTimeField(auto_now_add=True)),
+                ("pgh_label", models.TextField(help_text="The event label.")),
+                ("pgh_context", pghistory.utils.JSONField(null=True)),
+                ("pgh_context_id", models.UUIDField(null=True)),
+                ("id", models.BigIntegerField()),
+                ("currency", models.CharField(max_length=3)),
+                ("accrued_minor", models.BigIntegerField()),
+                (
+                    "collected_earlier_minor",
+                    models.BigIntegerField(help_text="Collected from seats whose player left."),
+                ),
+                ("expected_minor", models.BigIntegerField()),
+                ("counted_minor", models.BigIntegerField()),
+                ("variance_minor", models.BigIntegerField(help_text="Counted minus expected.")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("balanced", "Balanced"),
+                            ("variance", "Variance"),
+                            ("explained", "Variance explained"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                ("reconciled_at", models.DateTimeField(auto_now_add=True)),
+                ("explanation", models.TextField(blank=True)),
+                ("explained_at", models.DateTimeField(blank=True, null=True)),
             ],
             options={
-                'abstract': False,
+                "abstract": False,
             },
         ),
         pgtrigger.migrations.AddTrigger(
-            model_name='reconciliation',
-            trigger=pgtrigger.compiler.Trigger(name='insert_insert', sql=pgtrigger.compiler.UpsertTriggerSql(func='INSERT INTO "ledger_reconciliationauditevent" ("accrued_minor", "collected_earlier_minor", "counted_minor", "currency", "expected_minor", "explained_at", "explained_by_id", "explanation", "id", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "reconciled_at", "shoe_id", "status", "variance_minor") VALUES (NEW."accrued_minor", NEW."collected_earlier_minor", NEW."counted_minor", NEW."currency", NEW."expected_minor", NEW."explained_at", NEW."explained_by_id", NEW."explanation", NEW."id", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'insert\', NEW."id", NEW."reconciled_at", NEW."shoe_id", NEW."status", NEW."variance_minor"); RETURN NULL;', hash='cc9d3ccbbcadbbff8b5ddf3ae2260cae0c2eab9b', operation='INSERT', pgid='pgtrigger_insert_insert_5d53c', table='ledger_reconciliation', when='AFTER')),
+            model_name="reconciliation",
+            trigger=pgtrigger.compiler.Trigger(
+                name="insert_insert",
+                sql=pgtrigger.compiler.UpsertTriggerSql(
+                    func='INSERT INTO "ledger_reconciliationauditevent" ("accrued_minor", "collected_earlier_minor", "counted_minor", "currency", "expected_minor", "explained_at", "explained_by_id", "explanation", "id", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "reconciled_at", "shoe_id", "status", "variance_minor") VALUES (NEW."accrued_minor", NEW."collected_earlier_minor", NEW."counted_minor", NEW."currency", NEW."expected_minor", NEW."explained_at", NEW."explained_by_id", NEW."explanation", NEW."id", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'insert\', NEW."id", NEW."reconciled_at", NEW."shoe_id", NEW."status", NEW."variance_minor"); RETURN NULL;',
+                    hash="cc9d3ccbbcadbbff8b5ddf3ae2260cae0c2eab9b",
+                    operation="INSERT",
+                    pgid="pgtrigger_insert_insert_5d53c",
+                    table="ledger_reconciliation",
+                    when="AFTER",
+                ),
+            ),
         ),
         pgtrigger.migrations.AddTrigger(
-            model_name='reconciliation',
-            trigger=pgtrigger.compiler.Trigger(name='update_update', sql=pgtrigger.compiler.UpsertTriggerSql(condition='WHEN (OLD.* IS DISTINCT FROM NEW.*)', func='INSERT INTO "ledger_reconciliationauditevent" ("accrued_minor", "collected_earlier_minor", "counted_minor", "currency", "expected_minor", "explained_at", "explained_by_id", "explanation", "id", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "reconciled_at", "shoe_id", "status", "variance_minor") VALUES (NEW."accrued_minor", NEW."collected_earlier_minor", NEW."counted_minor", NEW."currency", NEW."expected_minor", NEW."explained_at", NEW."explained_by_id", NEW."explanation", NEW."id", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'update\', NEW."id", NEW."reconciled_at", NEW."shoe_id", NEW."status", NEW."variance_minor"); RETURN NULL;', hash='1af09c4aa7b5121a0f293cadcac256b4ff7d1a75', operation='UPDATE', pgid='pgtrigger_update_update_c3d7f', table='ledger_reconciliation', when='AFTER')),
+            model_name="reconciliation",
+            trigger=pgtrigger.compiler.Trigger(
+                name="update_update",
+                sql=pgtrigger.compiler.UpsertTriggerSql(
+                    condition="WHEN (OLD.* IS DISTINCT FROM NEW.*)",
+                    func='INSERT INTO "ledger_reconciliationauditevent" ("accrued_minor", "collected_earlier_minor", "counted_minor", "currency", "expected_minor", "explained_at", "explained_by_id", "explanation", "id", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "reconciled_at", "shoe_id", "status", "variance_minor") VALUES (NEW."accrued_minor", NEW."collected_earlier_minor", NEW."counted_minor", NEW."currency", NEW."expected_minor", NEW."explained_at", NEW."explained_by_id", NEW."explanation", NEW."id", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'update\', NEW."id", NEW."reconciled_at", NEW."shoe_id", NEW."status", NEW."variance_minor"); RETURN NULL;',
+                    hash="1af09c4aa7b5121a0f293cadcac256b4ff7d1a75",
+                    operation="UPDATE",
+                    pgid="pgtrigger_update_update_c3d7f",
+                    table="ledger_reconciliation",
+                    when="AFTER",
+                ),
+            ),
         ),
         pgtrigger.migrations.AddTrigger(
-            model_name='reconciliation',
-            trigger=pgtrigger.compiler.Trigger(name='delete_delete', sql=pgtrigger.compiler.UpsertTriggerSql(func='INSERT INTO "ledger_reconciliationauditevent" ("accrued_minor", "collected_earlier_minor", "counted_minor", "currency", "expected_minor", "explained_at", "explained_by_id", "explanation", "id", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "reconciled_at", "shoe_id", "status", "variance_minor") VALUES (OLD."accrued_minor", OLD."collected_earlier_minor", OLD."counted_minor", OLD."currency", OLD."expected_minor", OLD."explained_at", OLD."explained_by_id", OLD."explanation", OLD."id", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'delete\', OLD."id", OLD."reconciled_at", OLD."shoe_id", OLD."status", OLD."variance_minor"); RETURN NULL;', hash='e8d09e38e170a079f4d1dc63d1a5814d3e44e5bd', operation='DELETE', pgid='pgtrigger_delete_delete_1d187', table='ledger_reconciliation', when='AFTER')),
+            model_name="reconciliation",
+            trigger=pgtrigger.compiler.Trigger(
+                name="delete_delete",
+                sql=pgtrigger.compiler.UpsertTriggerSql(
+                    func='INSERT INTO "ledger_reconciliationauditevent" ("accrued_minor", "collected_earlier_minor", "counted_minor", "currency", "expected_minor", "explained_at", "explained_by_id", "explanation", "id", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "reconciled_at", "shoe_id", "status", "variance_minor") VALUES (OLD."accrued_minor", OLD."collected_earlier_minor", OLD."counted_minor", OLD."currency", OLD."expected_minor", OLD."explained_at", OLD."explained_by_id", OLD."explanation", OLD."id", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'delete\', OLD."id", OLD."reconciled_at", OLD."shoe_id", OLD."status", OLD."variance_minor"); RETURN NULL;',
+                    hash="e8d09e38e170a079f4d1dc63d1a5814d3e44e5bd",
+                    operation="DELETE",
+                    pgid="pgtrigger_delete_delete_1d187",
+                    table="ledger_reconciliation",
+                    when="AFTER",
+                ),
+            ),
         ),
         migrations.AddField(
-            model_name='reconciliationauditevent',
-            name='explained_by',
-            field=models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', related_query_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="reconciliationauditevent",
+            name="explained_by",
+            field=models.ForeignKey(
+                blank=True,
+                db_constraint=False,
+                null=True,
+                on_delete=django.db.models.deletion.DO_NOTHING,
+                related_name="+",
+                related_query_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='reconciliationauditevent',
-            name='pgh_obj',
-            field=models.ForeignKey(db_constraint=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='audit_events', to='ledger.reconciliation'),
+            model_name="reconciliationauditevent",
+            name="pgh_obj",
+            field=models.ForeignKey(
+                db_constraint=False,
+                on_delete=django.db.models.deletion.DO_NOTHING,
+                related_name="audit_events",
+                to="ledger.reconciliation",
+            ),
         ),
         migrations.AddField(
-            model_name='reconciliationauditevent',
-            name='shoe',
-            field=models.ForeignKey(db_constraint=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', related_query_name='+', to='shoes.shoe'),
+            model_name="reconciliationauditevent",
+            name="shoe",
+            field=models.ForeignKey(
+                db_constraint=False,
+                on_delete=django.db.models.deletion.DO_NOTHING,
+                related_name="+",
+                related_query_name="+",
+                to="shoes.shoe",
+            ),
         ),
     ]

@@ -35,114 +35,215 @@ def sqlite_triggers_restore(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0005_roles'),
-        ('ledger', '0003_audit_trail'),
-        ('shoes', '0003_h3_coup_corrections'),
+        ("accounts", "0005_roles"),
+        ("ledger", "0003_audit_trail"),
+        ("shoes", "0003_h3_coup_corrections"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.RunPython(sqlite_triggers_remember, sqlite_triggers_restore),
         migrations.CreateModel(
-            name='ReconciliationSupplement',
+            name="ReconciliationSupplement",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('recorded_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('sequence', models.PositiveIntegerField(help_text='1, 2, 3 ... per reconciliation.')),
-                ('currency', models.CharField(max_length=3)),
-                ('change_minor', models.BigIntegerField(help_text='What the seats owed beyond what the shuffle collected.')),
-                ('expected_minor', models.BigIntegerField(help_text='What the box should have held, as the ledger stands now.')),
-                ('counted_minor', models.BigIntegerField(help_text='What was counted at the shuffle (unchanged).')),
-                ('variance_minor', models.BigIntegerField(help_text='Counted minus expected, now.')),
-                ('status', models.CharField(choices=[('balanced', 'Balanced'), ('variance', 'Variance'), ('explained', 'Variance explained')], max_length=10)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("sequence", models.PositiveIntegerField(help_text="1, 2, 3 ... per reconciliation.")),
+                ("currency", models.CharField(max_length=3)),
+                (
+                    "change_minor",
+                    models.BigIntegerField(help_text="What the seats owed beyond what the shuffle collected."),
+                ),
+                (
+                    "expected_minor",
+                    models.BigIntegerField(help_text="What the box should have held, as the ledger stands now."),
+                ),
+                ("counted_minor", models.BigIntegerField(help_text="What was counted at the shuffle (unchanged).")),
+                ("variance_minor", models.BigIntegerField(help_text="Counted minus expected, now.")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("balanced", "Balanced"),
+                            ("variance", "Variance"),
+                            ("explained", "Variance explained"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['reconciliation', 'sequence'],
+                "ordering": ["reconciliation", "sequence"],
             },
         ),
         migrations.CreateModel(
-            name='ReconciliationSupplementSeat',
+            name="ReconciliationSupplementSeat",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seat', models.PositiveSmallIntegerField()),
-                ('change_minor', models.BigIntegerField(help_text="The seat's balance before this supplement collected it.")),
-                ('accrued_minor', models.BigIntegerField()),
-                ('collected_earlier_minor', models.BigIntegerField()),
-                ('expected_minor', models.BigIntegerField()),
-                ('counted_minor', models.BigIntegerField()),
-                ('variance_minor', models.BigIntegerField()),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("seat", models.PositiveSmallIntegerField()),
+                (
+                    "change_minor",
+                    models.BigIntegerField(help_text="The seat's balance before this supplement collected it."),
+                ),
+                ("accrued_minor", models.BigIntegerField()),
+                ("collected_earlier_minor", models.BigIntegerField()),
+                ("expected_minor", models.BigIntegerField()),
+                ("counted_minor", models.BigIntegerField()),
+                ("variance_minor", models.BigIntegerField()),
             ],
             options={
-                'ordering': ['supplement', 'seat'],
+                "ordering": ["supplement", "seat"],
             },
         ),
         migrations.RemoveConstraint(
-            model_name='commissionentry',
-            name='commission_entry_shape',
+            model_name="commissionentry",
+            name="commission_entry_shape",
         ),
         migrations.RemoveConstraint(
-            model_name='commissionentry',
-            name='commission_collection_reason',
+            model_name="commissionentry",
+            name="commission_collection_reason",
         ),
         migrations.AlterField(
-            model_name='commissionentry',
-            name='collection_reason',
-            field=models.CharField(blank=True, choices=[('shuffle', 'At the shuffle'), ('player_left', 'Player left the seat'), ('supplement', 'At a supplementary reconciliation')], max_length=12),
+            model_name="commissionentry",
+            name="collection_reason",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("shuffle", "At the shuffle"),
+                    ("player_left", "Player left the seat"),
+                    ("supplement", "At a supplementary reconciliation"),
+                ],
+                max_length=12,
+            ),
         ),
         migrations.AddConstraint(
-            model_name='commissionentry',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('amount_minor__gt', 0), ('kind', 'accrued'), ('reverses__isnull', True), ('wager__isnull', False)), models.Q(('amount_minor__lte', 0), ('kind', 'collected'), ('reverses__isnull', True)), models.Q(('collection_reason__in', ['shuffle', 'supplement']), ('kind', 'collected'), ('reverses__isnull', True)), models.Q(('kind', 'reversal'), ('reverses__isnull', False)), _connector='OR'), name='commission_entry_shape'),
+            model_name="commissionentry",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(
+                        ("amount_minor__gt", 0),
+                        ("kind", "accrued"),
+                        ("reverses__isnull", True),
+                        ("wager__isnull", False),
+                    ),
+                    models.Q(("amount_minor__lte", 0), ("kind", "collected"), ("reverses__isnull", True)),
+                    models.Q(
+                        ("collection_reason__in", ["shuffle", "supplement"]),
+                        ("kind", "collected"),
+                        ("reverses__isnull", True),
+                    ),
+                    models.Q(("kind", "reversal"), ("reverses__isnull", False)),
+                    _connector="OR",
+                ),
+                name="commission_entry_shape",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='commissionentry',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('collection_reason__in', ['shuffle', 'player_left', 'supplement']), ('kind', 'collected')), models.Q(models.Q(('kind', 'collected'), _negated=True), ('collection_reason', '')), _connector='OR'), name='commission_collection_reason'),
+            model_name="commissionentry",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(
+                        ("collection_reason__in", ["shuffle", "player_left", "supplement"]), ("kind", "collected")
+                    ),
+                    models.Q(models.Q(("kind", "collected"), _negated=True), ("collection_reason", "")),
+                    _connector="OR",
+                ),
+                name="commission_collection_reason",
+            ),
         ),
         migrations.AddField(
-            model_name='reconciliationsupplement',
-            name='reconciliation',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='supplements', to='ledger.reconciliation'),
+            model_name="reconciliationsupplement",
+            name="reconciliation",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT, related_name="supplements", to="ledger.reconciliation"
+            ),
         ),
         migrations.AddField(
-            model_name='reconciliationsupplement',
-            name='recorded_by_device',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='accounts.device'),
+            model_name="reconciliationsupplement",
+            name="recorded_by_device",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="+",
+                to="accounts.device",
+            ),
         ),
         migrations.AddField(
-            model_name='reconciliationsupplement',
-            name='recorded_by_user',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="reconciliationsupplement",
+            name="recorded_by_user",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='reconciliationsupplementseat',
-            name='entry',
-            field=models.OneToOneField(help_text="The ledger entry that brought the seat's balance back to zero.", on_delete=django.db.models.deletion.PROTECT, related_name='supplement_seat', to='ledger.commissionentry'),
+            model_name="reconciliationsupplementseat",
+            name="entry",
+            field=models.OneToOneField(
+                help_text="The ledger entry that brought the seat's balance back to zero.",
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="supplement_seat",
+                to="ledger.commissionentry",
+            ),
         ),
         migrations.AddField(
-            model_name='reconciliationsupplementseat',
-            name='supplement',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='seats', to='ledger.reconciliationsupplement'),
+            model_name="reconciliationsupplementseat",
+            name="supplement",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT, related_name="seats", to="ledger.reconciliationsupplement"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='reconciliationsupplement',
-            constraint=models.UniqueConstraint(fields=('reconciliation', 'sequence'), name='reconciliation_supplement_sequence_unique'),
+            model_name="reconciliationsupplement",
+            constraint=models.UniqueConstraint(
+                fields=("reconciliation", "sequence"), name="reconciliation_supplement_sequence_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='reconciliationsupplement',
-            constraint=models.CheckConstraint(condition=models.Q(('variance_minor', django.db.models.expressions.CombinedExpression(models.F('counted_minor'), '-', models.F('expected_minor')))), name='reconciliation_supplement_variance_is_counted_minus_expected'),
+            model_name="reconciliationsupplement",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    (
+                        "variance_minor",
+                        django.db.models.expressions.CombinedExpression(
+                            models.F("counted_minor"), "-", models.F("expected_minor")
+                        ),
+                    )
+                ),
+                name="reconciliation_supplement_variance_is_counted_minus_expected",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='reconciliationsupplement',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['balanced', 'variance'])), name='reconciliation_supplement_status_valid'),
+            model_name="reconciliationsupplement",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("status__in", ["balanced", "variance"])),
+                name="reconciliation_supplement_status_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='reconciliationsupplementseat',
-            constraint=models.UniqueConstraint(fields=('supplement', 'seat'), name='reconciliation_supplement_seat_unique'),
+            model_name="reconciliationsupplementseat",
+            constraint=models.UniqueConstraint(
+                fields=("supplement", "seat"), name="reconciliation_supplement_seat_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='reconciliationsupplementseat',
-            constraint=models.CheckConstraint(condition=models.Q(('variance_minor', django.db.models.expressions.CombinedExpression(models.F('counted_minor'), '-', models.F('expected_minor')))), name='reconciliation_supplement_seat_variance_is_counted_minus_expected'),
+            model_name="reconciliationsupplementseat",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    (
+                        "variance_minor",
+                        django.db.models.expressions.CombinedExpression(
+                            models.F("counted_minor"), "-", models.F("expected_minor")
+                        ),
+                    )
+                ),
+                name="reconciliation_supplement_seat_variance_is_counted_minus_expected",
+            ),
         ),
         migrations.RunPython(sqlite_triggers_restore, sqlite_triggers_remember),
     ]

@@ -1,6 +1,7 @@
 """The ledger, box counts, reconciliations and their audit events are facts of record, protected by
 the shared helper (pit.core.immutable), which also refuses TRUNCATE on PostgreSQL and REPLACE on
 SQLite. It replaces the ledger's own UPDATE/DELETE triggers of 0002."""
+
 import importlib
 
 from django.db import migrations

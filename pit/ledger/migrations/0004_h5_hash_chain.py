@@ -7,58 +7,100 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('ledger', '0003_audit_trail'),
+        ("ledger", "0003_audit_trail"),
     ]
 
     operations = [
         pgtrigger.migrations.RemoveTrigger(
-            model_name='reconciliation',
-            name='update_update',
+            model_name="reconciliation",
+            name="update_update",
         ),
         migrations.AddField(
-            model_name='boxcount',
-            name='chain_hash',
-            field=models.CharField(blank=True, editable=False, help_text="SHA-256 of the previous row's hash and this row's canonical form.", max_length=64, null=True),
+            model_name="boxcount",
+            name="chain_hash",
+            field=models.CharField(
+                blank=True,
+                editable=False,
+                help_text="SHA-256 of the previous row's hash and this row's canonical form.",
+                max_length=64,
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='boxcount',
-            name='chain_seq',
-            field=pit.records.chain.ChainSeqField(blank=True, editable=False, help_text="Position in the shoe's hash chain.", null=True),
+            model_name="boxcount",
+            name="chain_seq",
+            field=pit.records.chain.ChainSeqField(
+                blank=True, editable=False, help_text="Position in the shoe's hash chain.", null=True
+            ),
         ),
         migrations.AddField(
-            model_name='commissionentry',
-            name='chain_hash',
-            field=models.CharField(blank=True, editable=False, help_text="SHA-256 of the previous row's hash and this row's canonical form.", max_length=64, null=True),
+            model_name="commissionentry",
+            name="chain_hash",
+            field=models.CharField(
+                blank=True,
+                editable=False,
+                help_text="SHA-256 of the previous row's hash and this row's canonical form.",
+                max_length=64,
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='commissionentry',
-            name='chain_seq',
-            field=pit.records.chain.ChainSeqField(blank=True, editable=False, help_text="Position in the shoe's hash chain.", null=True),
+            model_name="commissionentry",
+            name="chain_seq",
+            field=pit.records.chain.ChainSeqField(
+                blank=True, editable=False, help_text="Position in the shoe's hash chain.", null=True
+            ),
         ),
         migrations.AddField(
-            model_name='reconciliation',
-            name='chain_hash',
-            field=models.CharField(blank=True, editable=False, help_text="SHA-256 of the previous row's hash and this row's canonical form.", max_length=64, null=True),
+            model_name="reconciliation",
+            name="chain_hash",
+            field=models.CharField(
+                blank=True,
+                editable=False,
+                help_text="SHA-256 of the previous row's hash and this row's canonical form.",
+                max_length=64,
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='reconciliation',
-            name='chain_seq',
-            field=pit.records.chain.ChainSeqField(blank=True, editable=False, help_text="Position in the shoe's hash chain.", null=True),
+            model_name="reconciliation",
+            name="chain_seq",
+            field=pit.records.chain.ChainSeqField(
+                blank=True, editable=False, help_text="Position in the shoe's hash chain.", null=True
+            ),
         ),
         migrations.AddField(
-            model_name='reconciliationseat',
-            name='chain_hash',
-            field=models.CharField(blank=True, editable=False, help_text="SHA-256 of the previous row's hash and this row's canonical form.", max_length=64, null=True),
+            model_name="reconciliationseat",
+            name="chain_hash",
+            field=models.CharField(
+                blank=True,
+                editable=False,
+                help_text="SHA-256 of the previous row's hash and this row's canonical form.",
+                max_length=64,
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='reconciliationseat',
-            name='chain_seq',
-            field=pit.records.chain.ChainSeqField(blank=True, editable=False, help_text="Position in the shoe's hash chain.", null=True),
+            model_name="reconciliationseat",
+            name="chain_seq",
+            field=pit.records.chain.ChainSeqField(
+                blank=True, editable=False, help_text="Position in the shoe's hash chain.", null=True
+            ),
         ),
         pgtrigger.migrations.AddTrigger(
-            model_name='reconciliation',
-            trigger=pgtrigger.compiler.Trigger(name='update_update', sql=pgtrigger.compiler.UpsertTriggerSql(condition='WHEN (OLD."accrued_minor" IS DISTINCT FROM (NEW."accrued_minor") OR OLD."collected_earlier_minor" IS DISTINCT FROM (NEW."collected_earlier_minor") OR OLD."counted_minor" IS DISTINCT FROM (NEW."counted_minor") OR OLD."currency" IS DISTINCT FROM (NEW."currency") OR OLD."expected_minor" IS DISTINCT FROM (NEW."expected_minor") OR OLD."explained_at" IS DISTINCT FROM (NEW."explained_at") OR OLD."explained_by_id" IS DISTINCT FROM (NEW."explained_by_id") OR OLD."explanation" IS DISTINCT FROM (NEW."explanation") OR OLD."id" IS DISTINCT FROM (NEW."id") OR OLD."reconciled_at" IS DISTINCT FROM (NEW."reconciled_at") OR OLD."shoe_id" IS DISTINCT FROM (NEW."shoe_id") OR OLD."status" IS DISTINCT FROM (NEW."status") OR OLD."variance_minor" IS DISTINCT FROM (NEW."variance_minor"))', func='INSERT INTO "ledger_reconciliationauditevent" ("accrued_minor", "collected_earlier_minor", "counted_minor", "currency", "expected_minor", "explained_at", "explained_by_id", "explanation", "id", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "reconciled_at", "shoe_id", "status", "variance_minor") VALUES (NEW."accrued_minor", NEW."collected_earlier_minor", NEW."counted_minor", NEW."currency", NEW."expected_minor", NEW."explained_at", NEW."explained_by_id", NEW."explanation", NEW."id", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'update\', NEW."id", NEW."reconciled_at", NEW."shoe_id", NEW."status", NEW."variance_minor"); RETURN NULL;', hash='57084f9fc9ed713d9a9161c02223f2dcfb4fff55', operation='UPDATE', pgid='pgtrigger_update_update_c3d7f', table='ledger_reconciliation', when='AFTER')),
+            model_name="reconciliation",
+            trigger=pgtrigger.compiler.Trigger(
+                name="update_update",
+                sql=pgtrigger.compiler.UpsertTriggerSql(
+                    condition='WHEN (OLD."accrued_minor" IS DISTINCT FROM (NEW."accrued_minor") OR OLD."collected_earlier_minor" IS DISTINCT FROM (NEW."collected_earlier_minor") OR OLD."counted_minor" IS DISTINCT FROM (NEW."counted_minor") OR OLD."currency" IS DISTINCT FROM (NEW."currency") OR OLD."expected_minor" IS DISTINCT FROM (NEW."expected_minor") OR OLD."explained_at" IS DISTINCT FROM (NEW."explained_at") OR OLD."explained_by_id" IS DISTINCT FROM (NEW."explained_by_id") OR OLD."explanation" IS DISTINCT FROM (NEW."explanation") OR OLD."id" IS DISTINCT FROM (NEW."id") OR OLD."reconciled_at" IS DISTINCT FROM (NEW."reconciled_at") OR OLD."shoe_id" IS DISTINCT FROM (NEW."shoe_id") OR OLD."status" IS DISTINCT FROM (NEW."status") OR OLD."variance_minor" IS DISTINCT FROM (NEW."variance_minor"))',
+                    func='INSERT INTO "ledger_reconciliationauditevent" ("accrued_minor", "collected_earlier_minor", "counted_minor", "currency", "expected_minor", "explained_at", "explained_by_id", "explanation", "id", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "reconciled_at", "shoe_id", "status", "variance_minor") VALUES (NEW."accrued_minor", NEW."collected_earlier_minor", NEW."counted_minor", NEW."currency", NEW."expected_minor", NEW."explained_at", NEW."explained_by_id", NEW."explanation", NEW."id", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'update\', NEW."id", NEW."reconciled_at", NEW."shoe_id", NEW."status", NEW."variance_minor"); RETURN NULL;',
+                    hash="57084f9fc9ed713d9a9161c02223f2dcfb4fff55",
+                    operation="UPDATE",
+                    pgid="pgtrigger_update_update_c3d7f",
+                    table="ledger_reconciliation",
+                    when="AFTER",
+                ),
+            ),
         ),
     ]

@@ -4,12 +4,10 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('ledger', '0004_h3_reconciliation_supplements'),
-        ('ledger', '0004_h4_facts_insert_only'),
-        ('ledger', '0004_h5_hash_chain'),
+        ("ledger", "0004_h3_reconciliation_supplements"),
+        ("ledger", "0004_h4_facts_insert_only"),
+        ("ledger", "0004_h5_hash_chain"),
     ]
 
-    operations = [
-    ]
+    operations = []

@@ -5,15 +5,16 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('ledger', '0005_merge_20261130_1627'),
+        ("ledger", "0005_merge_20261130_1627"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='commissionentry',
-            name='gaming_day',
-            field=pit.core.partitions.PartitionDayField(sources=('wager.gaming_day', 'reverses.gaming_day', 'shoe.shuffled_at')),
+            model_name="commissionentry",
+            name="gaming_day",
+            field=pit.core.partitions.PartitionDayField(
+                sources=("wager.gaming_day", "reverses.gaming_day", "shoe.shuffled_at")
+            ),
         ),
     ]

@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,23 +14,61 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='PaytableConfiguration',
+            name="PaytableConfiguration",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('code', models.SlugField(help_text='The family this version belongs to, e.g. commission-box.', max_length=40)),
-                ('version', models.PositiveIntegerField(default=1)),
-                ('name', models.CharField(max_length=100)),
-                ('preset', models.CharField(blank=True, help_text='The engine preset it was built from.', max_length=40)),
-                ('rules', models.JSONField()),
-                ('house_edges', models.JSONField(default=dict, editable=False, help_text='Per bet: exact house edge and variance.')),
-                ('override_reason', models.TextField(blank=True, help_text='Required when a bet gives the player the edge; says who approved it and why.')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('supersedes', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='superseded_by', to='paytables.paytableconfiguration')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "code",
+                    models.SlugField(
+                        help_text="The family this version belongs to, e.g. commission-box.", max_length=40
+                    ),
+                ),
+                ("version", models.PositiveIntegerField(default=1)),
+                ("name", models.CharField(max_length=100)),
+                (
+                    "preset",
+                    models.CharField(blank=True, help_text="The engine preset it was built from.", max_length=40),
+                ),
+                ("rules", models.JSONField()),
+                (
+                    "house_edges",
+                    models.JSONField(default=dict, editable=False, help_text="Per bet: exact house edge and variance."),
+                ),
+                (
+                    "override_reason",
+                    models.TextField(
+                        blank=True,
+                        help_text="Required when a bet gives the player the edge; says who approved it and why.",
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "supersedes",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="superseded_by",
+                        to="paytables.paytableconfiguration",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['code', '-version'],
-                'constraints': [models.UniqueConstraint(fields=('code', 'version'), name='paytable_version_unique'), models.CheckConstraint(condition=models.Q(('version__gte', 1)), name='paytable_version_positive')],
+                "ordering": ["code", "-version"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("code", "version"), name="paytable_version_unique"),
+                    models.CheckConstraint(condition=models.Q(("version__gte", 1)), name="paytable_version_positive"),
+                ],
             },
         ),
     ]

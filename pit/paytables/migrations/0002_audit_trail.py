@@ -9,60 +9,130 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('paytables', '0001_initial'),
+        ("paytables", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='PaytableConfigurationAuditEvent',
+            name="PaytableConfigurationAuditEvent",
             fields=[
-                ('pgh_id', models.AutoField(primary_key=True, serialize=False)),
-                ('pgh_created_at', models.DateTimeField(auto_now_add=True)),
-                ('pgh_label', models.TextField(help_text='The event label.')),
-                ('pgh_context', pghistory.utils.JSONField(null=True)),
-                ('pgh_context_id', models.UUIDField(null=True)),
-                ('id', models.BigIntegerField()),
-                ('code', models.SlugField(db_index=False, help_text='The family this version belongs to, e.g. commission-box.', max_length=40)),
-                ('version', models.PositiveIntegerField(default=1)),
-                ('name', models.CharField(max_length=100)),
-                ('preset', models.CharField(blank=True, help_text='The engine preset it was built from.', max_length=40)),
-                ('rules', models.JSONField()),
-                ('house_edges', models.JSONField(default=dict, editable=False, help_text='Per bet: exact house edge and variance.')),
-                ('override_reason', models.TextField(blank=True, help_text='Required when a bet gives the player the edge; says who approved it and why.')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("pgh_id", models.AutoField(primary_key=True, serialize=False)),
+                ("pgh_created_at", models.DateTimeField(auto_now_add=True)),
+                ("pgh_label", models.TextField(help_text="The event label.")),
+                ("pgh_context", pghistory.utils.JSONField(null=True)),
+                ("pgh_context_id", models.UUIDField(null=True)),
+                ("id", models.BigIntegerField()),
+                (
+                    "code",
+                    models.SlugField(
+                        db_index=False,
+                        help_text="The family this version belongs to, e.g. commission-box.",
+                        max_length=40,
+                    ),
+                ),
+                ("version", models.PositiveIntegerField(default=1)),
+                ("name", models.CharField(max_length=100)),
+                (
+                    "preset",
+                    models.CharField(blank=True, help_text="The engine preset it was built from.", max_length=40),
+                ),
+                ("rules", models.JSONField()),
+                (
+                    "house_edges",
+                    models.JSONField(default=dict, editable=False, help_text="Per bet: exact house edge and variance."),
+                ),
+                (
+                    "override_reason",
+                    models.TextField(
+                        blank=True,
+                        help_text="Required when a bet gives the player the edge; says who approved it and why.",
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'abstract': False,
+                "abstract": False,
             },
         ),
         pgtrigger.migrations.AddTrigger(
-            model_name='paytableconfiguration',
-            trigger=pgtrigger.compiler.Trigger(name='insert_insert', sql=pgtrigger.compiler.UpsertTriggerSql(func='INSERT INTO "paytables_paytableconfigurationauditevent" ("code", "created_at", "created_by_id", "house_edges", "id", "name", "override_reason", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "preset", "rules", "supersedes_id", "version") VALUES (NEW."code", NEW."created_at", NEW."created_by_id", NEW."house_edges", NEW."id", NEW."name", NEW."override_reason", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'insert\', NEW."id", NEW."preset", NEW."rules", NEW."supersedes_id", NEW."version"); RETURN NULL;', hash='695e62d330a1ad3da84de260583fba6e15d4c6b4', operation='INSERT', pgid='pgtrigger_insert_insert_2ca1d', table='paytables_paytableconfiguration', when='AFTER')),
+            model_name="paytableconfiguration",
+            trigger=pgtrigger.compiler.Trigger(
+                name="insert_insert",
+                sql=pgtrigger.compiler.UpsertTriggerSql(
+                    func='INSERT INTO "paytables_paytableconfigurationauditevent" ("code", "created_at", "created_by_id", "house_edges", "id", "name", "override_reason", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "preset", "rules", "supersedes_id", "version") VALUES (NEW."code", NEW."created_at", NEW."created_by_id", NEW."house_edges", NEW."id", NEW."name", NEW."override_reason", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'insert\', NEW."id", NEW."preset", NEW."rules", NEW."supersedes_id", NEW."version"); RETURN NULL;',
+                    hash="695e62d330a1ad3da84de260583fba6e15d4c6b4",
+                    operation="INSERT",
+                    pgid="pgtrigger_insert_insert_2ca1d",
+                    table="paytables_paytableconfiguration",
+                    when="AFTER",
+                ),
+            ),
         ),
         pgtrigger.migrations.AddTrigger(
-            model_name='paytableconfiguration',
-            trigger=pgtrigger.compiler.Trigger(name='update_update', sql=pgtrigger.compiler.UpsertTriggerSql(condition='WHEN (OLD.* IS DISTINCT FROM NEW.*)', func='INSERT INTO "paytables_paytableconfigurationauditevent" ("code", "created_at", "created_by_id", "house_edges", "id", "name", "override_reason", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "preset", "rules", "supersedes_id", "version") VALUES (NEW."code", NEW."created_at", NEW."created_by_id", NEW."house_edges", NEW."id", NEW."name", NEW."override_reason", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'update\', NEW."id", NEW."preset", NEW."rules", NEW."supersedes_id", NEW."version"); RETURN NULL;', hash='da10d1130d99add8842aded7fc9d0dd79c61e10e', operation='UPDATE', pgid='pgtrigger_update_update_cb7c9', table='paytables_paytableconfiguration', when='AFTER')),
+            model_name="paytableconfiguration",
+            trigger=pgtrigger.compiler.Trigger(
+                name="update_update",
+                sql=pgtrigger.compiler.UpsertTriggerSql(
+                    condition="WHEN (OLD.* IS DISTINCT FROM NEW.*)",
+                    func='INSERT INTO "paytables_paytableconfigurationauditevent" ("code", "created_at", "created_by_id", "house_edges", "id", "name", "override_reason", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "preset", "rules", "supersedes_id", "version") VALUES (NEW."code", NEW."created_at", NEW."created_by_id", NEW."house_edges", NEW."id", NEW."name", NEW."override_reason", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'update\', NEW."id", NEW."preset", NEW."rules", NEW."supersedes_id", NEW."version"); RETURN NULL;',
+                    hash="da10d1130d99add8842aded7fc9d0dd79c61e10e",
+                    operation="UPDATE",
+                    pgid="pgtrigger_update_update_cb7c9",
+                    table="paytables_paytableconfiguration",
+                    when="AFTER",
+                ),
+            ),
         ),
         pgtrigger.migrations.AddTrigger(
-            model_name='paytableconfiguration',
-            trigger=pgtrigger.compiler.Trigger(name='delete_delete', sql=pgtrigger.compiler.UpsertTriggerSql(func='INSERT INTO "paytables_paytableconfigurationauditevent" ("code", "created_at", "created_by_id", "house_edges", "id", "name", "override_reason", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "preset", "rules", "supersedes_id", "version") VALUES (OLD."code", OLD."created_at", OLD."created_by_id", OLD."house_edges", OLD."id", OLD."name", OLD."override_reason", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'delete\', OLD."id", OLD."preset", OLD."rules", OLD."supersedes_id", OLD."version"); RETURN NULL;', hash='74d0700abc3af749e55d58c9f3ad372c0237523d', operation='DELETE', pgid='pgtrigger_delete_delete_16451', table='paytables_paytableconfiguration', when='AFTER')),
+            model_name="paytableconfiguration",
+            trigger=pgtrigger.compiler.Trigger(
+                name="delete_delete",
+                sql=pgtrigger.compiler.UpsertTriggerSql(
+                    func='INSERT INTO "paytables_paytableconfigurationauditevent" ("code", "created_at", "created_by_id", "house_edges", "id", "name", "override_reason", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "preset", "rules", "supersedes_id", "version") VALUES (OLD."code", OLD."created_at", OLD."created_by_id", OLD."house_edges", OLD."id", OLD."name", OLD."override_reason", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'delete\', OLD."id", OLD."preset", OLD."rules", OLD."supersedes_id", OLD."version"); RETURN NULL;',
+                    hash="74d0700abc3af749e55d58c9f3ad372c0237523d",
+                    operation="DELETE",
+                    pgid="pgtrigger_delete_delete_16451",
+                    table="paytables_paytableconfiguration",
+                    when="AFTER",
+                ),
+            ),
         ),
         migrations.AddField(
-            model_name='paytableconfigurationauditevent',
-            name='created_by',
-            field=models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', related_query_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="paytableconfigurationauditevent",
+            name="created_by",
+            field=models.ForeignKey(
+                blank=True,
+                db_constraint=False,
+                null=True,
+                on_delete=django.db.models.deletion.DO_NOTHING,
+                related_name="+",
+                related_query_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='paytableconfigurationauditevent',
-            name='pgh_obj',
-            field=models.ForeignKey(db_constraint=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='audit_events', to='paytables.paytableconfiguration'),
+            model_name="paytableconfigurationauditevent",
+            name="pgh_obj",
+            field=models.ForeignKey(
+                db_constraint=False,
+                on_delete=django.db.models.deletion.DO_NOTHING,
+                related_name="audit_events",
+                to="paytables.paytableconfiguration",
+            ),
         ),
         migrations.AddField(
-            model_name='paytableconfigurationauditevent',
-            name='supersedes',
-            field=models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', related_query_name='+', to='paytables.paytableconfiguration'),
+            model_name="paytableconfigurationauditevent",
+            name="supersedes",
+            field=models.ForeignKey(
+                blank=True,
+                db_constraint=False,
+                null=True,
+                on_delete=django.db.models.deletion.DO_NOTHING,
+                related_name="+",
+                related_query_name="+",
+                to="paytables.paytableconfiguration",
+            ),
         ),
     ]

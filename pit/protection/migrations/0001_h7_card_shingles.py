@@ -5,29 +5,47 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('shoes', '0002_shoe_close_recorded_at'),
-        ('tables', '0002_audit_trail'),
+        ("shoes", "0002_shoe_close_recorded_at"),
+        ("tables", "0002_audit_trail"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='CardShingle',
+            name="CardShingle",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('gaming_day', models.DateField()),
-                ('position', models.PositiveIntegerField(help_text="The first card's position in the shoe's dealt order (0-based).")),
-                ('digest', models.BigIntegerField()),
-                ('coup', models.ForeignKey(help_text='The coup that dealt the last card.', on_delete=django.db.models.deletion.CASCADE, related_name='+', to='shoes.coup')),
-                ('shoe', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='shoes.shoe')),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='tables.table')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("gaming_day", models.DateField()),
+                (
+                    "position",
+                    models.PositiveIntegerField(
+                        help_text="The first card's position in the shoe's dealt order (0-based)."
+                    ),
+                ),
+                ("digest", models.BigIntegerField()),
+                (
+                    "coup",
+                    models.ForeignKey(
+                        help_text="The coup that dealt the last card.",
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="shoes.coup",
+                    ),
+                ),
+                (
+                    "shoe",
+                    models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="+", to="shoes.shoe"),
+                ),
+                (
+                    "table",
+                    models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="+", to="tables.table"),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['gaming_day', 'digest'], name='shingle_day_digest')],
-                'constraints': [models.UniqueConstraint(fields=('shoe', 'position'), name='shingle_position_unique')],
+                "indexes": [models.Index(fields=["gaming_day", "digest"], name="shingle_day_digest")],
+                "constraints": [models.UniqueConstraint(fields=("shoe", "position"), name="shingle_position_unique")],
             },
         ),
     ]

@@ -5,25 +5,27 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('protection', '0001_h7_card_shingles'),
-        ('shoes', '0002_shoe_close_recorded_at'),
+        ("protection", "0001_h7_card_shingles"),
+        ("shoes", "0002_shoe_close_recorded_at"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='SideBetExpectation',
+            name="SideBetExpectation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('bet', models.CharField(max_length=20)),
-                ('expectation', models.DecimalField(decimal_places=12, max_digits=16)),
-                ('positive', models.BooleanField()),
-                ('coup', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='shoes.coup')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("bet", models.CharField(max_length=20)),
+                ("expectation", models.DecimalField(decimal_places=12, max_digits=16)),
+                ("positive", models.BooleanField()),
+                (
+                    "coup",
+                    models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="+", to="shoes.coup"),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['coup', 'positive'], name='side_bet_expectation_positive')],
-                'constraints': [models.UniqueConstraint(fields=('coup', 'bet'), name='side_bet_expectation_unique')],
+                "indexes": [models.Index(fields=["coup", "positive"], name="side_bet_expectation_positive")],
+                "constraints": [models.UniqueConstraint(fields=("coup", "bet"), name="side_bet_expectation_unique")],
             },
         ),
     ]

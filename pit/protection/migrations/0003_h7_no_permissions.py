@@ -4,18 +4,17 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('protection', '0002_h7_side_bet_expectations'),
+        ("protection", "0002_h7_side_bet_expectations"),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='cardshingle',
-            options={'default_permissions': ()},
+            name="cardshingle",
+            options={"default_permissions": ()},
         ),
         migrations.AlterModelOptions(
-            name='sidebetexpectation',
-            options={'default_permissions': ()},
+            name="sidebetexpectation",
+            options={"default_permissions": ()},
         ),
     ]

@@ -5,21 +5,29 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('protection', '0003_h7_no_permissions'),
-        ('shoes', '0005_h8_wager_gaming_day'),
+        ("protection", "0003_h7_no_permissions"),
+        ("shoes", "0005_h8_wager_gaming_day"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='IndexedShoe',
+            name="IndexedShoe",
             fields=[
-                ('shoe', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='+', serialize=False, to='shoes.shoe')),
-                ('digest', models.BigIntegerField()),
+                (
+                    "shoe",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="+",
+                        serialize=False,
+                        to="shoes.shoe",
+                    ),
+                ),
+                ("digest", models.BigIntegerField()),
             ],
             options={
-                'default_permissions': (),
+                "default_permissions": (),
             },
         ),
     ]

@@ -5,24 +5,32 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('shoes', '0003_h5_hash_chain'),
+        ("shoes", "0003_h5_hash_chain"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ChainHead',
+            name="ChainHead",
             fields=[
-                ('shoe', models.OneToOneField(on_delete=django.db.models.deletion.PROTECT, primary_key=True, related_name='chain_head', serialize=False, to='shoes.shoe')),
-                ('length', models.PositiveIntegerField()),
-                ('head', models.CharField(max_length=64)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
+                (
+                    "shoe",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        primary_key=True,
+                        related_name="chain_head",
+                        serialize=False,
+                        to="shoes.shoe",
+                    ),
+                ),
+                ("length", models.PositiveIntegerField()),
+                ("head", models.CharField(max_length=64)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
             ],
             options={
-                'ordering': ['shoe'],
+                "ordering": ["shoe"],
             },
         ),
     ]

@@ -3,6 +3,7 @@ kinds and then of their ids (a database with no facts yet, every new one, writes
 
 Runs before the fact tables become insert-only: it is the only UPDATE ever made to these columns.
 """
+
 from django.db import migrations
 
 from pit.records.chain import SPECS, genesis, row_hash

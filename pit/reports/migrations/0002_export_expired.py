@@ -5,24 +5,36 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('reports', '0001_initial'),
+        ("reports", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.RemoveConstraint(
-            model_name='reportexport',
-            name='report_export_status_valid',
+            model_name="reportexport",
+            name="report_export_status_valid",
         ),
         migrations.AlterField(
-            model_name='reportexport',
-            name='status',
-            field=models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('done', 'Ready'), ('failed', 'Failed'), ('expired', 'Expired (file deleted)')], default='queued', max_length=8),
+            model_name="reportexport",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("queued", "Queued"),
+                    ("running", "Running"),
+                    ("done", "Ready"),
+                    ("failed", "Failed"),
+                    ("expired", "Expired (file deleted)"),
+                ],
+                default="queued",
+                max_length=8,
+            ),
         ),
         migrations.AddConstraint(
-            model_name='reportexport',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['queued', 'running', 'done', 'failed', 'expired'])), name='report_export_status_valid'),
+            model_name="reportexport",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("status__in", ["queued", "running", "done", "failed", "expired"])),
+                name="report_export_status_valid",
+            ),
         ),
     ]

@@ -5,75 +5,106 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('paytables', '0003_h4_audit_events_insert_only'),
-        ('tables', '0005_merge_0003_h6_limit_versions_0004_merge_20261130_1648'),
+        ("paytables", "0003_h4_audit_events_insert_only"),
+        ("tables", "0005_merge_0003_h6_limit_versions_0004_merge_20261130_1648"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='RolledUpDay',
+            name="RolledUpDay",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('gaming_day', models.DateField(unique=True)),
-                ('rolled_up_at', models.DateTimeField(auto_now=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("gaming_day", models.DateField(unique=True)),
+                ("rolled_up_at", models.DateTimeField(auto_now=True)),
             ],
             options={
-                'ordering': ['gaming_day'],
-                'default_permissions': (),
+                "ordering": ["gaming_day"],
+                "default_permissions": (),
             },
         ),
         migrations.CreateModel(
-            name='TableDayRollup',
+            name="TableDayRollup",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('gaming_day', models.DateField()),
-                ('coups', models.PositiveIntegerField()),
-                ('reversed_minor', models.BigIntegerField(help_text='Reversals of accruals on standing wagers (negative).')),
-                ('coup_mark', models.BigIntegerField(help_text='The highest coup id of the table-day.')),
-                ('correction_mark', models.BigIntegerField(help_text='The highest correction id of its coups (0: none).')),
-                ('reversal_mark', models.BigIntegerField(help_text='The highest reversal id of its accruals (0: none).')),
-                ('refreshed_at', models.DateTimeField(auto_now=True)),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='tables.table')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("gaming_day", models.DateField()),
+                ("coups", models.PositiveIntegerField()),
+                (
+                    "reversed_minor",
+                    models.BigIntegerField(help_text="Reversals of accruals on standing wagers (negative)."),
+                ),
+                ("coup_mark", models.BigIntegerField(help_text="The highest coup id of the table-day.")),
+                (
+                    "correction_mark",
+                    models.BigIntegerField(help_text="The highest correction id of its coups (0: none)."),
+                ),
+                (
+                    "reversal_mark",
+                    models.BigIntegerField(help_text="The highest reversal id of its accruals (0: none)."),
+                ),
+                ("refreshed_at", models.DateTimeField(auto_now=True)),
+                (
+                    "table",
+                    models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="+", to="tables.table"),
+                ),
             ],
             options={
-                'ordering': ['gaming_day', 'table'],
-                'default_permissions': (),
+                "ordering": ["gaming_day", "table"],
+                "default_permissions": (),
             },
         ),
         migrations.CreateModel(
-            name='BetRollup',
+            name="BetRollup",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('decks', models.PositiveSmallIntegerField()),
-                ('bet', models.CharField(max_length=20)),
-                ('wagers', models.PositiveIntegerField()),
-                ('handle_minor', models.BigIntegerField()),
-                ('payouts_minor', models.BigIntegerField()),
-                ('commission_minor', models.BigIntegerField()),
-                ('lost_minor', models.BigIntegerField()),
-                ('paid_minor', models.BigIntegerField()),
-                ('overpaid_minor', models.BigIntegerField()),
-                ('underpaid_minor', models.BigIntegerField()),
-                ('deducted_minor', models.BigIntegerField(help_text='Commission deducted from payouts (deducting paytables).')),
-                ('squares', models.DecimalField(decimal_places=0, help_text='Sum of stake² in minor units.', max_digits=40)),
-                ('paytable', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='paytables.paytableconfiguration')),
-                ('table_day', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='bets', to='rollups.tabledayrollup')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("decks", models.PositiveSmallIntegerField()),
+                ("bet", models.CharField(max_length=20)),
+                ("wagers", models.PositiveIntegerField()),
+                ("handle_minor", models.BigIntegerField()),
+                ("payouts_minor", models.BigIntegerField()),
+                ("commission_minor", models.BigIntegerField()),
+                ("lost_minor", models.BigIntegerField()),
+                ("paid_minor", models.BigIntegerField()),
+                ("overpaid_minor", models.BigIntegerField()),
+                ("underpaid_minor", models.BigIntegerField()),
+                (
+                    "deducted_minor",
+                    models.BigIntegerField(help_text="Commission deducted from payouts (deducting paytables)."),
+                ),
+                (
+                    "squares",
+                    models.DecimalField(decimal_places=0, help_text="Sum of stake² in minor units.", max_digits=40),
+                ),
+                (
+                    "paytable",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="paytables.paytableconfiguration",
+                    ),
+                ),
+                (
+                    "table_day",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="bets", to="rollups.tabledayrollup"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['table_day', 'paytable', 'decks', 'bet'],
-                'default_permissions': (),
+                "ordering": ["table_day", "paytable", "decks", "bet"],
+                "default_permissions": (),
             },
         ),
         migrations.AddConstraint(
-            model_name='tabledayrollup',
-            constraint=models.UniqueConstraint(fields=('gaming_day', 'table'), name='rollup_table_day_unique'),
+            model_name="tabledayrollup",
+            constraint=models.UniqueConstraint(fields=("gaming_day", "table"), name="rollup_table_day_unique"),
         ),
         migrations.AddConstraint(
-            model_name='betrollup',
-            constraint=models.UniqueConstraint(fields=('table_day', 'paytable', 'decks', 'bet'), name='rollup_bet_unique'),
+            model_name="betrollup",
+            constraint=models.UniqueConstraint(
+                fields=("table_day", "paytable", "decks", "bet"), name="rollup_bet_unique"
+            ),
         ),
     ]

@@ -6,150 +6,274 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0002_initial'),
-        ('paytables', '0001_initial'),
-        ('tables', '0001_initial'),
+        ("accounts", "0002_initial"),
+        ("paytables", "0001_initial"),
+        ("tables", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Shoe',
+            name="Shoe",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('recorded_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('sequence', models.PositiveIntegerField(help_text='1, 2, 3 ... per table.')),
-                ('decks', models.PositiveSmallIntegerField(default=8)),
-                ('shuffled_at', models.DateTimeField()),
-                ('cut_card_position', models.PositiveSmallIntegerField(help_text='Cards from the top of the shoe to the cut card (after the burn).')),
-                ('burn_cards', models.JSONField(blank=True, default=list)),
-                ('status', models.CharField(choices=[('dealing', 'Dealing'), ('closed', 'Closed')], default='dealing', max_length=8)),
-                ('closed_at', models.DateTimeField(blank=True, null=True)),
-                ('cards_seen', models.JSONField(default=dict, editable=False, help_text='Card code -> times seen (burns included).')),
-                ('cards_dealt', models.PositiveIntegerField(default=0, editable=False, help_text='Cards dealt to coups.')),
-                ('coups_recorded', models.PositiveIntegerField(default=0, editable=False)),
-                ('recorded_by_device', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='accounts.device')),
-                ('recorded_by_user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='shoes', to='tables.table')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("sequence", models.PositiveIntegerField(help_text="1, 2, 3 ... per table.")),
+                ("decks", models.PositiveSmallIntegerField(default=8)),
+                ("shuffled_at", models.DateTimeField()),
+                (
+                    "cut_card_position",
+                    models.PositiveSmallIntegerField(
+                        help_text="Cards from the top of the shoe to the cut card (after the burn)."
+                    ),
+                ),
+                ("burn_cards", models.JSONField(blank=True, default=list)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("dealing", "Dealing"), ("closed", "Closed")], default="dealing", max_length=8
+                    ),
+                ),
+                ("closed_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "cards_seen",
+                    models.JSONField(
+                        default=dict, editable=False, help_text="Card code -> times seen (burns included)."
+                    ),
+                ),
+                (
+                    "cards_dealt",
+                    models.PositiveIntegerField(default=0, editable=False, help_text="Cards dealt to coups."),
+                ),
+                ("coups_recorded", models.PositiveIntegerField(default=0, editable=False)),
+                (
+                    "recorded_by_device",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="accounts.device",
+                    ),
+                ),
+                (
+                    "recorded_by_user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="shoes", to="tables.table"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['table__code', '-sequence'],
+                "ordering": ["table__code", "-sequence"],
             },
         ),
         migrations.CreateModel(
-            name='Coup',
+            name="Coup",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('recorded_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('number', models.PositiveIntegerField()),
-                ('dealt_at', models.DateTimeField(db_index=True)),
-                ('gaming_day', models.DateField(db_index=True)),
-                ('player_cards', models.JSONField()),
-                ('banker_cards', models.JSONField()),
-                ('player_total', models.PositiveSmallIntegerField()),
-                ('banker_total', models.PositiveSmallIntegerField()),
-                ('winner', models.CharField(choices=[('player', 'Player'), ('banker', 'Banker'), ('tie', 'Tie')], max_length=8)),
-                ('natural', models.BooleanField()),
-                ('player_pair', models.BooleanField()),
-                ('banker_pair', models.BooleanField()),
-                ('reported_winner', models.CharField(blank=True, choices=[('player', 'Player'), ('banker', 'Banker'), ('tie', 'Tie')], max_length=8)),
-                ('paytable', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='coups', to='paytables.paytableconfiguration')),
-                ('recorded_by_device', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='accounts.device')),
-                ('recorded_by_user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('shoe', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='coups', to='shoes.shoe')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("number", models.PositiveIntegerField()),
+                ("dealt_at", models.DateTimeField(db_index=True)),
+                ("gaming_day", models.DateField(db_index=True)),
+                ("player_cards", models.JSONField()),
+                ("banker_cards", models.JSONField()),
+                ("player_total", models.PositiveSmallIntegerField()),
+                ("banker_total", models.PositiveSmallIntegerField()),
+                (
+                    "winner",
+                    models.CharField(
+                        choices=[("player", "Player"), ("banker", "Banker"), ("tie", "Tie")], max_length=8
+                    ),
+                ),
+                ("natural", models.BooleanField()),
+                ("player_pair", models.BooleanField()),
+                ("banker_pair", models.BooleanField()),
+                (
+                    "reported_winner",
+                    models.CharField(
+                        blank=True, choices=[("player", "Player"), ("banker", "Banker"), ("tie", "Tie")], max_length=8
+                    ),
+                ),
+                (
+                    "paytable",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="coups",
+                        to="paytables.paytableconfiguration",
+                    ),
+                ),
+                (
+                    "recorded_by_device",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="accounts.device",
+                    ),
+                ),
+                (
+                    "recorded_by_user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "shoe",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="coups", to="shoes.shoe"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['shoe', 'number'],
+                "ordering": ["shoe", "number"],
             },
         ),
         migrations.CreateModel(
-            name='Wager',
+            name="Wager",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seat', models.PositiveSmallIntegerField()),
-                ('bet', models.CharField(max_length=20)),
-                ('currency', models.CharField(max_length=3)),
-                ('amount_minor', models.BigIntegerField()),
-                ('result', models.CharField(choices=[('win', 'Win'), ('lose', 'Lose'), ('push', 'Push')], max_length=4)),
-                ('payout_minor', models.BigIntegerField(help_text='Paid to the player beyond the returned stake.')),
-                ('commission_minor', models.BigIntegerField(default=0, help_text="Owed into the seat's commission box.")),
-                ('paid_minor', models.BigIntegerField(blank=True, help_text='What the table reports it paid.', null=True)),
-                ('coup', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='wagers', to='shoes.coup')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("seat", models.PositiveSmallIntegerField()),
+                ("bet", models.CharField(max_length=20)),
+                ("currency", models.CharField(max_length=3)),
+                ("amount_minor", models.BigIntegerField()),
+                (
+                    "result",
+                    models.CharField(choices=[("win", "Win"), ("lose", "Lose"), ("push", "Push")], max_length=4),
+                ),
+                ("payout_minor", models.BigIntegerField(help_text="Paid to the player beyond the returned stake.")),
+                (
+                    "commission_minor",
+                    models.BigIntegerField(default=0, help_text="Owed into the seat's commission box."),
+                ),
+                (
+                    "paid_minor",
+                    models.BigIntegerField(blank=True, help_text="What the table reports it paid.", null=True),
+                ),
+                (
+                    "coup",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="wagers", to="shoes.coup"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['coup', 'seat', 'bet'],
+                "ordering": ["coup", "seat", "bet"],
             },
         ),
         migrations.AddConstraint(
-            model_name='shoe',
-            constraint=models.UniqueConstraint(fields=('table', 'sequence'), name='shoe_sequence_unique_per_table'),
+            model_name="shoe",
+            constraint=models.UniqueConstraint(fields=("table", "sequence"), name="shoe_sequence_unique_per_table"),
         ),
         migrations.AddConstraint(
-            model_name='shoe',
-            constraint=models.UniqueConstraint(condition=models.Q(('status', 'dealing')), fields=('table',), name='shoe_one_dealing_per_table'),
+            model_name="shoe",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("status", "dealing")), fields=("table",), name="shoe_one_dealing_per_table"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='shoe',
-            constraint=models.CheckConstraint(condition=models.Q(('decks__gte', 1), ('decks__lte', 12)), name='shoe_decks_range'),
+            model_name="shoe",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("decks__gte", 1), ("decks__lte", 12)), name="shoe_decks_range"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='shoe',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['dealing', 'closed'])), name='shoe_status_valid'),
+            model_name="shoe",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("status__in", ["dealing", "closed"])), name="shoe_status_valid"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='shoe',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('closed_at__isnull', True), ('status', 'dealing')), models.Q(('closed_at__isnull', False), ('status', 'closed')), _connector='OR'), name='shoe_closed_at_iff_closed'),
+            model_name="shoe",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("closed_at__isnull", True), ("status", "dealing")),
+                    models.Q(("closed_at__isnull", False), ("status", "closed")),
+                    _connector="OR",
+                ),
+                name="shoe_closed_at_iff_closed",
+            ),
         ),
         migrations.AddIndex(
-            model_name='coup',
-            index=models.Index(fields=['gaming_day', 'shoe'], name='coup_gaming_day_shoe'),
+            model_name="coup",
+            index=models.Index(fields=["gaming_day", "shoe"], name="coup_gaming_day_shoe"),
         ),
         migrations.AddConstraint(
-            model_name='coup',
-            constraint=models.UniqueConstraint(fields=('shoe', 'number'), name='coup_number_unique_per_shoe'),
+            model_name="coup",
+            constraint=models.UniqueConstraint(fields=("shoe", "number"), name="coup_number_unique_per_shoe"),
         ),
         migrations.AddConstraint(
-            model_name='coup',
-            constraint=models.CheckConstraint(condition=models.Q(('number__gte', 1)), name='coup_number_positive'),
+            model_name="coup",
+            constraint=models.CheckConstraint(condition=models.Q(("number__gte", 1)), name="coup_number_positive"),
         ),
         migrations.AddConstraint(
-            model_name='coup',
-            constraint=models.CheckConstraint(condition=models.Q(('player_total__lte', 9)), name='coup_player_total_range'),
+            model_name="coup",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("player_total__lte", 9)), name="coup_player_total_range"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='coup',
-            constraint=models.CheckConstraint(condition=models.Q(('banker_total__lte', 9)), name='coup_banker_total_range'),
+            model_name="coup",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("banker_total__lte", 9)), name="coup_banker_total_range"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='coup',
-            constraint=models.CheckConstraint(condition=models.Q(('winner__in', ['player', 'banker', 'tie'])), name='coup_winner_valid'),
+            model_name="coup",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("winner__in", ["player", "banker", "tie"])), name="coup_winner_valid"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='wager',
-            constraint=models.UniqueConstraint(fields=('coup', 'seat', 'bet'), name='wager_unique_per_coup_seat_bet'),
+            model_name="wager",
+            constraint=models.UniqueConstraint(fields=("coup", "seat", "bet"), name="wager_unique_per_coup_seat_bet"),
         ),
         migrations.AddConstraint(
-            model_name='wager',
-            constraint=models.CheckConstraint(condition=models.Q(('amount_minor__gt', 0)), name='wager_amount_positive'),
+            model_name="wager",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("amount_minor__gt", 0)), name="wager_amount_positive"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='wager',
-            constraint=models.CheckConstraint(condition=models.Q(('payout_minor__gte', 0)), name='wager_payout_not_negative'),
+            model_name="wager",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("payout_minor__gte", 0)), name="wager_payout_not_negative"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='wager',
-            constraint=models.CheckConstraint(condition=models.Q(('commission_minor__gte', 0)), name='wager_commission_not_negative'),
+            model_name="wager",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("commission_minor__gte", 0)), name="wager_commission_not_negative"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='wager',
-            constraint=models.CheckConstraint(condition=models.Q(('paid_minor__isnull', True), ('paid_minor__gte', 0), _connector='OR'), name='wager_paid_not_negative'),
+            model_name="wager",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("paid_minor__isnull", True), ("paid_minor__gte", 0), _connector="OR"),
+                name="wager_paid_not_negative",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='wager',
-            constraint=models.CheckConstraint(condition=models.Q(('result__in', ['win', 'lose', 'push'])), name='wager_result_valid'),
+            model_name="wager",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("result__in", ["win", "lose", "push"])), name="wager_result_valid"
+            ),
         ),
     ]

@@ -4,20 +4,24 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('shoes', '0001_initial'),
+        ("shoes", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='shoe',
-            name='close_recorded_at',
-            field=models.DateTimeField(blank=True, editable=False, help_text='When the close reached the back-office: coups recorded after it were posted to a closed shoe.', null=True),
+            model_name="shoe",
+            name="close_recorded_at",
+            field=models.DateTimeField(
+                blank=True,
+                editable=False,
+                help_text="When the close reached the back-office: coups recorded after it were posted to a closed shoe.",
+                null=True,
+            ),
         ),
         migrations.AlterField(
-            model_name='shoe',
-            name='closed_at',
-            field=models.DateTimeField(blank=True, help_text='When the floor says the shoe was closed.', null=True),
+            model_name="shoe",
+            name="closed_at",
+            field=models.DateTimeField(blank=True, help_text="When the floor says the shoe was closed.", null=True),
         ),
     ]

@@ -34,76 +34,113 @@ def sqlite_triggers_restore(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0005_roles'),
-        ('shoes', '0002_shoe_close_recorded_at'),
+        ("accounts", "0005_roles"),
+        ("shoes", "0002_shoe_close_recorded_at"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.RunPython(sqlite_triggers_remember, sqlite_triggers_restore),
         migrations.CreateModel(
-            name='CoupCorrection',
+            name="CoupCorrection",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('recorded_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('sequence', models.PositiveIntegerField(help_text='1, 2, 3 ... per coup; the highest stands.')),
-                ('kind', models.CharField(choices=[('correct', 'Wagers corrected'), ('void', 'Coup voided')], max_length=8)),
-                ('reason', models.TextField(help_text='Why: the misread stake, the misdeal ...')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("sequence", models.PositiveIntegerField(help_text="1, 2, 3 ... per coup; the highest stands.")),
+                (
+                    "kind",
+                    models.CharField(choices=[("correct", "Wagers corrected"), ("void", "Coup voided")], max_length=8),
+                ),
+                ("reason", models.TextField(help_text="Why: the misread stake, the misdeal ...")),
             ],
             options={
-                'ordering': ['coup', 'sequence'],
-                'permissions': [('correct_coup', 'Can correct the wagers of a coup or void it')],
+                "ordering": ["coup", "sequence"],
+                "permissions": [("correct_coup", "Can correct the wagers of a coup or void it")],
             },
         ),
         migrations.RemoveConstraint(
-            model_name='wager',
-            name='wager_unique_per_coup_seat_bet',
+            model_name="wager",
+            name="wager_unique_per_coup_seat_bet",
         ),
         migrations.AddField(
-            model_name='coupcorrection',
-            name='coup',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='corrections', to='shoes.coup'),
+            model_name="coupcorrection",
+            name="coup",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT, related_name="corrections", to="shoes.coup"
+            ),
         ),
         migrations.AddField(
-            model_name='coupcorrection',
-            name='recorded_by_device',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='accounts.device'),
+            model_name="coupcorrection",
+            name="recorded_by_device",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="+",
+                to="accounts.device",
+            ),
         ),
         migrations.AddField(
-            model_name='coupcorrection',
-            name='recorded_by_user',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="coupcorrection",
+            name="recorded_by_user",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='wager',
-            name='correction',
-            field=models.ForeignKey(blank=True, help_text='Empty: the wager as first recorded. Else the correction that wrote this version.', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='wagers', to='shoes.coupcorrection'),
+            model_name="wager",
+            name="correction",
+            field=models.ForeignKey(
+                blank=True,
+                help_text="Empty: the wager as first recorded. Else the correction that wrote this version.",
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="wagers",
+                to="shoes.coupcorrection",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='wager',
-            constraint=models.UniqueConstraint(condition=models.Q(('correction__isnull', True)), fields=('coup', 'seat', 'bet'), name='wager_unique_per_coup_seat_bet'),
+            model_name="wager",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("correction__isnull", True)),
+                fields=("coup", "seat", "bet"),
+                name="wager_unique_per_coup_seat_bet",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='wager',
-            constraint=models.UniqueConstraint(condition=models.Q(('correction__isnull', False)), fields=('correction', 'seat', 'bet'), name='wager_unique_per_correction_seat_bet'),
+            model_name="wager",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("correction__isnull", False)),
+                fields=("correction", "seat", "bet"),
+                name="wager_unique_per_correction_seat_bet",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='coupcorrection',
-            constraint=models.UniqueConstraint(fields=('coup', 'sequence'), name='coup_correction_sequence_unique'),
+            model_name="coupcorrection",
+            constraint=models.UniqueConstraint(fields=("coup", "sequence"), name="coup_correction_sequence_unique"),
         ),
         migrations.AddConstraint(
-            model_name='coupcorrection',
-            constraint=models.CheckConstraint(condition=models.Q(('sequence__gte', 1)), name='coup_correction_sequence_positive'),
+            model_name="coupcorrection",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("sequence__gte", 1)), name="coup_correction_sequence_positive"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='coupcorrection',
-            constraint=models.CheckConstraint(condition=models.Q(('kind__in', ['correct', 'void'])), name='coup_correction_kind_valid'),
+            model_name="coupcorrection",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("kind__in", ["correct", "void"])), name="coup_correction_kind_valid"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='coupcorrection',
-            constraint=models.CheckConstraint(condition=models.Q(('reason', ''), _negated=True), name='coup_correction_has_reason'),
+            model_name="coupcorrection",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("reason", ""), _negated=True), name="coup_correction_has_reason"
+            ),
         ),
         migrations.RunPython(sqlite_triggers_restore, sqlite_triggers_remember),
     ]

@@ -1,5 +1,6 @@
 """Shoes, coups and wagers are facts of record: insert-only in the database (pit.core.immutable).
 A shoe's close and its running counters are the only columns that change after it is started."""
+
 from django.db import migrations
 
 from pit.core.immutable import ProtectFacts

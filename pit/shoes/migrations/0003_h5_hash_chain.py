@@ -5,30 +5,45 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('shoes', '0002_shoe_close_recorded_at'),
+        ("shoes", "0002_shoe_close_recorded_at"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='coup',
-            name='chain_hash',
-            field=models.CharField(blank=True, editable=False, help_text="SHA-256 of the previous row's hash and this row's canonical form.", max_length=64, null=True),
+            model_name="coup",
+            name="chain_hash",
+            field=models.CharField(
+                blank=True,
+                editable=False,
+                help_text="SHA-256 of the previous row's hash and this row's canonical form.",
+                max_length=64,
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='coup',
-            name='chain_seq',
-            field=pit.records.chain.ChainSeqField(blank=True, editable=False, help_text="Position in the shoe's hash chain.", null=True),
+            model_name="coup",
+            name="chain_seq",
+            field=pit.records.chain.ChainSeqField(
+                blank=True, editable=False, help_text="Position in the shoe's hash chain.", null=True
+            ),
         ),
         migrations.AddField(
-            model_name='wager',
-            name='chain_hash',
-            field=models.CharField(blank=True, editable=False, help_text="SHA-256 of the previous row's hash and this row's canonical form.", max_length=64, null=True),
+            model_name="wager",
+            name="chain_hash",
+            field=models.CharField(
+                blank=True,
+                editable=False,
+                help_text="SHA-256 of the previous row's hash and this row's canonical form.",
+                max_length=64,
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='wager',
-            name='chain_seq',
-            field=pit.records.chain.ChainSeqField(blank=True, editable=False, help_text="Position in the shoe's hash chain.", null=True),
+            model_name="wager",
+            name="chain_seq",
+            field=pit.records.chain.ChainSeqField(
+                blank=True, editable=False, help_text="Position in the shoe's hash chain.", null=True
+            ),
         ),
     ]

@@ -4,12 +4,10 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('shoes', '0003_h3_coup_corrections'),
-        ('shoes', '0003_h4_facts_insert_only'),
-        ('shoes', '0003_h5_hash_chain'),
+        ("shoes", "0003_h3_coup_corrections"),
+        ("shoes", "0003_h4_facts_insert_only"),
+        ("shoes", "0003_h5_hash_chain"),
     ]
 
-    operations = [
-    ]
+    operations = []

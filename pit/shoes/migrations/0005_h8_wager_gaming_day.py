@@ -5,15 +5,14 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('shoes', '0004_merge_20261130_1627'),
+        ("shoes", "0004_merge_20261130_1627"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='wager',
-            name='gaming_day',
-            field=pit.core.partitions.PartitionDayField(sources=('coup.gaming_day',)),
+            model_name="wager",
+            name="gaming_day",
+            field=pit.core.partitions.PartitionDayField(sources=("coup.gaming_day",)),
         ),
     ]

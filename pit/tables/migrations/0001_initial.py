@@ -7,84 +7,147 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('paytables', '0001_initial'),
+        ("accounts", "0001_initial"),
+        ("paytables", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Table',
+            name="Table",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('code', models.SlugField(help_text='Short code on the floor plan, e.g. BB1.', max_length=20, unique=True)),
-                ('name', models.CharField(max_length=100)),
-                ('game', models.CharField(choices=[('big', 'Big baccarat'), ('midi', 'Midi baccarat'), ('mini', 'Mini baccarat')], max_length=8)),
-                ('seats', models.JSONField(default=pit.tables.models.default_seats, help_text='Seat numbers in use, e.g. [1, 2, 3, 5, 6, 7, 8].')),
-                ('squeeze', models.BooleanField(default=False, help_text='Players may squeeze the cards.')),
-                ('status', models.CharField(choices=[('open', 'Open'), ('closed', 'Closed')], default='closed', max_length=8)),
-                ('currency', models.CharField(default='USD', max_length=3)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('paytable', models.ForeignKey(help_text='The paytable configuration in force for new coups.', on_delete=django.db.models.deletion.PROTECT, related_name='tables', to='paytables.paytableconfiguration')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "code",
+                    models.SlugField(help_text="Short code on the floor plan, e.g. BB1.", max_length=20, unique=True),
+                ),
+                ("name", models.CharField(max_length=100)),
+                (
+                    "game",
+                    models.CharField(
+                        choices=[("big", "Big baccarat"), ("midi", "Midi baccarat"), ("mini", "Mini baccarat")],
+                        max_length=8,
+                    ),
+                ),
+                (
+                    "seats",
+                    models.JSONField(
+                        default=pit.tables.models.default_seats,
+                        help_text="Seat numbers in use, e.g. [1, 2, 3, 5, 6, 7, 8].",
+                    ),
+                ),
+                ("squeeze", models.BooleanField(default=False, help_text="Players may squeeze the cards.")),
+                (
+                    "status",
+                    models.CharField(choices=[("open", "Open"), ("closed", "Closed")], default="closed", max_length=8),
+                ),
+                ("currency", models.CharField(default="USD", max_length=3)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "paytable",
+                    models.ForeignKey(
+                        help_text="The paytable configuration in force for new coups.",
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="tables",
+                        to="paytables.paytableconfiguration",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['code'],
+                "ordering": ["code"],
             },
         ),
         migrations.CreateModel(
-            name='TableEvent',
+            name="TableEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('recorded_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('kind', models.CharField(choices=[('opened', 'Opened'), ('closed', 'Closed')], max_length=8)),
-                ('at', models.DateTimeField()),
-                ('recorded_by_device', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='accounts.device')),
-                ('recorded_by_user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='events', to='tables.table')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("kind", models.CharField(choices=[("opened", "Opened"), ("closed", "Closed")], max_length=8)),
+                ("at", models.DateTimeField()),
+                (
+                    "recorded_by_device",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="accounts.device",
+                    ),
+                ),
+                (
+                    "recorded_by_user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="events", to="tables.table"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-at', '-id'],
+                "ordering": ["-at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='TableLimit',
+            name="TableLimit",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('bet', models.CharField(max_length=20)),
-                ('minimum_minor', models.BigIntegerField()),
-                ('maximum_minor', models.BigIntegerField()),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='limits', to='tables.table')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("bet", models.CharField(max_length=20)),
+                ("minimum_minor", models.BigIntegerField()),
+                ("maximum_minor", models.BigIntegerField()),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="limits", to="tables.table"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['table', 'bet'],
+                "ordering": ["table", "bet"],
             },
         ),
         migrations.AddConstraint(
-            model_name='table',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['open', 'closed'])), name='table_status_valid'),
+            model_name="table",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("status__in", ["open", "closed"])), name="table_status_valid"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='table',
-            constraint=models.CheckConstraint(condition=models.Q(('game__in', ['big', 'midi', 'mini'])), name='table_game_valid'),
+            model_name="table",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("game__in", ["big", "midi", "mini"])), name="table_game_valid"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='tableevent',
-            constraint=models.CheckConstraint(condition=models.Q(('kind__in', ['opened', 'closed'])), name='table_event_kind_valid'),
+            model_name="tableevent",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("kind__in", ["opened", "closed"])), name="table_event_kind_valid"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='tablelimit',
-            constraint=models.UniqueConstraint(fields=('table', 'bet'), name='table_limit_unique_per_bet'),
+            model_name="tablelimit",
+            constraint=models.UniqueConstraint(fields=("table", "bet"), name="table_limit_unique_per_bet"),
         ),
         migrations.AddConstraint(
-            model_name='tablelimit',
-            constraint=models.CheckConstraint(condition=models.Q(('minimum_minor__gt', 0)), name='table_limit_minimum_positive'),
+            model_name="tablelimit",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("minimum_minor__gt", 0)), name="table_limit_minimum_positive"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='tablelimit',
-            constraint=models.CheckConstraint(condition=models.Q(('maximum_minor__gte', models.F('minimum_minor'))), name='table_limit_max_gte_min'),
+            model_name="tablelimit",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("maximum_minor__gte", models.F("minimum_minor"))), name="table_limit_max_gte_min"
+            ),
         ),
     ]

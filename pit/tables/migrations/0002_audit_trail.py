@@ -10,55 +10,117 @@ import pit.tables.models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('paytables', '0002_audit_trail'),
-        ('tables', '0001_initial'),
+        ("paytables", "0002_audit_trail"),
+        ("tables", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='TableAuditEvent',
+            name="TableAuditEvent",
             fields=[
-                ('pgh_id', models.AutoField(primary_key=True, serialize=False)),
-                ('pgh_created_at', models.DateTimeField(auto_now_add=True)),
-                ('pgh_label', models.TextField(help_text='The event label.')),
-                ('pgh_context', pghistory.utils.JSONField(null=True)),
-                ('pgh_context_id', models.UUIDField(null=True)),
-                ('id', models.BigIntegerField()),
-                ('code', models.SlugField(db_index=False, help_text='Short code on the floor plan, e.g. BB1.', max_length=20)),
-                ('name', models.CharField(max_length=100)),
-                ('game', models.CharField(choices=[('big', 'Big baccarat'), ('midi', 'Midi baccarat'), ('mini', 'Mini baccarat')], max_length=8)),
-                ('seats', models.JSONField(default=pit.tables.models.default_seats, help_text='Seat numbers in use, e.g. [1, 2, 3, 5, 6, 7, 8].')),
-                ('squeeze', models.BooleanField(default=False, help_text='Players may squeeze the cards.')),
-                ('status', models.CharField(choices=[('open', 'Open'), ('closed', 'Closed')], default='closed', max_length=8)),
-                ('currency', models.CharField(default='USD', max_length=3)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("pgh_id", models.AutoField(primary_key=True, serialize=False)),
+                ("pgh_created_at", models.DateTimeField(auto_now_add=True)),
+                ("pgh_label", models.TextField(help_text="The event label.")),
+                ("pgh_context", pghistory.utils.JSONField(null=True)),
+                ("pgh_context_id", models.UUIDField(null=True)),
+                ("id", models.BigIntegerField()),
+                (
+                    "code",
+                    models.SlugField(
+                        db_index=False, help_text="Short code on the floor plan, e.g. BB1.", max_length=20
+                    ),
+                ),
+                ("name", models.CharField(max_length=100)),
+                (
+                    "game",
+                    models.CharField(
+                        choices=[("big", "Big baccarat"), ("midi", "Midi baccarat"), ("mini", "Mini baccarat")],
+                        max_length=8,
+                    ),
+                ),
+                (
+                    "seats",
+                    models.JSONField(
+                        default=pit.tables.models.default_seats,
+                        help_text="Seat numbers in use, e.g. [1, 2, 3, 5, 6, 7, 8].",
+                    ),
+                ),
+                ("squeeze", models.BooleanField(default=False, help_text="Players may squeeze the cards.")),
+                (
+                    "status",
+                    models.CharField(choices=[("open", "Open"), ("closed", "Closed")], default="closed", max_length=8),
+                ),
+                ("currency", models.CharField(default="USD", max_length=3)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'abstract': False,
+                "abstract": False,
             },
         ),
         pgtrigger.migrations.AddTrigger(
-            model_name='table',
-            trigger=pgtrigger.compiler.Trigger(name='insert_insert', sql=pgtrigger.compiler.UpsertTriggerSql(func='INSERT INTO "tables_tableauditevent" ("code", "created_at", "currency", "game", "id", "name", "paytable_id", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "seats", "squeeze", "status") VALUES (NEW."code", NEW."created_at", NEW."currency", NEW."game", NEW."id", NEW."name", NEW."paytable_id", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'insert\', NEW."id", NEW."seats", NEW."squeeze", NEW."status"); RETURN NULL;', hash='e0502a9f8c91f844b401beccb69ecbc95db80e65', operation='INSERT', pgid='pgtrigger_insert_insert_3ba14', table='tables_table', when='AFTER')),
+            model_name="table",
+            trigger=pgtrigger.compiler.Trigger(
+                name="insert_insert",
+                sql=pgtrigger.compiler.UpsertTriggerSql(
+                    func='INSERT INTO "tables_tableauditevent" ("code", "created_at", "currency", "game", "id", "name", "paytable_id", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "seats", "squeeze", "status") VALUES (NEW."code", NEW."created_at", NEW."currency", NEW."game", NEW."id", NEW."name", NEW."paytable_id", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'insert\', NEW."id", NEW."seats", NEW."squeeze", NEW."status"); RETURN NULL;',
+                    hash="e0502a9f8c91f844b401beccb69ecbc95db80e65",
+                    operation="INSERT",
+                    pgid="pgtrigger_insert_insert_3ba14",
+                    table="tables_table",
+                    when="AFTER",
+                ),
+            ),
         ),
         pgtrigger.migrations.AddTrigger(
-            model_name='table',
-            trigger=pgtrigger.compiler.Trigger(name='update_update', sql=pgtrigger.compiler.UpsertTriggerSql(condition='WHEN (OLD.* IS DISTINCT FROM NEW.*)', func='INSERT INTO "tables_tableauditevent" ("code", "created_at", "currency", "game", "id", "name", "paytable_id", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "seats", "squeeze", "status") VALUES (NEW."code", NEW."created_at", NEW."currency", NEW."game", NEW."id", NEW."name", NEW."paytable_id", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'update\', NEW."id", NEW."seats", NEW."squeeze", NEW."status"); RETURN NULL;', hash='3508c6d91427688dcdc5818ef80e1f55736f6ac1', operation='UPDATE', pgid='pgtrigger_update_update_ee62d', table='tables_table', when='AFTER')),
+            model_name="table",
+            trigger=pgtrigger.compiler.Trigger(
+                name="update_update",
+                sql=pgtrigger.compiler.UpsertTriggerSql(
+                    condition="WHEN (OLD.* IS DISTINCT FROM NEW.*)",
+                    func='INSERT INTO "tables_tableauditevent" ("code", "created_at", "currency", "game", "id", "name", "paytable_id", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "seats", "squeeze", "status") VALUES (NEW."code", NEW."created_at", NEW."currency", NEW."game", NEW."id", NEW."name", NEW."paytable_id", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'update\', NEW."id", NEW."seats", NEW."squeeze", NEW."status"); RETURN NULL;',
+                    hash="3508c6d91427688dcdc5818ef80e1f55736f6ac1",
+                    operation="UPDATE",
+                    pgid="pgtrigger_update_update_ee62d",
+                    table="tables_table",
+                    when="AFTER",
+                ),
+            ),
         ),
         pgtrigger.migrations.AddTrigger(
-            model_name='table',
-            trigger=pgtrigger.compiler.Trigger(name='delete_delete', sql=pgtrigger.compiler.UpsertTriggerSql(func='INSERT INTO "tables_tableauditevent" ("code", "created_at", "currency", "game", "id", "name", "paytable_id", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "seats", "squeeze", "status") VALUES (OLD."code", OLD."created_at", OLD."currency", OLD."game", OLD."id", OLD."name", OLD."paytable_id", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'delete\', OLD."id", OLD."seats", OLD."squeeze", OLD."status"); RETURN NULL;', hash='3705a1362fcff00e8ac2d668989c9adbebc234b7', operation='DELETE', pgid='pgtrigger_delete_delete_1791b', table='tables_table', when='AFTER')),
+            model_name="table",
+            trigger=pgtrigger.compiler.Trigger(
+                name="delete_delete",
+                sql=pgtrigger.compiler.UpsertTriggerSql(
+                    func='INSERT INTO "tables_tableauditevent" ("code", "created_at", "currency", "game", "id", "name", "paytable_id", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "seats", "squeeze", "status") VALUES (OLD."code", OLD."created_at", OLD."currency", OLD."game", OLD."id", OLD."name", OLD."paytable_id", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'delete\', OLD."id", OLD."seats", OLD."squeeze", OLD."status"); RETURN NULL;',
+                    hash="3705a1362fcff00e8ac2d668989c9adbebc234b7",
+                    operation="DELETE",
+                    pgid="pgtrigger_delete_delete_1791b",
+                    table="tables_table",
+                    when="AFTER",
+                ),
+            ),
         ),
         migrations.AddField(
-            model_name='tableauditevent',
-            name='paytable',
-            field=models.ForeignKey(db_constraint=False, help_text='The paytable configuration in force for new coups.', on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', related_query_name='+', to='paytables.paytableconfiguration'),
+            model_name="tableauditevent",
+            name="paytable",
+            field=models.ForeignKey(
+                db_constraint=False,
+                help_text="The paytable configuration in force for new coups.",
+                on_delete=django.db.models.deletion.DO_NOTHING,
+                related_name="+",
+                related_query_name="+",
+                to="paytables.paytableconfiguration",
+            ),
         ),
         migrations.AddField(
-            model_name='tableauditevent',
-            name='pgh_obj',
-            field=models.ForeignKey(db_constraint=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='audit_events', to='tables.table'),
+            model_name="tableauditevent",
+            name="pgh_obj",
+            field=models.ForeignKey(
+                db_constraint=False,
+                on_delete=django.db.models.deletion.DO_NOTHING,
+                related_name="audit_events",
+                to="tables.table",
+            ),
         ),
     ]

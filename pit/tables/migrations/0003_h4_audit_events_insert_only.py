@@ -1,4 +1,5 @@
 """The audit trail is itself a record: its events are insert-only (pit.core.immutable)."""
+
 from django.db import migrations
 
 from pit.core.immutable import ProtectFacts

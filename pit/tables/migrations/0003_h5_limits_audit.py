@@ -8,49 +8,90 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('tables', '0002_audit_trail'),
+        ("tables", "0002_audit_trail"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='TableLimitAuditEvent',
+            name="TableLimitAuditEvent",
             fields=[
-                ('pgh_id', models.AutoField(primary_key=True, serialize=False)),
-                ('pgh_created_at', models.DateTimeField(auto_now_add=True)),
-                ('pgh_label', models.TextField(help_text='The event label.')),
-                ('pgh_context', pghistory.utils.JSONField(null=True)),
-                ('pgh_context_id', models.UUIDField(null=True)),
-                ('id', models.BigIntegerField()),
-                ('bet', models.CharField(max_length=20)),
-                ('minimum_minor', models.BigIntegerField()),
-                ('maximum_minor', models.BigIntegerField()),
+                ("pgh_id", models.AutoField(primary_key=True, serialize=False)),
+                ("pgh_created_at", models.DateTimeField(auto_now_add=True)),
+                ("pgh_label", models.TextField(help_text="The event label.")),
+                ("pgh_context", pghistory.utils.JSONField(null=True)),
+                ("pgh_context_id", models.UUIDField(null=True)),
+                ("id", models.BigIntegerField()),
+                ("bet", models.CharField(max_length=20)),
+                ("minimum_minor", models.BigIntegerField()),
+                ("maximum_minor", models.BigIntegerField()),
             ],
             options={
-                'abstract': False,
+                "abstract": False,
             },
         ),
         pgtrigger.migrations.AddTrigger(
-            model_name='tablelimit',
-            trigger=pgtrigger.compiler.Trigger(name='insert_insert', sql=pgtrigger.compiler.UpsertTriggerSql(func='INSERT INTO "tables_tablelimitauditevent" ("bet", "id", "maximum_minor", "minimum_minor", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "table_id") VALUES (NEW."bet", NEW."id", NEW."maximum_minor", NEW."minimum_minor", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'insert\', NEW."id", NEW."table_id"); RETURN NULL;', hash='03c7fade3f2ea71fc4c5e0d85fc9b6668a8d9745', operation='INSERT', pgid='pgtrigger_insert_insert_538a1', table='tables_tablelimit', when='AFTER')),
+            model_name="tablelimit",
+            trigger=pgtrigger.compiler.Trigger(
+                name="insert_insert",
+                sql=pgtrigger.compiler.UpsertTriggerSql(
+                    func='INSERT INTO "tables_tablelimitauditevent" ("bet", "id", "maximum_minor", "minimum_minor", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "table_id") VALUES (NEW."bet", NEW."id", NEW."maximum_minor", NEW."minimum_minor", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'insert\', NEW."id", NEW."table_id"); RETURN NULL;',
+                    hash="03c7fade3f2ea71fc4c5e0d85fc9b6668a8d9745",
+                    operation="INSERT",
+                    pgid="pgtrigger_insert_insert_538a1",
+                    table="tables_tablelimit",
+                    when="AFTER",
+                ),
+            ),
         ),
         pgtrigger.migrations.AddTrigger(
-            model_name='tablelimit',
-            trigger=pgtrigger.compiler.Trigger(name='update_update', sql=pgtrigger.compiler.UpsertTriggerSql(condition='WHEN (OLD.* IS DISTINCT FROM NEW.*)', func='INSERT INTO "tables_tablelimitauditevent" ("bet", "id", "maximum_minor", "minimum_minor", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "table_id") VALUES (NEW."bet", NEW."id", NEW."maximum_minor", NEW."minimum_minor", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'update\', NEW."id", NEW."table_id"); RETURN NULL;', hash='16b27a2e846e42553331b1a8d4cd09c6e206c253', operation='UPDATE', pgid='pgtrigger_update_update_18589', table='tables_tablelimit', when='AFTER')),
+            model_name="tablelimit",
+            trigger=pgtrigger.compiler.Trigger(
+                name="update_update",
+                sql=pgtrigger.compiler.UpsertTriggerSql(
+                    condition="WHEN (OLD.* IS DISTINCT FROM NEW.*)",
+                    func='INSERT INTO "tables_tablelimitauditevent" ("bet", "id", "maximum_minor", "minimum_minor", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "table_id") VALUES (NEW."bet", NEW."id", NEW."maximum_minor", NEW."minimum_minor", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'update\', NEW."id", NEW."table_id"); RETURN NULL;',
+                    hash="16b27a2e846e42553331b1a8d4cd09c6e206c253",
+                    operation="UPDATE",
+                    pgid="pgtrigger_update_update_18589",
+                    table="tables_tablelimit",
+                    when="AFTER",
+                ),
+            ),
         ),
         pgtrigger.migrations.AddTrigger(
-            model_name='tablelimit',
-            trigger=pgtrigger.compiler.Trigger(name='delete_delete', sql=pgtrigger.compiler.UpsertTriggerSql(func='INSERT INTO "tables_tablelimitauditevent" ("bet", "id", "maximum_minor", "minimum_minor", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "table_id") VALUES (OLD."bet", OLD."id", OLD."maximum_minor", OLD."minimum_minor", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'delete\', OLD."id", OLD."table_id"); RETURN NULL;', hash='096bd5c4f97c9ae2cad17aacd588ce8f6e04534c', operation='DELETE', pgid='pgtrigger_delete_delete_b0e94', table='tables_tablelimit', when='AFTER')),
+            model_name="tablelimit",
+            trigger=pgtrigger.compiler.Trigger(
+                name="delete_delete",
+                sql=pgtrigger.compiler.UpsertTriggerSql(
+                    func='INSERT INTO "tables_tablelimitauditevent" ("bet", "id", "maximum_minor", "minimum_minor", "pgh_context", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "table_id") VALUES (OLD."bet", OLD."id", OLD."maximum_minor", OLD."minimum_minor", COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_metadata\', TRUE), \'\'), NULL)::JSONB, COALESCE(NULLIF(CURRENT_SETTING(\'pghistory.context_id\', TRUE), \'\'), NULL)::UUID, NOW(), \'delete\', OLD."id", OLD."table_id"); RETURN NULL;',
+                    hash="096bd5c4f97c9ae2cad17aacd588ce8f6e04534c",
+                    operation="DELETE",
+                    pgid="pgtrigger_delete_delete_b0e94",
+                    table="tables_tablelimit",
+                    when="AFTER",
+                ),
+            ),
         ),
         migrations.AddField(
-            model_name='tablelimitauditevent',
-            name='pgh_obj',
-            field=models.ForeignKey(db_constraint=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='audit_events', to='tables.tablelimit'),
+            model_name="tablelimitauditevent",
+            name="pgh_obj",
+            field=models.ForeignKey(
+                db_constraint=False,
+                on_delete=django.db.models.deletion.DO_NOTHING,
+                related_name="audit_events",
+                to="tables.tablelimit",
+            ),
         ),
         migrations.AddField(
-            model_name='tablelimitauditevent',
-            name='table',
-            field=models.ForeignKey(db_constraint=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', related_query_name='+', to='tables.table'),
+            model_name="tablelimitauditevent",
+            name="table",
+            field=models.ForeignKey(
+                db_constraint=False,
+                on_delete=django.db.models.deletion.DO_NOTHING,
+                related_name="+",
+                related_query_name="+",
+                to="tables.table",
+            ),
         ),
     ]

@@ -23,27 +23,51 @@ def versions_from_current_limits(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('tables', '0002_audit_trail'),
+        ("tables", "0002_audit_trail"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='TableLimitVersion',
+            name="TableLimitVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('bet', models.CharField(max_length=20)),
-                ('minimum_minor', models.BigIntegerField()),
-                ('maximum_minor', models.BigIntegerField()),
-                ('effective_from', models.DateTimeField(db_index=True)),
-                ('set_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='limit_versions', to='tables.table')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("bet", models.CharField(max_length=20)),
+                ("minimum_minor", models.BigIntegerField()),
+                ("maximum_minor", models.BigIntegerField()),
+                ("effective_from", models.DateTimeField(db_index=True)),
+                (
+                    "set_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="limit_versions", to="tables.table"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['table', '-effective_from', 'bet'],
-                'constraints': [models.UniqueConstraint(fields=('table', 'effective_from', 'bet'), name='table_limit_version_unique'), models.CheckConstraint(condition=models.Q(('minimum_minor__gt', 0)), name='table_limit_version_min_positive'), models.CheckConstraint(condition=models.Q(('maximum_minor__gte', models.F('minimum_minor'))), name='table_limit_version_max_gte_min')],
+                "ordering": ["table", "-effective_from", "bet"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("table", "effective_from", "bet"), name="table_limit_version_unique"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("minimum_minor__gt", 0)), name="table_limit_version_min_positive"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("maximum_minor__gte", models.F("minimum_minor"))),
+                        name="table_limit_version_max_gte_min",
+                    ),
+                ],
             },
         ),
         migrations.RunPython(versions_from_current_limits, migrations.RunPython.noop),

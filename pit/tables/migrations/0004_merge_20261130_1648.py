@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('tables', '0003_h4_audit_events_insert_only'),
-        ('tables', '0003_h5_limits_audit'),
+        ("tables", "0003_h4_audit_events_insert_only"),
+        ("tables", "0003_h5_limits_audit"),
     ]
 
-    operations = [
-    ]
+    operations = []

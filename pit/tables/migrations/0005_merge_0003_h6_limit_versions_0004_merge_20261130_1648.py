@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('tables', '0003_h6_limit_versions'),
-        ('tables', '0004_merge_20261130_1648'),
+        ("tables", "0003_h6_limit_versions"),
+        ("tables", "0004_merge_20261130_1648"),
     ]
 
-    operations = [
-    ]
+    operations = []

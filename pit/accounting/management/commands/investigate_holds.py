@@ -1,5 +1,6 @@
 """`manage.py investigate_holds --from 2026-11-01 --to 2026-11-30`: check the complete table-days of
 a range against the win-to-drop investigation rule as configured now (after a rule change, say)."""
+
 import datetime as dt
 
 from django.core.management.base import BaseCommand, CommandError

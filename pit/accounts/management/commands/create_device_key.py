@@ -13,9 +13,7 @@ class Command(PitCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--table", required=True, help="Table code, e.g. BB1.")
-        parser.add_argument(
-            "--name", required=True, help="Device name, unique at the table, e.g. 'shoe reader'."
-        )
+        parser.add_argument("--name", required=True, help="Device name, unique at the table, e.g. 'shoe reader'.")
 
     def handle(self, *args, table: str, name: str, **options):
         try:

@@ -16,7 +16,9 @@ class Command(BaseCommand):
         parser.add_argument("username")
         parser.add_argument("--name", default="", help="What the token is for, e.g. 'reporting script'.")
         parser.add_argument(
-            "--days", type=int, default=None,
+            "--days",
+            type=int,
+            default=None,
             help=f"Days it is valid (default and at most PIT_STAFF_TOKEN_DAYS, now {settings.PIT_STAFF_TOKEN_DAYS}).",
         )
 

@@ -1,4 +1,5 @@
 """Create a staff user with one role (pit boss, accountant, auditor), for operators without a shell."""
+
 import getpass
 import os
 import sys

@@ -1,4 +1,5 @@
 """Archive a month of gaming days past the retention window: COPY to files, verify, detach (PostgreSQL)."""
+
 import argparse
 import datetime as dt
 import getpass
@@ -21,18 +22,23 @@ def year_month(text: str) -> dt.date:
 
 
 class Command(PitCommand):
-    help = ("PostgreSQL: archive the month YYYY-MM of coups, wagers and commission entries, once it is older "
-            "than PIT_RETENTION_MONTHS and none of its shoes is still dealing: each partition is COPied to a "
-            "CSV file under PIT_ARCHIVE_DIR/YYYY-MM with a manifest (rows, SHA-256), the files are read back "
-            "and checked, then the partitions are detached (kept as insert-only tables) and the step is "
-            "recorded. With --drop, a month archived before: its files are checked again, then the detached "
-            "tables are dropped. Nothing is ever dropped without --drop. Run it as the schema's owner "
-            "(DATABASE_URL=$DATABASE_MIGRATE_URL): the runtime role may not detach or drop.")
+    help = (
+        "PostgreSQL: archive the month YYYY-MM of coups, wagers and commission entries, once it is older "
+        "than PIT_RETENTION_MONTHS and none of its shoes is still dealing: each partition is COPied to a "
+        "CSV file under PIT_ARCHIVE_DIR/YYYY-MM with a manifest (rows, SHA-256), the files are read back "
+        "and checked, then the partitions are detached (kept as insert-only tables) and the step is "
+        "recorded. With --drop, a month archived before: its files are checked again, then the detached "
+        "tables are dropped. Nothing is ever dropped without --drop. Run it as the schema's owner "
+        "(DATABASE_URL=$DATABASE_MIGRATE_URL): the runtime role may not detach or drop."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("month", type=year_month, help="YYYY-MM")
-        parser.add_argument("--drop", action="store_true",
-                            help="drop the detached tables of a month archived before (after verifying its files)")
+        parser.add_argument(
+            "--drop",
+            action="store_true",
+            help="drop the detached tables of a month archived before (after verifying its files)",
+        )
 
     def handle(self, *args, month, drop=False, **options):
         operator = getpass.getuser()

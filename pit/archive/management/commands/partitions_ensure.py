@@ -1,4 +1,5 @@
 """Make the month partitions of coups, wagers and commission entries ahead (what beat does nightly)."""
+
 from django.core.management.base import CommandError
 from django.db import connection
 
@@ -7,10 +8,12 @@ from pit.core.arguments import PitCommand, at_least
 
 
 class Command(PitCommand):
-    help = ("PostgreSQL: make the month partitions of this month and --months after it where missing "
-            "(default PIT_PARTITION_MONTHS_AHEAD); rows held by a DEFAULT partition are moved into partitions "
-            "of their months, made for them. A month that cannot be (an archived month's detached table is "
-            "still there) is reported, exit 1. Safe to run again.")
+    help = (
+        "PostgreSQL: make the month partitions of this month and --months after it where missing "
+        "(default PIT_PARTITION_MONTHS_AHEAD); rows held by a DEFAULT partition are moved into partitions "
+        "of their months, made for them. A month that cannot be (an archived month's detached table is "
+        "still there) is reported, exit 1. Safe to run again."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--months", type=at_least(0), default=None, help="months ahead of this one")

@@ -1,4 +1,5 @@
 """Re-verify every coup of a range of gaming days against the rules (e.g. after a rules fix)."""
+
 import datetime as dt
 import sys
 import time

@@ -6,6 +6,7 @@ migrations, then grants the runtime role exactly what the services need, table b
 (pit.core.immutable.runtime_privileges_sql), so tables a migration adds are covered at once.
 Without DATABASE_MIGRATE_URL it is Django's migrate, as DATABASE_URL.
 """
+
 import environ
 from django.conf import settings
 from django.core.management.base import CommandError

@@ -21,18 +21,12 @@ class Command(PitCommand):
     def add_arguments(self, parser):
         parser.add_argument("--decks", type=integer, default=8, help="Decks in the shoe (default 8).")
         source = parser.add_mutually_exclusive_group()
-        source.add_argument(
-            "--preset", choices=sorted(PRESETS), default="commission_box", help="A preset paytable."
-        )
-        source.add_argument(
-            "--paytable", metavar="FILE", help="A paytable as JSON (Paytable.to_dict format)."
-        )
+        source.add_argument("--preset", choices=sorted(PRESETS), default="commission_box", help="A preset paytable.")
+        source.add_argument("--paytable", metavar="FILE", help="A paytable as JSON (Paytable.to_dict format).")
         parser.add_argument(
             "--seen", default="", help="Cards already out of the shoe, e.g. 'AS KD 5C' (depleted-shoe odds)."
         )
-        parser.add_argument(
-            "--json", dest="as_json", action="store_true", help="Print JSON, decimals as strings."
-        )
+        parser.add_argument("--json", dest="as_json", action="store_true", help="Print JSON, decimals as strings.")
         parser.add_argument("--places", type=at_least(0), default=None, help="Decimal places (table 6, JSON 12).")
 
     def handle(self, *args, decks, preset, paytable, seen, as_json, places, **options):

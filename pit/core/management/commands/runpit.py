@@ -4,6 +4,7 @@ What they print at start (the workers' and beat's banners, the web server's addr
 line by line, and the pit's address (and, with --demo-logins, the demo's logins) comes last, once
 each has printed its banner: the logins no longer scroll away under a worker's banner.
 """
+
 import os
 import signal
 import subprocess
@@ -58,9 +59,7 @@ class Command(PitCommand):
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=port, default="8000")
         parser.add_argument("--no-worker", action="store_true", help="Serve the web only.")
-        parser.add_argument(
-            "--demo-logins", action="store_true", help="Print the demo pit's logins last (`make run`)."
-        )
+        parser.add_argument("--demo-logins", action="store_true", help="Print the demo pit's logins last (`make run`).")
 
     def handle(self, *args, host, port, no_worker, demo_logins, **options):
         python = sys.executable

@@ -20,9 +20,7 @@ class Command(PitCommand):
     requires_system_checks = []
 
     def add_arguments(self, parser):
-        parser.add_argument(
-            "file", nargs="?", default="-", help="A JSON lines file, or - for stdin (default)."
-        )
+        parser.add_argument("file", nargs="?", default="-", help="A JSON lines file, or - for stdin (default).")
 
     def handle(self, *args, file, **options):
         summary = VerifySummary()

@@ -23,4 +23,3 @@ class Command(BaseCommand):
             raise CommandError(validation_message(exc)) from None
         self.stderr.write(f"Paytable {paytable.code!r} version {paytable.version} ({paytable.name}) created:")
         self.stdout.write(paytable.code)
-

@@ -1,4 +1,5 @@
 """Recompute the hash chains of a range of gaming days and report the first break of each shoe."""
+
 import datetime as dt
 import time
 
@@ -16,9 +17,11 @@ def _day(text: str) -> dt.date:
 
 
 class Command(BaseCommand):
-    help = ("Recompute the hash chains of the shoes of a range of gaming days (--from, --to; default the last "
-            "complete day) and report, per shoe, the first row that does not match and what differs. Exits 1 "
-            "when any chain is broken. Reads only.")
+    help = (
+        "Recompute the hash chains of the shoes of a range of gaming days (--from, --to; default the last "
+        "complete day) and report, per shoe, the first row that does not match and what differs. Exits 1 "
+        "when any chain is broken. Reads only."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--from", dest="first_day", type=_day, help="first gaming day, YYYY-MM-DD")
@@ -34,8 +37,10 @@ class Command(BaseCommand):
         elapsed = time.monotonic() - started
         for found in result.breaks:
             self.stderr.write(f"BROKEN {found}")
-        summary = (f"{first_day} to {last_day}: {result.shoes} shoes, {result.rows} rows verified in {elapsed:.2f} s; "
-                   f"{len(result.breaks)} broken chains")
+        summary = (
+            f"{first_day} to {last_day}: {result.shoes} shoes, {result.rows} rows verified in {elapsed:.2f} s; "
+            f"{len(result.breaks)} broken chains"
+        )
         if result.breaks:
             raise CommandError(summary, returncode=1)
         self.stdout.write(f"OK {summary}")

@@ -1,5 +1,6 @@
 """Roll up every complete gaming day of a range again from the detail (after an import, a restore, or
 to cover days older than the beat catch-up's window)."""
+
 import datetime as dt
 import time
 

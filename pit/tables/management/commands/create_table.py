@@ -1,4 +1,5 @@
 """Create a table playing a paytable, for operators setting up a pit without a shell."""
+
 from decimal import Decimal, InvalidOperation
 
 from django.core.exceptions import ValidationError
@@ -40,7 +41,10 @@ class Command(BaseCommand):
         parser.add_argument("--currency", default="", help="ISO 4217 code (default: PIT_DEFAULT_CURRENCY).")
         parser.add_argument("--squeeze", action="store_true", help="Cards are squeezed at this table.")
         parser.add_argument(
-            "--limit", action="append", default=[], metavar="BET=MIN:MAX",
+            "--limit",
+            action="append",
+            default=[],
+            metavar="BET=MIN:MAX",
             help="A bet's table limits in the table's currency, e.g. banker=25:5000 (repeat for each bet).",
         )
         parser.add_argument("--open", action="store_true", help="Open the table once created.")
@@ -50,14 +54,20 @@ class Command(BaseCommand):
             PaytableConfiguration.objects.filter(code=paytable, superseded_by__isnull=True).order_by("-version").first()
         )
         if configuration is None:
-            known = ", ".join(
-                PaytableConfiguration.objects.order_by("code").values_list("code", flat=True).distinct()
-            ) or "none yet: create one with `manage.py create_paytable --preset ...`"
+            known = (
+                ", ".join(PaytableConfiguration.objects.order_by("code").values_list("code", flat=True).distinct())
+                or "none yet: create one with `manage.py create_paytable --preset ...`"
+            )
             raise CommandError(f"--paytable: there is no paytable {paytable!r} (known: {known}).")
         try:
             table = table_create(
-                code=code, name=name or code, game=game, paytable=configuration,
-                seats=_seats(seats) if seats else None, squeeze=squeeze, currency=currency or None,
+                code=code,
+                name=name or code,
+                game=game,
+                paytable=configuration,
+                seats=_seats(seats) if seats else None,
+                squeeze=squeeze,
+                currency=currency or None,
                 limits=dict(_limit(text) for text in limit) or None,
             )
             if open:
