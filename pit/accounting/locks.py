@@ -8,8 +8,7 @@ run one writer at a time.
 
 import datetime as dt
 
-from django.db import connection
-
+from pit.core.db import advisory_xact_lock
 from pit.core.errors import Conflict
 
 from .selectors import day_is_closed
@@ -19,11 +18,7 @@ _LOCK_SPACE = 130008  # this app's first key of PostgreSQL's two-key advisory lo
 
 def day_lock(*, gaming_day: dt.date, exclusive: bool = False) -> None:
     """Hold the gaming day's lock until the transaction ends (PostgreSQL; a no-op elsewhere)."""
-    if connection.vendor != "postgresql":
-        return
-    function = "pg_advisory_xact_lock" if exclusive else "pg_advisory_xact_lock_shared"
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {function}(%s, %s)", [_LOCK_SPACE, gaming_day.toordinal()])
+    advisory_xact_lock((_LOCK_SPACE, gaming_day.toordinal()), shared=not exclusive)
 
 
 def day_ensure_open(*, gaming_day: dt.date) -> None:

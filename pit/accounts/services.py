@@ -9,11 +9,12 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from pit.accounts.models import Device, Role, StaffToken
-from pit.core.rows import model_columns, model_from_row
+
+from .persistence import device_by_prefix
 
 # ---------------------------------------------------------------------------------------- devices
 # A device key reads "<prefix>.<secret>": the prefix (8 hex characters, stored in clear) finds the
@@ -69,41 +70,12 @@ def device_authenticate(*, key: str) -> Device | None:
     parts = device_key_split(key)
     if parts is None:
         return None
-    device = _device_by_prefix(parts[0])
+    device = device_by_prefix(parts[0])
     if device is None or not hmac.compare_digest(device.key_hash, device_key_hash(key)):
         return None
     if device.revoked_at is not None:
         return None
     return device
-
-
-def _device_by_prefix(prefix: str) -> Device | None:
-    """The device with this key prefix and its table, in one read. On PostgreSQL a statement
-    written once per process (every device request authenticates: compiling the ORM's query was
-    most of the cost); elsewhere the ORM's. Nothing is cached but the text: a revoked key is
-    refused at once."""
-    if connection.vendor != "postgresql":
-        return Device.objects.select_related("table").filter(key_prefix=prefix).first()
-    from pit.tables.models import Table
-
-    if _DEVICE_SQL is None:
-        globals()["_DEVICE_SQL"] = (
-            f"SELECT {', '.join(model_columns(Device, 'd') + model_columns(Table, 't'))} "  # noqa: S608
-            f"FROM {connection.ops.quote_name(Device._meta.db_table)} d "
-            f"JOIN {connection.ops.quote_name(Table._meta.db_table)} t ON t.id = d.table_id WHERE d.key_prefix = %s"
-        )
-    with connection.cursor() as cursor:
-        cursor.execute(_DEVICE_SQL, [prefix])
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    row = list(row)
-    device = model_from_row(Device, row)
-    device.table = model_from_row(Table, row)
-    return device
-
-
-_DEVICE_SQL: str | None = None  # names from the models' metadata only; the prefix is a parameter
 
 
 # ---------------------------------------------------------------------------------------- staff tokens

@@ -20,13 +20,11 @@ from collections.abc import Iterator
 from decimal import Decimal, localcontext
 from typing import Any
 
-from django.db import connection
 from django.db.models import (
     BigIntegerField,
     BooleanField,
     Case,
     Count,
-    DecimalField,
     ExpressionWrapper,
     F,
     Func,
@@ -37,10 +35,11 @@ from django.db.models import (
     Value,
     When,
 )
-from django.db.models.functions import Cast, Coalesce, Collate
+from django.db.models.functions import Cast, Coalesce
 
 from pit import game
 from pit.compliance.models import RuleViolation, ViolationStatus
+from pit.core.db import bytewise, sum_of_squares
 from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
 from pit.core.money import exponent, from_minor, settlement_unit, to_minor
 from pit.ledger.models import (
@@ -134,7 +133,7 @@ def shoes_in_range(filters: ReportFilters):
         last_coup=Max(_coup_key()),
         last_coup_in_range=Max(_coup_key(), filter=Q(coups__gaming_day__range=days)),
     ).filter(Q(last_coup=F("last_coup_in_range")) | Q(last_coup__isnull=True))
-    return shoes.order_by(_code_order("table__code"), "sequence")
+    return shoes.order_by(bytewise("table__code"), "sequence")
 
 
 def report_day(shoe: dict[str, Any]) -> dt.date:
@@ -400,7 +399,7 @@ def commission_detail_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
     shoes = _shoes_stream(filters)
     entries = (
         CommissionEntry.objects.filter(shoe__in=shoes_in_range(filters).values("pk"))
-        .order_by(_code_order("shoe__table__code"), "shoe__sequence", "seat", "pk")
+        .order_by(bytewise("shoe__table__code"), "shoe__sequence", "seat", "pk")
         .values_list(
             "pk",
             "shoe_id",
@@ -467,23 +466,6 @@ def commission_detail_estimate(filters: ReportFilters) -> int:
 # ------------------------------------------------------------------------------------ table results
 
 
-def _code_order(field: str):
-    """Order by a table code byte by byte on every database, as Python compares strings (the
-    streams of the table results are merged in Python)."""
-    if connection.vendor == "postgresql":
-        return Collate(field, "C")
-    return F(field)
-
-
-def _sum_of_squares(field: str):
-    """Sum of amount^2 over wagers: exact numeric on PostgreSQL (no bigint overflow); SQLite's
-    64-bit integers hold it for any realistic day."""
-    if connection.vendor == "postgresql":
-        amount = Cast(field, DecimalField(max_digits=40, decimal_places=0))
-        return Sum(amount * amount, output_field=DecimalField(max_digits=40, decimal_places=0))
-    return Sum(F(field) * F(field), output_field=BigIntegerField())
-
-
 def _coup_scope(queryset, prefix: str, filters: ReportFilters):
     queryset = queryset.filter(**{f"{prefix}gaming_day__range": (filters.date_from, filters.date_to)})
     if filters.tables:
@@ -538,12 +520,12 @@ def table_result_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             decks=F("coup__shoe__decks"),
             bet_type=F("bet"),
         )
-        .order_by("day", "table_currency", _code_order("coup__shoe__table__code"), "paytable", "decks", "bet_type")
+        .order_by("day", "table_currency", bytewise("coup__shoe__table__code"), "paytable", "decks", "bet_type")
         .annotate(
             wagers=Count("pk"),
             **wager_money_sums(),
             **_mispay_sums(),
-            squares=_sum_of_squares("amount_minor"),
+            squares=sum_of_squares("amount_minor"),
         )
     )
     coups = (
@@ -555,7 +537,7 @@ def table_result_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             currency=F("shoe__table__currency"),
             table_id=F("shoe__table_id"),
         )
-        .order_by("day", "currency", _code_order("shoe__table__code"))
+        .order_by("day", "currency", bytewise("shoe__table__code"))
         .annotate(coups=Count("pk"))
     )
     violations = (
@@ -567,7 +549,7 @@ def table_result_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             game=F("table__game"),
             currency=F("table__currency"),
         )
-        .order_by("day", "currency", _code_order("table__code"))
+        .order_by("day", "currency", bytewise("table__code"))
         .annotate(open=Count("pk"))
     )
     # In the order of the report's levels, (gaming day, currency), then by table: a subtotal closes
@@ -589,7 +571,7 @@ def table_result_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             table_currency=F("shoe__table__currency"),
             table=F("shoe__table__code"),
         )
-        .order_by("day", "table_currency", _code_order("shoe__table__code"))
+        .order_by("day", "table_currency", bytewise("shoe__table__code"))
         .annotate(reversed=Sum("amount_minor"))
     )
     streams = (
@@ -644,7 +626,7 @@ def _deducted_stream(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             "coup__",
             filters,
         )
-        .order_by("coup__gaming_day", "currency", _code_order("coup__shoe__table__code"), "pk")
+        .order_by("coup__gaming_day", "currency", bytewise("coup__shoe__table__code"), "pk")
         .values_list(
             "coup__gaming_day",
             "currency",
@@ -766,7 +748,7 @@ def violation_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             severity_level=F("severity"),
             game=F("table__game"),
         )
-        .order_by("day", _code_order("table__code"), "violation", "severity_level")
+        .order_by("day", bytewise("table__code"), "violation", "severity_level")
         .annotate(**counts, total=Count("pk"), cleared=Count("pk", filter=Q(cleared_at__isnull=False)))
     )
     for item in rows.iterator(chunk_size=CHUNK):
@@ -818,7 +800,7 @@ def table_results(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             .values(
                 day=F("gaming_day"), table_code=F("table__code"), game=F("table__game"), currency=F("table__currency")
             )
-            .order_by("day", "currency", _code_order("table__code"))
+            .order_by("day", "currency", bytewise("table__code"))
             .annotate(open=Count("pk"))
             .iterator(chunk_size=CHUNK)
         )

@@ -12,12 +12,13 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 
-from django.db import connection, transaction
-from django.db.models import BigIntegerField, Case, Count, DecimalField, F, Max, Sum, Value, When
-from django.db.models.functions import Cast, Coalesce
+from django.db import transaction
+from django.db.models import BigIntegerField, Case, Count, F, Max, Sum, Value, When
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from pit import game
+from pit.core.db import advisory_xact_lock, sum_of_squares
 from pit.core.gaming_day import current_gaming_day, gaming_day_bounds
 from pit.core.money import from_minor, settlement_unit, to_minor
 from pit.ledger.models import CommissionEntry, EntryKind
@@ -30,17 +31,7 @@ from .models import BetRollup, RolledUpDay, TableDayRollup
 
 
 def _day_lock(day: dt.date) -> None:
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [f"pit.rollups:{day}"])
-
-
-def _squares():
-    """Sum of stake² in minor units, exact on both databases (as table results sums it)."""
-    if connection.vendor == "postgresql":
-        amount = Cast("amount_minor", DecimalField(max_digits=40, decimal_places=0))
-        return Sum(amount * amount, output_field=DecimalField(max_digits=40, decimal_places=0))
-    return Sum(F("amount_minor") * F("amount_minor"), output_field=BigIntegerField())
+    advisory_xact_lock(f"pit.rollups:{day}")
 
 
 def _mispay_sums() -> dict:
@@ -159,7 +150,7 @@ def _write(day: dt.date, table_ids=None) -> int:
         wagers_standing(Wager.objects.filter(coup__gaming_day=day, coup__shoe__table_id__in=played))
         .values("coup__shoe__table_id", "coup__paytable_id", "coup__shoe__decks", "bet")
         .order_by()
-        .annotate(wagers=Count("pk"), **wager_money_sums(), **_mispay_sums(), squares=_squares())
+        .annotate(wagers=Count("pk"), **wager_money_sums(), **_mispay_sums(), squares=sum_of_squares("amount_minor"))
     )
     BetRollup.objects.bulk_create(
         [
