@@ -3,10 +3,10 @@ PostgreSQL). pghistory's aggregate "events" view (pghistory.admin) queries with 
 SQL, so on SQLite it is taken out of the admin."""
 
 from django.contrib import admin
-from django.db import connection
 from django.utils import timezone
 
 from pit.accounts.audit import _EVENT_MODELS
+from pit.core.db import is_postgresql
 
 
 class AuditEventAdmin(admin.ModelAdmin):
@@ -51,7 +51,7 @@ for event_model in _EVENT_MODELS.values():
     if not admin.site.is_registered(event_model):
         admin.site.register(event_model, AuditEventAdmin)
 
-if connection.vendor != "postgresql":
+if not is_postgresql():
     from pghistory.models import Events, MiddlewareEvents
 
     for aggregate in (Events, MiddlewareEvents):

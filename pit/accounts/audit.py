@@ -23,8 +23,9 @@ import pghistory.config
 import pghistory.middleware
 import pghistory.runtime
 from django.core.handlers.wsgi import WSGIRequest
-from django.db import connections
 from django.db.models.signals import post_delete, post_save
+
+from pit.core.db import is_postgresql
 
 # model label -> its event model; filled by `audit_track` as the models are defined.
 _EVENT_MODELS: dict[str, type] = {}
@@ -82,10 +83,6 @@ def _metadata(*, user=None, actor=None, **extra) -> dict:
     return metadata
 
 
-def _database_is_postgres(using: str = "default") -> bool:
-    return connections[using].vendor == "postgresql"
-
-
 @contextmanager
 def audit_context(*, user=None, actor=None, **extra):
     """Attach who is acting (a user, or an `Actor`) to every audit event written inside.
@@ -95,7 +92,7 @@ def audit_context(*, user=None, actor=None, **extra):
     same transaction, after the block, still carries them.
     """
     metadata = _metadata(user=user, actor=actor, **extra)
-    if _database_is_postgres():
+    if is_postgresql():
         with pghistory.context(**metadata):
             yield
         return
@@ -172,7 +169,7 @@ TASK_HEADER = "pit_audit"
 
 
 def _who_now() -> dict:
-    if _database_is_postgres():
+    if is_postgresql():
         tracked = getattr(pghistory.runtime._tracker, "value", None)
         metadata = tracked.metadata if tracked is not None else {}
     else:
@@ -266,13 +263,13 @@ def _comparable(value):
 
 
 def _on_save(sender, instance, created, raw=False, using="default", **kwargs):
-    if raw or _database_is_postgres(using):
+    if raw or is_postgresql(using):
         return
     event_record(instance, label="insert" if created else "update", using=using)
 
 
 def _on_delete(sender, instance, using="default", **kwargs):
-    if _database_is_postgres(using):
+    if is_postgresql(using):
         return
     event_record(instance, label="delete", using=using)
 
