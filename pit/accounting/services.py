@@ -1,22 +1,6 @@
-"""Writes of table accounting: chip tray counts, fill and credit slips and their steps, drop counts.
+"""Writes of table accounting: tray counts, fill and credit slips and their steps, drops, holds, the day close.
 
-Every write inserts facts; nothing here updates a row of this app. Each write is atomic and
-idempotent: posting the same fact again returns the one recorded; the same period, slip or step
-with other figures is a Conflict (409) and nothing is written. Findings go to the rule violations
-(`pit.compliance`), once per fingerprint:
-
-- `inventory_chain_break`: an opener that differs from the table's previous closer (by denomination);
-- `slip_amount_mismatch`: a slip issued or received with other chips than requested;
-- `slip_not_received`: a slip of a period whose closer is recorded, never received at the table;
-- `win_reconciliation_variance`: a table-day's statutory win differs from the house win of its
-  recorded wagers by more than PIT_WIN_RECONCILIATION_TOLERANCE (checked whenever the day's
-  figures are complete, again after each later figure or adjustment).
-
-Variance investigation (`holds_investigate`): a complete table-day whose win-to-drop is outside the
-configured rule's range is flagged (a HoldFlag) and needs a written finding. The gaming-day close
-(`gaming_day_close`) locks a day once everything is counted, reconciled and explained; a closed day
-takes only adjustments, which are listed in the master game report.
-"""
+Every write inserts facts and is idempotent. Design: docs/design/accounting.md."""
 
 from __future__ import annotations
 

@@ -1,20 +1,6 @@
 """Idempotency-Key on every POST: a retry gets the first answer again and writes nothing.
 
-- The request takes the key in its own transaction (its first statement inserts the key's row) and
-  stores its answer on the row before that transaction commits: an effect never exists without its
-  stored answer, and a crash (the process dies, the connection drops) or a 5xx loses both together,
-  so that a retry runs again at once. No other request ever sees a key whose request is running.
-- A retry with the same key and body gets the stored status and body (`Idempotent-Replayed: true`).
-- The same key with another body (or another path) is 422.
-- A retry sent while the first still runs waits for it (the database holds the retry's insert of the
-  key until the first commits or rolls back), then gets its answer, or runs if the first failed.
-- Every answer below 500 is stored, errors included (as Stripe does): the error's effect is rolled
-  back and its answer stored on its own. Send a new key for a new attempt.
-- Keys are kept PIT_IDEMPOTENCY_TTL_HOURS (default 24) and purged hourly by `api.idempotency_keys_purge`.
-
-One key costs the request two statements (the insert first, the answer last) and nothing else: the
-floor posts every coup with a key, so this is on the path every coup takes.
-"""
+The key is taken and its answer stored in the request's own transaction. Design: docs/design/api.md."""
 
 import datetime as dt
 import functools

@@ -1,24 +1,7 @@
 """The outbox: background work a write owes is stored with the write, then sent to the broker.
 
-- `outbox_enqueue` (inside the write's transaction) inserts an OutboxMessage and sends the task
-  after commit. The send never raises into the request: with the broker down it logs one line (once
-  per outage, not per request) and leaves the row for the pickup. A web request sends after its
-  answer has gone out (request_finished): the client does not wait for the broker and the row's mark.
-- Checks of coups never sent (an outage) are merged into checks of up to PIT_URGENT_VERIFY_MAX_COUPS
-  coups each before they are sent, so the catch-up after an outage is a few tasks, not one per coup.
-- A coup check takes over the checks still owed for coups of its shoes (`outbox_owed_row`,
-  `outbox_take_over`): one task checks a shoe's pending coups, and the taken-over rows, emptied in
-  the same transaction as the check, make their own tasks (already at the broker) do nothing.
-- The task deletes its row when it has run (`PitTask.on_success`), or when it is parked as failed.
-- `outbox_dispatch_due` (beat, `core.outbox_dispatch`, every 20 s) sends rows never sent, and sends
-  again a reconciliation not completed PIT_OUTBOX_REDISPATCH_SECONDS after its last send (a coup
-  check after 4 times as long; doubling each time: a worker killed under it, a broker that lost it).
-  A bulk task (an export may run long) is sent again only after CELERY_TASK_TIME_LIMIT; the wait
-  is capped at an hour. A copy sent again counts as a delivery when a worker starts it
-  (`PitTask.before_start`), so a task that kills its worker is parked after PIT_TASK_MAX_DELIVERIES,
-  while one that merely waited for workers that were down is never parked.
-Tasks are safe to run twice, so a second send costs a little work, never a wrong record.
-"""
+Services call `outbox_enqueue` inside their transaction; beat sends what the broker lost.
+Design: docs/design/outbox.md."""
 
 import datetime as dt
 import logging

@@ -1,7 +1,7 @@
 """Which Celery queue a task goes to: `urgent` for what the floor waits on, `bulk` for the rest.
 
 A reconciliation or the check of a coup just dealt must never wait behind a nightly sweep, a large
-batch verification or a report export, so each queue has workers of its own (README: "Queues").
+batch verification or a report export, so each queue has workers of its own (docs/operations/queues.md).
 CELERY_TASK_ROUTES (settings) lists this router first, then the fixed routes; any task not named
 there goes to CELERY_TASK_DEFAULT_QUEUE (bulk).
 """

@@ -1,19 +1,6 @@
 """The hash chain's format: which rows are chained, their canonical form, their hash.
 
-Read by the fields that link new rows (pit.records.chain), by the writer of the chain heads
-(pit.records.links) and by verification (pit.records.selectors); it imports none of them.
-
-Every fact row of a shoe (coups, wagers, commission entries, box counts, the reconciliation and
-its seats) takes the next position (`chain_seq`) in its shoe's chain and stores
-`chain_hash = SHA-256(previous hash + "\\n" + canonical form of the row)`. The canonical form is a
-compact JSON array: the format version, the row's kind, its position, then its fields in a fixed
-order (money as integer minor units, times in UTC ISO 8601 with microseconds and a "Z", dates in
-ISO, ids of related rows as integers). Fields a service legitimately changes later (a
-reconciliation's explanation and status) are left out: the audit trail keeps their history.
-
-The format is frozen: changing a field list or the encoding changes every hash ever written, so
-a new field of a chained model is added under a new format version, never silently.
-"""
+Frozen: a new field of a chained model goes under a new format version. Design: docs/design/records.md."""
 
 import datetime as dt
 import hashlib
