@@ -15,6 +15,10 @@ from decimal import Decimal
 
 from django.db.models import Sum
 
+from pit.core.money import to_minor
+from pit.reports.definitions import ReportFilters
+from pit.reports.selectors import table_result_rows
+
 from .models import (
     Adjustment,
     CountKind,
@@ -149,10 +153,6 @@ def day_win_totals(*, date_from: dt.date, date_to: dt.date, table_ids=None) -> d
 def win_difference_minor(*, table, gaming_day: dt.date) -> tuple[int, int, int] | None:
     """(statutory win, wager-based house win, drop) of a table-day in minor units; None until the day's
     opener, closer and drop are recorded. The house win is pit's own (the table results report)."""
-    from pit.core.money import to_minor
-    from pit.reports.definitions import ReportFilters
-    from pit.reports.selectors import table_result_rows
-
     item = period_figures(date_from=gaming_day, date_to=gaming_day, table_ids=[table.pk]).get((gaming_day, table.pk, 0))
     if item is None or item.win is None:
         return None

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from pit.accounts.models import Device, Role, StaffToken
 from pit.core.rows import model_columns, model_from_row
+from pit.tables.models import Table
 
 # ---------------------------------------------------------------------------------------- devices
 # A device key reads "<prefix>.<secret>": the prefix (8 hex characters, stored in clear) finds the
@@ -84,8 +85,6 @@ def _device_by_prefix(prefix: str) -> Device | None:
     refused at once."""
     if connection.vendor != "postgresql":
         return Device.objects.select_related("table").filter(key_prefix=prefix).first()
-    from pit.tables.models import Table
-
     if _DEVICE_SQL is None:
         globals()["_DEVICE_SQL"] = (
             f"SELECT {', '.join(model_columns(Device, 'd') + model_columns(Table, 't'))} "  # noqa: S608

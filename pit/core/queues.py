@@ -35,7 +35,7 @@ def route_coups_verify(name, args, kwargs, options, task=None, **kw):
 
 def task_route(name: str, args=(), kwargs=None) -> tuple[str, int]:
     """(queue, priority) CELERY_TASK_ROUTES gives this task; priority 0 is served first."""
-    from pit.celery import app
+    from pit.celery import app  # the Celery app is loaded by CoreConfig.ready, after the apps (pit/__init__.py)
 
     route = app.amqp.router.route({}, name, list(args), kwargs or {})
     queue = route.get("queue")

@@ -14,6 +14,8 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from pit import game
+from pit.compliance.models import RuleViolation
+from pit.compliance.services import violation_record, violations_clear_missing
 from pit.core.actors import SYSTEM, Actor
 from pit.core.gaming_day import gaming_day_for
 from pit.core.money import from_minor, to_minor
@@ -136,8 +138,6 @@ def shoe_reconcile(*, shoe_id: int) -> Reconciliation:
     (a coup recorded after the close, a correction, a void): then a supplement
     (`shoe_reconcile_supplement`) brings the balances back to zero.
     """
-    from pit.compliance.services import violation_record
-
     shoe = shoe_lock(shoe_id)
     if shoe.status != ShoeStatus.CLOSED:
         raise ValidationError(f"{shoe} is still dealing; it is reconciled when it is closed at the shuffle.")
@@ -216,9 +216,6 @@ def shoe_reconcile_supplement(*, shoe: Shoe, reconciliation: Reconciliation) -> 
     seat's earlier variance findings are cleared, the latest holds). A supplementary collection
     brings each balance to zero, so a second run finds nothing to do.
     """
-    from pit.compliance.models import RuleViolation
-    from pit.compliance.services import violation_record, violations_clear_missing
-
     ledger = _seat_ledger(shoe)
     unsettled = {seat: figures for seat, figures in ledger.items() if sum(figures.values()) != 0}
     if not unsettled:

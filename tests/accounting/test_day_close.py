@@ -10,7 +10,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from pit.accounting.models import Adjustment, GamingDayEvent, HoldFlag, InventoryCount, Slip
-from pit.accounting.report import ADJUSTMENTS, MASTER_GAME
+from pit.reports.accounting import ADJUSTMENTS, MASTER_GAME
 from pit.accounting.selectors import day_is_closed
 from pit.accounting.services import (
     adjustment_record,

@@ -261,7 +261,7 @@ def main() -> None:
     from django.core.management import call_command
     from django.test import override_settings
 
-    from pit.accounting.report import MASTER_GAME
+    from pit.reports.accounting import MASTER_GAME
     from pit.compliance.checks import coups_sweep
     from pit.reports.catalog import REPORTS
     from pit.reports.definitions import ReportFilters

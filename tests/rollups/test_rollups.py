@@ -11,7 +11,7 @@ import pytest
 from django.test import override_settings
 
 from pit import game
-from pit.accounting.report import MASTER_GAME
+from pit.reports.accounting import MASTER_GAME
 from pit.core.gaming_day import current_gaming_day
 from pit.core.models import OutboxMessage
 from pit.core.money import from_minor, settlement_unit, to_minor
