@@ -10,7 +10,10 @@ from django.conf import settings
 
 URGENT = "urgent"
 BULK = "bulk"
+# The tasks that apps below the task's own owe through the outbox, named once for both sides.
 VERIFY_TASK = "compliance.coups_verify"
+RECONCILE_TASK = "ledger.shoe_reconcile"
+REFRESH_TASK = "rollups.shoe_refresh"
 
 
 # Within the urgent queue a reconciliation goes before the checks of coups (Redis: a lower number is

@@ -20,6 +20,7 @@ from pit.core.actors import SYSTEM, Actor
 from pit.core.gaming_day import gaming_day_for
 from pit.core.money import from_minor, to_minor
 from pit.core.outbox import outbox_enqueue
+from pit.core.queues import REFRESH_TASK
 from pit.ledger.models import (
     BoxCount,
     CollectionReason,
@@ -75,7 +76,7 @@ def commission_entry_reverse(*, entry: CommissionEntry, note: str, actor: Actor 
         raise ValidationError({"entry": "A reversal is not reversed; record a new entry instead."})
     if hasattr(entry, "reversed_by"):
         raise ValidationError({"entry": f"Entry {entry.pk} is reversed already (by entry {entry.reversed_by.pk})."})
-    outbox_enqueue("rollups.shoe_refresh", entry.shoe_id)  # pit.rollups: the reversal changes table results
+    outbox_enqueue(REFRESH_TASK, entry.shoe_id)  # pit.rollups: the reversal changes table results
     return CommissionEntry.objects.create(
         shoe_id=entry.shoe_id,
         seat=entry.seat,
