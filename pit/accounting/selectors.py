@@ -15,6 +15,10 @@ from decimal import Decimal
 
 from django.db.models import Sum
 
+from pit.core.money import to_minor
+from pit.reports.definitions import ReportFilters
+from pit.reports.selectors import table_result_rows
+
 from .models import (
     Adjustment,
     CountKind,
@@ -136,23 +140,9 @@ def period_figures(
     return figures
 
 
-def day_win_totals(*, date_from: dt.date, date_to: dt.date, table_ids=None) -> dict[int, tuple[int, int]]:
-    """Per table id: (statutory win, drop) over the range, counting only complete table-days."""
-    totals: dict[int, list[int]] = defaultdict(lambda: [0, 0])
-    for item in period_figures(date_from=date_from, date_to=date_to, table_ids=table_ids).values():
-        if item.win is not None:
-            totals[item.table_id][0] += item.win
-            totals[item.table_id][1] += item.drop
-    return {table_id: (win, drop) for table_id, (win, drop) in totals.items()}
-
-
 def win_difference_minor(*, table, gaming_day: dt.date) -> tuple[int, int, int] | None:
     """(statutory win, wager-based house win, drop) of a table-day in minor units; None until the day's
     opener, closer and drop are recorded. The house win is pit's own (the table results report)."""
-    from pit.core.money import to_minor
-    from pit.reports.definitions import ReportFilters
-    from pit.reports.selectors import table_result_rows
-
     item = period_figures(date_from=gaming_day, date_to=gaming_day, table_ids=[table.pk]).get((gaming_day, table.pk, 0))
     if item is None or item.win is None:
         return None

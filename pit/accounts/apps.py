@@ -10,6 +10,7 @@ class AccountsConfig(AppConfig):
     def ready(self):
         from django.contrib.auth.signals import user_logged_in
 
+        # Admin registrations and signal receivers, once the apps are ready.
         from pit.accounts import admin_audit  # noqa: F401  (registers the audit trail's admin)
         from pit.accounts.access import session_activity_start
         from pit.accounts.audit import receivers_connect

@@ -124,7 +124,7 @@ class AuditContextMiddleware:
 
     def __call__(self, request):
         stack = _context_stack()
-        from pit.accounts.access import client_address
+        from pit.accounts.access import client_address  # access needs django-axes, loaded after the models
 
         stack.append((uuid.uuid4(), {"url": request.path, "address": client_address(request)}, request))
         try:
@@ -151,7 +151,7 @@ class PitHistoryMiddleware(pghistory.middleware.HistoryMiddleware):
     """pghistory's middleware (PostgreSQL), with the client's address and the API's device."""
 
     def get_context(self, request) -> dict:
-        from pit.accounts.access import client_address
+        from pit.accounts.access import client_address  # access needs django-axes, loaded after the models
 
         return {**super().get_context(request), "address": client_address(request)}
 

@@ -114,7 +114,7 @@ def bead_plate(coups, rows: int = 6) -> list[list[dict | None]]:
 
 
 def road_grid(cells: list[dict], rows: int = 6) -> list[list[dict | None]]:
-    """A road's cells (`pit.dashboard.roads`, as dicts with col and row) as a grid, row by row; an
+    """A road's cells (`pit.game.roads`, as dicts with col and row) as a grid, row by row; an
     empty cell is None. Each cell gets `mark` (its winner, or its colour on a derived road) and
     `ties`. At least one column, so an empty road still draws its frame."""
     columns = max((cell["col"] for cell in cells), default=0) + 1

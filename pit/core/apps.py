@@ -12,7 +12,7 @@ class CoreConfig(AppConfig):
 
         # Load the Celery app so that tasks bind to it (see pit/__init__.py for why not there).
         import pit.celery  # noqa: F401
-        from pit.core import outbox
+        from pit.core import outbox  # its signal receivers are connected once the apps are ready
 
         # Tasks owed by a web request are sent once its answer has gone out (pit/core/outbox.py).
         signals.request_started.connect(outbox.request_started, dispatch_uid="outbox_request_started")

@@ -23,7 +23,7 @@ def check_database() -> CheckResult:
 
 
 def check_broker() -> CheckResult:
-    from pit.celery import app
+    from pit.celery import app  # the Celery app is loaded by CoreConfig.ready, after the apps (pit/__init__.py)
 
     try:
         with app.connection_for_write() as connection:

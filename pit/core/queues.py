@@ -10,7 +10,10 @@ from django.conf import settings
 
 URGENT = "urgent"
 BULK = "bulk"
+# The tasks that apps below the task's own owe through the outbox, named once for both sides.
 VERIFY_TASK = "compliance.coups_verify"
+RECONCILE_TASK = "ledger.shoe_reconcile"
+REFRESH_TASK = "rollups.shoe_refresh"
 
 
 # Within the urgent queue a reconciliation goes before the checks of coups (Redis: a lower number is
@@ -35,7 +38,7 @@ def route_coups_verify(name, args, kwargs, options, task=None, **kw):
 
 def task_route(name: str, args=(), kwargs=None) -> tuple[str, int]:
     """(queue, priority) CELERY_TASK_ROUTES gives this task; priority 0 is served first."""
-    from pit.celery import app
+    from pit.celery import app  # the Celery app is loaded by CoreConfig.ready, after the apps (pit/__init__.py)
 
     route = app.amqp.router.route({}, name, list(args), kwargs or {})
     queue = route.get("queue")

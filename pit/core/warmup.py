@@ -26,7 +26,7 @@ def warm_process() -> None:
     get_resolver().url_patterns  # noqa: B018 - imports every urls.py and the views they name
     import openpyxl  # noqa: F401
 
-    from pit.celery import app
+    from pit.celery import app  # the Celery app is loaded by CoreConfig.ready, after the apps (pit/__init__.py)
 
     app.loader.import_default_modules()  # every tasks module, as a worker does at start
     app.backend, app.events.Dispatcher  # noqa: B018 - what sending a task builds on first use

@@ -19,7 +19,7 @@ from pit.compliance.models import RuleViolation
 from pit.compliance.selectors import OPEN
 from pit.core.gaming_day import current_gaming_day, gaming_day_bounds
 from pit.core.money import format_money, from_minor
-from pit.dashboard.roads import Result, roads, tally
+from pit.game.roads import Result, roads, tally
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import paytable_edges
 from pit.shoes.models import Coup, Shoe, Wager

@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import Sum
 from django.utils import timezone
 
+from pit import game
 from pit.core.actors import SYSTEM, Actor
 from pit.core.errors import Conflict
 from pit.core.money import from_minor
@@ -193,8 +194,6 @@ class HttpFloorClient:
         return json.loads(text) if text.strip() else {}
 
     def table_setup(self, code: str) -> TableSetup:
-        from pit import game
-
         data = self._call("GET", f"/tables/{code}/")
         listing = self._call("GET", "/paytables/?page_size=1000")
         paytables = listing.get("results", []) if isinstance(listing, dict) else listing

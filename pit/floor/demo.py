@@ -11,6 +11,9 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from pit.accounts.services import device_create, user_create_with_role
+from pit.floor.accounting import simulate_accounting
+from pit.floor.clients import ServicesFloorClient
+from pit.floor.simulator import simulate
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.services import paytable_create_from_preset
 from pit.tables.models import Table
@@ -154,10 +157,6 @@ def demo_pit_play(
     on_coup=None,
 ):
     """A few gaming days of play at every table, ending now with a shoe dealing at each."""
-    from pit.floor.accounting import simulate_accounting
-    from pit.floor.clients import ServicesFloorClient
-    from pit.floor.simulator import simulate
-
     result = simulate(
         ServicesFloorClient(),
         tables=[code for code, *_ in DEMO_TABLES],

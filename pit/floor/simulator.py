@@ -19,6 +19,7 @@ from decimal import Decimal
 from typing import Protocol
 
 from pit import game
+from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
 from pit.core.money import settlement_unit
 from pit.game import counting
 
@@ -720,8 +721,6 @@ class Dealer:
 
 def day_window(day: dt.date, now: dt.datetime) -> tuple[dt.datetime, dt.datetime]:
     """When a table plays on a gaming day: from 14:00 to 05:00 (casino time), and never past `now`."""
-    from pit.core.gaming_day import gaming_day_bounds
-
     day_start, day_end = gaming_day_bounds(day)
     start, end = day_start + dt.timedelta(hours=8), day_end - dt.timedelta(hours=1)
     cap = now - dt.timedelta(seconds=30)
@@ -759,8 +758,6 @@ def simulate(
 
     The same seed gives the same cards, wagers and faults: each table has its own seeded generator.
     """
-    from pit.core.gaming_day import gaming_day_for
-
     rates = {**dict.fromkeys(FAULT_KINDS, 0.0), **(faults or {})}
     now = now or dt.datetime.now(dt.UTC)
     last_day = last_day or gaming_day_for(now)

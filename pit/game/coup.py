@@ -27,7 +27,6 @@ class Winner(StrEnum):
 
 # --- The third-card rule -------------------------------------------------------------------------
 
-NATURAL_TOTALS = frozenset({8, 9})
 PLAYER_DRAWS_ON = frozenset(range(0, 6))
 BANKER_DRAWS_WHEN_PLAYER_STOOD = frozenset(range(0, 6))
 # Banker's two-card total -> values of Player's third card on which Banker draws (domain.md).

@@ -14,10 +14,13 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from pit import game
+from pit.compliance.models import RuleViolation
+from pit.compliance.services import violation_record, violations_clear_missing
 from pit.core.actors import SYSTEM, Actor
 from pit.core.gaming_day import gaming_day_for
 from pit.core.money import from_minor, to_minor
 from pit.core.outbox import outbox_enqueue
+from pit.core.queues import REFRESH_TASK
 from pit.ledger.models import (
     BoxCount,
     CollectionReason,
@@ -73,7 +76,7 @@ def commission_entry_reverse(*, entry: CommissionEntry, note: str, actor: Actor 
         raise ValidationError({"entry": "A reversal is not reversed; record a new entry instead."})
     if hasattr(entry, "reversed_by"):
         raise ValidationError({"entry": f"Entry {entry.pk} is reversed already (by entry {entry.reversed_by.pk})."})
-    outbox_enqueue("rollups.shoe_refresh", entry.shoe_id)  # pit.rollups: the reversal changes table results
+    outbox_enqueue(REFRESH_TASK, entry.shoe_id)  # pit.rollups: the reversal changes table results
     return CommissionEntry.objects.create(
         shoe_id=entry.shoe_id,
         seat=entry.seat,
@@ -136,8 +139,6 @@ def shoe_reconcile(*, shoe_id: int) -> Reconciliation:
     (a coup recorded after the close, a correction, a void): then a supplement
     (`shoe_reconcile_supplement`) brings the balances back to zero.
     """
-    from pit.compliance.services import violation_record
-
     shoe = shoe_lock(shoe_id)
     if shoe.status != ShoeStatus.CLOSED:
         raise ValidationError(f"{shoe} is still dealing; it is reconciled when it is closed at the shuffle.")
@@ -216,9 +217,6 @@ def shoe_reconcile_supplement(*, shoe: Shoe, reconciliation: Reconciliation) -> 
     seat's earlier variance findings are cleared, the latest holds). A supplementary collection
     brings each balance to zero, so a second run finds nothing to do.
     """
-    from pit.compliance.models import RuleViolation
-    from pit.compliance.services import violation_record, violations_clear_missing
-
     ledger = _seat_ledger(shoe)
     unsettled = {seat: figures for seat, figures in ledger.items() if sum(figures.values()) != 0}
     if not unsettled:

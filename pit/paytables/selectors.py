@@ -37,8 +37,3 @@ def paytable_edges(*, rules: dict | PaytableConfiguration, decks: int) -> dict[s
     if isinstance(rules, PaytableConfiguration):
         rules = rules.rules
     return _edges_for(json.dumps(rules, sort_keys=True), decks)
-
-
-def paytable_current_versions():
-    """The newest version of every paytable family."""
-    return PaytableConfiguration.objects.filter(superseded_by__isnull=True).order_by("code")

@@ -5,7 +5,9 @@ from django.apps import apps
 from django.db import transaction
 
 from pit import game
+from pit.compliance.services import violation_record
 from pit.records.links import NOT_READ, chain_link, chain_rows, records_chain
+from pit.records.selectors import chains_verify, shoe_ids_for_days
 
 # Linking rows to the chains is pit.records.links (the chained models' field calls it); its
 # writers are importable from here, with the services of this app.
@@ -17,9 +19,6 @@ RECORDS_CHECK = "records_verify"
 def records_verify(*, first_day, last_day):
     """Verify the chains of the shoes of these gaming days; each break is recorded once as a
     `record_chain_broken` violation of its shoe (safe to run twice). Returns the Verification."""
-    from pit.compliance.services import violation_record
-    from pit.records.selectors import chains_verify, shoe_ids_for_days
-
     Shoe = apps.get_model("shoes", "Shoe")  # noqa: N806 - the shoes app's models hash their rows through this app
     result = chains_verify(shoe_ids=shoe_ids_for_days(first_day=first_day, last_day=last_day))
     shoes = Shoe.objects.select_related("table").in_bulk([found.shoe_id for found in result.breaks])

@@ -13,6 +13,7 @@ from django.urls import reverse
 from pit.core.money import from_minor
 
 from . import csv_copy, selectors
+from .accounting import ACCOUNTING_REPORTS
 from .definitions import Column, Level, ReportDefinition, Total, ratio
 from .definitions import ColumnType as T
 
@@ -277,8 +278,5 @@ VIOLATIONS = ReportDefinition(
 REPORTS: dict[str, ReportDefinition] = {
     report.slug: report for report in (COMMISSION, COMMISSION_DETAIL, TABLE_RESULTS, VIOLATIONS)
 }
-
-# Table accounting's reports are defined in its own app and registered here.
-from pit.accounting.report import ACCOUNTING_REPORTS  # noqa: E402
 
 REPORTS.update({report.slug: report for report in ACCOUNTING_REPORTS})

@@ -52,6 +52,7 @@ from pit.ledger.models import (
 )
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import engine_paytable, paytable_edges
+from pit.rollups.selectors import day_segments, rolled_up_days, table_result_items
 from pit.shoes.models import Coup, Shoe, ShoeStatus, Wager, WagerResult
 from pit.shoes.selectors import house_win_minor, standing_condition, wager_money_sums, wagers_standing
 from pit.tables.models import Game
@@ -779,8 +780,6 @@ def table_results(filters: ReportFilters) -> Iterator[dict[str, Any]]:
     from dataclasses import replace
 
     from django.conf import settings
-
-    from pit.rollups.selectors import day_segments, rolled_up_days, table_result_items
 
     rolled_up = (
         rolled_up_days(date_from=filters.date_from, date_to=filters.date_to) if settings.PIT_ROLLUPS_READ else set()

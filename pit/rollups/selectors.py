@@ -16,11 +16,10 @@ from django.db.models import F
 
 from pit.core.gaming_day import current_gaming_day
 from pit.core.models import FailedTask, FailedTaskState, OutboxMessage
+from pit.core.queues import REFRESH_TASK
 from pit.shoes.models import Coup
 
 from .models import BetRollup, RolledUpDay, TableDayRollup
-
-REFRESH_TASK = "rollups.shoe_refresh"
 
 
 def _owed_shoes() -> set[int]:

@@ -2,9 +2,9 @@
 
 from django.conf import settings
 
+from pit.core.queues import REFRESH_TASK
 from pit.core.tasks import pit_task
 
-from .selectors import REFRESH_TASK
 from .services import rollups_catch_up, rollups_shoe_refresh
 
 

@@ -39,7 +39,8 @@ from pit.core.admin_site import (
     winner_html,
 )
 from pit.core.gaming_day import current_gaming_day
-from pit.dashboard.roads import Result, roads
+from pit.game.roads import Result, roads
+from pit.ledger.models import CommissionEntry
 from pit.shoes.models import Coup, CoupCorrection, Shoe, Wager
 from pit.shoes.selectors import standing_condition, wagers_standing
 from pit.shoes.services import WagerInput, coup_correct, coup_void
@@ -131,8 +132,6 @@ class ShoeAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
     @admin.display(description="see also")
     def links(self, shoe):
-        from pit.ledger.models import CommissionEntry
-
         return format_html(
             '<a href="{}">coups</a> · <a href="{}">violations</a> · <a href="{}">commission entries</a>',
             changelist_url(Coup, shoe__id__exact=shoe.pk),

@@ -10,7 +10,6 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from pit.accounting.models import Adjustment, GamingDayEvent, HoldFlag, InventoryCount, Slip
-from pit.accounting.report import ADJUSTMENTS, MASTER_GAME
 from pit.accounting.selectors import day_is_closed
 from pit.accounting.services import (
     adjustment_record,
@@ -28,6 +27,7 @@ from pit.compliance.services import violation_acknowledge
 from pit.core.errors import Conflict
 from pit.ledger.models import Reconciliation
 from pit.ledger.services import reconciliation_explain
+from pit.reports.accounting import ADJUSTMENTS, MASTER_GAME
 from pit.reports.definitions import ReportFilters, report_lines
 from pit.shoes.services import shoe_close
 from tests import factories

@@ -11,9 +11,9 @@ import openpyxl
 import pytest
 
 from pit.accounting.models import CountKind, DropCount, InventoryCount, SlipKind, SlipStep
-from pit.accounting.report import MASTER_GAME
 from pit.accounting.selectors import period_figures, statutory_win_minor
 from pit.accounting.services import inventory_record, slip_request
+from pit.reports.accounting import MASTER_GAME
 from pit.reports.catalog import REPORTS, TABLE_RESULTS
 from pit.reports.definitions import ReportFilters, report_lines
 from pit.reports.renderers import csv_chunks, json_chunks, xlsx_write

@@ -6,9 +6,9 @@ from decimal import Decimal
 
 import pytest
 
-from pit.accounting.report import MASTER_GAME
 from pit.accounting.services import drop_record, inventory_record, slip_issue, slip_receive, slip_request
 from pit.compliance.models import RuleViolation
+from pit.reports.accounting import MASTER_GAME
 from pit.reports.definitions import ReportFilters, report_lines
 from tests import factories
 from tests.accounting.conftest import DAY

@@ -261,8 +261,8 @@ def main() -> None:
     from django.core.management import call_command
     from django.test import override_settings
 
-    from pit.accounting.report import MASTER_GAME
     from pit.compliance.checks import coups_sweep
+    from pit.reports.accounting import MASTER_GAME
     from pit.reports.catalog import REPORTS
     from pit.reports.definitions import ReportFilters
     from pit.rollups.models import BetRollup, TableDayRollup

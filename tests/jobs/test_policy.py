@@ -24,13 +24,11 @@ from pit.ledger.tasks import shoe_reconcile
 from pit.shoes.services import shoe_close
 
 ROOT = Path(__file__).resolve().parents[2]
-OUR_TASKS = [
-    "compliance.coups_verify",
-    "compliance.coups_sweep",
-    "ledger.shoe_reconcile",
-    "ledger.shoes_reconcile_missing",
-    "core.outbox_dispatch",
-]
+app.loader.import_default_modules()  # every tasks module, as a worker does at start
+# Tasks declared with a bare @shared_task in modules rewritten on another branch, until they use
+# @pit_task: pit/api/tasks.py (idempotency_keys_purge).
+OUTSIDE_THE_POLICY = {"api.idempotency_keys_purge"}
+OUR_TASKS = sorted(name for name in app.tasks if name.split(".")[0] != "celery" and name not in OUTSIDE_THE_POLICY)
 
 
 def _settings_under(env: dict) -> dict:
@@ -78,6 +76,12 @@ def test_the_beat_schedule_names_registered_tasks():
     # Fast enough that a killed worker's reconciliation exists within 90 s of the restart.
     assert settings.CELERY_BEAT_SCHEDULE["core.outbox_dispatch"]["schedule"] == 20
     assert settings.CELERY_BEAT_SCHEDULE["ledger.shoes_reconcile_missing"]["schedule"] == 60
+
+
+def test_the_policy_covers_every_task():
+    assert {"compliance.coups_verify", "ledger.shoe_reconcile", "core.outbox_dispatch"} <= set(OUR_TASKS)
+    # A task listed outside the policy that follows it now: its entry goes.
+    assert [name for name in OUTSIDE_THE_POLICY if isinstance(app.tasks[name], PitTask)] == []
 
 
 @pytest.mark.parametrize("name", OUR_TASKS)

@@ -10,9 +10,10 @@ from django.utils import timezone
 
 from pit.compliance.models import RuleViolation
 from pit.ledger.models import CommissionEntry, EntryKind, Reconciliation
+from pit.ledger.selectors import shoes_missing_reconciliation
 from pit.ledger.services import commission_collect, shoe_reconcile
 from pit.ledger.tasks import shoe_reconcile as shoe_reconcile_task
-from pit.ledger.tasks import shoes_missing_reconciliation, shoes_reconcile_missing
+from pit.ledger.tasks import shoes_reconcile_missing
 from pit.shoes.services import shoe_close
 from tests import factories
 from tests.factories import wager

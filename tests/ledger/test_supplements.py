@@ -171,7 +171,8 @@ def test_a_seat_that_owes_less_than_nothing_at_the_shuffle_is_paid_back(box_shoe
 
 
 def test_the_beat_pickup_supplements_a_shoe_whose_message_was_lost(reconciled):
-    from pit.ledger.tasks import shoes_missing_reconciliation, shoes_reconcile_missing
+    from pit.ledger.selectors import shoes_missing_reconciliation
+    from pit.ledger.tasks import shoes_reconcile_missing
 
     # Recorded after the close with no on-commit callback run: the supplement's message is lost.
     factories.coup(reconciled, 2, *BANKER_NATURAL, wagers=[wager(1, "banker", "100")])

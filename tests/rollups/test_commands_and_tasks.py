@@ -9,10 +9,11 @@ from django.core.management import ManagementUtility, call_command
 
 from pit.core.gaming_day import current_gaming_day
 from pit.core.models import OutboxMessage
+from pit.core.queues import REFRESH_TASK
 from pit.ledger.models import CommissionEntry, EntryKind
 from pit.ledger.services import commission_entry_reverse
 from pit.rollups.models import RolledUpDay, TableDayRollup
-from pit.rollups.selectors import REFRESH_TASK, day_segments
+from pit.rollups.selectors import day_segments
 from tests import factories
 from tests.factories import wager
 

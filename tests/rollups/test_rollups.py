@@ -11,16 +11,17 @@ import pytest
 from django.test import override_settings
 
 from pit import game
-from pit.accounting.report import MASTER_GAME
 from pit.core.gaming_day import current_gaming_day
 from pit.core.models import OutboxMessage
 from pit.core.money import from_minor, settlement_unit, to_minor
+from pit.core.queues import REFRESH_TASK
 from pit.ledger.models import CommissionEntry, EntryKind
 from pit.ledger.services import commission_entry_reverse
+from pit.reports.accounting import MASTER_GAME
 from pit.reports.catalog import TABLE_RESULTS
 from pit.reports.definitions import ReportFilters
 from pit.rollups.models import BetRollup, RolledUpDay, TableDayRollup
-from pit.rollups.selectors import REFRESH_TASK, rolled_up_days
+from pit.rollups.selectors import rolled_up_days
 from pit.rollups.services import _complete, rollups_catch_up, rollups_rebuild, rollups_shoe_refresh
 from pit.shoes.models import Coup, Shoe, ShoeStatus, Wager
 from pit.shoes.selectors import wagers_standing

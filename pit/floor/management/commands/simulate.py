@@ -7,8 +7,12 @@ import time
 from django.core.management.base import CommandError
 
 from pit.core.arguments import PitCommand, at_least, integer, positive_seconds
-from pit.floor.simulator import COUPS_PER_SHOE, SimulationError, parse_fault_rates, simulate
+from pit.core.gaming_day import gaming_day_for
+from pit.floor.accounting import parse_accounting_faults, simulate_accounting
+from pit.floor.clients import HttpFloorClient, ServicesFloorClient
+from pit.floor.simulator import COUPS_PER_SHOE, SimulationError, deal_live, parse_fault_rates, simulate
 from pit.game import format_amount
+from pit.protection.dealer_errors import dealer_error_rates_check
 from pit.tables.models import Table
 
 
@@ -96,8 +100,6 @@ class Command(PitCommand):
         parser.add_argument("--coups", type=at_least(1), default=None, help="Stop after this many coups (--live).")
 
     def handle(self, *args, **options):
-        from pit.floor.accounting import parse_accounting_faults, simulate_accounting
-
         try:
             rates = parse_fault_rates(options["fault_rate"])
             accounting_rates = parse_accounting_faults(options["accounting_fault_rate"])
@@ -111,14 +113,10 @@ class Command(PitCommand):
             raise CommandError(f"--dealers: {dealers} dealers cannot deal at {len(codes)} tables at once.")
         options["dealers"] = dealers
         if options["url"]:
-            from pit.floor.clients import HttpFloorClient
-
             if not options["key"]:
                 raise CommandError("--url needs --key (a device API key).")
             client = HttpFloorClient(options["url"], options["key"])
         else:
-            from pit.floor.clients import ServicesFloorClient
-
             client = ServicesFloorClient()
         progress = Progress(
             len(codes) * options["days"] * options["shoes"] * COUPS_PER_SHOE,
@@ -155,9 +153,6 @@ class Command(PitCommand):
             )
             if options["eager"] and dealers and not options["url"]:
                 # Beat judges dealers every 10 minutes for today and yesterday; the days played now.
-                from pit.core.gaming_day import gaming_day_for
-                from pit.protection.dealer_errors import dealer_error_rates_check
-
                 today = gaming_day_for(dt.datetime.now(dt.UTC))
                 dealer_error_rates_check(first_day=today - dt.timedelta(days=options["days"] - 1), last_day=today)
         seconds = time.monotonic() - started
@@ -176,8 +171,6 @@ class Command(PitCommand):
                 self.stdout.write(f"  {fault.kind} ({fault.code}) at {fault.table}: {fault.detail}")
 
     def _live(self, client, codes, rates, options) -> None:
-        from pit.floor.simulator import deal_live
-
         self.stdout.write(f"Dealing live at {', '.join(codes)}: a coup every {options['interval']:g}s; Ctrl-C stops.")
         try:
             with eager(options["eager"]):
@@ -219,7 +212,7 @@ class eager:  # noqa: N801 (used as a context manager)
         self.enabled = enabled
 
     def __enter__(self):
-        from pit.celery import app
+        from pit.celery import app  # the Celery app is loaded by CoreConfig.ready, after the apps (pit/__init__.py)
 
         self.app, self.before = app, app.conf.task_always_eager
         if self.enabled:

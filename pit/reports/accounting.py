@@ -16,15 +16,14 @@ from typing import Any
 
 from django.conf import settings
 
+from pit.accounting.models import Adjustment
+from pit.accounting.selectors import period_figures, win_to_drop
 from pit.core.money import from_minor
 from pit.reports import selectors as report_selectors
 from pit.reports.definitions import Column, Level, ReportDefinition, ReportFilters, Total, ratio
 from pit.reports.definitions import ColumnType as T
 from pit.shoes.models import Coup
 from pit.tables.models import Game, Table
-
-from .models import Adjustment
-from .selectors import period_figures, win_to_drop
 
 GAME_NAMES = dict(Game.choices)
 _money = {"type": T.MONEY, "total": Total.SUM, "width": 14}

@@ -1,6 +1,6 @@
 """The bead plate and the big road: where each result goes, as pit bosses read them."""
 
-from pit.dashboard.roads import Result, bead_plate, big_road, tally
+from pit.game.roads import Result, bead_plate, big_road, tally
 
 
 def _road(text: str):
@@ -138,7 +138,7 @@ EXAMPLE = "BBBTPPBTPPPPBB"
 
 
 def test_streak_lengths_ignore_ties_and_tails():
-    from pit.dashboard.roads import streak_lengths
+    from pit.game.roads import streak_lengths
 
     assert streak_lengths(_letters(EXAMPLE)) == [3, 2, 1, 4, 2]
     assert streak_lengths(_letters("B" * 9)) == [9]
@@ -153,7 +153,7 @@ def _colours(road):
 
 
 def test_big_eye_boy_small_road_and_cockroach_pig_of_the_worked_example():
-    from pit.dashboard.roads import big_eye_boy, cockroach_pig, small_road
+    from pit.game.roads import big_eye_boy, cockroach_pig, small_road
 
     results = _letters(EXAMPLE)
     # Big eye boy (one column back), from column 1 row 1:
@@ -181,7 +181,7 @@ def test_big_eye_boy_small_road_and_cockroach_pig_of_the_worked_example():
 
 
 def test_derived_roads_start_late_and_a_one_winner_shoe_is_all_red():
-    from pit.dashboard.roads import big_eye_boy, cockroach_pig, roads, small_road
+    from pit.game.roads import big_eye_boy, cockroach_pig, roads, small_road
 
     assert big_eye_boy(_letters("BBB")) == [] and big_eye_boy(_letters("BP")) == []
     assert _colours(big_eye_boy(_letters("BPP"))) == "B"  # column 0 is exactly 1 long

@@ -11,7 +11,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 ROWS = 6
-LETTERS = {"player": "P", "banker": "B", "tie": "T"}
 
 
 @dataclass(frozen=True, slots=True)
