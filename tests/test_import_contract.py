@@ -17,19 +17,7 @@ PIT = ROOT / "pit"
 # Imports that break the contract in modules being split on other branches, each with its fix:
 # (importer, imported, fix). The importer matches its module and the modules under it (a module split
 # into a package keeps its entry). An entry that matches no import fails the test: remove it once fixed.
-KNOWN_VIOLATIONS: tuple[tuple[str, str, str], ...] = (
-    (
-        "pit.accounting.selectors",
-        "pit.reports.selectors",
-        "import table_result_rows from pit.rollups.results instead (the table results, with the helpers only "
-        "they use, out of pit/reports/selectors.py into pit/rollups/results.py)",
-    ),
-    (
-        "pit.accounting.selectors",
-        "pit.reports.definitions",
-        "pass the table-day to pit.rollups.results.table_result_rows without a report's ReportFilters",
-    ),
-)
+KNOWN_VIOLATIONS: tuple[tuple[str, str, str], ...] = ()
 
 # Function-local imports of our own code without a comment saying why, in modules other branches
 # rewrite: (module, imported, fix). The module matches as above; each entry goes once fixed. None of

@@ -16,8 +16,7 @@ from decimal import Decimal
 from django.db.models import Sum
 
 from pit.core.money import to_minor
-from pit.reports.definitions import ReportFilters
-from pit.reports.selectors import table_result_rows
+from pit.rollups.results import TableDays, table_result_rows
 
 from .models import (
     Adjustment,
@@ -146,8 +145,8 @@ def win_difference_minor(*, table, gaming_day: dt.date) -> tuple[int, int, int] 
     item = period_figures(date_from=gaming_day, date_to=gaming_day, table_ids=[table.pk]).get((gaming_day, table.pk, 0))
     if item is None or item.win is None:
         return None
-    filters = ReportFilters(date_from=gaming_day, date_to=gaming_day, tables=(table.code,))
-    house_win = sum((row["house_win"] for row in table_result_rows(filters)), Decimal(0))
+    days = TableDays(date_from=gaming_day, date_to=gaming_day, tables=(table.code,))
+    house_win = sum((row["house_win"] for row in table_result_rows(days)), Decimal(0))
     return item.win, to_minor(house_win, table.currency), item.drop
 
 

@@ -27,8 +27,7 @@ from pit.accounting.models import CountKind, InventoryCount
 from pit.core.actors import SYSTEM
 from pit.core.money import format_money, to_minor
 from pit.floor.simulator import InjectedFault
-from pit.reports.definitions import ReportFilters
-from pit.reports.selectors import table_result_rows
+from pit.rollups.results import TableDays, table_result_rows
 from pit.shoes.models import Coup, Shoe, ShoeStatus
 from pit.tables.models import Table
 
@@ -100,7 +99,7 @@ def simulate_accounting(
 
 
 def _house_win(table: Table, day: dt.date) -> int:
-    rows = table_result_rows(ReportFilters(date_from=day, date_to=day, tables=(table.code,)))
+    rows = table_result_rows(TableDays(date_from=day, date_to=day, tables=(table.code,)))
     return to_minor(sum((row["house_win"] for row in rows), Decimal(0)), table.currency)
 
 

@@ -23,9 +23,8 @@ from pit.reports import selectors as report_selectors
 from pit.reports.definitions import Column, Level, ReportDefinition, ReportFilters, Total, ratio
 from pit.reports.definitions import ColumnType as T
 from pit.shoes.models import Coup
-from pit.tables.models import Game, Table
+from pit.tables.models import GAME_NAMES, Table
 
-GAME_NAMES = dict(Game.choices)
 _money = {"type": T.MONEY, "total": Total.SUM, "width": 14}
 TO_DATE = ("win_mtd", "drop_mtd", "win_ytd", "drop_ytd")
 

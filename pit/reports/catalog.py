@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 
 from django.urls import reverse
 
-from pit.core.money import from_minor
+from pit.core.money import decimal_sqrt, from_minor
 
 from . import csv_copy, selectors
 from .accounting import ACCOUNTING_REPORTS
@@ -28,7 +28,7 @@ def _deviations(sums: dict[str, Any]) -> Decimal | None:
     variance = sums.get("variance_major")
     if not variance:
         return None
-    return (sums["house_win"] - sums["theoretical_win"]) / selectors.decimal_sqrt(Decimal(variance))
+    return (sums["house_win"] - sums["theoretical_win"]) / decimal_sqrt(Decimal(variance))
 
 
 def _deviation(sums: dict[str, Any]) -> Decimal | None:
@@ -36,7 +36,7 @@ def _deviation(sums: dict[str, Any]) -> Decimal | None:
     if variance is None:
         return None
     scale = sums["house_win"].as_tuple().exponent
-    return selectors.decimal_sqrt(Decimal(variance)).quantize(Decimal(1).scaleb(scale))
+    return decimal_sqrt(Decimal(variance)).quantize(Decimal(1).scaleb(scale))
 
 
 def _reconciliation_link(row: dict[str, Any]) -> str | None:

@@ -17,13 +17,12 @@ import heapq
 import itertools
 from collections import defaultdict
 from collections.abc import Iterator
-from decimal import Decimal, localcontext
+from decimal import Decimal
 from typing import Any
 
 from django.db.models import (
     BigIntegerField,
     BooleanField,
-    Case,
     Count,
     ExpressionWrapper,
     F,
@@ -33,15 +32,13 @@ from django.db.models import (
     Q,
     Sum,
     Value,
-    When,
 )
 from django.db.models.functions import Cast, Coalesce
 
-from pit import game
 from pit.compliance.models import RuleViolation, ViolationStatus
-from pit.core.db import bytewise, sum_of_squares
+from pit.core.db import bytewise
 from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
-from pit.core.money import exponent, from_minor, settlement_unit, to_minor
+from pit.core.money import exponent, from_minor
 from pit.ledger.models import (
     BoxCount,
     CollectionReason,
@@ -50,23 +47,14 @@ from pit.ledger.models import (
     Reconciliation,
     ReconciliationSupplement,
 )
-from pit.paytables.models import PaytableConfiguration
-from pit.paytables.selectors import engine_paytable, paytable_edges
+from pit.rollups.results import TableDays, coup_scope, open_violation_counts, table_result_row, table_result_rows
 from pit.rollups.selectors import day_segments, rolled_up_days, table_result_items
-from pit.shoes.models import Coup, Shoe, ShoeStatus, Wager, WagerResult
-from pit.shoes.selectors import house_win_minor, standing_condition, wager_money_sums, wagers_standing
-from pit.tables.models import Game
+from pit.shoes.models import Coup, Shoe, ShoeStatus
+from pit.tables.models import GAME_NAMES
 
 from .definitions import ReportFilters, batched
 
 CHUNK = 2000  # rows per database round trip when streaming
-# Shoes whose ledger lines are read in one query: as many as a round trip's ids (2,000). Each
-# query hashes its shoes' entries and scans the ledger once for what their reversals reverse, so
-# the fewer the better: 200 a batch scanned the whole ledger 8 times over a 2/7 year (1.2 s).
-SHOE_BATCH = CHUNK
-
-# The bets the table results report shows a handle column for; any other bet goes to "other".
-HANDLE_BETS = ("player", "banker", "tie", "player_pair", "banker_pair")
 
 NO_ENTRIES = {"accrued": 0, "reversed": 0, "departed": 0, "shuffle": 0, "wagers": 0}
 UNRECONCILED_STATUS = {ShoeStatus.DEALING: "Dealing", ShoeStatus.CLOSED: "Awaiting reconciliation"}
@@ -162,17 +150,12 @@ def _shoe_batches(filters: ReportFilters, dealing_last: bool = False) -> Iterato
         table_game=F("table__game"),
         currency=F("table__currency"),
     )
-    for batch in batched(shoes.iterator(chunk_size=CHUNK), SHOE_BATCH):
+    # A batch's ledger lines are read in one query, which scans the ledger once for what their
+    # reversals reverse: as many shoes as a round trip's ids.
+    for batch in batched(shoes.iterator(chunk_size=CHUNK), CHUNK):
         for shoe in batch:
             shoe["report_day"] = report_day(shoe)
         yield batch
-
-
-def shoes_estimate(filters: ReportFilters) -> int:
-    return shoes_in_range(filters).count()
-
-
-GAME_NAMES = dict(Game.choices)
 
 
 # ------------------------------------------------------------------------------------ commission
@@ -467,15 +450,6 @@ def commission_detail_estimate(filters: ReportFilters) -> int:
 # ------------------------------------------------------------------------------------ table results
 
 
-def _coup_scope(queryset, prefix: str, filters: ReportFilters):
-    queryset = queryset.filter(**{f"{prefix}gaming_day__range": (filters.date_from, filters.date_to)})
-    if filters.tables:
-        queryset = queryset.filter(**{f"{prefix}shoe__table__code__in": filters.tables})
-    if filters.game:
-        queryset = queryset.filter(**{f"{prefix}shoe__table__game": filters.game})
-    return queryset
-
-
 def _violation_scope(filters: ReportFilters):
     violations = RuleViolation.objects.filter(gaming_day__range=(filters.date_from, filters.date_to))
     if filters.tables:
@@ -485,250 +459,13 @@ def _violation_scope(filters: ReportFilters):
     return violations
 
 
-def _paytable_edges(paytable_id: int, decks: int, cache: dict[tuple[int, int], dict[str, tuple[Decimal, Decimal]]]):
-    """Per bet (house edge, variance per unit bet) of that paytable version for a shoe of `decks`
-    decks, exact from the engine (`pit.paytables.selectors.paytable_edges`, cached per deck count)."""
-    key = (paytable_id, decks)
-    if key not in cache:
-        rules = PaytableConfiguration.objects.values_list("rules", flat=True).get(pk=paytable_id)
-        cache[key] = paytable_edges(rules=rules, decks=decks)
-    return cache[key]
-
-
-def decimal_sqrt(value: Decimal) -> Decimal:
-    """A square root to 34 significant digits (standard deviations from variances)."""
-    with localcontext() as context:
-        context.prec = 34
-        return value.sqrt()
-
-
-def table_result_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
-    """One row per gaming day and table: coups, handle per bet, payouts, commission, house win, hold,
-    theoretical win and how many standard deviations the actual win lies from it, open violations.
-
-    House win is `pit.game.house_win` summed: stakes lost - payouts + commission owed, all in SQL.
-    Theoretical win is handle x the house edge of each bet under the paytable version each coup was
-    settled under, for the deck count of its shoe; the standard deviation is sqrt(sum of stake^2 x
-    the bet's variance per unit), the variance also for that deck count.
-    """
-    wagers = (
-        _coup_scope(wagers_standing(), "coup__", filters)
-        .values(
-            day=F("coup__gaming_day"),
-            table_currency=F("coup__shoe__table__currency"),
-            table=F("coup__shoe__table__code"),
-            paytable=F("coup__paytable_id"),
-            decks=F("coup__shoe__decks"),
-            bet_type=F("bet"),
-        )
-        .order_by("day", "table_currency", bytewise("coup__shoe__table__code"), "paytable", "decks", "bet_type")
-        .annotate(
-            wagers=Count("pk"),
-            **wager_money_sums(),
-            **_mispay_sums(),
-            squares=sum_of_squares("amount_minor"),
-        )
-    )
-    coups = (
-        _coup_scope(Coup.objects.all(), "", filters)
-        .values(
-            day=F("gaming_day"),
-            table=F("shoe__table__code"),
-            game=F("shoe__table__game"),
-            currency=F("shoe__table__currency"),
-            table_id=F("shoe__table_id"),
-        )
-        .order_by("day", "currency", bytewise("shoe__table__code"))
-        .annotate(coups=Count("pk"))
-    )
-    violations = (
-        _violation_scope(filters)
-        .filter(status=ViolationStatus.OPEN, cleared_at__isnull=True)
-        .values(
-            day=F("gaming_day"),
-            table_code=F("table__code"),
-            game=F("table__game"),
-            currency=F("table__currency"),
-        )
-        .order_by("day", "currency", bytewise("table__code"))
-        .annotate(open=Count("pk"))
-    )
-    # In the order of the report's levels, (gaming day, currency), then by table: a subtotal closes
-    # exactly the rows of its key however the table codes of two currencies interleave.
-    # Reversals of accruals on wagers that stand: a correction's or a void's reversals are of wagers
-    # that no longer stand, whose commission `wagers_standing` leaves out already.
-    reversals = (
-        _coup_scope(
-            CommissionEntry.objects.filter(
-                standing_condition("reverses__wager__"),
-                kind=EntryKind.REVERSAL,
-                reverses__kind=EntryKind.ACCRUED,
-            ),
-            "reverses__wager__coup__",
-            filters,
-        )
-        .values(
-            day=F("reverses__wager__coup__gaming_day"),
-            table_currency=F("shoe__table__currency"),
-            table=F("shoe__table__code"),
-        )
-        .order_by("day", "table_currency", bytewise("shoe__table__code"))
-        .annotate(reversed=Sum("amount_minor"))
-    )
-    streams = (
-        (((item["day"], item["currency"], item["table"]), 0, item) for item in coups.iterator(chunk_size=CHUNK)),
-        (
-            ((item["day"], item["table_currency"], item["table"]), 3, item)
-            for item in reversals.iterator(chunk_size=CHUNK)
-        ),
-        (((item["day"], item["currency"], item["table"]), 4, item) for item in _deducted_stream(filters)),
-        (((item["day"], item["table_currency"], item["table"]), 1, item) for item in wagers.iterator(chunk_size=CHUNK)),
-        (
-            ((item["day"], item["currency"], item["table_code"]), 2, item)
-            for item in violations.iterator(chunk_size=CHUNK)
-        ),
-    )
-    edges_cache: dict[tuple[int, int], dict[str, tuple[Decimal, Decimal]]] = {}
-    merged = heapq.merge(*streams, key=lambda entry: (entry[0], entry[1]))
-    for (day, _, table), entries in itertools.groupby(merged, key=lambda entry: entry[0]):
-        row = _table_result_row(day, table, [item for _, _, item in entries], edges_cache)
-        if row is not None:
-            yield row
-
-
-def _mispay_sums() -> dict:
-    """What the floor reported it paid (the paytable's payout where it reported nothing), and how
-    much more or less than the paytable that was, summed apart: an overpayment is never netted
-    against an underpayment."""
-    paid = Coalesce("paid_minor", "payout_minor")
-    over = Case(When(paid_minor__gt=F("payout_minor"), then=F("paid_minor") - F("payout_minor")), default=Value(0))
-    under = Case(When(paid_minor__lt=F("payout_minor"), then=F("payout_minor") - F("paid_minor")), default=Value(0))
-    return {
-        "paid": Coalesce(Sum(paid), 0),
-        "overpaid": Coalesce(Sum(over, output_field=BigIntegerField()), 0),
-        "underpaid": Coalesce(Sum(under, output_field=BigIntegerField()), 0),
-    }
-
-
-def _deducted_stream(filters: ReportFilters) -> Iterator[dict[str, Any]]:
-    """Per winning wager at a table whose paytable deducts commission from the payout: the
-    commission deducted, settled again by the engine from the coup's cards (the wager row stores
-    the net payout only). Rows in (day, currency, table) order, like the other streams."""
-    deducting = [
-        pk
-        for pk, rules in PaytableConfiguration.objects.values_list("pk", "rules")
-        if rules.get("commission_mode") == game.CommissionMode.DEDUCTED
-    ]
-    if not deducting:
-        return
-    wagers = (
-        _coup_scope(
-            wagers_standing(Wager.objects.filter(coup__paytable_id__in=deducting, result=WagerResult.WIN)),
-            "coup__",
-            filters,
-        )
-        .order_by("coup__gaming_day", "currency", bytewise("coup__shoe__table__code"), "pk")
-        .values_list(
-            "coup__gaming_day",
-            "currency",
-            "coup__shoe__table__code",
-            "coup__paytable_id",
-            "bet",
-            "amount_minor",
-            "coup__player_cards",
-            "coup__banker_cards",
-        )
-    )
-    paytables: dict[int, game.Paytable] = {}
-    for day, currency, table, paytable_id, bet, amount, player, banker in wagers.iterator(chunk_size=CHUNK):
-        if paytable_id not in paytables:
-            paytables[paytable_id] = engine_paytable(PaytableConfiguration.objects.get(pk=paytable_id))
-        evaluation = game.evaluate(game.Coup(player=player, banker=banker))
-        settlement = game.settle(
-            paytables[paytable_id], bet, from_minor(amount, currency), evaluation, unit=settlement_unit(currency)
-        )
-        yield {"day": day, "currency": currency, "table": table, "deducted": to_minor(settlement.deducted, currency)}
-
-
-def _table_result_row(day: dt.date, table: str, items: list[dict], edges_cache) -> dict[str, Any] | None:
-    coups = open_violations = wagers = 0
-    handle: dict[str, int] = dict.fromkeys((*HANDLE_BETS, "other"), 0)
-    payouts = commission = lost = paid = overpaid = underpaid = reversed_ = deducted = 0
-    theoretical = Decimal(0)
-    variance = Decimal(0)
-    game = currency = table_id = None
-    for item in items:
-        table_id = table_id or item.get("table_id")
-        game = game or item.get("game")
-        currency = currency or item.get("currency")
-        if "coups" in item:
-            coups += item["coups"]
-        elif "open" in item:
-            open_violations += item["open"]
-        elif "reversed" in item:
-            reversed_ += item["reversed"]  # reversal entries are negative
-        elif "deducted" in item:
-            deducted += item["deducted"]
-        else:
-            wagers += item["wagers"]
-            handle[item["bet_type"] if item["bet_type"] in HANDLE_BETS else "other"] += item["handle"]
-            payouts += item["payouts"]
-            commission += item["commission"]
-            lost += item["lost"]
-            paid += item["paid"]
-            overpaid += item["overpaid"]
-            underpaid += item["underpaid"]
-            edge, unit_variance = _paytable_edges(item["paytable"], item["decks"], edges_cache).get(
-                item["bet_type"], (Decimal(0), Decimal(0))
-            )
-            theoretical += Decimal(item["handle"]) * edge
-            variance += Decimal(item["squares"]) * unit_variance
-    if currency is None:
-        # Only wagers: the currency comes from the table of the coups (always present with wagers).
-        return None
-    scale = Decimal(1).scaleb(-exponent(currency))
-    total_handle = sum(handle.values())
-    # Commission as the ledger stands (accruals net of their reversals) plus what was deducted from
-    # payouts, shown as commission: payouts are the paytable's before any commission.
-    commission += reversed_ + deducted
-    payouts += deducted
-    win = house_win_minor({"lost": lost, "payouts": payouts, "commission": commission})
-    theoretical_major = (theoretical * scale).quantize(scale)
-    # Minor units squared: the standard deviation in major units is sqrt(variance) x scale.
-    deviation = (decimal_sqrt(variance) * scale).quantize(scale) if variance else Decimal(0).quantize(scale)
-    actual = from_minor(win, currency)
-    row = {
-        "gaming_day": day,
-        "table": table,
-        "game": GAME_NAMES.get(game, game),
-        "currency": currency,
-        "coups": coups,
-        "wagers": wagers,
-        **{f"handle_{bet}": from_minor(minor, currency) for bet, minor in handle.items()},
-        "handle": from_minor(total_handle, currency),
-        "payouts": from_minor(payouts, currency),
-        "paid": from_minor(paid, currency),
-        "overpaid": from_minor(overpaid, currency),
-        "underpaid": from_minor(underpaid, currency),
-        "commission": from_minor(commission, currency),
-        "commission_reversed": from_minor(-reversed_, currency),
-        "commission_deducted": from_minor(deducted, currency),
-        "lost": from_minor(lost, currency),
-        "house_win": actual,
-        "hold": (Decimal(win) / Decimal(total_handle)) if total_handle else None,
-        "theoretical_win": theoretical_major,
-        "win_minus_theoretical": actual - theoretical_major,
-        "standard_deviation": deviation,
-        "variance_major": (variance * scale * scale) if variance else Decimal(0),
-        "deviations": ((actual - theoretical_major) / decimal_sqrt(variance * scale * scale)) if variance else None,
-        "open_violations": open_violations,
-        "table_id": table_id,  # for the link on screen, not a column
-    }
-    return row
-
-
 def table_results_estimate(filters: ReportFilters) -> int:
-    return _coup_scope(Coup.objects.all(), "", filters).values("gaming_day", "shoe__table_id").distinct().count()
+    return (
+        coup_scope(Coup.objects.all(), "", _table_days(filters))
+        .values("gaming_day", "shoe__table_id")
+        .distinct()
+        .count()
+    )
 
 
 # ------------------------------------------------------------------------------------ violations
@@ -772,6 +509,10 @@ def violations_estimate(filters: ReportFilters) -> int:
 # ------------------------------------------------------------------------------------ table results over rollups
 
 
+def _table_days(filters: ReportFilters) -> TableDays:
+    return TableDays(filters.date_from, filters.date_to, filters.tables, filters.game)
+
+
 def table_results(filters: ReportFilters) -> Iterator[dict[str, Any]]:
     """Table results as `table_result_rows` gives them, reading the daily rollups (pit.rollups) for
     the complete days they cover and are fresh for, and the detail for the other days: the same
@@ -790,22 +531,11 @@ def table_results(filters: ReportFilters) -> Iterator[dict[str, Any]]:
     ):
         segment = replace(filters, date_from=first, date_to=last)
         if not from_rollups:
-            yield from table_result_rows(segment)
+            yield from table_result_rows(_table_days(segment))
             continue
-        violations = (
-            ((item["day"], item["currency"], item["table_code"]), 2, item)
-            for item in _violation_scope(segment)
-            .filter(status=ViolationStatus.OPEN, cleared_at__isnull=True)
-            .values(
-                day=F("gaming_day"), table_code=F("table__code"), game=F("table__game"), currency=F("table__currency")
-            )
-            .order_by("day", "currency", bytewise("table__code"))
-            .annotate(open=Count("pk"))
-            .iterator(chunk_size=CHUNK)
-        )
         items = table_result_items(date_from=first, date_to=last, tables=filters.tables, game=filters.game)
-        merged = heapq.merge(items, violations, key=lambda entry: (entry[0], entry[1]))
+        merged = heapq.merge(items, open_violation_counts(_table_days(segment)), key=lambda entry: (entry[0], entry[1]))
         for (day, _, table), entries in itertools.groupby(merged, key=lambda entry: entry[0]):
-            row = _table_result_row(day, table, [item for _, _, item in entries], edges_cache)
+            row = table_result_row(day, table, [item for _, _, item in entries], edges_cache)
             if row is not None:
                 yield row

@@ -13,8 +13,7 @@ import datetime as dt
 from collections import defaultdict
 
 from django.db import transaction
-from django.db.models import BigIntegerField, Case, Count, F, Max, Sum, Value, When
-from django.db.models.functions import Coalesce
+from django.db.models import Count, Max, Sum
 from django.utils import timezone
 
 from pit import game
@@ -28,22 +27,11 @@ from pit.shoes.models import Coup, CoupCorrection, Shoe, Wager, WagerResult
 from pit.shoes.selectors import wager_money_sums, wagers_standing
 
 from .models import BetRollup, RolledUpDay, TableDayRollup
+from .results import mispay_sums
 
 
 def _day_lock(day: dt.date) -> None:
     advisory_xact_lock(f"pit.rollups:{day}")
-
-
-def _mispay_sums() -> dict:
-    """What the floor reported it paid (the paytable's payout where it reported nothing), over and
-    under the paytable apart, as table results sums them."""
-    over = Case(When(paid_minor__gt=F("payout_minor"), then=F("paid_minor") - F("payout_minor")), default=Value(0))
-    under = Case(When(paid_minor__lt=F("payout_minor"), then=F("payout_minor") - F("paid_minor")), default=Value(0))
-    return {
-        "paid": Coalesce(Sum(Coalesce("paid_minor", "payout_minor")), 0),
-        "overpaid": Coalesce(Sum(over, output_field=BigIntegerField()), 0),
-        "underpaid": Coalesce(Sum(under, output_field=BigIntegerField()), 0),
-    }
 
 
 def _deducted(day: dt.date, table_ids) -> dict[tuple, int]:
@@ -150,7 +138,7 @@ def _write(day: dt.date, table_ids=None) -> int:
         wagers_standing(Wager.objects.filter(coup__gaming_day=day, coup__shoe__table_id__in=played))
         .values("coup__shoe__table_id", "coup__paytable_id", "coup__shoe__decks", "bet")
         .order_by()
-        .annotate(wagers=Count("pk"), **wager_money_sums(), **_mispay_sums(), squares=sum_of_squares("amount_minor"))
+        .annotate(wagers=Count("pk"), **wager_money_sums(), **mispay_sums(), squares=sum_of_squares("amount_minor"))
     )
     BetRollup.objects.bulk_create(
         [

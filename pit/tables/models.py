@@ -14,6 +14,9 @@ class Game(models.TextChoices):
     MINI = "mini", "Mini baccarat"
 
 
+GAME_NAMES = dict(Game.choices)
+
+
 class TableStatus(models.TextChoices):
     OPEN = "open", "Open"
     CLOSED = "closed", "Closed"

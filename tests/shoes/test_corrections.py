@@ -11,8 +11,7 @@ from pit.compliance.models import RuleViolation
 from pit.core.actors import Actor
 from pit.ledger.models import CommissionEntry, EntryKind
 from pit.ledger.services import seat_balance_minor
-from pit.reports.definitions import ReportFilters
-from pit.reports.selectors import table_result_rows
+from pit.rollups.results import TableDays, table_result_rows
 from pit.shoes.models import CorrectionKind, CoupCorrection, Wager
 from pit.shoes.selectors import Standing, coups_voided, wagers_standing
 from pit.shoes.services import coup_correct, coup_void
@@ -91,7 +90,7 @@ def test_a_void_returns_every_stake(coup, django_capture_on_commit_callbacks):
     assert Wager.objects.filter(coup=coup).count() == 2  # the originals stay
     assert ledger(coup) == [(1, EntryKind.ACCRUED, 500), (1, EntryKind.REVERSAL, -500)]
     assert seat_balance_minor(shoe=coup.shoe, seat=1) == 0
-    (row,) = table_result_rows(ReportFilters(date_from=day, date_to=day))
+    (row,) = table_result_rows(TableDays(date_from=day, date_to=day))
     assert (row["wagers"], row["handle"], row["house_win"], row["commission"]) == (
         0,
         Decimal("0.00"),
