@@ -38,6 +38,7 @@ constraint error on SQLite), with the table, and for an update the column, in th
 """
 
 import pghistory.models
+from django.apps import apps
 from django.core.exceptions import ImproperlyConfigured
 from django.db import IntegrityError, models
 
@@ -148,8 +149,6 @@ def unprotect_sql(vendor: str, *, table: str) -> list[str]:
 def protected_models() -> list[type[models.Model]]:
     """Every model whose table the triggers protect: the `Fact` models and django-pghistory's
     event models (an audit trail is a fact too), in label order."""
-    from django.apps import apps  # the app registry is ready only once Django is set up
-
     return sorted(
         (model for model in apps.get_models() if issubclass(model, Fact) or issubclass(model, pghistory.models.Event)),
         key=lambda model: model._meta.label,
