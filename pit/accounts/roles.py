@@ -1,9 +1,10 @@
 """The staff roles as data: role (a Django group name) -> the exact permissions it holds.
 
-Defined once, here. Data migrations call `groups_sync(apps, <frozen copy>)` with a copy of
-`ROLES` as it stood when they were written (a migration must not change meaning when this file
-changes later); a test checks that the latest migration's copy equals `ROLES`, so a change here
-needs a new migration. Least privilege: what a role may change it changes through admin actions
+Defined once, here. A roles data migration (accounts/0003_roles) holds a copy of `ROLES` as it
+stood when it was written (`roles_frozen()`, pasted in: a migration must not change meaning when
+this file changes later) and gives each group exactly those permissions; a test checks that the
+latest roles migration's copy equals `ROLES`, so a change here needs a new roles migration.
+Least privilege: what a role may change it changes through admin actions
 that call services (open/close a table, review a violation, explain a variance); nobody but a
 superuser may add or delete rows, and floor devices hold no admin permission at all (they
 authenticate to the API by key, not as users).
@@ -113,34 +114,3 @@ ROLES: dict[str, frozenset[str]] = {
 def roles_frozen() -> dict[str, list[str]]:
     """`ROLES` as plain sorted lists: what a data migration pastes in as its frozen copy."""
     return {role: sorted(permissions) for role, permissions in ROLES.items()}
-
-
-def groups_sync(apps, roles: dict[str, list[str]], *, using: str = "default") -> None:
-    """Create each role's group and give it exactly `roles[role]` (for data migrations).
-
-    Creates every app's content types and permissions first: Django only does that after
-    `migrate` finishes, too late for a migration that grants them. Raises LookupError naming a
-    permission that does not exist (a typo must not silently grant less).
-    """
-    from django.contrib.auth.management import create_permissions
-    from django.contrib.contenttypes.management import create_contenttypes
-
-    for app_config in apps.get_app_configs():
-        # Historical app configs have no models module; the management helpers skip those.
-        app_config.models_module = True
-        create_contenttypes(app_config, verbosity=0, using=using, apps=apps)
-        create_permissions(app_config, verbosity=0, using=using, apps=apps)
-        app_config.models_module = None
-
-    Group = apps.get_model("auth", "Group")
-    Permission = apps.get_model("auth", "Permission")
-    for role, names in roles.items():
-        wanted = []
-        for name in names:
-            app_label, codename = name.split(".", 1)
-            try:
-                wanted.append(Permission.objects.using(using).get(content_type__app_label=app_label, codename=codename))
-            except Permission.DoesNotExist:
-                raise LookupError(f"role {role!r}: no permission {name!r}") from None
-        group, _ = Group.objects.using(using).get_or_create(name=role)
-        group.permissions.set(wanted)

@@ -60,7 +60,8 @@ def partitions_ensure(*, months_ahead: int | None = None, today: dt.date | None 
     made where missing (safe to run again: it makes none the second time). Rows a DEFAULT partition
     holds (a coup dealt in a month that had no partition: beat down for months, a replay far in the
     past or future) are moved into partitions of their months, made for them, in the same
-    transaction (pit.core.partitions.ENSURE_SQL); logged at WARNING. A month that cannot have its
+    transaction (the ensure function: pit/archive/migrations/0002_partitioned_by_month.postgresql.sql);
+    logged at WARNING. A month that cannot have its
     partition (an archived month whose detached table is still there) stays in the DEFAULT
     partition and is reported at ERROR."""
     if connection.vendor != "postgresql":

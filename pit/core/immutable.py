@@ -6,17 +6,20 @@ rows and keeps them as they were written. The few columns a service legitimately
 named as `updatable`; any other column, DELETE and TRUNCATE are refused by triggers, whoever
 connects. Corrections are new rows (reversing ledger entries, correction records), never UPDATEs.
 
-To protect a new fact table, one line in a migration of its app (after the table exists):
+To protect a new fact table: in the model, `class Correction(Fact, ...)` with `fact_updatable =
+(...)` the fields that may change, so the ORM refuses too (`ImmutableRecordError`) before a
+statement is sent; then, in a migration of its app after the table exists, the triggers, frozen as
+SQL (a migration keeps its meaning when this module changes, so it never imports it):
 
-    ProtectFacts("Correction")                                   # insert-only
-    ProtectFacts("Shoe", updatable=("status", "closed_at"))       # these columns may change
+    manage.py fact_protection_sql shoes.Correction --vendor postgresql > <migration>.postgresql.sql
+    manage.py fact_protection_sql shoes.Correction --vendor sqlite > <migration>.sqlite.sql
 
-and, in the model, `class Correction(Fact, ...)` with `fact_updatable = (...)` the same fields, so
-the ORM refuses too (`ImmutableRecordError`) before a statement is sent. `ProtectFacts` is
-idempotent: run it again (e.g. with a longer `updatable`) in a later migration to change it, and
-after any migration that makes Django rebuild the table on SQLite (SQLite drops a rebuilt table's
-triggers) or adds a column to a table with updatable columns (SQLite's UPDATE trigger lists the
-immutable columns); `tests/core/test_immutable.py` fails until it is applied again.
+loaded by the migration for `schema_editor.connection.vendor`, as core/0002_facts_insert_only
+loads every fact table's. `--replace` drops a table's triggers first (e.g. a longer
+`fact_updatable`). Run it again after any migration that makes Django rebuild the table on SQLite
+(SQLite drops a rebuilt table's triggers) or adds a column to a table with updatable columns
+(SQLite's UPDATE trigger lists the immutable columns); `tests/core/test_immutable.py` fails until
+the table is protected as its model says.
 
 PostgreSQL: one plpgsql function, `pit_immutable_refuse()`, behind three triggers per table:
 BEFORE UPDATE (the updatable columns are its arguments; a changed column outside them is named in
@@ -34,8 +37,10 @@ Refusals by the database are `django.db.IntegrityError` (SQLSTATE 23000 on Postg
 constraint error on SQLite), with the table, and for an update the column, in the message.
 """
 
+import pghistory.models
+from django.apps import apps
 from django.core.exceptions import ImproperlyConfigured
-from django.db import IntegrityError, migrations, models
+from django.db import IntegrityError, models
 
 FUNCTION = "pit_immutable_refuse"
 TRIGGER = "pit_immutable"  # PostgreSQL: pit_immutable_update/_delete/_truncate on each table
@@ -141,57 +146,41 @@ def unprotect_sql(vendor: str, *, table: str) -> list[str]:
     return [f'DROP TRIGGER IF EXISTS "{name}"' for name in _sqlite_triggers(table)]
 
 
-class ProtectFacts(migrations.operations.base.Operation):
-    """Migration operation: the model's table becomes insert-only but for `updatable` fields.
+def protected_models() -> list[type[models.Model]]:
+    """Every model whose table the triggers protect: the `Fact` models and django-pghistory's
+    event models (an audit trail is a fact too), in label order."""
+    return sorted(
+        (model for model in apps.get_models() if issubclass(model, Fact) or issubclass(model, pghistory.models.Event)),
+        key=lambda model: model._meta.label,
+    )
 
-    `model_name` is a model of the migration's app ("Coup") or "app_label.Model".
-    """
 
-    reversible = True
-    reduces_to_sql = False
-
-    def __init__(self, model_name: str, updatable: tuple[str, ...] = ()):
-        self.model_name = model_name
-        self.updatable = tuple(updatable)
-
-    def deconstruct(self):
-        kwargs = {"updatable": self.updatable} if self.updatable else {}
-        return self.__class__.__qualname__, [self.model_name], kwargs
-
-    def state_forwards(self, app_label, state):
-        pass
-
-    def _model(self, app_label, state):
-        label = self.model_name if "." in self.model_name else f"{app_label}.{self.model_name}"
-        return state.apps.get_model(label)
-
-    def database_forwards(self, app_label, schema_editor, from_state, to_state):
-        model = self._model(app_label, to_state)
+def fact_protection_sql(vendor: str, fact_models, *, replace: bool = False) -> list[str]:
+    """The statements protecting the tables of `fact_models` (with each model's `fact_updatable`),
+    as a migration freezes them: PostgreSQL's function once, then each table's triggers.
+    `replace` keeps the DROP TRIGGER IF EXISTS statements (a table protected before, e.g. with
+    other updatable columns). Printed by `manage.py fact_protection_sql`."""
+    statements = [POSTGRES_FUNCTION.strip()] if vendor == "postgresql" else []
+    for model in fact_models:
         fields = {field.name: field.column for field in model._meta.concrete_fields}
-        unknown = set(self.updatable) - set(fields)
+        updatable = getattr(model, "fact_updatable", ())
+        unknown = set(updatable) - set(fields)
         if unknown:
             raise ValueError(f"{model._meta.label} has no field {', '.join(sorted(unknown))}")
-        for statement in protect_sql(
-            schema_editor.connection.vendor,
-            table=model._meta.db_table,
-            columns=list(fields.values()),
-            pk=model._meta.pk.column,
-            updatable=tuple(fields[name] for name in self.updatable),
-        ):
-            schema_editor.execute(statement, params=None)
-
-    def database_backwards(self, app_label, schema_editor, from_state, to_state):
-        model = self._model(app_label, from_state)
-        for statement in unprotect_sql(schema_editor.connection.vendor, table=model._meta.db_table):
-            schema_editor.execute(statement, params=None)
-
-    def describe(self):
-        allowed = f" (updatable: {', '.join(self.updatable)})" if self.updatable else ""
-        return f"Make {self.model_name} insert-only{allowed}"
-
-    @property
-    def migration_name_fragment(self):
-        return f"protect_{self.model_name.lower().replace('.', '_')}"
+        table = model._meta.db_table
+        drops = unprotect_sql(vendor, table=table)
+        statements += [
+            statement
+            for statement in protect_sql(
+                vendor,
+                table=table,
+                columns=list(fields.values()),
+                pk=model._meta.pk.column,
+                updatable=tuple(fields[name] for name in updatable),
+            )
+            if statement != POSTGRES_FUNCTION and (replace or statement not in drops)
+        ]
+    return statements
 
 
 def protected_tables(connection) -> dict[str, tuple[str, ...]]:
@@ -245,7 +234,7 @@ class FactQuerySet(models.QuerySet):
 class Fact(models.Model):
     """A model whose rows are facts of record: inserted once; only `fact_updatable` fields change
     (through `save(update_fields=...)` or `.update()`), nothing is deleted. Its table is protected
-    by `ProtectFacts` in a migration, with the same fields."""
+    by triggers a migration makes, with the same fields (`manage.py fact_protection_sql`)."""
 
     fact_updatable: tuple[str, ...] = ()
 

@@ -20,7 +20,6 @@ from pit.archive.models import ArchiveAction, MonthArchive
 from pit.archive.services import ArchiveRefused, month_archive, month_archive_drop, partitions_ensure
 from pit.core.gaming_day import current_gaming_day, gaming_day_bounds, gaming_day_for
 from pit.core.partitions import (
-    COMPOSITE_KEYS,
     PARTITIONED,
     month_partitions,
     month_start,
@@ -494,33 +493,6 @@ def test_every_partition_has_the_key_checks_new_ones_too_and_a_detached_one_none
         partition_name("shoes_wager", month),
         partition_name("ledger_commissionentry", month),
     }
-
-
-@postgres
-def test_a_schema_with_the_foreign_keys_gets_the_checks_under_their_names():
-    """The migration's step on a database partitioned before (composite foreign keys): the keys
-    are dropped and checked per statement under the same names; run again, it does nothing."""
-    from pit.core.partitions import composite_keys_checked_per_statement
-
-    before = _key_checks()
-    with connection.cursor() as cursor:
-        for relation, name in before:
-            cursor.execute(f'DROP TRIGGER "{name}" ON "{relation}"')
-        names = {}
-        for (table, column), target in COMPOSITE_KEYS.items():
-            names[table] = next(name for relation, name in before if relation == table)
-            cursor.execute(
-                f'ALTER TABLE "{table}" ADD CONSTRAINT "{names[table]}" FOREIGN KEY ({column}, gaming_day) '
-                f"REFERENCES {target}(id, gaming_day) DEFERRABLE INITIALLY DEFERRED"
-            )
-        composite_keys_checked_per_statement(cursor)
-        assert _key_checks() == before
-        cursor.execute(
-            "SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND conname = ANY(%s)", [list(names.values())]
-        )
-        assert cursor.fetchone() == (0,)
-        composite_keys_checked_per_statement(cursor)
-    assert _key_checks() == before
 
 
 @pytest.fixture

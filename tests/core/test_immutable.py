@@ -6,17 +6,19 @@ reconciliation's explanation) still work, as the runtime role too."""
 
 from contextlib import contextmanager
 from decimal import Decimal
+from io import StringIO
 
 import pghistory.models
 import pytest
 from django.apps import apps
+from django.core.management import call_command
 from django.db import DatabaseError, IntegrityError, connection, models, transaction
 from django.utils import timezone
 
 from pit.compliance.models import RuleViolation, ViolationStatus
 from pit.compliance.services import violation_acknowledge, violation_record, violations_clear_missing
 from pit.core.actors import Actor
-from pit.core.immutable import Fact, ImmutableRecordError, protected_tables, runtime_privileges_sql
+from pit.core.immutable import Fact, ImmutableRecordError, protected_tables, runtime_privileges_sql, unprotect_sql
 from pit.ledger.models import Reconciliation, ReconciliationStatus
 from pit.ledger.services import commission_collect, reconciliation_explain, shoe_reconcile
 from pit.shoes.models import Shoe, ShoeStatus
@@ -133,9 +135,26 @@ def test_every_fact_model_and_audit_event_model_is_protected():
             assert protected.get(model._meta.db_table) == (), model._meta.label
 
 
+def test_the_printed_protection_sql_protects_a_table_as_its_model_says():
+    """`manage.py fact_protection_sql --replace` (what a new fact table's migration freezes): run on
+    the database, the table is protected with its model's updatable columns, the others as before."""
+    before = protected_tables(connection)
+    with connection.cursor() as cursor:
+        for statement in unprotect_sql(connection.vendor, table="shoes_shoe"):
+            cursor.execute(statement)
+    assert "shoes_shoe" not in protected_tables(connection)
+    out = StringIO()
+    call_command("fact_protection_sql", "shoes.Shoe", "--replace", vendor=connection.vendor, stdout=out)
+    with connection.cursor() as cursor:
+        for statement in connection.ops.prepare_sql_script(out.getvalue()):
+            cursor.execute(statement)
+    assert protected_tables(connection) == before
+    assert before["shoes_shoe"] == UPDATABLE["shoes_shoe"]
+
+
 def test_sqlite_update_triggers_cover_every_column_added_since():
     """SQLite's UPDATE trigger lists the immutable columns when it is made: a column added to a
-    table with updatable columns later needs ProtectFacts again (PostgreSQL's covers it by itself)."""
+    table with updatable columns later needs its triggers made again (PostgreSQL's covers it by itself)."""
     if connection.vendor != "sqlite":
         pytest.skip("SQLite only")
     with connection.cursor() as cursor:
