@@ -30,9 +30,6 @@ KNOWN_UNCOMMENTED: tuple[tuple[str, str, str], ...] = (
     ("pit.shoes.services", "pit.ledger.models", TOP),
     ("pit.shoes.services", "pit.compliance.services", TOP),
     ("pit.shoes.services", "pit.shoes.selectors", TOP),
-    ("pit.archive.services", "pit.shoes.models", TOP),
-    ("pit.core.partitions", "pit.core.immutable", TOP),
-    ("pit.core.partitions", "pit.core.gaming_day", TOP),
     ("pit.api.schema", "pit.api.examples", TOP),
 )
 

@@ -27,6 +27,7 @@ from pit.core.partitions import (
     next_month,
     partitions_ensure_sql,
 )
+from pit.shoes.models import Coup, Shoe, ShoeStatus
 
 logger = logging.getLogger(__name__)
 
@@ -171,8 +172,6 @@ def month_archive(*, month: dt.date, operator: str, directory: Path | None = Non
         )
     if MonthArchive.objects.filter(month=month, action=ArchiveAction.DETACHED).exists():
         raise ArchiveRefused(f"{month:%Y-%m} was archived already")
-    from pit.shoes.models import Coup, Shoe, ShoeStatus
-
     open_shoes = list(
         Shoe.objects.filter(
             status=ShoeStatus.DEALING,
