@@ -18,7 +18,7 @@ from django.conf import settings
 
 from pit.core.money import from_minor
 from pit.reports import selectors as report_selectors
-from pit.reports.definitions import Column, Level, ReportDefinition, ReportFilters, Total, ratio
+from pit.reports.definitions import Column, ColumnOptions, Level, ReportDefinition, ReportFilters, Total, ratio
 from pit.reports.definitions import ColumnType as T
 from pit.shoes.models import Coup
 from pit.tables.models import Game, Table
@@ -27,7 +27,7 @@ from .models import Adjustment
 from .selectors import period_figures, win_to_drop
 
 GAME_NAMES = dict(Game.choices)
-_money = {"type": T.MONEY, "total": Total.SUM, "width": 14}
+_money: ColumnOptions = {"type": T.MONEY, "total": Total.SUM, "width": 14}
 TO_DATE = ("win_mtd", "drop_mtd", "win_ytd", "drop_ytd")
 
 
