@@ -7,7 +7,7 @@ import time
 from django.core.management.base import CommandError
 
 from pit.core.arguments import PitCommand, at_least, integer, positive_seconds
-from pit.floor.simulator import COUPS_PER_SHOE, SimulationError, parse_fault_rates, simulate
+from pit.floor.simulator import COUPS_PER_SHOE, FloorClient, SimulationError, parse_fault_rates, simulate
 from pit.game import format_amount
 from pit.tables.models import Table
 
@@ -110,6 +110,7 @@ class Command(PitCommand):
         if 0 < dealers < len(codes):
             raise CommandError(f"--dealers: {dealers} dealers cannot deal at {len(codes)} tables at once.")
         options["dealers"] = dealers
+        client: FloorClient
         if options["url"]:
             from pit.floor.clients import HttpFloorClient
 
