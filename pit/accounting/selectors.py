@@ -12,6 +12,7 @@ import datetime as dt
 from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
 
 from django.db.models import Sum
 
@@ -69,7 +70,7 @@ class PeriodFigures:
     @property
     def win(self) -> int | None:
         """None until the opener, the closer and the drop are all recorded."""
-        if not self.complete:
+        if not self.complete or self.drop is None or self.closer is None or self.opener is None:
             return None
         return statutory_win_minor(
             drop=self.drop, closer=self.closer, credits=self.credits, opener=self.opener, fills=self.fills
@@ -85,7 +86,7 @@ def period_figures(
 ) -> dict[tuple[dt.date, int, int], PeriodFigures]:
     """Figures per (gaming day, table id, shift), or per (gaming day, table id, 0) for whole days
     (the shifts added up), in five queries. Adjustments of closed days are in the figures."""
-    scope = {"gaming_day__range": (date_from, date_to)}
+    scope: dict[str, Any] = {"gaming_day__range": (date_from, date_to)}
     if table_ids is not None:
         scope["table_id__in"] = list(table_ids)
     figures: dict[tuple[dt.date, int, int], PeriodFigures] = {}
@@ -140,7 +141,7 @@ def day_win_totals(*, date_from: dt.date, date_to: dt.date, table_ids=None) -> d
     """Per table id: (statutory win, drop) over the range, counting only complete table-days."""
     totals: dict[int, list[int]] = defaultdict(lambda: [0, 0])
     for item in period_figures(date_from=date_from, date_to=date_to, table_ids=table_ids).values():
-        if item.win is not None:
+        if item.win is not None and item.drop is not None:  # a win implies a drop
             totals[item.table_id][0] += item.win
             totals[item.table_id][1] += item.drop
     return {table_id: (win, drop) for table_id, (win, drop) in totals.items()}
@@ -154,7 +155,7 @@ def win_difference_minor(*, table, gaming_day: dt.date) -> tuple[int, int, int] 
     from pit.reports.selectors import table_result_rows
 
     item = period_figures(date_from=gaming_day, date_to=gaming_day, table_ids=[table.pk]).get((gaming_day, table.pk, 0))
-    if item is None or item.win is None:
+    if item is None or item.win is None or item.drop is None:
         return None
     filters = ReportFilters(date_from=gaming_day, date_to=gaming_day, tables=(table.code,))
     house_win = sum((row["house_win"] for row in table_result_rows(filters)), Decimal(0))

@@ -211,10 +211,11 @@ def report_lines(definition: ReportDefinition, filters: ReportFilters) -> Iterat
                 yield from close_from(depth)
                 break
         for depth, level in enumerate(levels):
-            if open_groups[depth] is None:
-                open_groups[depth] = _Group(tuple(row.get(name) for name in level.keys), row)
-            _add(open_groups[depth].sums, row, summed)
-            open_groups[depth].rows += 1
+            group = open_groups[depth]
+            if group is None:
+                group = open_groups[depth] = _Group(tuple(row.get(name) for name in level.keys), row)
+            _add(group.sums, row, summed)
+            group.rows += 1
         key = tuple(row.get(name) for name in definition.total_keys)
         total = totals.get(key)
         if total is None:
