@@ -7,7 +7,7 @@ MANAGE := $(PY) manage.py
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install migrate demo worker web bench lint check-deploy clean
+.PHONY: run test install migrate bench lint fmt typecheck check check-deploy clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "pit needs Python 3.11 or newer"'
@@ -41,6 +41,19 @@ bench: install
 lint: install
 	$(VENV)/bin/ruff check .
 
+# Formats the tree and applies ruff's safe fixes (imports, upgrades); review the diff before committing.
+fmt: install
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+typecheck: install
+	$(VENV)/bin/mypy
+
+# What CI checks before the tests: lint, formatting, types, and migrations matching the models.
+check: lint typecheck
+	$(VENV)/bin/ruff format --check .
+	$(MANAGE) makemigrations --check --dry-run
+
 check-deploy: install
 	DJANGO_SECRET_KEY=check-deploy-$$(date +%s)-a-long-random-string-for-the-check-only-0123456789 \
 	DJANGO_ALLOWED_HOSTS=pit.example.com \
@@ -48,5 +61,6 @@ check-deploy: install
 	CELERY_BROKER_URL=$${CELERY_BROKER_URL:-redis://127.0.0.1:6379/0} \
 	$(MANAGE) check --deploy --fail-level WARNING --settings=pit.settings.production
 
+# The embedded default's var/ (database, broker, report files), collected static files and caches.
 clean:
-	rm -rf var staticfiles .pytest_cache
+	rm -rf var staticfiles .pytest_cache .ruff_cache .mypy_cache

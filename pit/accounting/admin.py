@@ -7,11 +7,14 @@ fact through its service (a count, a slip, a slip's step, a drop), for the roles
 A refusal from a service shows on the form, nothing is written.
 """
 
+from typing import Any
+
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
-from django.http import HttpResponseRedirect
+from django.db import models
+from django.http import HttpRequest, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
@@ -140,6 +143,10 @@ class RecordAdmin(admin.ModelAdmin):
 
     def get_record_form(self, request, data=None):
         return self.form_class(data)
+
+    def record(self, request: HttpRequest, data: dict[str, Any]) -> models.Model:
+        """Record one fact from the form's cleaned data and return its row (each admin below defines it)."""
+        raise NotImplementedError
 
     def add_view(self, request, form_url="", extra_context=None):
         if not self.has_add_permission(request):
@@ -283,7 +290,10 @@ class SlipAdmin(RecordAdmin):
         )
 
 
-_STEP_PERMISSIONS = {SlipStepKind.ISSUED: "accounting.issue_slip", SlipStepKind.RECEIVED: "accounting.receive_slip"}
+_STEP_PERMISSIONS: dict[str, str] = {
+    SlipStepKind.ISSUED: "accounting.issue_slip",
+    SlipStepKind.RECEIVED: "accounting.receive_slip",
+}
 
 
 @admin.register(SlipStep)

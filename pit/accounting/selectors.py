@@ -12,6 +12,7 @@ import datetime as dt
 from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
 
 from django.db.models import Sum
 
@@ -72,7 +73,7 @@ class PeriodFigures:
     @property
     def win(self) -> int | None:
         """None until the opener, the closer and the drop are all recorded."""
-        if not self.complete:
+        if not self.complete or self.drop is None or self.closer is None or self.opener is None:
             return None
         return statutory_win_minor(
             drop=self.drop, closer=self.closer, credits=self.credits, opener=self.opener, fills=self.fills
@@ -88,7 +89,7 @@ def period_figures(
 ) -> dict[tuple[dt.date, int, int], PeriodFigures]:
     """Figures per (gaming day, table id, shift), or per (gaming day, table id, 0) for whole days
     (the shifts added up), in five queries. Adjustments of closed days are in the figures."""
-    scope = {"gaming_day__range": (date_from, date_to)}
+    scope: dict[str, Any] = {"gaming_day__range": (date_from, date_to)}
     if table_ids is not None:
         scope["table_id__in"] = list(table_ids)
     figures: dict[tuple[dt.date, int, int], PeriodFigures] = {}
@@ -143,7 +144,7 @@ def win_difference_minor(*, table, gaming_day: dt.date) -> tuple[int, int, int] 
     """(statutory win, wager-based house win, drop) of a table-day in minor units; None until the day's
     opener, closer and drop are recorded. The house win is pit's own (the table results report)."""
     item = period_figures(date_from=gaming_day, date_to=gaming_day, table_ids=[table.pk]).get((gaming_day, table.pk, 0))
-    if item is None or item.win is None:
+    if item is None or item.win is None or item.drop is None:
         return None
     days = TableDays(date_from=gaming_day, date_to=gaming_day, tables=(table.code,))
     house_win = sum((row["house_win"] for row in table_result_rows(days)), Decimal(0))

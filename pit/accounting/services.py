@@ -430,8 +430,8 @@ def hold_range(*, table_id: int, gaming_day: dt.date) -> tuple[Decimal, Decimal]
         base = Decimal(sum(win for _, win, _ in prior)) / Decimal(sum(drop for _, _, drop in prior)) * hundred
         return base - value, base + value
     holds = [Decimal(win) / Decimal(drop) * hundred for _, win, drop in prior]
-    mean = sum(holds) / len(holds)
-    deviation = (sum((hold - mean) ** 2 for hold in holds) / (len(holds) - 1)).sqrt()
+    mean = sum(holds, Decimal(0)) / len(holds)
+    deviation = (sum(((hold - mean) ** 2 for hold in holds), Decimal(0)) / (len(holds) - 1)).sqrt()
     # The normal quantile is not money: a float here, rounded to six places, is exact enough.
     z = Decimal(str(round(NormalDist().inv_cdf((1 + float(value) / 100) / 2), 6)))
     return mean - z * deviation, mean + z * deviation
@@ -502,7 +502,7 @@ def day_close_blockers(*, gaming_day: dt.date) -> list[str]:
     figures = selectors.period_figures(date_from=gaming_day, date_to=gaming_day)
     played = {table_id for (_, table_id, _) in figures} | set(shoes.values_list("table_id", flat=True))
     codes = dict(Table.objects.filter(pk__in=played).values_list("pk", "code"))
-    for table_id in sorted(played, key=codes.get):
+    for table_id in sorted(played, key=lambda table_id: codes[table_id]):  # played tables exist
         item = figures.get((gaming_day, table_id, 0))
         missing = [name for name in ("opener", "closer", "drop") if item is None or item.counted[name] != item.shifts]
         if missing:

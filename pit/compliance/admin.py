@@ -1,6 +1,8 @@
 """The violation queue: open first, each linked to its coup, shoe and table, reviewed with a note
 (acknowledge, resolve, dismiss) through the compliance services, from the list or the page."""
 
+from typing import Any
+
 from django import forms
 from django.contrib import admin, messages
 from django.db.models import BigIntegerField, Case, F, Func, IntegerField, OuterRef, Subquery, Sum, Value, When
@@ -63,7 +65,7 @@ def violation_in_context(violation) -> dict:
     cards with what the engine reads from them against what was reported, and the coup's wagers
     with what the paytable owes against what was paid (the violation's own wager marked)."""
     kind = game.VIOLATION_CODES.get(violation.code)
-    context = {"rule": kind.title if kind else violation.code, "coup": None, "wagers": []}
+    context: dict[str, Any] = {"rule": kind.title if kind else violation.code, "coup": None, "wagers": []}
     coup = violation.coup
     if coup is None:
         return context
@@ -332,7 +334,7 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
         page = reverse("admin:compliance_ruleviolation_change", args=[violation.pk])
         form = ReviewForm(request.POST)
         if not form.is_valid():
-            problems = "; ".join(f"{name}: {' '.join(errors)}" for name, errors in form.errors.items())
+            problems = "; ".join(f"{name}: {' '.join(map(str, errors))}" for name, errors in form.errors.items())
             self.message_user(request, f"Not reviewed: {problems}", messages.ERROR)
             return HttpResponseRedirect(page)
         service, _, done = REVIEWS[form.cleaned_data["decision"]]

@@ -13,7 +13,7 @@ class Actor:
     def system(cls) -> "Actor":
         return cls()
 
-    def recorded_fields(self) -> dict:
+    def recorded_fields(self) -> dict[str, Any]:
         """Keyword arguments for a `Recorded` model."""
         return {"recorded_by_user": self.user, "recorded_by_device": self.device}
 

@@ -1,14 +1,24 @@
 """Failed Celery tasks in the back-office: what was parked and why; staff may enqueue one again."""
 
+from typing import TYPE_CHECKING
+
 from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
 from django.utils.text import Truncator
 
 from pit.core.models import FailedTask, FailedTaskState
 from pit.core.tasks import failed_task_requeue
 
+# Django's ModelAdmin is generic to the type checker only (not subscriptable at run time).
+if TYPE_CHECKING:
+    _ModelAdmin = admin.ModelAdmin[FailedTask]
+else:
+    _ModelAdmin = admin.ModelAdmin
+
 
 @admin.register(FailedTask)
-class FailedTaskAdmin(admin.ModelAdmin):
+class FailedTaskAdmin(_ModelAdmin):
     list_display = (
         "task_name",
         "state",
@@ -38,14 +48,14 @@ class FailedTaskAdmin(admin.ModelAdmin):
     def error_summary(self, obj: FailedTask) -> str:
         return Truncator(obj.error.splitlines()[0] if obj.error else "").chars(120)
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: FailedTask | None = None) -> bool:
         return False
 
     @admin.action(description="Enqueue the selected parked tasks again", permissions=["change"])
-    def requeue(self, request, queryset):
+    def requeue(self, request: HttpRequest, queryset: QuerySet[FailedTask]) -> None:
         sent = 0
         for failed_task in queryset:
             if failed_task.state != FailedTaskState.PARKED:

@@ -5,14 +5,19 @@ The admin writes nothing itself: every change goes through a service; errors com
 admin messages, never as a server error.
 """
 
+from __future__ import annotations
+
 import datetime as dt
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.utils import flatten_fieldsets
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpResponseRedirect
+from django.db.models import Model, QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
@@ -32,6 +37,15 @@ admin.site.disable_action("delete_selected")
 
 RED_SUITS = frozenset({"H", "D"})
 
+# The mixins below are for ModelAdmin classes and call its methods: to the type checker they are one.
+# Django's admin classes are generic to the type checker only (not subscriptable at run time).
+if TYPE_CHECKING:
+    _ModelAdmin = admin.ModelAdmin[Any]
+    _TabularInline = admin.TabularInline[Any, Any]
+else:
+    _ModelAdmin = object
+    _TabularInline = admin.TabularInline
+
 
 # ---------------------------------------------------------------------------------- display helpers
 
@@ -46,36 +60,36 @@ def card_html(code: str) -> str:
     return format_html('<span class="pit-card {}" title="{}">{}</span>', colour, card.code, card.symbol)
 
 
-def cards_html(codes) -> str:
+def cards_html(codes: Iterable[str] | None) -> str:
     return format_html(
         '<span class="pit-cards">{}</span>',
         format_html_join(" ", "{}", ((card_html(c),) for c in codes or ())),
     )
 
 
-def money_html(minor, currency: str) -> str:
+def money_html(minor: int | None, currency: str) -> str:
     text = format_money(minor, currency)
     css = "pit-money pit-money-negative" if minor is not None and minor < 0 else "pit-money"
     return format_html('<span class="{}">{}</span>', css, text)
 
 
-def admin_url(obj, action: str = "change") -> str:
+def admin_url(obj: Model, action: str = "change") -> str:
     opts = obj._meta
     return reverse(f"admin:{opts.app_label}_{opts.model_name}_{action}", args=[obj.pk])
 
 
-def admin_link(obj, text=None) -> str:
+def admin_link(obj: Model | None, text: object = None) -> str:
     if obj is None:
         return "—"
     return format_html('<a href="{}">{}</a>', admin_url(obj), text if text is not None else str(obj))
 
 
-def change_url(model, pk) -> str:
+def change_url(model: type[Model], pk: object) -> str:
     opts = model._meta
     return reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[pk])
 
 
-def changelist_url(model, **query) -> str:
+def changelist_url(model: type[Model], **query: object) -> str:
     opts = model._meta
     url = reverse(f"admin:{opts.app_label}_{opts.model_name}_changelist")
     if query:
@@ -93,7 +107,7 @@ def coup_marks_html(*, natural: bool, player_pair: bool, banker_pair: bool) -> s
     return format_html_join(" ", '<span class="pit-mark">{}</span>', ((mark,) for mark in marks)) or "—"
 
 
-def bead_plate(coups, rows: int = 6) -> list[list[dict | None]]:
+def bead_plate(coups: Iterable[Any], rows: int = 6) -> list[list[dict[str, Any] | None]]:
     """The shoe's results as the bead plate: `rows` rows, filled top to bottom, then left to right.
 
     `coups` are objects with winner, player_pair, banker_pair and number, in dealing order.
@@ -101,7 +115,7 @@ def bead_plate(coups, rows: int = 6) -> list[list[dict | None]]:
     """
     coups = list(coups)
     columns = max((len(coups) + rows - 1) // rows, 1)
-    grid: list[list[dict | None]] = [[None] * columns for _ in range(rows)]
+    grid: list[list[dict[str, Any] | None]] = [[None] * columns for _ in range(rows)]
     for index, coup in enumerate(coups):
         grid[index % rows][index // rows] = {
             "letter": {"player": "P", "banker": "B", "tie": "T"}[coup.winner],
@@ -113,12 +127,12 @@ def bead_plate(coups, rows: int = 6) -> list[list[dict | None]]:
     return grid
 
 
-def road_grid(cells: list[dict], rows: int = 6) -> list[list[dict | None]]:
+def road_grid(cells: list[dict[str, Any]], rows: int = 6) -> list[list[dict[str, Any] | None]]:
     """A road's cells (`pit.game.roads`, as dicts with col and row) as a grid, row by row; an
     empty cell is None. Each cell gets `mark` (its winner, or its colour on a derived road) and
     `ties`. At least one column, so an empty road still draws its frame."""
     columns = max((cell["col"] for cell in cells), default=0) + 1
-    grid: list[list[dict | None]] = [[None] * columns for _ in range(rows)]
+    grid: list[list[dict[str, Any] | None]] = [[None] * columns for _ in range(rows)]
     for cell in cells:
         grid[cell["row"]][cell["col"]] = {"ties": 0, **cell, "mark": cell.get("winner") or cell.get("colour")}
     return grid
@@ -132,7 +146,7 @@ def _recent_gaming_days(count: int = 7) -> list[dt.date]:
     return [today - dt.timedelta(days=offset) for offset in range(count)]
 
 
-def gaming_day_filter(*, day_field: str | None = None, moment_field: str | None = None):
+def gaming_day_filter(*, day_field: str | None = None, moment_field: str | None = None) -> type[admin.SimpleListFilter]:
     """A list filter by gaming day, with no query of its own: the current and the six days before.
 
     `day_field` filters a stored gaming day (a DateField); `moment_field` a timestamp within the
@@ -143,18 +157,19 @@ def gaming_day_filter(*, day_field: str | None = None, moment_field: str | None 
         title = "gaming day"
         parameter_name = "gaming_day"
 
-        def lookups(self, request, model_admin):
+        def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]) -> list[tuple[str, str]]:
             days = _recent_gaming_days()
             labels = ["Current gaming day", "Previous gaming day"]
             return [
                 (day.isoformat(), labels[i] if i < 2 else day.strftime("%Y-%m-%d (%a)")) for i, day in enumerate(days)
             ]
 
-        def queryset(self, request, queryset):
-            if not self.value():
+        def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+            value = self.value()
+            if not value:
                 return queryset
             try:
-                day = dt.date.fromisoformat(self.value())
+                day = dt.date.fromisoformat(value)
             except ValueError:
                 return queryset.none()
             if day_field:
@@ -182,11 +197,17 @@ def error_text(exc: Exception) -> str:
 SERVICE_ERRORS = (ValidationError, Conflict)
 
 
-class ServiceErrorsAsMessagesMixin:
+class ServiceErrorsAsMessagesMixin(_ModelAdmin):
     """A service that refuses a save from the add/change form shows as an admin message (the
     transaction of the form is rolled back), not as a server error."""
 
-    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+    def changeform_view(
+        self,
+        request: HttpRequest,
+        object_id: str | None = None,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
         try:
             return super().changeform_view(request, object_id, form_url, extra_context)
         except SERVICE_ERRORS as exc:
@@ -194,19 +215,25 @@ class ServiceErrorsAsMessagesMixin:
             return HttpResponseRedirect(request.get_full_path())
 
 
-class NoSaveWhenNothingEditableMixin:
+class NoSaveWhenNothingEditableMixin(_ModelAdmin):
     """A change page on which this user may edit nothing (every field read-only for them, no
     editable inline) offers no Save button, and a POST of its form is refused: saving would say
     "changed successfully" having changed nothing. Actions (open a table, review a violation) are
     untouched: they are other forms."""
 
-    def _nothing_editable(self, request, obj) -> bool:
+    def _nothing_editable(self, request: HttpRequest, obj: Model) -> bool:
         fields = set(flatten_fieldsets(self.get_fieldsets(request, obj)))
         if fields - set(self.get_readonly_fields(request, obj)):
             return False
         return not any(inline.has_change_permission(request, obj) for inline in self.get_inline_instances(request, obj))
 
-    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+    def changeform_view(
+        self,
+        request: HttpRequest,
+        object_id: str | None = None,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
         obj = self.get_object(request, object_id) if object_id else None
         if obj is not None and self._nothing_editable(request, obj):
             if request.method == "POST":
@@ -223,27 +250,27 @@ class NoSaveWhenNothingEditableMixin:
 class ReadOnlyAdminMixin:
     """History, not data entry: view only, for everyone (superusers too)."""
 
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
 
-class ReadOnlyInline(admin.TabularInline):
+class ReadOnlyInline(_TabularInline):
     extra = 0
     can_delete = False
 
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
 
@@ -258,7 +285,14 @@ class NoteForm(forms.Form):
     )
 
 
-def note_action(*, service, description: str, verb: str, permission: str = "change", done: str):
+def note_action(
+    *,
+    service: Callable[[Any, Any, str], object],
+    description: str,
+    verb: str,
+    permission: str = "change",
+    done: str,
+) -> Callable[[admin.ModelAdmin[Any], HttpRequest, QuerySet[Any]], TemplateResponse | None]:
     """An admin action that asks for a note on an intermediate page, then calls
     `service(obj=..., user=..., note=...)` (through `call`) for each selected row.
 
@@ -267,7 +301,9 @@ def note_action(*, service, description: str, verb: str, permission: str = "chan
     """
 
     @admin.action(description=description, permissions=[permission])
-    def action(modeladmin, request, queryset):
+    def action(
+        modeladmin: admin.ModelAdmin[Any], request: HttpRequest, queryset: QuerySet[Any]
+    ) -> TemplateResponse | None:
         form = NoteForm(request.POST if request.POST.get("post") == "yes" else None)
         if form.is_bound and form.is_valid():
             done_count = 0

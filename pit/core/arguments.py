@@ -10,16 +10,20 @@ and what is wrong (exit status 2), never a traceback and never a screen of usage
 import argparse
 import datetime as dt
 import math
+from collections.abc import Callable
+from typing import Any
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 
 
 class PitCommand(BaseCommand):
     """A management command whose argument errors are one line: `manage.py reverify: error: ...`."""
 
-    def create_parser(self, prog_name, subcommand, **kwargs):
+    def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
         parser = super().create_parser(prog_name, subcommand, **kwargs)
-        parser.print_usage = lambda file=None: None  # --help still prints the whole usage
+        # --help still prints the whole usage. Django builds the parser itself, so the one instance's
+        # method is replaced (there is no parser class to pass).
+        parser.print_usage = lambda file=None: None  # type: ignore[method-assign]
         return parser
 
 
@@ -45,7 +49,7 @@ def integer(text: str) -> int:
     return _ascii_int(text)
 
 
-def at_least(minimum: int):
+def at_least(minimum: int) -> Callable[[str], int]:
     """A whole number, `minimum` or more."""
 
     def parse(text: str) -> int:

@@ -6,12 +6,19 @@ a cache call on every request. A `redis.Redis` is safe to share between threads 
 the connections), so one per pool is kept. PIT_CACHE_URL=redis://... selects it (pit/settings/base.py).
 """
 
+from collections.abc import Callable
+from typing import Any
+
 from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
 from django.core.cache.backends.redis import RedisCacheClient
 
 
 class _ReusedClient(RedisCacheClient):
-    def get_client(self, key=None, *, write=False):
+    # Django's own members, which django-stubs does not declare.
+    _client: Callable[..., Any]
+    _get_connection_pool: Callable[[bool], Any]
+
+    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
         pool = self._get_connection_pool(write)
         clients = self.__dict__.setdefault("_clients", {})
         client = clients.get(id(pool))
@@ -21,6 +28,6 @@ class _ReusedClient(RedisCacheClient):
 
 
 class RedisCache(DjangoRedisCache):
-    def __init__(self, server, params):
+    def __init__(self, server: str, params: dict[str, Any]) -> None:
         super().__init__(server, params)
         self._class = _ReusedClient

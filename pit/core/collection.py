@@ -7,11 +7,12 @@ batch's CPU. Reference counting still frees everything at once; the collector ru
 """
 
 import gc
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 
 @contextmanager
-def collection_paused():
+def collection_paused() -> Iterator[None]:
     """Pause the cyclic collector inside (it stays paused in nested blocks); usable as a decorator."""
     enabled = gc.isenabled()
     gc.disable()

@@ -5,6 +5,7 @@ silently (rounding rules belong to the paytable, in the game engine).
 """
 
 from decimal import Decimal, InvalidOperation, localcontext
+from typing import overload
 
 # ISO 4217 minor-unit exponents that differ from the usual two.
 _EXPONENTS = {"JPY": 0, "KRW": 0, "VND": 0, "CLP": 0, "ISK": 0, "BHD": 3, "KWD": 3, "JOD": 3, "OMR": 3, "TND": 3}
@@ -53,6 +54,12 @@ def to_minor(amount: Decimal, currency: str) -> int:
     return int(scaled)
 
 
+@overload
+def from_minor(minor: int, currency: str) -> Decimal: ...
+@overload
+def from_minor(minor: None, currency: str) -> None: ...
+@overload
+def from_minor(minor: int | None, currency: str) -> Decimal | None: ...
 def from_minor(minor: int | None, currency: str) -> Decimal | None:
     """12550 in USD -> Decimal("125.50"), quantized to the currency's minor unit."""
     if minor is None:

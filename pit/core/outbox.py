@@ -7,13 +7,14 @@ import datetime as dt
 import logging
 import threading
 import uuid
+from typing import Any
 
 import kombu.exceptions
 import redis.exceptions
-from celery import current_app
+from celery import Task, current_app
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
-from django.db.models import Q
+from django.db.models import Field, Q
 from django.utils import timezone
 
 from pit.core.models import OutboxMessage
@@ -64,17 +65,24 @@ def _send(message: OutboxMessage) -> bool:
 _MARK_SENT_SQL: str | None = None
 
 
+def _column(name: str) -> str:
+    """The database column of one of the outbox row's concrete fields."""
+    field = OutboxMessage._meta.get_field(name)
+    assert isinstance(field, Field) and field.column is not None, name
+    return field.column
+
+
 def _mark_sent(message: OutboxMessage) -> None:
     """The row's send recorded: the UPDATE `filter(pk=...).update(dispatched_at=now, attempts=F("attempts")
     + 1)` sends, its text written once per process (every coup posted owes one: no query compiled per send)."""
     global _MARK_SENT_SQL
     if _MARK_SENT_SQL is None:
         meta, quote = OutboxMessage._meta, connection.ops.quote_name
-        dispatched, attempts = (quote(meta.get_field(name).column) for name in ("dispatched_at", "attempts"))
+        dispatched, attempts = (quote(_column(name)) for name in ("dispatched_at", "attempts"))
         # Only names from the model's metadata go into the text; the values are parameters.
         _MARK_SENT_SQL = (
             f"UPDATE {quote(meta.db_table)} SET {dispatched} = %s, {attempts} = ({attempts} + 1) "  # noqa: S608
-            f"WHERE {quote(meta.pk.column)} = %s"
+            f"WHERE {quote(_column('id'))} = %s"
         )
     now = OutboxMessage._meta.get_field("dispatched_at").get_db_prep_save(timezone.now(), connection)
     try:
@@ -92,7 +100,7 @@ def _send_after_commit(message: OutboxMessage) -> None:
 class _AfterResponse(threading.local):
     """The messages a web request committed, sent once its answer is written (None: not in a request)."""
 
-    messages: list | None = None
+    messages: list[OutboxMessage] | None = None
 
 
 _after_response = _AfterResponse()
@@ -107,12 +115,12 @@ def _send_committed(message: OutboxMessage) -> None:
         _send_after_commit(message)
 
 
-def request_started(**kwargs) -> None:
+def request_started(**kwargs: object) -> None:
     request_finished()  # a request whose answer was never closed: its messages go now
     _after_response.messages = []
 
 
-def request_finished(**kwargs) -> None:
+def request_finished(**kwargs: object) -> None:
     """The answer is written (the WSGI server closes the response after sending it): send now."""
     messages, _after_response.messages = _after_response.messages, None
     for message in messages or ():
@@ -122,7 +130,7 @@ def request_finished(**kwargs) -> None:
 _discovery = threading.Lock()
 
 
-def outbox_message(task, *args, **kwargs) -> OutboxMessage:
+def outbox_message(task: Task[Any, Any] | str, *args: Any, **kwargs: Any) -> OutboxMessage:
     """The row owing `task(*args, **kwargs)`, not saved yet: for a writer that inserts it with its
     own rows in one statement (the single coup POST), then calls `outbox_after_commit` with it saved."""
     name = task if isinstance(task, str) else task.name
@@ -143,7 +151,7 @@ def outbox_after_commit(message: OutboxMessage) -> None:
     transaction.on_commit(lambda: _send_committed(message))
 
 
-def outbox_enqueue(task, *args, **kwargs) -> OutboxMessage:
+def outbox_enqueue(task: Task[Any, Any] | str, *args: Any, **kwargs: Any) -> OutboxMessage:
     """Owe `task(*args, **kwargs)` (a task or its registered name): stored in the current
     transaction, sent after it commits, never raising."""
     message = outbox_message(task, *args, **kwargs)
@@ -180,7 +188,7 @@ def outbox_pending(task_name: str, *, exclude_task_id: str | None, limit: int = 
     )
 
 
-def outbox_take_over(rows: list[OutboxMessage], *, args: list) -> None:
+def outbox_take_over(rows: list[OutboxMessage], *, args: list[Any]) -> None:
     """The caller's task does these rows' work in its own transaction: their arguments become `args`
     (nothing left to do), so that their own copies, when a worker runs them, do nothing; each row is
     deleted as usual when its task has run."""
@@ -197,7 +205,7 @@ def _redispatch_after(message: OutboxMessage) -> dt.timedelta:
     return dt.timedelta(seconds=min(base * 2 ** max(message.attempts - 1, 0), 3600))
 
 
-def _merge_unsent_checks(*, before) -> None:
+def _merge_unsent_checks(*, before: dt.datetime) -> None:
     """Checks of coups the broker never got (an outage) are sent as checks of up to
     PIT_URGENT_VERIFY_MAX_COUPS coups each: one task per 50 coups catches up far faster than one per coup."""
     rows = list(
@@ -226,7 +234,7 @@ def _merge_unsent_checks(*, before) -> None:
             OutboxMessage.objects.filter(pk=merged.pk).update(created_at=chunk[0].created_at)
 
 
-def outbox_dispatch_due(*, now=None) -> int:
+def outbox_dispatch_due(*, now: dt.datetime | None = None) -> int:
     """Send what is owed and not on its way; returns how many were sent. Stops at the first send the
     broker refuses (the rest waits for the next run)."""
     now = now or timezone.now()

@@ -6,6 +6,9 @@ CELERY_TASK_ROUTES (settings) lists this router first, then the fixed routes; an
 there goes to CELERY_TASK_DEFAULT_QUEUE (bulk).
 """
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from django.conf import settings
 
 URGENT = "urgent"
@@ -25,7 +28,14 @@ CATCH_UP_CHECK_PRIORITY = 3
 COUP_CHECK_PRIORITY = 6
 
 
-def route_coups_verify(name, args, kwargs, options, task=None, **kw):
+def route_coups_verify(
+    name: str,
+    args: Sequence[Any],
+    kwargs: Mapping[str, Any],
+    options: Mapping[str, Any],
+    task: object = None,
+    **kw: Any,
+) -> dict[str, Any] | None:
     """The check of a few coups is urgent (after reconciliations); a batch larger than
     PIT_URGENT_VERIFY_MAX_COUPS is bulk."""
     if name != VERIFY_TASK:
@@ -36,15 +46,15 @@ def route_coups_verify(name, args, kwargs, options, task=None, **kw):
     return {"queue": URGENT, "priority": COUP_CHECK_PRIORITY if len(coup_ids) == 1 else CATCH_UP_CHECK_PRIORITY}
 
 
-def task_route(name: str, args=(), kwargs=None) -> tuple[str, int]:
+def task_route(name: str, args: Sequence[Any] = (), kwargs: dict[str, Any] | None = None) -> tuple[str, int]:
     """(queue, priority) CELERY_TASK_ROUTES gives this task; priority 0 is served first."""
     from pit.celery import app  # the Celery app is loaded by CoreConfig.ready, after the apps (pit/__init__.py)
 
-    route = app.amqp.router.route({}, name, list(args), kwargs or {})
+    route = app.amqp.router.route({}, name, tuple(args), kwargs or {})
     queue = route.get("queue")
     return getattr(queue, "name", queue) or settings.CELERY_TASK_DEFAULT_QUEUE, route.get("priority") or 0
 
 
-def task_queue(name: str, args=(), kwargs=None) -> str:
+def task_queue(name: str, args: Sequence[Any] = (), kwargs: dict[str, Any] | None = None) -> str:
     """The queue CELERY_TASK_ROUTES sends this task to."""
     return task_route(name, args, kwargs)[0]

@@ -11,9 +11,10 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django.conf import settings
+from django.db.models import Model
 
 REPLICA = "replica"
 _reading_replica = contextvars.ContextVar("pit_reading_replica", default=False)
@@ -25,7 +26,7 @@ def replica_configured() -> bool:
 
 
 @contextmanager
-def replica_reads():
+def replica_reads() -> Iterator[None]:
     """Reads inside go to the replica, if there is one."""
     token = _reading_replica.set(True)
     try:
@@ -51,16 +52,16 @@ def read_from_replica(iterable: Iterable[T]) -> Iterator[T]:
 class ReplicaRouter:
     """DATABASE_ROUTERS entry: replica reads inside `replica_reads()`, everything else on default."""
 
-    def db_for_read(self, model, **hints):
+    def db_for_read(self, model: type[Model], **hints: Any) -> str | None:
         if _reading_replica.get() and replica_configured():
             return REPLICA
         return None
 
-    def db_for_write(self, model, **hints):
+    def db_for_write(self, model: type[Model], **hints: Any) -> str:
         return "default"
 
-    def allow_relation(self, obj1, obj2, **hints):
+    def allow_relation(self, obj1: Model, obj2: Model, **hints: Any) -> bool:
         return True  # the replica is a copy of default: the same rows
 
-    def allow_migrate(self, db, app_label, model_name=None, **hints):
+    def allow_migrate(self, db: str, app_label: str, model_name: str | None = None, **hints: Any) -> bool:
         return db != REPLICA  # a replica is read-only; it gets its tables from the primary's WAL

@@ -14,10 +14,13 @@ Tasks take ids, re-read their rows, call one service and are safe to run twice.
 
 import logging
 import traceback
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ParamSpec, TypeVar
 
 import kombu.exceptions
 import redis.exceptions
-from celery import shared_task
+from billiard.einfo import ExceptionInfo
+from celery import Task, shared_task
 from celery.contrib.django.task import DjangoTask
 from celery.exceptions import Ignore
 from django.conf import settings
@@ -27,6 +30,9 @@ from django.utils import timezone
 
 from pit.core.models import FailedTask, FailedTaskState, OutboxMessage
 from pit.core.outbox import outbox_dispatch_due, outbox_enqueue, outbox_message_done
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 logger = logging.getLogger(__name__)
 
@@ -41,10 +47,12 @@ TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
 
 
 def _max_deliveries() -> int:
-    return settings.PIT_TASK_MAX_DELIVERIES
+    return int(settings.PIT_TASK_MAX_DELIVERIES)
 
 
-def task_delivery_count(*, task_id: str, task_name: str, args, kwargs) -> FailedTask:
+def task_delivery_count(
+    *, task_id: str, task_name: str, args: Sequence[Any] | None, kwargs: Mapping[str, Any] | None
+) -> FailedTask:
     """Count one more delivery of a message that came back, and park the task when it has been
     delivered more than PIT_TASK_MAX_DELIVERIES times. The first delivery was never counted (it is
     the normal case, and writes nothing), so a first redelivery is attempt 2."""
@@ -78,7 +86,15 @@ def task_delivery_count(*, task_id: str, task_name: str, args, kwargs) -> Failed
     return row
 
 
-def task_park(*, task_id: str, task_name: str, args, kwargs, error: str, attempts: int) -> FailedTask:
+def task_park(
+    *,
+    task_id: str,
+    task_name: str,
+    args: Sequence[Any] | None,
+    kwargs: Mapping[str, Any] | None,
+    error: str,
+    attempts: int,
+) -> FailedTask:
     """Record a task that failed for good, with its error; it is not retried again."""
     now = timezone.now()
     with transaction.atomic():
@@ -122,7 +138,7 @@ def _resent_from_outbox(task_id: str) -> bool:
     return OutboxMessage.objects.filter(task_id=task_id, attempts__gt=1).exists()
 
 
-class PitTask(DjangoTask):
+class PitTask(DjangoTask[Any, Any]):
     """The shared policy (see the module docstring); every task of the pit uses it via `pit_task`."""
 
     autoretry_for = TRANSIENT_ERRORS
@@ -133,14 +149,15 @@ class PitTask(DjangoTask):
     acks_late = True
     reject_on_worker_lost = True
 
-    def before_start(self, task_id, args, kwargs):
+    def before_start(self, task_id: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         request = self.request
         if request.is_eager:
             return
         try:
             if not (request.delivery_info or {}).get("redelivered") and not _resent_from_outbox(task_id):
                 return
-            request.pit_counted = True
+            # Celery's request context takes any attribute; this one lasts as long as the delivery.
+            request.pit_counted = True  # type: ignore[attr-defined]
             row = task_delivery_count(task_id=task_id, task_name=self.name, args=args, kwargs=kwargs)
         except DatabaseError:
             # Counting is a safeguard, not the work: if the database is away the task itself will
@@ -152,13 +169,13 @@ class PitTask(DjangoTask):
             self._outbox_done(task_id)
             raise Ignore()
 
-    def _outbox_done(self, task_id) -> None:
+    def _outbox_done(self, task_id: str) -> None:
         try:
             outbox_message_done(task_id=task_id)
         except DatabaseError:  # left in the outbox, the task is sent once more: harmless
             logger.warning("could not clear %s %s from the outbox", self.name, task_id, exc_info=True)
 
-    def on_success(self, retval, task_id, args, kwargs):
+    def on_success(self, retval: Any, task_id: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         self._outbox_done(task_id)
         if getattr(self.request, "pit_counted", False):
             try:
@@ -168,7 +185,14 @@ class PitTask(DjangoTask):
             except DatabaseError:
                 logger.warning("could not mark %s %s as succeeded", self.name, task_id, exc_info=True)
 
-    def on_failure(self, exc, task_id, args, kwargs, einfo):
+    def on_failure(
+        self,
+        exc: Exception,
+        task_id: str,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        einfo: ExceptionInfo | None,
+    ) -> None:
         error = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         if einfo is not None:
             error = f"{error}\n\n{einfo.traceback}"
@@ -187,9 +211,10 @@ class PitTask(DjangoTask):
             self._outbox_done(task_id)  # parked: staff own it now (admin: Failed tasks)
 
 
-def pit_task(name: str, **options):
+def pit_task(name: str, **options: Any) -> Callable[[Callable[P, R]], Task[P, R]]:
     """`@shared_task` with the pit's policy: `@pit_task("ledger.shoe_reconcile")`."""
-    return shared_task(name=name, base=PitTask, **options)
+    decorator: Callable[[Callable[P, R]], Task[P, R]] = shared_task(name=name, base=PitTask, **options)
+    return decorator
 
 
 @pit_task("core.outbox_dispatch")

@@ -1,6 +1,6 @@
 """Plain Django views shared by the whole site."""
 
-from django.http import JsonResponse
+from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
@@ -9,7 +9,7 @@ from pit.core.health import system_health
 
 @never_cache
 @require_GET
-def healthz(request):
+def healthz(request: HttpRequest) -> JsonResponse:
     """200 when the database and the broker answer, 503 naming what failed."""
     checks = system_health()
     healthy = all(check.ok for check in checks)

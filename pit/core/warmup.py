@@ -10,6 +10,8 @@ Nothing here writes; a service that is down is logged and left for the first req
 
 import logging
 
+from celery import Celery
+
 logger = logging.getLogger(__name__)
 
 
@@ -48,6 +50,6 @@ def warm_process() -> None:
             logger.warning("warm-up could not reach the %s: %s: %s", name, type(exc).__name__, exc)
 
 
-def _producer_connect(app) -> None:
+def _producer_connect(app: Celery) -> None:
     with app.producer_or_acquire() as producer:
         producer.connection.ensure_connection(max_retries=1)

@@ -109,10 +109,10 @@ def pit_overview(*, gaming_day: dt.date | None = None) -> dict:
         theoretical_minor = int(theoretical.to_integral_value())
         points, running_handle, running_win = [], Decimal(0), Decimal(0)
         for index in range(last_hour + 1):
-            cell = hours_of_table.get(index)
-            if cell:
-                running_handle += cell[0]
-                running_win += cell[1]
+            hour_cell = hours_of_table.get(index)
+            if hour_cell:
+                running_handle += hour_cell[0]
+                running_win += hour_cell[1]
             points.append(
                 {
                     "hour": timezone.localtime(hours[index]).strftime("%H:%M"),

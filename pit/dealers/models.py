@@ -46,7 +46,7 @@ class DealerRotation(Recorded, Fact):
         ]
 
     def __str__(self) -> str:
-        who = self.dealer.code if self.dealer_id else "nobody"
+        who = self.dealer.code if self.dealer is not None else "nobody"
         return f"{self.table.code}: {who} from {self.started_at:%Y-%m-%d %H:%M}"
 
 

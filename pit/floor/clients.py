@@ -139,7 +139,11 @@ class ServicesFloorClient:
         ]
         if refused:
             raise SimulationError(f"The pit refused coups of shoe {shoe_id}: {refused}")
-        return [outcome.coup.pk for outcome in outcomes]
+        ids = []
+        for outcome in outcomes:
+            assert outcome.coup is not None, "a created coup's outcome carries it"
+            ids.append(outcome.coup.pk)
+        return ids
 
     def commission_collect(self, shoe_id: int, seat: int) -> None:
         commission_collect(shoe=self._shoes[shoe_id], seat=seat, actor=self.actor, note="player left (simulated)")
@@ -264,12 +268,15 @@ class HttpFloorClient:
             },
         )
         results = data.get("results", data.get("coups", [])) if isinstance(data, dict) else data
-        ids = []
+        ids: list[int] = []
         for item in results:
             status = item.get("status", "created")
             if status not in ("created", "existing"):
                 raise SimulationError(f"The API refused a coup of shoe {shoe_id}: {item}")
-            ids.append(item.get("id") or (item.get("coup") or {}).get("id"))
+            coup_id = item.get("id") or (item.get("coup") or {}).get("id")
+            if not isinstance(coup_id, int):
+                raise SimulationError(f"The API answered a coup of shoe {shoe_id} without its id: {item}")
+            ids.append(coup_id)
         return ids
 
     def commission_collect(self, shoe_id: int, seat: int) -> None:

@@ -246,6 +246,14 @@ class Clock:
         return min(self.moment, self.end)
 
 
+class FloorClock(Protocol):
+    """What a table deals by: a Clock (simulated time) or a LiveClock (now)."""
+
+    def tick(self) -> dt.datetime: ...
+
+    def peek(self) -> dt.datetime: ...
+
+
 # ------------------------------------------------------------------------------------ the dealers
 
 
@@ -304,7 +312,8 @@ class Dealer:
         injections: random.Random | None = None,
     ):
         self.client, self.setup, self.rng, self.faults = client, setup, rng, faults
-        self.roster, self.dealing = roster, None  # the dealer at the table now (with a roster)
+        self.roster = roster
+        self.dealing: str | None = None  # the dealer at the table now (with a roster)
         self.injections = injections or random.Random(f"pit-floor-inject:{setup.code}")
         # Per-table injections: drawn only when asked for, from their own generator.
         self.injected = {
@@ -362,7 +371,7 @@ class Dealer:
         return wagers
 
     # ---- the shoe
-    def play_shoe(self, clock: Clock, *, close: bool = True, max_coups: int | None = None) -> int:
+    def play_shoe(self, clock: FloorClock, *, close: bool = True, max_coups: int | None = None) -> int:
         """Shuffle, burn, place the cut card and deal until the cut card comes out (or `max_coups`);
         close the shoe with the commission box count unless `close` is False. Returns the shoe id."""
         steps = self.deal_shoe(clock, close=close, max_coups=max_coups)
@@ -372,7 +381,7 @@ class Dealer:
 
     def deal_shoe(
         self,
-        clock: Clock,
+        clock: FloorClock,
         *,
         close: bool = True,
         max_coups: int | None = None,
@@ -438,7 +447,7 @@ class Dealer:
             by_number = dict(zip((play.number for play in pending), ids, strict=True))
             for fault in pending_faults:
                 fault.shoe_id = shoe_id
-                fault.coup_id = by_number.get(fault.coup_number)
+                fault.coup_id = None if fault.coup_number is None else by_number.get(fault.coup_number)
             pending.clear()
             pending_faults.clear()
 
@@ -628,6 +637,7 @@ class Dealer:
 
     def fall_silent(self) -> None:
         """Log the reader dying after the last coup dealt (the shoe stays dealing, nothing more comes)."""
+        assert self.position is not None, "a table falls silent after dealing"
         shoe_id, sequence, number = self.position
         fault = InjectedFault(
             "silent_reader",
@@ -643,7 +653,7 @@ class Dealer:
         self.result.faults.append(fault)
         self.result.absorb(f"fault {fault.kind} {sequence} {number}\n")
 
-    def _close(self, shoe_id: int, sequence: int, box: dict[int, Decimal], clock: Clock) -> None:
+    def _close(self, shoe_id: int, sequence: int, box: dict[int, Decimal], clock: FloorClock) -> None:
         counts = {seat: amount for seat, amount in box.items() if amount > 0}
         if self.box_mode and self.rng.random() < self.faults["miscounted_box"]:
             seat = self.rng.choice(sorted(counts) or sorted(self.players) or list(self.setup.seats))
@@ -804,6 +814,7 @@ def simulate(
             for _ in range(shoes):
                 dealer.play_shoe(clock)
             if fast:
+                assert dealer.position is not None, "the table has dealt its shoes"
                 fault = InjectedFault(
                     "fast_table",
                     "coup_rate_high",

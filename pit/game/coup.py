@@ -180,7 +180,7 @@ def outcome_facts(
     banker_natural: bool,
 ) -> frozenset[str]:
     """The facts of an outcome; evaluation and exact odds both take their facts from here."""
-    facts = set()
+    facts: set[str] = set()
     margin = player_total - banker_total
     if margin > 0:
         facts.update(("player_wins", f"player_wins_by_{margin}"))
@@ -315,7 +315,12 @@ def evaluate(coup: Coup) -> Evaluation:
     )
 
 
-def coup_signature(player: Sequence[Card], banker: Sequence[Card]) -> tuple:
+# A hand's two-card total and whether its first two cards pair, then its later cards' values; or
+# (None, its values) for a hand of fewer than two cards.
+HandSignature = tuple[int | bool | None | tuple[int, ...], ...]
+
+
+def coup_signature(player: Sequence[Card], banker: Sequence[Card]) -> tuple[HandSignature, HandSignature]:
     """Everything the draw rules, the reported-winner check (`verify_coup`) and `evaluate` look at in
     a coup's hands: each hand's two-card total, whether its first two cards pair, and the values of
     its later cards (a hand of fewer than two cards: its values). Coups with the same signature (and
@@ -325,7 +330,7 @@ def coup_signature(player: Sequence[Card], banker: Sequence[Card]) -> tuple:
     return _hand_signature(player), _hand_signature(banker)
 
 
-def _hand_signature(hand: Sequence[Card]) -> tuple:
+def _hand_signature(hand: Sequence[Card]) -> HandSignature:
     if len(hand) < 2:
         return (None, tuple([card.value for card in hand]))
     first, second = hand[0], hand[1]

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import InvalidCard, parse_cards
+from .cards import Card, InvalidCard, parse_cards
 from .coup import Coup, Winner, evaluate
 from .verification import verify_coup
 
@@ -20,7 +20,7 @@ class LineError(ValueError):
     """What is wrong with one input line, in words for whoever posted it."""
 
 
-def _hand(data: dict[str, Any], side: str) -> tuple:
+def _hand(data: dict[str, Any], side: str) -> tuple[Card, ...]:
     if side not in data:
         raise LineError(f"missing field {side!r} (a list of card codes)")
     codes = data[side]

@@ -22,5 +22,6 @@ def to_decimal(value: Decimal | int | str, what: str = "amount") -> Decimal:
 
 def format_amount(amount: Decimal) -> str:
     """'1,234.50': thousands separated, at least two decimals, more only when the amount has them."""
-    places = max(2, -amount.as_tuple().exponent) if amount.is_finite() else 2
+    exponent = amount.as_tuple().exponent  # an int, or a letter for infinities and NaNs
+    places = max(2, -exponent) if isinstance(exponent, int) else 2
     return f"{amount:,.{places}f}"

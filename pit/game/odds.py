@@ -155,19 +155,19 @@ def _outcome_weights_reference(counts: tuple[int, ...]) -> tuple[dict[tuple[int,
                             ways *= _falling(value_counts[value], removed[value])
                     if not ways:
                         continue
-                    key = ((a + b) % 10, (c + d) % 10, tuple(removed))
-                    weights = groups.get(key)
+                    group = ((a + b) % 10, (c + d) % 10, tuple(removed))
+                    weights = groups.get(group)
                     if weights is None:
-                        weights = groups[key] = [0, 0, 0, 0]
+                        weights = groups[group] = [0, 0, 0, 0]
                     base = 2 * (a == b != 0) + (c == d != 0)
                     for index, zero_ways in splits[(a == 0) + (b == 0), (c == 0) + (d == 0)]:
                         weights[base | index] += ways * zero_ways
 
     outcomes: dict[tuple[int, int, int, int, bool, bool], int] = {}
-    for (player_two, banker_two, removed), weights in groups.items():
+    for (player_two, banker_two, removed_values), weights in groups.items():
         if not any(weights):
             continue
-        remaining = [have - gone for have, gone in zip(value_counts, removed, strict=True)]
+        remaining = [have - gone for have, gone in zip(value_counts, removed_values, strict=True)]
         for (player_total, banker_total, player_cards, banker_cards), tail_ways in _third_cards(
             player_two, banker_two, remaining, scale
         ).items():
@@ -425,13 +425,14 @@ class _Plan:
 
 
 def _build_plan() -> _Plan:
-    rows = []  # (drawing first, player total, banker total, pair index), ordering, case, zero index
-    removed = []
+    # (drawing first, player total, banker total, pair index), ordering, case, zero index
+    rows: list[tuple[tuple[bool, int, int, int], int, int, int]] = []
+    removed: list[list[int]] = []
     for a in range(10):
         for b in range(a, 10):
             for c in range(10):
                 for d in range(c, 10):
-                    case = len(removed)
+                    case_index = len(removed)
                     values = [0] * 10
                     for value in (a, b, c, d):
                         values[value] += 1
@@ -446,7 +447,7 @@ def _build_plan() -> _Plan:
                         if (split & 2 and player_zeros < 2) or (split & 1 and banker_zeros < 2):
                             continue
                         group = (not drawing, player_two, banker_two, base | split)
-                        rows.append((group, ordering, case, (player_zeros * 3 + banker_zeros) * 4 + split))
+                        rows.append((group, ordering, case_index, (player_zeros * 3 + banker_zeros) * 4 + split))
     rows.sort(key=lambda row: row[0])
     groups = sorted({row[0] for row in rows})
     group_index = {group: index for index, group in enumerate(groups)}
@@ -599,7 +600,7 @@ def _paytable_verdicts(paytable: Paytable) -> _PaytableVerdicts:
     ]
     shown = _shown_facts(paytable)
     facts = np.array([[fact in outcome for fact in shown] for outcome in key_facts], dtype=np.int64)
-    nets = []
+    nets: list[tuple[str, tuple[tuple[BetResult, Fraction], ...], int]] = []
     columns: list[list[int]] = []
     for bet in paytable.bets:
         found: dict[tuple[BetResult, Fraction], int] = {}

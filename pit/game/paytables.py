@@ -56,10 +56,12 @@ _BET_NAME = re.compile(r"^[a-z][a-z0-9_]{0,49}$")
 
 def _enum(enum: type[StrEnum], value: object, what: str) -> Any:
     try:
-        return enum(value)
+        if isinstance(value, str):
+            return enum(value)
     except ValueError:
-        choices = ", ".join(member.value for member in enum)
-        raise InvalidPaytable(f"{what} must be one of {choices}, not {value!r}") from None
+        pass
+    choices = ", ".join(member.value for member in enum)
+    raise InvalidPaytable(f"{what} must be one of {choices}, not {value!r}")
 
 
 def _decimal(value: object, what: str) -> Decimal:
@@ -191,7 +193,8 @@ class BetRule:
         odds = data.get("odds")
         if odds is not None and not isinstance(odds, str):
             raise InvalidPaytable(f"odds must be a string like '8:1', not {odds!r}")
-        return cls(frozenset(when), data["result"], odds, data.get("commission", False))
+        # A string of odds is parsed by __post_init__, after the checks of the facts and the result.
+        return cls(frozenset(when), data["result"], odds, data.get("commission", False))  # type: ignore[arg-type]
 
 
 _LOSE = BetRule(frozenset(), BetResult.LOSE)
@@ -225,7 +228,7 @@ class BetDefinition:
         return {"rules": [rule.to_dict() for rule in self.rules]}
 
 
-def _no_unknown_keys(data: Mapping, allowed: set[str], what: str) -> None:
+def _no_unknown_keys(data: Mapping[object, object], allowed: set[str], what: str) -> None:
     unknown = sorted(str(key) for key in data if key not in allowed)
     if unknown:
         raise InvalidPaytable(f"{what} has unknown field {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})")

@@ -41,7 +41,7 @@ def dealt_order(player: Sequence[str], banker: Sequence[str]) -> list[str]:
 _NORMAL = frozenset(ALL_CARD_CODES)
 
 
-def _normalised(codes: Sequence) -> bool:
+def _normalised(codes: Sequence[object]) -> bool:
     """Whether every code is a card's normal two-character code (as stored); False for anything
     else, unhashable values included (parse_card then names the one that is no card)."""
     try:

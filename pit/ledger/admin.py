@@ -50,11 +50,12 @@ class ShoeFilter(admin.SimpleListFilter):
         return [(str(shoe.pk), str(shoe)) for shoe in shoes]
 
     def queryset(self, request, queryset):
-        if not self.value():
+        value = self.value()
+        if not value:
             return queryset
-        if not self.value().isdigit():
+        if not value.isdigit():
             return queryset.none()
-        return queryset.filter(shoe_id=int(self.value()))
+        return queryset.filter(shoe_id=int(value))
 
 
 class MoneyColumnsMixin:

@@ -5,6 +5,7 @@ whose player leaves, reversing entries for corrections, the reconciliation of a 
 the explanation of a variance.
 """
 
+import datetime as dt
 from decimal import Decimal
 
 from django.conf import settings
@@ -118,10 +119,12 @@ def _seat_ledger(shoe: Shoe) -> dict[int, dict[str, int]]:
     return figures
 
 
-def _shoe_gaming_day(shoe: Shoe):
+def _shoe_gaming_day(shoe: Shoe) -> dt.date:
     """The gaming day a shoe's box variance is filed under: its last coup's (else the day it closed)."""
     last_coup = shoe.coups.order_by("-number").only("gaming_day").first()
-    return last_coup.gaming_day if last_coup is not None else gaming_day_for(shoe.closed_at)
+    if last_coup is not None:
+        return last_coup.gaming_day
+    return gaming_day_for(shoe.closed_at or timezone.now())  # not closed yet: the current gaming day
 
 
 def _box_variance_finding(expected: int, counted: int, seat: int, currency: str):

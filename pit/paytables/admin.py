@@ -43,6 +43,7 @@ class PaytableFromPresetForm(forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
+        assert cleaned is not None  # ModelForm.clean returns its cleaned_data
         code = cleaned.get("code") or (cleaned.get("preset") or "").replace("_", "-")
         if code and PaytableConfiguration.objects.filter(code=code).exists():
             self.add_error("code", f"The paytable family {code!r} exists already; supersede its current version.")

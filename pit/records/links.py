@@ -42,7 +42,7 @@ class _Cursor:
             self.stored = True
 
 
-def _cursors() -> dict:
+def _cursors() -> dict[int, _Cursor]:
     if not hasattr(_local, "cursors"):
         _local.cursors = {}
     return _local.cursors
@@ -79,7 +79,7 @@ def chain_link(instance, spec: ChainSpec) -> None:
     shoe_id = spec.shoe_of(instance)
     cursor = _cursors().get(shoe_id)
     alone = cursor is None
-    if alone:
+    if cursor is None:
         cursor = _Cursor.load(shoe_id)
     cursor.length += 1
     cursor.head = row_hash(cursor.head, spec, cursor.length, values_of(spec, instance))
@@ -94,7 +94,7 @@ def chain_rows(*, shoe_id: int, spec: ChainSpec, rows: list) -> list[tuple[int, 
     batch builds without one. Use it inside `records_chain`."""
     cursor = _cursors().get(shoe_id)
     alone = cursor is None
-    if alone:
+    if cursor is None:
         cursor = _Cursor.load(shoe_id)
     hasher, length, head = row_hasher(spec), cursor.length, cursor.head
     links = []

@@ -17,15 +17,15 @@ from typing import Any
 from django.conf import settings
 
 from pit.accounting.models import Adjustment
-from pit.accounting.selectors import period_figures, win_to_drop
+from pit.accounting.selectors import PeriodFigures, period_figures, win_to_drop
 from pit.core.money import from_minor
 from pit.reports import selectors as report_selectors
-from pit.reports.definitions import Column, Level, ReportDefinition, ReportFilters, Total, ratio
+from pit.reports.definitions import Column, ColumnOptions, Level, ReportDefinition, ReportFilters, Total, ratio
 from pit.reports.definitions import ColumnType as T
 from pit.shoes.models import Coup
 from pit.tables.models import GAME_NAMES, Table
 
-_money = {"type": T.MONEY, "total": Total.SUM, "width": 14}
+_money: ColumnOptions = {"type": T.MONEY, "total": Total.SUM, "width": 14}
 TO_DATE = ("win_mtd", "drop_mtd", "win_ytd", "drop_ytd")
 
 
@@ -63,19 +63,19 @@ def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
     year_start = dt.date(filters.date_from.year, 1, 1)
     figures = period_figures(date_from=year_start, date_to=filters.date_to, table_ids=tables)
     wagers = {(row["gaming_day"], row["table"]): row for row in report_selectors.table_results(filters)}
-    by_table: dict[int, list] = defaultdict(list)
-    for item in figures.values():
-        by_table[item.table_id].append(item)
+    by_table: dict[int, list[PeriodFigures]] = defaultdict(list)
+    for figure in figures.values():
+        by_table[figure.table_id].append(figure)
     code_to_id = {table.code: pk for pk, table in tables.items()}
     keys = {(day, table_id) for (day, table_id, _) in figures if filters.date_from <= day <= filters.date_to}
     keys |= {(day, code_to_id[code]) for day, code in wagers if code in code_to_id}
 
     def to_date(table_id: int, day: dt.date, since: dt.date) -> tuple[int, int]:
         win = drop = 0
-        for item in by_table[table_id]:
-            if since <= item.gaming_day <= day and item.win is not None:
-                win += item.win
-                drop += item.drop
+        for figure in by_table[table_id]:
+            if since <= figure.gaming_day <= day and figure.win is not None and figure.drop is not None:
+                win += figure.win
+                drop += figure.drop
         return win, drop
 
     def order(key):
@@ -129,7 +129,7 @@ def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             "drop": money(item.drop) if item and item.drop is not None else None,
             "win": statutory,
             "hold": win_to_drop(win, item.drop if item else None),
-            "drop_for_hold": money(item.drop) if win is not None else None,
+            "drop_for_hold": money(item.drop) if win is not None and item and item.drop is not None else None,
             "house_win": house_win,
             "theoretical_win": played.get("theoretical_win"),
             "commission": played.get("commission"),

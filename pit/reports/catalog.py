@@ -14,7 +14,7 @@ from pit.core.money import decimal_sqrt, from_minor
 
 from . import csv_copy, selectors
 from .accounting import ACCOUNTING_REPORTS
-from .definitions import Column, Level, ReportDefinition, Total, ratio
+from .definitions import Column, ColumnOptions, Level, ReportDefinition, Total, ratio
 from .definitions import ColumnType as T
 
 # Who may run a report (see pit.reports.permissions): accountants and auditors run everything;
@@ -201,7 +201,7 @@ COMMISSION_DETAIL = ReportDefinition(
     csv_lines=csv_copy.commission_detail_csv_lines,
 )
 
-_money_sum = {"type": T.MONEY, "total": Total.SUM, "width": 14}
+_money_sum: ColumnOptions = {"type": T.MONEY, "total": Total.SUM, "width": 14}
 
 TABLE_RESULTS = ReportDefinition(
     slug="table-results",

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypedDict
 
 from pit.core.replica import read_from_replica
 
@@ -43,6 +43,16 @@ class Column:
     width: int = 12
     hidden: bool = False  # summed for derived totals (e.g. variance behind a z-score), never shown
     places: int = 2  # DECIMAL and PERCENTAGE: decimals shown in CSV/JSON (in percent for PERCENTAGE)
+
+
+class ColumnOptions(TypedDict, total=False):
+    """Column's keyword arguments, for options shared by several columns (`Column(key, label, **options)`)."""
+
+    type: ColumnType
+    total: Total | Callable[[dict[str, Any]], Any]
+    width: int
+    hidden: bool
+    places: int
 
 
 @dataclass(frozen=True)
@@ -201,10 +211,11 @@ def report_lines(definition: ReportDefinition, filters: ReportFilters) -> Iterat
                 yield from close_from(depth)
                 break
         for depth, level in enumerate(levels):
-            if open_groups[depth] is None:
-                open_groups[depth] = _Group(tuple(row.get(name) for name in level.keys), row)
-            _add(open_groups[depth].sums, row, summed)
-            open_groups[depth].rows += 1
+            group = open_groups[depth]
+            if group is None:
+                group = open_groups[depth] = _Group(tuple(row.get(name) for name in level.keys), row)
+            _add(group.sums, row, summed)
+            group.rows += 1
         key = tuple(row.get(name) for name in definition.total_keys)
         total = totals.get(key)
         if total is None:

@@ -47,12 +47,11 @@ class ReportFilterForm(forms.Form):
         self.order_fields(["report", "from", "to", "tables", "game", "only_variances"])
         if report is not None:
             self.fields["report"].required = False
-            self.fixed_report = report
-        else:
-            self.fixed_report = None
+        self.fixed_report: str | None = report
 
     def clean(self):
         cleaned = super().clean()
+        assert cleaned is not None  # Form.clean returns its cleaned_data
         start, end = cleaned.get("from"), cleaned.get("to")
         for name, day in (("from", start), ("to", end)):
             if day and not FIRST_DAY <= day <= LAST_DAY:

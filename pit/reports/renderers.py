@@ -78,10 +78,10 @@ def csv_safe_text(text: str) -> str:
 
 
 def csv_converter(column: Column) -> Callable[[Any], str | int | None]:
-    convert = text_converter(column)
     if column.type != ColumnType.TEXT:
-        return convert
-    return lambda value: None if value is None else csv_safe_text(convert(value))
+        return text_converter(column)
+    # Text as text_converter gives it (the value's str), made safe for spreadsheets.
+    return lambda value: None if value is None else csv_safe_text(str(value))
 
 
 def _lines(definition: ReportDefinition, filters: ReportFilters, progress: Progress | None) -> Iterator[Line]:
@@ -134,7 +134,7 @@ def csv_chunks(
         buffer.append(line[:-1])
         if line[0] == detail:
             written += 1
-            if live and written % DETAIL_PROGRESS_EVERY == 0:
+            if live and progress is not None and written % DETAIL_PROGRESS_EVERY == 0:
                 progress(written)
         if len(buffer) >= lines_per_chunk:
             buffer.append(b"")
@@ -373,7 +373,7 @@ def report_summary(definition: ReportDefinition, filters: ReportFilters) -> dict
         if line.kind == "total":
             totals.append(line.values)
     columns = [column for column in definition.visible_columns if column.key in _summed_or_derived(definition)]
-    summary = {
+    summary: dict[str, Any] = {
         "columns": columns,
         "totals": [
             {

@@ -6,6 +6,7 @@ import tempfile
 from functools import wraps
 from pathlib import Path
 
+from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.auth.views import redirect_to_login
@@ -28,7 +29,7 @@ from .services import report_export_request
 SUMMARY_MAX_ROWS = 50_000
 ROWS_PER_PAGE = 50  # detail rows per page on screen, with the subtotals among them
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-CONTENT_TYPES = {ExportFormat.CSV: "text/csv; charset=utf-8", ExportFormat.XLSX: XLSX_TYPE}
+CONTENT_TYPES: dict[str, str] = {ExportFormat.CSV: "text/csv; charset=utf-8", ExportFormat.XLSX: XLSX_TYPE}
 
 
 def inline_max_days() -> int:
@@ -75,7 +76,9 @@ def _allowed_form(request, data) -> ReportFilterForm:
     """The filter form, offering only the reports this user may run."""
     allowed = reports_allowed(request.user)
     form = ReportFilterForm(data, initial={"report": allowed[0].slug})
-    form.fields["report"].choices = [(report.slug, report.title) for report in allowed]
+    report_field = form.fields["report"]
+    assert isinstance(report_field, forms.ChoiceField)  # ReportFilterForm.report
+    report_field.choices = [(report.slug, report.title) for report in allowed]
     return form
 
 

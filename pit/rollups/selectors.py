@@ -9,7 +9,7 @@ that reads rollups for those days and the detail for the others shows exactly th
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from django.db.models import F
@@ -69,7 +69,7 @@ def table_result_items(
     currency, table code) with the stream's number, in the order those streams merge: per table-day
     the coups (0), the wagers per paytable, decks and bet (1), the reversals (3), the deducted
     commission (4). Open violations (2) are not rolled up; the report reads them as always."""
-    scope = {"gaming_day__range": (date_from, date_to)}
+    scope: dict[str, Any] = {"gaming_day__range": (date_from, date_to)}
     if tables:
         scope["table__code__in"] = list(tables)
     if game:
@@ -88,7 +88,7 @@ def table_result_items(
             table_game=F("table__game"),
         )
     }
-    bets: dict[int, list[dict[str, Any]]] = {pk: [] for pk in table_days}
+    bets: dict[int, list[Mapping[str, Any]]] = {pk: [] for pk in table_days}
     for row in BetRollup.objects.filter(**{f"table_day__{name}": value for name, value in scope.items()}).values(
         "table_day_id",
         "paytable_id",
@@ -150,5 +150,5 @@ def table_result_items(
         yield key, 4, {"day": day, "currency": currency, "table": code, "deducted": deducted}
 
 
-def _key(row: dict[str, Any]) -> tuple[dt.date, str, str]:
+def _key(row: Mapping[str, Any]) -> tuple[dt.date, str, str]:
     return row["gaming_day"], row["currency"], row["code"]

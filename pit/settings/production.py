@@ -6,7 +6,7 @@
 from django.core.exceptions import ImproperlyConfigured
 
 from pit.settings.base import *  # noqa: F403
-from pit.settings.base import env
+from pit.settings.components.environment import env
 
 DEBUG = False
 SECRET_KEY = env.str("DJANGO_SECRET_KEY")  # no default: refuse to start without one

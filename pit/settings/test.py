@@ -2,7 +2,7 @@
 unless a test starts a real worker."""
 
 from pit.settings.base import *  # noqa: F403
-from pit.settings.base import env
+from pit.settings.components.environment import env
 
 SECRET_KEY = "test-only-secret-key-not-for-production-use-0123456789"
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

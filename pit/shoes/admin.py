@@ -70,10 +70,11 @@ class DealtOnFilter(admin.SimpleListFilter):
         return [(day.isoformat(), "Current gaming day"), (previous.isoformat(), "Previous gaming day")]
 
     def queryset(self, request, queryset):
-        if not self.value():
+        value = self.value()
+        if not value:
             return queryset
         try:
-            day = dt.date.fromisoformat(self.value())
+            day = dt.date.fromisoformat(value)
         except ValueError:
             return queryset.none()
         return queryset.filter(pk__in=Coup.objects.filter(gaming_day=day).values("shoe_id"))

@@ -18,7 +18,8 @@ SEAT_COUNTS = {Game.BIG: 14, Game.MIDI: 9, Game.MINI: 7}
 
 def default_seat_layout(game: str) -> list[int]:
     """`count` seats numbered from 1, skipping the unlucky numbers."""
-    count, seats, number = SEAT_COUNTS[Game(game)], [], 0
+    count, number = SEAT_COUNTS[Game(game)], 0
+    seats: list[int] = []
     while len(seats) < count:
         number += 1
         if number not in UNLUCKY_SEATS:

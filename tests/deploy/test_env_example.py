@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 ENV_EXAMPLE = ROOT / "deploy" / "env.example"
 GUNICORN_CONF = ROOT / "deploy" / "gunicorn.conf.py"
-SETTINGS_FILES = sorted((ROOT / "pit" / "settings").glob("*.py"))
+SETTINGS_FILES = sorted((ROOT / "pit" / "settings").rglob("*.py"))
 VARIABLE_LINE = re.compile(r"^#?(?P<name>[A-Z][A-Z0-9_]*)=(?P<value>.*)$")
 
 

@@ -2,11 +2,13 @@
 
 import json
 import re
+from fractions import Fraction
+from typing import Any
 
-from django.core.management.base import CommandError
+from django.core.management.base import CommandError, CommandParser
 
 from pit.core.arguments import PitCommand, at_least, integer
-from pit.game import PRESETS, InvalidCard, Paytable, composition_after, exact_odds, fraction_to_decimal
+from pit.game import PRESETS, InvalidCard, Odds, Paytable, composition_after, exact_odds, fraction_to_decimal
 
 MAIN_OUTCOMES = ("player_wins", "banker_wins", "tie")
 
@@ -18,7 +20,7 @@ class Command(PitCommand):
     )
     requires_system_checks = []
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--decks", type=integer, default=8, help="Decks in the shoe (default 8).")
         source = parser.add_mutually_exclusive_group()
         source.add_argument("--preset", choices=sorted(PRESETS), default="commission_box", help="A preset paytable.")
@@ -29,7 +31,17 @@ class Command(PitCommand):
         parser.add_argument("--json", dest="as_json", action="store_true", help="Print JSON, decimals as strings.")
         parser.add_argument("--places", type=at_least(0), default=None, help="Decimal places (table 6, JSON 12).")
 
-    def handle(self, *args, decks, preset, paytable, seen, as_json, places, **options):
+    def handle(
+        self,
+        *args: Any,
+        decks: int,
+        preset: str,
+        paytable: str | None,
+        seen: str,
+        as_json: bool,
+        places: int | None,
+        **options: Any,
+    ) -> None:
         table = self._paytable(preset, paytable)
         try:
             composition = composition_after(decks, [code for code in re.split(r"[\s,]+", seen) if code])
@@ -41,7 +53,7 @@ class Command(PitCommand):
         else:
             self._print_table(table, odds, decks, places if places is not None else 6)
 
-    def _paytable(self, preset, path):
+    def _paytable(self, preset: str, path: str | None) -> Paytable:
         if not path:
             return PRESETS[preset]
         try:
@@ -52,11 +64,11 @@ class Command(PitCommand):
         except ValueError as error:  # bad JSON, or InvalidPaytable naming the problem
             raise CommandError(f"{path}: {error}") from None
 
-    def _print_table(self, table, odds, decks, places):
-        def number(value):
+    def _print_table(self, table: Paytable, odds: Odds, decks: int, places: int) -> None:
+        def number(value: Fraction) -> str:
             return str(fraction_to_decimal(value, places))
 
-        def percent(value):
+        def percent(value: Fraction) -> str:
             return f"{fraction_to_decimal(value * 100, max(places - 2, 2))}%"
 
         write = self.stdout.write

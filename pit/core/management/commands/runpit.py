@@ -11,9 +11,13 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
+from types import FrameType
+from typing import Any, NoReturn
 
 from django.conf import settings
 from django.core.management import call_command
+from django.core.management.base import CommandParser
 
 from pit.core.arguments import PitCommand, port
 from pit.core.queues import BULK, URGENT
@@ -27,12 +31,15 @@ START_TIMEOUT = 60.0  # seconds: past it, the address and logins are printed any
 class Relay(threading.Thread):
     """Copies a child's standard output to ours, line by line, and notes when it has started."""
 
-    def __init__(self, process: subprocess.Popen, marker: str, write, lock: threading.Lock):
+    def __init__(
+        self, process: subprocess.Popen[str], marker: str, write: Callable[[str], object], lock: threading.Lock
+    ) -> None:
         super().__init__(daemon=True)
         self.process, self.marker, self.write, self.lock = process, marker, write, lock
         self.started = threading.Event()
 
-    def run(self):
+    def run(self) -> None:
+        assert self.process.stdout is not None  # started with stdout=PIPE
         for line in self.process.stdout:
             with self.lock:
                 self.write(line.rstrip("\n"))
@@ -55,20 +62,22 @@ def celery_commands(python: str, schedule: str) -> list[list[str]]:
 class Command(PitCommand):
     help = "Start the web server, a Celery worker per queue (urgent, bulk) and beat; Ctrl-C stops them all."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=port, default="8000")
         parser.add_argument("--no-worker", action="store_true", help="Serve the web only.")
         parser.add_argument("--demo-logins", action="store_true", help="Print the demo pit's logins last (`make run`).")
 
-    def handle(self, *args, host, port, no_worker, demo_logins, **options):
+    def handle(self, *args: Any, host: str, port: str, no_worker: bool, demo_logins: bool, **options: Any) -> None:
         python = sys.executable
         settings_module = os.environ.get("DJANGO_SETTINGS_MODULE", "pit.settings.local")
         # Unbuffered: a child's banner reaches the relay as it is printed, not when the pipe's buffer fills.
         env = {**os.environ, "DJANGO_SETTINGS_MODULE": settings_module, "PYTHONUNBUFFERED": "1"}
-        processes, relays, lock = [], [], threading.Lock()
+        processes: list[subprocess.Popen[str]] = []
+        relays: list[Relay] = []
+        lock = threading.Lock()
 
-        def start(command, marker):
+        def start(command: list[str], marker: str) -> subprocess.Popen[str]:
             process = subprocess.Popen(  # noqa: S603
                 command, env=env, stdout=subprocess.PIPE, text=True, bufsize=1
             )
@@ -77,7 +86,7 @@ class Command(PitCommand):
             relays[-1].start()
             return process
 
-        def stop(signum, frame):
+        def stop(signum: int, frame: FrameType | None) -> NoReturn:
             raise KeyboardInterrupt
 
         # A service manager stops us with SIGTERM: take the workers and the web server down with us.
@@ -106,7 +115,7 @@ class Command(PitCommand):
                 except subprocess.TimeoutExpired:
                     process.kill()
 
-    def announce(self, host: str, port: int, demo_logins: bool) -> None:
+    def announce(self, host: str, port: str, demo_logins: bool) -> None:
         """The broker and database, then the pit's address (with the demo's logins): printed last."""
         database = settings.DATABASES["default"]["ENGINE"]
         self.stdout.write(f"\n  Broker: {settings.CELERY_BROKER_URL}  Database: {database}")

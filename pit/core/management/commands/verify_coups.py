@@ -1,8 +1,10 @@
 """Verify dealt coups given as JSON lines (a file or stdin) and write one JSON result line per coup."""
 
 import sys
+from collections.abc import Iterable
+from typing import Any
 
-from django.core.management.base import CommandError
+from django.core.management.base import CommandError, CommandParser
 
 from pit.core.arguments import PitCommand
 from pit.game import VerifySummary, verify_json_lines
@@ -19,10 +21,10 @@ class Command(PitCommand):
     stealth_options = ("stdin",)
     requires_system_checks = []
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", nargs="?", default="-", help="A JSON lines file, or - for stdin (default).")
 
-    def handle(self, *args, file, **options):
+    def handle(self, *args: Any, file: str, **options: Any) -> None:
         summary = VerifySummary()
         if file == "-":
             self._run(options.get("stdin") or sys.stdin, summary)
@@ -38,7 +40,7 @@ class Command(PitCommand):
             f"({summary.violations} in all), {summary.errors} lines could not be read."
         )
 
-    def _run(self, stream, summary):
+    def _run(self, stream: Iterable[str], summary: VerifySummary) -> None:
         write = self.stdout.write
         for result in verify_json_lines(stream, summary):
             write(result)

@@ -10,7 +10,7 @@ from pit.core.arguments import PitCommand, at_least, integer, positive_seconds
 from pit.core.gaming_day import gaming_day_for
 from pit.floor.accounting import parse_accounting_faults, simulate_accounting
 from pit.floor.clients import HttpFloorClient, ServicesFloorClient
-from pit.floor.simulator import COUPS_PER_SHOE, SimulationError, deal_live, parse_fault_rates, simulate
+from pit.floor.simulator import COUPS_PER_SHOE, FloorClient, SimulationError, deal_live, parse_fault_rates, simulate
 from pit.game import format_amount
 from pit.protection.dealer_errors import dealer_error_rates_check
 from pit.tables.models import Table
@@ -112,6 +112,7 @@ class Command(PitCommand):
         if 0 < dealers < len(codes):
             raise CommandError(f"--dealers: {dealers} dealers cannot deal at {len(codes)} tables at once.")
         options["dealers"] = dealers
+        client: FloorClient
         if options["url"]:
             if not options["key"]:
                 raise CommandError("--url needs --key (a device API key).")
