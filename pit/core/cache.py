@@ -3,7 +3,7 @@
 Django's RedisCacheClient builds a new `redis.Redis` for every cache call (each registers some 170
 response callbacks: about a tenth of a millisecond of CPU); the device API's authentication makes
 a cache call on every request. A `redis.Redis` is safe to share between threads (its pool hands out
-the connections), so one per pool is kept. PIT_CACHE_URL=redis://... selects it (pit/settings/base.py).
+the connections), so one per pool is kept. PIT_CACHE_URL=redis://... selects it (pit/settings/components/security.py).
 """
 
 from collections.abc import Callable

@@ -3,7 +3,7 @@
 django-pgtrigger's trigger functions (the audit trail's) read that setting first. Unset, the read
 raises and the function catches it, and catching aborts a subtransaction, which makes PostgreSQL
 scan every deferred check the transaction has queued: after a large batch or import, each audited
-row cost milliseconds (see pit/settings/base.py)."""
+row cost milliseconds (see pit/settings/components/database.py)."""
 
 import pytest
 from django.db import connection
