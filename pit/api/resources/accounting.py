@@ -1,14 +1,5 @@
 """Table accounting over the API (under /api/v1/accounting/): chip tray counts, fill and credit
-slips, drop counts, and the statutory win of a gaming day. Thin views, one service each.
-
-Chips and notes are sent as {"<denomination as a decimal string>": <pieces>}, e.g. {"25.00": 40}.
-Who may call what:
-- staff by their role's permissions (pit bosses count trays, request fills/credits and sign for
-  them at the table; the cage issues; accountants post the soft count);
-- a floor device on its own table: tray counts, requests and receipts;
-- a device granted the cage scope (`pit.accounting.models.DeviceGrant`): issues slips of every table;
-- a device granted the count-room scope: posts drop counts of every table.
-"""
+slips, drop counts, and the statutory win of a gaming day. Who may call what: docs/design/api.md."""
 
 from decimal import Decimal
 
@@ -24,15 +15,13 @@ from pit.accounting import selectors as accounting_selectors
 from pit.accounting import services as accounting_services
 from pit.accounting.models import DeviceGrant, DeviceScope, Slip, SlipKind
 from pit.api import serializers as s
-from pit.api.authentication import request_device
+from pit.api.authentication import actor_for, request_device
 from pit.api.idempotency import idempotent
-from pit.api.permissions import READ, WRITE
-from pit.api.views import actor_for, table_for, validated
+from pit.api.permissions import DEVICE_READ, DEVICE_WRITE
+from pit.api.resources.tables import table_for
+from pit.api.serializers import validated
 from pit.core.money import MoneyError, from_minor, to_minor
 from pit.tables.models import Table
-
-DEVICE_WRITE = frozenset({WRITE})
-DEVICE_READ_WRITE = frozenset({READ, WRITE})
 
 
 class ChipsField(serializers.DictField):
@@ -274,7 +263,7 @@ class SlipReceiveView(_SlipStepView):
 @extend_schema(tags=["accounting"])
 class SlipListView(APIView):
     read_permissions = ("accounting.view_slip",)
-    device_access = frozenset({READ})
+    device_access = DEVICE_READ
 
     @extend_schema(responses={200: _OBJECT}, summary="The slips of a gaming day (cage devices: every table)")
     def get(self, request, day: str):
