@@ -163,6 +163,28 @@ def drop_data(drop) -> dict:
     }
 
 
+def day_win_data(day: str, figures: dict, codes: dict[int, str], *, by_shift: bool) -> dict:
+    """The statutory win of each table (or table and shift) of a gaming day, by table code."""
+    rows = []
+    for (_, table_id, shift), item in sorted(figures.items(), key=lambda entry: (codes[entry[0][1]], entry[0][2])):
+        money = {
+            name: s.money(getattr(item, name), item.currency)
+            for name in ("opener", "closer", "fills", "credits", "drop", "win")
+        }
+        hold = accounting_selectors.win_to_drop(item.win, item.drop)
+        rows.append(
+            {
+                "table": codes[table_id],
+                **({"shift": shift} if by_shift else {}),
+                "currency": item.currency,
+                "complete": item.complete,
+                **money,
+                "win_to_drop": None if hold is None else f"{hold * 100:.2f}",
+            }
+        )
+    return {"gaming_day": day, "tables": rows}
+
+
 _OBJECT = {"type": "object"}
 
 
@@ -326,24 +348,7 @@ class DayWinView(APIView):
         by_shift = serializers.BooleanField().run_validation(request.query_params.get("by_shift", "false"))
         figures = accounting_selectors.period_figures(date_from=gaming_day, date_to=gaming_day, by_shift=by_shift)
         codes = dict(Table.objects.filter(pk__in={key[1] for key in figures}).values_list("pk", "code"))
-        rows = []
-        for (_, table_id, shift), item in sorted(figures.items(), key=lambda entry: (codes[entry[0][1]], entry[0][2])):
-            money = {
-                name: s.money(getattr(item, name), item.currency)
-                for name in ("opener", "closer", "fills", "credits", "drop", "win")
-            }
-            hold = accounting_selectors.win_to_drop(item.win, item.drop)
-            rows.append(
-                {
-                    "table": codes[table_id],
-                    **({"shift": shift} if by_shift else {}),
-                    "currency": item.currency,
-                    "complete": item.complete,
-                    **money,
-                    "win_to_drop": None if hold is None else f"{hold * 100:.2f}",
-                }
-            )
-        return Response({"gaming_day": day, "tables": rows})
+        return Response(day_win_data(day, figures, codes, by_shift=by_shift))
 
 
 urlpatterns = [

@@ -296,6 +296,52 @@ class CoupSerializer(serializers.Serializer):
         return instance  # views pass coup_data() dicts
 
 
+def batch_request_errors(body, answer: str, max_coups: int) -> dict[str, list[str]]:
+    """What is wrong with a batch as a whole (its shape, `?answer=`, its size); {} when nothing."""
+    if not isinstance(body, dict) or set(body) != {"coups"} or not isinstance(body["coups"], list):
+        errors = {"coups": ['Send {"coups": [...]} with a list of coups.']}
+        if isinstance(body, dict):
+            errors.update({name: ["Unknown field."] for name in body if name != "coups"})
+        return errors
+    if answer not in ("brief", "full"):
+        return {"answer": [f"{answer!r} is not an answer form: brief (the default) or full."]}
+    if not 1 <= len(body["coups"]) <= max_coups:
+        return {"coups": [f"Send 1 to {max_coups} coups in one batch."]}
+    return {}
+
+
+def batch_invalid_data(index: int, item, detail) -> dict:
+    """A batch item refused by `coup_values`; its number only if it sent a whole one."""
+    number = item.get("number") if isinstance(item, dict) else None
+    return {
+        "index": index,
+        "number": number if isinstance(number, int) and not isinstance(number, bool) else None,
+        "status": "invalid",
+        "id": None,
+        "errors": flatten_errors(detail),
+    }
+
+
+def batch_outcome_data(index: int, coup: shoe_services.CoupInput, outcome) -> dict:
+    return {
+        "index": index,
+        "number": coup.number,
+        "status": outcome.status,
+        "id": outcome.coup.pk if outcome.coup is not None else None,
+        "errors": {
+            key: list(value) if isinstance(value, list | tuple) else [str(value)]
+            for key, value in outcome.errors.items()
+        },
+    }
+
+
+def batch_data(shoe, results: list[dict]) -> dict:
+    summary = dict.fromkeys(("created", "existing", "conflict", "invalid"), 0)
+    for result in results:
+        summary[result["status"]] += 1
+    return {"shoe": shoe.pk, "summary": summary, "results": results}
+
+
 class CoupBatchItemSerializer(serializers.Serializer):
     index = serializers.IntegerField(help_text="Position in the posted list.")
     number = serializers.IntegerField(allow_null=True)
@@ -539,30 +585,12 @@ class ShoeCoupsBatchView(APIView):
     @collection_paused()
     @idempotent
     def post(self, request, shoe_id: int):
-        body = request.data
-        if not isinstance(body, dict) or set(body) != {"coups"} or not isinstance(body["coups"], list):
-            errors = {"coups": ['Send {"coups": [...]} with a list of coups.']}
-            if isinstance(body, dict):
-                errors.update({name: ["Unknown field."] for name in body if name != "coups"})
-            return error_response(400, "invalid", "The request has errors; see `errors`.", errors)
         answer = request.query_params.get("answer", "brief")
-        if answer not in ("brief", "full"):
-            return error_response(
-                400,
-                "invalid",
-                "The request has errors; see `errors`.",
-                {"answer": [f"{answer!r} is not an answer form: brief (the default) or full."]},
-            )
-        items = body["coups"]
-        if not 1 <= len(items) <= self.MAX_COUPS:
-            return error_response(
-                400,
-                "invalid",
-                "The request has errors; see `errors`.",
-                {"coups": [f"Send 1 to {self.MAX_COUPS} coups in one batch."]},
-            )
+        errors = batch_request_errors(request.data, answer, self.MAX_COUPS)
+        if errors:
+            return error_response(400, "invalid", "The request has errors; see `errors`.", errors)
+        items = request.data["coups"]
         shoe = shoe_for(request, shoe_id)
-        full = answer == "full"
         results: list[dict] = [{}] * len(items)
         inputs, positions = [], []
         for index, item in enumerate(items):
@@ -570,37 +598,16 @@ class ShoeCoupsBatchView(APIView):
                 inputs.append(coup_input(coup_values(item)))
                 positions.append(index)
             except ValidationError as exc:
-                number = item.get("number") if isinstance(item, dict) else None
-                results[index] = {
-                    "index": index,
-                    "number": number if isinstance(number, int) and not isinstance(number, bool) else None,
-                    "status": "invalid",
-                    "id": None,
-                    "errors": flatten_errors(exc.detail),
-                }
+                results[index] = batch_invalid_data(index, item, exc.detail)
         outcomes = shoe_services.coups_record(shoe=shoe, coups=inputs, actor=actor_for(request)) if inputs else []
-        payloads = {}
-        if full:
+        for index, item, outcome in zip(positions, inputs, outcomes, strict=True):
+            results[index] = batch_outcome_data(index, item, outcome)
+        if answer == "full":
             coup_ids = {outcome.coup.pk for outcome in outcomes if outcome.coup is not None}
             payloads = {p["id"]: p for p in coups_payload(_coups_with_recorder(coup_ids))} if coup_ids else {}
-        for index, item, outcome in zip(positions, inputs, outcomes, strict=True):
-            results[index] = {
-                "index": index,
-                "number": item.number,
-                "status": outcome.status,
-                "id": outcome.coup.pk if outcome.coup is not None else None,
-                "errors": {
-                    key: list(value) if isinstance(value, list | tuple) else [str(value)]
-                    for key, value in outcome.errors.items()
-                },
-            }
-        if full:
             for result in results:
                 result["coup"] = payloads.get(result["id"])
-        summary = dict.fromkeys(("created", "existing", "conflict", "invalid"), 0)
-        for result in results:
-            summary[result["status"]] += 1
-        return Response({"shoe": shoe.pk, "summary": summary, "results": results})
+        return Response(batch_data(shoe, results))
 
 
 @extend_schema(tags=["coups"])

@@ -34,6 +34,18 @@ class CollectInputSerializer(StrictSerializer):
 
 
 # ------------------------------------------------------------------------------------------ outputs
+def collection_data(shoe, seat: int, entry) -> dict:
+    """What `entry` (None when the seat owed nothing) collected from the seat."""
+    currency = shoe.table.currency
+    return {
+        "shoe": shoe.pk,
+        "seat": seat,
+        "currency": currency,
+        "collected": str(-from_minor(entry.amount_minor, currency) if entry else from_minor(0, currency)),
+        "entry": entry.pk if entry else None,
+    }
+
+
 class CollectionSerializer(serializers.Serializer):
     shoe = serializers.IntegerField()
     seat = serializers.IntegerField()
@@ -96,6 +108,21 @@ class ReconciliationSerializer(OutputSerializer):
     data_function = staticmethod(reconciliation_data)
 
 
+def reconciliation_pending_data(shoe) -> dict:
+    dealing = shoe.status == ShoeStatus.DEALING
+    return {
+        "shoe": shoe.pk,
+        "status": "dealing" if dealing else "pending",
+        "message": f"Shoe {shoe.pk} has no reconciliation yet: "
+        + (
+            "it is still dealing; it is reconciled when it is closed at the shuffle."
+            if dealing
+            else "it was closed and its reconciliation is queued."
+        ),
+        "retry_after_seconds": RECONCILIATION_RETRY_DEALING if dealing else RECONCILIATION_RETRY_PENDING,
+    }
+
+
 class ReconciliationPendingSerializer(serializers.Serializer):
     shoe = serializers.IntegerField()
     status = serializers.ChoiceField(
@@ -153,6 +180,23 @@ def supplement_data(supplement: ReconciliationSupplement) -> dict:
     }
 
 
+# ------------------------------------------------------------------------------------------ lookups
+def reconciliation_of(shoe) -> Reconciliation | None:
+    return (
+        Reconciliation.objects.filter(shoe=shoe)
+        .prefetch_related(Prefetch("seats", queryset=ReconciliationSeat.objects.order_by("seat")))
+        .first()
+    )
+
+
+def supplements_of(shoe):
+    return (
+        ReconciliationSupplement.objects.filter(reconciliation__shoe=shoe)
+        .prefetch_related(Prefetch("seats", queryset=ReconciliationSupplementSeat.objects.order_by("seat")))
+        .order_by("sequence")
+    )
+
+
 # ------------------------------------------------------------------------------------------ views
 @extend_schema(tags=["shoes"])
 class ReconciliationView(APIView):
@@ -174,24 +218,9 @@ class ReconciliationView(APIView):
     )
     def get(self, request, shoe_id: int):
         shoe = shoe_for(request, shoe_id)
-        reconciliation = (
-            Reconciliation.objects.filter(shoe=shoe)
-            .prefetch_related(Prefetch("seats", queryset=ReconciliationSeat.objects.order_by("seat")))
-            .first()
-        )
+        reconciliation = reconciliation_of(shoe)
         if reconciliation is None:
-            dealing = shoe.status == ShoeStatus.DEALING
-            body = {
-                "shoe": shoe.pk,
-                "status": "dealing" if dealing else "pending",
-                "message": f"Shoe {shoe.pk} has no reconciliation yet: "
-                + (
-                    "it is still dealing; it is reconciled when it is closed at the shuffle."
-                    if dealing
-                    else "it was closed and its reconciliation is queued."
-                ),
-                "retry_after_seconds": RECONCILIATION_RETRY_DEALING if dealing else RECONCILIATION_RETRY_PENDING,
-            }
+            body = reconciliation_pending_data(shoe)
             return Response(
                 body, status=status.HTTP_202_ACCEPTED, headers={"Retry-After": str(body["retry_after_seconds"])}
             )
@@ -215,15 +244,9 @@ class CommissionCollectView(APIView):
         entry = ledger_services.commission_collect(
             shoe=shoe, seat=seat, actor=actor_for(request), note=data.get("note", "")
         )
-        currency = shoe.table.currency
-        body = {
-            "shoe": shoe.pk,
-            "seat": seat,
-            "currency": currency,
-            "collected": str(-from_minor(entry.amount_minor, currency) if entry else from_minor(0, currency)),
-            "entry": entry.pk if entry else None,
-        }
-        return Response(body, status=status.HTTP_201_CREATED if entry else status.HTTP_200_OK)
+        return Response(
+            collection_data(shoe, seat, entry), status=status.HTTP_201_CREATED if entry else status.HTTP_200_OK
+        )
 
 
 @extend_schema(tags=["shoes"])
@@ -239,9 +262,4 @@ class ReconciliationSupplementsView(APIView):
         shoe = shoe_for(request, shoe_id)
         if not Reconciliation.objects.filter(shoe=shoe).exists():
             raise Http404(f"Shoe {shoe.pk} has no reconciliation yet.")
-        supplements = (
-            ReconciliationSupplement.objects.filter(reconciliation__shoe=shoe)
-            .prefetch_related(Prefetch("seats", queryset=ReconciliationSupplementSeat.objects.order_by("seat")))
-            .order_by("sequence")
-        )
-        return Response([supplement_data(supplement) for supplement in supplements])
+        return Response([supplement_data(supplement) for supplement in supplements_of(shoe)])

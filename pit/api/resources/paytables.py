@@ -82,6 +82,32 @@ class PaytableSerializer(OutputSerializer):
     data_function = staticmethod(paytable_data)
 
 
+def _decimal_text(value) -> str:
+    text = format(value, "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def odds_data(configuration, decks: int, odds) -> dict:
+    """The engine's exact odds of every bet of `configuration` for a full shoe of `decks` decks."""
+    bets = [
+        {
+            "bet": bet,
+            "house_edge": str(game.fraction_to_decimal(bet_odds.house_edge, 12)),
+            "variance": str(game.fraction_to_decimal(bet_odds.variance, 12)),
+            "outcomes": [
+                {
+                    "result": str(o.result),
+                    "net": _decimal_text(game.fraction_to_decimal(o.net, 12)),
+                    "probability": str(game.fraction_to_decimal(o.probability, 12)),
+                }
+                for o in bet_odds.outcomes
+            ],
+        }
+        for bet, bet_odds in odds.bets.items()
+    ]
+    return {"paytable": configuration.pk, "decks": decks, "cards": decks * 52, "bets": bets}
+
+
 class OutcomeOddsSerializer(serializers.Serializer):
     result = serializers.ChoiceField(choices=("win", "lose", "push"))
     net = serializers.CharField(help_text="Net return per unit staked, a decimal string.")
@@ -105,13 +131,14 @@ class OddsSerializer(serializers.Serializer):
         return instance
 
 
-# ------------------------------------------------------------------------------------------ views
+# ------------------------------------------------------------------------------------------ lookups
 def paytables_for(request):
     queryset = PaytableConfiguration.objects.select_related("superseded_by").order_by("code", "-version")
     device = request_device(request)
     return queryset.filter(pk=device.table.paytable_id) if device else queryset
 
 
+# ------------------------------------------------------------------------------------------ views
 @extend_schema(tags=["paytables"], summary="Paytable configurations (every version); a device sees its table's")
 class PaytableListView(generics.ListAPIView):
     serializer_class = PaytableSerializer
@@ -120,11 +147,6 @@ class PaytableListView(generics.ListAPIView):
 
     def get_queryset(self):
         return paytables_for(self.request)
-
-
-def _decimal_text(value) -> str:
-    text = format(value, "f")
-    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 @extend_schema(tags=["paytables"])
@@ -153,20 +175,4 @@ class PaytableOddsView(APIView):
             raise Http404(f"There is no paytable configuration {paytable_id}.")
         decks = int(raw)
         odds = game.exact_odds(engine_paytable(configuration.rules), decks)
-        bets = [
-            {
-                "bet": bet,
-                "house_edge": str(game.fraction_to_decimal(bet_odds.house_edge, 12)),
-                "variance": str(game.fraction_to_decimal(bet_odds.variance, 12)),
-                "outcomes": [
-                    {
-                        "result": str(o.result),
-                        "net": _decimal_text(game.fraction_to_decimal(o.net, 12)),
-                        "probability": str(game.fraction_to_decimal(o.probability, 12)),
-                    }
-                    for o in bet_odds.outcomes
-                ],
-            }
-            for bet, bet_odds in odds.bets.items()
-        ]
-        return Response({"paytable": configuration.pk, "decks": decks, "cards": decks * 52, "bets": bets})
+        return Response(odds_data(configuration, decks, odds))
