@@ -152,14 +152,14 @@ def _declared_errors(body) -> dict[str, list[str]]:
 
 
 def test_every_declared_field_has_its_cases():
-    assert set(CASES) == set(CoupInputSerializer._declared_fields)
-    assert set(WAGER_CASES) == set(WagerInputSerializer._declared_fields)
+    assert set(CASES) == set(CoupInputSerializer().fields)
+    assert set(WAGER_CASES) == set(WagerInputSerializer().fields)
 
 
 def test_every_declared_field_is_read():
     values = coup_values(COUP)
-    assert set(values) == set(CoupInputSerializer._declared_fields)
-    assert [set(wager) for wager in values["wagers"]] == [set(WagerInputSerializer._declared_fields)]
+    assert set(values) == set(CoupInputSerializer().fields)
+    assert [set(wager) for wager in values["wagers"]] == [set(WagerInputSerializer().fields)]
 
 
 @pytest.mark.parametrize(
@@ -196,7 +196,7 @@ def test_a_body_that_is_not_an_object_is_refused_by_both():
 def test_the_bounds_of_a_card_code_are_the_engines():
     """The one declared bound `coup_values` leaves to the service: a card code's length (2 or 3
     characters) is read by the engine, whose message names the code and what a code is."""
-    declared = CoupInputSerializer._declared_fields["player"].child
+    declared = CoupInputSerializer().fields["player"].child
     assert (declared.min_length, declared.max_length) == (2, 3)
     for code in ("5", "10HH"):
         body = _with("player", [code, "KD"])
