@@ -30,7 +30,6 @@ KNOWN_UNCOMMENTED: tuple[tuple[str, str, str], ...] = (
     ("pit.shoes.services", "pit.ledger.models", TOP),
     ("pit.shoes.services", "pit.compliance.services", TOP),
     ("pit.shoes.services", "pit.shoes.selectors", TOP),
-    ("pit.api.schema", "pit.api.examples", TOP),
 )
 
 

@@ -9,6 +9,7 @@ from rest_framework import authentication, exceptions
 
 from pit.accounts.access import auth_blocked_for, auth_failure_record, client_address
 from pit.accounts.services import device_authenticate, device_key_split, staff_token_authenticate
+from pit.core.actors import Actor
 
 
 def _key_from_header(request, keyword: str) -> str | None:
@@ -124,3 +125,10 @@ def request_device(request):
     """The device making the request, or None for a staff user."""
     user = getattr(request, "user", None)
     return user.device if isinstance(user, DevicePrincipal) else None
+
+
+def actor_for(request) -> Actor:
+    """Who a write is recorded against: the device, or the staff user."""
+    if isinstance(request.user, DevicePrincipal):
+        return Actor(device=request.user.device)
+    return Actor(user=request.user)

@@ -1,5 +1,5 @@
 """An example of every answer object in the schema, as the server answers it: the coup is the schema's
-request example (pit/api/views.py COUP_EXAMPLE, a rule-clean coup) evaluated and settled by the engine
+request example (pit/api/resources/coups.py COUP_EXAMPLE, a rule-clean coup) evaluated and settled by the engine
 under the `commission_box` preset, the odds are the engine's for 8 decks. tests/api/test_schema_examples.py
 checks each example against its schema and the coup against what the server answers."""
 

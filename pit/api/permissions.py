@@ -16,6 +16,10 @@ from rest_framework import exceptions, permissions
 from pit.api.authentication import DevicePrincipal
 
 READ, WRITE = "read", "write"
+# What a view lets floor devices do (`device_access`).
+DEVICE_READ = frozenset({READ})
+DEVICE_WRITE = frozenset({WRITE})
+DEVICE_READ_WRITE = frozenset({READ, WRITE})
 
 
 def _access_kind(request) -> str:

@@ -10,6 +10,7 @@ from rest_framework import serializers
 
 from pit.api.docs import API_DESCRIPTION
 from pit.api.errors import ERROR_CODES
+from pit.api.examples import COMPONENT_EXAMPLES
 
 _ERROR_DESCRIPTIONS = {
     "400": "Malformed request: `errors` names each field and its problem. Nothing was written.",
@@ -104,8 +105,6 @@ _RETRY_AFTER = {"description": "Seconds to wait before asking again.", "schema":
 def postprocess_description(result, generator, request, public):
     """What the views cannot say one by one: the description (SPECTACULAR_SETTINGS cannot import the
     API), unknown request fields refused, the response headers, and examples for every answer."""
-    from pit.api.examples import COMPONENT_EXAMPLES
-
     result["info"]["description"] = API_DESCRIPTION
     schemas = result.get("components", {}).get("schemas", {})
     for name, component in schemas.items():

@@ -155,10 +155,6 @@ def test_a_method_the_resource_does_not_have_is_405_in_the_envelope(device, shoe
 
 
 def test_a_device_cannot_read_reports(device, accountant):
-    from importlib.util import find_spec
-
-    if find_spec("pit.api.report_urls") is None:
-        pytest.skip("the reports API is not installed")
     response = device.get("/api/v1/reports/commission/?from=2026-11-01&to=2026-11-02")
     assert response.status_code == 403
     assert response.json()["code"] == "permission_denied"

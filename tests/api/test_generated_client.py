@@ -16,7 +16,7 @@ from drf_spectacular.generators import SchemaGenerator
 from openapi_spec_validator import validate
 
 from pit.accounts.services import device_create
-from pit.api.views import COUP_EXAMPLE, SECOND_COUP_EXAMPLE
+from pit.api.resources.coups import COUP_EXAMPLE, SECOND_COUP_EXAMPLE
 from tests import factories
 
 VENV_BIN = Path(sys.executable).parent

@@ -306,7 +306,7 @@ def test_a_coup_is_validated_without_a_copy_of_the_serializers_fields():
     no validator of the serializer's own."""
     from rest_framework.fields import empty
 
-    from pit.api.serializers import CoupInputSerializer
+    from pit.api.resources.coups import CoupInputSerializer
 
     declared = CoupInputSerializer._declared_fields.values()
     assert not [field for field in declared if field.read_only and field.default is not empty]

@@ -7,7 +7,7 @@ from drf_spectacular.generators import SchemaGenerator
 from openapi_schema_validator import OAS30Validator
 
 from pit.api.examples import COMPONENT_EXAMPLES
-from pit.api.views import COUP_EXAMPLE
+from pit.api.resources.coups import COUP_EXAMPLE
 from pit.compliance.models import RuleViolation
 from tests import factories
 from tests.api.conftest import _device_client

@@ -193,9 +193,9 @@ def test_a_gunicorn_worker_loads_every_view_before_its_first_request():
 
     code = (
         "import runpy, sys, django; django.setup(); "
-        "before = {m for m in ('pit.api.views', 'pit.reports.views', 'openpyxl') if m in sys.modules}; "
+        "before = {m for m in ('pit.api.resources.coups', 'pit.reports.views', 'openpyxl') if m in sys.modules}; "
         "runpy.run_path('deploy/gunicorn.conf.py')['post_worker_init'](None); "
-        "after = {m for m in ('pit.api.views', 'pit.reports.views', 'openpyxl') if m in sys.modules}; "
+        "after = {m for m in ('pit.api.resources.coups', 'pit.reports.views', 'openpyxl') if m in sys.modules}; "
         "print(sorted(before), sorted(after))"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
@@ -209,7 +209,7 @@ def test_a_gunicorn_worker_loads_every_view_before_its_first_request():
         env={**env, "DJANGO_SETTINGS_MODULE": "pit.settings.test"},
     )
 
-    assert result.stdout.strip() == "[] ['openpyxl', 'pit.api.views', 'pit.reports.views']"
+    assert result.stdout.strip() == "[] ['openpyxl', 'pit.api.resources.coups', 'pit.reports.views']"
 
 
 def test_after_the_warm_up_a_coup_post_imports_nothing():

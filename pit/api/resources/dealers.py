@@ -9,10 +9,11 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from pit.api import serializers as s
+from pit.api.authentication import actor_for
 from pit.api.idempotency import idempotent
-from pit.api.serializers import StrictSerializer
-from pit.api.views import DEVICE_READ_WRITE, actor_for, table_for, validated
+from pit.api.permissions import DEVICE_READ_WRITE
+from pit.api.resources.tables import table_for
+from pit.api.serializers import AsciiDateField, AsciiDateTimeField, StrictSerializer, validated
 from pit.compliance.models import RuleViolation
 from pit.dealers.models import Dealer, Fault
 from pit.dealers.selectors import dealer_statistics
@@ -28,7 +29,7 @@ class RotationInputSerializer(StrictSerializer):
         allow_null=True,
         help_text="The dealer's code (badge), e.g. D042; null: the dealer went out and nobody came in.",
     )
-    started_at = s.AsciiDateTimeField(help_text="When they took over the table, with its UTC offset.")
+    started_at = AsciiDateTimeField(help_text="When they took over the table, with its UTC offset.")
 
 
 class RotationSerializer(serializers.Serializer):
@@ -71,7 +72,7 @@ class DayRangeSerializer(StrictSerializer):
     """?from=YYYY-MM-DD&to=YYYY-MM-DD (gaming days, both included)."""
 
     def get_fields(self):
-        return {"from": s.AsciiDateField(), "to": s.AsciiDateField()}
+        return {"from": AsciiDateField(), "to": AsciiDateField()}
 
     def validate(self, attrs):
         if attrs["to"] < attrs["from"]:

@@ -1,14 +1,5 @@
 """Table accounting over the API (under /api/v1/accounting/): chip tray counts, fill and credit
-slips, drop counts, and the statutory win of a gaming day. Thin views, one service each.
-
-Chips and notes are sent as {"<denomination as a decimal string>": <pieces>}, e.g. {"25.00": 40}.
-Who may call what:
-- staff by their role's permissions (pit bosses count trays, request fills/credits and sign for
-  them at the table; the cage issues; accountants post the soft count);
-- a floor device on its own table: tray counts, requests and receipts;
-- a device granted the cage scope (`pit.accounting.models.DeviceGrant`): issues slips of every table;
-- a device granted the count-room scope: posts drop counts of every table.
-"""
+slips, drop counts, and the statutory win of a gaming day. Who may call what: docs/design/api.md."""
 
 from decimal import Decimal
 
@@ -24,15 +15,13 @@ from pit.accounting import selectors as accounting_selectors
 from pit.accounting import services as accounting_services
 from pit.accounting.models import DeviceGrant, DeviceScope, Slip, SlipKind
 from pit.api import serializers as s
-from pit.api.authentication import request_device
+from pit.api.authentication import actor_for, request_device
 from pit.api.idempotency import idempotent
-from pit.api.permissions import READ, WRITE
-from pit.api.views import actor_for, table_for, validated
+from pit.api.permissions import DEVICE_READ, DEVICE_WRITE
+from pit.api.resources.tables import table_for
+from pit.api.serializers import validated
 from pit.core.money import MoneyError, from_minor, to_minor
 from pit.tables.models import Table
-
-DEVICE_WRITE = frozenset({WRITE})
-DEVICE_READ_WRITE = frozenset({READ, WRITE})
 
 
 class ChipsField(serializers.DictField):
@@ -174,6 +163,28 @@ def drop_data(drop) -> dict:
     }
 
 
+def day_win_data(day: str, figures: dict, codes: dict[int, str], *, by_shift: bool) -> dict:
+    """The statutory win of each table (or table and shift) of a gaming day, by table code."""
+    rows = []
+    for (_, table_id, shift), item in sorted(figures.items(), key=lambda entry: (codes[entry[0][1]], entry[0][2])):
+        money = {
+            name: s.money(getattr(item, name), item.currency)
+            for name in ("opener", "closer", "fills", "credits", "drop", "win")
+        }
+        hold = accounting_selectors.win_to_drop(item.win, item.drop)
+        rows.append(
+            {
+                "table": codes[table_id],
+                **({"shift": shift} if by_shift else {}),
+                "currency": item.currency,
+                "complete": item.complete,
+                **money,
+                "win_to_drop": None if hold is None else f"{hold * 100:.2f}",
+            }
+        )
+    return {"gaming_day": day, "tables": rows}
+
+
 _OBJECT = {"type": "object"}
 
 
@@ -274,7 +285,7 @@ class SlipReceiveView(_SlipStepView):
 @extend_schema(tags=["accounting"])
 class SlipListView(APIView):
     read_permissions = ("accounting.view_slip",)
-    device_access = frozenset({READ})
+    device_access = DEVICE_READ
 
     @extend_schema(responses={200: _OBJECT}, summary="The slips of a gaming day (cage devices: every table)")
     def get(self, request, day: str):
@@ -337,24 +348,7 @@ class DayWinView(APIView):
         by_shift = serializers.BooleanField().run_validation(request.query_params.get("by_shift", "false"))
         figures = accounting_selectors.period_figures(date_from=gaming_day, date_to=gaming_day, by_shift=by_shift)
         codes = dict(Table.objects.filter(pk__in={key[1] for key in figures}).values_list("pk", "code"))
-        rows = []
-        for (_, table_id, shift), item in sorted(figures.items(), key=lambda entry: (codes[entry[0][1]], entry[0][2])):
-            money = {
-                name: s.money(getattr(item, name), item.currency)
-                for name in ("opener", "closer", "fills", "credits", "drop", "win")
-            }
-            hold = accounting_selectors.win_to_drop(item.win, item.drop)
-            rows.append(
-                {
-                    "table": codes[table_id],
-                    **({"shift": shift} if by_shift else {}),
-                    "currency": item.currency,
-                    "complete": item.complete,
-                    **money,
-                    "win_to_drop": None if hold is None else f"{hold * 100:.2f}",
-                }
-            )
-        return Response({"gaming_day": day, "tables": rows})
+        return Response(day_win_data(day, figures, codes, by_shift=by_shift))
 
 
 urlpatterns = [

@@ -1,10 +1,5 @@
-"""Corrections and voids of coups over the API, and the supplementary reconciliations they cause.
-
-A floor system (bet recognition that misread a stake, a terminal where the pit boss declares a
-misdeal) corrects or voids a coup of its own table; staff need `shoes.correct_coup`. Both
-take a required `reason` and an Idempotency-Key; the same correction (or void) posted again is
-answered 200 with the one recorded. The coup and its first wagers stay as they were recorded.
-"""
+"""Corrections and voids of coups over the API (a misread stake, a misdeal): the coup and its first
+wagers stay as recorded; the same correction posted again is answered with the one recorded."""
 
 from django.db.models import Prefetch
 from django.http import Http404
@@ -13,11 +8,11 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from pit.api import serializers as s
+from pit.api.authentication import actor_for
 from pit.api.idempotency import idempotent
-from pit.api.permissions import ensure_table_access
-from pit.api.views import DEVICE_READ, DEVICE_READ_WRITE, actor_for, coups_payload, shoe_for, validated
-from pit.ledger.models import Reconciliation, ReconciliationSupplement, ReconciliationSupplementSeat
+from pit.api.permissions import DEVICE_READ_WRITE, ensure_table_access
+from pit.api.resources.coups import CoupSerializer, WagerInputSerializer, WagerSerializer, coups_payload
+from pit.api.serializers import StrictSerializer, iso, money, validated
 from pit.shoes import services as shoe_services
 from pit.shoes.models import CorrectionKind, Coup, CoupCorrection, Wager
 
@@ -25,8 +20,8 @@ REASON_HELP = "Required: why (the misread stake, the misdeal), in words a pit bo
 
 
 # ------------------------------------------------------------------------------------------ inputs
-class CorrectionInputSerializer(s.StrictSerializer):
-    wagers = s.WagerInputSerializer(
+class CorrectionInputSerializer(StrictSerializer):
+    wagers = WagerInputSerializer(
         many=True,
         max_length=200,
         help_text="Every wager of the coup as it should stand (those left out no longer stand).",
@@ -34,7 +29,7 @@ class CorrectionInputSerializer(s.StrictSerializer):
     reason = serializers.CharField(allow_blank=True, max_length=2000, help_text=REASON_HELP)
 
 
-class VoidInputSerializer(s.StrictSerializer):
+class VoidInputSerializer(StrictSerializer):
     reason = serializers.CharField(allow_blank=True, max_length=2000, help_text=REASON_HELP)
 
 
@@ -47,17 +42,17 @@ def correction_data(correction: CoupCorrection, coup_payload: dict | None) -> di
         "sequence": correction.sequence,
         "kind": correction.kind,
         "reason": correction.reason,
-        "recorded_at": s._iso(correction.recorded_at),
+        "recorded_at": iso(correction.recorded_at),
         "recorded_by": correction.recorded_by,
         "wagers": [
             {
                 "seat": wager.seat,
                 "bet": wager.bet,
-                "amount": s.money(wager.amount_minor, currency),
-                "paid": s.money(wager.paid_minor, currency),
+                "amount": money(wager.amount_minor, currency),
+                "paid": money(wager.paid_minor, currency),
                 "result": wager.result,
-                "payout": s.money(wager.payout_minor, currency),
-                "commission": s.money(wager.commission_minor, currency),
+                "payout": money(wager.payout_minor, currency),
+                "commission": money(wager.commission_minor, currency),
             }
             for wager in correction.wagers.all()
         ],
@@ -73,60 +68,13 @@ class CorrectionSerializer(serializers.Serializer):
     reason = serializers.CharField()
     recorded_at = serializers.DateTimeField()
     recorded_by = serializers.CharField()
-    wagers = s.WagerSerializer(many=True, help_text="The wagers this correction wrote (none for a void).")
-    standing = s.CoupSerializer(
+    wagers = WagerSerializer(many=True, help_text="The wagers this correction wrote (none for a void).")
+    standing = CoupSerializer(
         allow_null=True, help_text="The coup as it stands now (in answers to a correction or a void)."
     )
 
     def to_representation(self, instance):
         return instance
-
-
-class SupplementSeatSerializer(serializers.Serializer):
-    seat = serializers.IntegerField()
-    change = s.SignedMoneyField(help_text="What the seat came to owe after the reconciliation (negative: owed to it).")
-    accrued = s.MoneyField()
-    collected_earlier = s.MoneyField()
-    expected = s.MoneyField(help_text="What the box should have held, as the ledger stands now.")
-    counted = s.MoneyField(help_text="What was counted at the shuffle (unchanged).")
-    variance = s.SignedMoneyField(help_text="Counted minus expected, now.")
-
-
-class SupplementSerializer(serializers.Serializer):
-    sequence = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=("balanced", "variance"))
-    currency = serializers.CharField()
-    change = s.SignedMoneyField()
-    expected = s.MoneyField()
-    counted = s.MoneyField()
-    variance = s.SignedMoneyField()
-    recorded_at = serializers.DateTimeField()
-    seats = SupplementSeatSerializer(many=True)
-
-    def to_representation(self, instance):
-        return instance
-
-
-def supplement_data(supplement: ReconciliationSupplement) -> dict:
-    currency = supplement.currency
-    figures = ("change", "expected", "counted", "variance")
-    return {
-        "sequence": supplement.sequence,
-        "status": supplement.status,
-        "currency": currency,
-        **{name: s.money(getattr(supplement, f"{name}_minor"), currency) for name in figures},
-        "recorded_at": s._iso(supplement.recorded_at),
-        "seats": [
-            {
-                "seat": line.seat,
-                **{
-                    name: s.money(getattr(line, f"{name}_minor"), currency)
-                    for name in ("change", "accrued", "collected_earlier", *figures[1:])
-                },
-            }
-            for line in supplement.seats.all()
-        ],
-    }
 
 
 # ------------------------------------------------------------------------------------------ views
@@ -226,24 +174,3 @@ class CoupVoidView(APIView):
         data = validated(VoidInputSerializer, request)
         coup = _coup_for(request, coup_id)
         return _answer(shoe_services.coup_void(coup=coup, reason=data["reason"], actor=actor_for(request)))
-
-
-@extend_schema(tags=["shoes"])
-class ReconciliationSupplementsView(APIView):
-    read_permissions = ("ledger.view_reconciliationsupplement",)
-    device_access = DEVICE_READ
-
-    @extend_schema(
-        responses=SupplementSerializer(many=True),
-        summary="The supplementary reconciliations of a shoe (commission that changed after it was reconciled)",
-    )
-    def get(self, request, shoe_id: int):
-        shoe = shoe_for(request, shoe_id)
-        if not Reconciliation.objects.filter(shoe=shoe).exists():
-            raise Http404(f"Shoe {shoe.pk} has no reconciliation yet.")
-        supplements = (
-            ReconciliationSupplement.objects.filter(reconciliation__shoe=shoe)
-            .prefetch_related(Prefetch("seats", queryset=ReconciliationSupplementSeat.objects.order_by("seat")))
-            .order_by("sequence")
-        )
-        return Response([supplement_data(supplement) for supplement in supplements])

@@ -1,13 +1,9 @@
-"""The reports as JSON for other systems: GET /api/v1/reports/commission/?from=...&to=..., and
-/commission-detail/, /table-results/, /violations/. Money is a decimal string; the body is streamed.
-
-Filters: from, to (gaming days, ISO dates), tables (codes, comma-separated or repeated), game,
-only_variances. Ranges longer than PIT_REPORT_INLINE_MAX_DAYS are refused (400): ask for them in
-parts, or export them from the reports page. Who may run what: pit.reports.permissions.
-"""
+"""The reports as JSON for other systems, under /api/v1/reports/<slug>/ (filters and limits:
+docs/design/api.md); money is a decimal string, the body is streamed."""
 
 from django.conf import settings
 from django.http import StreamingHttpResponse
+from django.urls import path
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import exceptions
@@ -188,3 +184,6 @@ def report_view(slug: str):
     )(get)
     name = f"{slug.title().replace('-', '')}ReportView"
     return type(name, (ReportView,), {"report": slug, "get": get}).as_view()
+
+
+urlpatterns = [path(f"{slug}/", report_view(slug), name=slug) for slug in REPORTS]

@@ -8,9 +8,9 @@ import django_filters
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics
 
-from pit.api import serializers as s
 from pit.api.authentication import DevicePrincipal
-from pit.api.permissions import READ
+from pit.api.permissions import DEVICE_READ
+from pit.api.resources.violations import ViolationSerializer
 from pit.compliance.models import RuleViolation
 from pit.protection.selectors import ALARM_CODES, alarms_unreviewed
 
@@ -32,10 +32,10 @@ class AlarmFilter(django_filters.FilterSet):
 class AlarmListView(generics.ListAPIView):
     """Open, holding violations whose code is an alarm; filter by table (code), code, since, gaming_day."""
 
-    serializer_class = s.ViolationSerializer
+    serializer_class = ViolationSerializer
     filterset_class = AlarmFilter
     read_permissions = ("compliance.view_ruleviolation",)
-    device_access = frozenset({READ})
+    device_access = DEVICE_READ
 
     def get_queryset(self):
         user = self.request.user

@@ -1,0 +1,629 @@
+"""Coups over the API: one posted as dealt (the hot path), a batch of them, a shoe's coups, one coup;
+each answered with the engine's evaluation, the settlement of its wagers and its violations."""
+
+from collections import defaultdict
+from decimal import Decimal
+
+from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from rest_framework import generics, serializers, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from pit import game
+from pit.api import examples
+from pit.api.authentication import actor_for
+from pit.api.errors import error_response, flatten_errors
+from pit.api.idempotency import idempotent, in_key_transaction
+from pit.api.parsers import MAX_BATCH_COUPS
+from pit.api.permissions import DEVICE_READ, DEVICE_READ_WRITE, ensure_table_access
+from pit.api.resources.shoes import shoe_for
+from pit.api.serializers import (
+    ASCII_DIGITS,
+    NOT_ASCII_NUMBER,
+    AsciiDateTimeField,
+    AsciiIntegerField,
+    CardsField,
+    MoneyField,
+    SignedMoneyField,
+    StrictSerializer,
+    iso,
+    money,
+    validated,
+)
+from pit.compliance.models import RuleViolation
+from pit.core.collection import collection_paused
+from pit.core.errors import Conflict
+from pit.shoes import services as shoe_services
+from pit.shoes.models import Coup, Shoe, Wager
+from pit.shoes.selectors import wagers_standing
+
+WINNERS = ("player", "banker", "tie")
+WINNER_CHOICE = '"{input}" is not a valid choice: player, banker or tie (null or left out when none is reported).'
+
+
+# ------------------------------------------------------------------------------------------ inputs
+class WagerInputSerializer(StrictSerializer):
+    seat = AsciiIntegerField(min_value=1, max_value=99, help_text="A seat of the table.")
+    bet = serializers.CharField(max_length=20, help_text="A bet of the table's paytable: player, banker, tie ...")
+    amount = MoneyField(positive=True, help_text="The stake, a positive decimal string.")
+    paid = MoneyField(
+        required=False,
+        allow_null=True,
+        help_text="What the table paid beyond the returned stake, if the floor reports it (checked).",
+    )
+
+
+class CoupInputSerializer(StrictSerializer):
+    number = AsciiIntegerField(min_value=1, max_value=100000, help_text="1, 2, 3 ... within the shoe.")
+    player = CardsField(help_text='Player\'s cards in dealt order (2 or 3), e.g. ["5H", "KD", "2C"].')
+    banker = CardsField(help_text="Banker's cards in dealt order (2 or 3).")
+    dealt_at = AsciiDateTimeField(required=False, help_text="When it was dealt; default: now.")
+    reported_winner = serializers.ChoiceField(
+        choices=WINNERS,
+        required=False,
+        allow_null=True,
+        error_messages={"invalid_choice": WINNER_CHOICE},
+        help_text="The winner the table announced (checked against the cards); null or left out when the "
+        "table reports none.",
+    )
+    wagers = WagerInputSerializer(many=True, required=False, max_length=200)
+
+    def to_internal_value(self, data) -> dict:
+        # The fields above document the input; `coup_values` checks it, fast enough for a day's batch.
+        return coup_values(data)
+
+    def run_validators(self, value) -> None:
+        # DRF's would first build `fields` (a deep copy of every field declared above, some 40 field
+        # objects, on each coup posted) only to look for read-only fields with a default to add to
+        # `value`: there is none, and the serializer has no validators of its own.
+        serializers.Field.run_validators(self, value)
+
+
+# A coup is checked by hand rather than field by field through DRF: the same rules and messages,
+# about twenty times faster, which is what lets a batch of a day's coups validate in milliseconds.
+# The names and limits are read from the fields declared above, once; tests/api/test_coup_values.py
+# proves field by field that `coup_values` answers as those fields do.
+_COUP_DECLARED = CoupInputSerializer().fields
+_WAGER_DECLARED = WagerInputSerializer().fields
+_COUP_FIELDS = frozenset(_COUP_DECLARED)
+_WAGER_FIELDS = frozenset(_WAGER_DECLARED)
+_NUMBER_MIN, _NUMBER_MAX = _COUP_DECLARED["number"].min_value, _COUP_DECLARED["number"].max_value
+_HANDS = tuple(
+    (hand, _COUP_DECLARED[hand].min_length, _COUP_DECLARED[hand].max_length) for hand in ("player", "banker")
+)
+_DATETIME = _COUP_DECLARED["dealt_at"]
+_WINNERS = frozenset(_COUP_DECLARED["reported_winner"].choices)
+_MAX_WAGERS = _COUP_DECLARED["wagers"].max_length
+_WAGER_INTEGERS = (("seat", _WAGER_DECLARED["seat"].min_value, _WAGER_DECLARED["seat"].max_value),)
+_MAX_BET = _WAGER_DECLARED["bet"].max_length
+_POSITIVE_MONEY = _WAGER_DECLARED["amount"]
+_MONEY_FIELD = _WAGER_DECLARED["paid"]
+_REQUIRED = "This field is required."
+_NULL = "This field may not be null."
+
+
+def _integer(value, low: int, high: int) -> tuple[int | None, str | None]:
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, str) and ASCII_DIGITS.fullmatch(value.strip()):
+            value = int(value)
+        elif isinstance(value, str) and not value.isascii():
+            return None, NOT_ASCII_NUMBER.format(value=value[:40])
+        else:
+            return None, "A valid integer is required."
+    if value < low:
+        return None, f"Ensure this value is greater than or equal to {low}."
+    if value > high:
+        return None, f"Ensure this value is less than or equal to {high}."
+    return value, None
+
+
+def _money(field: MoneyField, value) -> tuple[Decimal | None, list | None]:
+    try:
+        return field.to_internal_value(value), None
+    except serializers.ValidationError as exc:
+        return None, [str(message) for message in exc.detail]
+
+
+def coup_values(data) -> dict:
+    """A posted coup, checked for shape and types (the rules of the table are the service's):
+    its values, or ValidationError keyed by field path (`wagers[2].amount`)."""
+    if not isinstance(data, dict):
+        raise serializers.ValidationError(
+            {"non_field_errors": [f"Invalid data. Expected a dictionary, but got {type(data).__name__}."]}
+        )
+    errors: dict[str, list[str]] = {name: ["Unknown field."] for name in data if name not in _COUP_FIELDS}
+    values: dict = {}
+    if "number" not in data:
+        errors["number"] = [_REQUIRED]
+    else:
+        values["number"], problem = _integer(data["number"], _NUMBER_MIN, _NUMBER_MAX)
+        if problem:
+            errors["number"] = [problem]
+    for hand, fewest, most in _HANDS:
+        cards = data.get(hand)
+        if hand not in data:
+            errors[hand] = [_REQUIRED]
+        elif not isinstance(cards, list):
+            errors[hand] = [f'Expected a list of items but got type "{type(cards).__name__}".']
+        elif len(cards) < fewest:
+            errors[hand] = [f"Ensure this field has at least {fewest} elements."]
+        elif len(cards) > most:
+            errors[hand] = [f"Ensure this field has no more than {most} elements."]
+        else:
+            for index, code in enumerate(cards):
+                if not isinstance(code, str):
+                    errors[f"{hand}[{index}]"] = ["Not a valid string."]
+            values[hand] = cards
+    if data.get("dealt_at") is not None:
+        try:
+            values["dealt_at"] = _DATETIME.to_internal_value(data["dealt_at"])
+        except serializers.ValidationError as exc:
+            errors["dealt_at"] = [str(message) for message in exc.detail]
+    elif "dealt_at" in data:
+        errors["dealt_at"] = [_NULL]
+    if data.get("reported_winner") is not None:
+        winner = data["reported_winner"]
+        if not isinstance(winner, str) or winner not in _WINNERS:
+            errors["reported_winner"] = [WINNER_CHOICE.format(input=winner)]
+        else:
+            values["reported_winner"] = winner
+    wagers = data.get("wagers", [])
+    if not isinstance(wagers, list):
+        errors["wagers"] = [f'Expected a list of items but got type "{type(wagers).__name__}".']
+        wagers = []
+    elif len(wagers) > _MAX_WAGERS:
+        errors["wagers"] = [f"Ensure this field has no more than {_MAX_WAGERS} elements."]
+        wagers = []
+    values["wagers"] = []
+    for index, wager in enumerate(wagers):
+        where = f"wagers[{index}]"
+        if not isinstance(wager, dict):
+            errors[where] = [f"Invalid data. Expected a dictionary, but got {type(wager).__name__}."]
+            continue
+        for name in wager:
+            if name not in _WAGER_FIELDS:
+                errors[f"{where}.{name}"] = ["Unknown field."]
+        item = {}
+        for name, low, high in _WAGER_INTEGERS:
+            if name not in wager:
+                errors[f"{where}.{name}"] = [_REQUIRED]
+            else:
+                item[name], problem = _integer(wager[name], low, high)
+                if problem:
+                    errors[f"{where}.{name}"] = [problem]
+        bet = wager.get("bet")
+        if "bet" not in wager:
+            errors[f"{where}.bet"] = [_REQUIRED]
+        elif not isinstance(bet, str) or not bet:
+            errors[f"{where}.bet"] = [
+                "Not a valid string." if not isinstance(bet, str) else "This field may not be blank."
+            ]
+        elif len(bet) > _MAX_BET:
+            errors[f"{where}.bet"] = [f"Ensure this field has no more than {_MAX_BET} characters."]
+        else:
+            item["bet"] = bet
+        if "amount" not in wager:
+            errors[f"{where}.amount"] = [_REQUIRED]
+        else:
+            item["amount"], problem = _money(_POSITIVE_MONEY, wager["amount"])
+            if problem:
+                errors[f"{where}.amount"] = problem
+        if wager.get("paid") is not None:
+            item["paid"], problem = _money(_MONEY_FIELD, wager["paid"])
+            if problem:
+                errors[f"{where}.paid"] = problem
+        values["wagers"].append(item)
+    if errors:
+        raise serializers.ValidationError(errors)
+    return values
+
+
+class CoupBatchInputSerializer(StrictSerializer):
+    coups = CoupInputSerializer(many=True, min_length=1, max_length=MAX_BATCH_COUPS)
+
+
+# ------------------------------------------------------------------------------------------ outputs
+class ViolationBriefSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+
+
+class WagerSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    bet = serializers.CharField()
+    amount = SignedMoneyField()
+    paid = SignedMoneyField(allow_null=True)
+    result = serializers.ChoiceField(choices=("win", "lose", "push"))
+    payout = SignedMoneyField(help_text="Paid beyond the returned stake, by the paytable.")
+    commission = SignedMoneyField(help_text="Owed into the seat's commission box.")
+
+
+def coup_data(coup, wagers: list[dict], violations: list[dict]) -> dict:
+    """`wagers` as WagerSerializer dicts, `violations` as {code, message}."""
+    return {
+        "id": coup.pk,
+        "shoe": coup.shoe_id,
+        "number": coup.number,
+        "dealt_at": iso(coup.dealt_at),
+        "gaming_day": coup.gaming_day.isoformat(),
+        "player": list(coup.player_cards),
+        "banker": list(coup.banker_cards),
+        "player_total": coup.player_total,
+        "banker_total": coup.banker_total,
+        "winner": coup.winner,
+        "natural": coup.natural,
+        "player_pair": coup.player_pair,
+        "banker_pair": coup.banker_pair,
+        "reported_winner": coup.reported_winner or None,
+        "paytable": coup.paytable_id,
+        "recorded_by": coup.recorded_by,
+        "wagers": wagers,
+        "violations": violations,
+    }
+
+
+class CoupSerializer(serializers.Serializer):
+    """A recorded coup: the cards, the engine's evaluation, the wagers' settlement, the violations."""
+
+    id = serializers.IntegerField()
+    shoe = serializers.IntegerField()
+    number = serializers.IntegerField()
+    dealt_at = serializers.DateTimeField()
+    gaming_day = serializers.DateField()
+    player = serializers.ListField(child=serializers.CharField())
+    banker = serializers.ListField(child=serializers.CharField())
+    player_total = serializers.IntegerField(min_value=0, max_value=9)
+    banker_total = serializers.IntegerField(min_value=0, max_value=9)
+    winner = serializers.ChoiceField(choices=WINNERS)
+    natural = serializers.BooleanField()
+    player_pair = serializers.BooleanField()
+    banker_pair = serializers.BooleanField()
+    reported_winner = serializers.ChoiceField(
+        choices=WINNERS, allow_null=True, help_text="Null when none was reported."
+    )
+    paytable = serializers.IntegerField()
+    recorded_by = serializers.CharField()
+    wagers = WagerSerializer(many=True)
+    violations = ViolationBriefSerializer(
+        many=True,
+        help_text="Rule violations known when answering: the engine's draw checks and recorded findings.",
+    )
+
+    def to_representation(self, instance):
+        return instance  # views pass coup_data() dicts
+
+
+def batch_request_errors(body, answer: str, max_coups: int) -> dict[str, list[str]]:
+    """What is wrong with a batch as a whole (its shape, `?answer=`, its size); {} when nothing."""
+    if not isinstance(body, dict) or set(body) != {"coups"} or not isinstance(body["coups"], list):
+        errors = {"coups": ['Send {"coups": [...]} with a list of coups.']}
+        if isinstance(body, dict):
+            errors.update({name: ["Unknown field."] for name in body if name != "coups"})
+        return errors
+    if answer not in ("brief", "full"):
+        return {"answer": [f"{answer!r} is not an answer form: brief (the default) or full."]}
+    if not 1 <= len(body["coups"]) <= max_coups:
+        return {"coups": [f"Send 1 to {max_coups} coups in one batch."]}
+    return {}
+
+
+def batch_invalid_data(index: int, item, detail) -> dict:
+    """A batch item refused by `coup_values`; its number only if it sent a whole one."""
+    number = item.get("number") if isinstance(item, dict) else None
+    return {
+        "index": index,
+        "number": number if isinstance(number, int) and not isinstance(number, bool) else None,
+        "status": "invalid",
+        "id": None,
+        "errors": flatten_errors(detail),
+    }
+
+
+def batch_outcome_data(index: int, coup: shoe_services.CoupInput, outcome) -> dict:
+    return {
+        "index": index,
+        "number": coup.number,
+        "status": outcome.status,
+        "id": outcome.coup.pk if outcome.coup is not None else None,
+        "errors": {
+            key: list(value) if isinstance(value, list | tuple) else [str(value)]
+            for key, value in outcome.errors.items()
+        },
+    }
+
+
+def batch_data(shoe, results: list[dict]) -> dict:
+    summary = dict.fromkeys(("created", "existing", "conflict", "invalid"), 0)
+    for result in results:
+        summary[result["status"]] += 1
+    return {"shoe": shoe.pk, "summary": summary, "results": results}
+
+
+class CoupBatchItemSerializer(serializers.Serializer):
+    index = serializers.IntegerField(help_text="Position in the posted list.")
+    number = serializers.IntegerField(allow_null=True)
+    status = serializers.ChoiceField(choices=("created", "existing", "conflict", "invalid"))
+    id = serializers.IntegerField(
+        allow_null=True, help_text="The coup that holds the number (created now or before); null when invalid."
+    )
+    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    coup = CoupSerializer(
+        allow_null=True, required=False, help_text="Only with `?answer=full`: the coup as `GET /coups/{id}/` shows it."
+    )
+
+
+class CoupBatchSummarySerializer(serializers.Serializer):
+    created = serializers.IntegerField()
+    existing = serializers.IntegerField()
+    conflict = serializers.IntegerField()
+    invalid = serializers.IntegerField()
+
+
+class CoupBatchResultSerializer(serializers.Serializer):
+    shoe = serializers.IntegerField()
+    summary = CoupBatchSummarySerializer()
+    results = CoupBatchItemSerializer(many=True)
+
+    def to_representation(self, instance):
+        return instance
+
+
+# ------------------------------------------------------------------------------------------ payloads
+def _wager_data(seat, bet, currency, amount, paid, result, payout, commission) -> dict:
+    return {
+        "seat": seat,
+        "bet": bet,
+        "amount": money(amount, currency),
+        "paid": money(paid, currency),
+        "result": result,
+        "payout": money(payout, currency),
+        "commission": money(commission, currency),
+    }
+
+
+def _coup_data(coup: Coup, wagers: list[dict], recorded: list[tuple[str, str]]) -> dict:
+    dealt = game.Coup.from_codes(player=coup.player_cards, banker=coup.banker_cards)
+    found = [(v.code, v.message) for v in game.verify_coup(dealt, coup.reported_winner or None)]
+    violations = [{"code": code, "message": message} for code, message in dict.fromkeys(found + recorded)]
+    return coup_data(coup, wagers, violations)
+
+
+def coup_payload_created(coup: Coup, wagers: list[Wager]) -> dict:
+    """A coup just created, as coups_payload shows it, from what was written (no query): all its
+    wagers stand, and the rule checks that record violations run after commit."""
+    ordered = sorted(wagers, key=lambda w: (w.seat, w.bet))
+    return _coup_data(
+        coup,
+        [
+            _wager_data(
+                w.seat, w.bet, w.currency, w.amount_minor, w.paid_minor, w.result, w.payout_minor, w.commission_minor
+            )
+            for w in ordered
+        ],
+        [],
+    )
+
+
+def coups_payload(coups: list[Coup]) -> list[dict]:
+    """The coups as the API shows them, with their wagers and violations, in three queries."""
+    ids = [coup.pk for coup in coups]
+    wagers: dict[int, list[dict]] = defaultdict(list)
+    for coup_id, *values in (
+        wagers_standing(Wager.objects.filter(coup_id__in=ids))
+        .order_by("coup_id", "seat", "bet")
+        .values_list(
+            "coup_id",
+            "seat",
+            "bet",
+            "currency",
+            "amount_minor",
+            "paid_minor",
+            "result",
+            "payout_minor",
+            "commission_minor",
+        )
+    ):
+        wagers[coup_id].append(_wager_data(*values))
+    recorded: dict[int, list[tuple[str, str]]] = defaultdict(list)
+    for coup_id, code, message in (
+        RuleViolation.objects.filter(coup_id__in=ids, cleared_at__isnull=True)
+        .order_by("id")
+        .values_list("coup_id", "code", "message")
+    ):
+        recorded[coup_id].append((code, message))
+    return [_coup_data(coup, wagers[coup.pk], recorded[coup.pk]) for coup in coups]
+
+
+def coup_input(data: dict) -> shoe_services.CoupInput:
+    return shoe_services.CoupInput(
+        number=data["number"],
+        player=list(data["player"]),
+        banker=list(data["banker"]),
+        dealt_at=data.get("dealt_at"),
+        reported_winner=data.get("reported_winner") or "",
+        wagers=tuple(
+            shoe_services.WagerInput(seat=w["seat"], bet=w["bet"], amount=w["amount"], paid=w.get("paid"))
+            for w in data.get("wagers", ())
+        ),
+    )
+
+
+def _coups_with_recorder(ids):
+    return list(Coup.objects.filter(pk__in=ids).select_related("recorded_by_device__table", "recorded_by_user"))
+
+
+# ------------------------------------------------------------------------------------------ views
+# ---------------------------------------------------------------------------------------- coups
+# Examples a client may paste as they are into a fresh shoe of a commission-box table: each is dealt by
+# the rules, reports the right winner and payouts, and stays within the usual limits (25 to 10,000 on
+# Player and Banker, 5 to 1,000 on Tie). tests/api/test_schema_examples.py posts every one of them.
+# Player 5 draws a 2 (7); Banker 6 stands on a Player third card of 2: Player wins 7 to 6.
+COUP_EXAMPLE = {
+    "number": 1,
+    "player": ["5H", "KD", "2C"],
+    "banker": ["6S", "TD"],
+    "dealt_at": "2026-11-29T21:14:05Z",
+    "reported_winner": "player",
+    "wagers": [
+        {"seat": 1, "bet": "player", "amount": "100.00", "paid": "100.00"},
+        {"seat": 2, "bet": "banker", "amount": "250.00", "paid": "0.00"},
+        {"seat": 3, "bet": "tie", "amount": "25.00", "paid": "0.00"},
+    ],
+}
+# Player 8 against Banker 9, both naturals: Banker wins, nobody draws.
+NATURALS_EXAMPLE = {"number": 1, "player": ["4S", "4H"], "banker": ["9C", "KH"], "reported_winner": "banker"}
+# Banker 3 draws on a Player third card of 0 (domain.md): Player 4 + K = 4, Banker 3 + 5 = 8.
+SECOND_COUP_EXAMPLE = {
+    "number": 2,
+    "player": ["AS", "3D", "KC"],
+    "banker": ["2H", "AC", "5D"],
+    "reported_winner": "banker",
+    "wagers": [{"seat": 2, "bet": "banker", "amount": "100.00", "paid": "100.00"}],
+}
+
+
+@extend_schema(tags=["coups"])
+class ShoeCoupsView(APIView):
+    read_permissions = ("shoes.view_coup",)
+    write_permissions = ("shoes.add_coup",)
+    device_access = DEVICE_READ_WRITE
+    pagination_class = generics.GenericAPIView.pagination_class
+
+    @extend_schema(
+        responses=CoupSerializer(many=True),
+        summary="The shoe's coups in number order (paginated)",
+        parameters=[OpenApiParameter("page", int), OpenApiParameter("page_size", int)],
+    )
+    def get(self, request, shoe_id: int):
+        shoe = shoe_for(request, shoe_id)
+        paginator = self.pagination_class()
+        queryset = shoe.coups.select_related("recorded_by_device__table", "recorded_by_user").order_by("number")
+        page = paginator.paginate_queryset(queryset, request, view=self)
+        return paginator.get_paginated_response(coups_payload(page))
+
+    @extend_schema(
+        request=CoupInputSerializer,
+        responses={201: CoupSerializer, 200: CoupSerializer},
+        summary="Record a coup: cards, wagers; answered with the evaluation, settlement and violations",
+        description=(
+            "201 when recorded, 200 when the same coup (in every field) was recorded before (nothing "
+            "written). The same number with anything different (cards, wagers, reported winner, dealt time) "
+            "is a 409 whose `errors` name each difference; nothing of it is written and a violation is "
+            "recorded for the pit boss. Malformed input is a 400 naming the field (nothing written); a "
+            "well-formed coup that breaks a rule is recorded and flagged in `violations`."
+        ),
+        examples=[
+            OpenApiExample("A coup with three wagers", value=COUP_EXAMPLE, request_only=True),
+            OpenApiExample("Two-card naturals, no wagers", request_only=True, value=NATURALS_EXAMPLE),
+        ],
+    )
+    @idempotent
+    def post(self, request, shoe_id: int):
+        data = validated(CoupInputSerializer, request)
+        try:
+            # The shoe is read with its locks by the service, which lets the view check access on it.
+            outcome = shoe_services.coup_record(
+                shoe=shoe_id,
+                coup=coup_input(data),
+                actor=actor_for(request),
+                authorize=lambda shoe: ensure_table_access(request, shoe.table),
+                savepoint=not in_key_transaction(request),  # an error raised ends the key's transaction
+            )
+        except Shoe.DoesNotExist:
+            raise Http404(f"There is no shoe {shoe_id}.") from None
+        except Conflict as exc:
+            # Answered, not raised: the violation recorded for the clash must be kept.
+            return error_response(409, "conflict", exc.message, exc.errors, exc.details)
+        if outcome.status == shoe_services.CoupOutcomeStatus.CREATED:
+            # Answered from what was written; the coup holds its writer already.
+            return Response(coup_payload_created(outcome.coup, outcome.wagers), status=status.HTTP_201_CREATED)
+        (payload,) = coups_payload(_coups_with_recorder([outcome.coup.pk]))  # a replay: read as recorded
+        return Response(payload, status=status.HTTP_200_OK)
+
+
+@extend_schema(tags=["coups"])
+class ShoeCoupsBatchView(APIView):
+    write_permissions = ("shoes.add_coup",)
+    device_access = DEVICE_READ_WRITE
+    MAX_COUPS = MAX_BATCH_COUPS
+
+    @extend_schema(
+        request=CoupBatchInputSerializer,
+        responses=CoupBatchResultSerializer,
+        summary="Record many coups at once (a replay of a day), each judged on its own",
+        description=(
+            "One transaction for the valid coups. Each item of `results` says `created`, "
+            "`existing` (the same "
+            "coup was recorded before), `conflict` (same number, anything different: `errors` names each "
+            "difference, a violation is recorded) or "
+            "`invalid` (its `errors`, keyed by field within the item; nothing written for it), with `id`, the "
+            "coup that holds its number (null when invalid). Always 200. The answer is that small by default "
+            "(a day of 1,600 coups answers in about 100 KiB); with `?answer=full` each item also carries its "
+            "`coup` as `GET /coups/{id}/` shows it (evaluation, settlement, violations known)."
+        ),
+        parameters=[
+            OpenApiParameter(
+                "answer",
+                OpenApiTypes.STR,
+                enum=["brief", "full"],
+                description="`brief` (default): per-item status, id and errors. `full`: each item's coup too.",
+            )
+        ],
+        examples=[
+            OpenApiExample(
+                "Two coups",
+                request_only=True,
+                value={"coups": [COUP_EXAMPLE, SECOND_COUP_EXAMPLE]},
+            ),
+            OpenApiExample("Brief answer (default)", response_only=True, value=examples.BATCH_BRIEF),
+            OpenApiExample("Full answer (?answer=full)", response_only=True, value=examples.BATCH_FULL),
+        ],
+    )
+    @collection_paused()
+    @idempotent
+    def post(self, request, shoe_id: int):
+        answer = request.query_params.get("answer", "brief")
+        errors = batch_request_errors(request.data, answer, self.MAX_COUPS)
+        if errors:
+            return error_response(400, "invalid", "The request has errors; see `errors`.", errors)
+        items = request.data["coups"]
+        shoe = shoe_for(request, shoe_id)
+        results: list[dict] = [{}] * len(items)
+        inputs, positions = [], []
+        for index, item in enumerate(items):
+            try:
+                inputs.append(coup_input(coup_values(item)))
+                positions.append(index)
+            except ValidationError as exc:
+                results[index] = batch_invalid_data(index, item, exc.detail)
+        outcomes = shoe_services.coups_record(shoe=shoe, coups=inputs, actor=actor_for(request)) if inputs else []
+        for index, item, outcome in zip(positions, inputs, outcomes, strict=True):
+            results[index] = batch_outcome_data(index, item, outcome)
+        if answer == "full":
+            coup_ids = {outcome.coup.pk for outcome in outcomes if outcome.coup is not None}
+            payloads = {p["id"]: p for p in coups_payload(_coups_with_recorder(coup_ids))} if coup_ids else {}
+            for result in results:
+                result["coup"] = payloads.get(result["id"])
+        return Response(batch_data(shoe, results))
+
+
+@extend_schema(tags=["coups"])
+class CoupDetailView(APIView):
+    read_permissions = ("shoes.view_coup",)
+    device_access = DEVICE_READ
+
+    @extend_schema(responses=CoupSerializer, summary="A coup with its evaluation, settlement and violations")
+    def get(self, request, coup_id: int):
+        coup = (
+            Coup.objects.select_related("shoe__table", "recorded_by_device__table", "recorded_by_user")
+            .filter(pk=coup_id)
+            .first()
+        )
+        if coup is None:
+            raise Http404(f"There is no coup {coup_id}.")
+        ensure_table_access(request, coup.shoe.table)
+        (payload,) = coups_payload([coup])
+        return Response(payload)
