@@ -434,12 +434,17 @@ class ShoeCoupsView(APIView):
     @idempotent
     def post(self, request, shoe_id: int):
         data = validated(s.CoupInputSerializer, request)
-        table = Table.objects.filter(shoes=shoe_id).first()  # a shoe never changes tables
-        if table is None:
-            raise Http404(f"There is no shoe {shoe_id}.")
-        ensure_table_access(request, table)
+        device = request.user.device if isinstance(request.user, DevicePrincipal) else None
         try:
-            outcome = shoe_services.coup_record(shoe=shoe_id, coup=coup_input(data), actor=actor_for(request))
+            outcome = shoe_services.coup_record(
+                shoe=shoe_id,
+                coup=coup_input(data),
+                actor=actor_for(request),
+                at_table=None if device is None else device.table_id,  # compared with the shoe it locks
+            )
+        except shoe_services.ShoeAtOtherTable as exc:
+            ensure_table_access(request, exc.table)  # 403: the device is registered for another table
+            raise
         except Shoe.DoesNotExist:
             raise Http404(f"There is no shoe {shoe_id}.") from None
         except Conflict as exc:

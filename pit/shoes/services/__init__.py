@@ -1,7 +1,7 @@
 """Writes to shoes and coups, one module per flow; the services and values callers use, by name."""
 
 from pit.shoes.services.corrections import coup_correct, coup_void
-from pit.shoes.services.coups import coup_record, coups_record
+from pit.shoes.services.coups import ShoeAtOtherTable, coup_record, coups_record
 from pit.shoes.services.shoes import shoe_close, shoe_lock, shoe_start
 from pit.shoes.services.values import (
     CorrectionOutcome,
@@ -18,6 +18,7 @@ __all__ = [
     "CoupOutcome",
     "CoupOutcomeStatus",
     "SettledWager",
+    "ShoeAtOtherTable",
     "WagerInput",
     "coup_correct",
     "coup_record",

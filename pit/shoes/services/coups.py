@@ -6,7 +6,7 @@ import dataclasses
 from collections import Counter
 
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 
 from pit.core.actors import SYSTEM, Actor
 from pit.core.errors import Conflict
@@ -18,6 +18,7 @@ from pit.shoes.services.reposts import CoupRecord, repost_differences, repost_vi
 from pit.shoes.services.settlement import PreparedCoup, coup_prepare
 from pit.shoes.services.shoes import shoe_lock
 from pit.shoes.services.values import CoupInput, CoupOutcome, CoupOutcomeStatus
+from pit.tables.models import Table
 
 
 def _coups_recorded(shoe: Shoe, numbers: set[int]) -> dict[int, Coup]:
@@ -105,23 +106,42 @@ def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -
     return outcomes
 
 
-def coup_record(*, shoe: Shoe | int, coup: CoupInput, actor: Actor = SYSTEM) -> CoupOutcome:
+class ShoeAtOtherTable(Exception):
+    """`coup_record(at_table=...)` was given a shoe dealing at another table (`table`); nothing was written."""
+
+    def __init__(self, table: Table):
+        super().__init__(f"The shoe deals at table {table.code}.")
+        self.table = table
+
+
+def coup_record(
+    *, shoe: Shoe | int, coup: CoupInput, actor: Actor = SYSTEM, at_table: int | None = None
+) -> CoupOutcome:
     """Record one coup. ValidationError if malformed (nothing written); Conflict naming the differences
     if its number was recorded with anything else (the violation is committed first); a replay returns
-    the existing coup; Shoe.DoesNotExist if there is no such shoe.
+    the existing coup; Shoe.DoesNotExist if there is no such shoe. `at_table`: the id of the one table
+    the actor records for (a floor device's own); a shoe of another raises ShoeAtOtherTable.
 
     The floor posts coups one by one as they are dealt, so this is the path to keep short: one read
     with every lock (`coup_lock`), the inserts, the chain head and the shoe's counters, the outbox
-    row; a coup's number seen before goes the batch's way (`coups_record`) to be compared."""
+    row; a coup's number seen before goes the batch's way (`coups_record`) to be compared.
+
+    Inside a caller's transaction its block takes no savepoint (two round trips of every coup the
+    floor posts): its refusals are raised after the block, before anything is written, and any other
+    error fails the caller's transaction with it."""
     shoe_id = shoe if isinstance(shoe, int) else shoe.pk
     try:
-        with transaction.atomic():
-            outcome = _coup_record_once(shoe_id, coup, actor)
+        with transaction.atomic(savepoint=False):
+            outcome = _coup_record_once(shoe_id, coup, actor, at_table)
     except IntegrityError:
+        if connection.in_atomic_block:
+            raise  # no savepoint to roll back to: the caller's transaction fails with it
         # Two writers raced past the shoe lock only if the database has none (it always has on
         # PostgreSQL and SQLite); the unique constraint still holds: read what won.
         with transaction.atomic():
-            outcome = _coup_record_once(shoe_id, coup, actor)
+            outcome = _coup_record_once(shoe_id, coup, actor, at_table)
+    if isinstance(outcome, Exception):
+        raise outcome
     if outcome.status == CoupOutcomeStatus.INVALID:
         raise ValidationError(outcome.errors)
     if outcome.status == CoupOutcomeStatus.CONFLICT:
@@ -138,14 +158,24 @@ def coup_record(*, shoe: Shoe | int, coup: CoupInput, actor: Actor = SYSTEM) -> 
     return outcome
 
 
-def _coup_record_once(shoe_id: int, coup: CoupInput, actor: Actor) -> CoupOutcome:
+def _coup_record_once(shoe_id: int, coup: CoupInput, actor: Actor, at_table: int | None) -> CoupOutcome | Exception:
+    """`coup_record`'s block. A refusal (no such shoe, a shoe of another table, a malformed coup) is
+    returned, not raised: raised out of a block without a savepoint it would fail the caller's transaction."""
     wagers = len(coup.wagers) if isinstance(coup.wagers, list | tuple) else 0
-    locked = coup_lock(shoe_id, coup.number, wagers)
+    try:
+        locked = coup_lock(shoe_id, coup.number, wagers)
+    except Shoe.DoesNotExist as exc:
+        return exc
+    if at_table is not None and locked.shoe.table_id != at_table:
+        return ShoeAtOtherTable(locked.shoe.table)
     if locked.recorded:
         (outcome,) = coups_record(shoe=locked.shoe, coups=[coup], actor=actor)
         return outcome
     shoe, table = locked.shoe, locked.shoe.table
-    prepared = coup_prepare(coup, table, engine_paytable(table.paytable))
+    try:
+        prepared = coup_prepare(coup, table, engine_paytable(table.paytable))
+    except ValidationError as exc:
+        return exc
     _count_cards(shoe, [prepared])
     stored = coup_insert(
         locked, prepared, actor, owed=lambda coup_ids, first_day: coups_owed(shoe, coup_ids, first_day)
