@@ -1,6 +1,7 @@
 """How coups are locked and stored: the hand-written PostgreSQL statements and their ORM twins, side by
 side. Design: docs/design/shoes-persistence.md."""
 
+import datetime as dt
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,8 +35,30 @@ SHOE_COUNTERS = ("cards_seen", "cards_dealt", "coups_recorded")
 Owed = Callable[[list[int], object], list[tuple[str, tuple]]]
 
 
+class CoupRow(NamedTuple):
+    """A coup's row, in its chain spec's field order (pit.records.canonical.SPECS)."""
+
+    shoe_id: int
+    number: int
+    dealt_at: dt.datetime
+    gaming_day: dt.date
+    player_cards: list[str]
+    banker_cards: list[str]
+    player_total: int
+    banker_total: int
+    winner: str
+    natural: bool
+    player_pair: bool
+    banker_pair: bool
+    reported_winner: str
+    paytable_id: int
+    recorded_at: dt.datetime
+    recorded_by_user_id: int | None
+    recorded_by_device_id: int | None
+
+
 class WagerRow(NamedTuple):
-    """A wager's row, in its chain spec's field order (pit.records.canonical.SPECS)."""
+    """A wager's row, in its chain spec's field order."""
 
     coup_id: int
     seat: int
@@ -48,7 +71,29 @@ class WagerRow(NamedTuple):
     paid_minor: int | None
 
 
-assert WagerRow._fields == WAGER_SPEC.fields  # noqa: S101 (the row is hashed in the spec's order)
+class EntryRow(NamedTuple):
+    """A commission ledger entry's row, in its chain spec's field order."""
+
+    shoe_id: int
+    seat: int
+    kind: str
+    currency: str
+    amount_minor: int
+    wager_id: int | None
+    collection_reason: str
+    reverses_id: int | None
+    note: str
+    recorded_at: dt.datetime
+    recorded_by_user_id: int | None
+    recorded_by_device_id: int | None
+
+
+# The rows are hashed in their spec's order: a spec that changes must change its row with it.
+assert (CoupRow._fields, WagerRow._fields, EntryRow._fields) == (  # noqa: S101
+    COUP_SPEC.fields,
+    WAGER_SPEC.fields,
+    ENTRY_SPEC.fields,
+)
 
 
 def _hand_written() -> bool:
@@ -154,7 +199,7 @@ def coups_insert(shoe: Shoe, prepared: "list[PreparedCoup]", actor: Actor, head=
             for coup_id, item in zip(coup_ids, prepared, strict=True)
             for wager in item.wagers
         ]
-        coup_days = dict(zip(coup_ids, (row[3] for row in coup_rows), strict=True))
+        coup_days = dict(zip(coup_ids, (row.gaming_day for row in coup_rows), strict=True))
         wager_days = [coup_days[row.coup_id] for row in wager_rows]  # a wager's month partition is its coup's
         wager_ids = rows_insert(Wager, WAGER_SPEC, shoe.pk, wager_rows, extra={"gaming_day": wager_days})
         accrued = [
@@ -184,7 +229,7 @@ def coup_insert(lock: CoupLock, prepared: "PreparedCoup", actor: Actor, owed: Ow
     now = timezone.now()
     user_id, device_id = getattr(actor.user, "pk", None), getattr(actor.device, "pk", None)
     coup_rows = _coup_rows(shoe, [prepared], shoe.table.paytable_id, now, user_id, device_id)
-    day = coup_rows[0][3]
+    day = coup_rows[0].gaming_day
     wager_rows = [_wager_row(coup_id, wager) for wager in prepared.wagers]
     entry_rows = [
         _entry_row(shoe, wager_id, row, now, user_id, device_id)
@@ -246,7 +291,7 @@ def _chain_head_sql(first: bool) -> tuple[str, str]:
     return head, f"UPDATE {quote(Shoe._meta.db_table)} SET {assignments} WHERE id = %s"  # noqa: S608
 
 
-def _coup_rows(shoe: Shoe, prepared: "list[PreparedCoup]", paytable_id: int, now, user_id, device_id) -> list[tuple]:
+def _coup_rows(shoe: Shoe, prepared: "list[PreparedCoup]", paytable_id: int, now, user_id, device_id) -> list[CoupRow]:
     """The coups' rows, in their chain spec's field order."""
     coup_rows = []
     for item in prepared:
@@ -255,7 +300,7 @@ def _coup_rows(shoe: Shoe, prepared: "list[PreparedCoup]", paytable_id: int, now
             dealt_at = timezone.make_aware(dealt_at)
         evaluation = item.evaluation
         coup_rows.append(
-            (
+            CoupRow(
                 shoe.pk,
                 item.item.number,
                 dealt_at,
@@ -285,9 +330,9 @@ def _wager_row(coup_id: int, w) -> WagerRow:
     )
 
 
-def _entry_row(shoe: Shoe, wager_id: int, wager: WagerRow, now, user_id, device_id) -> tuple:
-    """The commission a wager accrues, as a ledger entry's row in its chain spec's field order."""
-    return (
+def _entry_row(shoe: Shoe, wager_id: int, wager: WagerRow, now, user_id, device_id) -> EntryRow:
+    """The commission a wager accrues, as a ledger entry's row."""
+    return EntryRow(
         shoe.pk,
         wager.seat,
         EntryKind.ACCRUED.value,
@@ -303,11 +348,11 @@ def _entry_row(shoe: Shoe, wager_id: int, wager: WagerRow, now, user_id, device_
     )
 
 
-def _coups_built(shoe: Shoe, actor: Actor, coup_ids: list[int], coup_rows: list[tuple]) -> list[Coup]:
+def _coups_built(shoe: Shoe, actor: Actor, coup_ids: list[int], coup_rows: list[CoupRow]) -> list[Coup]:
     """The stored coups as model instances, from the values written (nothing read back)."""
     coups = []
     for coup_id, row in zip(coup_ids, coup_rows, strict=True):
-        coup = Coup(**dict(zip(COUP_SPEC.fields, row, strict=True)))
+        coup = Coup(**row._asdict())
         coup.shoe, coup.recorded_by_user, coup.recorded_by_device = shoe, actor.user, actor.device
         mark_saved(coup, coup_id)
         coups.append(coup)
