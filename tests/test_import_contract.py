@@ -23,14 +23,7 @@ KNOWN_VIOLATIONS: tuple[tuple[str, str, str], ...] = ()
 # rewrite: (module, imported, fix). The module matches as above; each entry goes once fixed. None of
 # them is a cycle: the module imported sits in a lower component, or is the importer's own sibling.
 TOP = "import it at the top of the module (no cycle)"
-KNOWN_UNCOMMENTED: tuple[tuple[str, str, str], ...] = (
-    ("pit.shoes.services", "pit.paytables.models", TOP),
-    ("pit.shoes.services", "pit.records.models", TOP),
-    ("pit.shoes.services", "pit.records.chain", TOP),
-    ("pit.shoes.services", "pit.ledger.models", TOP),
-    ("pit.shoes.services", "pit.compliance.services", TOP),
-    ("pit.shoes.services", "pit.shoes.selectors", TOP),
-)
+KNOWN_UNCOMMENTED: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -135,13 +135,6 @@ def _claim(request, key: str, fingerprint: str) -> tuple[int | None, Response | 
     raise ConflictError(f"The {HEADER} could not be taken; retry in a moment.", details={"retry_after_seconds": 1})
 
 
-def in_key_transaction(request) -> bool:
-    """True while the view runs inside the transaction that took the request's key: an error the
-    view raises rolls that transaction back whole (its answer is stored apart), so the view's own
-    writes need no savepoint inside it."""
-    return getattr(request, "_pit_key_transaction", False)
-
-
 def _answer(response) -> tuple[int, str]:
     return response.status_code, JSONRenderer().render(response.data).decode() if response.data is not None else ""
 
@@ -164,11 +157,7 @@ def idempotent(handler):
                 record_pk, replay = _claim(request, key, fingerprint)
                 if replay is not None:
                     return replay
-                request._pit_key_transaction = True
-                try:
-                    response = handler(view, request, *args, **kwargs)
-                finally:
-                    request._pit_key_transaction = False
+                response = handler(view, request, *args, **kwargs)
                 _store_answer(record_pk, *_answer(response))
             return response
         except Exception as exc:

@@ -1,8 +1,7 @@
-"""Rows read fast: model instances from the rows of a hand-written SELECT (PostgreSQL paths that
-read several models in one statement: the values as the ORM would give them, without compiling a
-query per request); a values_list() queryset's rows in one fetch (the sweep's chunk reads); and a
-filter on a long list of ids that costs one parameter on PostgreSQL."""
+"""Hand-written statements' shared helpers: their texts written once per process, and rows converted
+as the ORM converts them. Design: docs/design/shoes-persistence.md."""
 
+import functools
 import json
 
 from django.core.exceptions import EmptyResultSet
@@ -17,6 +16,41 @@ from psycopg.types.datetime import TimestamptzBinaryLoader
 # The JSON decoder's own scanner (C): `json.loads` in front of it matches whitespace on both sides
 # with regular expressions, which costs more than decoding a short array of cards.
 _scan_json = json.JSONDecoder().scan_once
+
+
+# Every form `statement_form` has written, by its builder and arguments: one cache for the process.
+_FORMS: dict[tuple, object] = {}
+
+
+def statement_form(build):
+    """Decorate a function that writes a hand-written statement's form (its text, and what goes with
+    it: the fields it binds or reads) from names in the models' metadata: written once per process
+    for each set of (hashable) arguments, then taken from one cache shared by every such statement.
+    Only names from the metadata may go into a text; every value is a parameter of its execution."""
+
+    @functools.wraps(build)
+    def form(*arguments):
+        key = (build, *arguments)
+        try:
+            return _FORMS[key]
+        except KeyError:
+            written = _FORMS[key] = build(*arguments)
+            return written
+
+    return form
+
+
+def statement_forms_clear() -> None:
+    """Forget every form written (a test that changes the models' metadata or the database vendor)."""
+    _FORMS.clear()
+
+
+def mark_saved(instance, pk) -> None:
+    """`instance`, built from the values a hand-written INSERT wrote, marked as the row `pk` of the
+    default database, as `save()` marks it: Django keeps that state in the private `_state`, which
+    `from_db()` sets for rows read and nothing public sets for rows written by hand."""
+    instance.pk = pk
+    instance._state.adding, instance._state.db = False, connection.alias
 
 
 def model_columns(model, alias: str) -> list[str]:
@@ -35,22 +69,17 @@ def model_from_row(model, row: list):
     return model.from_db(connection.alias, attnames, values)
 
 
-# Per model, what `model_from_row` needs of its fields: how many, their attribute names and the
-# converters to run (by position). Plain JSONFields are decoded by `_json`, as their converter does.
-_ROW_FORMS: dict = {}
-
-
+@statement_form
 def _row_form(model) -> tuple[int, list[str], list[tuple[int, object]]]:
-    form = _ROW_FORMS.get(model)
-    if form is None:
-        fields = model._meta.concrete_fields
-        converters = [
-            (position, _json_converter if _plain_json_field(field) else field.from_db_value)
-            for position, field in enumerate(fields)
-            if getattr(field, "from_db_value", None)
-        ]
-        form = _ROW_FORMS[model] = (len(fields), [field.attname for field in fields], converters)
-    return form
+    """What `model_from_row` needs of the model's fields: how many, their attribute names and the
+    converters to run (by position). Plain JSONFields are decoded by `_json`, as their converter does."""
+    fields = model._meta.concrete_fields
+    converters = [
+        (position, _json_converter if _plain_json_field(field) else field.from_db_value)
+        for position, field in enumerate(fields)
+        if getattr(field, "from_db_value", None)
+    ]
+    return len(fields), [field.attname for field in fields], converters
 
 
 def _plain_json_field(field) -> bool:
@@ -91,6 +120,8 @@ def values_rows(queryset) -> list[tuple]:
         sql, params = compiler.as_sql()
     except EmptyResultSet:
         return []
+    # The compiler's select list and converters (internal API): the only way to convert fetched rows
+    # exactly as the queryset would, JSON, SQLite's dates and booleans and custom fields alike.
     columns = compiler.select[: compiler.col_count]
     converters = compiler.get_converters([expression for expression, _, _ in columns])
     # Columns of plain JSONFields are decoded by `_json` (as Django's converter decodes them, faster).
@@ -110,7 +141,9 @@ def values_rows(queryset) -> list[tuple]:
         # pooler in transaction mode keeps no prepared statement). The session is in UTC, so the
         # timestamps are the aware datetimes Django's own loader gives, from psycopg's, in C.
         database.ensure_connection()
-        cursor = database._prepare_cursor(_BinaryCursor(database.connection))  # logged and wrapped as Django's
+        # `_prepare_cursor` (private) wraps a cursor of our own class as Django wraps its own: logged,
+        # timed by the debug toolbar and the query-count assertions, errors translated.
+        cursor = database._prepare_cursor(_BinaryCursor(database.connection))
         adapters = cursor.cursor.adapters
         adapters.register_loader("timestamptz", TimestamptzBinaryLoader)
         if json_columns and len(json_columns) == len(converters):

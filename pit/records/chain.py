@@ -37,7 +37,7 @@ class ChainSeqField(models.PositiveIntegerField):
     """A fact row's position in its shoe's chain; taking it computes the row's `chain_hash`.
 
     Django calls a field's `pre_save` on every INSERT it compiles (save, create, bulk_create, and
-    `pit.shoes.services._bulk_insert`), after the fields declared before it, `recorded_at`
+    `pit.shoes.persistence.rows_insert`), after the fields declared before it, `recorded_at`
     included, have their final values. So every insert path of a chained model is chained without
     knowing it, and a batch computes its hashes in memory as the rows are built (see
     `pit.records.links.records_chain`). Declare it after every field of the model's spec.

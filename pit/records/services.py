@@ -6,12 +6,7 @@ from django.db import transaction
 
 from pit import game
 from pit.compliance.services import violation_record
-from pit.records.links import NOT_READ, chain_link, chain_rows, records_chain
 from pit.records.selectors import chains_verify, shoe_ids_for_days
-
-# Linking rows to the chains is pit.records.links (the chained models' field calls it); its
-# writers are importable from here, with the services of this app.
-__all__ = ["NOT_READ", "RECORDS_CHECK", "chain_link", "chain_rows", "records_chain", "records_verify"]
 
 RECORDS_CHECK = "records_verify"
 

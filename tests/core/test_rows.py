@@ -1,12 +1,13 @@
-"""pit.core.rows: the sweep's one-fetch reads give what the ORM gives."""
+"""pit.core.rows: the sweep's one-fetch reads give what the ORM gives; statement forms are written once."""
 
 import json
 
 import pytest
 from django.db.models import F
 
-from pit.core.rows import AnyOf, _json, values_rows
+from pit.core.rows import AnyOf, _json, mark_saved, statement_form, values_rows
 from pit.shoes.models import Coup
+from pit.tables.models import Table
 from tests import factories
 
 
@@ -94,3 +95,29 @@ def test_values_rows_gives_addresses_as_the_orm_gives_them():
     queryset = AccessAttempt.objects.values_list("pk", "username", "ip_address", "failures_since_start")
     assert values_rows(queryset) == list(queryset)
     assert values_rows(queryset)[0][2] == "192.0.2.7"
+
+
+def test_a_statement_form_is_written_once_for_each_set_of_arguments():
+    written = []
+
+    @statement_form
+    def text(model, count):
+        written.append((model, count))
+        return f"{model._meta.db_table}:{count}"
+
+    assert [text(Table, 1), text(Table, 1), text(Table, 2)] == ["tables_table:1", "tables_table:1", "tables_table:2"]
+    assert written == [(Table, 1), (Table, 2)]
+
+
+@pytest.mark.django_db
+def test_an_instance_marked_saved_is_the_row_the_orm_reads():
+    """mark_saved: an instance built from the values written by hand updates, as a saved one does."""
+    shoe = factories.shoe(factories.table("R3"))
+    table = Table(
+        **{f.attname: getattr(shoe.table, f.attname) for f in Table._meta.concrete_fields if not f.primary_key}
+    )
+    mark_saved(table, shoe.table.pk)
+    assert (table._state.adding, table._state.db, table.pk) == (False, "default", shoe.table.pk)
+    table.name = "Renamed"
+    table.save(update_fields=["name"])
+    assert Table.objects.get(pk=shoe.table.pk).name == "Renamed"

@@ -6,7 +6,7 @@ import datetime as dt
 import random
 from decimal import Decimal
 
-from pit.shoes.services import _array_literal
+from pit.shoes.persistence import array_literal
 
 
 def _element_by_element(values: list) -> str:
@@ -21,11 +21,11 @@ def _element_by_element(values: list) -> str:
 
 
 def test_array_literals_quote_and_escape_every_element():
-    assert _array_literal([]) == "{}"
-    assert _array_literal([None]) == "{NULL}"
-    assert _array_literal([1, "banker", Decimal("2.50")]) == '{"1","banker","2.50"}'
-    assert _array_literal(['say "hi"', "a\\b", None]) == '{"say \\"hi\\"","a\\\\b",NULL}'
-    assert _array_literal(['["KH", "5D"]']) == '{"[\\"KH\\", \\"5D\\"]"}'
+    assert array_literal([]) == "{}"
+    assert array_literal([None]) == "{NULL}"
+    assert array_literal([1, "banker", Decimal("2.50")]) == '{"1","banker","2.50"}'
+    assert array_literal(['say "hi"', "a\\b", None]) == '{"say \\"hi\\"","a\\\\b",NULL}'
+    assert array_literal(['["KH", "5D"]']) == '{"[\\"KH\\", \\"5D\\"]"}'
 
 
 def test_array_literals_are_the_element_by_element_text():
@@ -53,4 +53,4 @@ def test_array_literals_are_the_element_by_element_text():
     rng = random.Random(16)
     for _ in range(5000):
         values = [rng.choice(pool) for _ in range(rng.randint(0, 6))]
-        assert _array_literal(values) == _element_by_element(values), values
+        assert array_literal(values) == _element_by_element(values), values

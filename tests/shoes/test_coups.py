@@ -421,3 +421,26 @@ def test_on_postgresql_a_days_batch_is_stored_as_the_engine_settles_it_and_chain
     assert Coup.objects.filter(shoe=shoe).values("recorded_at").distinct().count() == 1
     verification = chains_verify(shoe_ids=[shoe.pk])
     assert verification.breaks == [] and verification.rows == 60 + 420 + entries.count()
+
+
+def test_refusals_write_nothing_and_leave_the_callers_transaction_usable():
+    """coup_record's block takes no savepoint inside a caller's transaction: its refusals (a shoe of
+    another table, a malformed coup, no such shoe) are raised after it, and the caller goes on."""
+    from django.db import transaction
+
+    from pit.shoes.services import ShoeAtOtherTable
+
+    shoe, other = factories.shoe(factories.table("AT1")), factories.table("AT2")
+    good = CoupInput(number=1, player=["KH", "5D"], banker=["9S", "QC"], wagers=wagers((1, "banker", "100")))
+    with transaction.atomic():
+        with pytest.raises(ShoeAtOtherTable) as refused:
+            coup_record(shoe=shoe.pk, coup=good, at_table=other.pk)
+        assert refused.value.table.code == "AT1"
+        with pytest.raises(ValidationError):
+            coup_record(shoe=shoe.pk, coup=CoupInput(number=1, player=["KH"], banker=["9S", "QC"]))
+        with pytest.raises(Shoe.DoesNotExist):
+            coup_record(shoe=-1, coup=good)
+        assert written() == (0, 0, 0, 0)
+        outcome = coup_record(shoe=shoe.pk, coup=good, at_table=shoe.table_id)
+    assert outcome.status == CoupOutcomeStatus.CREATED
+    assert written() == (1, 1, 1, 0)  # the banker win accrues its commission

@@ -14,9 +14,9 @@ from rest_framework.views import APIView
 
 from pit import game
 from pit.api import examples
-from pit.api.authentication import actor_for
+from pit.api.authentication import DevicePrincipal, actor_for
 from pit.api.errors import error_response, flatten_errors
-from pit.api.idempotency import idempotent, in_key_transaction
+from pit.api.idempotency import idempotent
 from pit.api.parsers import MAX_BATCH_COUPS
 from pit.api.permissions import DEVICE_READ, DEVICE_READ_WRITE, ensure_table_access
 from pit.api.resources.shoes import shoe_for
@@ -523,15 +523,17 @@ class ShoeCoupsView(APIView):
     @idempotent
     def post(self, request, shoe_id: int):
         data = validated(CoupInputSerializer, request)
+        device = request.user.device if isinstance(request.user, DevicePrincipal) else None
         try:
-            # The shoe is read with its locks by the service, which lets the view check access on it.
             outcome = shoe_services.coup_record(
                 shoe=shoe_id,
                 coup=coup_input(data),
                 actor=actor_for(request),
-                authorize=lambda shoe: ensure_table_access(request, shoe.table),
-                savepoint=not in_key_transaction(request),  # an error raised ends the key's transaction
+                at_table=None if device is None else device.table_id,  # compared with the shoe it locks
             )
+        except shoe_services.ShoeAtOtherTable as exc:
+            ensure_table_access(request, exc.table)  # 403: the device is registered for another table
+            raise
         except Shoe.DoesNotExist:
             raise Http404(f"There is no shoe {shoe_id}.") from None
         except Conflict as exc:

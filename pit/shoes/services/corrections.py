@@ -1,0 +1,116 @@
+"""Corrections of a recorded coup: its wagers corrected (a misread stake) or the coup voided (a misdeal),
+each a new version beside what was recorded, its commission reversed and accrued anew."""
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from pit.core.actors import SYSTEM, Actor
+from pit.core.outbox import outbox_enqueue
+from pit.core.queues import REFRESH_TASK, VERIFY_TASK
+from pit.ledger.models import CommissionEntry, EntryKind
+from pit.paytables.selectors import engine_paytable
+from pit.shoes.models import CorrectionKind, Coup, CoupCorrection, Wager
+from pit.shoes.selectors import wagers_standing
+from pit.shoes.services.owed import reconcile_late
+from pit.shoes.services.settlement import coup_prepare
+from pit.shoes.services.shoes import shoe_lock
+from pit.shoes.services.values import CorrectionOutcome, CoupInput, SettledWager, WagerInput
+
+MAX_REASON = 2000
+
+
+def _wager_key(wager: Wager) -> tuple:
+    return (wager.seat, wager.bet, wager.amount_minor, wager.paid_minor)
+
+
+def _coup_correction_write(
+    *, coup: Coup, kind: str, reason: str, wagers: tuple[WagerInput, ...], actor: Actor
+) -> CorrectionOutcome:
+    """A new version of a coup's wagers (none for a void), in one transaction: the correction, its
+    wagers settled by the engine under the coup's paytable version, reversals of the commission
+    accrued on the wagers it replaces and accruals on its own. Nothing recorded before is changed."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise ValidationError({"reason": "Say why: a correction or a void is recorded with its reason."})
+    if len(reason) > MAX_REASON:
+        raise ValidationError({"reason": f"Keep the reason to {MAX_REASON} characters."})
+    with transaction.atomic():
+        shoe = shoe_lock(coup.shoe_id)  # one writer per shoe: its coups, their corrections, its reconciliation
+        coup = Coup.objects.select_related("paytable").get(pk=coup.pk)
+        latest = coup.corrections.order_by("-sequence").first()
+        standing = list(wagers_standing(coup.wagers.all()))
+        settled: list[SettledWager] = []
+        if kind == CorrectionKind.VOID:
+            if latest is not None and latest.kind == CorrectionKind.VOID:
+                return CorrectionOutcome(latest, created=False)
+        else:
+            item = CoupInput(
+                number=coup.number, player=coup.player_cards, banker=coup.banker_cards, wagers=tuple(wagers)
+            )
+            settled = coup_prepare(item, shoe.table, engine_paytable(coup.paytable)).wagers
+            if sorted(map(_wager_key, settled)) == sorted(map(_wager_key, standing)):
+                if latest is not None and latest.kind == CorrectionKind.CORRECT:
+                    return CorrectionOutcome(latest, created=False)
+                raise ValidationError({"wagers": "These are the wagers that stand already: nothing to correct."})
+        correction = CoupCorrection.objects.create(
+            coup=coup,
+            sequence=(latest.sequence if latest else 0) + 1,
+            kind=kind,
+            reason=reason,
+            **actor.recorded_fields(),
+        )
+        settled = Wager.objects.bulk_create(wager.model(coup=coup, correction=correction) for wager in settled)
+        note = f"{correction}: {reason}"
+        replaced = CommissionEntry.objects.filter(
+            wager__in=[wager.pk for wager in standing], kind=EntryKind.ACCRUED, reversed_by__isnull=True
+        ).order_by("pk")
+        CommissionEntry.objects.bulk_create(
+            [
+                *(
+                    CommissionEntry(
+                        shoe=shoe,
+                        seat=entry.seat,
+                        kind=EntryKind.REVERSAL,
+                        currency=entry.currency,
+                        amount_minor=-entry.amount_minor,
+                        reverses=entry,
+                        note=note,
+                        **actor.recorded_fields(),
+                    )
+                    for entry in replaced
+                ),
+                *(
+                    CommissionEntry(
+                        shoe=shoe,
+                        seat=wager.seat,
+                        kind=EntryKind.ACCRUED,
+                        currency=wager.currency,
+                        amount_minor=wager.commission_minor,
+                        wager=wager,
+                        note=note,
+                        **actor.recorded_fields(),
+                    )
+                    for wager in settled
+                    if wager.commission_minor > 0
+                ),
+            ]
+        )
+        outbox_enqueue(VERIFY_TASK, [coup.pk])
+        outbox_enqueue(REFRESH_TASK, shoe.pk)
+        reconcile_late(shoe)
+    return CorrectionOutcome(correction, created=True)
+
+
+def coup_correct(
+    *, coup: Coup, wagers: tuple[WagerInput, ...], reason: str, actor: Actor = SYSTEM
+) -> CorrectionOutcome:
+    """Correct a coup's wagers (a misread stake): `wagers` is the whole set that stands from now on.
+    The same correction again returns the one recorded (created=False). ValidationError names the
+    field (`reason`, `wagers[2].amount`); nothing is written then."""
+    return _coup_correction_write(coup=coup, kind=CorrectionKind.CORRECT, reason=reason, wagers=wagers, actor=actor)
+
+
+def coup_void(*, coup: Coup, reason: str, actor: Actor = SYSTEM) -> CorrectionOutcome:
+    """Void a coup (a misdeal): no wager stands, every stake is returned, no win, no commission.
+    Voiding it again returns the void recorded (created=False)."""
+    return _coup_correction_write(coup=coup, kind=CorrectionKind.VOID, reason=reason, wagers=(), actor=actor)

@@ -1,0 +1,97 @@
+"""A coup's input checked against its table and settled by the game engine, before anything is written."""
+
+from dataclasses import dataclass
+
+from django.core.exceptions import ValidationError
+
+from pit import game
+from pit.core.money import MoneyError, settlement_unit, to_minor
+from pit.shoes.services.values import CoupInput, SettledWager
+from pit.tables.models import Table
+
+
+def posted_cards(codes, field_name: str) -> tuple[game.Card, ...]:
+    """The cards posted as `field_name` (a list of card codes); ValidationError naming the field."""
+    if not isinstance(codes, list | tuple):
+        raise ValidationError({field_name: 'Give the cards as a list of card codes, e.g. ["5H", "KD"].'})
+    try:
+        return game.parse_cards(codes)
+    except game.InvalidCard as exc:
+        raise ValidationError({field_name: str(exc)}) from exc
+
+
+@dataclass
+class PreparedCoup:
+    item: CoupInput
+    player: tuple[game.Card, ...]
+    banker: tuple[game.Card, ...]
+    evaluation: game.Evaluation
+    wagers: list[SettledWager]
+
+
+def coup_prepare(item: CoupInput, table: Table, paytable: game.Paytable, settled: dict | None = None) -> PreparedCoup:
+    """Check a coup's input against the table and settle it with the engine; ValidationError if malformed.
+
+    `settled` memoizes the engine's settlements over a batch (a settlement depends on nothing but the
+    paytable, the bet, the stake and the evaluation, and a day repeats the same few thousand)."""
+    errors: dict[str, str] = {}
+    if not isinstance(item.number, int) or isinstance(item.number, bool) or item.number < 1:
+        errors["number"] = "A coup number is a whole number from 1 up."
+    hands = {}
+    for name, codes in (("player", item.player), ("banker", item.banker)):
+        try:
+            hands[name] = posted_cards(codes, name)
+        except ValidationError as exc:
+            errors.update(exc.message_dict and {k: v[0] for k, v in exc.message_dict.items()})
+            continue
+        if not 2 <= len(hands[name]) <= 3:
+            errors[name] = f"A hand holds two or three cards; {len(hands[name])} were given."
+    if item.reported_winner not in ("", *game.Winner):
+        errors["reported_winner"] = f"{item.reported_winner!r} is not a winner (player, banker or tie)."
+    wager_keys = set()
+    minors: list[tuple[int, int | None]] = []
+    for index, wager in enumerate(item.wagers):
+        where = f"wagers[{index}]"
+        if wager.seat not in table.seats:
+            seats = ", ".join(str(seat) for seat in table.seats)
+            errors[f"{where}.seat"] = f"{wager.seat} is not a seat at table {table.code} (seats {seats})."
+        if wager.bet not in paytable.bets:
+            errors[f"{where}.bet"] = (
+                f"{wager.bet!r} is not a bet at table {table.code} ({', '.join(sorted(paytable.bets))})."
+            )
+        if (wager.seat, wager.bet) in wager_keys:
+            errors[f"{where}.bet"] = f"Seat {wager.seat} has two {wager.bet} wagers in this coup; send one."
+        wager_keys.add((wager.seat, wager.bet))
+        minor = {"amount": 0, "paid": None}
+        for money_field in ("amount", "paid"):
+            value = getattr(wager, money_field)
+            if value is None:
+                continue
+            try:
+                minor[money_field] = to_minor(value, table.currency)
+            except MoneyError as exc:
+                errors[f"{where}.{money_field}"] = str(exc)
+                continue
+            if money_field == "amount" and minor["amount"] <= 0:
+                errors[f"{where}.amount"] = "A wager amount must be positive."
+            if money_field == "paid" and minor["paid"] < 0:
+                errors[f"{where}.paid"] = "A paid amount cannot be negative."
+        minors.append((minor["amount"], minor["paid"]))
+    if errors:
+        raise ValidationError(errors)
+
+    evaluation = game.evaluate(game.Coup(player=hands["player"], banker=hands["banker"]))
+    settled_here = {} if settled is None else settled.setdefault(evaluation, {})
+    wagers = []
+    for wager, (amount_minor, paid_minor) in zip(item.wagers, minors, strict=True):
+        key = (wager.bet, amount_minor)
+        settlement = settled_here.get(key)
+        if settlement is None:
+            engine = game.settle(paytable, wager.bet, wager.amount, evaluation, unit=settlement_unit(table.currency))
+            settlement = settled_here[key] = (
+                str(engine.result),
+                to_minor(engine.payout, table.currency),
+                to_minor(engine.commission, table.currency),
+            )
+        wagers.append(SettledWager(wager.seat, wager.bet, table.currency, amount_minor, *settlement, paid_minor))
+    return PreparedCoup(item, hands["player"], hands["banker"], evaluation, wagers)
