@@ -3,12 +3,10 @@ Design: docs/design/persistence.md."""
 
 from __future__ import annotations
 
-from functools import cache
-
 from django.db import connection
 
 from pit.core.db import is_postgresql
-from pit.core.rows import model_columns, model_from_row
+from pit.core.rows import model_columns, model_from_row, statement_form
 from pit.tables.models import Table
 
 from .models import Device
@@ -32,7 +30,7 @@ def device_by_prefix(prefix: str) -> Device | None:
     return device
 
 
-@cache
+@statement_form
 def _device_by_prefix_sql() -> str:
     # Names from the models' metadata only; the prefix is a parameter.
     quote = connection.ops.quote_name

@@ -18,6 +18,7 @@ from rest_framework.response import Response
 from pit.api.authentication import DevicePrincipal
 from pit.api.errors import ConflictError, Unprocessable, exception_response
 from pit.api.models import IdempotencyKey, IdempotencyStatus
+from pit.core.rows import statement_form
 
 HEADER = "Idempotency-Key"
 
@@ -68,43 +69,40 @@ def _insert(request, key: str, fingerprint: str, status: str, answer: tuple[int,
     return row[0] if row else None
 
 
-# Statements written once per process: `_insert`'s per set of columns (a device's key or a user's),
-# `_store_answer`'s. Only names from the model's metadata go into their text; every value is a parameter.
-_INSERT_TEXTS: dict[tuple[str, ...], tuple[str, list]] = {}
 _ANSWER_COLUMNS = ("status", "response_status", "response_body")
-_ANSWER_FORM: tuple[str, list] | None = None
 
 
+@statement_form
 def _insert_form(names: tuple[str, ...]) -> tuple[str, list]:
-    """`_insert`'s statement for these columns, and their fields."""
-    form = _INSERT_TEXTS.get(names)
-    if form is None:
-        quote = connection.ops.quote_name
-        fields = [IdempotencyKey._meta.get_field(name.removesuffix("_id")) for name in names]
-        columns = ", ".join(quote(field.column) for field in fields)
-        placeholders = ", ".join(["%s"] * len(names))
-        sql = (
-            f"INSERT INTO {quote(IdempotencyKey._meta.db_table)} ({columns}) VALUES ({placeholders}) "  # noqa: S608
-            f"ON CONFLICT DO NOTHING RETURNING {quote(IdempotencyKey._meta.pk.column)}"
-        )
-        form = _INSERT_TEXTS[names] = sql, fields
-    return form
+    """`_insert`'s statement for these columns (a device's key or a user's), and their fields."""
+    quote = connection.ops.quote_name
+    fields = [IdempotencyKey._meta.get_field(name.removesuffix("_id")) for name in names]
+    columns = ", ".join(quote(field.column) for field in fields)
+    placeholders = ", ".join(["%s"] * len(names))
+    sql = (
+        f"INSERT INTO {quote(IdempotencyKey._meta.db_table)} ({columns}) VALUES ({placeholders}) "  # noqa: S608
+        f"ON CONFLICT DO NOTHING RETURNING {quote(IdempotencyKey._meta.pk.column)}"
+    )
+    return sql, fields
+
+
+@statement_form
+def _answer_form() -> tuple[str, list]:
+    """`_store_answer`'s statement, and the fields it binds."""
+    quote = connection.ops.quote_name
+    fields = [IdempotencyKey._meta.get_field(name) for name in _ANSWER_COLUMNS]
+    assignments = ", ".join(f"{quote(field.column)} = %s" for field in fields)
+    sql = (
+        f"UPDATE {quote(IdempotencyKey._meta.db_table)} SET {assignments} "  # noqa: S608
+        f"WHERE {quote(IdempotencyKey._meta.pk.column)} = %s"
+    )
+    return sql, fields
 
 
 def _store_answer(record_pk: int, status: int, body: str) -> None:
     """The key's answer, stored on its row: the UPDATE the ORM's `update()` would send, without
     compiling a query on each request."""
-    global _ANSWER_FORM
-    if _ANSWER_FORM is None:
-        quote = connection.ops.quote_name
-        fields = [IdempotencyKey._meta.get_field(name) for name in _ANSWER_COLUMNS]
-        assignments = ", ".join(f"{quote(field.column)} = %s" for field in fields)
-        _ANSWER_FORM = (
-            f"UPDATE {quote(IdempotencyKey._meta.db_table)} SET {assignments} "  # noqa: S608
-            f"WHERE {quote(IdempotencyKey._meta.pk.column)} = %s",
-            fields,
-        )
-    sql, fields = _ANSWER_FORM
+    sql, fields = _answer_form()
     values = (IdempotencyStatus.COMPLETED, status, body)
     params = [field.get_db_prep_save(value, connection) for field, value in zip(fields, values, strict=True)]
     with transaction.mark_for_rollback_on_error(), connection.cursor() as cursor:  # as update() does

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from pit.core.models import OutboxMessage
 from pit.core.queues import URGENT, VERIFY_TASK, task_route
+from pit.core.rows import statement_form
 
 logger = logging.getLogger(__name__)
 
@@ -62,9 +63,6 @@ def _send(message: OutboxMessage) -> bool:
     return True
 
 
-_MARK_SENT_SQL: str | None = None
-
-
 def _column(name: str) -> str:
     """The database column of one of the outbox row's concrete fields."""
     field = OutboxMessage._meta.get_field(name)
@@ -72,22 +70,24 @@ def _column(name: str) -> str:
     return field.column
 
 
+@statement_form
+def _mark_sent_sql() -> str:
+    """The UPDATE `filter(pk=...).update(dispatched_at=now, attempts=F("attempts") + 1)` sends."""
+    meta, quote = OutboxMessage._meta, connection.ops.quote_name
+    dispatched, attempts = (quote(_column(name)) for name in ("dispatched_at", "attempts"))
+    return (
+        f"UPDATE {quote(meta.db_table)} SET {dispatched} = %s, {attempts} = ({attempts} + 1) "  # noqa: S608
+        f"WHERE {quote(_column('id'))} = %s"
+    )
+
+
 def _mark_sent(message: OutboxMessage) -> None:
-    """The row's send recorded: the UPDATE `filter(pk=...).update(dispatched_at=now, attempts=F("attempts")
-    + 1)` sends, its text written once per process (every coup posted owes one: no query compiled per send)."""
-    global _MARK_SENT_SQL
-    if _MARK_SENT_SQL is None:
-        meta, quote = OutboxMessage._meta, connection.ops.quote_name
-        dispatched, attempts = (quote(_column(name)) for name in ("dispatched_at", "attempts"))
-        # Only names from the model's metadata go into the text; the values are parameters.
-        _MARK_SENT_SQL = (
-            f"UPDATE {quote(meta.db_table)} SET {dispatched} = %s, {attempts} = ({attempts} + 1) "  # noqa: S608
-            f"WHERE {quote(_column('id'))} = %s"
-        )
+    """The row's send recorded, by a statement written once per process (every coup posted owes one:
+    no query compiled per send)."""
     now = OutboxMessage._meta.get_field("dispatched_at").get_db_prep_save(timezone.now(), connection)
     try:
         with transaction.mark_for_rollback_on_error(), connection.cursor() as cursor:  # as update() does
-            cursor.execute(_MARK_SENT_SQL, [now, message.pk])
+            cursor.execute(_mark_sent_sql(), [now, message.pk])
     except DatabaseError as exc:  # unmarked, the pickup sends it once more: harmless, never an error
         logger.warning("could not mark %s %s as sent: %s", message.task_name, message.task_id, exc)
 
