@@ -47,7 +47,8 @@ def _event_str(event) -> str:
 
 
 for event_model in _EVENT_MODELS.values():
-    event_model.__str__ = _event_str
+    # A function set on the class is its method; mypy checks it against the bound `__str__` (no self).
+    event_model.__str__ = _event_str  # type: ignore[assignment]
     if not admin.site.is_registered(event_model):
         admin.site.register(event_model, AuditEventAdmin)
 

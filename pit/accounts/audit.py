@@ -17,6 +17,7 @@ is never recorded twice.
 import threading
 import uuid
 from contextlib import contextmanager
+from typing import Any
 
 import pghistory
 import pghistory.config
@@ -27,8 +28,10 @@ from django.db.models.signals import post_delete, post_save
 
 from pit.core.db import is_postgresql
 
-# model label -> its event model; filled by `audit_track` as the models are defined.
-_EVENT_MODELS: dict[str, type] = {}
+# model label -> its event model; filled by `audit_track` as the models are defined. An event model
+# is made by pghistory at run time, its fields (pgh_obj, the tracked fields) unknown to a type checker.
+EventModel = type[Any]
+_EVENT_MODELS: dict[str, EventModel] = {}
 _local = threading.local()
 
 
@@ -58,7 +61,7 @@ def audit_track(model_name: str, *, exclude: tuple[str, ...] = (), tracked_label
     return decorate
 
 
-def event_model_for(model) -> type | None:
+def event_model_for(model) -> EventModel | None:
     return _EVENT_MODELS.get(model._meta.concrete_model._meta.label)
 
 
@@ -220,9 +223,12 @@ def _current_context() -> tuple[uuid.UUID | None, dict | None]:
     metadata = dict(metadata)
     if request and "user" not in metadata:
         user = getattr(request[0], "user", None)
-        metadata["user"] = user.pk if getattr(user, "is_authenticated", False) else None
-        if getattr(user, "device", None) is not None:
-            metadata["device"] = user.device.pk
+        if user is None:
+            metadata["user"] = None
+        else:
+            metadata["user"] = user.pk if getattr(user, "is_authenticated", False) else None
+            if getattr(user, "device", None) is not None:
+                metadata["device"] = user.device.pk
     return context_id, metadata
 
 
@@ -244,6 +250,8 @@ def event_record(obj, *, label: str, using: str = "default"):
     An update that changed no tracked field writes nothing, like the trigger's condition.
     """
     event_model = event_model_for(obj)
+    if event_model is None:
+        raise LookupError(f"{obj._meta.label} is not tracked (audit_track)")
     snapshot = _snapshot(event_model, obj)
     if label == "update":
         last = event_model.objects.using(using).filter(pgh_obj_id=obj.pk).order_by("-pgh_id").values(*snapshot).first()

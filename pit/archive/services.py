@@ -199,11 +199,12 @@ def month_archive(*, month: dt.date, operator: str, directory: Path | None = Non
         for table in PARTITIONED:
             cursor.execute(f'LOCK TABLE "{partitions[table]}" IN SHARE MODE')
         directory.mkdir(parents=True, exist_ok=True)
-        manifest = {"month": f"{month:%Y-%m}", "format": "csv with header, rows by id", "tables": {}}
+        tables: dict[str, dict[str, str | int]] = {}
         for table in PARTITIONED:
             file = f"{partitions[table]}.csv"
             rows, digest = _copy_out(cursor, partitions[table], directory / file)
-            manifest["tables"][table] = {"partition": partitions[table], "file": file, "rows": rows, "sha256": digest}
+            tables[table] = {"partition": partitions[table], "file": file, "rows": rows, "sha256": digest}
+        manifest = {"month": f"{month:%Y-%m}", "format": "csv with header, rows by id", "tables": tables}
         _verify(directory, manifest)
         (directory / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
         for table in reversed(PARTITIONED):  # referencing before referenced

@@ -55,7 +55,8 @@ def violations_clear_missing(*, scope, found_by: str, fingerprints_found: set[st
     return stale.update(cleared_at=timezone.now())
 
 
-_REVIEW_TRANSITIONS = {
+# status -> the statuses a violation may be marked it from; by value, as a review names its status.
+_REVIEW_TRANSITIONS: dict[str, set[str]] = {
     ViolationStatus.ACKNOWLEDGED: {ViolationStatus.OPEN},
     ViolationStatus.RESOLVED: {ViolationStatus.OPEN, ViolationStatus.ACKNOWLEDGED},
     ViolationStatus.DISMISSED: {ViolationStatus.OPEN, ViolationStatus.ACKNOWLEDGED},

@@ -37,10 +37,14 @@ Refusals by the database are `django.db.IntegrityError` (SQLSTATE 23000 on Postg
 constraint error on SQLite), with the table, and for an update the column, in the message.
 """
 
+from collections.abc import Callable, Iterable
+from typing import Any, NoReturn, TypeVar
+
 import pghistory.models
 from django.apps import apps
 from django.core.exceptions import ImproperlyConfigured
 from django.db import IntegrityError, models
+from django.db.backends.base.base import BaseDatabaseWrapper
 
 FUNCTION = "pit_immutable_refuse"
 TRIGGER = "pit_immutable"  # PostgreSQL: pit_immutable_update/_delete/_truncate on each table
@@ -155,14 +159,15 @@ def protected_models() -> list[type[models.Model]]:
     )
 
 
-def fact_protection_sql(vendor: str, fact_models, *, replace: bool = False) -> list[str]:
+def fact_protection_sql(vendor: str, fact_models: Iterable[type[models.Model]], *, replace: bool = False) -> list[str]:
     """The statements protecting the tables of `fact_models` (with each model's `fact_updatable`),
     as a migration freezes them: PostgreSQL's function once, then each table's triggers.
     `replace` keeps the DROP TRIGGER IF EXISTS statements (a table protected before, e.g. with
     other updatable columns). Printed by `manage.py fact_protection_sql`."""
     statements = [POSTGRES_FUNCTION.strip()] if vendor == "postgresql" else []
     for model in fact_models:
-        fields = {field.name: field.column for field in model._meta.concrete_fields}
+        # A concrete field is one with a column.
+        fields = {field.name: field.column for field in model._meta.concrete_fields if field.column is not None}
         updatable = getattr(model, "fact_updatable", ())
         unknown = set(updatable) - set(fields)
         if unknown:
@@ -175,7 +180,7 @@ def fact_protection_sql(vendor: str, fact_models, *, replace: bool = False) -> l
                 vendor,
                 table=table,
                 columns=list(fields.values()),
-                pk=model._meta.pk.column,
+                pk=fields[model._meta.pk.name],
                 updatable=tuple(fields[name] for name in updatable),
             )
             if statement != POSTGRES_FUNCTION and (replace or statement not in drops)
@@ -183,7 +188,7 @@ def fact_protection_sql(vendor: str, fact_models, *, replace: bool = False) -> l
     return statements
 
 
-def protected_tables(connection) -> dict[str, tuple[str, ...]]:
+def protected_tables(connection: BaseDatabaseWrapper) -> dict[str, tuple[str, ...]]:
     """Table -> its updatable columns, for every table the triggers protect, read from the database."""
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
@@ -213,22 +218,36 @@ def protected_tables(connection) -> dict[str, tuple[str, ...]]:
 # ---------------------------------------------------------------------------------------- ORM
 
 
-class FactQuerySet(models.QuerySet):
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _django_marks(**marks: bool) -> Callable[[_Method], _Method]:
+    """Django's marks on a queryset method, which it reads as function attributes: `alters_data`
+    (a template never calls it), `queryset_only` (`as_manager()` does not copy it to the manager)."""
+
+    def mark(method: _Method) -> _Method:
+        for name, value in marks.items():
+            setattr(method, name, value)
+        return method
+
+    return mark
+
+
+# Of Any model: a TypeVar bound to Fact would type every fact manager's results, and some callers
+# elsewhere use them unnarrowed (`.first()` as never None).
+class FactQuerySet(models.QuerySet[Any]):
     """`.update()` only of the model's `fact_updatable` fields; `.delete()` never."""
 
-    def update(self, **kwargs):
+    @_django_marks(alters_data=True)
+    def update(self, **kwargs: Any) -> int:
         refused = sorted(set(kwargs) - set(self.model.fact_updatable))
         if refused:
             raise ImmutableRecordError(f"UPDATE of {self.model._meta.label}.{', '.join(refused)} refused: {REASON}")
         return super().update(**kwargs)
 
-    update.alters_data = True
-
-    def delete(self):
+    @_django_marks(alters_data=True, queryset_only=True)
+    def delete(self) -> NoReturn:
         raise ImmutableRecordError(f"DELETE refused on {self.model._meta.label}: {REASON}")
-
-    delete.alters_data = True
-    delete.queryset_only = True
 
 
 class Fact(models.Model):
@@ -243,23 +262,23 @@ class Fact(models.Model):
     class Meta:
         abstract = True
 
-    def save(self, *args, update_fields=None, **kwargs):
+    def save(self, *args: Any, update_fields: Iterable[str] | None = None, **kwargs: Any) -> None:
         if not self._state.adding:
             names = {field.attname: field.name for field in self._meta.concrete_fields if not field.primary_key}
             saved = names.values() if update_fields is None else (names.get(name, name) for name in update_fields)
             refused = sorted(set(saved) - set(self.fact_updatable))
             if refused:
                 raise ImmutableRecordError(f"UPDATE of {self._meta.label}.{', '.join(refused)} refused: {REASON}")
-        return super().save(*args, update_fields=update_fields, **kwargs)
+        super().save(*args, update_fields=update_fields, **kwargs)
 
-    def delete(self, *args, **kwargs):
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise ImmutableRecordError(f"DELETE refused on {self._meta.label}: {REASON}")
 
 
 # ---------------------------------------------------------------------------------------- roles
 
 
-def runtime_privileges_sql(connection, role: str) -> list[str]:
+def runtime_privileges_sql(connection: BaseDatabaseWrapper, role: str) -> list[str]:
     """PostgreSQL: the statements giving the runtime `role` what the services need, and no more.
 
     Every table of the schema: facts (protected by the triggers) get SELECT and INSERT, and UPDATE

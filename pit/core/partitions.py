@@ -22,9 +22,13 @@ catalog reads. SQLite keeps plain tables: nothing here runs there.
 """
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from django.db import models
+from django.db.backends.utils import CursorWrapper
+from django.db.models.expressions import Combinable
 
 from pit.core.gaming_day import gaming_day_for
 
@@ -69,7 +73,15 @@ def default_partition(table: str) -> str:
     return f"{table}_default"
 
 
-class PartitionDayField(models.DateField):
+# Django's fields are generic to the type checker only (not subscriptable at run time): a nullable
+# date, set from a date (or its ISO text, or an expression), read as a date or None.
+if TYPE_CHECKING:
+    _NullableDateField = models.DateField[str | dt.date | Combinable | None, dt.date | None]
+else:
+    _NullableDateField = models.DateField
+
+
+class PartitionDayField(_NullableDateField):
     """The gaming day a row is partitioned by: on insert, the first of `sources` that is set (an
     attribute path through the row's relations: "coup.gaming_day"; a moment is turned into its
     gaming day). Every insert path computes it (save, bulk_create, the batch's unnest arrays call
@@ -77,14 +89,14 @@ class PartitionDayField(models.DateField):
     column rebuilds the table and drops its insert-only triggers; PostgreSQL's primary key makes
     it NOT NULL there."""
 
-    def __init__(self, *args, sources: tuple[str, ...] = (), **kwargs):
+    def __init__(self, *args: Any, sources: tuple[str, ...] = (), **kwargs: Any) -> None:
         self.sources = tuple(sources)
         kwargs.setdefault("null", True)
         kwargs.setdefault("blank", True)
         kwargs.setdefault("editable", False)
         super().__init__(*args, **kwargs)
 
-    def deconstruct(self):
+    def deconstruct(self) -> tuple[str, str, Sequence[Any], dict[str, Any]]:
         name, path, args, kwargs = super().deconstruct()
         kwargs["sources"] = self.sources
         for key, value in (("null", True), ("blank", True), ("editable", False)):
@@ -92,20 +104,23 @@ class PartitionDayField(models.DateField):
                 del kwargs[key]
         return name, path, args, kwargs
 
-    def derive(self, instance):
+    def derive(self, instance: models.Model) -> dt.date | None:
         for source in self.sources:
             relation, _, attribute = source.partition(".")
-            if getattr(instance, instance._meta.get_field(relation).attname) is None:
+            field = instance._meta.get_field(relation)
+            if not isinstance(field, models.Field):
+                raise TypeError(f"{source}: a source starts at a relation of the row's own columns")
+            if getattr(instance, field.attname) is None:
                 continue
-            value = getattr(getattr(instance, relation), attribute)
+            value: dt.date | None = getattr(getattr(instance, relation), attribute)
             if isinstance(value, dt.datetime):
                 value = gaming_day_for(value)
             if value is not None:
                 return value
         return None
 
-    def pre_save(self, model_instance, add):
-        value = getattr(model_instance, self.attname)
+    def pre_save(self, model_instance: models.Model, add: bool) -> dt.date | None:
+        value: dt.date | None = getattr(model_instance, self.attname)
         if add and value is None:
             value = self.derive(model_instance)
             setattr(model_instance, self.attname, value)
@@ -148,7 +163,7 @@ class Ensured:
     held_by_default: dict[str, list[str]]  # table -> months (YYYY-MM) still in its DEFAULT partition
 
 
-def partitions_ensure_sql(cursor, first: dt.date, last: dt.date) -> Ensured:
+def partitions_ensure_sql(cursor: CursorWrapper, first: dt.date, last: dt.date) -> Ensured:
     """Run the ensure function (as whoever may execute it): the partitions made, the rows moved out
     of the DEFAULT partitions, and the months still held there."""
     cursor.execute(f"SELECT * FROM {ENSURE_FUNCTION}(%s, %s)", [month_start(first), month_start(last)])  # noqa: S608
@@ -166,16 +181,17 @@ def partitions_ensure_sql(cursor, first: dt.date, last: dt.date) -> Ensured:
     return ensured
 
 
-def is_partitioned(cursor, table: str) -> bool:
+def is_partitioned(cursor: CursorWrapper, table: str) -> bool:
     cursor.execute(
         "SELECT EXISTS (SELECT 1 FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid "
         "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relname = %s AND n.nspname = current_schema())",
         [table],
     )
-    return cursor.fetchone()[0]
+    (exists,) = cursor.fetchone()
+    return bool(exists)
 
 
-def month_partitions(cursor, table: str) -> dict[dt.date, str]:
+def month_partitions(cursor: CursorWrapper, table: str) -> dict[dt.date, str]:
     """The attached month partitions of `table`: first day of the month -> partition name."""
     cursor.execute(
         "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "

@@ -12,6 +12,9 @@ from dataclasses import dataclass
 
 ROWS = 6
 
+# A cell as the templates and the API read it: its position and what it shows, in JSON values.
+CellDict = dict[str, int | str | bool]
+
 
 @dataclass(frozen=True, slots=True)
 class Result:
@@ -34,7 +37,7 @@ class BeadCell:
     player_pair: bool
     banker_pair: bool
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> CellDict:
         return {
             "col": self.column,
             "row": self.row,
@@ -51,7 +54,7 @@ class RoadCell:
     winner: str  # player or banker: ties never take a cell of their own
     ties: int = 0  # ties marked on this cell (a green slash)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> CellDict:
         return {"col": self.column, "row": self.row, "winner": self.winner, "ties": self.ties}
 
 
@@ -129,7 +132,7 @@ class DerivedCell:
     row: int
     colour: str  # red: the big road repeats its pattern; blue: it breaks it
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> CellDict:
         return {"col": self.column, "row": self.row, "colour": self.colour}
 
 
@@ -193,7 +196,7 @@ def cockroach_pig(results: Iterable[Result | str], rows: int = ROWS) -> list[Der
     return derived_road(results, DERIVED_ROADS["cockroach_pig"], rows)
 
 
-def roads(results: Iterable[Result | str]) -> dict[str, list[dict]]:
+def roads(results: Iterable[Result | str]) -> dict[str, list[CellDict]]:
     """Every scoreboard of a shoe, JSON-ready: bead plate, big road and the three derived roads."""
     results = [Result.of(item) for item in results]
     return {

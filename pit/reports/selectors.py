@@ -18,7 +18,7 @@ import itertools
 from collections import defaultdict
 from collections.abc import Iterator
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import (
     BigIntegerField,
@@ -54,6 +54,10 @@ from pit.tables.models import GAME_NAMES
 
 from .definitions import ReportFilters, batched
 
+if TYPE_CHECKING:
+    from django.db.backends.base.base import BaseDatabaseWrapper
+    from django.db.models.sql.compiler import SQLCompiler, _AsSqlType
+
 CHUNK = 2000  # rows per database round trip when streaming
 
 NO_ENTRIES = {"accrued": 0, "reversed": 0, "departed": 0, "shuffle": 0, "wagers": 0}
@@ -66,16 +70,11 @@ UNRECONCILED_STATUS = {ShoeStatus.DEALING: "Dealing", ShoeStatus.CLOSED: "Awaiti
 class DayOrdinal(Func):
     """A date as its proleptic Gregorian ordinal (Python's `date.toordinal()`), on either database."""
 
+    template = "(%(expressions)s - DATE '0001-01-01' + 1)"  # PostgreSQL: date - date is whole days
     output_field = BigIntegerField()
 
-    def as_sql(self, compiler, connection, **extra_context):  # PostgreSQL: date - date is whole days
-        return self.as_sql_template(compiler, connection, "(%(expressions)s - DATE '0001-01-01' + 1)")
-
-    def as_sqlite(self, compiler, connection, **extra_context):
-        return self.as_sql_template(compiler, connection, "CAST(julianday(%(expressions)s) - 1721424.5 AS INTEGER)")
-
-    def as_sql_template(self, compiler, connection, template):
-        return super().as_sql(compiler, connection, template=template)
+    def as_sqlite(self, compiler: SQLCompiler, connection: BaseDatabaseWrapper, **extra_context: Any) -> _AsSqlType:
+        return self.as_sql(compiler, connection, template="CAST(julianday(%(expressions)s) - 1721424.5 AS INTEGER)")
 
 
 # A coup as one integer, number * DAYS + its gaming day's ordinal: a shoe's greatest is its last coup

@@ -265,7 +265,7 @@ def table_result_row(day: dt.date, table: str, items: list[dict], edges_cache) -
     row = {
         "gaming_day": day,
         "table": table,
-        "game": GAME_NAMES.get(game, game),
+        "game": None if game is None else GAME_NAMES.get(game, game),
         "currency": currency,
         "coups": coups,
         "wagers": wagers,

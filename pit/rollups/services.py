@@ -229,7 +229,7 @@ def rollups_catch_up(*, days: int) -> dict[str, int]:
             continue
         detail = _detail_marks(day)
         kept = {
-            row.pop("table_id"): row
+            row["table_id"]: {key: value for key, value in row.items() if key != "table_id"}
             for row in TableDayRollup.objects.filter(gaming_day=day).values(
                 "table_id", "coups", "coup_mark", "correction_mark", "reversal_mark"
             )

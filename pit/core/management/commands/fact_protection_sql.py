@@ -8,8 +8,10 @@ by `schema_editor.connection.vendor`, as core/0002_facts_insert_only does. Witho
 protected model (pit.core.immutable.protected_models).
 """
 
+from typing import Any
+
 from django.apps import apps
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 
 from pit.core.immutable import fact_protection_sql, protected_models
 
@@ -17,12 +19,12 @@ from pit.core.immutable import fact_protection_sql, protected_models
 class Command(BaseCommand):
     help = "Print the SQL making the given models' tables insert-only, for a migration to freeze."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("labels", nargs="*", help="app_label.Model (default: every protected model)")
         parser.add_argument("--vendor", choices=("postgresql", "sqlite"), required=True)
         parser.add_argument("--replace", action="store_true", help="drop the triggers first (a table protected before)")
 
-    def handle(self, *args, labels, vendor, replace, **options):
+    def handle(self, *args: Any, labels: list[str], vendor: str, replace: bool, **options: Any) -> None:
         fact_models = [apps.get_model(label) for label in labels] if labels else protected_models()
         for statement in fact_protection_sql(vendor, fact_models, replace=replace):
             self.stdout.write(statement.rstrip(";") + ";\n")

@@ -7,6 +7,8 @@ migrations, then grants the runtime role exactly what the services need, table b
 Without DATABASE_MIGRATE_URL it is Django's migrate, as DATABASE_URL.
 """
 
+from typing import Any
+
 import environ
 from django.conf import settings
 from django.core.management.base import CommandError
@@ -24,7 +26,7 @@ class Command(DjangoMigrateCommand):
         "and then grants DATABASE_URL's role (the runtime role) what the services need."
     )
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> str | None:
         if not settings.DATABASE_MIGRATE_URL:
             return super().handle(*args, **options)
         connection = connections[options["database"]]
@@ -50,3 +52,4 @@ class Command(DjangoMigrateCommand):
             connection.close()
             connection.settings_dict.clear()
             connection.settings_dict.update(runtime)
+        return None
