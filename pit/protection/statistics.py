@@ -1,6 +1,4 @@
-"""The arithmetic of game protection's findings, with no Django and no database: the house's win
-against theoretical (sums, standard deviations, z-scores), a seat's side bets against betting at
-random, and coups counted within an hour. A test keeps it pure."""
+"""The arithmetic of game protection's findings, with no Django and no database (a test keeps it so)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""The rule checks run on recorded coups, each a thin use of the game engine's rules: the entry
-points here (one coup's check, the check a posted coup owes, the sweep), one module per family of
-checks (`integrity`, `draw`, `wagers`), a chunk's reads and writes in `chunk`, the runs over many
-shoes in `runner`. Design: docs/design/rule-checks.md."""
+"""The rule checks on recorded coups: the entry points (a coup's check, the check a posted coup owes,
+the sweep); a module per family of checks. Design: docs/design/rule-checks.md."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""One chunk of shoes through the rule checks: read in a few queries (shoes, coups, wagers, ledger
-accruals, earlier findings), every selected coup judged by each family of checks, the difference
+"""One chunk of shoes through the rule checks: read in a few queries, judged, the difference
 written, and the same reads handed to game protection."""
 
 from __future__ import annotations

@@ -1,6 +1,4 @@
-"""What the rule checks find and how a chunk's findings are written: only the difference from what
-was recorded before (new findings inserted, findings that hold again un-cleared, reworded ones
-updated, those a re-check no longer sees cleared, never deleted)."""
+"""What the rule checks find, and a chunk's findings written as the difference from those recorded."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Shoe integrity: `check_cards_seen` over the burn and every coup up to this one,
-`check_coup_number`, `coup_after_shoe_closed`, and `play_at_closed_table` from the table's recorded
-opens and closes."""
+"""Shoe integrity: cards seen against the shoe's capacity, coup numbers, coups after the shoe's
+close, and play at a closed table."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The rule checks over many shoes: a chunk at a time in one process, or fanned out over processes
-(`pit.core.processes`) for a sweep on PostgreSQL, each chunk's game protection from the same reads."""
+for a sweep on PostgreSQL."""
 
 from __future__ import annotations
 

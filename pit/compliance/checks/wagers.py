@@ -1,7 +1,5 @@
-"""The wagers of a coup, as they stand after corrections and voids: table rules
-(`check_wager_limits` with the table's limits and the paytable's increments, a seat on both Player
-and Banker) and settlement (`check_payout` against the table's report, `check_commission` against
-the ledger's accrual net of reversals, both from `settle` under the coup's paytable version)."""
+"""The wagers of a coup as they stand after corrections and voids: table limits and increments, a
+seat on both Player and Banker, the payout and the ledger's commission against the settlement."""
 
 from __future__ import annotations
 

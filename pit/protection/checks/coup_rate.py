@@ -1,5 +1,5 @@
-"""`coup_rate_high`: more than PIT_PROTECTION_MAX_COUPS_PER_HOUR coups dealt at one table within 60
-minutes (by their dealt time), once per table and clock hour (UTC) of the coup that went over."""
+"""`coup_rate_high`: more coups dealt at one table within 60 minutes than
+PIT_PROTECTION_MAX_COUPS_PER_HOUR, once per table and clock hour (UTC)."""
 
 from __future__ import annotations
 

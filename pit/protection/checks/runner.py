@@ -1,5 +1,4 @@
-"""One run of the protection checks over chunks of shoes, then over the tables' gaming days they
-touched (`ProtectionRun`), from the chunk's reads or the rule checks' sweep's."""
+"""One run of the protection checks: chunks of shoes, then the tables' gaming days they touched."""
 
 from __future__ import annotations
 
@@ -28,8 +27,6 @@ from pit.protection.models import IndexedShoe
 from pit.protection.statistics import SideBetDay, deviation_sums, deviation_sums_add
 from pit.shoes.models import Coup, Shoe, Wager
 from pit.tables.models import Table
-
-SHOES_PER_CHUNK = 50
 
 
 class KeptDays:
@@ -80,20 +77,6 @@ class KeptDays:
         whole = {day for day in days if counts.get(day) and self.coups.get((table_id, day)) == counts[day]}
         empty = {day for day in days if self.coups and not counts.get(day)}
         return whole, empty
-
-
-def protection_check_shoes(*, shoe_ids: Iterable[int], weekly: bool = False) -> int:
-    """Index and check the shoes, a chunk of SHOES_PER_CHUNK at a time in a few queries each (in shoe
-    id order, each shoe seeing the index as the shoes before it left it), then the tables' gaming days
-    they touched (and, with `weekly`, as the nightly sweep does, the 7 gaming days ending on each),
-    each table's days from one read of its wagers. Returns the number of findings that hold (each
-    recorded once)."""
-    run = ProtectionRun()
-    shoe_ids = sorted(set(shoe_ids))
-    for start in range(0, len(shoe_ids), SHOES_PER_CHUNK):
-        with transaction.atomic():
-            run.shoes(shoe_ids[start : start + SHOES_PER_CHUNK])
-    return run.finish(weekly=weekly)
 
 
 class ProtectionRun:

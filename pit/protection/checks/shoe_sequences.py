@@ -1,10 +1,5 @@
-"""`shoe_sequence_repeat` and `new_deck_order_run`, from one pass over each shoe's dealt order.
-
-Every shoe's dealt order is indexed as shingles of `SHINGLE_LENGTH` consecutive cards (CardShingle);
-a shingle of a shoe found in another shoe of the pit on its gaming days or
-`PIT_PROTECTION_REPEAT_DAYS` either side is a repeat, charged to the later shoe (by id) at the coup
-that completed its first repeated shingle. `NEW_DECK_RUN_LENGTH` or more cards in a row in new-deck
-order within a shoe is a new-deck run. Design: docs/design/protection-checks.md."""
+"""`shoe_sequence_repeat` and `new_deck_order_run`: each shoe's dealt order indexed as shingles and
+looked up in other shoes, and runs in new-deck order. Design: docs/design/protection-checks.md."""
 
 from __future__ import annotations
 

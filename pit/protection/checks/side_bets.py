@@ -1,8 +1,5 @@
-"""`side_bet_advantage_play`: each coup's exact side-bet expectations from the cards seen before it
-are stored (SideBetExpectation); per table, gaming day and seat, the seat's side bets placed on
-positive-expectation coups are compared with what betting at random would give (each bet's share of
-positive coups at the table that day): a Poisson-binomial tail below PIT_PROTECTION_SIDE_BET_P_VALUE,
-with at least SIDE_BET_MIN_HITS such bets, is a finding."""
+"""`side_bet_advantage_play`: each coup's side-bet expectations stored, and each seat's side bets on
+positive coups tested against betting at random. Design: docs/design/protection-checks.md."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""`win_deviation`: the house's win against theoretical (handle x house edge per bet; standard
-deviation sqrt(sum over coups of (sum of stake x the bet's sd per unit)^2), a bound since wagers on
-one coup move together) of the table and of each seat, over the shoe, the gaming day and (in the
-nightly sweep) the 7 gaming days ending on it, beyond PIT_PROTECTION_Z_SHOE / _DAY / _WEEK standard
-deviations either way, once per scope."""
+"""`win_deviation`: the house's win against theoretical, of the table and each seat, over the shoe,
+the gaming day and the week. Design: docs/design/protection-checks.md."""
 
 from __future__ import annotations
 
