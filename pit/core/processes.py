@@ -49,8 +49,8 @@ def run_forked(
     - `first`: run here before this process takes items (the children work meanwhile).
     - `finish`: run in each child after its last item; what it returns (picklable) is handed back
       in `states`.
-    - `done`: called here with each result: this process's as they come, the children's once every
-      child has ended.
+    - `done`: called here with each result: this process's once it has no item left to take, the
+      children's once every child has ended.
 
     Every database connection is closed before the fork, so that no child shares this process's; a
     child closes its own before it leaves. A child's failure is raised here as ChildProcessFailed
@@ -68,27 +68,7 @@ def run_forked(
             results.append((index, work(items[index])))
 
     connections.close_all()
-    children = []
-    for _ in range(min(processes - 1, len(items))):
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: take items, answer through the pipe, and leave
-            os.close(read_end)
-            status = 0
-            try:
-                results = take()
-                answer = ("done", results, finish() if finish is not None else None)
-            except BaseException:  # noqa: BLE001 (any failure is handed to the parent)
-                answer, status = ("failed", traceback.format_exc(), None), 1
-            try:
-                with os.fdopen(write_end, "wb") as pipe:
-                    pickle.dump(answer, pipe)
-                connections.close_all()
-            finally:
-                os._exit(status)
-        os.close(write_end)
-        children.append((pid, read_end))
-    forked: Forked[Result] = Forked()
+    children = [_fork(take, finish) for _ in range(min(processes - 1, len(items)))]
     indexed: list[tuple[int, Result]] = []
     try:
         if first is not None:
@@ -98,21 +78,49 @@ def run_forked(
             if done is not None:
                 done(result)
     finally:
-        answers = []
-        for pid, read_end in children:
-            with os.fdopen(read_end, "rb") as pipe:
-                try:
-                    answers.append(pickle.load(pipe))  # noqa: S301 (our own child's answer)
-                except EOFError:
-                    answers.append(("failed", f"process {pid} ended without an answer", None))
-            os.waitpid(pid, 0)
-    for kind, answer, state in answers:
-        if kind == "failed":
-            raise ChildProcessFailed(f"a child process failed:\n{answer}")
-        for index, result in answer:
-            indexed.append((index, result))
-            if done is not None:
+        answers = [_answer(pid, read_end) for pid, read_end in children]
+    failed = [answer for kind, answer, _ in answers if kind == "failed"]
+    if failed:
+        raise ChildProcessFailed(f"a child process failed:\n{failed[0]}")
+    for _, answer, _ in answers:
+        indexed += answer
+        if done is not None:
+            for _, result in answer:
                 done(result)
-        forked.states.append(state)
-    forked.results = [result for _, result in sorted(indexed, key=lambda pair: pair[0])]
-    return forked
+    return Forked(
+        results=[result for _, result in sorted(indexed, key=lambda pair: pair[0])],
+        states=[state for _, _, state in answers],
+    )
+
+
+def _fork(take: Callable[[], list], finish: Callable[[], Any] | None) -> tuple[int, int]:
+    """Fork a child that takes items, answers through a pipe and leaves; (its pid, the pipe's read end)."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        status = 0
+        try:
+            results = take()
+            answer = ("done", results, finish() if finish is not None else None)
+        except BaseException:  # noqa: BLE001 (any failure is handed to the parent)
+            answer, status = ("failed", traceback.format_exc(), None), 1
+        try:
+            with os.fdopen(write_end, "wb") as pipe:
+                pickle.dump(answer, pipe)
+            connections.close_all()
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    return pid, read_end
+
+
+def _answer(pid: int, read_end: int) -> tuple[str, Any, Any]:
+    """A child's answer, once it has ended."""
+    with os.fdopen(read_end, "rb") as pipe:
+        try:
+            answer = pickle.load(pipe)  # noqa: S301 (our own child's answer)
+        except EOFError:
+            answer = ("failed", f"process {pid} ended without an answer", None)
+    os.waitpid(pid, 0)
+    return answer
