@@ -14,17 +14,6 @@ from pit import contract
 ROOT = Path(__file__).resolve().parent.parent
 PIT = ROOT / "pit"
 
-# Imports that break the contract in modules being split on other branches, each with its fix:
-# (importer, imported, fix). The importer matches its module and the modules under it (a module split
-# into a package keeps its entry). An entry that matches no import fails the test: remove it once fixed.
-KNOWN_VIOLATIONS: tuple[tuple[str, str, str], ...] = ()
-
-# Function-local imports of our own code without a comment saying why, in modules other branches
-# rewrite: (module, imported, fix). The module matches as above; each entry goes once fixed. None of
-# them is a cycle: the module imported sits in a lower component, or is the importer's own sibling.
-TOP = "import it at the top of the module (no cycle)"
-KNOWN_UNCOMMENTED: tuple[tuple[str, str, str], ...] = ()
-
 
 @dataclass(frozen=True)
 class Import:
@@ -136,16 +125,6 @@ def _breaks(item: Import) -> str | None:
     return None
 
 
-def _known(item: Import) -> bool:
-    return any(_matches(item, importer, imported) for importer, imported, _fix in KNOWN_VIOLATIONS)
-
-
-def _matches(item: Import, importer: str, imported: str) -> bool:
-    return (item.module == importer or item.module.startswith(importer + ".")) and (
-        item.target == imported or item.target.startswith(imported + ".")
-    )
-
-
 @pytest.fixture(scope="module")
 def imports() -> list[Import]:
     modules = _modules()
@@ -166,19 +145,9 @@ def test_no_import_breaks_the_layers(imports):
     broken = [
         f"{item.module}:{item.line} imports {item.target}: {reason}"
         for item in imports
-        if (reason := _breaks(item)) is not None and not _known(item)
+        if (reason := _breaks(item)) is not None
     ]
     assert not broken, "\n".join(broken)
-
-
-def test_every_known_violation_still_occurs(imports):
-    """A known violation that no import makes any more is fixed: its entry goes."""
-    stale = [
-        (importer, imported)
-        for importer, imported, _fix in KNOWN_VIOLATIONS
-        if not any(_matches(item, importer, imported) and _breaks(item) for item in imports)
-    ]
-    assert not stale, "\n".join(map(str, stale))
 
 
 def _silent(item: Import) -> bool:
@@ -189,18 +158,9 @@ def test_function_local_imports_say_why(imports):
     silent = [
         f"{item.module}:{item.line} imports {item.target} inside a function with no comment saying why"
         for item in imports
-        if _silent(item) and not any(_matches(item, module, target) for module, target, _fix in KNOWN_UNCOMMENTED)
+        if _silent(item)
     ]
     assert not silent, "\n".join(silent)
-
-
-def test_every_known_silent_import_still_occurs(imports):
-    stale = [
-        (module, target)
-        for module, target, _fix in KNOWN_UNCOMMENTED
-        if not any(_matches(item, module, target) and _silent(item) for item in imports)
-    ]
-    assert not stale, "\n".join(map(str, stale))
 
 
 def test_restricted_packages_stay_in_their_components():

@@ -4,10 +4,11 @@ import datetime as dt
 
 from pit.compliance.checks import coups_check_owed, coups_sweep
 from pit.core.gaming_day import current_gaming_day
+from pit.core.queues import VERIFY_TASK
 from pit.core.tasks import pit_task
 
 
-@pit_task("compliance.coups_verify", bind=True)
+@pit_task(VERIFY_TASK, bind=True)
 def coups_verify(self, coup_ids: list[int]) -> int:
     """Check recorded coups against the rules, with the checks still owed for other coups of their
     shoes (coalesced: one task per shoe's pending coups); safe to run twice (findings are recorded once)."""

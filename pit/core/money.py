@@ -4,7 +4,7 @@ Conversions are exact; a value with more decimals than its currency has is an er
 silently (rounding rules belong to the paytable, in the game engine).
 """
 
-from decimal import Decimal, InvalidOperation, localcontext
+from decimal import Decimal, InvalidOperation
 from typing import overload
 
 # ISO 4217 minor-unit exponents that differ from the usual two.
@@ -87,10 +87,3 @@ def format_money(minor: int | None, currency: str) -> str:
     symbol = _SYMBOLS.get(currency)
     number = f"{abs(amount):,.{exponent(currency)}f}"
     return f"{sign}{symbol}{number}" if symbol else f"{sign}{number} {currency}"
-
-
-def decimal_sqrt(value: Decimal) -> Decimal:
-    """A square root to 34 significant digits (standard deviations of money figures from their variances)."""
-    with localcontext() as context:
-        context.prec = 34
-        return value.sqrt()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation, localcontext
 
 CENT = Decimal("0.01")
 
@@ -25,3 +25,10 @@ def format_amount(amount: Decimal) -> str:
     exponent = amount.as_tuple().exponent  # an int, or a letter for infinities and NaNs
     places = max(2, -exponent) if isinstance(exponent, int) else 2
     return f"{amount:,.{places}f}"
+
+
+def decimal_sqrt(value: Decimal) -> Decimal:
+    """A square root to 34 significant digits (standard deviations of money figures from their variances)."""
+    with localcontext() as context:
+        context.prec = 34
+        return value.sqrt()

@@ -10,7 +10,8 @@ from urllib.parse import urlencode
 
 from django.urls import reverse
 
-from pit.core.money import decimal_sqrt, from_minor
+from pit.core.money import from_minor
+from pit.game.money import decimal_sqrt
 
 from . import csv_copy, selectors
 from .accounting import ACCOUNTING_REPORTS

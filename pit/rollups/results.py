@@ -18,7 +18,8 @@ from django.db.models.functions import Coalesce
 from pit import game
 from pit.compliance.models import RuleViolation, ViolationStatus
 from pit.core.db import bytewise, sum_of_squares
-from pit.core.money import decimal_sqrt, exponent, from_minor, settlement_unit, to_minor
+from pit.core.money import exponent, from_minor, settlement_unit, to_minor
+from pit.game.money import decimal_sqrt
 from pit.ledger.models import CommissionEntry, EntryKind
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import engine_paytable, paytable_edges

@@ -7,6 +7,7 @@ clear, restore or reword."""
 import pytest
 
 from pit.compliance import checks
+from pit.compliance.checks import runner
 from pit.compliance.models import RuleViolation
 from pit.floor.clients import ServicesFloorClient
 from pit.floor.simulator import simulate
@@ -24,7 +25,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 def test_the_sweep_over_processes_records_what_one_process_records(pit_tables, settings, monkeypatch):  # noqa: F811
     settings.PIT_PROTECTION_MAX_COUPS_PER_HOUR = 40
     settings.PIT_SWEEP_PROCESSES = 3  # the parent and two children
-    monkeypatch.setattr(checks, "SHOES_PER_CHUNK", 2)  # five shoes: three chunks, taken by three processes
+    monkeypatch.setattr(runner, "SHOES_PER_CHUNK", 2)  # five shoes: three chunks, taken by three processes
     # Nothing is checked as it is posted: the sweep's first pass records every finding.
     monkeypatch.setattr("pit.compliance.tasks.coups_check_owed", lambda **kwargs: 0)
     simulate(
@@ -63,7 +64,7 @@ def test_a_shoe_indexed_again_in_a_fanned_out_sweep_is_seen_by_the_shoes_after_i
     found indexed from other cards (its shingles gone): it is indexed again, in order, and the third,
     though indexed as its cards are, is looked up again after it, so it repeats both, as shoe by shoe."""
     settings.PIT_SWEEP_PROCESSES = 2
-    monkeypatch.setattr(checks, "SHOES_PER_CHUNK", 1)
+    monkeypatch.setattr(runner, "SHOES_PER_CHUNK", 1)
     coups = dealt(7, 12)
     shoes = [factories.shoe(factories.table(code)) for code in ("BB1", "BB2", "BB3")]
     for shoe in shoes:

@@ -1,0 +1,126 @@
+"""Work fanned out over forked processes: this process and `processes - 1` children, each with its own
+database connection, take items one at a time from a shared counter; the children's results and
+failures come back to this process through a pipe each."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from django.db import connections
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+
+class ChildProcessFailed(RuntimeError):
+    """A child raised (the message carries its traceback) or ended without answering (killed)."""
+
+
+@dataclass
+class Forked(Generic[Result]):
+    """What a fan-out gave: every item's result, in item order, and each child's `finish()`, in child order."""
+
+    results: list[Result] = field(default_factory=list)
+    states: list[Any] = field(default_factory=list)
+
+
+def fork_available() -> bool:
+    return hasattr(os, "fork")
+
+
+def run_forked(
+    items: Sequence[Item],
+    work: Callable[[Item], Result],
+    *,
+    processes: int,
+    first: Callable[[], None] | None = None,
+    finish: Callable[[], Any] | None = None,
+    done: Callable[[Result], None] | None = None,
+) -> Forked[Result]:
+    """Call `work(item)` once for every item, in this process and in up to `processes - 1` forked
+    children (never more children than items), each process taking the next item not taken yet.
+
+    - `first`: run here before this process takes items (the children work meanwhile).
+    - `finish`: run in each child after its last item; what it returns (picklable) is handed back
+      in `states`.
+    - `done`: called here with each result: this process's once it has no item left to take, the
+      children's once every child has ended.
+
+    Every database connection is closed before the fork, so that no child shares this process's; a
+    child closes its own before it leaves. A child's failure is raised here as ChildProcessFailed
+    once every child has ended; a failure here is raised once every child has ended too."""
+    taken = multiprocessing.get_context("fork").Value("i", 0)
+
+    def take() -> list[tuple[int, Result]]:
+        results = []
+        while True:
+            with taken.get_lock():
+                index = taken.value
+                taken.value += 1
+            if index >= len(items):
+                return results
+            results.append((index, work(items[index])))
+
+    connections.close_all()
+    children = [_fork(take, finish) for _ in range(min(processes - 1, len(items)))]
+    indexed: list[tuple[int, Result]] = []
+    try:
+        if first is not None:
+            first()
+        for index, result in take():
+            indexed.append((index, result))
+            if done is not None:
+                done(result)
+    finally:
+        answers = [_answer(pid, read_end) for pid, read_end in children]
+    failed = [answer for kind, answer, _ in answers if kind == "failed"]
+    if failed:
+        raise ChildProcessFailed(f"a child process failed:\n{failed[0]}")
+    for _, answer, _ in answers:
+        indexed += answer
+        if done is not None:
+            for _, result in answer:
+                done(result)
+    return Forked(
+        results=[result for _, result in sorted(indexed, key=lambda pair: pair[0])],
+        states=[state for _, _, state in answers],
+    )
+
+
+def _fork(take: Callable[[], list], finish: Callable[[], Any] | None) -> tuple[int, int]:
+    """Fork a child that takes items, answers through a pipe and leaves; (its pid, the pipe's read end)."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        status = 0
+        try:
+            results = take()
+            answer = ("done", results, finish() if finish is not None else None)
+        except BaseException:  # noqa: BLE001 (any failure is handed to the parent)
+            answer, status = ("failed", traceback.format_exc(), None), 1
+        try:
+            with os.fdopen(write_end, "wb") as pipe:
+                pickle.dump(answer, pipe)
+            connections.close_all()
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    return pid, read_end
+
+
+def _answer(pid: int, read_end: int) -> tuple[str, Any, Any]:
+    """A child's answer, once it has ended."""
+    with os.fdopen(read_end, "rb") as pipe:
+        try:
+            answer = pickle.load(pipe)  # noqa: S301 (our own child's answer)
+        except EOFError:
+            answer = ("failed", f"process {pid} ended without an answer", None)
+    os.waitpid(pid, 0)
+    return answer
