@@ -1,41 +1,6 @@
-"""Facts of record are insert-only: in the database itself (PostgreSQL and SQLite) and in the ORM.
-
-A fact table (coups, wagers, box counts, the ledger, reconciliations, audit events ...) takes new
-rows and keeps them as they were written. The few columns a service legitimately changes later
-(a violation's review, a reconciliation's explanation, a shoe's close and running counters) are
-named as `updatable`; any other column, DELETE and TRUNCATE are refused by triggers, whoever
-connects. Corrections are new rows (reversing ledger entries, correction records), never UPDATEs.
-
-To protect a new fact table: in the model, `class Correction(Fact, ...)` with `fact_updatable =
-(...)` the fields that may change, so the ORM refuses too (`ImmutableRecordError`) before a
-statement is sent; then, in a migration of its app after the table exists, the triggers, frozen as
-SQL (a migration keeps its meaning when this module changes, so it never imports it):
-
-    manage.py fact_protection_sql shoes.Correction --vendor postgresql > <migration>.postgresql.sql
-    manage.py fact_protection_sql shoes.Correction --vendor sqlite > <migration>.sqlite.sql
-
-loaded by the migration for `schema_editor.connection.vendor`, as core/0002_facts_insert_only
-loads every fact table's. `--replace` drops a table's triggers first (e.g. a longer
-`fact_updatable`). Run it again after any migration that makes Django rebuild the table on SQLite
-(SQLite drops a rebuilt table's triggers) or adds a column to a table with updatable columns
-(SQLite's UPDATE trigger lists the immutable columns); `tests/core/test_immutable.py` fails until
-the table is protected as its model says.
-
-PostgreSQL: one plpgsql function, `pit_immutable_refuse()`, behind three triggers per table:
-BEFORE UPDATE (the updatable columns are its arguments; a changed column outside them is named in
-the error), BEFORE DELETE, and BEFORE TRUNCATE (statement level, so `TRUNCATE ... CASCADE` through
-a referencing table is refused too). A column added later is immutable unless listed. The
-runtime database role also lacks the privileges (see `runtime_privileges_sql` and README
-"Records and integrity"); the triggers hold even for the owner, who alone could drop them.
-
-SQLite: BEFORE UPDATE (one check per immutable column), BEFORE DELETE, and a BEFORE INSERT that
-refuses an INSERT OR REPLACE over an existing primary key. Every connection the settings make
-turns on `PRAGMA recursive_triggers`, so a REPLACE over any unique key fires the DELETE trigger and
-is refused too; an UPSERT's DO UPDATE fires the UPDATE trigger.
-
-Refusals by the database are `django.db.IntegrityError` (SQLSTATE 23000 on PostgreSQL, a
-constraint error on SQLite), with the table, and for an update the column, in the message.
-"""
+"""Facts of record are insert-only, in the database (triggers on PostgreSQL and SQLite, frozen into
+migrations by `manage.py fact_protection_sql`) and in the ORM (`Fact`). Design and how to protect a
+new fact table: docs/design/records.md."""
 
 from collections.abc import Callable, Iterable
 from typing import Any, NoReturn, TypeVar

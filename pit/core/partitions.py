@@ -1,25 +1,7 @@
-"""Coups, wagers and commission entries partitioned by month of gaming day (PostgreSQL only).
-
-The design, and why, is in the README ("Partitioning"). In short: each of the three tables is
-range-partitioned on `gaming_day` (one partition a month, `shoes_coup_2026_11`, and a DEFAULT
-partition that catches a month nobody created); its primary key is (id, gaming_day), ids still
-come from one sequence; wagers and entries carry the gaming day of the row they belong to
-(`PartitionDayField`) so that wager -> coup and entry -> wager are keys on (id, gaming_day),
-checked once per inserting statement over all the rows it inserted (a foreign key into a
-partitioned table looks each row up alone, through the partitioned table: most of the cost of
-writing a day's batch). References by id alone into a partitioned table (a violation's coup, a
-correction's coup, a reversal's entry ...) are checked by deferred constraint triggers, as a
-foreign key is, at commit. A coup number stays unique in its shoe across partitions by a trigger.
-
-Partitions are created ahead by `pit_partitions_ensure()`, a SECURITY DEFINER function owned by
-the schema's owner (the runtime role owns no table and could not create one; only it is granted
-EXECUTE), called by the beat task `archive.partitions_ensure`; rows a DEFAULT partition caught are
-moved by it into partitions of their months. The tables, the key checks and that function are
-made by the archive's migration, its SQL frozen beside it
-(pit/archive/migrations/0002_partitioned_by_month.postgresql.sql, which says what each part does
-and why). This module holds what runs later: the field, the names, the ensure call and the
-catalog reads. SQLite keeps plain tables: nothing here runs there.
-"""
+"""Coups, wagers and commission entries partitioned by month of gaming day (PostgreSQL only): the
+partition-day field, the partitions' names, the ensure call and the catalog reads. The tables, key
+checks and `pit_partitions_ensure()` are made by the archive's migration, its SQL frozen beside it.
+Design: docs/operations/partitions.md and docs/design/records.md."""
 
 import datetime as dt
 from collections.abc import Sequence

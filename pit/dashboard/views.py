@@ -11,7 +11,7 @@ from pit.accounts.models import Role
 from pit.dashboard.selectors import pit_overview
 from pit.protection.selectors import alarm_banner
 
-# Who watches the floor (README, "The pit boss's dashboard"): pit bosses, auditors and superusers.
+# Who watches the floor (docs/guides/pit-boss.md): pit bosses, auditors and superusers.
 DASHBOARD_ROLES = (Role.PIT_BOSS, Role.AUDITOR)
 REFRESH_SECONDS = 5
 

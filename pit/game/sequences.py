@@ -16,7 +16,7 @@ from .violations import Violation, violation
 
 # k = 10 consecutive cards: the first three coups of a replayed shoe deal at least 12 cards, so at
 # least three shingles; two shuffled 8-deck shoes share a given 10-card run with probability below
-# (8/406)**10 = 8.9e-18 (README "Game protection" has the whole false-alarm estimate).
+# (8/406)**10 = 8.9e-18 (docs/design/protection.md has the whole false-alarm estimate).
 SHINGLE_LENGTH = 10
 # A run of 7 cards each the next in new-deck order (same suit, rank one up, or one down all the
 # way): about 400 * (2/52) * (1/52)**5 = 4e-8 per shuffled 8-deck shoe.

@@ -21,7 +21,7 @@ if DATABASES["default"]["ENGINE"].startswith("django.db.backends.postgresql"):  
     # a table, and since coups, wagers and entries are partitioned (6+ partitions each, every one
     # in a plan that does not prune by gaming day) most joins over them cost more than
     # jit_above_cost: each such query then spent far longer compiling than running (measured:
-    # tests/admin/test_actions.py 100 s with JIT, 54 s without; README "Testing"). Results are the
+    # tests/admin/test_actions.py 100 s with JIT, 54 s without; docs/development.md). Results are the
     # same either way: JIT changes how an expression is evaluated, never what it answers.
     _options = DATABASES["default"].setdefault("OPTIONS", {})  # noqa: F405
     _options["options"] = f"{_options.get('options', '')} -c jit=off".strip()

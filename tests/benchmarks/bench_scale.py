@@ -18,7 +18,7 @@ Then, interleaved, median of PIT_BENCH_SCALE_REPEAT (3) runs each:
 - `scale.sweep`: the rule-check sweep over PIT_BENCH_SCALE_SWEEP_DAYS (7) days, against PostgreSQL
   reading the same coups and wagers through a server-side cursor;
 - `scale.rollups_rebuild`: rolling up the whole year; and the storage per coup (heap and indexes of
-  coups, wagers and the ledger), the figures the README's "Scale" section extrapolates from.
+  coups, wagers and the ledger), the figures docs/design/rollups.md extrapolates from.
 
     PIT_BENCH_POSTGRES=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python tests/benchmarks/bench_scale.py
 """

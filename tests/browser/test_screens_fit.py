@@ -1,5 +1,5 @@
 """The screens at 1,366 x 768, in headless Chromium: no money cell is clipped on the table list, the
-violation list and the reports; the screenshots the README shows are taken here (docs/screenshots/).
+violation list and the reports; the screenshots the documentation shows are taken here (docs/screenshots/).
 
 Tables with no commission box only: the live server's database is flushed after the test, and
 SQLite's flush cannot delete the append-only ledger's rows."""

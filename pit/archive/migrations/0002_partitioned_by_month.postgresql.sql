@@ -1,5 +1,5 @@
 -- PostgreSQL: coups, wagers and commission entries partitioned by month of gaming day (pit.core.partitions;
--- the design in the README, "Partitioning"). Frozen for a fresh database, in this order:
+-- the design in docs/operations/partitions.md). Frozen for a fresh database, in this order:
 --
 -- 1. The foreign keys into the three tables are dropped: a foreign key into a partitioned table needs its whole
 --    key (id, gaming_day). They come back below, under their own names, as checks.

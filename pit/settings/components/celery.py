@@ -62,7 +62,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_WORKER_SEND_TASK_EVENTS = False
 
 # ---------------------------------------------------------------- Queues
-# Queues by urgency (pit/core/queues.py; README "Queues"): what the floor waits on (reconciliations,
+# Queues by urgency (pit/core/queues.py; docs/operations/queues.md): what the floor waits on (reconciliations,
 # the check of coups just recorded, the pickups) goes to `urgent`, sweeps, large batch checks and
 # report exports to `bulk`. Each queue has workers of its own; any task not routed here goes to bulk.
 # PIT_URGENT_VERIFY_MAX_COUPS decides where a check of coups goes.

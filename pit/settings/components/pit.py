@@ -37,7 +37,7 @@ PIT_TASK_MAX_DELIVERIES = env.int("PIT_TASK_MAX_DELIVERIES", default=5)
 # ---------------------------------------------------------------- Rule checks
 # The sweep (`reverify`, the nightly beat task) on PostgreSQL: the processes it runs in (the one that
 # started it indexes the shoe sequences in shoe order, then all take chunks of shoes from a shared
-# counter). 1: all in one process. Default 2 (README, bench_sweep).
+# counter). 1: all in one process. Default 2 (docs/benchmarks.md, bench_sweep).
 PIT_SWEEP_PROCESSES = env.int("PIT_SWEEP_PROCESSES", default=2)
 
 # ---------------------------------------------------------------- Game protection
@@ -56,7 +56,7 @@ PIT_PROTECTION_SIDE_BET_P_VALUE = env.float("PIT_PROTECTION_SIDE_BET_P_VALUE", d
 # than PIT_PROTECTION_Z_MIN_WAGERS are not judged (the normal approximation needs them). 5, not 4:
 # a 40-table pit makes about 2,800 seat tests a day (7 seats x 8 shoes, a day, a week per table),
 # and at 4 (p = 6.3e-5 each) that is about 65 false alarms a year; at 5 (p = 5.7e-7) about one
-# every two years (README, "Game protection").
+# every two years (docs/design/protection.md).
 PIT_PROTECTION_Z_DAY = env.float("PIT_PROTECTION_Z_DAY", default=5.0)
 PIT_PROTECTION_Z_WEEK = env.float("PIT_PROTECTION_Z_WEEK", default=5.0)
 PIT_PROTECTION_Z_SHOE = env.float("PIT_PROTECTION_Z_SHOE", default=5.0)

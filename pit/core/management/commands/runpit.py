@@ -49,7 +49,7 @@ class Relay(threading.Thread):
 
 
 def celery_commands(python: str, schedule: str) -> list[list[str]]:
-    """As in production (README "Queues"): the urgent queue has a worker of its own, so that a
+    """As in production (docs/operations/queues.md): the urgent queue has a worker of its own, so that a
     reconciliation never waits behind a sweep or an export; beat runs beside them."""
     celery = [python, "-m", "celery", "-A", "pit"]
     return [
