@@ -28,7 +28,8 @@ D = Decimal
 
 
 def test_the_formula():
-    # The accountant's guide's worked example (docs/guides/accountant.md): drop 5,550 + closer 4,000 + credits 500 - opener 4,000 - fills 3,000.
+    # The worked example of docs/guides/accountant.md:
+    # drop 5,550 + closer 4,000 + credits 500 - opener 4,000 - fills 3,000.
     assert statutory_win_minor(drop=555000, closer=400000, credits=50000, opener=400000, fills=300000) == 305000
     assert statutory_win_minor(drop=0, closer=100, credits=0, opener=300, fills=0) == -200
 
