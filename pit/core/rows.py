@@ -1,43 +1,60 @@
 """Hand-written statements' shared helpers: their texts written once per process, and rows converted
 as the ORM converts them. Design: docs/design/shoes-persistence.md."""
 
+from __future__ import annotations
+
 import functools
 import json
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING, Any, ParamSpec, Self, TypeVar, cast
 
 from django.core.exceptions import EmptyResultSet
 from django.db import connection, connections
-from django.db.models import JSONField, Lookup
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import Field, JSONField, Lookup, Model, QuerySet
 from django.db.models.expressions import Col
+from django.db.models.sql.compiler import SQLCompiler
 from psycopg import Cursor
+from psycopg.abc import Buffer, Params, Query, QueryNoTemplate
 from psycopg.adapt import Loader
 from psycopg.pq import Format
 from psycopg.types.datetime import TimestamptzBinaryLoader
 
+if TYPE_CHECKING:  # a name of the stubs only
+    from django.db.models.sql.compiler import _AsSqlType
+
 # The JSON decoder's own scanner (C): `json.loads` in front of it matches whitespace on both sides
 # with regular expressions, which costs more than decoding a short array of cards.
-_scan_json = json.JSONDecoder().scan_once
+_scan_json: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # in CPython, not in typeshed
 
 
 # Every form `statement_form` has written, by its builder and arguments: one cache for the process.
-_FORMS: dict[tuple, object] = {}
+_FORMS: dict[tuple[Hashable, ...], Any] = {}
+
+_Arguments = ParamSpec("_Arguments")
+_Form = TypeVar("_Form")
+_M = TypeVar("_M", bound=Model)
+# A converter as Django calls it: (value, expression, connection).
+_Converter = Callable[[Any, Any, BaseDatabaseWrapper], Any]
 
 
-def statement_form(build):
+def statement_form(build: Callable[_Arguments, _Form]) -> Callable[_Arguments, _Form]:
     """Decorate a function that writes a hand-written statement's form (its text, and what goes with
     it: the fields it binds or reads) from names in the models' metadata: written once per process
     for each set of (hashable) arguments, then taken from one cache shared by every such statement.
     Only names from the metadata may go into a text; every value is a parameter of its execution."""
 
     @functools.wraps(build)
-    def form(*arguments):
+    def form(*arguments: Hashable) -> _Form:
         key = (build, *arguments)
         try:
-            return _FORMS[key]
+            return cast(_Form, _FORMS[key])
         except KeyError:
-            written = _FORMS[key] = build(*arguments)
+            written = _FORMS[key] = cast(Callable[..., _Form], build)(*arguments)
             return written
 
-    return form
+    # `form` takes the builder's (positional, hashable) arguments.
+    return cast(Callable[_Arguments, _Form], form)
 
 
 def statement_forms_clear() -> None:
@@ -45,7 +62,7 @@ def statement_forms_clear() -> None:
     _FORMS.clear()
 
 
-def mark_saved(instance, pk) -> None:
+def mark_saved(instance: Model, pk: object) -> None:
     """`instance`, built from the values a hand-written INSERT wrote, marked as the row `pk` of the
     default database, as `save()` marks it: Django keeps that state in the private `_state`, which
     `from_db()` sets for rows read and nothing public sets for rows written by hand."""
@@ -53,12 +70,12 @@ def mark_saved(instance, pk) -> None:
     instance._state.adding, instance._state.db = False, connection.alias
 
 
-def model_columns(model, alias: str) -> list[str]:
+def model_columns(model: type[Model], alias: str) -> list[str]:
     """`alias.column` of each of the model's concrete fields, in field order (names from the metadata)."""
-    return [f"{alias}.{connection.ops.quote_name(field.column)}" for field in model._meta.concrete_fields]
+    return [f"{alias}.{connection.ops.quote_name(cast(str, field.column))}" for field in model._meta.concrete_fields]
 
 
-def model_from_row(model, row: list):
+def model_from_row(model: type[_M], row: list[Any]) -> _M:
     """A model instance from the first len(concrete fields) values of `row` (consumed). Only the
     fields' own converters run (`from_db_value`): enough on PostgreSQL, whose driver gives Python
     values; not on SQLite, whose backend converts dates and booleans itself."""
@@ -70,24 +87,24 @@ def model_from_row(model, row: list):
 
 
 @statement_form
-def _row_form(model) -> tuple[int, list[str], list[tuple[int, object]]]:
+def _row_form(model: type[Model]) -> tuple[int, list[str], list[tuple[int, _Converter]]]:
     """What `model_from_row` needs of the model's fields: how many, their attribute names and the
     converters to run (by position). Plain JSONFields are decoded by `_json`, as their converter does."""
     fields = model._meta.concrete_fields
     converters = [
-        (position, _json_converter if _plain_json_field(field) else field.from_db_value)
+        (position, _json_converter if _plain_json_field(field) else converter)
         for position, field in enumerate(fields)
-        if getattr(field, "from_db_value", None)
+        if (converter := getattr(field, "from_db_value", None))
     ]
     return len(fields), [field.attname for field in fields], converters
 
 
-def _plain_json_field(field) -> bool:
+def _plain_json_field(field: Field[Any, Any]) -> bool:
     """A JSONField whose converter is Django's own, with no decoder of its own."""
     return isinstance(field, JSONField) and not field.decoder and type(field).from_db_value is JSONField.from_db_value
 
 
-def _json_converter(value, expression, connection):
+def _json_converter(value: object, expression: object, connection: BaseDatabaseWrapper) -> Any:
     return _json(value)
 
 
@@ -100,17 +117,17 @@ class AnyOf(Lookup):
     lookup_name = "any_of"
     prepare_rhs = False
 
-    def as_sql(self, compiler, connection):
+    def as_sql(self, compiler: SQLCompiler, connection: BaseDatabaseWrapper) -> _AsSqlType:
         lhs, params = self.process_lhs(compiler, connection)
         ids = [int(value) for value in self.rhs]
         if not ids:
             raise EmptyResultSet
         if connection.vendor == "postgresql":
-            return f"{lhs} = ANY(%s::bigint[])", [*params, "{" + ",".join(map(str, ids)) + "}"]
-        return f"{lhs} IN ({', '.join(['%s'] * len(ids))})", [*params, *ids]
+            return f"{lhs} = ANY(%s::bigint[])", (*params, "{" + ",".join(map(str, ids)) + "}")
+        return f"{lhs} IN ({', '.join(['%s'] * len(ids))})", (*params, *ids)
 
 
-def values_rows(queryset) -> list[tuple]:
+def values_rows(queryset: QuerySet[Any, Any]) -> list[tuple[Any, ...]]:
     """The rows of a `values_list()` queryset, fetched in one go on a client-side cursor and converted
     as the ORM converts them (JSON decoded; on SQLite, dates and booleans): for reads of thousands of
     rows that are all used at once, without the ORM's row-by-row iteration (or, with `iterator()` on
@@ -143,7 +160,9 @@ def values_rows(queryset) -> list[tuple]:
         database.ensure_connection()
         # `_prepare_cursor` (private) wraps a cursor of our own class as Django wraps its own: logged,
         # timed by the debug toolbar and the query-count assertions, errors translated.
-        cursor = database._prepare_cursor(_BinaryCursor(database.connection))
+        cursor = database._prepare_cursor(  # type: ignore[attr-defined]  # private, not in django-stubs
+            _BinaryCursor(database.connection)
+        )
         adapters = cursor.cursor.adapters
         adapters.register_loader("timestamptz", TimestamptzBinaryLoader)
         if json_columns and len(json_columns) == len(converters):
@@ -158,7 +177,7 @@ def values_rows(queryset) -> list[tuple]:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     if not converters:
-        return rows
+        return cast("list[tuple[Any, ...]]", rows)
     for position in json_columns:
         del converters[position]
     if converters:
@@ -174,8 +193,9 @@ def values_rows(queryset) -> list[tuple]:
 class _BinaryCursor(Cursor):
     """Parameters bound on the server, every column of the result in binary, never prepared."""
 
-    def execute(self, query, params=None, **kwargs):
-        return super().execute(query, params, prepare=False, binary=True)
+    def execute(self, query: Query, params: Params | None = None, **kwargs: Any) -> Self:
+        # Django's cursor sends text, never a template string.
+        return super().execute(cast(QueryNoTemplate, query), params, prepare=False, binary=True)
 
 
 class _JsonTextLoader(Loader):
@@ -183,24 +203,24 @@ class _JsonTextLoader(Loader):
 
     format = Format.BINARY
 
-    def load(self, data):
+    def load(self, data: Buffer) -> str:
         return bytes(data[1:]).decode()
 
 
 class _JsonLoader(_JsonTextLoader):
     """Binary jsonb decoded by `_json`."""
 
-    def load(self, data):
+    def load(self, data: Buffer) -> Any:
         return _json(super().load(data))
 
 
-def _plain_json(expression) -> bool:
+def _plain_json(expression: object) -> bool:
     """A column of a JSONField decoded as the standard library decodes it (Django's JSONField
     converter, with no decoder of its own)."""
     return isinstance(expression, Col) and isinstance(expression.target, JSONField) and not expression.target.decoder
 
 
-def _json(value):
+def _json(value: Any) -> Any:
     """As Django's JSONField converter decodes a column: None stays None, text that is no JSON stays text."""
     if isinstance(value, str):
         try:

@@ -1,14 +1,16 @@
 """How coups are locked and stored: the hand-written PostgreSQL statements and their ORM twins, side by
 side. Design: docs/design/shoes-persistence.md."""
 
+from __future__ import annotations
+
 import datetime as dt
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 
 from django.db import connection
-from django.db.models import JSONField
+from django.db.models import Field, JSONField, Model
 from django.utils import timezone
 
 from pit.core.actors import Actor
@@ -17,6 +19,7 @@ from pit.core.outbox import outbox_after_commit, outbox_enqueue, outbox_message
 from pit.core.rows import mark_saved, model_columns, model_from_row, statement_form
 from pit.ledger.models import CommissionEntry, EntryKind
 from pit.paytables.models import PaytableConfiguration
+from pit.records.canonical import ChainSpec
 from pit.records.chain import SPEC_BY_LABEL, genesis, row_hasher
 from pit.records.links import NOT_READ, chain_rows, records_chain
 from pit.records.models import ChainHead
@@ -25,6 +28,7 @@ from pit.tables.models import Table
 
 if TYPE_CHECKING:  # the services' values; the services import this module
     from pit.shoes.services.settlement import PreparedCoup
+    from pit.shoes.services.values import SettledWager
 
 COUP_SPEC, WAGER_SPEC, ENTRY_SPEC = (
     SPEC_BY_LABEL[label] for label in ("shoes.Coup", "shoes.Wager", "ledger.CommissionEntry")
@@ -32,7 +36,9 @@ COUP_SPEC, WAGER_SPEC, ENTRY_SPEC = (
 # A shoe's counters, written with the coups that change them.
 SHOE_COUNTERS = ("cards_seen", "cards_dealt", "coups_recorded")
 # What a coup stored owes (task name, args), given the coups' ids and the first one's gaming day.
-Owed = Callable[[list[int], object], list[tuple[str, tuple]]]
+Owed = Callable[[list[int], dt.date], list[tuple[str, tuple[Any, ...]]]]
+# A fact row: a tuple of values in its chain spec's field order (CoupRow, WagerRow, EntryRow).
+_Row = TypeVar("_Row", bound=tuple[Any, ...])
 
 
 class CoupRow(NamedTuple):
@@ -130,7 +136,7 @@ class CoupLock:
     ids: tuple[int, list[int]] | None = None  # PostgreSQL: the ids taken for the coup and its wagers
 
 
-def coup_lock(shoe_id: int, number, wagers: int = 0) -> CoupLock:
+def coup_lock(shoe_id: int, number: object, wagers: int = 0) -> CoupLock:
     """The shoe with shoe_locked's locks, its chain head (FOR UPDATE, as records_chain reads it) and
     whether `number` is recorded already; in two round trips on PostgreSQL. Shoe.DoesNotExist if
     there is no such shoe. A number that is no coup number is looked for as none.
@@ -157,7 +163,11 @@ def coup_lock(shoe_id: int, number, wagers: int = 0) -> CoupLock:
         cursor.execute(head_sql, [shoe_id, number, *sequences, wagers, shoe_id])
         length, head, recorded, coup_id, wager_ids = cursor.fetchone()
     row = list(row)
-    shoe, table, paytable = (model_from_row(model, row) for model in (Shoe, Table, PaytableConfiguration))
+    shoe, table, paytable = (
+        model_from_row(Shoe, row),
+        model_from_row(Table, row),
+        model_from_row(PaytableConfiguration, row),
+    )
     table.paytable = paytable
     shoe.table = table
     return CoupLock(shoe, None if length is None else (length, head), recorded, (coup_id, wager_ids))
@@ -185,7 +195,7 @@ def _coup_lock_sql() -> tuple[str, str]:
 # ---------------------------------------------------------------------------------------- coups
 
 
-def coups_insert(shoe: Shoe, prepared: "list[PreparedCoup]", actor: Actor, head=NOT_READ) -> list[Coup]:
+def coups_insert(shoe: Shoe, prepared: list[PreparedCoup], actor: Actor, head: object = NOT_READ) -> list[Coup]:
     """Insert prepared coups, their wagers and the commission they accrue, each row linked to the
     shoe's hash chain (its head read once, or given as `head`: records_chain), and write the shoe's
     counters as they stand on `shoe`. The coups stored, as model instances (nothing read back)."""
@@ -213,7 +223,7 @@ def coups_insert(shoe: Shoe, prepared: "list[PreparedCoup]", actor: Actor, head=
     return _coups_built(shoe, actor, coup_ids, coup_rows)
 
 
-def coup_insert(lock: CoupLock, prepared: "PreparedCoup", actor: Actor, owed: Owed) -> Coup:
+def coup_insert(lock: CoupLock, prepared: PreparedCoup, actor: Actor, owed: Owed) -> Coup:
     """Insert one coup locked by `coup_lock`, as `coups_insert` does, with the outbox rows `owed`
     gives for it. On PostgreSQL in one statement of data-modifying CTEs (the coup, its wagers, the
     commission accrued, the chain head, the shoe's counters, the outbox rows): the ids were taken
@@ -237,7 +247,8 @@ def coup_insert(lock: CoupLock, prepared: "PreparedCoup", actor: Actor, owed: Ow
         if row.commission_minor > 0
     ]
     length, head = lock.chain_head or (0, genesis(shoe.pk))
-    statements, params = [], []
+    statements: list[str] = []
+    params: list[Any] = []
     for model, spec, rows, ids in (
         (Coup, COUP_SPEC, coup_rows, [coup_id]),
         (Wager, WAGER_SPEC, wager_rows, wager_ids),
@@ -251,16 +262,19 @@ def coup_insert(lock: CoupLock, prepared: "PreparedCoup", actor: Actor, owed: Ow
             head = hasher(head, length, values)
             links.append((length, head))
         extra = {} if model is Coup else {"gaming_day": [day] * len(rows)}
-        sql, values = _insert_sql(model, spec, shoe.pk, rows, extra, ids=ids, links=links)
+        sql, arrays = _insert_sql(model, spec, shoe.pk, rows, extra, ids=ids, links=links)
         statements.append(sql)
-        params += values
+        params += arrays
     head_sql, counters_sql = _chain_head_sql(lock.chain_head is None)
     statements += [head_sql, counters_sql]
     if lock.chain_head is None:
         params += [shoe.pk, length, head, now]
     else:
         params += [length, head, shoe.pk]
-    params += [Shoe._meta.get_field(name).get_db_prep_save(getattr(shoe, name), connection) for name in SHOE_COUNTERS]
+    params += [
+        cast("Field[Any, Any]", Shoe._meta.get_field(name)).get_db_prep_save(getattr(shoe, name), connection)
+        for name in SHOE_COUNTERS
+    ]
     params.append(shoe.pk)
     messages = [outbox_message(task, *args) for task, args in owed([coup_id], day)]
     outbox, outbox_values = _values_sql(messages)
@@ -268,9 +282,9 @@ def coup_insert(lock: CoupLock, prepared: "PreparedCoup", actor: Actor, owed: Ow
     sql = "WITH " + ", ".join(f"w{index} AS ({statement})" for index, statement in enumerate(statements))
     with connection.cursor() as cursor:
         cursor.execute(f"{sql} {outbox} RETURNING task_id, id", params + outbox_values)
-        ids = dict(cursor.fetchall())
+        outbox_ids = dict(cursor.fetchall())
     for message in messages:
-        mark_saved(message, ids[message.task_id])
+        mark_saved(message, outbox_ids[message.task_id])
         outbox_after_commit(message)
     (coup,) = _coups_built(shoe, actor, [coup_id], coup_rows)
     return coup
@@ -287,11 +301,23 @@ def _chain_head_sql(first: bool) -> tuple[str, str]:
         )
     else:
         head = f"UPDATE {quote(ChainHead._meta.db_table)} SET length = %s, head = %s WHERE shoe_id = %s"  # noqa: S608
-    assignments = ", ".join(f"{quote(Shoe._meta.get_field(name).column)} = %s" for name in SHOE_COUNTERS)
+    assignments = ", ".join(f"{quote(_column(Shoe, name))} = %s" for name in SHOE_COUNTERS)
     return head, f"UPDATE {quote(Shoe._meta.db_table)} SET {assignments} WHERE id = %s"  # noqa: S608
 
 
-def _coup_rows(shoe: Shoe, prepared: "list[PreparedCoup]", paytable_id: int, now, user_id, device_id) -> list[CoupRow]:
+def _column(model: type[Model], name: str) -> str:
+    """The database column of one of the model's concrete fields."""
+    return cast(str, cast("Field[Any, Any]", model._meta.get_field(name)).column)
+
+
+def _coup_rows(
+    shoe: Shoe,
+    prepared: list[PreparedCoup],
+    paytable_id: int,
+    now: dt.datetime,
+    user_id: int | None,
+    device_id: int | None,
+) -> list[CoupRow]:
     """The coups' rows, in their chain spec's field order."""
     coup_rows = []
     for item in prepared:
@@ -323,14 +349,16 @@ def _coup_rows(shoe: Shoe, prepared: "list[PreparedCoup]", paytable_id: int, now
     return coup_rows
 
 
-def _wager_row(coup_id: int, w) -> WagerRow:
+def _wager_row(coup_id: int, w: SettledWager) -> WagerRow:
     """A settled wager's row (w: a SettledWager of pit.shoes.services.values)."""
     return WagerRow(
         coup_id, w.seat, w.bet, w.currency, w.amount_minor, w.result, w.payout_minor, w.commission_minor, w.paid_minor
     )
 
 
-def _entry_row(shoe: Shoe, wager_id: int, wager: WagerRow, now, user_id, device_id) -> EntryRow:
+def _entry_row(
+    shoe: Shoe, wager_id: int, wager: WagerRow, now: dt.datetime, user_id: int | None, device_id: int | None
+) -> EntryRow:
     """The commission a wager accrues, as a ledger entry's row."""
     return EntryRow(
         shoe.pk,
@@ -362,7 +390,9 @@ def _coups_built(shoe: Shoe, actor: Actor, coup_ids: list[int], coup_rows: list[
 # ---------------------------------------------------------------------------------------- rows
 
 
-def rows_insert(model, spec, shoe_id: int, rows: list[tuple], extra: dict[str, list] | None = None) -> list[int]:
+def rows_insert(
+    model: type[Model], spec: ChainSpec, shoe_id: int, rows: list[_Row], extra: dict[str, list[Any]] | None = None
+) -> list[int]:
     """Insert a shoe's fact rows, given as tuples of values in the order of their chain spec's
     fields (pit.records.chain.SPECS), linked to the shoe's hash chain; their ids, in order.
 
@@ -380,23 +410,23 @@ def rows_insert(model, spec, shoe_id: int, rows: list[tuple], extra: dict[str, l
     if _hand_written():
         sql, params = _insert_sql(model, spec, shoe_id, rows, extra)
         with connection.cursor() as cursor:
-            cursor.execute(f"{sql} RETURNING {connection.ops.quote_name(model._meta.pk.column)}", params)
+            cursor.execute(f"{sql} RETURNING {connection.ops.quote_name(cast(str, model._meta.pk.column))}", params)
             return [row[0] for row in cursor.fetchall()]
-    created = model.objects.bulk_create(
+    created = model._default_manager.bulk_create(  # `objects`: the models declare no other manager
         model(**dict(zip(spec.fields, row, strict=True)), **{name: values[index] for name, values in extra.items()})
         for index, row in enumerate(rows)
     )
-    make = getattr(type(rows[0]), "_make", tuple)  # a NamedTuple row stays one
+    make = cast("Callable[..., _Row]", getattr(type(rows[0]), "_make", tuple))  # a NamedTuple row stays one
     rows[:] = [make(getattr(instance, name) for name in spec.fields) for instance in created]
     return [instance.pk for instance in created]
 
 
 def _insert_sql(
-    model,
-    spec,
+    model: type[Model],
+    spec: ChainSpec,
     shoe_id: int,
-    rows: list[tuple],
-    extra: dict[str, list],
+    rows: list[Any],
+    extra: dict[str, list[Any]],
     ids: list[int] | None = None,
     links: list[tuple[int, str]] | None = None,
 ) -> tuple[str, list[str]]:
@@ -419,21 +449,23 @@ def _insert_sql(
 
 
 @statement_form
-def _insert_text(model, fields: tuple[str, ...], extra: tuple[str, ...], with_ids: bool) -> tuple[str, list[bool]]:
+def _insert_text(
+    model: type[Model], fields: tuple[str, ...], extra: tuple[str, ...], with_ids: bool
+) -> tuple[str, list[bool]]:
     """`_insert_sql`'s text and which of its columns are JSON."""
-    model_fields = [model._meta.get_field(attname.removesuffix("_id")) for attname in fields]
-    model_fields += [model._meta.get_field("chain_seq"), model._meta.get_field("chain_hash")]
-    model_fields += [model._meta.get_field(name) for name in extra]
+    names_of_fields = [attname.removesuffix("_id") for attname in fields]
+    names_of_fields += ["chain_seq", "chain_hash", *extra]
+    model_fields = [cast("Field[Any, Any]", model._meta.get_field(name)) for name in names_of_fields]
     if with_ids:
         model_fields.append(model._meta.pk)
     quote = connection.ops.quote_name
-    names = ", ".join(quote(field.column) for field in model_fields)
+    names = ", ".join(quote(cast(str, field.column)) for field in model_fields)
     casts = ", ".join(f"%s::{field.db_type(connection)}[]" for field in model_fields)
     sql = f"INSERT INTO {quote(model._meta.db_table)} ({names}) SELECT * FROM unnest({casts})"  # noqa: S608
     return sql, [isinstance(field, JSONField) for field in model_fields]
 
 
-def array_literal(values: list) -> str:
+def array_literal(values: Sequence[object]) -> str:
     """A column's values as one PostgreSQL array literal (every element quoted, None as NULL), cast by
     the statement to the column's type: one string parameter instead of an adapter call per value
     (a day's batch holds some 150,000 values)."""
@@ -452,7 +484,7 @@ def array_literal(values: list) -> str:
     )
 
 
-def _values_sql(instances: list) -> tuple[str, list]:
+def _values_sql(instances: Sequence[Model]) -> tuple[str, list[Any]]:
     """INSERT ... VALUES of new model instances of one model (their ids from the column's default),
     as `save()` would insert each (auto_now_add set), and its parameters."""
     sql, fields = _values_text(type(instances[0]), len(instances))
@@ -463,13 +495,13 @@ def _values_sql(instances: list) -> tuple[str, list]:
 
 
 @statement_form
-def _values_text(model, count: int) -> tuple[str, list]:
+def _values_text(model: type[Model], count: int) -> tuple[str, list[Field[Any, Any]]]:
     """`_values_sql`'s text for `count` rows of `model`, and the fields it binds."""
     fields = [field for field in model._meta.concrete_fields if not field.primary_key]
     quote = connection.ops.quote_name
     row = "(" + ", ".join(["%s"] * len(fields)) + ")"
     return (
-        f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(field.column) for field in fields)}) "  # noqa: S608
+        f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(cast(str, field.column)) for field in fields)}) "  # noqa: S608
         f"VALUES {', '.join([row] * count)}",
         fields,
     )

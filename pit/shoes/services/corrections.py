@@ -19,7 +19,7 @@ from pit.shoes.services.values import CorrectionOutcome, CoupInput, SettledWager
 MAX_REASON = 2000
 
 
-def _wager_key(wager: Wager) -> tuple:
+def _wager_key(wager: Wager | SettledWager) -> tuple[int, str, int, int | None]:
     return (wager.seat, wager.bet, wager.amount_minor, wager.paid_minor)
 
 
@@ -59,7 +59,7 @@ def _coup_correction_write(
             reason=reason,
             **actor.recorded_fields(),
         )
-        settled = Wager.objects.bulk_create(wager.model(coup=coup, correction=correction) for wager in settled)
+        stored = Wager.objects.bulk_create(wager.model(coup=coup, correction=correction) for wager in settled)
         note = f"{correction}: {reason}"
         replaced = CommissionEntry.objects.filter(
             wager__in=[wager.pk for wager in standing], kind=EntryKind.ACCRUED, reversed_by__isnull=True
@@ -90,7 +90,7 @@ def _coup_correction_write(
                         note=note,
                         **actor.recorded_fields(),
                     )
-                    for wager in settled
+                    for wager in stored
                     if wager.commission_minor > 0
                 ),
             ]

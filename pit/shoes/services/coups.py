@@ -4,6 +4,7 @@ well-formed but breaks a rule is stored and flagged, never refused; the rule che
 
 import dataclasses
 from collections import Counter
+from typing import cast
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
@@ -15,7 +16,7 @@ from pit.shoes.models import Coup, Shoe, Wager
 from pit.shoes.persistence import coup_insert, coup_lock, coups_insert
 from pit.shoes.services.owed import coups_owe, coups_owed
 from pit.shoes.services.reposts import CoupRecord, repost_differences, repost_violation
-from pit.shoes.services.settlement import PreparedCoup, coup_prepare
+from pit.shoes.services.settlement import PreparedCoup, Settled, coup_prepare
 from pit.shoes.services.shoes import shoe_lock
 from pit.shoes.services.values import CoupInput, CoupOutcome, CoupOutcomeStatus
 from pit.tables.models import Table
@@ -40,10 +41,10 @@ def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -
         table = shoe.table
         paytable = engine_paytable(table.paytable)
         prepared: dict[int, PreparedCoup] = {}
-        settled: dict = {}
-        for index, item in enumerate(coups):
+        settled: Settled = {}
+        for index, posting in enumerate(coups):
             try:
-                prepared[index] = coup_prepare(item, table, paytable, settled)
+                prepared[index] = coup_prepare(posting, table, paytable, settled)
             except ValidationError as exc:
                 outcomes[index] = CoupOutcome(CoupOutcomeStatus.INVALID, errors=exc.message_dict)
         existing = _coups_recorded(shoe, {item.item.number for item in prepared.values()})
@@ -97,13 +98,16 @@ def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -
             coups_owe(shoe, stored)
         # A batch's own duplicate refers to the coup stored for the first of them; if it differs it
         # is flagged as it would be had it been posted after the first (one violation per posting).
-        for index, outcome in enumerate(outcomes):
+        # Every coup has its outcome by now: invalid, or judged above.
+        judged = cast("list[CoupOutcome]", outcomes)
+        for index, outcome in enumerate(judged):
             duplicate = outcome.status in (CoupOutcomeStatus.EXISTING, CoupOutcomeStatus.CONFLICT)
             if duplicate and outcome.coup is None:
-                outcome.coup = outcomes[in_batch[coups[index].number]].coup
+                outcome.coup = judged[in_batch[coups[index].number]].coup
         for index, item in batch_conflicts:
-            outcomes[index].violation = repost_violation(shoe, outcomes[index].coup, item, outcomes[index].errors)
-    return outcomes
+            conflict = judged[index]  # its coup is the first's, stored above
+            conflict.violation = repost_violation(shoe, cast(Coup, conflict.coup), item, conflict.errors)
+    return judged
 
 
 class ShoeAtOtherTable(Exception):
@@ -146,13 +150,14 @@ def coup_record(
         raise ValidationError(outcome.errors)
     if outcome.status == CoupOutcomeStatus.CONFLICT:
         cards = "other cards" if {"player", "banker"} & set(outcome.errors) else "other values"
+        recorded = cast(Coup, outcome.coup)  # a conflict names the coup recorded
         raise Conflict(
-            f"Coup {coup.number} of {outcome.coup.shoe} was recorded with {cards} "
-            f"(player {' '.join(outcome.coup.player_cards)}, banker {' '.join(outcome.coup.banker_cards)}); "
+            f"Coup {coup.number} of {recorded.shoe} was recorded with {cards} "
+            f"(player {' '.join(recorded.player_cards)}, banker {' '.join(recorded.banker_cards)}); "
             f"the repost differs in {', '.join(outcome.errors)}. Nothing of it was written; a violation is "
             "recorded for the pit boss.",
             errors=outcome.errors,
-            coup_id=outcome.coup.pk,
+            coup_id=recorded.pk,
             violation_id=getattr(outcome.violation, "pk", None),
         )
     return outcome

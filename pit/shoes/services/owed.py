@@ -2,6 +2,7 @@
 through the outbox, so no task module is imported here; the rollups refresh a late coup's complete days."""
 
 import datetime as dt
+from typing import Any
 
 from django.utils import timezone
 
@@ -17,10 +18,10 @@ def coups_owe(shoe: Shoe, stored: list[Coup]) -> None:
         outbox_enqueue(task, *args)
 
 
-def coups_owed(shoe: Shoe, coup_ids: list[int], first_day: dt.date) -> list[tuple[str, tuple]]:
+def coups_owed(shoe: Shoe, coup_ids: list[int], first_day: dt.date) -> list[tuple[str, tuple[Any, ...]]]:
     """What coups just stored owe (task, args): their rule checks; the daily rollups of a complete
     day if one of them is late; a closed shoe's reconciliation."""
-    owed = [(VERIFY_TASK, (coup_ids,))]
+    owed: list[tuple[str, tuple[Any, ...]]] = [(VERIFY_TASK, (coup_ids,))]
     if first_day < gaming_day_for(timezone.now()):
         owed.append((REFRESH_TASK, (shoe.pk,)))
     if shoe.status == ShoeStatus.CLOSED:  # as reconcile_late

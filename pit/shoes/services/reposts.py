@@ -3,6 +3,7 @@
 import datetime as dt
 import hashlib
 from dataclasses import dataclass
+from typing import cast
 
 from pit import game
 from pit.compliance.services import violation_record
@@ -62,7 +63,9 @@ def repost_differences(recorded: CoupRecord, posted: CoupRecord, currency: str) 
             f"recorded {recorded.reported_winner or 'none'}, posted {posted.reported_winner or 'none'}"
         ]
     if posted.dealt_at is not None and posted.dealt_at != recorded.dealt_at:
-        differences["dealt_at"] = [f"recorded {recorded.dealt_at.isoformat()}, posted {posted.dealt_at.isoformat()}"]
+        # What is recorded has its time: a stored coup's, or the batch's first posting's (else this one's).
+        was_dealt = cast(dt.datetime, recorded.dealt_at)
+        differences["dealt_at"] = [f"recorded {was_dealt.isoformat()}, posted {posted.dealt_at.isoformat()}"]
     for key, index in sorted(posted.positions.items(), key=lambda pair: pair[1]):
         seat, bet = key
         if key not in recorded.wagers:

@@ -1,6 +1,7 @@
 """A coup's input checked against its table and settled by the game engine, before anything is written."""
 
 from dataclasses import dataclass
+from typing import cast
 
 from django.core.exceptions import ValidationError
 
@@ -29,7 +30,13 @@ class PreparedCoup:
     wagers: list[SettledWager]
 
 
-def coup_prepare(item: CoupInput, table: Table, paytable: game.Paytable, settled: dict | None = None) -> PreparedCoup:
+# The engine's settlements of a batch, by evaluation then (bet, stake in minor units): (result, payout, commission).
+Settled = dict[game.Evaluation, dict[tuple[str, int], tuple[str, int, int]]]
+
+
+def coup_prepare(
+    item: CoupInput, table: Table, paytable: game.Paytable, settled: Settled | None = None
+) -> PreparedCoup:
     """Check a coup's input against the table and settle it with the engine; ValidationError if malformed.
 
     `settled` memoizes the engine's settlements over a batch (a settlement depends on nothing but the
@@ -37,18 +44,18 @@ def coup_prepare(item: CoupInput, table: Table, paytable: game.Paytable, settled
     errors: dict[str, str] = {}
     if not isinstance(item.number, int) or isinstance(item.number, bool) or item.number < 1:
         errors["number"] = "A coup number is a whole number from 1 up."
-    hands = {}
+    hands: dict[str, tuple[game.Card, ...]] = {}
     for name, codes in (("player", item.player), ("banker", item.banker)):
         try:
             hands[name] = posted_cards(codes, name)
         except ValidationError as exc:
-            errors.update(exc.message_dict and {k: v[0] for k, v in exc.message_dict.items()})
+            errors.update({k: v[0] for k, v in exc.message_dict.items()})
             continue
         if not 2 <= len(hands[name]) <= 3:
             errors[name] = f"A hand holds two or three cards; {len(hands[name])} were given."
     if item.reported_winner not in ("", *game.Winner):
         errors["reported_winner"] = f"{item.reported_winner!r} is not a winner (player, banker or tie)."
-    wager_keys = set()
+    wager_keys: set[tuple[int, str]] = set()
     minors: list[tuple[int, int | None]] = []
     for index, wager in enumerate(item.wagers):
         where = f"wagers[{index}]"
@@ -62,27 +69,29 @@ def coup_prepare(item: CoupInput, table: Table, paytable: game.Paytable, settled
         if (wager.seat, wager.bet) in wager_keys:
             errors[f"{where}.bet"] = f"Seat {wager.seat} has two {wager.bet} wagers in this coup; send one."
         wager_keys.add((wager.seat, wager.bet))
-        minor = {"amount": 0, "paid": None}
+        minor: dict[str, int | None] = {"amount": 0, "paid": None}
         for money_field in ("amount", "paid"):
             value = getattr(wager, money_field)
             if value is None:
                 continue
             try:
-                minor[money_field] = to_minor(value, table.currency)
+                minor[money_field] = converted = to_minor(value, table.currency)
             except MoneyError as exc:
                 errors[f"{where}.{money_field}"] = str(exc)
                 continue
-            if money_field == "amount" and minor["amount"] <= 0:
+            if money_field == "amount" and converted <= 0:
                 errors[f"{where}.amount"] = "A wager amount must be positive."
-            if money_field == "paid" and minor["paid"] < 0:
+            if money_field == "paid" and converted < 0:
                 errors[f"{where}.paid"] = "A paid amount cannot be negative."
-        minors.append((minor["amount"], minor["paid"]))
+        minors.append((cast(int, minor["amount"]), minor["paid"]))  # an amount is never None
     if errors:
         raise ValidationError(errors)
 
     evaluation = game.evaluate(game.Coup(player=hands["player"], banker=hands["banker"]))
-    settled_here = {} if settled is None else settled.setdefault(evaluation, {})
-    wagers = []
+    settled_here: dict[tuple[str, int], tuple[str, int, int]] = (
+        {} if settled is None else settled.setdefault(evaluation, {})
+    )
+    wagers: list[SettledWager] = []
     for wager, (amount_minor, paid_minor) in zip(item.wagers, minors, strict=True):
         key = (wager.bet, amount_minor)
         settlement = settled_here.get(key)

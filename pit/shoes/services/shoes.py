@@ -2,6 +2,7 @@
 with the commission box counts."""
 
 from collections import Counter
+from collections.abc import Sequence
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
@@ -27,7 +28,7 @@ def shoe_start(
     table: Table,
     cut_card_position: int,
     decks: int = 8,
-    burn: list[str] = (),
+    burn: Sequence[str] = (),
     shuffled_at=None,
     actor: Actor = SYSTEM,
 ) -> Shoe:
