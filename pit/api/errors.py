@@ -153,11 +153,13 @@ def exception_response(exc) -> Response | None:
     if isinstance(exc, exceptions.ValidationError):
         return error_response(400, "invalid", "The request has errors; see `errors`.", flatten_errors(exc.detail))
     if isinstance(exc, exceptions.APIException):
-        headers = {}
-        if getattr(exc, "auth_header", None):
-            headers["WWW-Authenticate"] = exc.auth_header
-        if getattr(exc, "wait", None):
-            headers["Retry-After"] = str(int(exc.wait))
+        headers: dict[str, str] = {}
+        auth_header = getattr(exc, "auth_header", None)  # NotAuthenticated/AuthenticationFailed, set by the view
+        if auth_header:
+            headers["WWW-Authenticate"] = auth_header
+        wait = getattr(exc, "wait", None)  # Throttled
+        if wait:
+            headers["Retry-After"] = str(int(wait))
         retry_after = (getattr(exc, "details", None) or {}).get("retry_after_seconds")
         if retry_after is not None:  # e.g. the 409 of an Idempotency-Key that could not be taken
             headers["Retry-After"] = str(int(retry_after))

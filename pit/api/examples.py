@@ -3,6 +3,8 @@ request example (pit/api/resources/coups.py COUP_EXAMPLE, a rule-clean coup) eva
 under the `commission_box` preset, the odds are the engine's for 8 decks. tests/api/test_schema_examples.py
 checks each example against its schema and the coup against what the server answers."""
 
+from typing import Any
+
 WAGERS = [
     {
         "seat": 1,
@@ -124,7 +126,7 @@ VIOLATION = {
     "status_changed_by": None,
     "status_changed_at": None,
 }
-RULES = {
+RULES: dict[str, Any] = {
     "name": "commission_box",
     "commission_mode": "box",
     "commission_rate": "0.05",

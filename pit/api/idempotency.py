@@ -10,6 +10,7 @@ import json
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
+from django.db.models import Field
 from django.utils import timezone
 from rest_framework import serializers
 from rest_framework.renderers import JSONRenderer
@@ -72,29 +73,42 @@ def _insert(request, key: str, fingerprint: str, status: str, answer: tuple[int,
 _ANSWER_COLUMNS = ("status", "response_status", "response_body")
 
 
+def _concrete_field(name: str) -> Field:
+    """The field of IdempotencyKey called `name`: one with a column (the key has no reverse relations)."""
+    field = IdempotencyKey._meta.get_field(name)
+    assert isinstance(field, Field), name
+    return field
+
+
+def _column(field: Field | None) -> str:
+    """A concrete field's column, quoted."""
+    assert field is not None and field.column is not None, field
+    return connection.ops.quote_name(field.column)
+
+
 @statement_form
-def _insert_form(names: tuple[str, ...]) -> tuple[str, list]:
+def _insert_form(names: tuple[str, ...]) -> tuple[str, list[Field]]:
     """`_insert`'s statement for these columns (a device's key or a user's), and their fields."""
     quote = connection.ops.quote_name
-    fields = [IdempotencyKey._meta.get_field(name.removesuffix("_id")) for name in names]
-    columns = ", ".join(quote(field.column) for field in fields)
+    fields = [_concrete_field(name.removesuffix("_id")) for name in names]
+    columns = ", ".join(_column(field) for field in fields)
     placeholders = ", ".join(["%s"] * len(names))
     sql = (
         f"INSERT INTO {quote(IdempotencyKey._meta.db_table)} ({columns}) VALUES ({placeholders}) "  # noqa: S608
-        f"ON CONFLICT DO NOTHING RETURNING {quote(IdempotencyKey._meta.pk.column)}"
+        f"ON CONFLICT DO NOTHING RETURNING {_column(IdempotencyKey._meta.pk)}"
     )
     return sql, fields
 
 
 @statement_form
-def _answer_form() -> tuple[str, list]:
+def _answer_form() -> tuple[str, list[Field]]:
     """`_store_answer`'s statement, and the fields it binds."""
     quote = connection.ops.quote_name
-    fields = [IdempotencyKey._meta.get_field(name) for name in _ANSWER_COLUMNS]
-    assignments = ", ".join(f"{quote(field.column)} = %s" for field in fields)
+    fields = [_concrete_field(name) for name in _ANSWER_COLUMNS]
+    assignments = ", ".join(f"{_column(field)} = %s" for field in fields)
     sql = (
         f"UPDATE {quote(IdempotencyKey._meta.db_table)} SET {assignments} "  # noqa: S608
-        f"WHERE {quote(IdempotencyKey._meta.pk.column)} = %s"
+        f"WHERE {_column(IdempotencyKey._meta.pk)} = %s"
     )
     return sql, fields
 
@@ -155,6 +169,7 @@ def idempotent(handler):
                 record_pk, replay = _claim(request, key, fingerprint)
                 if replay is not None:
                     return replay
+                assert record_pk is not None, "_claim answers the key it took or the stored answer"
                 response = handler(view, request, *args, **kwargs)
                 _store_answer(record_pk, *_answer(response))
             return response

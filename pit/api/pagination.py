@@ -1,5 +1,7 @@
 """Pages of list answers: `?page=2&page_size=200` (at most 1000 a page)."""
 
+from typing import Any
+
 from rest_framework.pagination import PageNumberPagination
 
 
@@ -9,7 +11,7 @@ class PitPagination(PageNumberPagination):
     max_page_size = 1000
 
     def get_paginated_response_schema(self, schema):
-        link = {
+        link: dict[str, Any] = {
             "type": "string",
             "nullable": True,
             "format": "uri",

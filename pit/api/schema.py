@@ -36,7 +36,8 @@ class ErrorSerializer(serializers.Serializer):
     status = serializers.IntegerField(help_text="The HTTP status, repeated.")
     code = serializers.ChoiceField(choices=ERROR_CODES, help_text="What kind of error, for a program to act on.")
     message = serializers.CharField()
-    errors = serializers.DictField(
+    # A field, not Serializer.errors: DRF's metaclass takes declared fields out of the class body.
+    errors = serializers.DictField(  # type: ignore[assignment]
         child=serializers.ListField(child=serializers.CharField()),
         help_text="Field path (e.g. `wagers[2].amount`, `body`) -> problems; `{}` when no field is at fault.",
     )

@@ -3,7 +3,9 @@ field types of money, ASCII numbers and dates, and the base of the response seri
 plain functions build (docs/design/api.md)."""
 
 import re
+from collections.abc import Callable
 from decimal import Decimal
+from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -164,7 +166,7 @@ def recorded_by(row) -> str:
 class OutputSerializer(serializers.Serializer):
     """A response serializer whose fields document the answer; `data_function` builds it."""
 
-    data_function = None
+    data_function: Callable[[Any], dict[str, Any]]  # each response serializer sets its own (a staticmethod)
 
     def to_representation(self, instance):
         return type(self).data_function(instance)

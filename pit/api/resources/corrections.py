@@ -21,7 +21,8 @@ REASON_HELP = "Required: why (the misread stake, the misdeal), in words a pit bo
 
 # ------------------------------------------------------------------------------------------ inputs
 class CorrectionInputSerializer(StrictSerializer):
-    wagers = WagerInputSerializer(
+    # The stubs type only the child's arguments: many=True hands max_length to the ListSerializer.
+    wagers = WagerInputSerializer(  # type: ignore[call-arg]
         many=True,
         max_length=200,
         help_text="Every wager of the coup as it should stand (those left out no longer stand).",

@@ -2,7 +2,9 @@
 each answered with the engine's evaluation, the settlement of its wagers and its violations."""
 
 from collections import defaultdict
+from collections.abc import Mapping
 from decimal import Decimal
+from typing import Any, TypeVar
 
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
@@ -69,7 +71,8 @@ class CoupInputSerializer(StrictSerializer):
         help_text="The winner the table announced (checked against the cards); null or left out when the "
         "table reports none.",
     )
-    wagers = WagerInputSerializer(many=True, required=False, max_length=200)
+    # The stubs type only the child's arguments: many=True hands max_length to the ListSerializer.
+    wagers = WagerInputSerializer(many=True, required=False, max_length=200)  # type: ignore[call-arg]
 
     def to_internal_value(self, data) -> dict:
         # The fields above document the input; `coup_values` checks it, fast enough for a day's batch.
@@ -82,6 +85,24 @@ class CoupInputSerializer(StrictSerializer):
         serializers.Field.run_validators(self, value)
 
 
+_Declared = TypeVar("_Declared", bound=serializers.Field)
+
+
+def _declared(fields: Mapping[str, serializers.Field], name: str, kind: type[_Declared]) -> _Declared:
+    """The field declared as `name`, as the `kind` whose limits `coup_values` reads."""
+    field = fields[name]
+    if not isinstance(field, kind):
+        raise TypeError(f"{name!r} is declared as {type(field).__name__}, not {kind.__name__}")
+    return field
+
+
+def _limit(value: int | None) -> int:
+    """A limit `coup_values` enforces: every field it reads one from declares it."""
+    if value is None:
+        raise TypeError("a field coup_values reads a limit from declares none")
+    return value
+
+
 # A coup is checked by hand rather than field by field through DRF: the same rules and messages,
 # about twenty times faster, which is what lets a batch of a day's coups validate in milliseconds.
 # The names and limits are read from the fields declared above, once; tests/api/test_coup_values.py
@@ -90,17 +111,19 @@ _COUP_DECLARED = CoupInputSerializer().fields
 _WAGER_DECLARED = WagerInputSerializer().fields
 _COUP_FIELDS = frozenset(_COUP_DECLARED)
 _WAGER_FIELDS = frozenset(_WAGER_DECLARED)
-_NUMBER_MIN, _NUMBER_MAX = _COUP_DECLARED["number"].min_value, _COUP_DECLARED["number"].max_value
-_HANDS = tuple(
-    (hand, _COUP_DECLARED[hand].min_length, _COUP_DECLARED[hand].max_length) for hand in ("player", "banker")
-)
-_DATETIME = _COUP_DECLARED["dealt_at"]
-_WINNERS = frozenset(_COUP_DECLARED["reported_winner"].choices)
-_MAX_WAGERS = _COUP_DECLARED["wagers"].max_length
-_WAGER_INTEGERS = (("seat", _WAGER_DECLARED["seat"].min_value, _WAGER_DECLARED["seat"].max_value),)
-_MAX_BET = _WAGER_DECLARED["bet"].max_length
-_POSITIVE_MONEY = _WAGER_DECLARED["amount"]
-_MONEY_FIELD = _WAGER_DECLARED["paid"]
+_NUMBER = _declared(_COUP_DECLARED, "number", serializers.IntegerField)
+_NUMBER_MIN, _NUMBER_MAX = _limit(_NUMBER.min_value), _limit(_NUMBER.max_value)
+_CARDS = {hand: _declared(_COUP_DECLARED, hand, serializers.ListField) for hand in ("player", "banker")}
+_HANDS = tuple((hand, _limit(field.min_length), _limit(field.max_length)) for hand, field in _CARDS.items())
+_DATETIME = _declared(_COUP_DECLARED, "dealt_at", serializers.DateTimeField)
+_WINNERS = frozenset(_declared(_COUP_DECLARED, "reported_winner", serializers.ChoiceField).choices)
+# The stubs declare ListSerializer's max_length only as an argument; DRF keeps it as an attribute.
+_MAX_WAGERS = _limit(_declared(_COUP_DECLARED, "wagers", serializers.ListSerializer).max_length)  # type: ignore[attr-defined]
+_SEAT = _declared(_WAGER_DECLARED, "seat", serializers.IntegerField)
+_WAGER_INTEGERS = (("seat", _limit(_SEAT.min_value), _limit(_SEAT.max_value)),)
+_MAX_BET = _limit(_declared(_WAGER_DECLARED, "bet", serializers.CharField).max_length)
+_POSITIVE_MONEY = _declared(_WAGER_DECLARED, "amount", MoneyField)
+_MONEY_FIELD = _declared(_WAGER_DECLARED, "paid", MoneyField)
 _REQUIRED = "This field is required."
 _NULL = "This field may not be null."
 
@@ -120,7 +143,7 @@ def _integer(value, low: int, high: int) -> tuple[int | None, str | None]:
     return value, None
 
 
-def _money(field: MoneyField, value) -> tuple[Decimal | None, list | None]:
+def _money(field: MoneyField, value) -> tuple[Decimal | None, list[str] | None]:
     try:
         return field.to_internal_value(value), None
     except serializers.ValidationError as exc:
@@ -186,7 +209,7 @@ def coup_values(data) -> dict:
         for name in wager:
             if name not in _WAGER_FIELDS:
                 errors[f"{where}.{name}"] = ["Unknown field."]
-        item = {}
+        item: dict[str, Any] = {}
         for name, low, high in _WAGER_INTEGERS:
             if name not in wager:
                 errors[f"{where}.{name}"] = [_REQUIRED]
@@ -208,13 +231,13 @@ def coup_values(data) -> dict:
         if "amount" not in wager:
             errors[f"{where}.amount"] = [_REQUIRED]
         else:
-            item["amount"], problem = _money(_POSITIVE_MONEY, wager["amount"])
-            if problem:
-                errors[f"{where}.amount"] = problem
+            item["amount"], problems = _money(_POSITIVE_MONEY, wager["amount"])
+            if problems:
+                errors[f"{where}.amount"] = problems
         if wager.get("paid") is not None:
-            item["paid"], problem = _money(_MONEY_FIELD, wager["paid"])
-            if problem:
-                errors[f"{where}.paid"] = problem
+            item["paid"], problems = _money(_MONEY_FIELD, wager["paid"])
+            if problems:
+                errors[f"{where}.paid"] = problems
         values["wagers"].append(item)
     if errors:
         raise serializers.ValidationError(errors)
@@ -222,7 +245,8 @@ def coup_values(data) -> dict:
 
 
 class CoupBatchInputSerializer(StrictSerializer):
-    coups = CoupInputSerializer(many=True, min_length=1, max_length=MAX_BATCH_COUPS)
+    # The stubs type only the child's arguments: many=True hands the lengths to the ListSerializer.
+    coups = CoupInputSerializer(many=True, min_length=1, max_length=MAX_BATCH_COUPS)  # type: ignore[call-arg]
 
 
 # ------------------------------------------------------------------------------------------ outputs
@@ -349,7 +373,8 @@ class CoupBatchItemSerializer(serializers.Serializer):
     id = serializers.IntegerField(
         allow_null=True, help_text="The coup that holds the number (created now or before); null when invalid."
     )
-    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    # A field, not Serializer.errors: DRF's metaclass takes declared fields out of the class body.
+    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))  # type: ignore[assignment]
     coup = CoupSerializer(
         allow_null=True, required=False, help_text="Only with `?answer=full`: the coup as `GET /coups/{id}/` shows it."
     )
@@ -391,7 +416,7 @@ def _coup_data(coup: Coup, wagers: list[dict], recorded: list[tuple[str, str]]) 
     return coup_data(coup, wagers, violations)
 
 
-def coup_payload_created(coup: Coup, wagers: list[Wager]) -> dict:
+def coup_payload_created(coup: Coup, wagers: list[shoe_services.SettledWager]) -> dict:
     """A coup just created, as coups_payload shows it, from what was written (no query): all its
     wagers stand, and the rule checks that record violations run after commit."""
     ordered = sorted(wagers, key=lambda w: (w.seat, w.bet))
@@ -499,9 +524,11 @@ class ShoeCoupsView(APIView):
     )
     def get(self, request, shoe_id: int):
         shoe = shoe_for(request, shoe_id)
+        assert self.pagination_class is not None, "REST_FRAMEWORK sets DEFAULT_PAGINATION_CLASS"
         paginator = self.pagination_class()
         queryset = shoe.coups.select_related("recorded_by_device__table", "recorded_by_user").order_by("number")
         page = paginator.paginate_queryset(queryset, request, view=self)
+        assert page is not None, "PitPagination has a page size: it pages every list"
         return paginator.get_paginated_response(coups_payload(page))
 
     @extend_schema(
@@ -539,6 +566,7 @@ class ShoeCoupsView(APIView):
         except Conflict as exc:
             # Answered, not raised: the violation recorded for the clash must be kept.
             return error_response(409, "conflict", exc.message, exc.errors, exc.details)
+        assert outcome.coup is not None, "a created or existing coup's outcome carries it"
         if outcome.status == shoe_services.CoupOutcomeStatus.CREATED:
             # Answered from what was written; the coup holds its writer already.
             return Response(coup_payload_created(outcome.coup, outcome.wagers), status=status.HTTP_201_CREATED)

@@ -60,7 +60,8 @@ class DealerFiguresSerializer(serializers.Serializer):
     hours = serializers.DecimalField(max_digits=12, decimal_places=2)
     coups_per_hour = serializers.DecimalField(max_digits=12, decimal_places=1, allow_null=True)
     errors_per_1000_coups = serializers.DictField(child=serializers.DecimalField(max_digits=12, decimal_places=2))
-    errors = serializers.DictField(child=serializers.IntegerField())
+    # A field, not Serializer.errors: DRF's metaclass takes declared fields out of the class body.
+    errors = serializers.DictField(child=serializers.IntegerField())  # type: ignore[assignment]
     device_faults = serializers.IntegerField(help_text="Violations of their coups put down to a device or neither.")
     mispays = serializers.IntegerField()
     mispaid = serializers.DictField(

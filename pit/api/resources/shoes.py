@@ -45,7 +45,8 @@ class BoxCountInputSerializer(StrictSerializer):
 
 
 class ShoeCloseSerializer(StrictSerializer):
-    commission_box = BoxCountInputSerializer(many=True, max_length=99)
+    # The stubs type only the child's arguments: many=True hands max_length to the ListSerializer.
+    commission_box = BoxCountInputSerializer(many=True, max_length=99)  # type: ignore[call-arg]
     closed_at = AsciiDateTimeField(required=False, help_text="Default: now.")
 
 

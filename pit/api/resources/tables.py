@@ -1,5 +1,8 @@
 """Tables over the API: the list and one table (limits, paytable, dealing shoe); opening and closing."""
 
+from collections.abc import Callable
+from typing import ClassVar
+
 from django.db.models import OuterRef, Prefetch, Subquery
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
@@ -114,7 +117,7 @@ class TableDetailView(APIView):
 class _TableStatusView(APIView):
     write_permissions = ("tables.change_table",)
     device_access = DEVICE_READ_WRITE
-    service = None
+    service: ClassVar[Callable[..., Table]]  # the status change each view makes
 
     @idempotent
     def post(self, request, code: str):

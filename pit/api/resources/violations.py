@@ -1,5 +1,8 @@
 """Rule violations over the API: the list (filtered) and a pit boss's acknowledgement or resolution."""
 
+from collections.abc import Callable
+from typing import ClassVar
+
 import django_filters
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
@@ -88,7 +91,7 @@ class ViolationListView(generics.ListAPIView):
 
 class _ViolationReviewView(APIView):
     write_permissions = ("compliance.change_ruleviolation",)
-    service = None
+    service: ClassVar[Callable[..., RuleViolation]]  # the review each view records
 
     @idempotent
     def post(self, request, violation_id: int):
