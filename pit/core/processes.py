@@ -17,6 +17,10 @@ from django.db import connections
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
+# A child's answer through its pipe: ("done", its (index, result) pairs, what `finish` returned) or
+# ("failed", the traceback's text, None).
+Answer = tuple[str, Any, Any]
+
 
 class ChildProcessFailed(RuntimeError):
     """A child raised (the message carries its traceback) or ended without answering (killed)."""
@@ -58,7 +62,7 @@ def run_forked(
     taken = multiprocessing.get_context("fork").Value("i", 0)
 
     def take() -> list[tuple[int, Result]]:
-        results = []
+        results: list[tuple[int, Result]] = []
         while True:
             with taken.get_lock():
                 index = taken.value
@@ -93,13 +97,14 @@ def run_forked(
     )
 
 
-def _fork(take: Callable[[], list], finish: Callable[[], Any] | None) -> tuple[int, int]:
+def _fork(take: Callable[[], list[tuple[int, Any]]], finish: Callable[[], Any] | None) -> tuple[int, int]:
     """Fork a child that takes items, answers through a pipe and leaves; (its pid, the pipe's read end)."""
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(read_end)
         status = 0
+        answer: Answer
         try:
             results = take()
             answer = ("done", results, finish() if finish is not None else None)
@@ -115,8 +120,9 @@ def _fork(take: Callable[[], list], finish: Callable[[], Any] | None) -> tuple[i
     return pid, read_end
 
 
-def _answer(pid: int, read_end: int) -> tuple[str, Any, Any]:
+def _answer(pid: int, read_end: int) -> Answer:
     """A child's answer, once it has ended."""
+    answer: Answer
     with os.fdopen(read_end, "rb") as pipe:
         try:
             answer = pickle.load(pipe)  # noqa: S301 (our own child's answer)

@@ -54,14 +54,14 @@ def shingles_matching_postgresql(digests: list[int], first_day: dt.date, last_da
 
 def shingles_matching_orm(digests: list[int], first_day: dt.date, last_day: dt.date) -> list[tuple]:
     """The digests ORM_DIGESTS_PER_QUERY at a time (SQLite's limit on parameters); the shoes counted here."""
-    rows = []
+    rows: list[tuple] = []
     for start in range(0, len(digests), ORM_DIGESTS_PER_QUERY):
         rows += CardShingle.objects.filter(
             digest__in=digests[start : start + ORM_DIGESTS_PER_QUERY],
             gaming_day__gte=first_day,
             gaming_day__lte=last_day,
         ).values_list(*SHINGLE_COLUMNS)
-    holders = defaultdict(set)
+    holders: defaultdict[int, set[int]] = defaultdict(set)
     for row in rows:
         holders[row[2]].add(row[0])
     return [row for row in rows if len(holders[row[2]]) > 1]

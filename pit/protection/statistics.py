@@ -27,15 +27,22 @@ def deviation_sums_add(into: dict[int | None, list], totals: dict[int | None, li
 
 
 class Wager(Protocol):
-    """What the deviation sums read of a wager row."""
+    """What the deviation sums read of a wager row (read-only: a NamedTuple's fields are)."""
 
-    coup_id: int
-    seat: int
-    bet: str
-    amount_minor: int
-    payout_minor: int
-    commission_minor: int
-    result: str
+    @property
+    def coup_id(self) -> int: ...
+    @property
+    def seat(self) -> int: ...
+    @property
+    def bet(self) -> str: ...
+    @property
+    def amount_minor(self) -> int: ...
+    @property
+    def payout_minor(self) -> int: ...
+    @property
+    def commission_minor(self) -> int: ...
+    @property
+    def result(self) -> str: ...
 
 
 def deviation_totals(
@@ -58,22 +65,24 @@ def deviation_totals(
     by_day: dict[dt.date, dict[int | None, list]] = {}
     totals: dict[int | None, list] = deviation_sums()
     # The current coup's spread, of the whole table and of each seat.
+    spread_seats: dict[int, Decimal]
     spread_table, spread_seats = Decimal(0), {}
-    last_coup = None
+    last_coup: int | None = None
     # Written out: the hottest loop of the sweep's protection. Each wager goes to its seat's sums;
     # the table's are the seats' (but for the spread, squared per coup), added up at the end.
     for row in rows:
         coup_id, seat, amount = row.coup_id, row.seat, row.amount_minor
         if coup_id != last_coup:
             totals[None][2] += spread_table * spread_table
-            for who, spread in spread_seats.items():
-                totals[who][2] += spread * spread
+            for seated, spread in spread_seats.items():
+                totals[seated][2] += spread * spread
             spread_table, spread_seats = Decimal(0), {}
             last_coup = coup_id
             day, paytable_id = coup_of[coup_id]
-            totals = by_day.get(day)
-            if totals is None:
-                totals = by_day[day] = deviation_sums()
+            day_totals = by_day.get(day)
+            if day_totals is None:
+                day_totals = by_day[day] = deviation_sums()
+            totals = day_totals
         # A pit repeats the same few stakes: each stake's theoretical and spread computed once.
         key = (paytable_id, row.bet, amount)
         product = products.get(key)
@@ -88,8 +97,8 @@ def deviation_totals(
         spread_table += spread
         spread_seats[seat] = spread_seats.get(seat, 0) + spread
     totals[None][2] += spread_table * spread_table
-    for who, spread in spread_seats.items():
-        totals[who][2] += spread * spread
+    for seated, spread in spread_seats.items():
+        totals[seated][2] += spread * spread
     for totals in by_day.values():
         table = totals[None]
         for who, sums in totals.items():

@@ -6,6 +6,8 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 import logging
+from decimal import Decimal
+from typing import Any, cast
 
 from pit import game
 from pit.core.money import from_minor, settlement_unit
@@ -32,28 +34,30 @@ class RunContext:
         self.table_codes: dict[int, str] = {}
         self.table_status: dict[int, str] = {}
         self.table_events: dict[int, tuple[list, list]] = {}
-        self._memo: dict[tuple, object] = {}
+        # The engine's answers, keyed by what was asked first ("seen", "facts", "money", "coup", "limits",
+        # "settle"): each key's answer has that question's type.
+        self._memo: dict[tuple, Any] = {}
         self.clean_wagers: set[tuple] = set()
 
     def card_seen(self, decks: int, code: str, count: int, coup_id: int) -> list[game.Violation]:
         """The engine's capacity findings for one card seen `count` times in a shoe of `decks` decks,
         remembered by those (a shoe over capacity asks for every card of every coup)."""
         key = ("seen", decks, code, count)
-        found = self._memo.get(key)
+        found: list[game.Violation] | None = self._memo.get(key)
         if found is None:
             found = self._memo[key] = cards_seen(decks, {code: count}, coup_id)
         return found
 
     def relevant_facts(self, paytable_id: int, facts: frozenset[str]) -> frozenset[str]:
         key = ("facts", paytable_id, facts)
-        relevant = self._memo.get(key)
+        relevant: frozenset[str] | None = self._memo.get(key)
         if relevant is None:
             relevant = self._memo[key] = facts & self.paytables[paytable_id].facts_used()
         return relevant
 
-    def money(self, minor: int, currency: str):
+    def money(self, minor: int, currency: str) -> Decimal:
         key = ("money", minor, currency)
-        amount = self._memo.get(key)
+        amount: Decimal | None = self._memo.get(key)
         if amount is None:
             amount = self._memo[key] = from_minor(minor, currency)
         return amount
@@ -65,7 +69,8 @@ class RunContext:
         sets = self.limits[table_id]
         index = 0
         if moment is not None:
-            starts = [start for start, _ in sets]
+            # More than one set: all versioned, every start a moment (None only for the lone current set).
+            starts = cast("list[dt.datetime]", [start for start, _ in sets])
             index = max(bisect.bisect_right(starts, moment, lo=1) - 1, 0) if len(sets) > 1 else 0
         return index, sets[index][1]
 
@@ -83,7 +88,7 @@ class RunContext:
             dealt = game.Coup.from_codes(player=player_codes, banker=banker_codes)
             player, banker = dealt.player, dealt.banker
         key = ("coup", game.coup_signature(player, banker), reported)
-        known = self._memo.get(key)
+        known: tuple[bool, game.Evaluation | None] | None = self._memo.get(key)
         if known is not None:
             clean, evaluation = known
             return ([] if clean else game.verify_coup(game.Coup(player, banker), reported)), evaluation
@@ -125,7 +130,7 @@ class RunContext:
             self._memo.clear()
         memo = self._memo
         limit_key = ("limits", table_id, version, paytable_id, bet, currency, amount_minor)
-        over = memo.get(limit_key)
+        over: tuple[game.Violation, ...] | None = memo.get(limit_key)
         if over is None:
             seat_key = (*limit_key, seat)
             over = memo.get(seat_key)
@@ -135,7 +140,7 @@ class RunContext:
                 over = tuple(game.check_wager_limits(limits, [line], paytable.bet_increments))
                 memo[seat_key if over else limit_key] = over
         settle_key = ("settle", paytable_id, bet, currency, amount_minor, paid_minor, charged_minor, facts)
-        wrong = memo.get(settle_key)
+        wrong: tuple[game.Violation, ...] | None = memo.get(settle_key)
         if wrong is None:
             wrong = memo[settle_key] = tuple(
                 self._judge_settlement(paytable_id, bet, currency, amount_minor, paid_minor, charged_minor, evaluation)

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from pit import game
 from pit.compliance.checks.context import RunContext, cards_seen
 from pit.compliance.checks.findings import Finding
+
+if TYPE_CHECKING:  # chunk.py imports this module: its row type is imported for annotations only
+    from pit.compliance.checks.chunk import CoupRow
 
 logger = logging.getLogger(__name__)
 
@@ -17,7 +21,7 @@ class ShoeIntegrity:
     """One shoe's integrity, coup after coup in number order: `advance` for every coup of the shoe
     (the cards seen and the numbers count from the first), `findings` for those judged."""
 
-    def __init__(self, shoe: dict, coups: list[tuple]) -> None:
+    def __init__(self, shoe: dict, coups: list[CoupRow]) -> None:
         self.shoe = shoe
         self.seen = Counter(shoe["burn_cards"] or ())
         self.burn_codes = set(self.seen)
@@ -34,7 +38,9 @@ class ShoeIntegrity:
                 self.overdealt |= finding.code == "shoe_overdealt"
         except (ValueError, game.InvalidCard):
             logger.warning("shoe %s: cards that name no card", shoe["id"])
-        self.previous_number = self.last_number = None
+        # The numbers of the coup before the last advanced and of the last (None before the first).
+        self.previous_number: int | None = None
+        self.last_number: int | None = None
 
     def advance(self, player_codes: list[str], banker_codes: list[str], number: int) -> None:
         if self.over_capacity or self.overdealt:

@@ -5,18 +5,20 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
+from collections.abc import Sequence
+from typing import Any
 
 from django.conf import settings
 
 from pit.compliance.services import violation_record
 from pit.core.rows import values_rows
 from pit.game import sequences
-from pit.protection.checks.rows import PROTECTION_CHECK
+from pit.protection.checks.rows import PROTECTION_CHECK, CoupsByShoe
 from pit.protection.statistics import hours_over
 from pit.shoes.models import Coup, Shoe
 
 
-def coup_rates(shoes: list[Shoe], coups_by_shoe: dict[int, list[tuple]]) -> int:
+def coup_rates(shoes: list[Shoe], coups_by_shoe: CoupsByShoe) -> int:
     """More coups than PIT_PROTECTION_MAX_COUPS_PER_HOUR dealt within 60 minutes at a table: each
     table's coups around the chunk's shoes read once."""
     maximum = settings.PIT_PROTECTION_MAX_COUPS_PER_HOUR
@@ -46,7 +48,7 @@ def coup_rates(shoes: list[Shoe], coups_by_shoe: dict[int, list[tuple]]) -> int:
     return findings
 
 
-def _coup_rate(shoe: Shoe, coups: list[tuple], table_coups: list[tuple]) -> int:
+def _coup_rate(shoe: Shoe, coups: Sequence[tuple[Any, ...]], table_coups: list[tuple]) -> int:
     maximum = settings.PIT_PROTECTION_MAX_COUPS_PER_HOUR
     over = hours_over(table_coups, {row[0] for row in coups}, maximum, dt.timedelta(hours=1))
     for pk, count, clock_hour in over:

@@ -3,13 +3,19 @@ columns first and hands its rows over as they are), and the name their findings 
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 PROTECTION_CHECK = "game_protection"
 
 # A coup as game protection reads it (by position: the rule checks' sweep reads these first, then
 # columns of its own).
 COUP_COLUMNS = ("pk", "player_cards", "banker_cards", "gaming_day", "dealt_at", "paytable_id")
+
+# A chunk's coups per shoe, in number order: rows by position, COUP_COLUMNS (or the first of them)
+# first, then columns of the reader's own (the shoe; the rule checks' CoupRow fields). Only read here,
+# so the rule checks' lists of CoupRows are taken as they are.
+CoupsByShoe = Mapping[int, Sequence[tuple[Any, ...]]]
 
 
 class WagerRow(NamedTuple):

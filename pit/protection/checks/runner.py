@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -14,8 +15,14 @@ from pit.core.collection import collection_paused
 from pit.core.rows import AnyOf, values_rows
 from pit.protection.checks.coup_rate import coup_rates
 from pit.protection.checks.paytables import Paytables
-from pit.protection.checks.rows import COUP_COLUMNS, WAGER_COLUMNS, WagerRow, wager_rows
-from pit.protection.checks.shoe_sequences import SharedDigests, sequence_findings, sequences_found, sequences_record
+from pit.protection.checks.rows import COUP_COLUMNS, WAGER_COLUMNS, CoupsByShoe, WagerRow, wager_rows
+from pit.protection.checks.shoe_sequences import (
+    SequencesFound,
+    SharedDigests,
+    sequence_findings,
+    sequences_found,
+    sequences_record,
+)
 from pit.protection.checks.side_bets import advantage_play, side_bet_days, side_bet_expectations
 from pit.protection.checks.win_deviation import (
     DAY_LEVEL_WEEK,
@@ -43,7 +50,7 @@ class KeptDays:
     def keep(
         self,
         table_id: int,
-        coups: list[tuple],
+        coups: Sequence[tuple[Any, ...]],
         by_day: dict[dt.date, dict[int | None, list]],
         side_bets: dict[dt.date, SideBetDay],
     ) -> None:
@@ -104,12 +111,12 @@ class ProtectionRun:
         # A sweep's chunks look up only the digests two shoes could hold (see SharedDigests).
         self.shared = SharedDigests() if sweep else None
         # Chunks given in any order: per chunk, its shoe sequences found (None: left to the ordered pass).
-        self.found: dict[tuple[int, ...], dict | None] = {}
+        self.found: dict[tuple[int, ...], SequencesFound | None] = {}
 
     def shoes(
         self,
         shoe_ids: list[int],
-        coups_by_shoe: dict[int, list[tuple]] | None = None,
+        coups_by_shoe: CoupsByShoe | None = None,
         wagers_by_shoe: dict[int, list[WagerRow]] | None = None,
         *,
         sequences: str = INLINE,
@@ -138,6 +145,7 @@ class ProtectionRun:
     def expect_days(self, first_day: dt.date, last_day: dt.date) -> None:
         """A sweep over these gaming days: the digests two shoes hold around them, read now, once
         (for processes forked after this too)."""
+        assert self.shared is not None, "expect_days is for a sweep's run (sweep=True)"
         margin = dt.timedelta(days=settings.PIT_PROTECTION_REPEAT_DAYS)
         self.shared.held(first_day - margin, last_day + margin)
 
@@ -181,8 +189,8 @@ class ProtectionRun:
         """The tests over a table's whole gaming day (and week), once per table and day, not once per
         shoe. Returns the findings that hold over the whole run."""
         tables = Table.objects.in_bulk(list(self.table_days))
-        for table_id, days in sorted(self.table_days.items()):
-            days = sorted(days)
+        for table_id, touched in sorted(self.table_days.items()):
+            days = sorted(touched)
             # With `weekly`, the 7 gaming days ending on each: a week's sums are its days' sums.
             wanted = {day - dt.timedelta(days=back) for day in days for back in range(DAY_LEVEL_WEEK if weekly else 1)}
             with transaction.atomic():
@@ -216,13 +224,13 @@ def shoes_check(
     shoe_ids: list[int],
     table_days: dict[int, set[dt.date]],
     paytables: Paytables,
-    coups_by_shoe: dict[int, list[tuple]] | None = None,
+    coups_by_shoe: CoupsByShoe | None = None,
     wagers_by_shoe: dict[int, list[WagerRow]] | None = None,
     *,
     kept: KeptDays | None = None,
     shared: SharedDigests | None = None,
     sequences: str = ProtectionRun.INLINE,
-    found: dict[tuple[int, ...], dict | None] | None = None,
+    found: dict[tuple[int, ...], SequencesFound | None] | None = None,
 ) -> int:
     shoes = Shoe.objects.select_related("table").in_bulk(shoe_ids)
     if coups_by_shoe is None:
@@ -238,6 +246,7 @@ def shoes_check(
     if sequences == ProtectionRun.INLINE:
         findings = sequence_findings(checked, coups_by_shoe, shared)
     elif sequences == ProtectionRun.IF_INDEXED:  # recorded in order later
+        assert found is not None, "IF_INDEXED keeps what it finds in `found`"
         found[tuple(shoe_ids)] = sequences_found(checked, coups_by_shoe, shared, indexed_only=True)
     findings += coup_rates(checked, coups_by_shoe)
     if wagers_by_shoe is None:

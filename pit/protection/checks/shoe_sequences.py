@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections import Counter, defaultdict
+from typing import Literal, overload
 
 from django.conf import settings
 from django.db.models import F
@@ -15,12 +16,16 @@ from pit.compliance.services import violation_record
 from pit.core.rows import AnyOf, values_rows
 from pit.game import sequences
 from pit.game.sequences import NEW_DECK_RUN_LENGTH, SHINGLE_LENGTH
-from pit.protection.checks.rows import PROTECTION_CHECK
+from pit.protection.checks.rows import PROTECTION_CHECK, CoupsByShoe
 from pit.protection.models import CardShingle, IndexedShoe
 from pit.protection.persistence import digests_held_by_two_shoes, shingles_matching
 from pit.shoes.models import Coup, Shoe
 
 logger = logging.getLogger(__name__)
+
+# Per shoe with any: (per other shoe, its first repeat: (position here, position there, the coup of
+# this shoe and of the other that completed the shingle); [(new-deck run, the coup that completed it)]).
+SequencesFound = dict[int, tuple[dict[int, tuple[int, int, int, int]], list]]
 
 
 class SharedDigests:
@@ -49,20 +54,34 @@ class SharedDigests:
         return self.digests | self.indexed
 
 
-def sequence_findings(
-    shoes: list[Shoe], coups_by_shoe: dict[int, list[tuple]], shared: SharedDigests | None = None
-) -> int:
+def sequence_findings(shoes: list[Shoe], coups_by_shoe: CoupsByShoe, shared: SharedDigests | None = None) -> int:
     """Index the shoes' shingles, find them in other shoes, and runs in new-deck order; record them."""
     return sequences_record(sequences_found(shoes, coups_by_shoe, shared))
 
 
+@overload
 def sequences_found(
     shoes: list[Shoe],
-    coups_by_shoe: dict[int, list[tuple]],
+    coups_by_shoe: CoupsByShoe,
+    shared: SharedDigests | None = None,
+    *,
+    indexed_only: Literal[False] = False,
+) -> SequencesFound: ...
+@overload
+def sequences_found(
+    shoes: list[Shoe],
+    coups_by_shoe: CoupsByShoe,
+    shared: SharedDigests | None = None,
+    *,
+    indexed_only: bool,
+) -> SequencesFound | None: ...
+def sequences_found(
+    shoes: list[Shoe],
+    coups_by_shoe: CoupsByShoe,
     shared: SharedDigests | None = None,
     *,
     indexed_only: bool = False,
-) -> dict[int, tuple[dict[int, tuple[int, int, int, int]], list]] | None:
+) -> SequencesFound | None:
     """Index the shoes' shingles, then find them in other shoes, and runs in new-deck order. Returns,
     per shoe with any, (per other shoe, its first repeat: (position here, position there, the coup of
     this shoe and of the other that completed the shingle); [(new-deck run, the coup that completed
@@ -127,7 +146,7 @@ def sequences_found(
     return found
 
 
-def sequences_record(found: dict[int, tuple[dict[int, tuple[int, int, int, int]], list]]) -> int:
+def sequences_record(found: SequencesFound) -> int:
     """Record what `sequences_found` found, shoe by shoe in id order. Returns the findings."""
     if not found:
         return 0

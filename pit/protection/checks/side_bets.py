@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from django.conf import settings
 from django.db.models import F
@@ -17,7 +18,7 @@ from pit.core.money import from_minor
 from pit.core.rows import AnyOf, values_rows
 from pit.game import counting
 from pit.protection.checks.paytables import Paytables
-from pit.protection.checks.rows import PROTECTION_CHECK, WagerRow
+from pit.protection.checks.rows import PROTECTION_CHECK, CoupsByShoe, WagerRow
 from pit.protection.models import SideBetExpectation
 from pit.protection.statistics import SideBetDay, seat_chances
 from pit.shoes.models import Coup, Shoe, Wager
@@ -29,7 +30,7 @@ ADVANTAGE_DAYS_PER_READ = 31
 
 
 def side_bet_expectations(
-    shoes: list[Shoe], coups_by_shoe: dict[int, list[tuple]], paytables: Paytables
+    shoes: list[Shoe], coups_by_shoe: CoupsByShoe, paytables: Paytables
 ) -> dict[int, dict[str, bool]]:
     """Store, for each coup that has none yet, every side bet's exact expectation from the cards seen
     before it (the burn and the earlier coups, in number order). Returns, per coup, whether each of
@@ -45,7 +46,7 @@ def side_bet_expectations(
             bets = worth[coup_id] = {}
         bets[bet] = positive
     stored = worth.keys()
-    new = []
+    new: list[SideBetExpectation] = []
     for shoe in shoes:
         coups = coups_by_shoe[shoe.pk]
         if all(row[0] in stored for row in coups):
@@ -71,7 +72,9 @@ def side_bet_expectations(
     return worth
 
 
-def side_bet_days(coups: list[tuple], wagers: Iterable[WagerRow], worth: dict[int, dict[str, bool]]) -> dict:
+def side_bet_days(
+    coups: Sequence[tuple[Any, ...]], wagers: Iterable[WagerRow], worth: dict[int, dict[str, bool]]
+) -> dict:
     """One shoe's side bets for advantage play, per gaming day (`SideBetDay`): its coups' side-bet
     expectations, and its wagers on bets that had one."""
     by_day: dict[dt.date, SideBetDay] = {}

@@ -4,6 +4,7 @@ the gaming day and the week. Design: docs/design/protection-checks.md."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from decimal import Decimal
 
 from django.conf import settings
@@ -22,7 +23,7 @@ DAY_LEVEL_WEEK = 7
 
 
 def wager_deviation_totals(
-    wagers: list[WagerRow], paytables: Paytables, coup_of: dict[int, tuple[dt.date, int]]
+    wagers: Iterable[WagerRow], paytables: Paytables, coup_of: dict[int, tuple[dt.date, int]]
 ) -> dict[dt.date, dict[int | None, list]]:
     """The deviation sums of wagers in coup order, per gaming day (`coup_of`: each coup's day and paytable)."""
     return deviation_totals(wagers, coup_of, edges=paytables.edges, products=paytables.products, lose=WagerResult.LOSE)
