@@ -32,8 +32,15 @@ run: migrate
 	trap 'if [ -n "$$live" ]; then kill $$live 2>/dev/null; fi' EXIT INT TERM; \
 	$(MANAGE) runpit --host $(HOST) --port $(PORT) --demo-logins
 
+# On every core (pytest-xdist; PYTEST_XDIST_AUTO_NUM_WORKERS=N for N workers), without the long
+# simulations and equivalence runs (marked slow), the slowest tests listed at the end.
 test: install
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -n auto -m "not slow" --durations=20
+
+# Everything, the slow tests too: what CI runs.
+.PHONY: test-all
+test-all: install
+	$(VENV)/bin/pytest -n auto --durations=30
 
 bench: install
 	$(PY) tests/benchmarks/run_all.py

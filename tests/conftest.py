@@ -3,10 +3,15 @@
 Tests marked `postgres` need DATABASE_URL=postgres://...; tests marked `redis` need a real broker
 (CELERY_BROKER_URL=redis://... or amqp://...). On the embedded default they are deselected (not
 skipped) and the summary says so. When CI is set, a service test that skips fails instead (a
-server that went away can never pass as green), and with PIT_REQUIRE_SERVICES=1 a run that would
-deselect service tests is refused outright.
+server that went away can never pass as green), and with PIT_REQUIRE_SERVICES=1 a run without
+both services is refused outright.
+
+Under pytest-xdist (`make test`) every rule holds per worker process, each with its own test
+database and var folder (pit/settings/test.py); the tests that start real workers against the one
+broker (`redis`) take turns across the workers; and the summary counts what the workers collected.
 """
 
+import fcntl
 import os
 
 import pytest
@@ -26,6 +31,17 @@ def _needs_services(item) -> bool:
     return any(item.get_closest_marker(name) for name in SERVICE_MARKERS)
 
 
+def pytest_configure(config):
+    # Here and not at collection: under xdist only the workers collect, and a worker's error in
+    # collection reaches the controller as an internal error without its message.
+    missing = [name for name, present in _available_services().items() if not present]
+    if missing and os.environ.get("CI") and os.environ.get("PIT_REQUIRE_SERVICES"):
+        raise pytest.UsageError(
+            f"service tests cannot run without {' and '.join(missing)}: DATABASE_URL must be postgres:// and "
+            "CELERY_BROKER_URL redis:// or amqp:// when PIT_REQUIRE_SERVICES is set"
+        )
+
+
 def pytest_collection_modifyitems(config, items):
     available = _available_services()
     keep, deselected = [], []
@@ -33,17 +49,27 @@ def pytest_collection_modifyitems(config, items):
         missing = [name for name in SERVICE_MARKERS if item.get_closest_marker(name) and not available[name]]
         (deselected if missing else keep).append(item)
     if deselected:
-        if os.environ.get("CI") and os.environ.get("PIT_REQUIRE_SERVICES"):
-            raise pytest.UsageError(
-                f"{len(deselected)} service tests cannot run: DATABASE_URL must be postgres:// and "
-                "CELERY_BROKER_URL redis:// or amqp:// when PIT_REQUIRE_SERVICES is set"
-            )
         config.hook.pytest_deselected(items=deselected)
         items[:] = keep
     config.stash[_service_counts] = (sum(1 for item in keep if _needs_services(item)), len(deselected))
 
 
 _service_counts = pytest.StashKey[tuple[int, int]]()
+
+
+def pytest_sessionfinish(session):
+    """An xdist worker hands its counts to the controller, which collected nothing itself."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["service_counts"] = session.config.stash.get(_service_counts, (0, 0))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """Every worker collects the whole selection: any one's counts are the run's."""
+    counts = getattr(node, "workeroutput", {}).get("service_counts")
+    if counts is not None:
+        node.config.stash[_service_counts] = tuple(counts)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -64,6 +90,21 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     terminalreporter.write_line(
         f"service tests (postgres/redis): {selected} ran on {database} + {broker}, {deselected} deselected"
     )
+
+
+@pytest.fixture(autouse=True)
+def _one_broker_test_at_a_time(request, tmp_path_factory):
+    """A `redis` test flushes the broker, starts real workers on it and counts its queues: under
+    xdist one such test runs at a time across the workers (a lock in the run's own temporary folder,
+    taken before the test's fixtures start anything), or one test's worker would take another's
+    tasks. xdist's own grouping (`xdist_group` with `--dist loadgroup`) cannot rename a test's node
+    id under pytest 9.2, and so groups nothing."""
+    if request.node.get_closest_marker("redis") is None or not os.environ.get("PYTEST_XDIST_WORKER"):
+        yield
+        return
+    with (tmp_path_factory.getbasetemp().parent / "broker.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, after the test's teardown
+        yield
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -1,8 +1,21 @@
 """Settings for the test suite: whatever database and broker the environment names, tasks eager
 unless a test starts a real worker."""
 
-from pit.settings.base import *  # noqa: F403
-from pit.settings.components.environment import env
+import os
+from pathlib import Path
+
+# pytest-xdist runs the suite in several processes (gw0, gw1, ...), each with a test database of
+# its own: each gets a var folder of its own too (the filesystem broker, exports, archives), set in
+# the environment before the base settings read it so that every path under it follows. A process
+# a test starts inherits the folder as it is (its name is already the worker's).
+_xdist_worker = os.environ.get("PYTEST_XDIST_WORKER")
+if _xdist_worker:
+    _var_dir = Path(os.environ.get("PIT_VAR_DIR") or Path(__file__).resolve().parents[2] / "var")
+    if _var_dir.name != _xdist_worker:
+        os.environ["PIT_VAR_DIR"] = str(_var_dir / _xdist_worker)
+
+from pit.settings.base import *  # noqa: E402, F403
+from pit.settings.components.environment import env  # noqa: E402
 
 SECRET_KEY = "test-only-secret-key-not-for-production-use-0123456789"
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -257,6 +257,7 @@ def _largest_batch() -> bytes:
     return json.dumps({"coups": coups}, indent=2).encode()
 
 
+@pytest.mark.slow
 def test_the_largest_batch_with_realistic_wagers_fits_the_body_limit(device, shoe):
     body = _largest_batch()
     assert len(body) <= settings.PIT_API_MAX_BODY_BYTES == settings.DATA_UPLOAD_MAX_MEMORY_SIZE

@@ -15,6 +15,8 @@ from pit.shoes.models import Coup
 from tests.compliance import reference_checks
 from tests.floor.conftest import NOW, pit_tables  # noqa: F401 (the fixture)
 
+pytestmark = pytest.mark.slow
+
 FAULTS = {
     "wrong_draw": 0.04,
     "misreported_winner": 0.04,

@@ -16,6 +16,9 @@ ENV_EXAMPLE = ROOT / "deploy" / "env.example"
 GUNICORN_CONF = ROOT / "deploy" / "gunicorn.conf.py"
 SETTINGS_FILES = sorted((ROOT / "pit" / "settings").rglob("*.py"))
 VARIABLE_LINE = re.compile(r"^#?(?P<name>[A-Z][A-Z0-9_]*)=(?P<value>.*)$")
+# Set for the process by a tool, never by whoever configures pit: pytest-xdist names its worker
+# (pit/settings/test.py gives each worker a var folder of its own).
+SET_BY_TOOLS = {"PYTEST_XDIST_WORKER"}
 
 
 def _string_arg(call: ast.Call) -> str | None:
@@ -60,7 +63,7 @@ def settings_variables() -> dict[str, list[str]]:
     """Each variable the settings read, with the settings files that read it."""
     found: dict[str, list[str]] = {}
     for path in SETTINGS_FILES:
-        for name in variables_read(path.read_text()):
+        for name in variables_read(path.read_text()) - SET_BY_TOOLS:
             found.setdefault(name, []).append(str(path.relative_to(ROOT)))
     return found
 

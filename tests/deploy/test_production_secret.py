@@ -43,7 +43,8 @@ def _load_settings(secret: str) -> subprocess.CompletedProcess:
         ("", "DJANGO_SECRET_KEY is empty"),
         ("short-secret", "DJANGO_SECRET_KEY is too weak (12 characters)"),
         ("x" * 60, "DJANGO_SECRET_KEY is too weak (60 characters)"),
-        ("django-insecure-" + secrets.token_urlsafe(50), "DJANGO_SECRET_KEY is too weak"),
+        # A fixed id: every xdist worker collects the same tests, by id, and this secret is new each time.
+        pytest.param("django-insecure-" + secrets.token_urlsafe(50), "DJANGO_SECRET_KEY is too weak", id="insecure"),
     ],
 )
 def test_production_settings_refuse_an_empty_or_weak_secret(secret, why):

@@ -33,6 +33,7 @@ TABLES = ["BB1", "MN2"]
 HONEST_MISTAKES = {"wrong_payout": 0.002, "wrong_draw": 0.001}
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_thirty_honest_days_raise_no_protection_alarm(pit_tables, django_capture_on_commit_callbacks):
     # Played as a floor system posts a backlog; the checks then run as the nightly sweep and beat run them.

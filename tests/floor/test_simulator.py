@@ -82,6 +82,7 @@ def test_parse_fault_rates_refuses_what_it_cannot_read(text, message):
 # ------------------------------------------------------------------------------ repeatability
 
 
+@pytest.mark.slow
 def test_the_same_seed_deals_the_same_cards_wagers_and_faults(pit_tables, play):
     faults = {"wrong_draw": 0.05, "misreported_winner": 0.05, "wrong_payout": 0.05, "miscounted_box": 0.5}
     first = play(tables=["BB1", "MN1"], seed=11, faults=faults)
@@ -125,6 +126,7 @@ def test_shoes_are_real_eight_deck_shoes_dealt_to_the_cut_card(pit_tables, play)
     assert shoe.coups.order_by("-dealt_at").first().dealt_at <= NOW
 
 
+@pytest.mark.slow
 def test_wagers_keep_to_the_limits_increments_and_offered_bets(pit_tables, play):
     play(tables=[t.code for t in pit_tables], seed=5)
     for table in pit_tables:
@@ -152,6 +154,7 @@ def test_wagers_keep_to_the_limits_increments_and_offered_bets(pit_tables, play)
 # ------------------------------------------------------------------------------ honest dealing
 
 
+@pytest.mark.slow
 def test_an_honest_dealer_raises_no_violation_and_every_box_balances(pit_tables, play):
     codes = [t.code for t in pit_tables]
     result = play(tables=codes, seed=1, days=2, shoes_per_day=1)
@@ -190,6 +193,7 @@ def _found(fault: InjectedFault) -> bool:
     return found.exists()
 
 
+@pytest.mark.slow
 def test_every_injected_fault_is_found_and_nothing_else(pit_tables, play):
     faults = {
         "wrong_draw": 0.04,

@@ -78,6 +78,7 @@ def weights_as_dict(counts):
     return {_KEYS[i]: int(ways) for i, ways in enumerate(weights.tolist()) if ways}, denominator
 
 
+@pytest.mark.slow
 def test_fast_equals_reference_on_5000_random_depleted_shoes():
     shoes = random_shoes(5000, seed=14)
     assert len({shoe.counts for shoe in shoes}) > 4500
