@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from pit.archive.models import ArchiveAction, MonthArchive
+from pit.core.db import is_postgresql
 from pit.core.gaming_day import current_gaming_day
 from pit.core.immutable import protect_sql
 from pit.core.partitions import (
@@ -37,7 +38,7 @@ class ArchiveRefused(Exception):
 
 
 def _require_postgres() -> None:
-    if connection.vendor != "postgresql":
+    if not is_postgresql():
         raise ArchiveRefused("partitions are PostgreSQL's; the embedded SQLite database keeps plain tables")
 
 
@@ -65,7 +66,7 @@ def partitions_ensure(*, months_ahead: int | None = None, today: dt.date | None 
     logged at WARNING. A month that cannot have its
     partition (an archived month whose detached table is still there) stays in the DEFAULT
     partition and is reported at ERROR."""
-    if connection.vendor != "postgresql":
+    if not is_postgresql():
         return Ensured([], {}, {})
     ahead = settings.PIT_PARTITION_MONTHS_AHEAD if months_ahead is None else months_ahead
     first = month_start(today or current_gaming_day())

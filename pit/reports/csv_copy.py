@@ -19,6 +19,7 @@ from django.db import connections, router
 from django.db.models import F
 from django.utils import timezone
 
+from pit.core.db import is_postgresql
 from pit.core.money import minor_unit
 from pit.core.replica import replica_reads
 from pit.ledger.models import CommissionEntry
@@ -163,7 +164,7 @@ def commission_detail_csv_lines(filters: ReportFilters) -> CopyLines | None:
     with replica_reads():
         alias = router.db_for_read(CommissionEntry) or "default"
     zone = report_time_zone()
-    if connections[alias].vendor != "postgresql" or zone is None:
+    if not is_postgresql(alias) or zone is None:
         return None
     shared = connections[alias].in_atomic_block
     return CopyLines(_copy_out(alias, filters, zone, shared), not shared)

@@ -4,7 +4,7 @@ from django.db.models import Exists, F, OuterRef, Q, Sum
 from django.db.models.functions import Coalesce
 
 from pit.core.rows import AnyOf
-from pit.shoes.models import CorrectionKind, CoupCorrection, Wager, WagerResult
+from pit.shoes.models import CoupCorrection, Wager, WagerResult
 
 
 def standing_condition(prefix: str = "") -> Q:
@@ -40,16 +40,6 @@ def wagers_standing(queryset=None):
     """The wagers that stand after every correction and void: what settles, what reports add up,
     what the rule checks judge. `queryset` narrows it (default: every wager)."""
     return (queryset if queryset is not None else Wager.objects.all()).filter(standing_condition())
-
-
-def coups_voided(coup_ids) -> set[int]:
-    """Which of these coups stand voided (their latest correction is a void)."""
-    latest = CoupCorrection.objects.filter(coup_id=OuterRef("coup_id"), sequence__gt=OuterRef("sequence"))
-    return set(
-        CoupCorrection.objects.filter(coup_id__in=coup_ids, kind=CorrectionKind.VOID)
-        .filter(~Exists(latest))
-        .values_list("coup_id", flat=True)
-    )
 
 
 def wager_money_sums() -> dict:

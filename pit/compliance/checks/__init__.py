@@ -12,6 +12,7 @@ from django.db.models import Q
 
 from pit.compliance.checks.findings import CheckTotals
 from pit.compliance.checks.runner import shoes_check, shoes_check_fanned_out
+from pit.core.db import is_postgresql
 from pit.core.outbox import outbox_owed_row, outbox_pending, outbox_take_over
 from pit.core.processes import fork_available
 from pit.core.queues import VERIFY_TASK
@@ -83,7 +84,7 @@ def sweep_processes() -> int:
     """How many processes a sweep runs in: PIT_SWEEP_PROCESSES on PostgreSQL, outside a transaction
     (other processes could not see what it has not committed); one on SQLite."""
     wanted = settings.PIT_SWEEP_PROCESSES
-    if wanted <= 1 or connection.vendor != "postgresql" or connection.in_atomic_block or not fork_available():
+    if wanted <= 1 or not is_postgresql() or connection.in_atomic_block or not fork_available():
         return 1
     return wanted
 

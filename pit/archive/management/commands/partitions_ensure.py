@@ -1,10 +1,10 @@
 """Make the month partitions of coups, wagers and commission entries ahead (what beat does nightly)."""
 
 from django.core.management.base import CommandError
-from django.db import connection
 
 from pit.archive.services import partitions_ensure
 from pit.core.arguments import PitCommand, at_least
+from pit.core.db import is_postgresql
 
 
 class Command(PitCommand):
@@ -19,7 +19,7 @@ class Command(PitCommand):
         parser.add_argument("--months", type=at_least(0), default=None, help="months ahead of this one")
 
     def handle(self, *args, months=None, **options):
-        if connection.vendor != "postgresql":
+        if not is_postgresql():
             self.stdout.write("SQLite keeps plain tables: nothing to partition")
             return
         result = partitions_ensure(months_ahead=months)

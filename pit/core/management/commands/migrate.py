@@ -15,6 +15,7 @@ from django.core.management.base import CommandError
 from django.core.management.commands.migrate import Command as DjangoMigrateCommand
 from django.db import connections, transaction
 
+from pit.core.db import is_postgresql
 from pit.core.immutable import runtime_privileges_sql
 
 OWNER_KEYS = ("NAME", "USER", "PASSWORD", "HOST", "PORT")
@@ -42,7 +43,7 @@ class Command(DjangoMigrateCommand):
         connection.settings_dict["OPTIONS"] = {**runtime.get("OPTIONS", {}), **owner.get("OPTIONS", {})}
         try:
             super().handle(*args, **options)
-            if connection.vendor == "postgresql" and runtime["USER"] and runtime["USER"] != owner["USER"]:
+            if is_postgresql(options["database"]) and runtime["USER"] and runtime["USER"] != owner["USER"]:
                 with transaction.atomic(using=connection.alias), connection.cursor() as cursor:
                     for statement in runtime_privileges_sql(connection, runtime["USER"]):
                         cursor.execute(statement)
