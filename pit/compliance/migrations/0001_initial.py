@@ -12,9 +12,9 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
+        migrations.swappable_dependency(settings.AUTH_USER_MODEL),
         ("shoes", "0001_initial"),
         ("tables", "0001_initial"),
-        migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
@@ -108,6 +108,25 @@ class Migration(migrations.Migration):
             ],
             options={
                 "ordering": ["-found_at", "-id"],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("severity__in", ["low", "medium", "high"])), name="violation_severity_valid"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("status__in", ["open", "acknowledged", "resolved", "dismissed"])),
+                        name="violation_status_valid",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            ("status", "open"),
+                            models.Q(
+                                models.Q(("status_note", ""), _negated=True), ("status_changed_at__isnull", False)
+                            ),
+                            _connector="OR",
+                        ),
+                        name="violation_review_has_note",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
@@ -228,30 +247,6 @@ class Migration(migrations.Migration):
         migrations.AddIndex(
             model_name="ruleviolation",
             index=models.Index(fields=["status", "gaming_day"], name="violation_status_day"),
-        ),
-        migrations.AddConstraint(
-            model_name="ruleviolation",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("severity__in", ["low", "medium", "high"])), name="violation_severity_valid"
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="ruleviolation",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("status__in", ["open", "acknowledged", "resolved", "dismissed"])),
-                name="violation_status_valid",
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="ruleviolation",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    ("status", "open"),
-                    models.Q(models.Q(("status_note", ""), _negated=True), ("status_changed_at__isnull", False)),
-                    _connector="OR",
-                ),
-                name="violation_review_has_note",
-            ),
         ),
         pgtrigger.migrations.AddTrigger(
             model_name="ruleviolation",

@@ -16,8 +16,8 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ("accounts", "0002_initial"),
-        ("shoes", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
+        ("shoes", "0001_initial"),
     ]
 
     operations = [
@@ -128,6 +128,52 @@ class Migration(migrations.Migration):
             options={
                 "verbose_name_plural": "commission entries",
                 "ordering": ["shoe", "seat", "id"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("kind", "accrued")),
+                        fields=("wager",),
+                        name="commission_one_accrual_per_wager",
+                    ),
+                    models.UniqueConstraint(
+                        condition=models.Q(("collection_reason", "shuffle"), ("kind", "collected")),
+                        fields=("shoe", "seat"),
+                        name="commission_one_shuffle_collection_per_seat",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("kind__in", ["accrued", "collected", "reversal"])),
+                        name="commission_kind_valid",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(
+                                ("amount_minor__gt", 0),
+                                ("kind", "accrued"),
+                                ("reverses__isnull", True),
+                                ("wager__isnull", False),
+                            ),
+                            models.Q(("amount_minor__lte", 0), ("kind", "collected"), ("reverses__isnull", True)),
+                            models.Q(
+                                ("collection_reason__in", ["shuffle", "supplement"]),
+                                ("kind", "collected"),
+                                ("reverses__isnull", True),
+                            ),
+                            models.Q(("kind", "reversal"), ("reverses__isnull", False)),
+                            _connector="OR",
+                        ),
+                        name="commission_entry_shape",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(
+                                ("collection_reason__in", ["shuffle", "player_left", "supplement"]),
+                                ("kind", "collected"),
+                            ),
+                            models.Q(models.Q(("kind", "collected"), _negated=True), ("collection_reason", "")),
+                            _connector="OR",
+                        ),
+                        name="commission_collection_reason",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
@@ -192,6 +238,31 @@ class Migration(migrations.Migration):
             ],
             options={
                 "ordering": ["-reconciled_at"],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("status__in", ["balanced", "variance", "explained"])),
+                        name="reconciliation_status_valid",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            (
+                                "variance_minor",
+                                django.db.models.expressions.CombinedExpression(
+                                    models.F("counted_minor"), "-", models.F("expected_minor")
+                                ),
+                            )
+                        ),
+                        name="reconciliation_variance_is_counted_minus_expected",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(("status", "explained"), _negated=True),
+                            models.Q(models.Q(("explanation", ""), _negated=True), ("explained_at__isnull", False)),
+                            _connector="OR",
+                        ),
+                        name="reconciliation_explained_has_note",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
@@ -297,6 +368,20 @@ class Migration(migrations.Migration):
             ],
             options={
                 "ordering": ["reconciliation", "seat"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("reconciliation", "seat"), name="reconciliation_seat_unique"),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            (
+                                "variance_minor",
+                                django.db.models.expressions.CombinedExpression(
+                                    models.F("counted_minor"), "-", models.F("expected_minor")
+                                ),
+                            )
+                        ),
+                        name="reconciliation_seat_variance_is_counted_minus_expected",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
@@ -358,6 +443,26 @@ class Migration(migrations.Migration):
             ],
             options={
                 "ordering": ["reconciliation", "sequence"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("reconciliation", "sequence"), name="reconciliation_supplement_sequence_unique"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            (
+                                "variance_minor",
+                                django.db.models.expressions.CombinedExpression(
+                                    models.F("counted_minor"), "-", models.F("expected_minor")
+                                ),
+                            )
+                        ),
+                        name="reconciliation_supplement_variance_is_counted_minus_expected",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("status__in", ["balanced", "variance"])),
+                        name="reconciliation_supplement_status_valid",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
@@ -394,6 +499,22 @@ class Migration(migrations.Migration):
             ],
             options={
                 "ordering": ["supplement", "seat"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("supplement", "seat"), name="reconciliation_supplement_seat_unique"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            (
+                                "variance_minor",
+                                django.db.models.expressions.CombinedExpression(
+                                    models.F("counted_minor"), "-", models.F("expected_minor")
+                                ),
+                            )
+                        ),
+                        name="reconciliation_supplement_seat_variance_is_counted_minus_expected",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
@@ -457,93 +578,6 @@ class Migration(migrations.Migration):
                 ],
             },
         ),
-        migrations.AddConstraint(
-            model_name="commissionentry",
-            constraint=models.UniqueConstraint(
-                condition=models.Q(("kind", "accrued")), fields=("wager",), name="commission_one_accrual_per_wager"
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="commissionentry",
-            constraint=models.UniqueConstraint(
-                condition=models.Q(("collection_reason", "shuffle"), ("kind", "collected")),
-                fields=("shoe", "seat"),
-                name="commission_one_shuffle_collection_per_seat",
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="commissionentry",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("kind__in", ["accrued", "collected", "reversal"])), name="commission_kind_valid"
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="commissionentry",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    models.Q(
-                        ("amount_minor__gt", 0),
-                        ("kind", "accrued"),
-                        ("reverses__isnull", True),
-                        ("wager__isnull", False),
-                    ),
-                    models.Q(("amount_minor__lte", 0), ("kind", "collected"), ("reverses__isnull", True)),
-                    models.Q(
-                        ("collection_reason__in", ["shuffle", "supplement"]),
-                        ("kind", "collected"),
-                        ("reverses__isnull", True),
-                    ),
-                    models.Q(("kind", "reversal"), ("reverses__isnull", False)),
-                    _connector="OR",
-                ),
-                name="commission_entry_shape",
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="commissionentry",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    models.Q(
-                        ("collection_reason__in", ["shuffle", "player_left", "supplement"]), ("kind", "collected")
-                    ),
-                    models.Q(models.Q(("kind", "collected"), _negated=True), ("collection_reason", "")),
-                    _connector="OR",
-                ),
-                name="commission_collection_reason",
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="reconciliation",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("status__in", ["balanced", "variance", "explained"])),
-                name="reconciliation_status_valid",
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="reconciliation",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    (
-                        "variance_minor",
-                        django.db.models.expressions.CombinedExpression(
-                            models.F("counted_minor"), "-", models.F("expected_minor")
-                        ),
-                    )
-                ),
-                name="reconciliation_variance_is_counted_minus_expected",
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="reconciliation",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    models.Q(("status", "explained"), _negated=True),
-                    models.Q(models.Q(("explanation", ""), _negated=True), ("explained_at__isnull", False)),
-                    _connector="OR",
-                ),
-                name="reconciliation_explained_has_note",
-            ),
-        ),
         pgtrigger.migrations.AddTrigger(
             model_name="reconciliation",
             trigger=pgtrigger.compiler.Trigger(
@@ -585,71 +619,6 @@ class Migration(migrations.Migration):
                     table="ledger_reconciliation",
                     when="AFTER",
                 ),
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="reconciliationseat",
-            constraint=models.UniqueConstraint(fields=("reconciliation", "seat"), name="reconciliation_seat_unique"),
-        ),
-        migrations.AddConstraint(
-            model_name="reconciliationseat",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    (
-                        "variance_minor",
-                        django.db.models.expressions.CombinedExpression(
-                            models.F("counted_minor"), "-", models.F("expected_minor")
-                        ),
-                    )
-                ),
-                name="reconciliation_seat_variance_is_counted_minus_expected",
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="reconciliationsupplement",
-            constraint=models.UniqueConstraint(
-                fields=("reconciliation", "sequence"), name="reconciliation_supplement_sequence_unique"
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="reconciliationsupplement",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    (
-                        "variance_minor",
-                        django.db.models.expressions.CombinedExpression(
-                            models.F("counted_minor"), "-", models.F("expected_minor")
-                        ),
-                    )
-                ),
-                name="reconciliation_supplement_variance_is_counted_minus_expected",
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="reconciliationsupplement",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("status__in", ["balanced", "variance"])),
-                name="reconciliation_supplement_status_valid",
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="reconciliationsupplementseat",
-            constraint=models.UniqueConstraint(
-                fields=("supplement", "seat"), name="reconciliation_supplement_seat_unique"
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="reconciliationsupplementseat",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    (
-                        "variance_minor",
-                        django.db.models.expressions.CombinedExpression(
-                            models.F("counted_minor"), "-", models.F("expected_minor")
-                        ),
-                    )
-                ),
-                name="reconciliation_supplement_seat_variance_is_counted_minus_expected",
             ),
         ),
     ]

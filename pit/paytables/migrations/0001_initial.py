@@ -68,6 +68,10 @@ class Migration(migrations.Migration):
             ],
             options={
                 "ordering": ["code", "-version"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("code", "version"), name="paytable_version_unique"),
+                    models.CheckConstraint(condition=models.Q(("version__gte", 1)), name="paytable_version_positive"),
+                ],
             },
         ),
         migrations.CreateModel(
@@ -143,16 +147,6 @@ class Migration(migrations.Migration):
             options={
                 "abstract": False,
             },
-        ),
-        migrations.AddConstraint(
-            model_name="paytableconfiguration",
-            constraint=models.UniqueConstraint(fields=("code", "version"), name="paytable_version_unique"),
-        ),
-        migrations.AddConstraint(
-            model_name="paytableconfiguration",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("version__gte", 1)), name="paytable_version_positive"
-            ),
         ),
         pgtrigger.migrations.AddTrigger(
             model_name="paytableconfiguration",

@@ -53,6 +53,9 @@ class Migration(migrations.Migration):
             options={
                 "ordering": ["gaming_day", "table"],
                 "default_permissions": (),
+                "constraints": [
+                    models.UniqueConstraint(fields=("gaming_day", "table"), name="rollup_table_day_unique")
+                ],
             },
         ),
         migrations.CreateModel(
@@ -95,16 +98,9 @@ class Migration(migrations.Migration):
             options={
                 "ordering": ["table_day", "paytable", "decks", "bet"],
                 "default_permissions": (),
+                "constraints": [
+                    models.UniqueConstraint(fields=("table_day", "paytable", "decks", "bet"), name="rollup_bet_unique")
+                ],
             },
-        ),
-        migrations.AddConstraint(
-            model_name="tabledayrollup",
-            constraint=models.UniqueConstraint(fields=("gaming_day", "table"), name="rollup_table_day_unique"),
-        ),
-        migrations.AddConstraint(
-            model_name="betrollup",
-            constraint=models.UniqueConstraint(
-                fields=("table_day", "paytable", "decks", "bet"), name="rollup_bet_unique"
-            ),
         ),
     ]

@@ -12,9 +12,9 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ("accounts", "0002_initial"),
+        migrations.swappable_dependency(settings.AUTH_USER_MODEL),
         ("paytables", "0001_initial"),
         ("tables", "0001_initial"),
-        migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
@@ -135,6 +135,18 @@ class Migration(migrations.Migration):
             options={
                 "ordering": ["coup", "sequence"],
                 "permissions": [("correct_coup", "Can correct the wagers of a coup or void it")],
+                "constraints": [
+                    models.UniqueConstraint(fields=("coup", "sequence"), name="coup_correction_sequence_unique"),
+                    models.CheckConstraint(
+                        condition=models.Q(("sequence__gte", 1)), name="coup_correction_sequence_positive"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("kind__in", ["correct", "void"])), name="coup_correction_kind_valid"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("reason", ""), _negated=True), name="coup_correction_has_reason"
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
@@ -211,6 +223,26 @@ class Migration(migrations.Migration):
             ],
             options={
                 "ordering": ["table__code", "-sequence"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("table", "sequence"), name="shoe_sequence_unique_per_table"),
+                    models.UniqueConstraint(
+                        condition=models.Q(("status", "dealing")), fields=("table",), name="shoe_one_dealing_per_table"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("decks__gte", 1), ("decks__lte", 12)), name="shoe_decks_range"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("status__in", ["dealing", "closed"])), name="shoe_status_valid"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(("closed_at__isnull", True), ("status", "dealing")),
+                            models.Q(("closed_at__isnull", False), ("status", "closed")),
+                            _connector="OR",
+                        ),
+                        name="shoe_closed_at_iff_closed",
+                    ),
+                ],
             },
         ),
         migrations.AddField(
@@ -276,62 +308,33 @@ class Migration(migrations.Migration):
             ],
             options={
                 "ordering": ["coup", "seat", "bet"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("correction__isnull", True)),
+                        fields=("coup", "seat", "bet"),
+                        name="wager_unique_per_coup_seat_bet",
+                    ),
+                    models.UniqueConstraint(
+                        condition=models.Q(("correction__isnull", False)),
+                        fields=("correction", "seat", "bet"),
+                        name="wager_unique_per_correction_seat_bet",
+                    ),
+                    models.CheckConstraint(condition=models.Q(("amount_minor__gt", 0)), name="wager_amount_positive"),
+                    models.CheckConstraint(
+                        condition=models.Q(("payout_minor__gte", 0)), name="wager_payout_not_negative"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("commission_minor__gte", 0)), name="wager_commission_not_negative"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("paid_minor__isnull", True), ("paid_minor__gte", 0), _connector="OR"),
+                        name="wager_paid_not_negative",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("result__in", ["win", "lose", "push"])), name="wager_result_valid"
+                    ),
+                ],
             },
-        ),
-        migrations.AddConstraint(
-            model_name="coupcorrection",
-            constraint=models.UniqueConstraint(fields=("coup", "sequence"), name="coup_correction_sequence_unique"),
-        ),
-        migrations.AddConstraint(
-            model_name="coupcorrection",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("sequence__gte", 1)), name="coup_correction_sequence_positive"
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="coupcorrection",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("kind__in", ["correct", "void"])), name="coup_correction_kind_valid"
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="coupcorrection",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("reason", ""), _negated=True), name="coup_correction_has_reason"
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="shoe",
-            constraint=models.UniqueConstraint(fields=("table", "sequence"), name="shoe_sequence_unique_per_table"),
-        ),
-        migrations.AddConstraint(
-            model_name="shoe",
-            constraint=models.UniqueConstraint(
-                condition=models.Q(("status", "dealing")), fields=("table",), name="shoe_one_dealing_per_table"
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="shoe",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("decks__gte", 1), ("decks__lte", 12)), name="shoe_decks_range"
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="shoe",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("status__in", ["dealing", "closed"])), name="shoe_status_valid"
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="shoe",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    models.Q(("closed_at__isnull", True), ("status", "dealing")),
-                    models.Q(("closed_at__isnull", False), ("status", "closed")),
-                    _connector="OR",
-                ),
-                name="shoe_closed_at_iff_closed",
-            ),
         ),
         migrations.AddIndex(
             model_name="coup",
@@ -361,53 +364,6 @@ class Migration(migrations.Migration):
             model_name="coup",
             constraint=models.CheckConstraint(
                 condition=models.Q(("winner__in", ["player", "banker", "tie"])), name="coup_winner_valid"
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="wager",
-            constraint=models.UniqueConstraint(
-                condition=models.Q(("correction__isnull", True)),
-                fields=("coup", "seat", "bet"),
-                name="wager_unique_per_coup_seat_bet",
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="wager",
-            constraint=models.UniqueConstraint(
-                condition=models.Q(("correction__isnull", False)),
-                fields=("correction", "seat", "bet"),
-                name="wager_unique_per_correction_seat_bet",
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="wager",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("amount_minor__gt", 0)), name="wager_amount_positive"
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="wager",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("payout_minor__gte", 0)), name="wager_payout_not_negative"
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="wager",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("commission_minor__gte", 0)), name="wager_commission_not_negative"
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="wager",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("paid_minor__isnull", True), ("paid_minor__gte", 0), _connector="OR"),
-                name="wager_paid_not_negative",
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="wager",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("result__in", ["win", "lose", "push"])), name="wager_result_valid"
             ),
         ),
     ]

@@ -14,8 +14,8 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ("accounts", "0001_initial"),
-        ("paytables", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
+        ("paytables", "0001_initial"),
     ]
 
     operations = [
@@ -61,6 +61,14 @@ class Migration(migrations.Migration):
             ],
             options={
                 "ordering": ["code"],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("status__in", ["open", "closed"])), name="table_status_valid"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("game__in", ["big", "midi", "mini"])), name="table_game_valid"
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
@@ -161,6 +169,11 @@ class Migration(migrations.Migration):
             ],
             options={
                 "ordering": ["-at", "-id"],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("kind__in", ["opened", "closed"])), name="table_event_kind_valid"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
@@ -179,6 +192,16 @@ class Migration(migrations.Migration):
             ],
             options={
                 "ordering": ["table", "bet"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("table", "bet"), name="table_limit_unique_per_bet"),
+                    models.CheckConstraint(
+                        condition=models.Q(("minimum_minor__gt", 0)), name="table_limit_minimum_positive"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("maximum_minor__gte", models.F("minimum_minor"))),
+                        name="table_limit_max_gte_min",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
@@ -244,19 +267,19 @@ class Migration(migrations.Migration):
             ],
             options={
                 "ordering": ["table", "-effective_from", "bet"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("table", "effective_from", "bet"), name="table_limit_version_unique"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("minimum_minor__gt", 0)), name="table_limit_version_min_positive"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("maximum_minor__gte", models.F("minimum_minor"))),
+                        name="table_limit_version_max_gte_min",
+                    ),
+                ],
             },
-        ),
-        migrations.AddConstraint(
-            model_name="table",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("status__in", ["open", "closed"])), name="table_status_valid"
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="table",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("game__in", ["big", "midi", "mini"])), name="table_game_valid"
-            ),
         ),
         pgtrigger.migrations.AddTrigger(
             model_name="table",
@@ -301,28 +324,6 @@ class Migration(migrations.Migration):
                 ),
             ),
         ),
-        migrations.AddConstraint(
-            model_name="tableevent",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("kind__in", ["opened", "closed"])), name="table_event_kind_valid"
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="tablelimit",
-            constraint=models.UniqueConstraint(fields=("table", "bet"), name="table_limit_unique_per_bet"),
-        ),
-        migrations.AddConstraint(
-            model_name="tablelimit",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("minimum_minor__gt", 0)), name="table_limit_minimum_positive"
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="tablelimit",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("maximum_minor__gte", models.F("minimum_minor"))), name="table_limit_max_gte_min"
-            ),
-        ),
         pgtrigger.migrations.AddTrigger(
             model_name="tablelimit",
             trigger=pgtrigger.compiler.Trigger(
@@ -364,25 +365,6 @@ class Migration(migrations.Migration):
                     table="tables_tablelimit",
                     when="AFTER",
                 ),
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="tablelimitversion",
-            constraint=models.UniqueConstraint(
-                fields=("table", "effective_from", "bet"), name="table_limit_version_unique"
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="tablelimitversion",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("minimum_minor__gt", 0)), name="table_limit_version_min_positive"
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="tablelimitversion",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("maximum_minor__gte", models.F("minimum_minor"))),
-                name="table_limit_version_max_gte_min",
             ),
         ),
     ]
