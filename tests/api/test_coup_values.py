@@ -22,7 +22,16 @@ COUP = {
     "reported_winner": "player",
     "wagers": [WAGER],
 }
-MISSING = object()
+
+
+class _Missing:
+    """The field left out of the body (a stable repr: the test ids are the same in every process)."""
+
+    def __repr__(self) -> str:
+        return "missing"
+
+
+MISSING = _Missing()
 
 # (field path, value, accepted?) per bound or rule of each declared field. A field path of
 # `wagers[0].<name>` sets that field of the coup's one wager.
