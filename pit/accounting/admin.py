@@ -7,6 +7,7 @@ fact through its service (a count, a slip, a slip's step, a drop), for the roles
 A refusal from a service shows on the form, nothing is written.
 """
 
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
@@ -144,9 +145,8 @@ class RecordAdmin(admin.ModelAdmin):
     def get_record_form(self, request, data=None):
         return self.form_class(data)
 
-    def record(self, request: HttpRequest, data: dict[str, Any]) -> models.Model:
-        """Record one fact from the form's cleaned data and return its row (each admin below defines it)."""
-        raise NotImplementedError
+    # Records one fact from the form's cleaned data and returns its row: each admin below defines it.
+    record: Callable[[HttpRequest, dict[str, Any]], models.Model]
 
     def add_view(self, request, form_url="", extra_context=None):
         if not self.has_add_permission(request):
