@@ -4,14 +4,19 @@ from django.conf import settings
 from django.db import models
 
 from pit.accounts.audit import audit_track
+from pit.core.immutable import Fact
 
 
 @audit_track("PaytableConfigurationAuditEvent")
-class PaytableConfiguration(models.Model):
+class PaytableConfiguration(Fact):
     """One version of a paytable. `rules` is the game engine's `Paytable.to_dict()`.
 
     `house_edges` is computed by the engine on save (exact, 8 decks) and stored for display only.
+    A fact: never deleted; its rules, name and override reason may change only until it settles a
+    coup, and the database refuses any change after (paytables/0002's trigger), whoever connects.
     """
+
+    fact_updatable = ("name", "rules", "house_edges", "override_reason")
 
     code = models.SlugField(max_length=40, help_text="The family this version belongs to, e.g. commission-box.")
     version = models.PositiveIntegerField(default=1)

@@ -110,7 +110,7 @@ def paytable_update(
     if name is not None:
         configuration.name = name
     configuration.full_clean()
-    configuration.save()
+    configuration.save(update_fields=PaytableConfiguration.fact_updatable)
     return configuration
 
 

@@ -1,6 +1,9 @@
-"""The head of each shoe's hash chain: its length and last hash, so the next row links in one read."""
+"""The head of each shoe's hash chain (its length and last hash, so the next row links in one read)
+and the links of every other fact stream."""
 
 from django.db import models
+
+from pit.core.immutable import Fact
 
 
 class ChainHead(models.Model):
@@ -21,3 +24,27 @@ class ChainHead(models.Model):
 
     def __str__(self) -> str:
         return f"chain of shoe {self.shoe_id}: {self.length} rows, head {self.head[:12]}"
+
+
+class StreamLink(Fact):
+    """One row of a stream (a fact model outside the shoes' chains: pit.records.streams) at its
+    position in the stream's chain. Insert-only: a stream's head is its last link, so the head only
+    ever grows by appending. Written by the sealer (pit.records.services.streams_seal)."""
+
+    stream = models.CharField(max_length=100, help_text="The fact model, app_label.Model.")
+    seq = models.PositiveBigIntegerField(help_text="Position in the stream's chain, from 1.")
+    row_id = models.BigIntegerField(help_text="The primary key of the row this links.")
+    hash = models.CharField(
+        max_length=64, help_text="SHA-256 of the previous link's hash and the row's canonical form."
+    )
+    sealed_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["stream", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["stream", "seq"], name="stream_link_seq_unique"),
+            models.UniqueConstraint(fields=["stream", "row_id"], name="stream_link_row_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.stream} #{self.seq}: row {self.row_id}"

@@ -1,4 +1,5 @@
-"""Reads of the hash chains: recomputing them from the rows (verification) and the heads per gaming day."""
+"""Reads of the hash chains: recomputing the shoes' chains and every other stream from their rows
+(verification), and the heads per gaming day."""
 
 import datetime as dt
 import hashlib
@@ -8,10 +9,17 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 
 from django.apps import apps
+from django.db import models
 
+from pit.accounts.audit import event_model_for
 from pit.core.gaming_day import gaming_day_bounds
 from pit.records.canonical import SPECS, ChainSpec, canonical, genesis, row_hasher
-from pit.records.models import ChainHead
+from pit.records.guard import IGNORE_FUNCTION, IGNORE_NOTHING_BODY, ignore_function_body, normalized
+from pit.records.models import ChainHead, StreamLink
+from pit.records.streams import StreamSpec, stream_specs
+from pit.records.streams import canonical as stream_canonical
+from pit.records.streams import genesis as stream_genesis
+from pit.records.streams import link_hash as stream_link_hash
 
 SHOES_PER_CHUNK = 200
 
@@ -225,3 +233,205 @@ def record_heads(*, first_day: dt.date, last_day: dt.date) -> list[dict]:
         }
         for day in days
     ]
+
+
+# ---------------------------------------------------------------------------------------- streams
+
+
+@dataclass(frozen=True)
+class StreamBreak:
+    """A place where a stream (pit.records.streams) does not hold, and what differs."""
+
+    stream: str
+    seq: int | None
+    row_id: int | None
+    problem: str
+
+    def __str__(self) -> str:
+        where = self.stream
+        if self.row_id is not None:
+            where += f" row {self.row_id}"
+        if self.seq is not None:
+            where += f" at position {self.seq}"
+        return f"{where}: {self.problem}"
+
+
+@dataclass
+class StreamVerification:
+    streams: int = 0
+    rows: int = 0
+    breaks: list[StreamBreak] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.breaks
+
+
+ROWS_PER_READ = 5_000
+# A row the sealer has not linked this long after it was recorded is named (the sealer runs every minute).
+SEAL_GRACE = dt.timedelta(minutes=10)
+# The field that says when a row was written, first found: what the grace period is measured on.
+_WRITTEN_AT = ("recorded_at", "pgh_created_at", "created_at", "sealed_at")
+
+
+def _written_at(model) -> str | None:
+    names = {f.name for f in model._meta.concrete_fields}
+    return next((name for name in _WRITTEN_AT if name in names), None)
+
+
+def _stream_verify(spec: StreamSpec, since, until, now) -> tuple[int, list[StreamBreak]]:
+    model, breaks = spec.model, []
+    links = StreamLink.objects.filter(stream=spec.stream)
+    if since is not None:
+        links = links.filter(sealed_at__gte=since)
+    if until is not None:
+        links = links.filter(sealed_at__lt=until)
+    chain = list(links.order_by("seq").values_list("seq", "row_id", "hash"))
+    previous, expected = stream_genesis(spec.stream), 1
+    if chain and chain[0][0] > 1:
+        expected = chain[0][0]
+        before = StreamLink.objects.filter(stream=spec.stream, seq=expected - 1).values_list("hash", flat=True).first()
+        if before is None:
+            breaks.append(StreamBreak(spec.stream, expected - 1, None, "the link at this position is missing"))
+            before = ""
+        previous = before
+    for start in range(0, len(chain), ROWS_PER_READ):
+        part = chain[start : start + ROWS_PER_READ]
+        rows = {
+            row[0]: row[1:]
+            for row in model._base_manager.filter(pk__in=[link[1] for link in part]).values_list("pk", *spec.fields)
+        }
+        for seq, row_id, stored in part:
+            if seq != expected:
+                breaks.append(
+                    StreamBreak(
+                        spec.stream,
+                        expected,
+                        None,
+                        f"positions {expected} to {seq - 1} are missing: links were deleted",
+                    )
+                )
+            expected = seq + 1
+            values = rows.get(row_id)
+            if values is None:
+                breaks.append(StreamBreak(spec.stream, seq, row_id, "the row was deleted"))
+            elif stream_link_hash(previous, spec, seq, row_id, values) != stored:
+                problem = "its fields do not hash to its link: this row was edited"
+                if seq > 1:
+                    problem += f", or the row at position {seq - 1} was rewritten and its link re-made"
+                problem += f"; it now reads {stream_canonical(spec, seq, row_id, values)}"
+                breaks.append(StreamBreak(spec.stream, seq, row_id, problem))
+            previous = stored
+    # Rows never linked: inserted around the application's sealer, or the sealer is not running.
+    unlinked = model._base_manager.exclude(pk__in=StreamLink.objects.filter(stream=spec.stream).values("row_id"))
+    # Late: written before the grace period (by its own time, where it has one), or older (a lower
+    # id) than a row the sealer linked before the grace period.
+    late = models.Q(
+        pk__lt=models.Subquery(
+            StreamLink.objects.filter(stream=spec.stream, sealed_at__lt=now - SEAL_GRACE)
+            .order_by()
+            .values("stream")
+            .annotate(last=models.Max("row_id"))
+            .values("last")
+        )
+    )
+    written_at = _written_at(model)
+    if written_at is not None:
+        late |= models.Q(**{f"{written_at}__lt": now - SEAL_GRACE})
+    unlinked = unlinked.filter(late)
+    for row_id in unlinked.order_by("pk").values_list("pk", flat=True)[:100]:
+        breaks.append(
+            StreamBreak(
+                spec.stream,
+                None,
+                row_id,
+                f"the row has no link {SEAL_GRACE} after it was written: inserted around the application, "
+                "or the sealer (records.streams_seal) is not running",
+            )
+        )
+    return len(chain), breaks
+
+
+def tracked_models() -> list[tuple[type, type]]:
+    """Every model the audit trail tracks, with its event model, in label order."""
+    pairs = []
+    for model in apps.get_models():
+        if model._meta.proxy:
+            continue
+        event_model = event_model_for(model)
+        if event_model is not None:
+            pairs.append((model, event_model))
+    return sorted(pairs, key=lambda pair: pair[0]._meta.label)
+
+
+def _tracked_columns(model, event_model) -> list[str]:
+    own = {f.attname: f.column for f in model._meta.concrete_fields}
+    return [f.column for f in event_model._meta.concrete_fields if f.attname in own and not f.name.startswith("pgh_")]
+
+
+def _tracked_verify(model, event_model, connection) -> list[StreamBreak]:
+    """PostgreSQL: every row's tracked columns equal its latest audit event's (the event is chained, so
+    a column changed past the trail's trigger shows here: a violation's status, a shoe's close)."""
+    quote = connection.ops.quote_name
+    columns = _tracked_columns(model, event_model)
+    pk = quote(model._meta.pk.column)
+    mine = ", ".join(f"m.{quote(column)}" for column in columns)
+    theirs = ", ".join(f"e.{quote(column)}" for column in columns)
+    # Names from the models' metadata only.
+    sql = (
+        f"SELECT m.{pk}, e.pgh_id FROM {quote(model._meta.db_table)} m "  # noqa: S608
+        f"LEFT JOIN LATERAL (SELECT * FROM {quote(event_model._meta.db_table)} ev "
+        f"WHERE ev.pgh_obj_id = m.{pk} ORDER BY ev.pgh_id DESC LIMIT 1) e ON true "
+        f"WHERE e.pgh_id IS NULL OR ROW({mine}) IS DISTINCT FROM ROW({theirs}) ORDER BY m.{pk} LIMIT 100"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+        found = cursor.fetchall()
+    return [
+        StreamBreak(
+            model._meta.label,
+            None,
+            row_id,
+            "the row has no audit event: written around the audit trail"
+            if event_id is None
+            else f"the row differs from its latest audit event ({event_model._meta.label} {event_id}): "
+            "changed around the audit trail",
+        )
+        for row_id, event_id in found
+    ]
+
+
+def triggers_guard_verify(connection) -> list[StreamBreak]:
+    """PostgreSQL: the audit trail's triggers ignore nothing (pit.records.guard)."""
+    body = ignore_function_body(connection)
+    if body is None or normalized(body) != normalized(IGNORE_NOTHING_BODY):
+        return [
+            StreamBreak(
+                IGNORE_FUNCTION,
+                None,
+                None,
+                "the function deciding which triggers are skipped is not pit's: the audit trail can be switched off "
+                "(run manage.py migrate as the owner)",
+            )
+        ]
+    return []
+
+
+def streams_verify(*, since=None, until=None, now=None) -> StreamVerification:
+    """Recompute every stream from its rows (the links sealed in [since, until), or all), name each row
+    never linked, and on PostgreSQL each row whose updatable columns differ from its latest audit event."""
+    from django.db import connection
+    from django.utils import timezone
+
+    now = now or timezone.now()
+    result = StreamVerification()
+    for spec in stream_specs():
+        rows, breaks = _stream_verify(spec, since, until, now)
+        result.streams += 1
+        result.rows += rows
+        result.breaks.extend(breaks)
+    if connection.vendor == "postgresql":
+        for model, event_model in tracked_models():
+            result.breaks.extend(_tracked_verify(model, event_model, connection))
+        result.breaks.extend(triggers_guard_verify(connection))
+    return result

@@ -1,21 +1,81 @@
-"""Writes of the hash chains: linking new fact rows to their shoe's chain, and recording what a
+"""Writes of the hash chains: sealing every stream's new rows into its chain, and recording what a
 verification found as a violation."""
 
+import logging
+
 from django.apps import apps
-from django.db import transaction
+from django.db import connection, transaction
+from django.utils import timezone
 
 from pit import game
 from pit.compliance.services import violation_record
-from pit.records.selectors import chains_verify, shoe_ids_for_days
+from pit.records.models import StreamLink
+from pit.core.gaming_day import gaming_day_bounds
+from pit.records.selectors import chains_verify, shoe_ids_for_days, streams_verify
+from pit.records.streams import StreamSpec, genesis, link_hash, stream_specs
+
+# pg_advisory_xact_lock key of the sealer: two sealers never append to a stream at once.
+SEAL_LOCK = 0x70697473  # "pits"
+SEAL_BATCH = 5_000
+
+
+def _stream_seal(spec: StreamSpec, now) -> int:
+    last = StreamLink.objects.filter(stream=spec.stream).order_by("-seq").values_list("seq", "hash").first()
+    seq, head = last if last is not None else (0, genesis(spec.stream))
+    unlinked = (
+        spec.model._base_manager.exclude(pk__in=StreamLink.objects.filter(stream=spec.stream).values("row_id"))
+        .order_by("pk")
+        .values_list("pk", *spec.fields)
+    )
+    sealed, after = 0, None
+    while True:
+        rows = list((unlinked if after is None else unlinked.filter(pk__gt=after))[:SEAL_BATCH])
+        if not rows:
+            return sealed
+        links = []
+        for row in rows:
+            seq += 1
+            head = link_hash(head, spec, seq, row[0], row[1:])
+            links.append(StreamLink(stream=spec.stream, seq=seq, row_id=row[0], hash=head, sealed_at=now))
+        StreamLink.objects.bulk_create(links)
+        sealed, after = sealed + len(links), rows[-1][0]
+
+
+def streams_seal(*, now=None) -> dict[str, int]:
+    """Link every row of every stream that has no link yet, in primary-key order, to the end of its
+    stream's chain (pit.records.streams). The rows the database's triggers write (the audit trail's
+    events) never pass through the application, so every stream is sealed this way: every minute
+    (beat), before each verification and before a day closes. Safe to run at any time, twice at once
+    too (an advisory lock orders the sealers). Returns the rows sealed, per stream."""
+    now = now or timezone.now()
+    sealed = {}
+    for spec in stream_specs():
+        with transaction.atomic():
+            if connection.vendor == "postgresql":
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT pg_advisory_xact_lock(%s)", [SEAL_LOCK])
+            count = _stream_seal(spec, now)
+        if count:
+            sealed[spec.stream] = count
+    return sealed
+
 
 RECORDS_CHECK = "records_verify"
+logger = logging.getLogger(__name__)
 
 
 def records_verify(*, first_day, last_day):
-    """Verify the chains of the shoes of these gaming days; each break is recorded once as a
-    `record_chain_broken` violation of its shoe (safe to run twice). Returns the Verification."""
+    """Seal every stream, then verify the chains of the shoes of these gaming days and the links of
+    every stream sealed in them. Each shoe's break is recorded once as a `record_chain_broken`
+    violation of its shoe (safe to run twice); a stream's breaks are logged as errors (a stream is of
+    no table). Returns (the shoes' Verification, the streams' StreamVerification)."""
     Shoe = apps.get_model("shoes", "Shoe")  # noqa: N806 - the shoes app's models hash their rows through this app
+    streams_seal()
     result = chains_verify(shoe_ids=shoe_ids_for_days(first_day=first_day, last_day=last_day))
+    since, until = gaming_day_bounds(first_day)[0], gaming_day_bounds(last_day)[1]
+    streams = streams_verify(since=since, until=until)
+    for found in streams.breaks:
+        logger.error("record altered: %s", found)
     shoes = Shoe.objects.select_related("table").in_bulk([found.shoe_id for found in result.breaks])
     for found in result.breaks:
         shoe = shoes[found.shoe_id]
@@ -29,4 +89,4 @@ def records_verify(*, first_day, last_day):
                 gaming_day=last_coup.gaming_day if last_coup else last_day,
                 found_by=RECORDS_CHECK,
             )
-    return result
+    return result, streams

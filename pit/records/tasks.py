@@ -1,10 +1,10 @@
-"""Celery tasks of the records: the nightly verification of the hash chains."""
+"""Celery tasks of the records: the nightly verification of the hash chains, and the sealer."""
 
 import datetime as dt
 
 from pit.core.gaming_day import current_gaming_day
 from pit.core.tasks import pit_task
-from pit.records.services import records_verify
+from pit.records.services import records_verify, streams_seal
 
 
 @pit_task("records.records_verify")
@@ -13,5 +13,18 @@ def records_verify_task(first_day: str | None = None, last_day: str | None = Non
     last_complete = current_gaming_day() - dt.timedelta(days=1)
     first = dt.date.fromisoformat(first_day) if first_day else last_complete
     last = dt.date.fromisoformat(last_day) if last_day else first
-    result = records_verify(first_day=first, last_day=last)
-    return {"shoes": result.shoes, "rows": result.rows, "breaks": [str(found) for found in result.breaks]}
+    result, streams = records_verify(first_day=first, last_day=last)
+    return {
+        "shoes": result.shoes,
+        "rows": result.rows,
+        "breaks": [str(found) for found in result.breaks],
+        "streams": streams.streams,
+        "stream_rows": streams.rows,
+        "stream_breaks": [str(found) for found in streams.breaks],
+    }
+
+
+@pit_task("records.streams_seal")
+def streams_seal_task() -> dict[str, int]:
+    """Link the rows written since the last run to their streams' chains (every minute)."""
+    return streams_seal()

@@ -2,6 +2,7 @@
 
 from django.db import models
 
+from pit.accounts.audit import audit_track
 from pit.core.immutable import Fact
 from pit.core.models import Recorded
 from pit.core.money import from_minor
@@ -14,6 +15,9 @@ class ShoeStatus(models.TextChoices):
     CLOSED = "closed", "Closed"
 
 
+# Its close in the audit trail (verification compares the row with its latest event); the running
+# counters are not: each batch of coups moves them (pit.records.streams.UNTRACKED_UPDATABLE).
+@audit_track("ShoeAuditEvent", exclude=("cards_seen", "cards_dealt", "coups_recorded"))
 class Shoe(Recorded, Fact):
     """The decks from one shuffle to the next. `cards_seen` counts burned and dealt cards by code.
 

@@ -112,8 +112,8 @@ class TableEventKind(models.TextChoices):
     CLOSED = "closed", "Closed"
 
 
-class TableEvent(Recorded):
-    """A table opened or closed: the history behind `Table.status`."""
+class TableEvent(Recorded, Fact):
+    """A table opened or closed: the history behind `Table.status`. A fact: insert-only."""
 
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="events")
     kind = models.CharField(max_length=8, choices=TableEventKind.choices)

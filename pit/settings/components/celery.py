@@ -93,6 +93,8 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "compliance.coups_sweep": {"task": "compliance.coups_sweep", "schedule": crontab(hour=7, minute=15)},
     # The hash chains of the last complete gaming day are recomputed at night; a break is a violation.
     "records.records_verify": {"task": "records.records_verify", "schedule": crontab(hour=7, minute=45)},
+    # Every fact row outside the shoes' chains (the audit trail's events too) linked to its stream's chain.
+    "records.streams_seal": {"task": "records.streams_seal", "schedule": 60},
     # Open tables whose feed went quiet (PIT_PROTECTION_STALE_FEED_MINUTES), every minute.
     "protection.stale_feeds_check": {"task": "protection.stale_feeds_check", "schedule": 60},
     # Dealers' error rates for the current and the previous gaming day, every 10 minutes.
