@@ -140,7 +140,8 @@ def test_an_edited_moved_or_deleted_row_is_named():
     streams_seal()
     with protection_off():
         models.QuerySet.update(type(shoe).objects.filter(pk=shoe.pk), table_id=other.pk)
-    (found,) = [b for b in streams_verify().breaks if b.stream == "shoes.Shoe"]
+    # (On PostgreSQL also: the row differs from its latest audit event; test_guards.py.)
+    (found,) = [b for b in streams_verify().breaks if b.stream == "shoes.Shoe" and b.seq is not None]
     assert (found.seq, found.row_id) == (1, shoe.pk)
     assert "this row was edited" in found.problem and f'["table_id",{other.pk}]' in found.problem
 
@@ -188,6 +189,6 @@ def test_verify_records_names_a_stream_break(capsys):
     assert "0 broken" in capsys.readouterr().out
     with protection_off():
         models.QuerySet.update(type(shoe).objects.filter(pk=shoe.pk), decks=6)
-    with pytest.raises(CommandError, match="1 broken$"):
+    with pytest.raises(CommandError, match=r"[12] broken$"):  # PostgreSQL: and its audit event differs
         call_command("verify_records", "--from", day.isoformat())
     assert f"BROKEN shoes.Shoe row {shoe.pk} at position 1: its fields do not hash" in capsys.readouterr().err
