@@ -299,7 +299,7 @@ def _stream_verify(spec: StreamSpec, since, until, now) -> tuple[int, list[Strea
         part = chain[start : start + ROWS_PER_READ]
         rows = {
             row[0]: row[1:]
-            for row in model._base_manager.filter(pk__in=[link[1] for link in part]).values_list("pk", *spec.fields)
+            for row in models.QuerySet(model).filter(pk__in=[link[1] for link in part]).values_list("pk", *spec.fields)
         }
         for seq, row_id, stored in part:
             if seq != expected:
@@ -323,7 +323,9 @@ def _stream_verify(spec: StreamSpec, since, until, now) -> tuple[int, list[Strea
                 breaks.append(StreamBreak(spec.stream, seq, row_id, problem))
             previous = stored
     # Rows never linked: inserted around the application's sealer, or the sealer is not running.
-    unlinked = model._base_manager.exclude(pk__in=StreamLink.objects.filter(stream=spec.stream).values("row_id"))
+    unlinked: models.QuerySet = models.QuerySet(model).exclude(
+        pk__in=StreamLink.objects.filter(stream=spec.stream).values("row_id")
+    )
     # Late: written before the grace period (by its own time, where it has one), or older (a lower
     # id) than a row the sealer linked before the grace period.
     late = models.Q(

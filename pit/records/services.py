@@ -4,13 +4,13 @@ verification found as a violation."""
 import logging
 
 from django.apps import apps
-from django.db import connection, transaction
+from django.db import connection, models, transaction
 from django.utils import timezone
 
 from pit import game
 from pit.compliance.services import violation_record
-from pit.records.models import StreamLink
 from pit.core.gaming_day import gaming_day_bounds
+from pit.records.models import StreamLink
 from pit.records.selectors import chains_verify, shoe_ids_for_days, streams_verify
 from pit.records.streams import StreamSpec, genesis, link_hash, stream_specs
 
@@ -22,8 +22,9 @@ SEAL_BATCH = 5_000
 def _stream_seal(spec: StreamSpec, now) -> int:
     last = StreamLink.objects.filter(stream=spec.stream).order_by("-seq").values_list("seq", "hash").first()
     seq, head = last if last is not None else (0, genesis(spec.stream))
-    unlinked = (
-        spec.model._base_manager.exclude(pk__in=StreamLink.objects.filter(stream=spec.stream).values("row_id"))
+    unlinked: models.QuerySet = (
+        models.QuerySet(spec.model)
+        .exclude(pk__in=StreamLink.objects.filter(stream=spec.stream).values("row_id"))
         .order_by("pk")
         .values_list("pk", *spec.fields)
     )
@@ -74,8 +75,8 @@ def records_verify(*, first_day, last_day):
     result = chains_verify(shoe_ids=shoe_ids_for_days(first_day=first_day, last_day=last_day))
     since, until = gaming_day_bounds(first_day)[0], gaming_day_bounds(last_day)[1]
     streams = streams_verify(since=since, until=until)
-    for found in streams.breaks:
-        logger.error("record altered: %s", found)
+    for stream_break in streams.breaks:
+        logger.error("record altered: %s", stream_break)
     shoes = Shoe.objects.select_related("table").in_bulk([found.shoe_id for found in result.breaks])
     for found in result.breaks:
         shoe = shoes[found.shoe_id]

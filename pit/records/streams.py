@@ -68,7 +68,8 @@ class StreamSpec:
 def spec_for(model: type[models.Model]) -> StreamSpec:
     """A fact model's stream, derived from its fields."""
     updatable = set(getattr(model, "fact_updatable", ()))
-    fields, updatable_columns = [], []
+    fields: list[str] = []
+    updatable_columns: list[str] = []
     for field in model._meta.concrete_fields:
         if field.primary_key or field.name in CHAIN_COLUMNS:
             continue

@@ -3,14 +3,14 @@ trail's triggers (`SET pgtrigger.ignore`), edit a settled paytable version, chan
 or shrink a chain head. And the insider's changes to the columns that may change (a violation's
 status, a shoe's close, a user made superuser), made past the audit trail: verification names them."""
 
-
 import pytest
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, connection, models, transaction
 
 from pit.accounts.audit import event_model_for
 from pit.compliance.models import RuleViolation, ViolationStatus
 from pit.compliance.services import violation_dismiss, violation_record
 from pit.core.gaming_day import current_gaming_day
+from pit.core.immutable import runtime_privileges_sql
 from pit.game import violation
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.services import paytable_update
@@ -19,7 +19,7 @@ from pit.records.models import ChainHead, StreamLink
 from pit.records.selectors import streams_verify, tracked_models, triggers_guard_verify
 from pit.records.services import streams_seal
 from tests import factories
-from tests.core.test_immutable import as_role, denied, runtime_role  # noqa: F401 - a fixture
+from tests.core.test_immutable import as_role, denied
 from tests.records.test_insider import played_shoe, tampered
 from tests.shoes import hands
 
@@ -46,6 +46,18 @@ CREATE OR REPLACE FUNCTION public._pgtrigger_should_ignore(trigger_name NAME) RE
     END;
 $$ LANGUAGE plpgsql;
 """
+
+
+@pytest.fixture
+def runtime_role():
+    """The runtime role of a deployment, granted as `manage.py migrate` grants it (in the test's
+    transaction: gone afterwards)."""
+    role = f"{connection.settings_dict['NAME']}_runtime"
+    with connection.cursor() as cursor:
+        cursor.execute(f'CREATE ROLE "{role}" NOLOGIN')
+        for statement in runtime_privileges_sql(connection, role):
+            cursor.execute(statement)
+    return role
 
 
 def history_triggers(table):
@@ -108,7 +120,9 @@ def test_postgres_the_runtime_role_cannot_switch_the_audit_trail_off(runtime_rol
 
 
 @pytest.mark.postgres
-def test_postgres_pgtriggers_own_function_would_let_it_and_verification_says_so(runtime_role, finding, django_user_model):
+def test_postgres_pgtriggers_own_function_would_let_it_and_verification_says_so(
+    runtime_role, finding, django_user_model
+):
     """The attack is real: with pgtrigger's function back (as a trigger's install writes it), the
     same statements leave no event; verification names the function and both rows."""
     user = django_user_model.objects.create_user("insider", password="x", is_staff=True)
@@ -145,12 +159,16 @@ def test_postgres_the_insider_changing_updatable_columns_past_the_audit_trail_is
     assert streams_verify().ok, streams_verify().breaks
     attacked = {}
     for model, event_model in tracked_models():
-        row_id = model._base_manager.order_by("pk").values_list("pk", flat=True).first()
+        row_id = models.QuerySet(model).order_by("pk").values_list("pk", flat=True).first()
         assert row_id is not None, f"no row of {model._meta.label}: make one above"
         own = {field.attname for field in model._meta.concrete_fields if not field.primary_key}
-        columns = [f.attname for f in event_model._meta.concrete_fields if f.attname in own and not f.name.startswith("pgh_")]
+        columns = [
+            f.attname for f in event_model._meta.concrete_fields if f.attname in own and not f.name.startswith("pgh_")
+        ]
         attacked[model._meta.label] = (row_id, tampered(model, row_id, columns))
-    breaks = {(found.stream, found.row_id) for found in streams_verify().breaks if "latest audit event" in found.problem}
+    breaks = {
+        (found.stream, found.row_id) for found in streams_verify().breaks if "latest audit event" in found.problem
+    }
     print(f"insider changes past the audit trail: {len(attacked)} tracked kinds changed, {len(breaks)} named")
     assert {(label, row_id) for label, (row_id, _) in attacked.items()} <= breaks, attacked
 

@@ -19,13 +19,11 @@ from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
 from pit.accounts.services import device_create, staff_token_create
-from pit.compliance.models import RuleViolation
 from pit.compliance.services import violation_record
 from pit.core.gaming_day import current_gaming_day
 from pit.game import violation
 from pit.ledger.services import commission_collect, shoe_reconcile
 from pit.records.canonical import SPECS
-from pit.records.selectors import streams_verify, tracked_models
 from pit.records.services import streams_seal
 from pit.records.streams import stream_specs
 from pit.shoes.services import shoe_close
@@ -37,7 +35,7 @@ pytestmark = pytest.mark.django_db
 
 
 def _keys(model):
-    return list(model._base_manager.order_by("pk").values_list("pk", flat=True)[:20])
+    return list(models.QuerySet(model).order_by("pk").values_list("pk", flat=True)[:20])
 
 
 def _value(field, index, number):
@@ -80,7 +78,7 @@ def built_row(model, index):
     for number in (1, 0):
         try:
             with protection_off(), transaction.atomic():
-                return model._base_manager.create(**{f.attname: _value(f, index, number) for f in fields}).pk
+                return models.QuerySet(model).create(**{f.attname: _value(f, index, number) for f in fields}).pk
         except IntegrityError:
             continue
     raise AssertionError(f"no row of {model._meta.label} could be built: make one through its service here")
@@ -89,7 +87,7 @@ def built_row(model, index):
 def tampered(model, row_id, fields):
     """Change one column the row's hash covers, as the owner past the triggers: a number, a time, a
     word, or a foreign key moved (a shoe to another table, a void to another coup). Returns its name."""
-    row = model._base_manager.filter(pk=row_id).values(*fields).get()
+    row = models.QuerySet(model).filter(pk=row_id).values(*fields).get()
     by_attname = {f.attname: f for f in model._meta.concrete_fields}
     # Its own columns first, a key last (moved onto another row of what it names).
     for attname in sorted(fields, key=lambda name: by_attname[name].is_relation):
@@ -119,7 +117,7 @@ def tampered(model, row_id, fields):
             continue
         try:
             with protection_off(), transaction.atomic():
-                models.QuerySet.update(model._base_manager.filter(pk=row_id), **{attname: changed})
+                models.QuerySet.update(models.QuerySet(model).filter(pk=row_id), **{attname: changed})
         except IntegrityError:  # a unique or checked column: the next one
             continue
         return attname
@@ -128,7 +126,12 @@ def tampered(model, row_id, fields):
 
 def played_shoe(code):
     shoe = factories.shoe(factories.table(code))
-    factories.coup(shoe, 1, *hands.BANKER_NATURAL, wagers=[factories.wager(1, "banker", "100"), factories.wager(2, "banker", "100")])
+    factories.coup(
+        shoe,
+        1,
+        *hands.BANKER_NATURAL,
+        wagers=[factories.wager(1, "banker", "100"), factories.wager(2, "banker", "100")],
+    )
     commission_collect(shoe=shoe, seat=2)
     shoe_close(shoe=shoe, box_counts=[(1, Decimal("4.00"))])
     shoe_reconcile(shoe_id=shoe.pk)
@@ -136,7 +139,10 @@ def played_shoe(code):
 
 
 def test_the_insider_changes_one_row_of_every_fact_kind_and_verify_records_names_each(django_user_model):
-    users = [django_user_model.objects.create_user(name, password="x", is_staff=True) for name in ("first", "second", "third")]
+    users = [
+        django_user_model.objects.create_user(name, password="x", is_staff=True)
+        for name in ("first", "second", "third")
+    ]
     # Rows of the kinds the services make with the audit trail's events (the rest are built below).
     table = factories.table("DV1")
     device_create(table=table, name="tablet", user=users[0])
@@ -153,11 +159,13 @@ def test_the_insider_changes_one_row_of_every_fact_kind_and_verify_records_names
     for index, spec in enumerate(SPECS):
         shoe = played_shoe(f"T{index}")
         model = apps.get_model(spec.label)
-        row_id = model._base_manager.filter(**{spec.shoe_path: shoe.pk}).order_by("pk").values_list("pk", flat=True)[0]
+        row_id = (
+            models.QuerySet(model).filter(**{spec.shoe_path: shoe.pk}).order_by("pk").values_list("pk", flat=True)[0]
+        )
         attacked[spec.label] = (row_id, tampered(model, row_id, spec.fields))
     # Every other kind: a row of its own (built where no service made one), sealed, then changed.
     for index, spec in enumerate(stream_specs()):
-        existing = spec.model._base_manager.order_by("pk").values_list("pk", flat=True).first()
+        existing = models.QuerySet(spec.model).order_by("pk").values_list("pk", flat=True).first()
         attacked[spec.stream] = (existing if existing is not None else built_row(spec.model, index), None)
     streams_seal()
     for spec in stream_specs():
@@ -167,7 +175,16 @@ def test_the_insider_changes_one_row_of_every_fact_kind_and_verify_records_names
     out, err = StringIO(), StringIO()
     first = current_gaming_day() - dt.timedelta(days=1)
     with pytest.raises(CommandError) as raised:
-        call_command("verify_records", "--from", first.isoformat(), "--to", current_gaming_day().isoformat(), "--no-seal", stdout=out, stderr=err)
+        call_command(
+            "verify_records",
+            "--from",
+            first.isoformat(),
+            "--to",
+            current_gaming_day().isoformat(),
+            "--no-seal",
+            stdout=out,
+            stderr=err,
+        )
     assert raised.value.returncode == 1
     report = err.getvalue()
     named = {

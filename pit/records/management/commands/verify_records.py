@@ -5,8 +5,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from pit.core.gaming_day import current_gaming_day
-from pit.core.gaming_day import gaming_day_bounds
+from pit.core.gaming_day import current_gaming_day, gaming_day_bounds
 from pit.records.selectors import chains_verify, shoe_ids_for_days, streams_verify
 from pit.records.services import streams_seal
 
@@ -45,8 +44,8 @@ class Command(BaseCommand):
         elapsed = time.monotonic() - started
         for found in result.breaks:
             self.stderr.write(f"BROKEN {found}")
-        for found in streams.breaks:
-            self.stderr.write(f"BROKEN {found}")
+        for stream_break in streams.breaks:
+            self.stderr.write(f"BROKEN {stream_break}")
         summary = (
             f"{first_day} to {last_day}: {result.shoes} shoes, {result.rows} rows verified in {elapsed:.2f} s; "
             f"{len(result.breaks)} broken chains; {streams.streams} streams, {streams.rows} rows, "
