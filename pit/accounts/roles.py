@@ -63,6 +63,7 @@ _AUDIT_RECORDS = _view(
     "accounts.deviceauditevent",
     "accounts.stafftokenauditevent",
     "tables.tablelimitauditevent",
+    "shoes.shoeauditevent",
     "pghistory.context",
     "pghistory.events",
     "pghistory.middlewareevents",
@@ -104,7 +105,7 @@ ROLES: dict[str, frozenset[str]] = {
         | _AUDIT_RECORDS
         | _OPERATIONS_RECORDS
         | _DEALER_RECORDS
-        | _view("accounts.device", "accounts.stafftoken", "records.chainhead")
+        | _view("accounts.device", "accounts.stafftoken", "records.chainhead", "records.streamlink")
         | {RUN_REPORTS}
     ),
     Role.FLOOR_DEVICE.value: frozenset(),

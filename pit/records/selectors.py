@@ -323,8 +323,8 @@ def _stream_verify(spec: StreamSpec, since, until, now) -> tuple[int, list[Strea
                 breaks.append(StreamBreak(spec.stream, seq, row_id, problem))
             previous = stored
     # Rows never linked: inserted around the application's sealer, or the sealer is not running.
-    unlinked: models.QuerySet = models.QuerySet(model).exclude(
-        pk__in=StreamLink.objects.filter(stream=spec.stream).values("row_id")
+    unlinked: models.QuerySet = models.QuerySet(model).filter(
+        ~models.Exists(StreamLink.objects.filter(stream=spec.stream, row_id=models.OuterRef("pk")))
     )
     # Late: written before the grace period (by its own time, where it has one), or older (a lower
     # id) than a row the sealer linked before the grace period.
@@ -437,3 +437,18 @@ def streams_verify(*, since=None, until=None, now=None) -> StreamVerification:
             result.breaks.extend(_tracked_verify(model, event_model, connection))
         result.breaks.extend(triggers_guard_verify(connection))
     return result
+
+
+def stream_heads() -> dict[str, tuple[int, str]]:
+    """Every stream's head: its last link's position and hash (stream -> (seq, hash)), what a heads
+    file anchors beside the shoes' heads."""
+    last = list(StreamLink.objects.order_by().values("stream").annotate(seq=models.Max("seq")))
+    if not last:
+        return {}
+    wanted = models.Q()
+    for row in last:
+        wanted |= models.Q(stream=row["stream"], seq=row["seq"])
+    return {
+        stream: (seq, link)
+        for stream, seq, link in StreamLink.objects.filter(wanted).values_list("stream", "seq", "hash")
+    }

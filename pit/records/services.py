@@ -17,17 +17,24 @@ from pit.records.streams import StreamSpec, genesis, link_hash, stream_specs
 # pg_advisory_xact_lock key of the sealer: two sealers never append to a stream at once.
 SEAL_LOCK = 0x70697473  # "pits"
 SEAL_BATCH = 5_000
+# The minute's sealer looks back this many ids behind the highest one linked (a row committed late,
+# its id taken before others'); the full sealer (before verification, at a day's close) reads all.
+SEAL_LOOKBACK = 10_000
 
 
-def _stream_seal(spec: StreamSpec, now) -> int:
-    last = StreamLink.objects.filter(stream=spec.stream).order_by("-seq").values_list("seq", "hash").first()
-    seq, head = last if last is not None else (0, genesis(spec.stream))
+def _stream_seal(spec: StreamSpec, now, full: bool) -> int:
+    links = StreamLink.objects.filter(stream=spec.stream)
+    last = links.order_by("-seq").values_list("seq", "hash", "row_id").first()
+    seq, head, highest = last if last is not None else (0, genesis(spec.stream), None)
     unlinked: models.QuerySet = (
         models.QuerySet(spec.model)
-        .exclude(pk__in=StreamLink.objects.filter(stream=spec.stream).values("row_id"))
+        .filter(~models.Exists(links.filter(row_id=models.OuterRef("pk"))))
         .order_by("pk")
         .values_list("pk", *spec.fields)
     )
+    if not full and highest is not None:
+        top = links.aggregate(top=models.Max("row_id"))["top"]
+        unlinked = unlinked.filter(pk__gt=top - SEAL_LOOKBACK)
     sealed, after = 0, None
     while True:
         rows = list((unlinked if after is None else unlinked.filter(pk__gt=after))[:SEAL_BATCH])
@@ -42,12 +49,13 @@ def _stream_seal(spec: StreamSpec, now) -> int:
         sealed, after = sealed + len(links), rows[-1][0]
 
 
-def streams_seal(*, now=None) -> dict[str, int]:
+def streams_seal(*, now=None, full: bool = True) -> dict[str, int]:
     """Link every row of every stream that has no link yet, in primary-key order, to the end of its
     stream's chain (pit.records.streams). The rows the database's triggers write (the audit trail's
     events) never pass through the application, so every stream is sealed this way: every minute
-    (beat), before each verification and before a day closes. Safe to run at any time, twice at once
-    too (an advisory lock orders the sealers). Returns the rows sealed, per stream."""
+    (beat, `full=False`: the rows near the end of each table only), and in full before each
+    verification and before a day closes. Safe to run at any time, twice at once too (an advisory
+    lock orders the sealers). Returns the rows sealed, per stream."""
     now = now or timezone.now()
     sealed = {}
     for spec in stream_specs():
@@ -55,7 +63,7 @@ def streams_seal(*, now=None) -> dict[str, int]:
             if connection.vendor == "postgresql":
                 with connection.cursor() as cursor:
                     cursor.execute("SELECT pg_advisory_xact_lock(%s)", [SEAL_LOCK])
-            count = _stream_seal(spec, now)
+            count = _stream_seal(spec, now, full)
         if count:
             sealed[spec.stream] = count
     return sealed

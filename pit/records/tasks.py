@@ -27,4 +27,4 @@ def records_verify_task(first_day: str | None = None, last_day: str | None = Non
 @pit_task("records.streams_seal")
 def streams_seal_task() -> dict[str, int]:
     """Link the rows written since the last run to their streams' chains (every minute)."""
-    return streams_seal()
+    return streams_seal(full=False)

@@ -138,6 +138,7 @@ def test_the_audit_event_tables_are_listed_for_the_insert_only_triggers():
         "compliance_ruleviolationauditevent",
         "ledger_reconciliationauditevent",
         "paytables_paytableconfigurationauditevent",
+        "shoes_shoeauditevent",
         "tables_tableauditevent",
         "tables_tablelimitauditevent",
     ]

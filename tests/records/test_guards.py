@@ -7,6 +7,7 @@ import pytest
 from django.db import IntegrityError, connection, models, transaction
 
 from pit.accounts.audit import event_model_for
+from pit.accounts.services import device_create, staff_token_create
 from pit.compliance.models import RuleViolation, ViolationStatus
 from pit.compliance.services import violation_dismiss, violation_record
 from pit.core.gaming_day import current_gaming_day
@@ -144,8 +145,6 @@ def test_postgres_the_insider_changing_updatable_columns_past_the_audit_trail_is
     """One row of every model the audit trail tracks, changed as the owner past its trigger."""
     user = django_user_model.objects.create_user("boss", password="x", is_staff=True)
     shoe = played_shoe("GD1")
-    from pit.accounts.services import device_create, staff_token_create
-
     device_create(table=shoe.table, name="tablet", user=user)
     staff_token_create(user=user, name="script", created_by=user)
     violation_record(

@@ -18,9 +18,10 @@ from pit.core.immutable import Fact, protected_models
 from pit.core.models import Recorded
 from pit.records.canonical import SPEC_BY_LABEL
 from pit.records.models import ChainHead, StreamLink
-from pit.records.selectors import SEAL_GRACE, streams_verify
+from pit.records.selectors import SEAL_GRACE, stream_heads, streams_verify
 from pit.records.services import streams_seal
 from pit.records.streams import EXEMPT, UNTRACKED_UPDATABLE, chained_labels, genesis, link_hash, stream_specs
+from pit.records.tasks import streams_seal_task
 from tests import factories
 from tests.facts import protection_off
 from tests.shoes import hands
@@ -192,3 +193,24 @@ def test_verify_records_names_a_stream_break(capsys):
     with pytest.raises(CommandError, match=r"[12] broken$"):  # PostgreSQL: and its audit event differs
         call_command("verify_records", "--from", day.isoformat())
     assert f"BROKEN shoes.Shoe row {shoe.pk} at position 1: its fields do not hash" in capsys.readouterr().err
+
+
+def test_stream_heads_are_each_streams_last_link():
+    played()
+    assert stream_heads() == {}
+    streams_seal()
+    factories.shoe(factories.table("BB2"))
+    streams_seal()
+    last = StreamLink.objects.filter(stream="shoes.Shoe").order_by("-seq").first()
+    heads = stream_heads()
+    assert heads["shoes.Shoe"] == (2, last.hash)
+    assert set(heads) == set(StreamLink.objects.values_list("stream", flat=True))
+
+
+def test_the_minute_task_seals_the_new_rows():
+    played()
+    first = streams_seal_task()
+    assert first["shoes.Shoe"] == 1
+    factories.shoe(factories.table("BB2"))
+    assert streams_seal_task()["shoes.Shoe"] == 1
+    assert streams_verify().ok
