@@ -40,13 +40,13 @@ def _stream_seal(spec: StreamSpec, now, full: bool) -> int:
         rows = list((unlinked if after is None else unlinked.filter(pk__gt=after))[:SEAL_BATCH])
         if not rows:
             return sealed
-        links = []
+        made = []
         for row in rows:
             seq += 1
             head = link_hash(head, spec, seq, row[0], row[1:])
-            links.append(StreamLink(stream=spec.stream, seq=seq, row_id=row[0], hash=head, sealed_at=now))
-        StreamLink.objects.bulk_create(links)
-        sealed, after = sealed + len(links), rows[-1][0]
+            made.append(StreamLink(stream=spec.stream, seq=seq, row_id=row[0], hash=head, sealed_at=now))
+        StreamLink.objects.bulk_create(made)
+        sealed, after = sealed + len(made), rows[-1][0]
 
 
 def streams_seal(*, now=None, full: bool = True) -> dict[str, int]:
