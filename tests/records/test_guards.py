@@ -4,7 +4,9 @@ or shrink a chain head. And the insider's changes to the columns that may change
 status, a shoe's close, a user made superuser), made past the audit trail: verification names them."""
 
 import pytest
+from django.core.management import call_command
 from django.db import IntegrityError, connection, models, transaction
+from django.test.utils import CaptureQueriesContext
 
 from pit.accounts.audit import event_model_for
 from pit.accounts.services import device_create, staff_token_create
@@ -19,6 +21,7 @@ from pit.records.guard import IGNORE_NOTHING_BODY, ignore_function_body, normali
 from pit.records.models import ChainHead, StreamLink
 from pit.records.selectors import streams_verify, tracked_models, triggers_guard_verify
 from pit.records.services import streams_seal
+from pit.shoes.services import CoupInput, coups_record
 from tests import factories
 from tests.core.test_immutable import as_role, denied
 from tests.records.test_insider import played_shoe, tampered
@@ -212,3 +215,35 @@ def test_postgres_the_runtime_role_cannot_edit_a_settled_paytable_or_the_links(r
     with pytest.raises(Exception, match="settled coups|edited"):
         paytable_update(configuration=paytable, rules=paytable.rules)
     assert PaytableConfiguration.objects.get(pk=paytable.pk).rules == paytable.rules
+
+
+@pytest.mark.postgres
+def test_postgres_migrate_puts_pits_function_back_after_pgtrigger_wrote_its_own():
+    with connection.cursor() as cursor:  # as a migration adding a history trigger does
+        cursor.execute(PGTRIGGER_FUNCTION)
+    assert triggers_guard_verify(connection) != []
+    call_command("migrate", verbosity=0)
+    assert normalized(ignore_function_body(connection)) == normalized(IGNORE_NOTHING_BODY)
+
+
+def _batch(code, coups):
+    shoe = factories.shoe(factories.table(code))
+    batch = [
+        CoupInput(
+            number=number,
+            player=hands.BANKER_NATURAL[0],
+            banker=hands.BANKER_NATURAL[1],
+            wagers=(factories.wager(1, "banker", "100"), factories.wager(2, "player", "50")),
+        )
+        for number in range(1, coups + 1)
+    ]
+    with CaptureQueriesContext(connection) as queries:
+        coups_record(shoe=shoe, coups=batch)
+    return len(queries)
+
+
+@pytest.mark.postgres
+def test_postgres_a_batch_costs_the_same_queries_whatever_its_size():
+    """The chain head, the shoe's audit trigger and the streams add nothing per coup to a batch."""
+    _batch("WU1", 2)  # caches warmed
+    assert _batch("BA1", 5) == _batch("BA2", 60)
