@@ -1,10 +1,15 @@
-"""Celery tasks of the records: the nightly verification of the hash chains."""
+"""Celery tasks of the records: the nightly verification of the hash chains, and the heads anchored
+outside the database."""
 
 import datetime as dt
+import logging
 
 from pit.core.gaming_day import current_gaming_day
 from pit.core.tasks import pit_task
+from pit.records.anchors import AnchorError, heads_anchor
 from pit.records.services import records_verify
+
+logger = logging.getLogger(__name__)
 
 
 @pit_task("records.records_verify")
@@ -15,3 +20,14 @@ def records_verify_task(first_day: str | None = None, last_day: str | None = Non
     last = dt.date.fromisoformat(last_day) if last_day else first
     result = records_verify(first_day=first, last_day=last)
     return {"shoes": result.shoes, "rows": result.rows, "breaks": [str(found) for found in result.breaks]}
+
+
+@pit_task("records.anchor_heads")
+def anchor_heads_task() -> dict:
+    """Append the open gaming day's heads, and ended days' final ones, to PIT_RECORDS_ANCHOR_DIR (beat)."""
+    try:
+        written = heads_anchor()
+    except AnchorError as exc:
+        logger.error("chain heads not anchored: %s", exc)
+        return {"written": [], "error": str(exc)}
+    return {"written": [f"{entry.gaming_day} {entry.state}" for entry in written]}

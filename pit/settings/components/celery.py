@@ -93,6 +93,9 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "compliance.coups_sweep": {"task": "compliance.coups_sweep", "schedule": crontab(hour=7, minute=15)},
     # The hash chains of the last complete gaming day are recomputed at night; a break is a violation.
     "records.records_verify": {"task": "records.records_verify", "schedule": crontab(hour=7, minute=45)},
+    # Each gaming day's chain heads appended, signed, to PIT_RECORDS_ANCHOR_DIR: the open day's as they move,
+    # an ended day's final entry (pit.records.anchors), every 10 minutes.
+    "records.anchor_heads": {"task": "records.anchor_heads", "schedule": 600},
     # Open tables whose feed went quiet (PIT_PROTECTION_STALE_FEED_MINUTES), every minute.
     "protection.stale_feeds_check": {"task": "protection.stale_feeds_check", "schedule": 60},
     # Dealers' error rates for the current and the previous gaming day, every 10 minutes.
