@@ -10,7 +10,8 @@ key the database never sees (PIT_RECORDS_SIGNING_KEY, HMAC-SHA256):
   out shows. Written by beat (`records.anchor_heads`) and `manage.py anchor_heads`; only ever
   appended (the directory is meant to be append-only for the runtime user).
 - **signed exports**: the commission report's JSON or XLSX as pit exports it (it carries the day's
-  heads), with a signature file beside it (`<file>.sig`, `manage.py sign_export`).
+  heads), with a signature file beside it (`<file>.sig`, `manage.py sign_export`); an archived
+  month's manifest.json is signed the same way and carries each shoe's head as it was archived.
 
 `anchors_check` recomputes each anchored shoe's chain from its rows and holds it to each anchor: at
 the anchored position the chain must end in the anchored hash. Design: docs/design/records.md.
@@ -25,6 +26,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from django.apps import apps
 from django.conf import settings
@@ -145,7 +147,7 @@ def _append_entry(path: Path, gaming_day: dt.date, final: bool, key: bytes) -> W
     """Append the day's heads as a signed line unless the last line says the same (and, for an
     ended day, is final). Under an exclusive lock on the file: a beat run and a command never interleave."""
     day = record_heads(first_day=gaming_day, last_day=gaming_day)
-    heads = day[0] if day else {"digest": DayHeads(gaming_day, {}).digest, "shoes": []}
+    heads: dict[str, Any] = day[0] if day else {"digest": DayHeads(gaming_day, {}).digest, "shoes": []}
     state = "final" if final else "running"
     if not heads["shoes"] and not path.exists():
         return None  # a day with no shoe: nothing to pin
@@ -159,14 +161,15 @@ def _append_entry(path: Path, gaming_day: dt.date, final: bool, key: bytes) -> W
         last = json.loads(lines[-1]) if lines else None
         if last is not None and last.get("digest") == heads["digest"] and (last.get("state") == "final" or not final):
             return None
-        body = {
+        shoes = [{"shoe": shoe["shoe"], "rows": shoe["rows"], "head": shoe["head"]} for shoe in heads["shoes"]]
+        body: dict[str, Any] = {
             "format": FORMAT,
             "gaming_day": gaming_day.isoformat(),
             "state": state,
             "written_at": timezone.now().astimezone(dt.UTC).isoformat(timespec="microseconds"),
             "previous": hashlib.sha256(lines[-1]).hexdigest() if lines else None,
             "digest": heads["digest"],
-            "shoes": [{"shoe": s["shoe"], "rows": s["rows"], "head": s["head"]} for s in heads["shoes"]],
+            "shoes": shoes,
             "key": key_id(key),
         }
         body["signature"] = _mac(key, _canonical(body))
@@ -177,7 +180,7 @@ def _append_entry(path: Path, gaming_day: dt.date, final: bool, key: bytes) -> W
         os.fsync(fd)
     finally:
         os.close(fd)
-    return Written(gaming_day, state, len(body["shoes"]), path)
+    return Written(gaming_day, state, len(shoes), path)
 
 
 def heads_anchor(
@@ -226,7 +229,7 @@ def _heads_file_anchors(path: Path, data: bytes, key: bytes) -> list[Anchor]:
             raise AnchorError(f"{where} is not a {FORMAT} entry")
         signature = body.pop("signature", None)
         _check_mac(key, _canonical(body), signature, body.get("key"), where)
-        expected = hashlib.sha256(previous).hexdigest() if previous is not None else None
+        expected: str | None = hashlib.sha256(previous).hexdigest() if previous is not None else None
         if body.get("previous") != expected:
             raise AnchorError(f"{where} does not follow the line before it: a line was removed or replaced")
         previous = line
@@ -271,11 +274,24 @@ def _xlsx_days(path: Path) -> list[dict]:
     return list(days.values())
 
 
+def _manifest_anchors(path: Path, manifest: dict) -> list[Anchor]:
+    """An archived month's manifest (pit.archive): each shoe's chain head as it stood when archived."""
+    where = f"{path.parent.name}/{path.name}"
+    try:
+        return [
+            Anchor(int(shoe), int(kept["length"]), str(kept["head"]), str(kept["day"]), where)
+            for shoe, kept in sorted(manifest["chains"].items(), key=lambda item: int(item[0]))
+            if kept.get("length") is not None
+        ]
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise AnchorError(f"{where}: a manifest's chains need length, head and day per shoe") from None
+
+
 def anchors_read(path: Path, *, unsigned: bool = False) -> list[Anchor]:
-    """The anchors in a heads file, a directory of them, or a commission report export (JSON or
-    XLSX) with its signature beside it. Refuses (AnchorError) a signature that does not match, a
-    missing one (unless `unsigned`), a heads file with a line removed, a day whose digest does not
-    match its heads."""
+    """The anchors in a heads file, a directory of them, a commission report export (JSON or XLSX)
+    or an archived month's manifest.json, with its signature beside it. Refuses (AnchorError) a
+    signature that does not match, a missing one (unless `unsigned`), a heads file with a line
+    removed, a day whose digest does not match its heads."""
     if path.is_dir():
         files = sorted(path.glob("heads-*.jsonl"))
         if not files:
@@ -301,6 +317,10 @@ def anchors_read(path: Path, *, unsigned: bool = False) -> list[Anchor]:
             report = json.loads(data)
         except ValueError:
             raise AnchorError(f"{path} is neither a heads file nor a report export (JSON or XLSX)") from None
+        if isinstance(report, dict) and isinstance(report.get("chains"), dict) and "tables" in report:
+            if not unsigned:
+                _export_signature_check(path, data)
+            return _manifest_anchors(path, report)
         if not isinstance(report, dict) or "record_heads" not in report:
             raise AnchorError(f"{path} carries no record_heads: only the commission report carries the heads")
         if not unsigned:

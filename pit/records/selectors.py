@@ -3,7 +3,7 @@
 import datetime as dt
 import hashlib
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -152,7 +152,7 @@ def chain_queries(shoe_ids: list[int]) -> Iterator[tuple[ChainSpec, Iterator[tup
 
 
 def _verify_shoe(
-    shoe_id: int, rows: list, head: tuple[int, str] | None, archived: list[ArchivedRun] = ()
+    shoe_id: int, rows: list, head: tuple[int, str] | None, archived: Sequence[ArchivedRun] = ()
 ) -> ChainBreak | None:
     """Each row must hash, from the stored hash of the row before it, to its own stored hash: an
     edited row fails itself; a row re-hashed to hide an edit fails the row after it. An archived

@@ -5,6 +5,7 @@ import threading
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from pit.records.selectors import chains_verify
 from pit.shoes.models import Coup
@@ -67,3 +68,21 @@ def test_verifying_a_shoe_while_its_coups_are_posted_raises_no_false_alarm():
     assert alarms == []
     assert Coup.objects.filter(shoe=shoe).count() == 1 + len(posted)
     assert chains_verify(shoe_ids=[shoe.pk]).ok
+
+
+@pytest.mark.django_db(transaction=True)
+def test_verification_outside_a_transaction_reads_one_snapshot_and_leaves_none_open():
+    shoe = factories.shoe()
+    factories.coup(shoe, 1, *hands.BANKER_NATURAL, wagers=[factories.wager(1, "banker", "100")])
+    with CaptureQueriesContext(connection) as queries:
+        assert chains_verify(shoe_ids=[shoe.pk]).ok
+    statements = [query["sql"] for query in queries.captured_queries]
+    if connection.vendor == "postgresql":
+        # Django logs the transaction's BEGIN and COMMIT among the queries.
+        assert statements[:2] == ["BEGIN", "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"]
+        assert statements[-1] == "COMMIT"
+    else:  # a deferred read transaction: a snapshot in WAL mode, no write lock (IMMEDIATE would take one)
+        assert (statements[0], statements[-1]) == ("BEGIN DEFERRED", "COMMIT")
+    assert not connection.in_atomic_block
+    factories.coup(shoe, 2, *hands.TIE)  # the floor writes on
+    assert Coup.objects.filter(shoe=shoe).count() == 2
