@@ -23,6 +23,7 @@ from pit.reports.definitions import ReportFilters
 from pit.reports.renderers import json_chunks, xlsx_write
 from pit.shoes.models import Wager
 from tests import factories
+from tests.archive.test_partitions import as_role
 from tests.records.test_chain import DAY, DEALT, tamper
 from tests.shoes import hands
 
@@ -275,3 +276,15 @@ def test_an_edit_that_was_not_rehashed_is_still_broken_against_an_anchor(played_
     code, _, err = verify("--against", str(anchoring))
     assert code == 1
     assert err.startswith(f"BROKEN shoe {played_shoe.pk}, box_count {box.pk} at position 12: its stored hash")
+
+
+@pytest.mark.postgres
+def test_the_runtime_role_anchors_and_names_the_owner_s_rehash(played_shoe, anchoring, runtime_role):
+    with as_role(runtime_role):
+        (written,) = heads_anchor(days=[DAY], today=NEXT_DAY)
+    rewrite_wager(played_shoe)  # as the owner
+    with as_role(runtime_role):
+        assert verify("--from", str(DAY))[0] == 0
+        code, _, err = verify("--against", str(written.path))
+    assert code == 1
+    assert err.startswith(f"TAMPERED shoe {played_shoe.pk}: the chain recomputed from its rows reads ")
