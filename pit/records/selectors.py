@@ -98,7 +98,10 @@ def archived_runs(shoe_ids: list[int]) -> dict[int, list[ArchivedRun]]:
     MonthArchive = apps.get_model("archive", "MonthArchive")  # noqa: N806
     wanted = {str(shoe_id) for shoe_id in shoe_ids}
     runs: dict[int, list[ArchivedRun]] = defaultdict(list)
-    for month, manifest in MonthArchive.objects.filter(action="detached").values_list("month", "manifest"):
+    archives = MonthArchive.objects.filter(action="detached")
+    if connection.vendor == "postgresql":  # only the months holding one of them (archives are PostgreSQL's)
+        archives = archives.filter(manifest__chains__has_any_keys=sorted(wanted))
+    for month, manifest in archives.values_list("month", "manifest"):
         for shoe, kept in manifest.get("chains", {}).items():
             if shoe in wanted:
                 runs[int(shoe)].extend(ArchivedRun(f"{month:%Y-%m}", *run) for run in kept["runs"])
