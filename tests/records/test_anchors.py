@@ -12,12 +12,13 @@ from django.apps import apps
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from pit.compliance.models import RuleViolation
 from pit.ledger.models import BoxCount
 from pit.records.anchors import AnchorError, anchors_read, heads_anchor, heads_path
 from pit.records.canonical import genesis, row_hasher
 from pit.records.models import ChainHead
 from pit.records.selectors import chain_queries, chains_verify
-from pit.records.tasks import anchor_heads_task
+from pit.records.tasks import anchor_heads_task, records_verify_task
 from pit.reports.catalog import COMMISSION
 from pit.reports.definitions import ReportFilters
 from pit.reports.renderers import json_chunks, xlsx_write
@@ -288,3 +289,17 @@ def test_the_runtime_role_anchors_and_names_the_owner_s_rehash(played_shoe, anch
         code, _, err = verify("--against", str(written.path))
     assert code == 1
     assert err.startswith(f"TAMPERED shoe {played_shoe.pk}: the chain recomputed from its rows reads ")
+
+
+def test_the_nightly_verification_holds_the_chains_to_the_day_s_heads_file(played_shoe, anchoring):
+    heads_anchor(days=[DAY], today=NEXT_DAY)
+    assert records_verify_task(str(DAY)) == {"shoes": 1, "rows": 17, "breaks": []}
+    rewrite_wager(played_shoe)
+    for _ in range(2):
+        outcome = records_verify_task(str(DAY))
+    (found,) = outcome["breaks"]
+    assert found.startswith(f"shoe {played_shoe.pk}: the chain recomputed from its rows reads ")
+    violation = RuleViolation.objects.get(code="record_chain_broken")
+    assert (violation.shoe_id, violation.gaming_day) == (played_shoe.pk, DAY)
+    assert violation.message.startswith(f"The record of {played_shoe} was altered: shoe {played_shoe.pk}: the chain")
+    assert "a row at or before that position was rewritten and the chain re-hashed" in violation.message
