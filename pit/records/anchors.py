@@ -157,9 +157,14 @@ def _append_entry(path: Path, gaming_day: dt.date, final: bool, key: bytes) -> W
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         with open(path, "rb") as existing:
-            lines = existing.read().splitlines()
-        last = json.loads(lines[-1]) if lines else None
-        if last is not None and last.get("digest") == heads["digest"] and (last.get("state") == "final" or not final):
+            data = existing.read()
+        lines = data.splitlines()
+        try:
+            last = json.loads(lines[-1]) if lines else None
+        except ValueError:  # a line cut short (a crash while writing): verification will refuse the file
+            last = None
+        last_line: dict = last if isinstance(last, dict) else {}
+        if last_line.get("digest") == heads["digest"] and (last_line.get("state") == "final" or not final):
             return None
         shoes = [{"shoe": shoe["shoe"], "rows": shoe["rows"], "head": shoe["head"]} for shoe in heads["shoes"]]
         body: dict[str, Any] = {
@@ -174,6 +179,8 @@ def _append_entry(path: Path, gaming_day: dt.date, final: bool, key: bytes) -> W
         }
         body["signature"] = _mac(key, _canonical(body))
         line = _canonical(body) + b"\n"
+        if data and not data.endswith(b"\n"):
+            line = b"\n" + line  # never onto the end of a line cut short
         written = 0
         while written < len(line):
             written += os.write(fd, line[written:])

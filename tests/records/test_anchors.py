@@ -303,3 +303,16 @@ def test_the_nightly_verification_holds_the_chains_to_the_day_s_heads_file(playe
     assert (violation.shoe_id, violation.gaming_day) == (played_shoe.pk, DAY)
     assert violation.message.startswith(f"The record of {played_shoe} was altered: shoe {played_shoe.pk}: the chain")
     assert "a row at or before that position was rewritten and the chain re-hashed" in violation.message
+
+
+def test_a_line_cut_short_by_a_crash_is_never_written_onto_and_refuses_the_file(played_shoe, anchoring):
+    heads_anchor(days=[DAY], today=DAY)
+    path = heads_path(DAY)
+    with path.open("ab") as out:
+        out.write(b'{"format": "pit-heads-1", "gaming')  # the process died mid-write
+    factories.coup(played_shoe, 4, *hands.TIE, dealt_at=DEALT)
+    assert [entry.state for entry in heads_anchor(days=[DAY], today=DAY)] == ["running"]
+    lines = path.read_bytes().splitlines()
+    assert len(lines) == 3 and json.loads(lines[2])["shoes"][0]["rows"] == 18
+    code, _, err = verify("--against", str(path))
+    assert code == 2 and f"{path.name} line 2 is not JSON: the file was altered" in err
