@@ -28,6 +28,9 @@ from pit.core.partitions import (
     next_month,
     partitions_ensure_sql,
 )
+from pit.records.anchors import AnchorError, export_sign, signature_path, signing_key
+from pit.records.models import ChainHead
+from pit.records.selectors import chains_verify
 from pit.shoes.models import Coup, Shoe, ShoeStatus
 
 logger = logging.getLogger(__name__)
@@ -157,6 +160,81 @@ def _columns(cursor, table: str) -> list[str]:
     return [row[0] for row in cursor.fetchall()]
 
 
+# How many of a refused month's broken chains the refusal names (verify_records names them all).
+BREAKS_NAMED = 5
+
+
+def _month_chains(cursor, partitions: dict[str, str]) -> dict[str, dict]:
+    """Per shoe with rows in the month's partitions: the runs of consecutive chain positions they
+    hold, each with the stored hash of its last row (what the next row still in the database chains
+    from), the gaming day of its last archived coup, and its chain head as it stood. What verification
+    and the reports read for the month once it is detached (pit.records.selectors.archived_runs)."""
+    coups, wagers, entries = (partitions[table] for table in PARTITIONED)
+    cursor.execute(
+        f"""SELECT shoe_id, chain_seq, chain_hash FROM "{coups}" WHERE chain_seq IS NOT NULL
+            UNION ALL SELECT c.shoe_id, w.chain_seq, w.chain_hash FROM "{wagers}" w JOIN "{coups}" c
+                ON c.id = w.coup_id WHERE w.chain_seq IS NOT NULL
+            UNION ALL SELECT shoe_id, chain_seq, chain_hash FROM "{entries}" WHERE chain_seq IS NOT NULL
+            ORDER BY 1, 2"""  # noqa: S608 - partition names from the catalog
+    )
+    positions: dict[int, list[tuple[int, str]]] = {}
+    for shoe_id, seq, chain_hash in cursor.fetchall():
+        positions.setdefault(shoe_id, []).append((seq, chain_hash))
+    cursor.execute(f'SELECT shoe_id, max({KEY}) FROM "{coups}" GROUP BY shoe_id')  # noqa: S608
+    days = dict(cursor.fetchall())
+    cursor.execute(f'SELECT DISTINCT shoe_id, {KEY} FROM "{entries}"')  # noqa: S608 - a shoe of entries alone
+    for shoe_id, day in cursor.fetchall():
+        days[shoe_id] = max(days.get(shoe_id, day), day)
+    heads = {
+        shoe_id: (length, head)
+        for shoe_id, length, head in ChainHead.objects.filter(shoe_id__in=list(positions)).values_list(
+            "shoe_id", "length", "head"
+        )
+    }
+    chains = {}
+    for shoe_id, rows in positions.items():
+        runs: list[list] = []
+        for seq, chain_hash in rows:
+            if runs and runs[-1][1] == seq - 1:
+                runs[-1][1:] = [seq, chain_hash]
+            else:
+                runs.append([seq, seq, chain_hash])
+        length, head = heads.get(shoe_id, (None, None))
+        chains[str(shoe_id)] = {"runs": runs, "day": days[shoe_id].isoformat(), "length": length, "head": head}
+    return chains
+
+
+def _chains_hold(cursor, partitions: dict[str, str], month: dt.date) -> None:
+    """Refuse the month if a chain of its shoes is broken: an archive seals what it holds, so it
+    must not seal a tampered record."""
+    cursor.execute(
+        f'SELECT shoe_id FROM "{partitions["shoes_coup"]}" UNION '  # noqa: S608 - names from the catalog
+        f'SELECT shoe_id FROM "{partitions["ledger_commissionentry"]}" ORDER BY 1'
+    )
+    shoe_ids = [row[0] for row in cursor.fetchall()]
+    result = chains_verify(shoe_ids=shoe_ids)
+    if not result.ok:
+        named = "; ".join(str(found) for found in result.breaks[:BREAKS_NAMED])
+        more = f" (and {len(result.breaks) - BREAKS_NAMED} more)" if len(result.breaks) > BREAKS_NAMED else ""
+        raise ArchiveRefused(
+            f"the hash chains of {len(result.breaks)} of its {result.shoes} shoes are broken, and an archive would "
+            f"seal them: {named}{more}. Nothing was archived; `verify_records --from {month} --to "
+            f"{next_month(month) - dt.timedelta(days=1)}` names each"
+        )
+
+
+def _sign_manifest(path: Path) -> None:
+    """manifest.json.sig beside the manifest, signed as an export is (pit.records.anchors), when the
+    signing key is set. The signature of an earlier attempt that did not complete is replaced."""
+    try:
+        signing_key()
+    except AnchorError:
+        logger.warning("PIT_RECORDS_SIGNING_KEY is not set: %s is not signed", path)
+        return
+    signature_path(path).unlink(missing_ok=True)
+    export_sign(path)
+
+
 def month_archive(*, month: dt.date, operator: str, directory: Path | None = None) -> MonthArchive:
     """Archive a month of gaming days past the retention window: its coups, wagers and commission
     entries COPied to CSV files (a manifest with rows and SHA-256), the files read back and checked,
@@ -196,18 +274,25 @@ def month_archive(*, month: dt.date, operator: str, directory: Path | None = Non
             raise ArchiveRefused(
                 f"rows of {month:%Y-%m} are in the DEFAULT partition of {', '.join(held)}: move them first"
             )
-        # No row of the month may be added while it is copied and detached.
+        # No row of the month may be added while it is verified, copied and detached.
         for table in PARTITIONED:
             cursor.execute(f'LOCK TABLE "{partitions[table]}" IN SHARE MODE')
+        _chains_hold(cursor, partitions, month)
         directory.mkdir(parents=True, exist_ok=True)
         tables: dict[str, dict[str, str | int]] = {}
         for table in PARTITIONED:
             file = f"{partitions[table]}.csv"
             rows, digest = _copy_out(cursor, partitions[table], directory / file)
             tables[table] = {"partition": partitions[table], "file": file, "rows": rows, "sha256": digest}
-        manifest = {"month": f"{month:%Y-%m}", "format": "csv with header, rows by id", "tables": tables}
+        manifest = {
+            "month": f"{month:%Y-%m}",
+            "format": "csv with header, rows by id",
+            "tables": tables,
+            "chains": _month_chains(cursor, partitions),
+        }
         _verify(directory, manifest)
         (directory / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+        _sign_manifest(directory / "manifest.json")
         for table in reversed(PARTITIONED):  # referencing before referenced
             _detach(cursor, table, partitions[table], _columns(cursor, partitions[table]))
         return MonthArchive.objects.create(

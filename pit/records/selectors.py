@@ -4,12 +4,14 @@
 import datetime as dt
 import hashlib
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from operator import itemgetter
 
 from django.apps import apps
-from django.db import models
+from django.db import connection, models, transaction
 
 from pit.accounts.audit import event_model_for
 from pit.core.gaming_day import gaming_day_bounds
@@ -46,14 +48,92 @@ class Verification:
     shoes: int = 0
     rows: int = 0
     breaks: list[ChainBreak] = field(default_factory=list)
+    archived: dict[int, list[str]] = field(default_factory=dict)  # shoe id -> months its archived rows are in
 
     @property
     def ok(self) -> bool:
         return not self.breaks
 
 
+_in_snapshot: ContextVar[bool] = ContextVar("chains_snapshot", default=False)
+
+
+@contextmanager
+def chains_snapshot():
+    """Every read inside sees the database as of one moment, so a shoe being dealt while its chain
+    is read is seen whole up to some coup, never its wagers without their coup or its rows without
+    the head they moved. PostgreSQL: one REPEATABLE READ, READ ONLY transaction. SQLite (WAL): one
+    deferred read transaction, a snapshot that takes no write lock (the database's IMMEDIATE
+    transactions would). Inside a caller's transaction, or nested, the reads share the caller's."""
+    if _in_snapshot.get() or connection.in_atomic_block:
+        yield
+        return
+    token = _in_snapshot.set(True)
+    try:
+        if connection.vendor == "postgresql":
+            with transaction.atomic():
+                with connection.cursor() as cursor:
+                    cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                yield
+        else:
+            with connection.cursor() as cursor:
+                cursor.execute("BEGIN DEFERRED")
+            try:
+                yield
+            finally:
+                with connection.cursor() as cursor:
+                    cursor.execute("COMMIT")
+    finally:
+        _in_snapshot.reset(token)
+
+
+@dataclass(frozen=True)
+class ArchivedRun:
+    """Consecutive positions of a shoe's chain whose rows were archived with a month
+    (pit.archive: verified before they left, kept in the archive's manifest): `hash` is the stored
+    hash of the run's last row, which the next row still in the database chains from."""
+
+    month: str
+    first: int
+    last: int
+    hash: str
+
+
+def archived_runs(shoe_ids: list[int]) -> dict[int, list[ArchivedRun]]:
+    """The archived runs of these shoes' chains, from each archived month's manifest."""
+    # The archive app sits above this one (it verifies the chains before it archives): its model by name.
+    MonthArchive = apps.get_model("archive", "MonthArchive")  # noqa: N806
+    wanted = {str(shoe_id) for shoe_id in shoe_ids}
+    runs: dict[int, list[ArchivedRun]] = defaultdict(list)
+    archives = MonthArchive.objects.filter(action="detached")
+    if connection.vendor == "postgresql":  # only the months holding one of them (archives are PostgreSQL's)
+        archives = archives.filter(manifest__chains__has_any_keys=sorted(wanted))
+    for month, manifest in archives.values_list("month", "manifest"):
+        for shoe, kept in manifest.get("chains", {}).items():
+            if shoe in wanted:
+                runs[int(shoe)].extend(ArchivedRun(f"{month:%Y-%m}", *run) for run in kept["runs"])
+    for shoe_runs in runs.values():
+        shoe_runs.sort(key=lambda run: run.first)
+    return runs
+
+
+def archived_shoe_days(*, first_day: dt.date, last_day: dt.date) -> dict[int, tuple[dt.date, str]]:
+    """Shoes whose last archived coup falls in the range: shoe id -> (that gaming day, the month)."""
+    MonthArchive = apps.get_model("archive", "MonthArchive")  # noqa: N806 - see archived_runs
+    found = {}
+    months = MonthArchive.objects.filter(
+        action="detached", month__lte=last_day, month__gt=first_day - dt.timedelta(days=31)
+    ).values_list("month", "manifest")
+    for month, manifest in months:
+        for shoe, kept in manifest.get("chains", {}).items():
+            day = dt.date.fromisoformat(kept["day"])
+            if first_day <= day <= last_day:
+                found[int(shoe)] = (day, f"{month:%Y-%m}")
+    return found
+
+
 def shoe_ids_for_days(*, first_day: dt.date, last_day: dt.date) -> list[int]:
-    """The shoes with a coup in the range, or shuffled in it (a shoe of no coups yet)."""
+    """The shoes with a coup in the range (archived ones too), or shuffled in it (a shoe of no coups yet)."""
     Coup = apps.get_model("shoes", "Coup")
     Shoe = apps.get_model("shoes", "Shoe")
     start, end = gaming_day_bounds(first_day)[0], gaming_day_bounds(last_day)[1]
@@ -64,6 +144,7 @@ def shoe_ids_for_days(*, first_day: dt.date, last_day: dt.date) -> list[int]:
         .distinct()
     )
     ids.update(Shoe.objects.filter(shuffled_at__gte=start, shuffled_at__lt=end).values_list("pk", flat=True))
+    ids.update(archived_shoe_days(first_day=first_day, last_day=last_day))
     return sorted(ids)
 
 
@@ -80,14 +161,25 @@ def chain_queries(shoe_ids: list[int]) -> Iterator[tuple[ChainSpec, Iterator[tup
         yield spec, rows.iterator(chunk_size=10_000)
 
 
-def _verify_shoe(shoe_id: int, rows: list, head: tuple[int, str] | None) -> ChainBreak | None:
+def _verify_shoe(
+    shoe_id: int, rows: list, head: tuple[int, str] | None, archived: Sequence[ArchivedRun] = ()
+) -> ChainBreak | None:
     """Each row must hash, from the stored hash of the row before it, to its own stored hash: an
-    edited row fails itself; a row re-hashed to hide an edit fails the row after it.
+    edited row fails itself; a row re-hashed to hide an edit fails the row after it. An archived
+    run stands for its positions, and the row after it chains from the run's kept hash.
 
     `rows`: (position, or -1 for none; the kind's hasher; its spec; the row), in any order."""
     rows.sort(key=itemgetter(0))
     previous = genesis(shoe_id)
-    for expected, (seq, hasher, spec, row) in enumerate(rows, 1):
+    runs = list(archived)
+    expected = 0
+    for seq, hasher, spec, row in rows:
+        expected += 1
+        while runs and runs[0].last < expected:
+            runs.pop(0)
+        while runs and runs[0].first == expected and seq != expected:
+            expected, previous = runs[0].last + 1, runs[0].hash
+            runs.pop(0)
         if seq != expected:
             if seq == -1:
                 seq, problem = None, "the row has no place in the chain (inserted around the application)"
@@ -108,7 +200,10 @@ def _verify_shoe(shoe_id: int, rows: list, head: tuple[int, str] | None) -> Chai
             problem += f"; it now reads {canonical(spec, seq, row[4:]).decode()}"
             return ChainBreak(shoe_id, seq, spec.kind, row[1], problem)
         previous = stored
-    length = len(rows)
+    for run in runs:  # the chain's archived tail
+        if run.first == expected + 1:
+            expected, previous = run.last, run.hash
+    length = expected
     if head is None:
         if length:
             return ChainBreak(shoe_id, None, "", None, f"{length} rows are chained but the shoe has no chain head")
@@ -141,26 +236,33 @@ def _chunk_read(chunk: list[int]) -> tuple[dict[int, list], dict[int, tuple[int,
     return by_shoe, heads
 
 
-def _chunk_verify(chunk: list[int], by_shoe: dict[int, list], heads: dict) -> tuple[int, list[ChainBreak]]:
+def _chunk_verify(
+    chunk: list[int], by_shoe: dict[int, list], heads: dict, archived: dict | None = None
+) -> tuple[int, list[ChainBreak]]:
     rows, breaks = 0, []
+    archived = archived or {}
     for shoe_id in chunk:
         shoe_rows = by_shoe.pop(shoe_id, [])
         rows += len(shoe_rows)
-        found = _verify_shoe(shoe_id, shoe_rows, heads.get(shoe_id))
+        found = _verify_shoe(shoe_id, shoe_rows, heads.get(shoe_id), archived.get(shoe_id, ()))
         if found is not None:
             breaks.append(found)
     return rows, breaks
 
 
 def chains_verify(*, shoe_ids: list[int]) -> Verification:
-    """Recompute the chains of these shoes from their rows, a chunk of shoes at a time; the first
-    break of each shoe."""
+    """Recompute the chains of these shoes from their rows, a chunk of shoes at a time, all in one
+    snapshot (`chains_snapshot`); the first break of each shoe. Rows of an archived month are
+    vouched for by the runs its archive kept (`archived` names each such shoe's months)."""
     result = Verification(shoes=len(shoe_ids))
-    for start in range(0, len(shoe_ids), SHOES_PER_CHUNK):
-        chunk = shoe_ids[start : start + SHOES_PER_CHUNK]
-        rows, breaks = _chunk_verify(chunk, *_chunk_read(chunk))
-        result.rows += rows
-        result.breaks.extend(breaks)
+    with chains_snapshot():
+        archived = archived_runs(shoe_ids)
+        for start in range(0, len(shoe_ids), SHOES_PER_CHUNK):
+            chunk = shoe_ids[start : start + SHOES_PER_CHUNK]
+            rows, breaks = _chunk_verify(chunk, *_chunk_read(chunk), archived)
+            result.rows += rows
+            result.breaks.extend(breaks)
+    result.archived = {shoe_id: sorted({run.month for run in runs}) for shoe_id, runs in archived.items()}
     return result
 
 
@@ -192,6 +294,18 @@ def chain_heads_for_days(*, first_day: dt.date, last_day: dt.date) -> list[DayHe
         .order_by()
         .values_list("shoe_id", "day")
     )
+    archived = archived_shoe_days(first_day=first_day, last_day=last_day)
+    if archived:  # a shoe of an archived month whose live coups (if any) come before its archived ones
+        live_day = dict(
+            Coup.objects.filter(shoe_id__in=list(archived))
+            .values("shoe_id")
+            .annotate(day=Max("gaming_day"))
+            .order_by()
+            .values_list("shoe_id", "day")
+        )
+        for shoe_id, (day, _month) in archived.items():
+            if shoe_id not in day_of_shoe and live_day.get(shoe_id, day) <= day:
+                day_of_shoe[shoe_id] = day
     heads = {
         shoe_id: (length, head)
         for shoe_id, length, head in ChainHead.objects.filter(shoe_id__in=list(day_of_shoe)).values_list(
@@ -205,6 +319,10 @@ def chain_heads_for_days(*, first_day: dt.date, last_day: dt.date) -> list[DayHe
     return [DayHeads(day, days[day]) for day in sorted(days)]
 
 
+def _months_of(day: DayHeads, archived: dict[int, tuple[dt.date, str]]) -> list[str]:
+    return sorted({archived[shoe_id][1] for shoe_id in day.heads if shoe_id in archived})
+
+
 def record_heads(*, first_day: dt.date, last_day: dt.date) -> list[dict]:
     """The chain heads of each gaming day, as the reports publish them (every table of the day,
     whatever a report's filter): [{"gaming_day", "digest", "shoes": [{"shoe", "table", "sequence",
@@ -216,10 +334,13 @@ def record_heads(*, first_day: dt.date, last_day: dt.date) -> list[dict]:
         pk: (code, sequence)
         for pk, code, sequence in Shoe.objects.filter(pk__in=shoe_ids).values_list("pk", "table__code", "sequence")
     }
+    archived = archived_shoe_days(first_day=first_day, last_day=last_day)
     return [
         {
             "gaming_day": day.gaming_day.isoformat(),
             "digest": day.digest,
+            # The months whose archives hold rows of the day's shoes (their heads are kept all the same).
+            **({"archived": months} if (months := _months_of(day, archived)) else {}),
             "shoes": [
                 {
                     "shoe": shoe_id,

@@ -1,6 +1,7 @@
 """Writes of the hash chains: sealing every stream's new rows into its chain, and recording what a
 verification found as a violation."""
 
+import datetime as dt
 import logging
 
 from django.apps import apps
@@ -10,8 +11,9 @@ from django.utils import timezone
 from pit import game
 from pit.compliance.services import violation_record
 from pit.core.gaming_day import gaming_day_bounds
+from pit.records.anchors import AnchorError, anchors_check, anchors_read, heads_path, signing_key
 from pit.records.models import StreamLink
-from pit.records.selectors import chains_verify, shoe_ids_for_days, streams_verify
+from pit.records.selectors import ChainBreak, chains_verify, shoe_ids_for_days, streams_verify
 from pit.records.streams import StreamSpec, genesis, link_hash, stream_specs
 
 # pg_advisory_xact_lock key of the sealer: two sealers never append to a stream at once.
@@ -73,14 +75,46 @@ RECORDS_CHECK = "records_verify"
 logger = logging.getLogger(__name__)
 
 
+def _anchored_heads(first_day, last_day) -> list:
+    """The anchors of these days' heads files (pit.records.anchors), when the signing key is set; a
+    file refused (its signature does not match) is logged at ERROR and kept out."""
+    try:
+        signing_key()
+    except AnchorError:
+        return []
+    anchors = []
+    for offset in range((last_day - first_day).days + 1):
+        path = heads_path(first_day + dt.timedelta(days=offset))
+        if path.exists():
+            try:
+                anchors += anchors_read(path)
+            except AnchorError as exc:
+                logger.error("heads file refused, its heads not compared: %s", exc)
+    return anchors
+
+
 def records_verify(*, first_day, last_day):
-    """Seal every stream, then verify the chains of the shoes of these gaming days and the links of
-    every stream sealed in them. Each shoe's break is recorded once as a `record_chain_broken`
-    violation of its shoe (safe to run twice); a stream's breaks are logged as errors (a stream is of
-    no table). Returns (the shoes' Verification, the streams' StreamVerification)."""
+    """Seal every stream, then verify the chains of the shoes of these gaming days (held to the days'
+    heads files when there are any) and the links of every stream sealed in them. Each shoe's break,
+    and each anchor a chain no longer reaches (a rewrite re-hashed up to the head), is recorded once
+    as a `record_chain_broken` violation of its shoe (safe to run twice); a stream's breaks are logged
+    as errors (a stream is of no table). Returns (the shoes' Verification, the streams'
+    StreamVerification)."""
     Shoe = apps.get_model("shoes", "Shoe")  # noqa: N806 - the shoes app's models hash their rows through this app
     streams_seal()
-    result = chains_verify(shoe_ids=shoe_ids_for_days(first_day=first_day, last_day=last_day))
+    shoe_ids = shoe_ids_for_days(first_day=first_day, last_day=last_day)
+    anchors = _anchored_heads(first_day, last_day)
+    if anchors:
+        check = anchors_check(anchors, shoe_ids=shoe_ids)
+        result = check.verification
+        broken = {found.shoe_id for found in result.breaks}
+        for finding in check.findings:
+            if finding.anchor.shoe_id not in broken:  # the first finding of each shoe, as for breaks
+                broken.add(finding.anchor.shoe_id)
+                problem = str(finding).removeprefix(f"shoe {finding.anchor.shoe_id}: ")
+                result.breaks.append(ChainBreak(finding.anchor.shoe_id, finding.anchor.rows, "anchor", None, problem))
+    else:
+        result = chains_verify(shoe_ids=shoe_ids)
     since, until = gaming_day_bounds(first_day)[0], gaming_day_bounds(last_day)[1]
     streams = streams_verify(since=since, until=until)
     for stream_break in streams.breaks:

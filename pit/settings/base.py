@@ -12,4 +12,5 @@ from pit.settings.components.database import *  # noqa: F403
 from pit.settings.components.environment import *  # noqa: F403
 from pit.settings.components.general import *  # noqa: F403
 from pit.settings.components.pit import *  # noqa: F403
+from pit.settings.components.records import *  # noqa: F403
 from pit.settings.components.security import *  # noqa: F403

@@ -95,6 +95,9 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "records.records_verify": {"task": "records.records_verify", "schedule": crontab(hour=7, minute=45)},
     # Every fact row outside the shoes' chains (the audit trail's events too) linked to its stream's chain.
     "records.streams_seal": {"task": "records.streams_seal", "schedule": 60},
+    # Each gaming day's chain heads appended, signed, to PIT_RECORDS_ANCHOR_DIR: the open day's as they move,
+    # an ended day's final entry (pit.records.anchors), every 10 minutes.
+    "records.anchor_heads": {"task": "records.anchor_heads", "schedule": 600},
     # Open tables whose feed went quiet (PIT_PROTECTION_STALE_FEED_MINUTES), every minute.
     "protection.stale_feeds_check": {"task": "protection.stale_feeds_check", "schedule": 60},
     # Dealers' error rates for the current and the previous gaming day, every 10 minutes.

@@ -1,0 +1,29 @@
+"""Sign a report export (the commission report's JSON or XLSX carries the day's chain heads)."""
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from pit.records.anchors import AnchorError, anchors_read, export_sign
+
+
+class Command(BaseCommand):
+    help = (
+        "Write FILE.sig beside a commission report export (JSON or XLSX): HMAC-SHA256 of the file with "
+        "PIT_RECORDS_SIGNING_KEY. `verify_records --against FILE` checks it and refuses the file if either "
+        "changed. Refuses a file that carries no record heads, and a signature that exists already."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("files", nargs="+", type=Path, metavar="FILE")
+
+    def handle(self, *args, files, **options):
+        for path in files:
+            try:
+                anchors = anchors_read(path, unsigned=True)
+                signature = export_sign(path)
+            except AnchorError as exc:
+                raise CommandError(f"{path} not signed: {exc}") from None
+            except OSError as exc:
+                raise CommandError(f"{path} not signed: {exc.strerror}") from None
+            self.stdout.write(f"{signature}: signs {len(anchors)} shoe heads")
