@@ -7,7 +7,7 @@ from django.http import Http404
 from django.urls import path
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import exceptions, serializers, status
+from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -24,57 +24,59 @@ from pit.core.money import MoneyError, from_minor, to_minor
 from pit.tables.models import Table
 
 
-class ChipsField(serializers.DictField):
+def ChipsField(**kwargs) -> s.DenominationsField:  # noqa: N802 (a field, declared as fields are)
     """{"25.00": 40, "100.00": 30}: pieces (whole numbers) per denomination (a decimal string)."""
+    kwargs.setdefault("allow_empty", False)
+    return s.DenominationsField(max_pieces=accounting_services.MAX_PIECES, **kwargs)
 
-    def __init__(self, **kwargs):
-        kwargs.setdefault("child", s.AsciiIntegerField(min_value=0, max_value=accounting_services.MAX_PIECES))
-        kwargs.setdefault("allow_empty", False)
-        super().__init__(**kwargs)
+
+# A slip number as printed on the slip: ASCII letters, digits and -, so that "５" and "5" are not two slips.
+SLIP_NUMBER = {"pattern": r"[A-Za-z0-9][A-Za-z0-9-]{0,29}", "rule": "1 to 30 ASCII letters, digits or -, e.g. F-100"}
 
 
 class InventoryInputSerializer(s.StrictSerializer):
-    gaming_day = s.AsciiDateField()
-    shift = s.AsciiIntegerField(min_value=1, max_value=3, default=1)
-    kind = serializers.ChoiceField(choices=["opener", "closer"])
+    gaming_day = s.DayField()
+    shift = s.IntegerField(min_value=1, max_value=3, default=1)
+    kind = s.ChoiceField(choices=["opener", "closer"])
     chips = ChipsField(help_text='Pieces per denomination, e.g. {"25.00": 40, "100.00": 30}.')
-    dealer = serializers.CharField(max_length=150, help_text="The dealer's username (first signer).")
-    pit_boss = serializers.CharField(max_length=150, help_text="The pit boss's username (second signer).")
+    dealer = s.username_field(help_text="The dealer's username (first signer).")
+    pit_boss = s.username_field(help_text="The pit boss's username (second signer).")
 
 
 class SlipInputSerializer(s.StrictSerializer):
-    kind = serializers.ChoiceField(choices=SlipKind.values)
-    number = serializers.CharField(max_length=30)
-    table = serializers.SlugField(max_length=20)
-    gaming_day = s.AsciiDateField()
-    shift = s.AsciiIntegerField(min_value=1, max_value=3, default=1)
-    reason = serializers.CharField(max_length=200)
+    kind = s.ChoiceField(choices=SlipKind.values)
+    number = s.IdentifierField(**SLIP_NUMBER, what="a slip number", max_length=30)
+    table = s.table_code_field()
+    gaming_day = s.DayField()
+    shift = s.IntegerField(min_value=1, max_value=3, default=1)
+    reason = s.TextField(max_length=200)
     chips = ChipsField()
 
 
 class SlipStepInputSerializer(s.StrictSerializer):
     chips = ChipsField()
-    signed_by = serializers.CharField(
-        max_length=150, required=False, help_text="Username of the person who signed the step, if known."
-    )
+    signed_by = s.username_field(required=False, help_text="Username of the person who signed the step, if known.")
 
 
 class DropInputSerializer(s.StrictSerializer):
-    gaming_day = s.AsciiDateField()
-    shift = s.AsciiIntegerField(min_value=1, max_value=3, default=1)
+    gaming_day = s.DayField()
+    shift = s.IntegerField(min_value=1, max_value=3, default=1)
     cash = ChipsField(allow_empty=True, help_text='Notes per denomination, e.g. {"100.00": 52}.')
     chips = s.MoneyField(required=False, help_text="Chips found in the box.")
     markers = s.MoneyField(required=False, help_text="Markers found in the box, if the casino takes them.")
 
 
-def _minor_chips(chips: dict, currency: str, field: str) -> dict[str, int]:
+def _minor_chips(chips: dict[Decimal, int], currency: str, field: str) -> dict[str, int]:
+    """Pieces per denomination (as the kit's DenominationsField reads them) keyed by minor units."""
     converted: dict[str, int] = {}
-    for key, pieces in chips.items():
+    for amount, pieces in chips.items():
         try:
-            minor = to_minor(s.MoneyField(positive=True).to_internal_value(key), currency)
-        except (serializers.ValidationError, MoneyError):
-            raise exceptions.ValidationError({field: [f"{key!r} is not a denomination in {currency}."]}) from None
-        converted[str(minor)] = converted.get(str(minor), 0) + pieces
+            minor = to_minor(amount, currency)
+        except MoneyError:
+            raise exceptions.ValidationError(
+                {f"{field}.{amount}": [f"{amount} is not a denomination in {currency}."]}
+            ) from None
+        converted[str(minor)] = pieces
     return converted
 
 
@@ -200,8 +202,8 @@ class InventoryView(APIView):
     )
     @idempotent
     def post(self, request, code: str):
-        data = validated(InventoryInputSerializer, request)
         table = table_for(request, code)
+        data = validated(InventoryInputSerializer, request, currency=table.currency)
         count = accounting_services.inventory_record(
             table=table,
             gaming_day=data["gaming_day"],
@@ -244,11 +246,11 @@ class _SlipStepView(APIView):
 
     @idempotent
     def post(self, request, kind: str, number: str):
-        data = validated(SlipStepInputSerializer, request)
         cage = self.step == "issue"
         if cage:
             _ensure_scope(request, DeviceScope.CAGE)
         slip = _slip_for(request, kind, number, own_table=not cage)
+        data = validated(SlipStepInputSerializer, request, currency=slip.currency)
         signer = _user(data["signed_by"], "signed_by") if data.get("signed_by") else None
         service = accounting_services.slip_issue if cage else accounting_services.slip_receive
         service(
@@ -290,7 +292,7 @@ class SlipListView(APIView):
     @extend_schema(responses={200: _OBJECT}, summary="The slips of a gaming day (cage devices: every table)")
     def get(self, request, day: str):
         _ensure_scope(request, DeviceScope.CAGE)
-        gaming_day = s.AsciiDateField().run_validation(day)
+        gaming_day = s.path_day(day)
         slips = (
             Slip.objects.filter(gaming_day=gaming_day)
             .select_related("table")
@@ -312,10 +314,10 @@ class DropView(APIView):
     @idempotent
     def post(self, request, code: str):
         _ensure_scope(request, DeviceScope.COUNT_ROOM)
-        data = validated(DropInputSerializer, request)
         table = Table.objects.filter(code=code).first()
         if table is None:
             raise Http404(f"There is no table {code!r}.")
+        data = validated(DropInputSerializer, request, currency=table.currency)
         amounts = {}
         for field in ("chips", "markers"):
             try:
@@ -344,8 +346,8 @@ class DayWinView(APIView):
         summary="Statutory win per table (or shift) for a gaming day: drop + closer + credits - opener - fills",
     )
     def get(self, request, day: str):
-        gaming_day = s.AsciiDateField().run_validation(day)
-        by_shift = serializers.BooleanField().run_validation(request.query_params.get("by_shift", "false"))
+        gaming_day = s.path_day(day)
+        by_shift = s.query_flag(request.query_params, "by_shift")
         figures = accounting_selectors.period_figures(date_from=gaming_day, date_to=gaming_day, by_shift=by_shift)
         codes = dict(Table.objects.filter(pk__in={key[1] for key in figures}).values_list("pk", "code"))
         return Response(day_win_data(day, figures, codes, by_shift=by_shift))

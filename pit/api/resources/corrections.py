@@ -12,7 +12,7 @@ from pit.api.authentication import actor_for
 from pit.api.idempotency import idempotent
 from pit.api.permissions import DEVICE_READ_WRITE, ensure_table_access
 from pit.api.resources.coups import CoupSerializer, WagerInputSerializer, WagerSerializer, coups_payload
-from pit.api.serializers import StrictSerializer, iso, money, validated
+from pit.api.serializers import StrictSerializer, TextField, iso, money, validated
 from pit.shoes import services as shoe_services
 from pit.shoes.models import CorrectionKind, Coup, CoupCorrection, Wager
 
@@ -27,11 +27,11 @@ class CorrectionInputSerializer(StrictSerializer):
         max_length=200,
         help_text="Every wager of the coup as it should stand (those left out no longer stand).",
     )
-    reason = serializers.CharField(allow_blank=True, max_length=2000, help_text=REASON_HELP)
+    reason = TextField(allow_blank=True, max_length=2000, help_text=REASON_HELP)
 
 
 class VoidInputSerializer(StrictSerializer):
-    reason = serializers.CharField(allow_blank=True, max_length=2000, help_text=REASON_HELP)
+    reason = TextField(allow_blank=True, max_length=2000, help_text=REASON_HELP)
 
 
 # ------------------------------------------------------------------------------------------ outputs

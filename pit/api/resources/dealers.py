@@ -13,7 +13,7 @@ from pit.api.authentication import actor_for
 from pit.api.idempotency import idempotent
 from pit.api.permissions import DEVICE_READ_WRITE
 from pit.api.resources.tables import table_for
-from pit.api.serializers import AsciiDateField, AsciiDateTimeField, StrictSerializer, validated
+from pit.api.serializers import ChoiceField, DayField, LookupField, MomentField, StrictSerializer, TextField, validated
 from pit.compliance.models import RuleViolation
 from pit.dealers.models import Dealer, Fault
 from pit.dealers.selectors import dealer_statistics
@@ -23,13 +23,17 @@ MAX_DAYS = 366
 
 
 class RotationInputSerializer(StrictSerializer):
-    dealer = serializers.SlugRelatedField(
-        slug_field="code",
+    dealer = LookupField(
         queryset=Dealer.objects.all(),
+        slug_field="code",
+        pattern=r"[A-Za-z0-9][A-Za-z0-9_-]{0,19}",
+        rule="1 to 20 ASCII letters, digits, - or _, e.g. D042",
+        what="a dealer code",
+        max_length=20,
         allow_null=True,
         help_text="The dealer's code (badge), e.g. D042; null: the dealer went out and nobody came in.",
     )
-    started_at = AsciiDateTimeField(help_text="When they took over the table, with its UTC offset.")
+    started_at = MomentField(help_text="When they took over the table, with its UTC offset.")
 
 
 class RotationSerializer(serializers.Serializer):
@@ -41,8 +45,8 @@ class RotationSerializer(serializers.Serializer):
 
 
 class FaultInputSerializer(StrictSerializer):
-    fault = serializers.ChoiceField(choices=Fault.choices)
-    note = serializers.CharField(allow_blank=True, max_length=2000, help_text="Required: why.")
+    fault = ChoiceField(choices=Fault.choices)
+    note = TextField(allow_blank=True, max_length=2000, help_text="Required: why.")
 
 
 class FaultSerializer(serializers.Serializer):
@@ -73,7 +77,7 @@ class DayRangeSerializer(StrictSerializer):
     """?from=YYYY-MM-DD&to=YYYY-MM-DD (gaming days, both included)."""
 
     def get_fields(self):
-        return {"from": AsciiDateField(), "to": AsciiDateField()}
+        return {"from": DayField(), "to": DayField()}
 
     def validate(self, attrs):
         if attrs["to"] < attrs["from"]:

@@ -12,7 +12,16 @@ from pit.api.authentication import actor_for
 from pit.api.idempotency import idempotent
 from pit.api.permissions import DEVICE_READ, DEVICE_READ_WRITE
 from pit.api.resources.shoes import shoe_for
-from pit.api.serializers import MoneyField, OutputSerializer, SignedMoneyField, StrictSerializer, iso, money, validated
+from pit.api.serializers import (
+    MoneyField,
+    OutputSerializer,
+    SignedMoneyField,
+    StrictSerializer,
+    TextField,
+    iso,
+    money,
+    validated,
+)
 from pit.core.money import from_minor
 from pit.ledger import services as ledger_services
 from pit.ledger.models import (
@@ -30,7 +39,7 @@ RECONCILIATION_RETRY_DEALING = 60
 
 # ------------------------------------------------------------------------------------------ inputs
 class CollectInputSerializer(StrictSerializer):
-    note = serializers.CharField(required=False, allow_blank=True, max_length=500)
+    note = TextField(required=False, allow_blank=True, max_length=500)
 
 
 # ------------------------------------------------------------------------------------------ outputs

@@ -11,8 +11,9 @@ from pit.api.idempotency import idempotent
 from pit.api.permissions import DEVICE_READ, DEVICE_READ_WRITE, ensure_table_access
 from pit.api.resources.tables import table_for
 from pit.api.serializers import (
-    AsciiDateTimeField,
-    AsciiIntegerField,
+    CardsField,
+    IntegerField,
+    MomentField,
     MoneyField,
     OutputSerializer,
     StrictSerializer,
@@ -25,29 +26,23 @@ from pit.shoes.models import Shoe
 
 # ------------------------------------------------------------------------------------------ inputs
 class ShoeStartSerializer(StrictSerializer):
-    decks = AsciiIntegerField(min_value=1, max_value=12, default=8)
-    cut_card_position = AsciiIntegerField(
+    decks = IntegerField(min_value=1, max_value=12, default=8)
+    cut_card_position = IntegerField(
         min_value=1, max_value=12 * 52, help_text="Cards from the top (after the burn) to the cut card."
     )
-    burn = serializers.ListField(
-        child=serializers.CharField(max_length=3, min_length=2),
-        required=False,
-        default=list,
-        max_length=20,
-        help_text="The burned cards' codes.",
-    )
-    shuffled_at = AsciiDateTimeField(required=False, help_text="Default: now.")
+    burn = CardsField(required=False, default=list, min_length=0, max_length=20, help_text="The burned cards' codes.")
+    shuffled_at = MomentField(required=False, help_text="With its UTC offset; default: now.")
 
 
 class BoxCountInputSerializer(StrictSerializer):
-    seat = AsciiIntegerField(min_value=1, max_value=99)
+    seat = IntegerField(min_value=1, max_value=99)
     counted = MoneyField(help_text="What was counted in the seat's commission box.")
 
 
 class ShoeCloseSerializer(StrictSerializer):
     # The stubs type only the child's arguments: many=True hands max_length to the ListSerializer.
     commission_box = BoxCountInputSerializer(many=True, max_length=99)  # type: ignore[call-arg]
-    closed_at = AsciiDateTimeField(required=False, help_text="Default: now.")
+    closed_at = MomentField(required=False, help_text="With its UTC offset; default: now.")
 
 
 # ------------------------------------------------------------------------------------------ outputs

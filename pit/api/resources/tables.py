@@ -14,7 +14,7 @@ from pit.api.authentication import actor_for, request_device
 from pit.api.idempotency import idempotent
 from pit.api.permissions import DEVICE_READ, DEVICE_READ_WRITE, ensure_table_access
 from pit.api.serializers import (
-    AsciiDateTimeField,
+    MomentField,
     OutputSerializer,
     SignedMoneyField,
     StrictSerializer,
@@ -28,7 +28,7 @@ from pit.tables.models import Table, TableLimit
 
 # ------------------------------------------------------------------------------------------ inputs
 class TableEventInputSerializer(StrictSerializer):
-    at = AsciiDateTimeField(required=False, help_text="When it happened; default: now.")
+    at = MomentField(required=False, help_text="When it happened, with its UTC offset; default: now.")
 
 
 # ------------------------------------------------------------------------------------------ outputs

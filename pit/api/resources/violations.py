@@ -11,14 +11,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from pit.api.idempotency import idempotent
-from pit.api.serializers import OutputSerializer, StrictSerializer, iso, validated
+from pit.api.serializers import OutputSerializer, StrictSerializer, TextField, iso, validated
 from pit.compliance import services as compliance_services
 from pit.compliance.models import RuleViolation, ViolationStatus
 
 
 # ------------------------------------------------------------------------------------------ inputs
 class ReviewInputSerializer(StrictSerializer):
-    note = serializers.CharField(allow_blank=True, max_length=2000, help_text="Required: what was done or why.")
+    note = TextField(allow_blank=True, max_length=2000, help_text="Required: what was done or why.")
 
 
 class ViolationFilter(django_filters.FilterSet):
