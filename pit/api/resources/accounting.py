@@ -7,17 +7,27 @@ from django.http import Http404
 from django.urls import path
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import exceptions, status
+from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from pit.accounting import selectors as accounting_selectors
 from pit.accounting import services as accounting_services
-from pit.accounting.models import DeviceGrant, DeviceScope, Slip, SlipKind
+from pit.accounting.models import (
+    DeviceGrant,
+    DeviceScope,
+    DropCount,
+    InventoryCount,
+    Slip,
+    SlipKind,
+    SlipStep,
+    SlipStepKind,
+)
 from pit.api import serializers as s
 from pit.api.authentication import actor_for, request_device
 from pit.api.idempotency import idempotent
 from pit.api.permissions import DEVICE_READ, DEVICE_WRITE
+from pit.api.replays import PostKind, post_kind, recorded_once
 from pit.api.resources.tables import table_for
 from pit.api.serializers import validated
 from pit.core.money import MoneyError, from_minor, to_minor
@@ -62,8 +72,10 @@ class DropInputSerializer(s.StrictSerializer):
     gaming_day = s.DayField()
     shift = s.IntegerField(min_value=1, max_value=3, default=1)
     cash = ChipsField(allow_empty=True, help_text='Notes per denomination, e.g. {"100.00": 52}.')
-    chips = s.MoneyField(required=False, help_text="Chips found in the box.")
-    markers = s.MoneyField(required=False, help_text="Markers found in the box, if the casino takes them.")
+    chips = s.MoneyField(default=Decimal(0), help_text="Chips found in the box; default 0.")
+    markers = s.MoneyField(
+        default=Decimal(0), help_text="Markers found in the box, if the casino takes them; default 0."
+    )
 
 
 def _minor_chips(chips: dict[Decimal, int], currency: str, field: str) -> dict[str, int]:
@@ -97,6 +109,12 @@ def _ensure_scope(request, scope: str) -> None:
     device = request_device(request)
     if device is not None and not DeviceGrant.objects.filter(device=device, scope=scope).exists():
         raise exceptions.PermissionDenied(f"This device is not granted the {scope.replace('_', ' ')} scope.")
+
+
+def _slips():
+    return Slip.objects.select_related("table").prefetch_related(
+        "steps__signed_by", "steps__recorded_by_user", "steps__recorded_by_device__table"
+    )
 
 
 def _slip_for(request, kind: str, number: str, *, own_table: bool) -> Slip:
@@ -190,6 +208,7 @@ def day_win_data(day: str, figures: dict, codes: dict[int, str], *, by_shift: bo
 _OBJECT = {"type": "object"}
 
 
+@post_kind(PostKind.FACT)
 @extend_schema(tags=["accounting"])
 class InventoryView(APIView):
     write_permissions = ("accounting.record_inventorycount",)
@@ -204,19 +223,30 @@ class InventoryView(APIView):
     def post(self, request, code: str):
         table = table_for(request, code)
         data = validated(InventoryInputSerializer, request, currency=table.currency)
-        count = accounting_services.inventory_record(
-            table=table,
-            gaming_day=data["gaming_day"],
-            shift=data["shift"],
-            kind=data["kind"],
-            chips=_minor_chips(data["chips"], table.currency, "chips"),
-            dealer=_user(data["dealer"], "dealer"),
-            pit_boss=_user(data["pit_boss"], "pit_boss"),
-            actor=actor_for(request),
+        return recorded_once(
+            what=f"The {data['kind']} of {table.code} for {data['gaming_day']} shift {data['shift']}",
+            serializer_class=InventoryInputSerializer,
+            values=data,
+            context={"currency": table.currency},
+            recorded=InventoryCount.objects.select_related("table", "dealer", "pit_boss")
+            .filter(table=table, gaming_day=data["gaming_day"], shift=data["shift"], kind=data["kind"])
+            .first,
+            as_posted=inventory_data,
+            create=lambda: accounting_services.inventory_record(
+                table=table,
+                gaming_day=data["gaming_day"],
+                shift=data["shift"],
+                kind=data["kind"],
+                chips=_minor_chips(data["chips"], table.currency, "chips"),
+                dealer=_user(data["dealer"], "dealer"),
+                pit_boss=_user(data["pit_boss"], "pit_boss"),
+                actor=actor_for(request),
+            ),
+            answer=inventory_data,
         )
-        return Response(inventory_data(count), status=status.HTTP_201_CREATED)
 
 
+@post_kind(PostKind.FACT)
 @extend_schema(tags=["accounting"])
 class SlipRequestView(APIView):
     write_permissions = ("accounting.request_slip",)
@@ -227,19 +257,28 @@ class SlipRequestView(APIView):
     def post(self, request):
         data = validated(SlipInputSerializer, request)
         table = table_for(request, data["table"])
-        slip = accounting_services.slip_request(
-            kind=data["kind"],
-            number=data["number"],
-            table=table,
-            gaming_day=data["gaming_day"],
-            shift=data["shift"],
-            reason=data["reason"],
-            chips=_minor_chips(data["chips"], table.currency, "chips"),
-            actor=actor_for(request),
+        return recorded_once(
+            what=f"{data['kind'].capitalize()} slip {data['number']}",
+            serializer_class=SlipInputSerializer,
+            values=data,
+            context={"currency": table.currency},
+            recorded=_slips().filter(kind=data["kind"], number=data["number"]).first,
+            as_posted=slip_data,
+            create=lambda: accounting_services.slip_request(
+                kind=data["kind"],
+                number=data["number"],
+                table=table,
+                gaming_day=data["gaming_day"],
+                shift=data["shift"],
+                reason=data["reason"],
+                chips=_minor_chips(data["chips"], table.currency, "chips"),
+                actor=actor_for(request),
+            ),
+            answer=slip_data,
         )
-        return Response(slip_data(slip), status=status.HTTP_201_CREATED)
 
 
+@post_kind(PostKind.FACT)
 class _SlipStepView(APIView):
     device_access = DEVICE_WRITE
     step = ""
@@ -253,13 +292,27 @@ class _SlipStepView(APIView):
         data = validated(SlipStepInputSerializer, request, currency=slip.currency)
         signer = _user(data["signed_by"], "signed_by") if data.get("signed_by") else None
         service = accounting_services.slip_issue if cage else accounting_services.slip_receive
-        service(
-            slip=slip,
-            chips=_minor_chips(data["chips"], slip.currency, "chips"),
-            actor=actor_for(request),
-            signed_by=signer or (None if request_device(request) else request.user),
+        step = SlipStepKind.ISSUED if cage else SlipStepKind.RECEIVED
+
+        def as_posted(recorded: SlipStep) -> dict:
+            signed_by = recorded.signed_by.username if recorded.signed_by_id else None
+            return {"chips": _display_chips(recorded.chips, slip.currency), "signed_by": signed_by}
+
+        return recorded_once(
+            what=f"The {step} step of {slip}",
+            serializer_class=SlipStepInputSerializer,
+            values=data,
+            context={"currency": slip.currency},
+            recorded=SlipStep.objects.select_related("signed_by").filter(slip=slip, step=step).first,
+            as_posted=as_posted,
+            create=lambda: service(
+                slip=slip,
+                chips=_minor_chips(data["chips"], slip.currency, "chips"),
+                actor=actor_for(request),
+                signed_by=signer or (None if request_device(request) else request.user),
+            ),
+            answer=lambda _step: slip_data(_slips().get(pk=slip.pk)),
         )
-        return Response(slip_data(slip), status=status.HTTP_201_CREATED)
 
 
 @extend_schema(
@@ -301,6 +354,7 @@ class SlipListView(APIView):
         return Response({"gaming_day": day, "slips": [slip_data(slip) for slip in slips]})
 
 
+@post_kind(PostKind.FACT)
 @extend_schema(tags=["accounting"])
 class DropView(APIView):
     write_permissions = ("accounting.record_dropcount",)
@@ -321,19 +375,29 @@ class DropView(APIView):
         amounts = {}
         for field in ("chips", "markers"):
             try:
-                amounts[field] = to_minor(data.get(field, Decimal(0)), table.currency)
+                amounts[field] = to_minor(data[field], table.currency)
             except MoneyError as error:
                 raise exceptions.ValidationError({field: [str(error)]}) from None
-        drop = accounting_services.drop_record(
-            table=table,
-            gaming_day=data["gaming_day"],
-            shift=data["shift"],
-            cash=_minor_chips(data["cash"], table.currency, "cash"),
-            chips_minor=amounts["chips"],
-            markers_minor=amounts["markers"],
-            actor=actor_for(request),
+        return recorded_once(
+            what=f"The drop of {table.code} for {data['gaming_day']} shift {data['shift']}",
+            serializer_class=DropInputSerializer,
+            values=data,
+            context={"currency": table.currency},
+            recorded=DropCount.objects.select_related("table")
+            .filter(table=table, gaming_day=data["gaming_day"], shift=data["shift"])
+            .first,
+            as_posted=drop_data,
+            create=lambda: accounting_services.drop_record(
+                table=table,
+                gaming_day=data["gaming_day"],
+                shift=data["shift"],
+                cash=_minor_chips(data["cash"], table.currency, "cash"),
+                chips_minor=amounts["chips"],
+                markers_minor=amounts["markers"],
+                actor=actor_for(request),
+            ),
+            answer=drop_data,
         )
-        return Response(drop_data(drop), status=status.HTTP_201_CREATED)
 
 
 @extend_schema(tags=["accounting"])

@@ -20,6 +20,7 @@ from pit.api.errors import error_response, flatten_errors
 from pit.api.idempotency import idempotent
 from pit.api.parsers import MAX_BATCH_COUPS
 from pit.api.permissions import DEVICE_READ, DEVICE_READ_WRITE, ensure_table_access
+from pit.api.replays import PostKind, post_kind
 from pit.api.resources.shoes import shoe_for
 from pit.api.serializers import (
     CardsField,
@@ -519,6 +520,7 @@ SECOND_COUP_EXAMPLE = {
 }
 
 
+@post_kind(PostKind.FACT)
 @extend_schema(tags=["coups"])
 class ShoeCoupsView(APIView):
     read_permissions = ("shoes.view_coup",)
@@ -583,6 +585,7 @@ class ShoeCoupsView(APIView):
         return Response(payload, status=status.HTTP_200_OK)
 
 
+@post_kind(PostKind.BATCH)
 @extend_schema(tags=["coups"])
 class ShoeCoupsBatchView(APIView):
     write_permissions = ("shoes.add_coup",)

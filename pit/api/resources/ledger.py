@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 from pit.api.authentication import actor_for
 from pit.api.idempotency import idempotent
 from pit.api.permissions import DEVICE_READ, DEVICE_READ_WRITE
+from pit.api.replays import PostKind, post_kind
 from pit.api.resources.shoes import shoe_for
 from pit.api.serializers import (
     MoneyField,
@@ -236,6 +237,7 @@ class ReconciliationView(APIView):
         return Response(reconciliation_data(reconciliation))
 
 
+@post_kind(PostKind.TRANSITION)
 @extend_schema(tags=["ledger"])
 class CommissionCollectView(APIView):
     write_permissions = ("ledger.add_commissionentry",)

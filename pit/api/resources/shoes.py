@@ -2,13 +2,14 @@
 
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from pit.api.authentication import actor_for
 from pit.api.idempotency import idempotent
 from pit.api.permissions import DEVICE_READ, DEVICE_READ_WRITE, ensure_table_access
+from pit.api.replays import PostKind, post_kind, recorded_once
 from pit.api.resources.tables import table_for
 from pit.api.serializers import (
     CardsField,
@@ -92,6 +93,7 @@ def shoe_for(request, shoe_id: int) -> Shoe:
 
 
 # ------------------------------------------------------------------------------------------ views
+@post_kind(PostKind.FACT)
 @extend_schema(tags=["shoes"])
 class ShoeStartView(APIView):
     write_permissions = ("shoes.add_shoe",)
@@ -99,22 +101,40 @@ class ShoeStartView(APIView):
 
     @extend_schema(
         request=ShoeStartSerializer,
-        responses={201: ShoeSerializer},
+        responses={201: ShoeSerializer, 200: ShoeSerializer},
         summary="Start a shoe after a shuffle (409 naming the open shoe while another is dealing)",
+        description="201 with the shoe. A start that gives `shuffled_at` names its shoe: posted again the "
+        "same in every field it is a 200 with the shoe (nothing written), with anything different a 409 "
+        "naming each difference.",
     )
     @idempotent
     def post(self, request, code: str):
         data = validated(ShoeStartSerializer, request)
         table = table_for(request, code)
-        shoe = shoe_services.shoe_start(
-            table=table,
-            decks=data["decks"],
-            cut_card_position=data["cut_card_position"],
-            burn=data["burn"],
-            shuffled_at=data.get("shuffled_at"),
-            actor=actor_for(request),
+        shuffled_at = data.get("shuffled_at")
+        return recorded_once(
+            what=f"The shoe of {table.code} shuffled at {shuffled_at.isoformat() if shuffled_at else 'now'}",
+            serializer_class=ShoeStartSerializer,
+            values=data,
+            recorded=lambda: (
+                None
+                if shuffled_at is None
+                else Shoe.objects.select_related("table").filter(table=table, shuffled_at=shuffled_at).first()
+            ),
+            as_posted=shoe_data,
+            create=lambda: shoe_for(
+                request,
+                shoe_services.shoe_start(
+                    table=table,
+                    decks=data["decks"],
+                    cut_card_position=data["cut_card_position"],
+                    burn=data["burn"],
+                    shuffled_at=shuffled_at,
+                    actor=actor_for(request),
+                ).pk,
+            ),
+            answer=shoe_data,
         )
-        return Response(shoe_data(shoe_for(request, shoe.pk)), status=status.HTTP_201_CREATED)
 
 
 @extend_schema(tags=["shoes"])
@@ -127,6 +147,7 @@ class ShoeDetailView(APIView):
         return Response(shoe_data(shoe_for(request, shoe_id)))
 
 
+@post_kind(PostKind.TRANSITION)
 @extend_schema(tags=["shoes"])
 class ShoeCloseView(APIView):
     write_permissions = ("shoes.change_shoe",)
