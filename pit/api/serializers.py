@@ -219,8 +219,10 @@ class LookupField(IdentifierField):
         self.queryset, self.slug_field = queryset, slug_field
         super().__init__(**kwargs)
 
-    def to_internal_value(self, data):
-        code = super().to_internal_value(data)
+    def run_validation(self, data=serializers.empty):
+        code = super().run_validation(data)  # the identifier's own checks and validators first
+        if code is None or code is serializers.empty:
+            return code
         row = self.queryset.filter(**{self.slug_field: code}).first()
         if row is None:
             raise serializers.ValidationError(f"There is no {self.what} {shown(code)}.", code="invalid")

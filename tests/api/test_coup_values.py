@@ -145,6 +145,7 @@ WAGER_CASES = {
     ],
 }
 
+
 def _with(path: str, value) -> dict:
     body = copy.deepcopy(COUP)
     target, name = (body["wagers"][0], path.split(".", 1)[1]) if path.startswith("wagers[0].") else (body, path)
