@@ -10,7 +10,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from rest_framework import exceptions, status
-from rest_framework.parsers import JSONParser, get_encoding
+from rest_framework.parsers import JSONParser, get_encoding  # type: ignore[attr-defined]
 from rest_framework.utils.json import strict_constant
 
 # A batch holds at most this many coups; PIT_API_MAX_BODY_BYTES is set so that such a batch fits with

@@ -81,11 +81,8 @@ def recorded_once(
     """Record a fact once. `recorded()`: the fact this post names, if any; `as_posted(record)`: it in
     the request's form; `create()`: records it; `answer(record)`: the body answered."""
     existing = recorded()
-    if existing is None:
-        record = create()
-        code = status.HTTP_201_CREATED
-    else:
-        record, code = existing, status.HTTP_200_OK
+    code: int = status.HTTP_201_CREATED if existing is None else status.HTTP_200_OK
+    record = create() if existing is None else existing
     # After a create too: a concurrent post may have recorded the fact first (the service then
     # returns that one), and what it holds must be what this post says.
     found = differences(serializer_class, values, as_posted(record), context=context)

@@ -295,7 +295,7 @@ class _SlipStepView(APIView):
         step = SlipStepKind.ISSUED if cage else SlipStepKind.RECEIVED
 
         def as_posted(recorded: SlipStep) -> dict:
-            signed_by = recorded.signed_by.username if recorded.signed_by_id else None
+            signed_by = recorded.signed_by.username if recorded.signed_by is not None else None
             return {"chips": _display_chips(recorded.chips, slip.currency), "signed_by": signed_by}
 
         return recorded_once(

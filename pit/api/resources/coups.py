@@ -226,7 +226,7 @@ def coup_values(data) -> dict:
         if problem:
             errors[hand] = [problem]
             continue
-        for index, code in enumerate(cards):
+        for index, code in enumerate(cards or ()):  # a list: _list_problem said so
             problem = _empty(_CARD[hand], code) if code is None or code == "" else _CARD[hand].problem(code)
             if problem:
                 errors[f"{hand}[{index}]"] = [problem]
