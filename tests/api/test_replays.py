@@ -96,6 +96,8 @@ def test_every_post_operation_declares_its_kind_and_every_fact_has_its_scenario(
     assert None not in kinds.values(), [template for template, kind in kinds.items() if kind is None]
     facts = {template for template, kind in kinds.items() if kind in (PostKind.FACT, PostKind.REVISION)}
     assert facts == set(SCENARIOS)
+    documented = {template: set(operation["responses"]) for template, operation in operations("post")}
+    assert all({"200", "201", "409"} <= documented[template] for template in facts), documented
 
 
 def _changed(rows_before: dict, rows_after: dict) -> set[str]:

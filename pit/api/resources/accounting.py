@@ -216,7 +216,7 @@ class InventoryView(APIView):
 
     @extend_schema(
         request=InventoryInputSerializer,
-        responses={201: _OBJECT},
+        responses={201: _OBJECT, 200: _OBJECT},
         summary="Record the table's opener or closer (chips by denomination, two signers)",
     )
     @idempotent
@@ -252,7 +252,9 @@ class SlipRequestView(APIView):
     write_permissions = ("accounting.request_slip",)
     device_access = DEVICE_WRITE
 
-    @extend_schema(request=SlipInputSerializer, responses={201: _OBJECT}, summary="Request a fill or credit")
+    @extend_schema(
+        request=SlipInputSerializer, responses={201: _OBJECT, 200: _OBJECT}, summary="Request a fill or credit"
+    )
     @idempotent
     def post(self, request):
         data = validated(SlipInputSerializer, request)
@@ -318,7 +320,7 @@ class _SlipStepView(APIView):
 @extend_schema(
     tags=["accounting"],
     request=SlipStepInputSerializer,
-    responses={201: _OBJECT},
+    responses={201: _OBJECT, 200: _OBJECT},
     summary="The cage issues the slip's chips (cage devices and the cage role)",
 )
 class SlipIssueView(_SlipStepView):
@@ -329,7 +331,7 @@ class SlipIssueView(_SlipStepView):
 @extend_schema(
     tags=["accounting"],
     request=SlipStepInputSerializer,
-    responses={201: _OBJECT},
+    responses={201: _OBJECT, 200: _OBJECT},
     summary="The table signs for the slip's chips (409 before the cage issued them)",
 )
 class SlipReceiveView(_SlipStepView):
@@ -362,7 +364,7 @@ class DropView(APIView):
 
     @extend_schema(
         request=DropInputSerializer,
-        responses={201: _OBJECT},
+        responses={201: _OBJECT, 200: _OBJECT},
         summary="Post the soft count of the table's drop box (count-room devices and accountants)",
     )
     @idempotent

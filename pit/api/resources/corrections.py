@@ -157,8 +157,8 @@ class CoupCorrectionsView(APIView):
     )
     @idempotent
     def post(self, request, coup_id: int):
-        data = validated(CorrectionInputSerializer, request)
         coup = _coup_for(request, coup_id)
+        data = validated(CorrectionInputSerializer, request, currency=coup.shoe.table.currency)
         wagers = tuple(
             shoe_services.WagerInput(seat=w["seat"], bet=w["bet"], amount=w["amount"], paid=w.get("paid"))
             for w in data["wagers"]
