@@ -6,6 +6,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from pit import game
 from pit.api.authentication import actor_for
 from pit.api.idempotency import idempotent
 from pit.api.permissions import DEVICE_READ, DEVICE_READ_WRITE, ensure_table_access
@@ -162,6 +163,11 @@ class ShoeCloseView(APIView):
     def post(self, request, shoe_id: int):
         data = validated(ShoeCloseSerializer, request)
         shoe = shoe_for(request, shoe_id)
+        if not data["commission_box"] and shoe.table.paytable.rules.get("commission_mode") == game.CommissionMode.BOX:
+            # A floor system that sends no count at all has not counted: an empty box is a count of 0.00.
+            raise serializers.ValidationError(
+                {"commission_box": ["This table keeps commission in boxes: send each seat's count (0.00 if empty)."]}
+            )
         shoe_services.shoe_close(
             shoe=shoe,
             box_counts=[(line["seat"], line["counted"]) for line in data["commission_box"]],

@@ -9,7 +9,6 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from pit import game
 from pit.core.actors import SYSTEM, Actor
 from pit.core.errors import Conflict
 from pit.core.money import MoneyError, from_minor, to_minor
@@ -95,10 +94,6 @@ def shoe_close(*, shoe: Shoe, box_counts: list[tuple[int, Decimal]], closed_at=N
         if counted_minor < 0:
             raise ValidationError({f"commission_box[{index}].counted": "A count cannot be negative."})
         counts[seat] = counted_minor
-    if not counts and table.paytable.rules.get("commission_mode") == game.CommissionMode.BOX:
-        raise ValidationError(
-            {"commission_box": "This table keeps commission in boxes: send each seat's count (0.00 for an empty box)."}
-        )
     if shoe.status == ShoeStatus.CLOSED:
         recorded = dict(shoe.box_counts.values_list("seat", "counted_minor"))
         posted = {seat: minor for seat, minor in counts.items() if minor or seat in recorded}
