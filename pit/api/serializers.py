@@ -24,7 +24,8 @@ ROUNDING_MODES = [mode.value for mode in game.RoundingMode]
 # The one set of field types every input of the API is read with (docs/design/api.md, "Field types"):
 # tests/api/test_strict_fields.py fails when an input serializer declares a field not from this kit.
 SHOWN_CHARACTERS = 40
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+# Control characters but the line breaks (\n, \r) and the tab; and lone surrogates, which UTF-8 cannot hold.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 def shown(value) -> str:
