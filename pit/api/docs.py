@@ -22,6 +22,12 @@ The REST API of pit for floor systems (card-reading shoes, table terminals, bet 
   than the currency has.
 * Numbers, seats, money and times are **ASCII only**, in bodies and query parameters: `"²"`, `"٣"` or
   `"１０.００"` is a 400 naming the field.
+* Whole numbers (a coup number, a seat, decks) are **JSON integers**: `"5"` and `" 5"` are refused.
+  Identifiers (a slip number, a code, a username, a bet) match their pattern exactly, nothing trimmed.
+  Times carry their **UTC offset** (`"2026-11-29T21:14:05Z"`). Free text is a string without NUL or
+  other control characters. A key given twice in one object is a 400 naming its path.
+* Every POST of a recorded fact: **201** recorded; **200** with the record for the same fact again
+  (the same in every field); **409** naming each field that differs; nothing written by either.
 * A batch holds at most 5,000 coups; a body at most 8 MiB (`PIT_API_MAX_BODY_BYTES`), which holds
   5,000 coups with 7 wagers each. A larger body is a **413** (`too_large`) naming both limits.
 * `reported_winner` is `player`, `banker` or `tie`; `null` or left out when the table reports none.

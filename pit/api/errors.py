@@ -48,6 +48,15 @@ class ConflictError(exceptions.APIException):
         self.details = details or {}
 
 
+# A message quotes at most this much of what was sent (the kit quotes 40 characters of a value; this
+# bounds a message built elsewhere, e.g. a library's, that echoes a whole value).
+MAX_MESSAGE = 500
+
+
+def bounded(message: str) -> str:
+    return message if len(message) <= MAX_MESSAGE else f"{message[:MAX_MESSAGE]}... ({len(message)} characters)"
+
+
 def _messages(value) -> list[str]:
     if isinstance(value, list | tuple):
         return [str(item) for item in value]
@@ -59,7 +68,7 @@ def flatten_errors(detail, prefix: str = "") -> dict[str, list[str]]:
     flat: dict[str, list[str]] = {}
 
     def add(path: str, messages: list[str]) -> None:
-        flat.setdefault(path or ROOT, []).extend(messages)
+        flat.setdefault(path or ROOT, []).extend(bounded(message) for message in messages)
 
     def walk(value, path: str) -> None:
         if isinstance(value, dict):

@@ -178,7 +178,7 @@ def test_day_win_by_shift(accountant, table, dealer, settings):
     day = dt.date.fromisoformat(DAY)
     day_of_play(pit, table, day, opener=40, closer=38, drop=5, shift=1)  # 5 + 38 - 40 = 3 chips of $100
     day_of_play(pit, table, day, opener=38, closer=41, drop=0, shift=2)  # 41 - 38 = 3
-    shifts = accountant.get(f"/api/v1/accounting/days/{DAY}/win/?by_shift=1").json()["tables"]
+    shifts = accountant.get(f"/api/v1/accounting/days/{DAY}/win/?by_shift=true").json()["tables"]
     assert [(row["shift"], row["win"], row["win_to_drop"]) for row in shifts] == [
         (1, "300.00", "60.00"),
         (2, "300.00", None),

@@ -192,11 +192,11 @@ def _with_wager(index_field, value):
     [
         (_with_wager("amount", 25.5), "wagers[2].amount", "JSON numbers are not accepted"),
         (_with_wager("amount", 25), "wagers[2].amount", "JSON numbers are not accepted"),
-        (_with_wager("amount", "-25.00"), "wagers[2].amount", "must be more than zero"),
+        (_with_wager("amount", "-25.00"), "wagers[2].amount", "no sign"),
         (_with_wager("amount", "0.00"), "wagers[2].amount", "must be more than zero"),
         (_with_wager("amount", "25.001"), "wagers[2].amount", "more decimals than USD allows"),
         (_with_wager("amount", "1e3"), "wagers[2].amount", "is not a decimal amount"),
-        (_with_wager("paid", "-1.00"), "wagers[2].paid", "cannot be negative"),
+        (_with_wager("paid", "-1.00"), "wagers[2].paid", "no sign"),
         (_with_wager("seat", 4), "wagers[2].seat", "4 is not a seat at table BB1"),
         (_with_wager("bet", "dragon_7"), "wagers[2].bet", "'dragon_7' is not a bet at table BB1"),
         (_with_wager("surprise", 1), "wagers[2].surprise", "Unknown field."),
@@ -204,7 +204,7 @@ def _with_wager(index_field, value):
         (coup_body(banker=["6S"]), "banker", "at least 2"),
         (coup_body(banker=["6S", "TD", "2C", "3C"]), "banker", "no more than 3"),
         (coup_body(number=0), "number", "greater than or equal to 1"),
-        (coup_body(reported_winner="dragon"), "reported_winner", "not a valid choice"),
+        (coup_body(reported_winner="dragon"), "reported_winner", "is not one of player, banker, tie"),
         (coup_body(color="red"), "color", "Unknown field."),
         (
             coup_body(wagers=[{"seat": 1, "bet": "player", "amount": "10.00"}] * 2),

@@ -118,7 +118,7 @@ def test_every_other_number_field_of_the_api_in_other_digits_is_a_400(device, ta
         ),
         (
             f"/api/v1/shoes/{shoe_id}/close/",
-            {"commission_box": [], "closed_at": f"2026-11-2{numeral}T06:00:00Z"},
+            {"commission_box": [{"seat": 1, "counted": "0.00"}], "closed_at": f"2026-11-2{numeral}T06:00:00Z"},
             "closed_at",
         ),
     ]

@@ -72,6 +72,7 @@ def test_the_coup_post_has_examples_and_money_is_a_string(schema):
     assert amount == {  # exactly what the server takes: ASCII digits, no sign, at most 3 decimals
         "type": "string",
         "pattern": "^[0-9]{1,15}(\\.[0-9]{1,3})?$",
+        "maxLength": 19,
         "example": "125.50",
         "description": amount["description"],
     }

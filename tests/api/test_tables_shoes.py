@@ -209,7 +209,12 @@ def test_a_queued_reconciliation_is_a_typed_pending_state_and_an_unknown_shoe_a_
     device, shoe, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=False):  # the reconciliation task is not run
-        assert device.post(f"/api/v1/shoes/{shoe.pk}/close/", {"commission_box": []}, format="json").status_code == 200
+        assert (
+            device.post(
+                f"/api/v1/shoes/{shoe.pk}/close/", {"commission_box": [{"seat": 1, "counted": "0.00"}]}, format="json"
+            ).status_code
+            == 200
+        )
     pending = device.get(f"/api/v1/shoes/{shoe.pk}/reconciliation/")
     assert pending.status_code == 202 and pending["Retry-After"] == "2"
     assert pending.json() == {

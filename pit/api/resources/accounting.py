@@ -7,74 +7,88 @@ from django.http import Http404
 from django.urls import path
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import exceptions, serializers, status
+from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from pit.accounting import selectors as accounting_selectors
 from pit.accounting import services as accounting_services
-from pit.accounting.models import DeviceGrant, DeviceScope, Slip, SlipKind
+from pit.accounting.models import (
+    DeviceGrant,
+    DeviceScope,
+    DropCount,
+    InventoryCount,
+    Slip,
+    SlipKind,
+    SlipStep,
+    SlipStepKind,
+)
 from pit.api import serializers as s
 from pit.api.authentication import actor_for, request_device
 from pit.api.idempotency import idempotent
 from pit.api.permissions import DEVICE_READ, DEVICE_WRITE
+from pit.api.replays import PostKind, post_kind, recorded_once
 from pit.api.resources.tables import table_for
 from pit.api.serializers import validated
 from pit.core.money import MoneyError, from_minor, to_minor
 from pit.tables.models import Table
 
 
-class ChipsField(serializers.DictField):
+def ChipsField(**kwargs) -> s.DenominationsField:  # noqa: N802 (a field, declared as fields are)
     """{"25.00": 40, "100.00": 30}: pieces (whole numbers) per denomination (a decimal string)."""
+    kwargs.setdefault("allow_empty", False)
+    return s.DenominationsField(max_pieces=accounting_services.MAX_PIECES, **kwargs)
 
-    def __init__(self, **kwargs):
-        kwargs.setdefault("child", s.AsciiIntegerField(min_value=0, max_value=accounting_services.MAX_PIECES))
-        kwargs.setdefault("allow_empty", False)
-        super().__init__(**kwargs)
+
+# A slip number as printed on the slip: ASCII letters, digits and -, so that "５" and "5" are not two slips.
+SLIP_NUMBER = {"pattern": r"[A-Za-z0-9][A-Za-z0-9-]{0,29}", "rule": "1 to 30 ASCII letters, digits or -, e.g. F-100"}
 
 
 class InventoryInputSerializer(s.StrictSerializer):
-    gaming_day = s.AsciiDateField()
-    shift = s.AsciiIntegerField(min_value=1, max_value=3, default=1)
-    kind = serializers.ChoiceField(choices=["opener", "closer"])
+    gaming_day = s.DayField()
+    shift = s.IntegerField(min_value=1, max_value=3, default=1)
+    kind = s.ChoiceField(choices=["opener", "closer"])
     chips = ChipsField(help_text='Pieces per denomination, e.g. {"25.00": 40, "100.00": 30}.')
-    dealer = serializers.CharField(max_length=150, help_text="The dealer's username (first signer).")
-    pit_boss = serializers.CharField(max_length=150, help_text="The pit boss's username (second signer).")
+    dealer = s.username_field(help_text="The dealer's username (first signer).")
+    pit_boss = s.username_field(help_text="The pit boss's username (second signer).")
 
 
 class SlipInputSerializer(s.StrictSerializer):
-    kind = serializers.ChoiceField(choices=SlipKind.values)
-    number = serializers.CharField(max_length=30)
-    table = serializers.SlugField(max_length=20)
-    gaming_day = s.AsciiDateField()
-    shift = s.AsciiIntegerField(min_value=1, max_value=3, default=1)
-    reason = serializers.CharField(max_length=200)
+    kind = s.ChoiceField(choices=SlipKind.values)
+    number = s.IdentifierField(**SLIP_NUMBER, what="a slip number", max_length=30)
+    table = s.table_code_field()
+    gaming_day = s.DayField()
+    shift = s.IntegerField(min_value=1, max_value=3, default=1)
+    reason = s.TextField(max_length=200)
     chips = ChipsField()
 
 
 class SlipStepInputSerializer(s.StrictSerializer):
     chips = ChipsField()
-    signed_by = serializers.CharField(
-        max_length=150, required=False, help_text="Username of the person who signed the step, if known."
-    )
+    signed_by = s.username_field(required=False, help_text="Username of the person who signed the step, if known.")
 
 
 class DropInputSerializer(s.StrictSerializer):
-    gaming_day = s.AsciiDateField()
-    shift = s.AsciiIntegerField(min_value=1, max_value=3, default=1)
+    gaming_day = s.DayField()
+    shift = s.IntegerField(min_value=1, max_value=3, default=1)
     cash = ChipsField(allow_empty=True, help_text='Notes per denomination, e.g. {"100.00": 52}.')
-    chips = s.MoneyField(required=False, help_text="Chips found in the box.")
-    markers = s.MoneyField(required=False, help_text="Markers found in the box, if the casino takes them.")
+    chips = s.MoneyField(default=Decimal(0), help_text="Chips found in the box; default 0.")
+    markers = s.MoneyField(
+        default=Decimal(0), help_text="Markers found in the box, if the casino takes them; default 0."
+    )
 
 
-def _minor_chips(chips: dict, currency: str, field: str) -> dict[str, int]:
+def _minor_chips(chips: dict[Decimal, int], currency: str, field: str) -> dict[str, int]:
+    """Pieces per denomination (as the kit's DenominationsField reads them) keyed by minor units."""
     converted: dict[str, int] = {}
-    for key, pieces in chips.items():
+    for amount, pieces in chips.items():
         try:
-            minor = to_minor(s.MoneyField(positive=True).to_internal_value(key), currency)
-        except (serializers.ValidationError, MoneyError):
-            raise exceptions.ValidationError({field: [f"{key!r} is not a denomination in {currency}."]}) from None
-        converted[str(minor)] = converted.get(str(minor), 0) + pieces
+            minor = to_minor(amount, currency)
+        except MoneyError:
+            raise exceptions.ValidationError(
+                {f"{field}.{amount}": [f"{amount} is not a denomination in {currency}."]}
+            ) from None
+        converted[str(minor)] = pieces
     return converted
 
 
@@ -95,6 +109,12 @@ def _ensure_scope(request, scope: str) -> None:
     device = request_device(request)
     if device is not None and not DeviceGrant.objects.filter(device=device, scope=scope).exists():
         raise exceptions.PermissionDenied(f"This device is not granted the {scope.replace('_', ' ')} scope.")
+
+
+def _slips():
+    return Slip.objects.select_related("table").prefetch_related(
+        "steps__signed_by", "steps__recorded_by_user", "steps__recorded_by_device__table"
+    )
 
 
 def _slip_for(request, kind: str, number: str, *, own_table: bool) -> Slip:
@@ -188,6 +208,7 @@ def day_win_data(day: str, figures: dict, codes: dict[int, str], *, by_shift: bo
 _OBJECT = {"type": "object"}
 
 
+@post_kind(PostKind.FACT)
 @extend_schema(tags=["accounting"])
 class InventoryView(APIView):
     write_permissions = ("accounting.record_inventorycount",)
@@ -195,75 +216,111 @@ class InventoryView(APIView):
 
     @extend_schema(
         request=InventoryInputSerializer,
-        responses={201: _OBJECT},
+        responses={201: _OBJECT, 200: _OBJECT},
         summary="Record the table's opener or closer (chips by denomination, two signers)",
     )
     @idempotent
     def post(self, request, code: str):
-        data = validated(InventoryInputSerializer, request)
         table = table_for(request, code)
-        count = accounting_services.inventory_record(
-            table=table,
-            gaming_day=data["gaming_day"],
-            shift=data["shift"],
-            kind=data["kind"],
-            chips=_minor_chips(data["chips"], table.currency, "chips"),
-            dealer=_user(data["dealer"], "dealer"),
-            pit_boss=_user(data["pit_boss"], "pit_boss"),
-            actor=actor_for(request),
+        data = validated(InventoryInputSerializer, request, currency=table.currency)
+        return recorded_once(
+            what=f"The {data['kind']} of {table.code} for {data['gaming_day']} shift {data['shift']}",
+            serializer_class=InventoryInputSerializer,
+            values=data,
+            context={"currency": table.currency},
+            recorded=InventoryCount.objects.select_related("table", "dealer", "pit_boss")
+            .filter(table=table, gaming_day=data["gaming_day"], shift=data["shift"], kind=data["kind"])
+            .first,
+            as_posted=inventory_data,
+            create=lambda: accounting_services.inventory_record(
+                table=table,
+                gaming_day=data["gaming_day"],
+                shift=data["shift"],
+                kind=data["kind"],
+                chips=_minor_chips(data["chips"], table.currency, "chips"),
+                dealer=_user(data["dealer"], "dealer"),
+                pit_boss=_user(data["pit_boss"], "pit_boss"),
+                actor=actor_for(request),
+            ),
+            answer=inventory_data,
         )
-        return Response(inventory_data(count), status=status.HTTP_201_CREATED)
 
 
+@post_kind(PostKind.FACT)
 @extend_schema(tags=["accounting"])
 class SlipRequestView(APIView):
     write_permissions = ("accounting.request_slip",)
     device_access = DEVICE_WRITE
 
-    @extend_schema(request=SlipInputSerializer, responses={201: _OBJECT}, summary="Request a fill or credit")
+    @extend_schema(
+        request=SlipInputSerializer, responses={201: _OBJECT, 200: _OBJECT}, summary="Request a fill or credit"
+    )
     @idempotent
     def post(self, request):
         data = validated(SlipInputSerializer, request)
         table = table_for(request, data["table"])
-        slip = accounting_services.slip_request(
-            kind=data["kind"],
-            number=data["number"],
-            table=table,
-            gaming_day=data["gaming_day"],
-            shift=data["shift"],
-            reason=data["reason"],
-            chips=_minor_chips(data["chips"], table.currency, "chips"),
-            actor=actor_for(request),
+        return recorded_once(
+            what=f"{data['kind'].capitalize()} slip {data['number']}",
+            serializer_class=SlipInputSerializer,
+            values=data,
+            context={"currency": table.currency},
+            recorded=_slips().filter(kind=data["kind"], number=data["number"]).first,
+            as_posted=slip_data,
+            create=lambda: accounting_services.slip_request(
+                kind=data["kind"],
+                number=data["number"],
+                table=table,
+                gaming_day=data["gaming_day"],
+                shift=data["shift"],
+                reason=data["reason"],
+                chips=_minor_chips(data["chips"], table.currency, "chips"),
+                actor=actor_for(request),
+            ),
+            answer=slip_data,
         )
-        return Response(slip_data(slip), status=status.HTTP_201_CREATED)
 
 
+@post_kind(PostKind.FACT)
 class _SlipStepView(APIView):
     device_access = DEVICE_WRITE
     step = ""
 
     @idempotent
     def post(self, request, kind: str, number: str):
-        data = validated(SlipStepInputSerializer, request)
         cage = self.step == "issue"
         if cage:
             _ensure_scope(request, DeviceScope.CAGE)
         slip = _slip_for(request, kind, number, own_table=not cage)
+        data = validated(SlipStepInputSerializer, request, currency=slip.currency)
         signer = _user(data["signed_by"], "signed_by") if data.get("signed_by") else None
         service = accounting_services.slip_issue if cage else accounting_services.slip_receive
-        service(
-            slip=slip,
-            chips=_minor_chips(data["chips"], slip.currency, "chips"),
-            actor=actor_for(request),
-            signed_by=signer or (None if request_device(request) else request.user),
+        step = SlipStepKind.ISSUED if cage else SlipStepKind.RECEIVED
+
+        def as_posted(recorded: SlipStep) -> dict:
+            signed_by = recorded.signed_by.username if recorded.signed_by is not None else None
+            return {"chips": _display_chips(recorded.chips, slip.currency), "signed_by": signed_by}
+
+        return recorded_once(
+            what=f"The {step} step of {slip}",
+            serializer_class=SlipStepInputSerializer,
+            values=data,
+            context={"currency": slip.currency},
+            recorded=SlipStep.objects.select_related("signed_by").filter(slip=slip, step=step).first,
+            as_posted=as_posted,
+            create=lambda: service(
+                slip=slip,
+                chips=_minor_chips(data["chips"], slip.currency, "chips"),
+                actor=actor_for(request),
+                signed_by=signer or (None if request_device(request) else request.user),
+            ),
+            answer=lambda _step: slip_data(_slips().get(pk=slip.pk)),
         )
-        return Response(slip_data(slip), status=status.HTTP_201_CREATED)
 
 
 @extend_schema(
     tags=["accounting"],
     request=SlipStepInputSerializer,
-    responses={201: _OBJECT},
+    responses={201: _OBJECT, 200: _OBJECT},
     summary="The cage issues the slip's chips (cage devices and the cage role)",
 )
 class SlipIssueView(_SlipStepView):
@@ -274,7 +331,7 @@ class SlipIssueView(_SlipStepView):
 @extend_schema(
     tags=["accounting"],
     request=SlipStepInputSerializer,
-    responses={201: _OBJECT},
+    responses={201: _OBJECT, 200: _OBJECT},
     summary="The table signs for the slip's chips (409 before the cage issued them)",
 )
 class SlipReceiveView(_SlipStepView):
@@ -290,7 +347,7 @@ class SlipListView(APIView):
     @extend_schema(responses={200: _OBJECT}, summary="The slips of a gaming day (cage devices: every table)")
     def get(self, request, day: str):
         _ensure_scope(request, DeviceScope.CAGE)
-        gaming_day = s.AsciiDateField().run_validation(day)
+        gaming_day = s.path_day(day)
         slips = (
             Slip.objects.filter(gaming_day=gaming_day)
             .select_related("table")
@@ -299,6 +356,7 @@ class SlipListView(APIView):
         return Response({"gaming_day": day, "slips": [slip_data(slip) for slip in slips]})
 
 
+@post_kind(PostKind.FACT)
 @extend_schema(tags=["accounting"])
 class DropView(APIView):
     write_permissions = ("accounting.record_dropcount",)
@@ -306,32 +364,42 @@ class DropView(APIView):
 
     @extend_schema(
         request=DropInputSerializer,
-        responses={201: _OBJECT},
+        responses={201: _OBJECT, 200: _OBJECT},
         summary="Post the soft count of the table's drop box (count-room devices and accountants)",
     )
     @idempotent
     def post(self, request, code: str):
         _ensure_scope(request, DeviceScope.COUNT_ROOM)
-        data = validated(DropInputSerializer, request)
         table = Table.objects.filter(code=code).first()
         if table is None:
             raise Http404(f"There is no table {code!r}.")
+        data = validated(DropInputSerializer, request, currency=table.currency)
         amounts = {}
         for field in ("chips", "markers"):
             try:
-                amounts[field] = to_minor(data.get(field, Decimal(0)), table.currency)
+                amounts[field] = to_minor(data[field], table.currency)
             except MoneyError as error:
                 raise exceptions.ValidationError({field: [str(error)]}) from None
-        drop = accounting_services.drop_record(
-            table=table,
-            gaming_day=data["gaming_day"],
-            shift=data["shift"],
-            cash=_minor_chips(data["cash"], table.currency, "cash"),
-            chips_minor=amounts["chips"],
-            markers_minor=amounts["markers"],
-            actor=actor_for(request),
+        return recorded_once(
+            what=f"The drop of {table.code} for {data['gaming_day']} shift {data['shift']}",
+            serializer_class=DropInputSerializer,
+            values=data,
+            context={"currency": table.currency},
+            recorded=DropCount.objects.select_related("table")
+            .filter(table=table, gaming_day=data["gaming_day"], shift=data["shift"])
+            .first,
+            as_posted=drop_data,
+            create=lambda: accounting_services.drop_record(
+                table=table,
+                gaming_day=data["gaming_day"],
+                shift=data["shift"],
+                cash=_minor_chips(data["cash"], table.currency, "cash"),
+                chips_minor=amounts["chips"],
+                markers_minor=amounts["markers"],
+                actor=actor_for(request),
+            ),
+            answer=drop_data,
         )
-        return Response(drop_data(drop), status=status.HTTP_201_CREATED)
 
 
 @extend_schema(tags=["accounting"])
@@ -344,8 +412,8 @@ class DayWinView(APIView):
         summary="Statutory win per table (or shift) for a gaming day: drop + closer + credits - opener - fills",
     )
     def get(self, request, day: str):
-        gaming_day = s.AsciiDateField().run_validation(day)
-        by_shift = serializers.BooleanField().run_validation(request.query_params.get("by_shift", "false"))
+        gaming_day = s.path_day(day)
+        by_shift = s.query_flag(request.query_params, "by_shift")
         figures = accounting_selectors.period_figures(date_from=gaming_day, date_to=gaming_day, by_shift=by_shift)
         codes = dict(Table.objects.filter(pk__in={key[1] for key in figures}).values_list("pk", "code"))
         return Response(day_win_data(day, figures, codes, by_shift=by_shift))

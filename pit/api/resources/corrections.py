@@ -11,8 +11,10 @@ from rest_framework.views import APIView
 from pit.api.authentication import actor_for
 from pit.api.idempotency import idempotent
 from pit.api.permissions import DEVICE_READ_WRITE, ensure_table_access
+from pit.api.replays import PostKind, differences, post_kind
 from pit.api.resources.coups import CoupSerializer, WagerInputSerializer, WagerSerializer, coups_payload
-from pit.api.serializers import StrictSerializer, iso, money, validated
+from pit.api.serializers import StrictSerializer, TextField, iso, money, validated
+from pit.core.errors import Conflict
 from pit.shoes import services as shoe_services
 from pit.shoes.models import CorrectionKind, Coup, CoupCorrection, Wager
 
@@ -27,11 +29,11 @@ class CorrectionInputSerializer(StrictSerializer):
         max_length=200,
         help_text="Every wager of the coup as it should stand (those left out no longer stand).",
     )
-    reason = serializers.CharField(allow_blank=True, max_length=2000, help_text=REASON_HELP)
+    reason = TextField(allow_blank=True, max_length=2000, help_text=REASON_HELP)
 
 
 class VoidInputSerializer(StrictSerializer):
-    reason = serializers.CharField(allow_blank=True, max_length=2000, help_text=REASON_HELP)
+    reason = TextField(allow_blank=True, max_length=2000, help_text=REASON_HELP)
 
 
 # ------------------------------------------------------------------------------------------ outputs
@@ -96,7 +98,18 @@ def _corrections(coup_ids):
     )
 
 
-def _answer(outcome: shoe_services.CorrectionOutcome) -> Response:
+def _answer(outcome: shoe_services.CorrectionOutcome, serializer_class, values: dict) -> Response:
+    """201 with the correction recorded now; 200 with the one standing when it says the same (its
+    reason too); a 409 naming the reason when the same correction stands with another."""
+    if not outcome.created:
+        found = differences(serializer_class, {"reason": values["reason"]}, {"reason": outcome.correction.reason})
+        if found:
+            raise Conflict(
+                f"The {outcome.correction.kind} standing on coup {outcome.correction.coup_id} was recorded with "
+                "another reason; a recorded correction is never changed.",
+                errors=found,
+                existing_id=outcome.correction.pk,
+            )
     correction = _corrections([outcome.correction.coup_id]).get(pk=outcome.correction.pk)
     coup = Coup.objects.select_related("recorded_by_device__table", "recorded_by_user").get(pk=correction.coup_id)
     (payload,) = coups_payload([coup])
@@ -105,6 +118,7 @@ def _answer(outcome: shoe_services.CorrectionOutcome) -> Response:
     )
 
 
+@post_kind(PostKind.REVISION)
 @extend_schema(tags=["coups"])
 class CoupCorrectionsView(APIView):
     read_permissions = ("shoes.view_coupcorrection",)
@@ -143,16 +157,17 @@ class CoupCorrectionsView(APIView):
     )
     @idempotent
     def post(self, request, coup_id: int):
-        data = validated(CorrectionInputSerializer, request)
         coup = _coup_for(request, coup_id)
+        data = validated(CorrectionInputSerializer, request, currency=coup.shoe.table.currency)
         wagers = tuple(
             shoe_services.WagerInput(seat=w["seat"], bet=w["bet"], amount=w["amount"], paid=w.get("paid"))
             for w in data["wagers"]
         )
         outcome = shoe_services.coup_correct(coup=coup, wagers=wagers, reason=data["reason"], actor=actor_for(request))
-        return _answer(outcome)
+        return _answer(outcome, CorrectionInputSerializer, data)
 
 
+@post_kind(PostKind.FACT)
 @extend_schema(tags=["coups"])
 class CoupVoidView(APIView):
     write_permissions = ("shoes.correct_coup",)
@@ -174,4 +189,5 @@ class CoupVoidView(APIView):
     def post(self, request, coup_id: int):
         data = validated(VoidInputSerializer, request)
         coup = _coup_for(request, coup_id)
-        return _answer(shoe_services.coup_void(coup=coup, reason=data["reason"], actor=actor_for(request)))
+        outcome = shoe_services.coup_void(coup=coup, reason=data["reason"], actor=actor_for(request))
+        return _answer(outcome, VoidInputSerializer, data)

@@ -3,7 +3,6 @@ each answered with the engine's evaluation, the settlement of its wagers and its
 
 from collections import defaultdict
 from collections.abc import Mapping
-from decimal import Decimal
 from typing import Any, TypeVar
 
 from django.http import Http404
@@ -21,18 +20,23 @@ from pit.api.errors import error_response, flatten_errors
 from pit.api.idempotency import idempotent
 from pit.api.parsers import MAX_BATCH_COUPS
 from pit.api.permissions import DEVICE_READ, DEVICE_READ_WRITE, ensure_table_access
+from pit.api.replays import PostKind, post_kind
 from pit.api.resources.shoes import shoe_for
 from pit.api.serializers import (
-    ASCII_DIGITS,
-    NOT_ASCII_NUMBER,
-    AsciiDateTimeField,
-    AsciiIntegerField,
     CardsField,
+    ChoiceField,
+    IdentifierField,
+    IntegerField,
+    MomentField,
     MoneyField,
     SignedMoneyField,
     StrictSerializer,
+    bet_field,
+    integer_problem,
     iso,
+    moment_problem,
     money,
+    money_problem,
     validated,
 )
 from pit.compliance.models import RuleViolation
@@ -43,13 +47,12 @@ from pit.shoes.models import Coup, Shoe, Wager
 from pit.shoes.selectors import wagers_standing
 
 WINNERS = ("player", "banker", "tie")
-WINNER_CHOICE = '"{input}" is not a valid choice: player, banker or tie (null or left out when none is reported).'
 
 
 # ------------------------------------------------------------------------------------------ inputs
 class WagerInputSerializer(StrictSerializer):
-    seat = AsciiIntegerField(min_value=1, max_value=99, help_text="A seat of the table.")
-    bet = serializers.CharField(max_length=20, help_text="A bet of the table's paytable: player, banker, tie ...")
+    seat = IntegerField(min_value=1, max_value=99, help_text="A seat of the table.")
+    bet = bet_field(help_text="A bet of the table's paytable: player, banker, tie ...")
     amount = MoneyField(positive=True, help_text="The stake, a positive decimal string.")
     paid = MoneyField(
         required=False,
@@ -59,15 +62,14 @@ class WagerInputSerializer(StrictSerializer):
 
 
 class CoupInputSerializer(StrictSerializer):
-    number = AsciiIntegerField(min_value=1, max_value=100000, help_text="1, 2, 3 ... within the shoe.")
+    number = IntegerField(min_value=1, max_value=100000, help_text="1, 2, 3 ... within the shoe.")
     player = CardsField(help_text='Player\'s cards in dealt order (2 or 3), e.g. ["5H", "KD", "2C"].')
     banker = CardsField(help_text="Banker's cards in dealt order (2 or 3).")
-    dealt_at = AsciiDateTimeField(required=False, help_text="When it was dealt; default: now.")
-    reported_winner = serializers.ChoiceField(
+    dealt_at = MomentField(required=False, help_text="When it was dealt, with its UTC offset; default: now.")
+    reported_winner = ChoiceField(
         choices=WINNERS,
         required=False,
         allow_null=True,
-        error_messages={"invalid_choice": WINNER_CHOICE},
         help_text="The winner the table announced (checked against the cards); null or left out when the "
         "table reports none.",
     )
@@ -111,134 +113,142 @@ _COUP_DECLARED = CoupInputSerializer().fields
 _WAGER_DECLARED = WagerInputSerializer().fields
 _COUP_FIELDS = frozenset(_COUP_DECLARED)
 _WAGER_FIELDS = frozenset(_WAGER_DECLARED)
-_NUMBER = _declared(_COUP_DECLARED, "number", serializers.IntegerField)
+_NUMBER = _declared(_COUP_DECLARED, "number", IntegerField)
 _NUMBER_MIN, _NUMBER_MAX = _limit(_NUMBER.min_value), _limit(_NUMBER.max_value)
-_CARDS = {hand: _declared(_COUP_DECLARED, hand, serializers.ListField) for hand in ("player", "banker")}
+_CARDS = {hand: _declared(_COUP_DECLARED, hand, CardsField) for hand in ("player", "banker")}
 _HANDS = tuple((hand, _limit(field.min_length), _limit(field.max_length)) for hand, field in _CARDS.items())
-_DATETIME = _declared(_COUP_DECLARED, "dealt_at", serializers.DateTimeField)
-_WINNERS = frozenset(_declared(_COUP_DECLARED, "reported_winner", serializers.ChoiceField).choices)
+_CARD = {hand: _declared({"child": field.child}, "child", IdentifierField) for hand, field in _CARDS.items()}
+_declared(_COUP_DECLARED, "dealt_at", MomentField)  # read by moment_problem, the MomentField's own check
+_WINNER = _declared(_COUP_DECLARED, "reported_winner", ChoiceField)
 # The stubs declare ListSerializer's max_length only as an argument; DRF keeps it as an attribute.
 _MAX_WAGERS = _limit(_declared(_COUP_DECLARED, "wagers", serializers.ListSerializer).max_length)  # type: ignore[attr-defined]
-_SEAT = _declared(_WAGER_DECLARED, "seat", serializers.IntegerField)
+_SEAT = _declared(_WAGER_DECLARED, "seat", IntegerField)
 _WAGER_INTEGERS = (("seat", _limit(_SEAT.min_value), _limit(_SEAT.max_value)),)
-_MAX_BET = _limit(_declared(_WAGER_DECLARED, "bet", serializers.CharField).max_length)
+_BET = _declared(_WAGER_DECLARED, "bet", IdentifierField)
 _POSITIVE_MONEY = _declared(_WAGER_DECLARED, "amount", MoneyField)
 _MONEY_FIELD = _declared(_WAGER_DECLARED, "paid", MoneyField)
 _REQUIRED = "This field is required."
 _NULL = "This field may not be null."
 
 
-def _integer(value, low: int, high: int) -> tuple[int | None, str | None]:
-    if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, str) and ASCII_DIGITS.fullmatch(value.strip()):
-            value = int(value)
-        elif isinstance(value, str) and not value.isascii():
-            return None, NOT_ASCII_NUMBER.format(value=value[:40])
-        else:
-            return None, "A valid integer is required."
-    if value < low:
-        return None, f"Ensure this value is greater than or equal to {low}."
-    if value > high:
-        return None, f"Ensure this value is less than or equal to {high}."
-    return value, None
-
-
-def _money(field: MoneyField, value) -> tuple[Decimal | None, list[str] | None]:
+def _empty(field: serializers.Field, value) -> str | None:
+    """DRF's answer for null or "" (read before the field's type, by `run_validation`): the slow path,
+    taken only for those two, so that both readers say the same."""
     try:
-        return field.to_internal_value(value), None
+        field.run_validation(value)
     except serializers.ValidationError as exc:
-        return None, [str(message) for message in exc.detail]
+        return str(exc.detail[0])  # type: ignore[index]
+    return None
+
+
+def _list_problem(value, fewest: int, most: int) -> str | None:
+    if not isinstance(value, list):
+        return f'Expected a list of items but got type "{type(value).__name__}".'
+    if len(value) < fewest:
+        return f"Ensure this field has at least {fewest} elements."
+    if len(value) > most:
+        return f"Ensure this field has no more than {most} elements."
+    return None
+
+
+def wager_values(wager, where: str, errors: dict[str, list[str]], currency: str | None = None) -> dict[str, Any]:
+    """One posted wager, read by the rules of `WagerInputSerializer`'s fields (the coup POST's and the
+    correction's one reader of wagers); its problems added to `errors` under `where` (`wagers[2]`)."""
+    if not isinstance(wager, dict):
+        errors[where] = [f"Invalid data. Expected a dictionary, but got {type(wager).__name__}."]
+        return {}
+    for name in wager:
+        if name not in _WAGER_FIELDS:
+            errors[f"{where}.{name[:40]}"] = ["Unknown field."]
+    item: dict[str, Any] = {}
+    for name, low, high in _WAGER_INTEGERS:
+        if name not in wager:
+            errors[f"{where}.{name}"] = [_REQUIRED]
+        else:
+            value = wager[name]
+            problem = _empty(_SEAT, value) if value is None else integer_problem(value, low, high)
+            if problem:
+                errors[f"{where}.{name}"] = [problem]
+            else:
+                item[name] = wager[name]
+    if "bet" not in wager:
+        errors[f"{where}.bet"] = [_REQUIRED]
+    else:
+        bet = wager["bet"]
+        problem = _empty(_BET, bet) if bet is None or bet == "" else _BET.problem(bet)
+        if problem:
+            errors[f"{where}.bet"] = [problem]
+        else:
+            item["bet"] = wager["bet"]
+    if "amount" not in wager:
+        errors[f"{where}.amount"] = [_REQUIRED]
+    else:
+        amount = wager["amount"]
+        item["amount"], problem = (
+            (None, _empty(_POSITIVE_MONEY, amount))
+            if amount is None
+            else money_problem(amount, positive=True, currency=currency)
+        )
+        if problem:
+            errors[f"{where}.amount"] = [problem]
+    if wager.get("paid") is not None:
+        item["paid"], problem = money_problem(wager["paid"], positive=False, currency=currency)
+        if problem:
+            errors[f"{where}.paid"] = [problem]
+    return item
 
 
 def coup_values(data) -> dict:
     """A posted coup, checked for shape and types (the rules of the table are the service's):
-    its values, or ValidationError keyed by field path (`wagers[2].amount`)."""
+    its values, or ValidationError keyed by field path (`wagers[2].amount`). The same rules and
+    messages as the kit's fields declared above (their own checks, called here without DRF)."""
     if not isinstance(data, dict):
         raise serializers.ValidationError(
             {"non_field_errors": [f"Invalid data. Expected a dictionary, but got {type(data).__name__}."]}
         )
-    errors: dict[str, list[str]] = {name: ["Unknown field."] for name in data if name not in _COUP_FIELDS}
+    errors: dict[str, list[str]] = {name[:40]: ["Unknown field."] for name in data if name not in _COUP_FIELDS}
     values: dict = {}
     if "number" not in data:
         errors["number"] = [_REQUIRED]
     else:
-        values["number"], problem = _integer(data["number"], _NUMBER_MIN, _NUMBER_MAX)
+        number = data["number"]
+        problem = _empty(_NUMBER, number) if number is None else integer_problem(number, _NUMBER_MIN, _NUMBER_MAX)
         if problem:
             errors["number"] = [problem]
+        else:
+            values["number"] = data["number"]
     for hand, fewest, most in _HANDS:
         cards = data.get(hand)
         if hand not in data:
             errors[hand] = [_REQUIRED]
-        elif not isinstance(cards, list):
-            errors[hand] = [f'Expected a list of items but got type "{type(cards).__name__}".']
-        elif len(cards) < fewest:
-            errors[hand] = [f"Ensure this field has at least {fewest} elements."]
-        elif len(cards) > most:
-            errors[hand] = [f"Ensure this field has no more than {most} elements."]
-        else:
-            for index, code in enumerate(cards):
-                if not isinstance(code, str):
-                    errors[f"{hand}[{index}]"] = ["Not a valid string."]
-            values[hand] = cards
+            continue
+        problem = _list_problem(cards, fewest, most)
+        if problem:
+            errors[hand] = [problem]
+            continue
+        for index, code in enumerate(cards or ()):  # a list: _list_problem said so
+            problem = _empty(_CARD[hand], code) if code is None or code == "" else _CARD[hand].problem(code)
+            if problem:
+                errors[f"{hand}[{index}]"] = [problem]
+        values[hand] = cards
     if data.get("dealt_at") is not None:
-        try:
-            values["dealt_at"] = _DATETIME.to_internal_value(data["dealt_at"])
-        except serializers.ValidationError as exc:
-            errors["dealt_at"] = [str(message) for message in exc.detail]
+        values["dealt_at"], problem = moment_problem(data["dealt_at"])
+        if problem:
+            errors["dealt_at"] = [problem]
     elif "dealt_at" in data:
         errors["dealt_at"] = [_NULL]
     if data.get("reported_winner") is not None:
-        winner = data["reported_winner"]
-        if not isinstance(winner, str) or winner not in _WINNERS:
-            errors["reported_winner"] = [WINNER_CHOICE.format(input=winner)]
+        problem = _WINNER.problem(data["reported_winner"])
+        if problem:
+            errors["reported_winner"] = [problem]
         else:
-            values["reported_winner"] = winner
+            values["reported_winner"] = data["reported_winner"]
     wagers = data.get("wagers", [])
-    if not isinstance(wagers, list):
-        errors["wagers"] = [f'Expected a list of items but got type "{type(wagers).__name__}".']
+    problem = _list_problem(wagers, 0, _MAX_WAGERS)
+    if problem:
+        errors["wagers"] = [problem]
         wagers = []
-    elif len(wagers) > _MAX_WAGERS:
-        errors["wagers"] = [f"Ensure this field has no more than {_MAX_WAGERS} elements."]
-        wagers = []
-    values["wagers"] = []
-    for index, wager in enumerate(wagers):
-        where = f"wagers[{index}]"
-        if not isinstance(wager, dict):
-            errors[where] = [f"Invalid data. Expected a dictionary, but got {type(wager).__name__}."]
-            continue
-        for name in wager:
-            if name not in _WAGER_FIELDS:
-                errors[f"{where}.{name}"] = ["Unknown field."]
-        item: dict[str, Any] = {}
-        for name, low, high in _WAGER_INTEGERS:
-            if name not in wager:
-                errors[f"{where}.{name}"] = [_REQUIRED]
-            else:
-                item[name], problem = _integer(wager[name], low, high)
-                if problem:
-                    errors[f"{where}.{name}"] = [problem]
-        bet = wager.get("bet")
-        if "bet" not in wager:
-            errors[f"{where}.bet"] = [_REQUIRED]
-        elif not isinstance(bet, str) or not bet:
-            errors[f"{where}.bet"] = [
-                "Not a valid string." if not isinstance(bet, str) else "This field may not be blank."
-            ]
-        elif len(bet) > _MAX_BET:
-            errors[f"{where}.bet"] = [f"Ensure this field has no more than {_MAX_BET} characters."]
-        else:
-            item["bet"] = bet
-        if "amount" not in wager:
-            errors[f"{where}.amount"] = [_REQUIRED]
-        else:
-            item["amount"], problems = _money(_POSITIVE_MONEY, wager["amount"])
-            if problems:
-                errors[f"{where}.amount"] = problems
-        if wager.get("paid") is not None:
-            item["paid"], problems = _money(_MONEY_FIELD, wager["paid"])
-            if problems:
-                errors[f"{where}.paid"] = problems
-        values["wagers"].append(item)
+    values["wagers"] = [wager_values(wager, f"wagers[{index}]", errors) for index, wager in enumerate(wagers)]
     if errors:
         raise serializers.ValidationError(errors)
     return values
@@ -510,6 +520,7 @@ SECOND_COUP_EXAMPLE = {
 }
 
 
+@post_kind(PostKind.FACT)
 @extend_schema(tags=["coups"])
 class ShoeCoupsView(APIView):
     read_permissions = ("shoes.view_coup",)
@@ -574,6 +585,7 @@ class ShoeCoupsView(APIView):
         return Response(payload, status=status.HTTP_200_OK)
 
 
+@post_kind(PostKind.BATCH)
 @extend_schema(tags=["coups"])
 class ShoeCoupsBatchView(APIView):
     write_permissions = ("shoes.add_coup",)

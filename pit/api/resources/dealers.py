@@ -12,10 +12,11 @@ from rest_framework.views import APIView
 from pit.api.authentication import actor_for
 from pit.api.idempotency import idempotent
 from pit.api.permissions import DEVICE_READ_WRITE
+from pit.api.replays import PostKind, post_kind, recorded_once
 from pit.api.resources.tables import table_for
-from pit.api.serializers import AsciiDateField, AsciiDateTimeField, StrictSerializer, validated
+from pit.api.serializers import ChoiceField, DayField, LookupField, MomentField, StrictSerializer, TextField, validated
 from pit.compliance.models import RuleViolation
-from pit.dealers.models import Dealer, Fault
+from pit.dealers.models import Dealer, DealerRotation, Fault, ViolationFault
 from pit.dealers.selectors import dealer_statistics
 from pit.dealers.services import dealer_rotate, violation_attribute
 
@@ -23,13 +24,17 @@ MAX_DAYS = 366
 
 
 class RotationInputSerializer(StrictSerializer):
-    dealer = serializers.SlugRelatedField(
-        slug_field="code",
+    dealer = LookupField(
         queryset=Dealer.objects.all(),
+        slug_field="code",
+        pattern=r"[A-Za-z0-9][A-Za-z0-9_-]{0,19}",
+        rule="1 to 20 ASCII letters, digits, - or _, e.g. D042",
+        what="a dealer code",
+        max_length=20,
         allow_null=True,
         help_text="The dealer's code (badge), e.g. D042; null: the dealer went out and nobody came in.",
     )
-    started_at = AsciiDateTimeField(help_text="When they took over the table, with its UTC offset.")
+    started_at = MomentField(help_text="When they took over the table, with its UTC offset.")
 
 
 class RotationSerializer(serializers.Serializer):
@@ -41,8 +46,8 @@ class RotationSerializer(serializers.Serializer):
 
 
 class FaultInputSerializer(StrictSerializer):
-    fault = serializers.ChoiceField(choices=Fault.choices)
-    note = serializers.CharField(allow_blank=True, max_length=2000, help_text="Required: why.")
+    fault = ChoiceField(choices=Fault.choices)
+    note = TextField(allow_blank=True, max_length=2000, help_text="Required: why.")
 
 
 class FaultSerializer(serializers.Serializer):
@@ -73,7 +78,7 @@ class DayRangeSerializer(StrictSerializer):
     """?from=YYYY-MM-DD&to=YYYY-MM-DD (gaming days, both included)."""
 
     def get_fields(self):
-        return {"from": AsciiDateField(), "to": AsciiDateField()}
+        return {"from": DayField(), "to": DayField()}
 
     def validate(self, attrs):
         if attrs["to"] < attrs["from"]:
@@ -83,6 +88,7 @@ class DayRangeSerializer(StrictSerializer):
         return attrs
 
 
+@post_kind(PostKind.FACT)
 @extend_schema(tags=["dealers"])
 class TableRotationView(APIView):
     write_permissions = ("dealers.record_dealerrotation",)
@@ -97,27 +103,45 @@ class TableRotationView(APIView):
     def post(self, request, code: str):
         table = table_for(request, code)
         data = validated(RotationInputSerializer, request)
-        rotation, created = dealer_rotate(
-            table=table, dealer=data["dealer"], started_at=data["started_at"], actor=actor_for(request)
-        )
-        return Response(
-            RotationSerializer(rotation).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        return recorded_once(
+            what=f"The rotation of {table.code} at {data['started_at'].isoformat()}",
+            serializer_class=RotationInputSerializer,
+            values=data,
+            recorded=DealerRotation.objects.select_related("table", "dealer")
+            .filter(table=table, started_at=data["started_at"])
+            .first,
+            as_posted=lambda rotation: {
+                "dealer": rotation.dealer.code if rotation.dealer_id else None,
+                "started_at": rotation.started_at.isoformat(),
+            },
+            create=lambda: dealer_rotate(
+                table=table, dealer=data["dealer"], started_at=data["started_at"], actor=actor_for(request)
+            )[0],
+            answer=lambda rotation: RotationSerializer(rotation).data,
         )
 
 
+@post_kind(PostKind.REVISION)
 @extend_schema(tags=["dealers"])
 class ViolationFaultView(APIView):
     write_permissions = ("dealers.attribute_violation",)
 
     @extend_schema(
         request=FaultInputSerializer,
-        responses={201: FaultSerializer},
+        responses={201: FaultSerializer, 200: FaultSerializer},
         summary="A pit boss says whose fault a violation was (dealer, device, other; note required)",
+        description="201 with the attribution, which stands from now on; 200 with the one standing when it "
+        "says the same already (fault and note; nothing written).",
     )
     @idempotent
     def post(self, request, violation_id: int):
         violation = get_object_or_404(RuleViolation, pk=violation_id)
         data = validated(FaultInputSerializer, request)
+        standing = (
+            ViolationFault.objects.filter(violation=violation).select_related("decided_by").order_by("-pk").first()
+        )
+        if standing is not None and (standing.fault, standing.note) == (data["fault"], data["note"]):
+            return Response(FaultSerializer(standing).data, status=status.HTTP_200_OK)
         attribution = violation_attribute(
             violation=violation, fault=data["fault"], user=request.user, note=data["note"]
         )

@@ -11,8 +11,18 @@ from rest_framework.views import APIView
 from pit.api.authentication import actor_for
 from pit.api.idempotency import idempotent
 from pit.api.permissions import DEVICE_READ, DEVICE_READ_WRITE
+from pit.api.replays import PostKind, post_kind
 from pit.api.resources.shoes import shoe_for
-from pit.api.serializers import MoneyField, OutputSerializer, SignedMoneyField, StrictSerializer, iso, money, validated
+from pit.api.serializers import (
+    MoneyField,
+    OutputSerializer,
+    SignedMoneyField,
+    StrictSerializer,
+    TextField,
+    iso,
+    money,
+    validated,
+)
 from pit.core.money import from_minor
 from pit.ledger import services as ledger_services
 from pit.ledger.models import (
@@ -30,7 +40,7 @@ RECONCILIATION_RETRY_DEALING = 60
 
 # ------------------------------------------------------------------------------------------ inputs
 class CollectInputSerializer(StrictSerializer):
-    note = serializers.CharField(required=False, allow_blank=True, max_length=500)
+    note = TextField(required=False, allow_blank=True, max_length=500)
 
 
 # ------------------------------------------------------------------------------------------ outputs
@@ -227,6 +237,7 @@ class ReconciliationView(APIView):
         return Response(reconciliation_data(reconciliation))
 
 
+@post_kind(PostKind.TRANSITION)
 @extend_schema(tags=["ledger"])
 class CommissionCollectView(APIView):
     write_permissions = ("ledger.add_commissionentry",)

@@ -2,17 +2,20 @@
 
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from pit import game
 from pit.api.authentication import actor_for
 from pit.api.idempotency import idempotent
 from pit.api.permissions import DEVICE_READ, DEVICE_READ_WRITE, ensure_table_access
+from pit.api.replays import PostKind, post_kind, recorded_once
 from pit.api.resources.tables import table_for
 from pit.api.serializers import (
-    AsciiDateTimeField,
-    AsciiIntegerField,
+    CardsField,
+    IntegerField,
+    MomentField,
     MoneyField,
     OutputSerializer,
     StrictSerializer,
@@ -25,29 +28,23 @@ from pit.shoes.models import Shoe
 
 # ------------------------------------------------------------------------------------------ inputs
 class ShoeStartSerializer(StrictSerializer):
-    decks = AsciiIntegerField(min_value=1, max_value=12, default=8)
-    cut_card_position = AsciiIntegerField(
+    decks = IntegerField(min_value=1, max_value=12, default=8)
+    cut_card_position = IntegerField(
         min_value=1, max_value=12 * 52, help_text="Cards from the top (after the burn) to the cut card."
     )
-    burn = serializers.ListField(
-        child=serializers.CharField(max_length=3, min_length=2),
-        required=False,
-        default=list,
-        max_length=20,
-        help_text="The burned cards' codes.",
-    )
-    shuffled_at = AsciiDateTimeField(required=False, help_text="Default: now.")
+    burn = CardsField(required=False, default=list, min_length=0, max_length=20, help_text="The burned cards' codes.")
+    shuffled_at = MomentField(required=False, help_text="With its UTC offset; default: now.")
 
 
 class BoxCountInputSerializer(StrictSerializer):
-    seat = AsciiIntegerField(min_value=1, max_value=99)
+    seat = IntegerField(min_value=1, max_value=99)
     counted = MoneyField(help_text="What was counted in the seat's commission box.")
 
 
 class ShoeCloseSerializer(StrictSerializer):
     # The stubs type only the child's arguments: many=True hands max_length to the ListSerializer.
     commission_box = BoxCountInputSerializer(many=True, max_length=99)  # type: ignore[call-arg]
-    closed_at = AsciiDateTimeField(required=False, help_text="Default: now.")
+    closed_at = MomentField(required=False, help_text="With its UTC offset; default: now.")
 
 
 # ------------------------------------------------------------------------------------------ outputs
@@ -97,6 +94,7 @@ def shoe_for(request, shoe_id: int) -> Shoe:
 
 
 # ------------------------------------------------------------------------------------------ views
+@post_kind(PostKind.FACT)
 @extend_schema(tags=["shoes"])
 class ShoeStartView(APIView):
     write_permissions = ("shoes.add_shoe",)
@@ -104,22 +102,40 @@ class ShoeStartView(APIView):
 
     @extend_schema(
         request=ShoeStartSerializer,
-        responses={201: ShoeSerializer},
+        responses={201: ShoeSerializer, 200: ShoeSerializer},
         summary="Start a shoe after a shuffle (409 naming the open shoe while another is dealing)",
+        description="201 with the shoe. A start that gives `shuffled_at` names its shoe: posted again the "
+        "same in every field it is a 200 with the shoe (nothing written), with anything different a 409 "
+        "naming each difference.",
     )
     @idempotent
     def post(self, request, code: str):
         data = validated(ShoeStartSerializer, request)
         table = table_for(request, code)
-        shoe = shoe_services.shoe_start(
-            table=table,
-            decks=data["decks"],
-            cut_card_position=data["cut_card_position"],
-            burn=data["burn"],
-            shuffled_at=data.get("shuffled_at"),
-            actor=actor_for(request),
+        shuffled_at = data.get("shuffled_at")
+        return recorded_once(
+            what=f"The shoe of {table.code} shuffled at {shuffled_at.isoformat() if shuffled_at else 'now'}",
+            serializer_class=ShoeStartSerializer,
+            values=data,
+            recorded=lambda: (
+                None
+                if shuffled_at is None
+                else Shoe.objects.select_related("table").filter(table=table, shuffled_at=shuffled_at).first()
+            ),
+            as_posted=shoe_data,
+            create=lambda: shoe_for(
+                request,
+                shoe_services.shoe_start(
+                    table=table,
+                    decks=data["decks"],
+                    cut_card_position=data["cut_card_position"],
+                    burn=data["burn"],
+                    shuffled_at=shuffled_at,
+                    actor=actor_for(request),
+                ).pk,
+            ),
+            answer=shoe_data,
         )
-        return Response(shoe_data(shoe_for(request, shoe.pk)), status=status.HTTP_201_CREATED)
 
 
 @extend_schema(tags=["shoes"])
@@ -132,6 +148,7 @@ class ShoeDetailView(APIView):
         return Response(shoe_data(shoe_for(request, shoe_id)))
 
 
+@post_kind(PostKind.TRANSITION)
 @extend_schema(tags=["shoes"])
 class ShoeCloseView(APIView):
     write_permissions = ("shoes.change_shoe",)
@@ -146,6 +163,11 @@ class ShoeCloseView(APIView):
     def post(self, request, shoe_id: int):
         data = validated(ShoeCloseSerializer, request)
         shoe = shoe_for(request, shoe_id)
+        if not data["commission_box"] and shoe.table.paytable.rules.get("commission_mode") == game.CommissionMode.BOX:
+            # A floor system that sends no count at all has not counted: an empty box is a count of 0.00.
+            raise serializers.ValidationError(
+                {"commission_box": ["This table keeps commission in boxes: send each seat's count (0.00 if empty)."]}
+            )
         shoe_services.shoe_close(
             shoe=shoe,
             box_counts=[(line["seat"], line["counted"]) for line in data["commission_box"]],

@@ -13,8 +13,9 @@ from rest_framework.views import APIView
 from pit.api.authentication import actor_for, request_device
 from pit.api.idempotency import idempotent
 from pit.api.permissions import DEVICE_READ, DEVICE_READ_WRITE, ensure_table_access
+from pit.api.replays import PostKind, post_kind
 from pit.api.serializers import (
-    AsciiDateTimeField,
+    MomentField,
     OutputSerializer,
     SignedMoneyField,
     StrictSerializer,
@@ -28,7 +29,7 @@ from pit.tables.models import Table, TableLimit
 
 # ------------------------------------------------------------------------------------------ inputs
 class TableEventInputSerializer(StrictSerializer):
-    at = AsciiDateTimeField(required=False, help_text="When it happened; default: now.")
+    at = MomentField(required=False, help_text="When it happened, with its UTC offset; default: now.")
 
 
 # ------------------------------------------------------------------------------------------ outputs
@@ -114,6 +115,7 @@ class TableDetailView(APIView):
         return Response(table_data(table_for(request, code, tables_queryset())))
 
 
+@post_kind(PostKind.TRANSITION)
 class _TableStatusView(APIView):
     write_permissions = ("tables.change_table",)
     device_access = DEVICE_READ_WRITE

@@ -11,14 +11,15 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from pit.api.idempotency import idempotent
-from pit.api.serializers import OutputSerializer, StrictSerializer, iso, validated
+from pit.api.replays import PostKind, post_kind
+from pit.api.serializers import OutputSerializer, StrictSerializer, TextField, iso, validated
 from pit.compliance import services as compliance_services
 from pit.compliance.models import RuleViolation, ViolationStatus
 
 
 # ------------------------------------------------------------------------------------------ inputs
 class ReviewInputSerializer(StrictSerializer):
-    note = serializers.CharField(allow_blank=True, max_length=2000, help_text="Required: what was done or why.")
+    note = TextField(allow_blank=True, max_length=2000, help_text="Required: what was done or why.")
 
 
 class ViolationFilter(django_filters.FilterSet):
@@ -89,6 +90,7 @@ class ViolationListView(generics.ListAPIView):
         return RuleViolation.objects.select_related("table", "status_changed_by").order_by("-found_at", "-id")
 
 
+@post_kind(PostKind.TRANSITION)
 class _ViolationReviewView(APIView):
     write_permissions = ("compliance.change_ruleviolation",)
     service: ClassVar[Callable[..., RuleViolation]]  # the review each view records

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from pit.core.actors import SYSTEM, Actor
 from pit.core.errors import Conflict
-from pit.core.money import MoneyError, to_minor
+from pit.core.money import MoneyError, from_minor, to_minor
 from pit.core.outbox import outbox_enqueue
 from pit.core.queues import RECONCILE_TASK
 from pit.ledger.models import BoxCount
@@ -96,8 +96,23 @@ def shoe_close(*, shoe: Shoe, box_counts: list[tuple[int, Decimal]], closed_at=N
         counts[seat] = counted_minor
     if shoe.status == ShoeStatus.CLOSED:
         recorded = dict(shoe.box_counts.values_list("seat", "counted_minor"))
-        if recorded != {seat: minor for seat, minor in counts.items() if minor or seat in recorded}:
-            raise Conflict(f"{shoe} was closed already with other commission box counts.", shoe_id=shoe.pk)
+        posted = {seat: minor for seat, minor in counts.items() if minor or seat in recorded}
+        if recorded != posted:
+            positions = {seat: index for index, (seat, _) in enumerate(box_counts)}
+
+            def shown(minor: int | None) -> str:
+                return "none" if minor is None else str(from_minor(minor, table.currency))
+
+            errors = {
+                (f"commission_box[{positions[seat]}].counted" if seat in positions else "commission_box"): [
+                    f"seat {seat}: recorded {shown(recorded.get(seat))}, posted {shown(posted.get(seat))}"
+                ]
+                for seat in sorted(set(recorded) | set(posted))
+                if recorded.get(seat) != posted.get(seat)
+            }
+            raise Conflict(
+                f"{shoe} was closed already with other commission box counts.", errors=errors, shoe_id=shoe.pk
+            )
         return shoe
     shoe.status = ShoeStatus.CLOSED
     shoe.close_recorded_at = timezone.now()
