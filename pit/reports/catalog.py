@@ -77,7 +77,7 @@ def _commission_bridge(filters, totals) -> Iterator[dict[str, Any]]:
         result = from_minor(by_coup_day.get(currency, 0), currency)
         yield from _bridge_lines(
             steps,
-            ("= On the coups of the range (table results' commission less deducted)", result),
+            ("Equals: on the coups of the range (table results' commission less deducted)", result),
             currency,
             label="explanation",
             amount="accrued",
@@ -108,7 +108,7 @@ def _table_results_bridge(filters, totals) -> Iterator[dict[str, Any]]:
         result = from_minor(by_shoe_day.get(currency, 0), currency)
         yield from _bridge_lines(
             steps,
-            ("= Accrued in the commission report (by the shoe's gaming day)", result),
+            ("Equals: accrued in the commission report (by the shoe's gaming day)", result),
             currency,
             label="table",
             amount="commission",

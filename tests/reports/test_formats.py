@@ -106,7 +106,7 @@ def test_table_results_xlsx_percentages_and_theoretical(pit):
     rows = list(sheet.iter_rows(min_row=2))
     mb1 = next(row for row in rows if row[header.index("Table")].value == "MB1")
     hold = mb1[header.index("Hold %")]
-    assert hold.value == pytest.approx(0.025) and hold.number_format == "0.00%"
+    assert hold.value == pytest.approx(0.025) and hold.number_format == "0.0000%"  # Hold % has 4 places
     assert mb1[header.index("Std devs from theoretical")].number_format == "0.00"
     # The total, before the lines bridging to the commission report (MB1 deducts its commission).
     csv_total = next(row for row in parsed_csv(TABLE_RESULTS) if row["Line"] == "total")
