@@ -8,10 +8,15 @@ decimals the figure states, and a zero is never shown negative. -0.39125 at two 
 from decimal import ROUND_HALF_UP, Decimal
 
 
+def round_percent(value: Decimal | int, places: int = 2) -> Decimal:
+    """A figure already in percent (39.125) at `places` decimals, half away from zero: 39.13."""
+    rounded = Decimal(value).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    return rounded if rounded else abs(rounded)  # never -0.00
+
+
 def percent(ratio: Decimal | int, places: int = 2) -> Decimal:
     """A ratio (0.1523) in percent at `places` decimals: Decimal("15.23")."""
-    value = (Decimal(ratio) * 100).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
-    return value if value else abs(value)  # never -0.00
+    return round_percent(Decimal(ratio) * 100, places)
 
 
 def percent_of(part: Decimal | int, whole: Decimal | int, places: int = 2) -> Decimal | None:

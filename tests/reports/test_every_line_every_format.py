@@ -28,11 +28,12 @@ from pit.reports.renderers import (
     value_converter,
     xlsx_write,
 )
+from tests.reports import test_commission_bridge
 from tests.reports.conftest import DAY_1, DAY_2
-from tests.reports.test_commission_bridge import across  # noqa: F401 - the fixture
 
 D = Decimal
 FILTERS = ReportFilters(DAY_1, DAY_2)
+across = test_commission_bridge.across  # the fixture: BB2's shoe dealt across the start of a gaming day
 ROWS = 8  # detail rows: two groups at the outer level, two in each at the inner (at most two levels)
 
 
