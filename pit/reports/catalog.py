@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 
 from django.urls import reverse
 
-from pit.core.money import from_minor
+from pit.core.money import from_minor, variance_label
 from pit.game.money import decimal_sqrt
 
 from . import csv_copy, selectors
@@ -38,6 +38,11 @@ def _deviation(sums: dict[str, Any]) -> Decimal | None:
         return None
     scale = sums["house_win"].as_tuple().exponent
     return decimal_sqrt(Decimal(variance)).quantize(Decimal(1).scaleb(scale))
+
+
+def _over_short(sums: dict[str, Any]) -> str:
+    """A subtotal's or total's variance in words (pit.core.money.VARIANCE_RULE): over, short, balanced."""
+    return variance_label(sums.get("variance"))
 
 
 def _reconciliation_link(row: dict[str, Any]) -> str | None:
@@ -145,9 +150,9 @@ COMMISSION = ReportDefinition(
         Column("collected_at_departure", "Collected at departure", T.MONEY, Total.SUM, width=14),
         Column("expected", "Expected in box", T.MONEY, Total.SUM, width=14),
         Column("counted", "Counted", T.MONEY, Total.SUM, width=14),
-        Column("variance", "Variance", T.MONEY, Total.SUM, width=12),
+        Column("variance", "Variance (counted - expected)", T.MONEY, Total.SUM, width=12),
+        Column("over_short", "Over / short", T.TEXT, _over_short, width=9),
         Column("collected_at_shuffle", "Collected at shuffle", T.MONEY, Total.SUM, width=14),
-        Column("seat_balance", "Seat box", T.TEXT, width=9),
         Column("status", "Reconciliation", T.TEXT, Total.CARRY, width=18),
         Column("explained_by", "Explained by", T.TEXT, Total.CARRY, width=14),
         Column("explanation", "Explanation", T.TEXT, Total.CARRY, width=40),

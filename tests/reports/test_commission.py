@@ -225,11 +225,11 @@ def test_a_reversal_shows_apart_and_the_commission_agrees_with_table_results(pit
     seat_1 = rows[(pit.shoe_a.sequence, 1)]
     reversal = CommissionEntry.objects.get(kind=EntryKind.REVERSAL)
     assert seat_1["reversed"] == from_minor(-reversal.amount_minor, "USD") == D("5.00")
-    assert {seat: row["seat_balance"] for (shoe, seat), row in rows.items() if shoe == pit.shoe_a.sequence} == {
-        1: "Balanced",
-        2: "Balanced",
-        3: "Balanced",
-        5: "Short",
+    assert {seat: row["over_short"] for (shoe, seat), row in rows.items() if shoe == pit.shoe_a.sequence} == {
+        1: "balanced",
+        2: "balanced",
+        3: "balanced",
+        5: "short",
     }
     results = {
         (row["gaming_day"], row["table"]): row
