@@ -96,7 +96,7 @@ VARIANCE_RULE = "variance = counted - expected: over is positive, short is negat
 
 
 def variance_label(variance: int | Decimal | None) -> str:
-    """"over", "short" or "balanced" for a variance (counted - expected); "" for None."""
+    """ "over", "short" or "balanced" for a variance (counted - expected); "" for None."""
     if variance is None:
         return ""
     return "over" if variance > 0 else "short" if variance < 0 else "balanced"

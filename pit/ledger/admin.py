@@ -22,8 +22,8 @@ from pit.core.admin_site import (
     gaming_day_filter,
     money_html,
     note_action,
-    variance_html,
     require_permission,
+    variance_html,
 )
 from pit.ledger.models import (
     BoxCount,

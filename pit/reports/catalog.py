@@ -144,9 +144,15 @@ COMMISSION = ReportDefinition(
         Column("shoe", "Shoe", T.INTEGER, Total.CARRY, width=7),
         Column("seat", "Seat", T.INTEGER, width=6),
         Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
-        Column("commission_wagers", "Commission wagers", T.INTEGER, Total.SUM, width=12),
+        Column("commission_wagers", "Commission wagers (accruals not reversed)", T.INTEGER, Total.SUM, width=12),
         Column("accrued", "Accrued", T.MONEY, Total.SUM, width=14),
-        Column("reversed", "Reversed (netted in accrued)", T.MONEY, Total.SUM, width=12),
+        Column(
+            "reversed",
+            "Accruals reversed: corrections, voids, comps (netted in accrued)",
+            T.MONEY,
+            Total.SUM,
+            width=12,
+        ),
         Column("collected_at_departure", "Collected at departure", T.MONEY, Total.SUM, width=14),
         Column("expected", "Expected in box", T.MONEY, Total.SUM, width=14),
         Column("counted", "Counted", T.MONEY, Total.SUM, width=14),
@@ -239,7 +245,9 @@ TABLE_RESULTS = ReportDefinition(
         Column("underpaid", "Mispaid under", **_money_sum),
         Column("commission", "Commission (net of reversals)", **_money_sum),
         Column("commission_deducted", "of which deducted from payouts", **_money_sum),
-        Column("commission_reversed", "Commission reversed", **_money_sum),
+        # Reversals of wagers that still stand (comps): a corrected or voided wager's commission is
+        # out of its coup's figures already. The commission report's "accruals reversed" has both.
+        Column("commission_reversed", "Reversed on wagers that stand (netted in commission)", **_money_sum),
         Column("lost", "Stakes lost", **_money_sum),
         Column("house_win", "House win", **_money_sum),
         Column("hold", "Hold %", T.PERCENTAGE, ratio("house_win", "handle"), width=9, places=4),

@@ -218,7 +218,10 @@ def commission_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
                 reversed=Coalesce(Sum("amount_minor", filter=_reversal_of(kind=EntryKind.ACCRUED)), 0),
                 departed=Coalesce(Sum("amount_minor", filter=COLLECTED_AT_DEPARTURE), 0),
                 shuffle=Coalesce(Sum("amount_minor", filter=COLLECTED_AT_SHUFFLE), 0),
-                wagers=Count("pk", filter=Q(kind=EntryKind.ACCRUED)),
+                # The wagers whose commission the accrued money counts: accruals less those reversed
+                # (a corrected wager's, a voided coup's, a comp), as accrued nets the reversals.
+                wagers=Count("pk", filter=Q(kind=EntryKind.ACCRUED))
+                - Count("pk", filter=_reversal_of(kind=EntryKind.ACCRUED)),
             )
         )
         for line in lines:

@@ -56,6 +56,4 @@ def test_win_to_drop_is_rounded_half_up_everywhere(pit):
     cell = sheet[2][labels.index("Win-to-drop %")]
     assert (Decimal(str(cell.value)), cell.number_format) == (Decimal("-0.3913"), "0.00%")
     summary = report_summary(MASTER_GAME, FILTERS)
-    assert dict((figure["label"], figure["cells"][0]) for figure in summary["figures"])["Win-to-drop %"] == (
-        "-39.13 %"
-    )
+    assert {figure["label"]: figure["cells"][0] for figure in summary["figures"]}["Win-to-drop %"] == ("-39.13 %")

@@ -39,8 +39,8 @@ def ledger_by_seat(shoes):
         else:
             bucket = "shuffle"
         figures[(entry.shoe_id, entry.seat)][bucket] += entry.amount_minor
-        if entry.kind == EntryKind.ACCRUED:
-            figures[(entry.shoe_id, entry.seat)]["wagers"] += 1
+        if source.kind == EntryKind.ACCRUED:  # a reversed accrual's wager is no longer counted
+            figures[(entry.shoe_id, entry.seat)]["wagers"] += 1 if entry.kind == EntryKind.ACCRUED else -1
     for count in BoxCount.objects.filter(shoe__in=shoes):
         figures[(count.shoe_id, count.seat)]["counted"] += count.counted_minor
     return figures
