@@ -239,6 +239,24 @@ MASTER_GAME = ReportDefinition(
     estimate=master_game_estimate,
     levels=(Level("day", ("gaming_day", "currency"), "Gaming day"), Level("game", ("game",), "Game")),
     audience="accounting",
+    pdf_columns=(
+        "gaming_day",
+        "currency",
+        "game",
+        "table",
+        "status",
+        "opener",
+        "closer",
+        "fills",
+        "credits",
+        "drop",
+        "win",
+        "hold",
+        "adjustments",
+        "house_win",
+        "win_difference",
+        "reconciliation",
+    ),
 )
 
 

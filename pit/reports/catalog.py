@@ -180,6 +180,24 @@ COMMISSION = ReportDefinition(
     total_keys=("section", "currency"),
     link=_reconciliation_link,
     bridge=_commission_bridge,
+    pdf_columns=(
+        "section",
+        "gaming_day",
+        "table",
+        "shoe",
+        "seat",
+        "currency",
+        "commission_wagers",
+        "accrued",
+        "reversed",
+        "collected_at_departure",
+        "expected",
+        "counted",
+        "variance",
+        "over_short",
+        "status",
+        "explanation",
+    ),
 )
 
 COMMISSION_DETAIL = ReportDefinition(

@@ -427,7 +427,7 @@ def report_summary(definition: ReportDefinition, filters: ReportFilters) -> dict
                 # What else keys the total (the commission report's section), before the currency.
                 "label": " ".join(str(total.get(key)) for key in definition.total_keys if key != "currency"),
                 "rows": total.get("detail_rows", 0),
-                "cells": [_display(column, total.get(column.key), total.get("currency")) for column in columns],
+                "cells": [display_text(column, total.get(column.key), total.get("currency")) for column in columns],
             }
             for total in totals
         ],
@@ -463,7 +463,7 @@ def report_page(definition: ReportDefinition, filters: ReportFilters, page: int,
                 "kind": line.kind,
                 "link": definition.link(values) if definition.link and line.is_detail else None,
                 "cells": [
-                    {"text": _display(column, values.get(column.key), currency), "number": column.type in _NUMBERS}
+                    {"text": display_text(column, values.get(column.key), currency), "number": column.type in _NUMBERS}
                     for column in columns
                 ],
             }
@@ -479,7 +479,7 @@ def _summed_or_derived(definition: ReportDefinition) -> set[str]:
     return {column.key for column in definition.columns if column.total not in ("carry", "none")}
 
 
-def _display(column: Column, value: Any, currency: str | None) -> str:
+def display_text(column: Column, value: Any, currency: str | None) -> str:
     """A cell for people on the reports page (and the PDF): `value_converter`'s value, money with
     its symbol, a percentage with " %"."""
     if value is None:
