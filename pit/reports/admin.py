@@ -6,7 +6,6 @@ from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
 
-from pit.accounts.models import Role
 from pit.accounts.roles import RUN_REPORTS
 from pit.core.admin_site import ReadOnlyInline
 
@@ -69,10 +68,11 @@ def _reads_schedules(user) -> bool:
     return bool(user.is_active and user.is_staff and (user.is_superuser or user.has_perm(RUN_REPORTS)))
 
 
+KEEP_SCHEDULES = "reports.keep_reportschedule"  # accountants' (pit.accounts.roles)
+
+
 def _keeps_schedules(user) -> bool:
-    if not (user.is_active and user.is_staff):
-        return False
-    return user.is_superuser or (user.has_perm(RUN_REPORTS) and user.groups.filter(name=Role.ACCOUNTANT.value).exists())
+    return bool(user.is_active and user.is_staff and user.has_perm(KEEP_SCHEDULES))
 
 
 @admin.register(ReportSchedule)

@@ -105,6 +105,8 @@ class ReportSchedule(models.Model):
 
     class Meta:
         ordering = ["name", "id"]
+        # Accountants keep the schedules (pit.accounts.roles); roles never hold add/delete themselves.
+        permissions = [("keep_reportschedule", "Can add, change and delete report schedules")]
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(format__in=ExportFormat.values), name="report_schedule_format_valid"

@@ -83,3 +83,22 @@ def test_the_commission_totals_read_as_figures(pit):
 def test_a_report_without_pdf_columns_does_not_print(db):
     with pytest.raises(ValueError, match="does not print"):
         pdf_write(REPORTS["violations"], FILTERS, io.BytesIO())
+
+
+def test_the_reports_page_downloads_the_pdf(client, pit, users):
+    from django.urls import reverse
+
+    from pit.accounts.models import Role
+
+    client.force_login(users[Role.ACCOUNTANT])
+    query = {"report": "master-game", "from": "2026-11-02", "to": "2026-11-03", "format": "pdf"}
+    response = client.get(reverse("reports:export"), query)
+    assert response.status_code == 200 and response["Content-Type"] == "application/pdf"
+    assert 'filename="master-game_2026-11-02_2026-11-03.pdf"' in response["Content-Disposition"]
+    body = b"".join(response.streaming_content)
+    text = pypdf.PdfReader(io.BytesIO(body)).pages[0].extract_text()
+    assert "Master game report, gaming days 2026-11-02 to 2026-11-03" in text
+    refused = client.get(reverse("reports:export"), {**query, "report": "violations"})
+    assert refused.status_code == 302 and "format" not in refused["Location"]
+    page = client.get(reverse("reports:index")).content.decode()
+    assert "Download PDF for sign-off" in page
