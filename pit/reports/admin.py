@@ -9,14 +9,21 @@ from django.http import HttpRequest
 from pit.accounts.roles import RUN_REPORTS
 from pit.core.admin_site import ReadOnlyInline
 
-from .catalog import REPORTS
 from .models import ReportSchedule, ReportScheduleRun
-from .schedules import schedule_problems
-from .services import report_schedule_save
+
+# The catalog, the schedules and the services are imported where used, function-locally: they load
+# openpyxl and reportlab, which Django's start (admin autodiscovery) should not; the worker's
+# warm-up (deploy/gunicorn.conf.py) loads them before the first request.
+
+
+def _report_choices() -> list[tuple[str, str]]:
+    from .catalog import REPORTS  # function-local: see above
+
+    return [(slug, report.title) for slug, report in REPORTS.items()]
 
 
 class ReportScheduleForm(forms.ModelForm):
-    report = forms.ChoiceField(choices=[(slug, report.title) for slug, report in REPORTS.items()])
+    report = forms.ChoiceField(choices=_report_choices)
 
     class Meta:
         model = ReportSchedule
@@ -41,6 +48,8 @@ class ReportScheduleForm(forms.ModelForm):
         self.user = user
 
     def clean(self):
+        from .schedules import schedule_problems  # function-local: see the top of the module
+
         cleaned = super().clean()
         if self.errors:
             return cleaned
@@ -122,4 +131,6 @@ class ReportScheduleAdmin(admin.ModelAdmin):
         return _keeps_schedules(request.user)
 
     def save_model(self, request, obj, form, change):
+        from .services import report_schedule_save  # function-local: see the top of the module
+
         report_schedule_save(schedule=obj, user=request.user)
