@@ -13,6 +13,7 @@ from django.db import models
 
 from pit.core.immutable import Fact
 from pit.core.models import Recorded
+from pit.core.percent import round_percent
 
 
 class CountKind(models.TextChoices):
@@ -202,7 +203,7 @@ class HoldFlag(Fact):
         ]
 
     def __str__(self) -> str:
-        return f"{self.table.code} {self.gaming_day} win-to-drop {self.hold_percent:.2f} %"
+        return f"{self.table.code} {self.gaming_day} win-to-drop {round_percent(self.hold_percent)} %"
 
 
 class HoldFinding(Fact):

@@ -20,6 +20,7 @@ from pit.compliance.services import violation_record, violations_clear_missing
 from pit.core.actors import Actor
 from pit.core.errors import Conflict
 from pit.core.money import format_money, to_minor
+from pit.core.percent import round_percent
 from pit.ledger.models import Reconciliation, ReconciliationStatus
 from pit.shoes.models import Shoe, ShoeStatus
 from pit.tables.models import Table
@@ -455,9 +456,9 @@ def hold_check(*, table_id: int, gaming_day: dt.date, win: int | None, drop: int
             "win_minor": win,
             "drop_minor": drop,
             "currency": currency,
-            "hold_percent": hold.quantize(Decimal("0.0001")),
-            "low_percent": bounds[0].quantize(Decimal("0.0001")),
-            "high_percent": bounds[1].quantize(Decimal("0.0001")),
+            "hold_percent": round_percent(hold, 4),
+            "low_percent": round_percent(bounds[0], 4),
+            "high_percent": round_percent(bounds[1], 4),
         },
     )
     return flag
@@ -519,7 +520,9 @@ def day_close_blockers(*, gaming_day: dt.date) -> list[str]:
             "awaits a pit boss's review."
         )
     for flag in HoldFlag.objects.filter(gaming_day=gaming_day, findings__isnull=True).select_related("table"):
-        blockers.append(f"The win-to-drop of {flag.table.code} ({flag.hold_percent:.2f} %) awaits a finding.")
+        blockers.append(
+            f"The win-to-drop of {flag.table.code} ({round_percent(flag.hold_percent)} %) awaits a finding."
+        )
     return blockers
 
 

@@ -69,7 +69,13 @@ _AUDIT_RECORDS = _view(
     "pghistory.middlewareevents",
 )
 # The machinery around the records: failed Celery tasks, API idempotency keys, report exports.
-_OPERATIONS_RECORDS = _view("core.failedtask", "api.idempotencykey", "reports.reportexport")
+_OPERATIONS_RECORDS = _view(
+    "core.failedtask",
+    "api.idempotencykey",
+    "reports.reportexport",
+    "reports.reportschedule",
+    "reports.reportschedulerun",
+)
 # Held by pit.accounts.models.StaffPermission (an unmanaged model with no table): the reports
 # app only reads and has no model of its own to carry the permission.
 RUN_REPORTS = "accounts.run_reports"
@@ -90,7 +96,7 @@ ROLES: dict[str, frozenset[str]] = {
         _FLOOR_RECORDS
         | _LEDGER_RECORDS
         | _ACCOUNTING_RECORDS
-        | {"ledger.change_reconciliation", RUN_REPORTS, "accounting.record_dropcount"}
+        | {"ledger.change_reconciliation", RUN_REPORTS, "accounting.record_dropcount", "reports.keep_reportschedule"}
         | {"accounting.investigate_holdflag", "accounting.close_gamingday", "accounting.record_adjustment"}
     ),
     # The cage issues fills and takes credits back; it sees the tables and the slips, nothing else.

@@ -25,7 +25,7 @@ from django.utils.html import format_html, format_html_join
 from pit import game
 from pit.core.errors import Conflict
 from pit.core.gaming_day import current_gaming_day, gaming_day_bounds
-from pit.core.money import format_money
+from pit.core.money import format_money, variance_label
 
 admin.site.site_header = "Pit back-office"
 admin.site.site_title = "Pit back-office"
@@ -71,6 +71,13 @@ def money_html(minor: int | None, currency: str) -> str:
     text = format_money(minor, currency)
     css = "pit-money pit-money-negative" if minor is not None and minor < 0 else "pit-money"
     return format_html('<span class="{}">{}</span>', css, text)
+
+
+def variance_html(minor: int | None, currency: str) -> str:
+    """A box variance (counted - expected) with its word beside it: "-$5.00 short", "$2.00 over"."""
+    if minor is None:
+        return money_html(minor, currency)
+    return format_html("{} {}", money_html(minor, currency), variance_label(minor))
 
 
 def admin_url(obj: Model, action: str = "change") -> str:

@@ -87,3 +87,16 @@ def format_money(minor: int | None, currency: str) -> str:
     symbol = _SYMBOLS.get(currency)
     number = f"{abs(amount):,.{exponent(currency)}f}"
     return f"{sign}{symbol}{number}" if symbol else f"{sign}{number} {currency}"
+
+
+# The sign of a box variance, said once for every screen, export and message: variance = counted -
+# expected, so a box that holds more than the ledger says is over (positive) and one that holds less
+# is short (negative).
+VARIANCE_RULE = "variance = counted - expected: over is positive, short is negative"
+
+
+def variance_label(variance: int | Decimal | None) -> str:
+    """ "over", "short" or "balanced" for a variance (counted - expected); "" for None."""
+    if variance is None:
+        return ""
+    return "over" if variance > 0 else "short" if variance < 0 else "balanced"

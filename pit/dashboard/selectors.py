@@ -19,6 +19,7 @@ from pit.compliance.models import RuleViolation
 from pit.compliance.selectors import OPEN
 from pit.core.gaming_day import current_gaming_day, gaming_day_bounds
 from pit.core.money import format_money, from_minor
+from pit.core.percent import percent_of
 from pit.game.roads import Result, roads, tally
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import paytable_edges
@@ -28,10 +29,8 @@ from pit.tables.models import Table
 
 
 def _percent(part: Decimal, whole: Decimal) -> str | None:
-    if not whole:
-        return None
-    percent = (Decimal(part) * 100 / Decimal(whole)).quantize(Decimal("0.01"))
-    return str(percent if percent else abs(percent))  # never "-0.00"
+    shown = percent_of(part, whole)  # the one rounding rule (pit.core.percent)
+    return None if shown is None else str(shown)
 
 
 def pit_overview(*, gaming_day: dt.date | None = None) -> dict:

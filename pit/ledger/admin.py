@@ -23,6 +23,7 @@ from pit.core.admin_site import (
     money_html,
     note_action,
     require_permission,
+    variance_html,
 )
 from pit.ledger.models import (
     BoxCount,
@@ -174,9 +175,9 @@ class ReconciliationSeatInline(ReadOnlyInline):
     def counted(self, line):
         return self._money(line, "counted")
 
-    @admin.display(description="variance")
+    @admin.display(description="variance (counted - expected)")
     def variance(self, line):
-        return self._money(line, "variance")
+        return variance_html(line.variance_minor, line.reconciliation.currency)
 
 
 @admin.register(Reconciliation)
@@ -255,8 +256,9 @@ class ReconciliationAdmin(ReadOnlyAdminMixin, MoneyColumnsMixin, admin.ModelAdmi
                     line.seat,
                     *(
                         money_html(getattr(line, f"{name}_minor"), currency)
-                        for name in ("change", "accrued", "collected_earlier", "expected", "counted", "variance")
+                        for name in ("change", "accrued", "collected_earlier", "expected", "counted")
                     ),
+                    variance_html(line.variance_minor, currency),
                 )
                 for line in lines
             ),
@@ -325,6 +327,6 @@ class ReconciliationAdmin(ReadOnlyAdminMixin, MoneyColumnsMixin, admin.ModelAdmi
     def counted(self, reconciliation):
         return self._money(reconciliation, "counted")
 
-    @admin.display(description="variance", ordering="variance_minor")
+    @admin.display(description="variance (counted - expected)", ordering="variance_minor")
     def variance(self, reconciliation):
-        return self._money(reconciliation, "variance")
+        return variance_html(reconciliation.variance_minor, reconciliation.currency)

@@ -11,6 +11,7 @@ from django.utils.safestring import mark_safe
 
 from pit import game
 from pit.core.admin_site import ServiceErrorsAsMessagesMixin, admin_link
+from pit.core.percent import percent
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.services import paytable_create_from_preset, paytable_update
 from pit.shoes.models import Coup
@@ -22,7 +23,7 @@ def edge_percent(configuration: PaytableConfiguration, bet: str) -> str:
     edge = configuration.house_edges.get(bet, {}).get("house_edge")
     if edge is None:
         return "—"
-    return f"{Decimal(edge) * 100:.4f}%"
+    return f"{percent(Decimal(edge), 4)}%"
 
 
 class PaytableFromPresetForm(forms.ModelForm):

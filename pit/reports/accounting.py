@@ -56,6 +56,22 @@ def _to_date_ratio(numerator: str, denominator: str) -> Callable[[dict[str, Any]
     return compute
 
 
+def _complete_only(key: str) -> Callable[[dict[str, Any]], Any]:
+    """A subtotal or total of a wager figure over the complete rows only: the days the statutory
+    win totals (an incomplete row, today's among them, has no statutory win)."""
+
+    def compute(sums: dict[str, Any]) -> Any:
+        return sums.get(f"{key}_complete")
+
+    return compute
+
+
+def _rows_totalled(sums: dict[str, Any]) -> str:
+    """What a subtotal or total line's wins cover, in its Records column."""
+    complete, rows = sums.get("complete_rows") or 0, sums.get("table_days") or 0
+    return f"wins over {complete} complete of {rows} table-days"
+
+
 def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
     """One row per gaming day and table that has accounting records or coups, ordered by day,
     currency, game and table."""
@@ -148,6 +164,11 @@ def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             "days": 1 if day != previous_day else 0,
         }
         row.update({f"{key}_sum": row[key] for key in TO_DATE})
+        row.update(
+            complete_rows=0 if statutory is None else 1,
+            table_days=1,
+            house_win_complete=None if statutory is None else house_win,
+        )
         yield row
         previous_day = day
 
@@ -182,7 +203,7 @@ MASTER_GAME = ReportDefinition(
         Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
         Column("game", "Game", T.TEXT, Total.CARRY, width=14),
         Column("table", "Table", T.TEXT, width=10),
-        Column("status", "Records", T.TEXT, width=16),
+        Column("status", "Records", T.TEXT, _rows_totalled, width=16),
         Column("opener", "Opener", **_money),
         Column("closer", "Closer", **_money),
         Column("fills", "Fills", **_money),
@@ -193,7 +214,10 @@ MASTER_GAME = ReportDefinition(
         Column("drop_for_hold", "Drop of complete rows", T.MONEY, Total.SUM, hidden=True),
         Column("adjustments", "Adjustments (in the win)", **_money),
         Column("adjustment_notes", "Adjustments made after the close", T.TEXT, width=40),
-        Column("house_win", "House win (wagers)", **_money),
+        # Totalled over the complete rows, the days the statutory win beside it totals.
+        Column(
+            "house_win", "House win (wagers; totals: complete rows)", T.MONEY, _complete_only("house_win"), width=14
+        ),
         Column("theoretical_win", "Theoretical win", **_money),
         Column("commission", "Commission owed", **_money),
         Column("win_difference", "Statutory - wager win", **_money),
@@ -206,12 +230,33 @@ MASTER_GAME = ReportDefinition(
         Column("hold_ytd", "Win-to-drop YTD %", T.PERCENTAGE, _to_date_ratio("win_ytd", "drop_ytd"), width=9),
         # Hidden sums: to-date columns total only within one gaming day (the `days` count tells).
         Column("days", "Gaming days", T.INTEGER, Total.SUM, hidden=True),
+        Column("complete_rows", "Complete table-days", T.INTEGER, Total.SUM, hidden=True),
+        Column("table_days", "Table-days", T.INTEGER, Total.SUM, hidden=True),
+        Column("house_win_complete", "House win of complete rows", T.MONEY, Total.SUM, hidden=True),
         *(Column(f"{key}_sum", f"{key} (summed)", T.MONEY, Total.SUM, hidden=True) for key in TO_DATE),
     ),
     rows=master_game_rows,
     estimate=master_game_estimate,
     levels=(Level("day", ("gaming_day", "currency"), "Gaming day"), Level("game", ("game",), "Game")),
     audience="accounting",
+    pdf_columns=(
+        "gaming_day",
+        "currency",
+        "game",
+        "table",
+        "status",
+        "opener",
+        "closer",
+        "fills",
+        "credits",
+        "drop",
+        "win",
+        "hold",
+        "adjustments",
+        "house_win",
+        "win_difference",
+        "reconciliation",
+    ),
 )
 
 

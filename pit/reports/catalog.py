@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 
 from django.urls import reverse
 
-from pit.core.money import from_minor
+from pit.core.money import from_minor, variance_label
 from pit.game.money import decimal_sqrt
 
 from . import csv_copy, selectors
@@ -38,6 +38,11 @@ def _deviation(sums: dict[str, Any]) -> Decimal | None:
         return None
     scale = sums["house_win"].as_tuple().exponent
     return decimal_sqrt(Decimal(variance)).quantize(Decimal(1).scaleb(scale))
+
+
+def _over_short(sums: dict[str, Any]) -> str:
+    """A subtotal's or total's variance in words (pit.core.money.VARIANCE_RULE): over, short, balanced."""
+    return variance_label(sums.get("variance"))
 
 
 def _reconciliation_link(row: dict[str, Any]) -> str | None:
@@ -77,7 +82,7 @@ def _commission_bridge(filters, totals) -> Iterator[dict[str, Any]]:
         result = from_minor(by_coup_day.get(currency, 0), currency)
         yield from _bridge_lines(
             steps,
-            ("= On the coups of the range (table results' commission less deducted)", result),
+            ("Equals: on the coups of the range (table results' commission less deducted)", result),
             currency,
             label="explanation",
             amount="accrued",
@@ -108,7 +113,7 @@ def _table_results_bridge(filters, totals) -> Iterator[dict[str, Any]]:
         result = from_minor(by_shoe_day.get(currency, 0), currency)
         yield from _bridge_lines(
             steps,
-            ("= Accrued in the commission report (by the shoe's gaming day)", result),
+            ("Equals: accrued in the commission report (by the shoe's gaming day)", result),
             currency,
             label="table",
             amount="commission",
@@ -139,15 +144,21 @@ COMMISSION = ReportDefinition(
         Column("shoe", "Shoe", T.INTEGER, Total.CARRY, width=7),
         Column("seat", "Seat", T.INTEGER, width=6),
         Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
-        Column("commission_wagers", "Commission wagers", T.INTEGER, Total.SUM, width=12),
+        Column("commission_wagers", "Commission wagers (accruals not reversed)", T.INTEGER, Total.SUM, width=12),
         Column("accrued", "Accrued", T.MONEY, Total.SUM, width=14),
-        Column("reversed", "Reversed (netted in accrued)", T.MONEY, Total.SUM, width=12),
+        Column(
+            "reversed",
+            "Accruals reversed: corrections, voids, comps (netted in accrued)",
+            T.MONEY,
+            Total.SUM,
+            width=12,
+        ),
         Column("collected_at_departure", "Collected at departure", T.MONEY, Total.SUM, width=14),
         Column("expected", "Expected in box", T.MONEY, Total.SUM, width=14),
         Column("counted", "Counted", T.MONEY, Total.SUM, width=14),
-        Column("variance", "Variance", T.MONEY, Total.SUM, width=12),
+        Column("variance", "Variance (counted - expected)", T.MONEY, Total.SUM, width=12),
+        Column("over_short", "Over / short", T.TEXT, _over_short, width=9),
         Column("collected_at_shuffle", "Collected at shuffle", T.MONEY, Total.SUM, width=14),
-        Column("seat_balance", "Seat box", T.TEXT, width=9),
         Column("status", "Reconciliation", T.TEXT, Total.CARRY, width=18),
         Column("explained_by", "Explained by", T.TEXT, Total.CARRY, width=14),
         Column("explanation", "Explanation", T.TEXT, Total.CARRY, width=40),
@@ -169,6 +180,24 @@ COMMISSION = ReportDefinition(
     total_keys=("section", "currency"),
     link=_reconciliation_link,
     bridge=_commission_bridge,
+    pdf_columns=(
+        "section",
+        "gaming_day",
+        "table",
+        "shoe",
+        "seat",
+        "currency",
+        "commission_wagers",
+        "accrued",
+        "reversed",
+        "collected_at_departure",
+        "expected",
+        "counted",
+        "variance",
+        "over_short",
+        "status",
+        "explanation",
+    ),
 )
 
 COMMISSION_DETAIL = ReportDefinition(
@@ -234,7 +263,9 @@ TABLE_RESULTS = ReportDefinition(
         Column("underpaid", "Mispaid under", **_money_sum),
         Column("commission", "Commission (net of reversals)", **_money_sum),
         Column("commission_deducted", "of which deducted from payouts", **_money_sum),
-        Column("commission_reversed", "Commission reversed", **_money_sum),
+        # Reversals of wagers that still stand (comps): a corrected or voided wager's commission is
+        # out of its coup's figures already. The commission report's "accruals reversed" has both.
+        Column("commission_reversed", "Reversed on wagers that stand (netted in commission)", **_money_sum),
         Column("lost", "Stakes lost", **_money_sum),
         Column("house_win", "House win", **_money_sum),
         Column("hold", "Hold %", T.PERCENTAGE, ratio("house_win", "handle"), width=9, places=4),

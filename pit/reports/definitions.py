@@ -120,6 +120,8 @@ class ReportDefinition:
     bridge: Callable[[ReportFilters, list[tuple[dict[str, Any], dict[str, Any]]]], Iterable[dict[str, Any]]] | None = (
         None
     )
+    # The columns a PDF for sign-off prints (a landscape page holds a dozen); empty: no PDF.
+    pdf_columns: tuple[str, ...] = ()
 
     @property
     def visible_columns(self) -> tuple[Column, ...]:

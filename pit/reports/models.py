@@ -7,6 +7,7 @@ from django.db import models
 class ExportFormat(models.TextChoices):
     CSV = "csv", "CSV"
     XLSX = "xlsx", "Excel workbook (XLSX)"
+    PDF = "pdf", "PDF for sign-off"
 
 
 class ExportStatus(models.TextChoices):
@@ -59,3 +60,106 @@ class ReportExport(models.Model):
         if not self.rows_estimated:
             return 0
         return min(99, int(self.rows_written * 100 / self.rows_estimated))
+
+
+class ScheduleFrequency(models.TextChoices):
+    DAILY = "daily", "Every day"
+    WEEKLY = "weekly", "Every week, on the weekday"
+    MONTHLY = "monthly", "Every month, on the day"
+
+
+class SchedulePeriod(models.TextChoices):
+    """The gaming days a scheduled run covers, counted back from the last complete gaming day."""
+
+    PREVIOUS_DAY = "previous_day", "The last complete gaming day"
+    PREVIOUS_7_DAYS = "previous_7_days", "The last 7 complete gaming days"
+    MONTH_TO_DATE = "month_to_date", "The month to date (through the last complete gaming day)"
+    PREVIOUS_MONTH = "previous_month", "The calendar month before the last complete gaming day's"
+
+
+class ReportSchedule(models.Model):
+    """A report exported on a schedule by beat (`reports.report_schedules_run`): which report and
+    filters, the format, the gaming days it covers, when it runs (casino time), and where it goes:
+    e-mailed to the recipients (Django's e-mail, EMAIL_URL) and/or written to a folder under
+    PIT_REPORT_SCHEDULE_DIR. It runs with its owner's permissions, checked at each run."""
+
+    name = models.CharField(max_length=80)
+    report = models.CharField(max_length=40, help_text="A report of the catalog (pit.reports.catalog).")
+    format = models.CharField(max_length=4, choices=ExportFormat.choices, default=ExportFormat.XLSX)
+    tables = models.JSONField(default=list, blank=True, help_text="Table codes; none: every table.")
+    game = models.CharField(max_length=8, blank=True, help_text="big, midi or mini; blank: every game.")
+    period = models.CharField(max_length=16, choices=SchedulePeriod.choices, default=SchedulePeriod.PREVIOUS_DAY)
+    frequency = models.CharField(max_length=8, choices=ScheduleFrequency.choices, default=ScheduleFrequency.DAILY)
+    weekday = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Weekly: 0 is Monday ... 6 is Sunday.")
+    day_of_month = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Monthly: 1 to 28.")
+    hour = models.PositiveSmallIntegerField(
+        default=8, help_text="The hour (casino time, 0-23) from which the run is due on its day."
+    )
+    recipients = models.TextField(blank=True, help_text="E-mail addresses, one a line or comma-separated.")
+    folder = models.CharField(
+        max_length=120, blank=True, help_text="A folder under PIT_REPORT_SCHEDULE_DIR (e.g. accounting/daily)."
+    )
+    active = models.BooleanField(default=True)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        # Accountants keep the schedules (pit.accounts.roles); roles never hold add/delete themselves.
+        permissions = [("keep_reportschedule", "Can add, change and delete report schedules")]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(format__in=ExportFormat.values), name="report_schedule_format_valid"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(period__in=SchedulePeriod.values), name="report_schedule_period_valid"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(frequency__in=ScheduleFrequency.values), name="report_schedule_frequency_valid"
+            ),
+            models.CheckConstraint(condition=models.Q(hour__lte=23), name="report_schedule_hour_valid"),
+            models.CheckConstraint(
+                condition=~models.Q(recipients="", folder=""), name="report_schedule_goes_somewhere"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.report}, {self.format})"
+
+    @property
+    def recipient_list(self) -> list[str]:
+        return [part.strip() for part in self.recipients.replace("\n", ",").split(",") if part.strip()]
+
+
+class ScheduleRunStatus(models.TextChoices):
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed (tried again on the next beat)"
+
+
+class ReportScheduleRun(models.Model):
+    """One run of a schedule for one day it was due on: at most one per (schedule, due_on), so a
+    beat that fires twice, or two beats, write and send once. A failed run is tried again."""
+
+    schedule = models.ForeignKey(ReportSchedule, on_delete=models.CASCADE, related_name="runs")
+    due_on = models.DateField(help_text="The calendar day (casino time) the run was due on.")
+    date_from = models.DateField()
+    date_to = models.DateField()
+    status = models.CharField(max_length=8, choices=ScheduleRunStatus.choices, default=ScheduleRunStatus.RUNNING)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    file = models.CharField(max_length=300, blank=True, help_text="Where it was written, if to a folder.")
+    sent_to = models.TextField(blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-due_on", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["schedule", "due_on"], name="report_schedule_run_once_a_day"),
+            models.CheckConstraint(
+                condition=models.Q(status__in=ScheduleRunStatus.values), name="report_schedule_run_status_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.schedule.name} on {self.due_on}"

@@ -13,7 +13,7 @@ import csv
 import datetime as dt
 import json
 from collections.abc import Callable, Iterator
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import IO, Any
 
 from django.utils import timezone
@@ -22,7 +22,8 @@ from openpyxl.cell import WriteOnlyCell
 from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter
 
-from pit.core.money import exponent, format_money, to_minor
+from pit.core.money import exponent, format_money, from_minor, to_minor
+from pit.core.percent import percent, percent_text
 from pit.records.selectors import record_heads
 
 from .definitions import Column, ColumnType, Line, ReportDefinition, ReportFilters, report_lines
@@ -33,36 +34,59 @@ Progress = Callable[[int], None]
 DETAIL_PROGRESS_EVERY = 1000  # detail rows between two calls of an export's progress
 
 
-def _percent(value: Decimal, places: int) -> Decimal:
-    return (value * 100).quantize(Decimal(1).scaleb(-places))
+def _none_or(convert: Callable[[Any, str | None], Any]) -> Converter:
+    return lambda value, currency: None if value is None else convert(value, currency)
 
 
-def _none_or(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    return lambda value: None if value is None else convert(value)
+def money_value(value: Decimal | int, currency: str | None) -> Decimal:
+    """An amount at its currency's places, exactly (0 is 0.00 in USD, never "0"); an amount finer
+    than its currency allows is an error (pit.core.money.to_minor), never rounded here."""
+    amount = Decimal(value)
+    return from_minor(to_minor(amount, currency), currency) if currency else amount
 
 
-def text_converter(column: Column) -> Callable[[Any], str | int | None]:
-    """How CSV and JSON carry a column's values: money and decimals as exact decimal strings,
-    percentages in percent, dates ISO 8601, datetimes in the casino's time zone. Made once per
-    column, applied to every row."""
+# A column's value on one line (with the line's currency) as the formats carry it.
+Converter = Callable[[Any, str | None], Any]
+
+
+def value_converter(column: Column) -> Converter:
+    """The one definition of a cell's value, which every format renders (CSV and JSON as text,
+    XLSX typed, the screen for people): money at its currency's places, percentages in percent by
+    `pit.core.percent` (half away from zero at the column's places), decimals at theirs, dates and
+    datetimes (in the casino's time zone, whole seconds) as such, integers and text as they are."""
+    if column.type == ColumnType.MONEY:
+        return _none_or(money_value)
     if column.type == ColumnType.PERCENTAGE:
         places = column.places
-        return _none_or(lambda value: str(_percent(value, places)))
+        return _none_or(lambda value, _currency: percent(value, places))
     if column.type == ColumnType.DECIMAL:
         step = Decimal(1).scaleb(-column.places)
-        return _none_or(lambda value: str(Decimal(value).quantize(step)))
-    if column.type == ColumnType.DATE:
-        return _none_or(lambda value: value.isoformat())
+        return _none_or(lambda value, _currency: Decimal(value).quantize(step, rounding=ROUND_HALF_UP))
     if column.type == ColumnType.DATETIME:
         zone = timezone.get_current_timezone()  # looked up once: it is a context-local per call
-        return _none_or(lambda value: value.astimezone(zone).isoformat(timespec="seconds"))
+        return _none_or(lambda value, _currency: value.astimezone(zone).replace(microsecond=0))
     if column.type == ColumnType.INTEGER:
-        return _none_or(int)
-    return _none_or(str)  # text, and money (a Decimal already at the currency's places)
+        return _none_or(lambda value, _currency: int(value))
+    if column.type == ColumnType.TEXT:
+        return _none_or(lambda value, _currency: str(value))
+    return lambda value, _currency: value  # dates
 
 
-def text_value(column: Column, value: Any) -> str | int | None:
-    return text_converter(column)(value)
+def text_converter(column: Column) -> Converter:
+    """How CSV and JSON carry a column's values: `value_converter`'s, as text (money and decimals
+    exact decimal strings, percentages in percent, dates and datetimes ISO 8601); integers stay
+    integers. Made once per column, applied to every line."""
+    typed = value_converter(column)
+    if column.type in (ColumnType.DATE, ColumnType.DATETIME):
+        separator = {"timespec": "seconds"} if column.type == ColumnType.DATETIME else {}
+        return lambda value, currency: None if value is None else typed(value, currency).isoformat(**separator)
+    if column.type == ColumnType.INTEGER:
+        return typed
+    return lambda value, currency: None if value is None else str(typed(value, currency))
+
+
+def text_value(column: Column, value: Any, currency: str | None = None) -> str | int | None:
+    return text_converter(column)(value, currency)
 
 
 # OWASP "CSV injection": a cell starting with one of these is a formula to Excel, LibreOffice or
@@ -77,11 +101,11 @@ def csv_safe_text(text: str) -> str:
     return "'" + text if text.startswith(FORMULA_TRIGGERS) else text
 
 
-def csv_converter(column: Column) -> Callable[[Any], str | int | None]:
+def csv_converter(column: Column) -> Converter:
     if column.type != ColumnType.TEXT:
         return text_converter(column)
     # Text as text_converter gives it (the value's str), made safe for spreadsheets.
-    return lambda value: None if value is None else csv_safe_text(str(value))
+    return lambda value, _currency: None if value is None else csv_safe_text(str(value))
 
 
 def _lines(definition: ReportDefinition, filters: ReportFilters, progress: Progress | None) -> Iterator[Line]:
@@ -160,8 +184,10 @@ def python_csv_chunks(
     yield _csv_header(writer, definition)
     buffer: list[str] = []
     for line in _lines(definition, filters, progress):
-        values = line.values
-        buffer.append(writer.writerow([line.kind, *[convert(values.get(key)) for key, convert in converters]]))
+        values, currency = line.values, line.values.get("currency")
+        buffer.append(
+            writer.writerow([line.kind, *[convert(values.get(key), currency) for key, convert in converters]])
+        )
         if len(buffer) >= lines_per_chunk:
             yield "".join(buffer).encode()
             buffer = []
@@ -192,7 +218,8 @@ def json_chunks(definition: ReportDefinition, filters: ReportFilters) -> Iterato
     totals = []
     first = True
     for line in report_lines(definition, filters):
-        row = {"line": line.kind, **{key: convert(line.values.get(key)) for key, convert in converters}}
+        values, currency = line.values, line.values.get("currency")
+        row = {"line": line.kind, **{key: convert(values.get(key), currency) for key, convert in converters}}
         if line.kind == "total":
             totals.append(row)
             continue
@@ -231,60 +258,75 @@ _FORMATS = {
 }
 
 
+def number_format(column: Column, currency: str | None) -> str | None:
+    """The Excel number format of a column's cells: the currency's for money, "0.00%" for a
+    two-decimal percentage ("0.0000%" for four), "0.00" for a two-decimal number."""
+    if column.type == ColumnType.MONEY:
+        return money_format(currency)
+    if column.type == ColumnType.PERCENTAGE:
+        return ("0." + "0" * column.places if column.places else "0") + "%"
+    if column.type == ColumnType.DECIMAL:
+        return "0." + "0" * column.places if column.places else "0"
+    return _FORMATS.get(column.type)
+
+
+def xlsx_value(column: Column, typed: Any) -> Any:
+    """`value_converter`'s value as an XLSX cell holds it: a percentage as the ratio of its rounded
+    percent (the cell shows exactly the CSV's digits), a datetime without its zone (in the casino's)."""
+    if typed is None:
+        return None
+    if column.type == ColumnType.PERCENTAGE:
+        return typed.scaleb(-2)
+    if column.type == ColumnType.DATETIME:
+        return typed.replace(tzinfo=None)
+    return typed
+
+
 class _Cells:
-    """Styled write-only cells, made once per (column, currency, bold) and reused row after row:
-    openpyxl serialises a row as soon as it is appended, so a cell's value can be replaced."""
+    """Styled write-only cells, made once per (column, currency, bold, quote) and reused row after
+    row: openpyxl serialises a row as soon as it is appended, so a cell's value can be replaced on
+    the next row. Never twice in one row: the key holds the column, so each column of a row has a
+    cell of its own (one shared by two columns would show the last value in both)."""
 
     def __init__(self, sheet):
         self.sheet = sheet
         self.cache: dict[tuple, WriteOnlyCell] = {}
-        self.zone = timezone.get_current_timezone()
 
-    def text(self, value: str, bold: bool) -> Any:
+    def _styled(self, key: tuple, number: str | None, bold: bool, risky: bool = False) -> WriteOnlyCell:
+        cell = self.cache.get(key)
+        if cell is None:
+            cell = WriteOnlyCell(self.sheet)
+            if number is not None:
+                cell.number_format = number
+            if bold:
+                cell.font = Font(bold=True)
+            if risky:
+                cell.quotePrefix = True
+            self.cache[key] = cell
+        return cell
+
+    def text(self, column: Column, value: str, bold: bool) -> Any:
         """A typed string cell, never a formula (openpyxl would take "=..." for one, "#N/A" for an
         error). One a spreadsheet would evaluate if retyped also carries Excel's quote prefix, so
         it stays text when edited; its value is kept as written."""
         risky = value.startswith(FORMULA_TRIGGERS)
         if not (risky or bold or value.startswith("#")):
             return value  # openpyxl types a plain string as a string
-        key = ("text", risky, bold)
-        cell = self.cache.get(key)
-        if cell is None:
-            cell = WriteOnlyCell(self.sheet)
-            cell.quotePrefix = risky
-            if bold:
-                cell.font = Font(bold=True)
-            self.cache[key] = cell
+        cell = self._styled(("text", column.key, risky, bold), None, bold, risky)
         cell.value = value
         cell.data_type = "s"
         return cell
 
-    def cell(self, column: Column, value: Any, currency: str | None, bold: bool) -> Any:
-        if value is None:
+    def cell(self, column: Column, typed: Any, currency: str | None, bold: bool) -> Any:
+        if typed is None:
             return None
         if column.type == ColumnType.TEXT:
-            return self.text(str(value), bold)
+            return self.text(column, typed, bold)
         if not bold and column.type == ColumnType.INTEGER:
-            return value
-        key = (column.key, currency if column.type == ColumnType.MONEY else None, bold)
-        cell = self.cache.get(key)
-        if cell is None:
-            cell = WriteOnlyCell(self.sheet)
-            if column.type == ColumnType.MONEY:
-                cell.number_format = money_format(currency)
-            elif column.type == ColumnType.PERCENTAGE:
-                cell.number_format = "0." + "0" * max(column.places - 2, 0) + "%"
-            elif column.type == ColumnType.DECIMAL:
-                cell.number_format = "0." + "0" * column.places
-            elif column.type in _FORMATS:
-                cell.number_format = _FORMATS[column.type]
-            if bold:
-                cell.font = Font(bold=True)
-            self.cache[key] = cell
-        if column.type == ColumnType.DATETIME:
-            # Whole seconds, as CSV and JSON carry them: one precision in every format.
-            value = value.astimezone(self.zone).replace(tzinfo=None, microsecond=0)
-        cell.value = value
+            return typed
+        money_currency = currency if column.type == ColumnType.MONEY else None
+        cell = self._styled((column.key, money_currency, bold), number_format(column, currency), bold)
+        cell.value = xlsx_value(column, typed)
         return cell
 
 
@@ -318,6 +360,7 @@ def xlsx_write(
     ratios shown in %; header row bold and frozen; subtotal and total rows bold."""
     workbook = Workbook(write_only=True)
     columns = definition.visible_columns
+    converters = [(column, value_converter(column)) for column in columns]
     sheets = 1
     sheet, cells = _new_sheet(workbook, definition, sheets)
     rows_on_sheet = 1
@@ -334,7 +377,10 @@ def xlsx_write(
         sheet.append(
             [
                 kind if bold else line.kind,
-                *(cells.cell(column, line.values.get(column.key), currency, bold) for column in columns),
+                *(
+                    cells.cell(column, convert(line.values.get(column.key), currency), currency, bold)
+                    for column, convert in converters
+                ),
             ]
         )
         rows_on_sheet += 1
@@ -381,7 +427,7 @@ def report_summary(definition: ReportDefinition, filters: ReportFilters) -> dict
                 # What else keys the total (the commission report's section), before the currency.
                 "label": " ".join(str(total.get(key)) for key in definition.total_keys if key != "currency"),
                 "rows": total.get("detail_rows", 0),
-                "cells": [_display(column, total.get(column.key), total.get("currency")) for column in columns],
+                "cells": [display_text(column, total.get(column.key), total.get("currency")) for column in columns],
             }
             for total in totals
         ],
@@ -417,7 +463,7 @@ def report_page(definition: ReportDefinition, filters: ReportFilters, page: int,
                 "kind": line.kind,
                 "link": definition.link(values) if definition.link and line.is_detail else None,
                 "cells": [
-                    {"text": _display(column, values.get(column.key), currency), "number": column.type in _NUMBERS}
+                    {"text": display_text(column, values.get(column.key), currency), "number": column.type in _NUMBERS}
                     for column in columns
                 ],
             }
@@ -433,16 +479,16 @@ def _summed_or_derived(definition: ReportDefinition) -> set[str]:
     return {column.key for column in definition.columns if column.total not in ("carry", "none")}
 
 
-def _display(column: Column, value: Any, currency: str | None) -> str:
+def display_text(column: Column, value: Any, currency: str | None) -> str:
+    """A cell for people on the reports page (and the PDF): `value_converter`'s value, money with
+    its symbol, a percentage with " %"."""
     if value is None:
         return "—"
     if column.type == ColumnType.MONEY and currency:
-        return format_money(to_minor(value, currency), currency)
+        return format_money(to_minor(money_value(value, currency), currency), currency)
     if column.type == ColumnType.PERCENTAGE:
-        percent = _percent(value, column.places)
-        return f"{percent if percent else abs(percent)} %"  # never "-0.00 %"
-    text = text_value(column, value)
-    return str(text)
+        return percent_text(value, column.places)
+    return str(text_value(column, value, currency))
 
 
 __all__ = [

@@ -38,7 +38,7 @@ from django.db.models.functions import Cast, Coalesce
 from pit.compliance.models import RuleViolation, ViolationStatus
 from pit.core.db import bytewise
 from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
-from pit.core.money import exponent, from_minor
+from pit.core.money import exponent, from_minor, variance_label
 from pit.ledger.models import (
     BoxCount,
     CollectionReason,
@@ -195,14 +195,11 @@ def commission_supplements_by_shoe(shoe_ids) -> dict[int, str]:
     }
 
 
-# The commission report's two sections: closed shoes, whose box was counted (expected - counted =
-# variance on every line and total), then shoes still dealing, with what they owe so far and
+# The commission report's two sections: closed shoes, whose box was counted (counted - expected =
+# variance on every line and total: a short box is negative), then shoes still dealing, with what they owe so far and
 # nothing counted, totalled apart so they never sit in the reconciled figures.
 SECTION_CLOSED = "Closed shoes"
 SECTION_DEALING = "Still dealing"
-# A seat's own box against its ledger as it stands, beside the shoe's reconciliation status: a
-# seat whose accrual was reversed after the count reads "Over" even when the shoe was "Balanced".
-SEAT_BALANCE = {0: "Balanced", 1: "Over", -1: "Short"}
 
 
 def commission_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
@@ -221,7 +218,10 @@ def commission_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
                 reversed=Coalesce(Sum("amount_minor", filter=_reversal_of(kind=EntryKind.ACCRUED)), 0),
                 departed=Coalesce(Sum("amount_minor", filter=COLLECTED_AT_DEPARTURE), 0),
                 shuffle=Coalesce(Sum("amount_minor", filter=COLLECTED_AT_SHUFFLE), 0),
-                wagers=Count("pk", filter=Q(kind=EntryKind.ACCRUED)),
+                # The wagers whose commission the accrued money counts: accruals less those reversed
+                # (a corrected wager's, a voided coup's, a comp), as accrued nets the reversals.
+                wagers=Count("pk", filter=Q(kind=EntryKind.ACCRUED))
+                - Count("pk", filter=_reversal_of(kind=EntryKind.ACCRUED)),
             )
         )
         for line in lines:
@@ -278,7 +278,9 @@ def commission_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
                     "counted": from_minor(counted_minor, currency),
                     "variance": from_minor(variance, currency),
                     "collected_at_shuffle": from_minor(-line["shuffle"], currency),
-                    "seat_balance": "" if variance is None else SEAT_BALANCE[(variance > 0) - (variance < 0)],
+                    # A seat's own box against its ledger as it stands, beside the shoe's status: a seat
+                    # whose accrual was reversed after the count reads "over" even in a "Balanced" shoe.
+                    "over_short": variance_label(variance),
                     "status": status,
                     "explained_by": (reconciliation or {}).get("explained_by_name") or "",
                     "explanation": (reconciliation or {}).get("explanation") or "",

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
@@ -18,7 +19,9 @@ from pit.core.outbox import outbox_enqueue
 from .catalog import REPORTS
 from .definitions import ReportDefinition, ReportFilters
 from .models import ExportFormat, ExportStatus, ReportExport
+from .pdf import pdf_write
 from .renderers import csv_write, xlsx_write
+from .schedules import schedule_problems
 
 EXPORT_DIR = "reports"
 # Progress is saved at most this often (rows): a row update per 1,000 report rows would be wasteful.
@@ -33,11 +36,27 @@ def exports_root() -> Path:
 def report_export_request(*, report: ReportDefinition, filters: ReportFilters, format: str, user) -> ReportExport:
     """Queue a background export; the task runs after commit. Its rows are estimated by the task,
     not here: over a year the count takes longer than a request may (see `report_export_run`)."""
+    if format == ExportFormat.PDF and not report.pdf_columns:
+        raise ValidationError({"format": f"{report.title} has no PDF."})
     export = ReportExport(report=report.slug, format=format, filters=filters.to_dict(), requested_by=user)
     export.full_clean()
     export.save()
     outbox_enqueue("reports.report_export_run", export.pk)  # by name: pit.reports.tasks imports this module
     return export
+
+
+@transaction.atomic
+def report_schedule_save(*, schedule, user):
+    """Save a report schedule (the admin's form): its owner, who it runs as, is whoever made it;
+    refused (ValidationError by field) when `schedule_problems` finds anything."""
+    if schedule.owner_id is None:
+        schedule.owner = user
+    problems = schedule_problems(schedule)
+    if problems:
+        raise ValidationError(problems)
+    schedule.full_clean()
+    schedule.save()
+    return schedule
 
 
 def report_export_run(*, export_id: int) -> ReportExport:
@@ -76,6 +95,8 @@ def report_export_run(*, export_id: int) -> ReportExport:
         with os.fdopen(handle, "wb") as out:
             if export.format == ExportFormat.XLSX:
                 xlsx_write(report, filters, out, progress=counting)
+            elif export.format == ExportFormat.PDF:
+                pdf_write(report, filters, out)
             else:
                 csv_write(report, filters, out, progress=counting)
         os.replace(temporary, Path(settings.MEDIA_ROOT) / relative)

@@ -20,6 +20,7 @@ from .catalog import REPORTS
 from .definitions import ReportFilters
 from .forms import ReportFilterForm, days_label
 from .models import ExportFormat, ExportStatus, ReportExport
+from .pdf import pdf_reports, pdf_write
 from .permissions import report_allowed, reports_allowed
 from .renderers import csv_chunks, report_page, report_summary, xlsx_write
 from .services import report_export_request
@@ -29,7 +30,11 @@ from .services import report_export_request
 SUMMARY_MAX_ROWS = 50_000
 ROWS_PER_PAGE = 50  # detail rows per page on screen, with the subtotals among them
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-CONTENT_TYPES: dict[str, str] = {ExportFormat.CSV: "text/csv; charset=utf-8", ExportFormat.XLSX: XLSX_TYPE}
+CONTENT_TYPES: dict[str, str] = {
+    ExportFormat.CSV: "text/csv; charset=utf-8",
+    ExportFormat.XLSX: XLSX_TYPE,
+    ExportFormat.PDF: "application/pdf",
+}
 
 
 def inline_max_days() -> int:
@@ -120,6 +125,7 @@ def reports_index(request):
         "inline_max_rows": f"{inline_max_rows():,}",
         "background_reason": reason,
         "reports": reports_allowed(request.user),
+        "pdf_reports": [report for report in pdf_reports(REPORTS) if report_allowed(request.user, report)],
         "exports": exports,
         "background_fields": _background_fields(form) if too_long else [],
     }
@@ -159,9 +165,15 @@ def report_export(request):
     if file_format not in ExportFormat.values or not form.is_valid():
         if "report" in form.errors and data.get("report") in REPORTS:
             raise PermissionDenied("You may not run this report.")
-        messages.error(request, "Choose a report, a valid range of gaming days and CSV or XLSX.")
+        messages.error(request, "Choose a report, a valid range of gaming days and CSV, XLSX or PDF.")
         return redirect("reports:index")
     definition, filters = form.definition, form.filters()
+    if file_format == ExportFormat.PDF and not definition.pdf_columns:
+        printable = " and ".join(report.title for report in pdf_reports(REPORTS))
+        messages.error(request, f"{definition.title} has no PDF; the PDF for sign-off is of the {printable}.")
+        query = data.copy()
+        query.pop("format", None)
+        return redirect(f"{reverse('reports:index')}?{query.urlencode()}")
     if request.method == "POST":
         export = report_export_request(report=definition, filters=filters, format=file_format, user=request.user)
         messages.info(
@@ -183,9 +195,9 @@ def report_export(request):
         return response
     # openpyxl's write-only mode spools rows to disk as they come; the zip is then sent from disk.
     spool = tempfile.TemporaryFile()  # noqa: SIM115 - FileResponse closes it when sent
-    xlsx_write(definition, filters, spool)
+    (pdf_write if file_format == ExportFormat.PDF else xlsx_write)(definition, filters, spool)
     spool.seek(0)
-    return FileResponse(spool, as_attachment=True, filename=filename, content_type=XLSX_TYPE)
+    return FileResponse(spool, as_attachment=True, filename=filename, content_type=CONTENT_TYPES[file_format])
 
 
 def _own_export(request, pk: int) -> ReportExport:

@@ -42,7 +42,7 @@ from pit.core.gaming_day import current_gaming_day
 from pit.game.roads import Result, roads
 from pit.ledger.models import CommissionEntry
 from pit.shoes.models import Coup, CoupCorrection, Shoe, Wager
-from pit.shoes.selectors import standing_condition, wagers_standing
+from pit.shoes.selectors import commission_taken_minor, standing_condition, wagers_standing
 from pit.shoes.services import WagerInput, coup_correct, coup_void
 
 ROAD_NAMES = (
@@ -195,7 +195,7 @@ class WagerInline(ReadOnlyInline):
         return (
             super()
             .get_queryset(request)
-            .select_related("correction")
+            .select_related("correction", "coup__paytable")
             .annotate(standing=ExpressionWrapper(standing_condition(), output_field=BooleanField()))
             .order_by(F("correction__sequence").asc(nulls_first=True), "seat", "bet")
         )
@@ -216,9 +216,12 @@ class WagerInline(ReadOnlyInline):
     def payout(self, wager):
         return money_html(wager.payout_minor, wager.currency)
 
-    @admin.display(description="commission")
+    @admin.display(description="commission taken")
     def commission(self, wager):
-        return money_html(wager.commission_minor, wager.currency)
+        minor, deducted = commission_taken_minor(wager)
+        if deducted:
+            return format_html("{} deducted from the payout", money_html(minor, wager.currency))
+        return money_html(minor, wager.currency)
 
     @admin.display(description="reported paid")
     def paid(self, wager):

@@ -3,7 +3,10 @@
 from django.db.models import Exists, F, OuterRef, Q, Sum
 from django.db.models.functions import Coalesce
 
+from pit import game
+from pit.core.money import from_minor, settlement_unit, to_minor
 from pit.core.rows import AnyOf
+from pit.paytables.selectors import engine_paytable
 from pit.shoes.models import CoupCorrection, Wager, WagerResult
 
 
@@ -57,3 +60,24 @@ def wager_money_sums() -> dict:
 def house_win_minor(sums) -> int:
     """Stakes lost − payouts + commission owed, from `wager_money_sums` figures."""
     return sums["lost"] - sums["payouts"] + sums["commission"]
+
+
+def commission_taken_minor(wager: Wager) -> tuple[int, bool]:
+    """The commission the house took on a wager, in minor units, and whether it was deducted from
+    the payout. Into the box: the wager's `commission_minor`. At a table whose paytable deducts it,
+    the row stores the net payout only: the engine settles the wager again from the coup's cards
+    (`pit.game.settle`'s `deducted`), as table results count it."""
+    coup = wager.coup
+    rules = coup.paytable.rules
+    if rules.get("commission_mode") != game.CommissionMode.DEDUCTED or wager.result != WagerResult.WIN:
+        return wager.commission_minor, False
+    evaluation = game.evaluate(game.Coup(player=coup.player_cards, banker=coup.banker_cards))
+    currency = wager.currency
+    settlement = game.settle(
+        engine_paytable(rules),
+        wager.bet,
+        from_minor(wager.amount_minor, currency),
+        evaluation,
+        unit=settlement_unit(currency),
+    )
+    return to_minor(settlement.deducted, currency), True

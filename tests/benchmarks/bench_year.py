@@ -118,7 +118,7 @@ def report_totals(export) -> list[tuple]:
                     "Collected at departure",
                     "Expected in box",
                     "Counted",
-                    "Variance",
+                    "Variance (counted - expected)",
                     "Collected at shuffle",
                 )
             ]

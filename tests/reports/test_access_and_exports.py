@@ -61,7 +61,7 @@ def test_accountants_see_the_totals_inside_the_admin(client, pit):
     labels = [column.label for column in summary["columns"]]
     assert total["rows"] == 5
     assert dict(zip(labels, total["cells"], strict=True))["Accrued"] == "$102.00"
-    assert dict(zip(labels, total["cells"], strict=True))["Variance"] == "-$5.00"
+    assert dict(zip(labels, total["cells"], strict=True))["Variance (counted - expected)"] == "-$5.00"
     assert b"$102.00" in response.content and b"Download XLSX" in response.content
 
 

@@ -39,8 +39,8 @@ def ledger_by_seat(shoes):
         else:
             bucket = "shuffle"
         figures[(entry.shoe_id, entry.seat)][bucket] += entry.amount_minor
-        if entry.kind == EntryKind.ACCRUED:
-            figures[(entry.shoe_id, entry.seat)]["wagers"] += 1
+        if source.kind == EntryKind.ACCRUED:  # a reversed accrual's wager is no longer counted
+            figures[(entry.shoe_id, entry.seat)]["wagers"] += 1 if entry.kind == EntryKind.ACCRUED else -1
     for count in BoxCount.objects.filter(shoe__in=shoes):
         figures[(count.shoe_id, count.seat)]["counted"] += count.counted_minor
     return figures
@@ -225,11 +225,11 @@ def test_a_reversal_shows_apart_and_the_commission_agrees_with_table_results(pit
     seat_1 = rows[(pit.shoe_a.sequence, 1)]
     reversal = CommissionEntry.objects.get(kind=EntryKind.REVERSAL)
     assert seat_1["reversed"] == from_minor(-reversal.amount_minor, "USD") == D("5.00")
-    assert {seat: row["seat_balance"] for (shoe, seat), row in rows.items() if shoe == pit.shoe_a.sequence} == {
-        1: "Balanced",
-        2: "Balanced",
-        3: "Balanced",
-        5: "Short",
+    assert {seat: row["over_short"] for (shoe, seat), row in rows.items() if shoe == pit.shoe_a.sequence} == {
+        1: "balanced",
+        2: "balanced",
+        3: "balanced",
+        5: "short",
     }
     results = {
         (row["gaming_day"], row["table"]): row

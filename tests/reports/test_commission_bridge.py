@@ -85,7 +85,7 @@ def test_a_shoe_dealt_across_the_day_bridges_table_results_to_the_commission_rep
         "less: deducted from payouts (never in the commission ledger)",
         "less: on coups of shoes the commission report files on another day",
         "plus: on coups outside the range of shoes it files in the range",
-        "= Accrued in the commission report (by the shoe's gaming day)",
+        "Equals: accrued in the commission report (by the shoe's gaming day)",
         "Unexplained difference",
     ]
     assert {line["currency"] for line in bridge} == {"USD"}
@@ -101,7 +101,7 @@ def test_a_shoe_dealt_across_the_day_bridges_table_results_to_the_commission_rep
         "Accrued in this report (by the shoe's gaming day)",
         "less: on coups dealt on a day outside the range",
         "plus: on coups in the range of shoes filed on another day",
-        "= On the coups of the range (table results' commission less deducted)",
+        "Equals: on the coups of the range (table results' commission less deducted)",
         "Unexplained difference",
     ]
     assert steps == [accrued, -in_, out, expected["by_coup_day"], 0]

@@ -41,9 +41,9 @@ def test_commission_csv_has_every_line_and_exact_decimal_totals(pit):
     details = [row for row in rows if row["Line"] == "detail"]
     total = rows[-1]
     assert total["Line"] == "total" and total["Currency"] == "USD"
-    for label in ("Accrued", "Expected in box", "Counted", "Variance"):
+    for label in ("Accrued", "Expected in box", "Counted", "Variance (counted - expected)"):
         assert D(total[label]) == sum(D(row[label]) for row in details)
-    assert (total["Accrued"], total["Counted"], total["Variance"]) == ("102.00", "85.00", "-5.00")
+    assert (total["Accrued"], total["Counted"], total["Variance (counted - expected)"]) == ("102.00", "85.00", "-5.00")
     seat_5 = next(row for row in details if row["Seat"] == "5")
     assert (seat_5["Gaming day"], seat_5["Reconciliation"], seat_5["Explained by"]) == (
         "2026-11-02",
@@ -92,11 +92,11 @@ def test_commission_xlsx_is_typed_formatted_frozen_and_totalled(pit):
     total = rows[-1]
     assert total[0].font.bold and total[column["Accrued"]].font.bold
     details = [row for row in rows if row[0].value == "detail"]
-    for label in ("Accrued", "Expected in box", "Counted", "Variance", "Collected at shuffle"):
+    for label in ("Accrued", "Expected in box", "Counted", "Variance (counted - expected)", "Collected at shuffle"):
         cell = total[column[label]]
         assert cell.data_type == "n"
         assert D(str(cell.value)) == sum(D(str(row[column[label]].value)) for row in details)
-    assert D(str(total[column["Variance"]].value)) == D("-5")
+    assert D(str(total[column["Variance (counted - expected)"]].value)) == D("-5")
     assert sheet.column_dimensions["C"].width == 12  # gaming day
 
 
@@ -106,7 +106,7 @@ def test_table_results_xlsx_percentages_and_theoretical(pit):
     rows = list(sheet.iter_rows(min_row=2))
     mb1 = next(row for row in rows if row[header.index("Table")].value == "MB1")
     hold = mb1[header.index("Hold %")]
-    assert hold.value == pytest.approx(0.025) and hold.number_format == "0.00%"
+    assert hold.value == pytest.approx(0.025) and hold.number_format == "0.0000%"  # Hold % has 4 places
     assert mb1[header.index("Std devs from theoretical")].number_format == "0.00"
     # The total, before the lines bridging to the commission report (MB1 deducts its commission).
     csv_total = next(row for row in parsed_csv(TABLE_RESULTS) if row["Line"] == "total")

@@ -31,6 +31,7 @@ from pit.api.replays import PostKind, post_kind, recorded_once
 from pit.api.resources.tables import table_for
 from pit.api.serializers import validated
 from pit.core.money import MoneyError, from_minor, to_minor
+from pit.core.percent import percent
 from pit.tables.models import Table
 
 
@@ -199,7 +200,7 @@ def day_win_data(day: str, figures: dict, codes: dict[int, str], *, by_shift: bo
                 "currency": item.currency,
                 "complete": item.complete,
                 **money,
-                "win_to_drop": None if hold is None else f"{hold * 100:.2f}",
+                "win_to_drop": None if hold is None else str(percent(hold)),
             }
         )
     return {"gaming_day": day, "tables": rows}

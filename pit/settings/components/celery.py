@@ -76,6 +76,7 @@ CELERY_TASK_ROUTES = [
         "compliance.coups_sweep": {"queue": "bulk"},
         "reports.report_export_run": {"queue": "bulk"},
         "reports.report_exports_purge": {"queue": "bulk"},
+        "reports.report_schedules_run": {"queue": "bulk"},
         "rollups.shoe_refresh": {"queue": "bulk"},
         "rollups.catch_up": {"queue": "bulk"},
         "api.idempotency_keys_purge": {"queue": "bulk"},
@@ -104,6 +105,8 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "protection.dealer_error_rates_check": {"task": "protection.dealer_error_rates_check", "schedule": 600},
     # Background export files older than PIT_REPORT_EXPORT_KEEP_DAYS, every 6 hours.
     "reports.report_exports_purge": {"task": "reports.report_exports_purge", "schedule": 6 * 60 * 60},
+    # Report schedules whose hour has come on a day they are due (each runs once that day), every 5 minutes.
+    "reports.report_schedules_run": {"task": "reports.report_schedules_run", "schedule": 5 * 60},
     # The last PIT_ROLLUPS_CATCH_UP_DAYS complete days not yet rolled up, every 15 minutes.
     "rollups.catch_up": {"task": "rollups.catch_up", "schedule": 15 * 60},
     # PIT_PARTITION_MONTHS_AHEAD months of partitions ahead of the current one, every night.

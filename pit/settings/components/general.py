@@ -105,6 +105,19 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 MEDIA_ROOT = env.str("DJANGO_MEDIA_ROOT", default=str(VAR_DIR / "media"))
 MEDIA_URL = "/media/"
 
+# ---------------------------------------------------------------- E-mail (scheduled report exports)
+# One URL (django-environ), e.g. smtp+tls://user:password@mail.casino.example:587; the default
+# prints each e-mail to the worker's log instead of sending it.
+_EMAIL = env.email_url("EMAIL_URL", default="consolemail://")
+EMAIL_BACKEND = _EMAIL["EMAIL_BACKEND"]
+EMAIL_HOST = _EMAIL.get("EMAIL_HOST") or "localhost"
+EMAIL_PORT = int(_EMAIL.get("EMAIL_PORT") or 25)
+EMAIL_HOST_USER = _EMAIL.get("EMAIL_HOST_USER") or ""
+EMAIL_HOST_PASSWORD = _EMAIL.get("EMAIL_HOST_PASSWORD") or ""
+EMAIL_USE_TLS = bool(_EMAIL.get("EMAIL_USE_TLS"))
+EMAIL_USE_SSL = bool(_EMAIL.get("EMAIL_USE_SSL"))
+DEFAULT_FROM_EMAIL = env.str("DJANGO_DEFAULT_FROM_EMAIL", default="pit@localhost")
+
 # ---------------------------------------------------------------- Logging
 LOGGING = {
     "version": 1,

@@ -76,6 +76,9 @@ PIT_REPORT_INLINE_MAX_DAYS = env.int("PIT_REPORT_INLINE_MAX_DAYS", default=31)
 PIT_REPORT_INLINE_MAX_ROWS = env.int("PIT_REPORT_INLINE_MAX_ROWS", default=20000)
 # Background export files are deleted this many days after they were written (the row stays, expired).
 PIT_REPORT_EXPORT_KEEP_DAYS = env.int("PIT_REPORT_EXPORT_KEEP_DAYS", default=7)
+# Scheduled report exports (admin: Reports > Report schedules) that go to a folder write under this
+# one (each schedule names a folder inside it); beat runs the due schedules every 5 minutes.
+PIT_REPORT_SCHEDULE_DIR = env.str("PIT_REPORT_SCHEDULE_DIR", default=str(VAR_DIR / "scheduled-reports"))
 
 # ---------------------------------------------------------------- Rollups
 # Daily rollups (pit.rollups): table results and the master game report read complete, fresh gaming
