@@ -21,6 +21,7 @@ from django.urls import reverse
 
 from pit.core.actors import Actor
 from pit.core.admin_site import SERVICE_ERRORS, ReadOnlyInline, error_text, gaming_day_filter, money_html
+from pit.core.forms import MoneyField, money_minor
 from pit.core.gaming_day import current_gaming_day
 from pit.core.money import MoneyError, format_money, parse_amount, to_minor
 from pit.tables.models import Table
@@ -115,12 +116,8 @@ class SlipStepForm(forms.Form):
 class DropForm(PeriodForm):
     table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code")
     cash = ChipsField(help_text="Notes per denomination: 100 x 52, 20 x 5")
-    chips = forms.DecimalField(
-        min_value=0, max_digits=14, decimal_places=2, initial=0, help_text="Chips found in the box."
-    )
-    markers = forms.DecimalField(
-        min_value=0, max_digits=14, decimal_places=2, initial=0, help_text="Markers in the box, if any."
-    )
+    chips = MoneyField(min_value=0, initial=0, help_text="Chips found in the box, in the table's currency.")
+    markers = MoneyField(min_value=0, initial=0, help_text="Markers in the box, if any, in the table's currency.")
     field_order = ["table", "gaming_day", "shift", "cash", "chips", "markers"]
 
 
@@ -380,12 +377,7 @@ class DropCountAdmin(RecordAdmin):
 
     def record(self, request, data):
         table = data["table"]
-        amounts = {}
-        for name in ("chips", "markers"):
-            try:
-                amounts[name] = to_minor(data[name], table.currency)
-            except MoneyError as error:
-                raise forms.ValidationError(str(error)) from None
+        amounts = {name: money_minor(data[name], table.currency, name) for name in ("chips", "markers")}
         return services.drop_record(
             table=table,
             gaming_day=data["gaming_day"],
@@ -413,7 +405,7 @@ class DayForm(forms.Form):
 class AdjustmentForm(PeriodForm):
     table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code")
     figure = forms.ChoiceField(choices=Figure.choices)
-    amount = forms.DecimalField(max_digits=14, decimal_places=2, help_text="Added to the figure; negative to take off.")
+    amount = MoneyField(help_text="In the table's currency, added to the figure; negative to take off.")
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 70}))
     field_order = ["table", "gaming_day", "shift", "figure", "amount", "reason"]
 
@@ -524,10 +516,7 @@ class AdjustmentAdmin(RecordAdmin):
 
     def record(self, request, data):
         table = data["table"]
-        try:
-            amount = to_minor(data["amount"], table.currency)
-        except MoneyError as error:
-            raise forms.ValidationError(str(error)) from None
+        amount = money_minor(data["amount"], table.currency, "amount")
         return services.adjustment_record(
             table=table,
             gaming_day=data["gaming_day"],

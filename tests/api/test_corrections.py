@@ -81,10 +81,15 @@ def test_a_device_corrects_a_misread_stake(device, coup, django_capture_on_commi
     assert CoupCorrection.objects.count() == 1
 
 
-def test_a_stake_corrected_without_its_paid_figure_is_paid_what_it_owes(device, coup, django_capture_on_commit_callbacks):
+def test_a_stake_corrected_without_its_paid_figure_is_paid_what_it_owes(
+    device, coup, django_capture_on_commit_callbacks
+):
     """The table pays the stake it sees: a corrected stake sent without `paid` keeps what the paytable
     owes on it, so the correction raises no payout_mismatch; a paid figure given is stored as given."""
-    wagers = [{"seat": 1, "bet": "banker", "amount": "300.00"}, {"seat": 2, "bet": "player", "amount": "50.00", "paid": "10.00"}]
+    wagers = [
+        {"seat": 1, "bet": "banker", "amount": "300.00"},
+        {"seat": 2, "bet": "player", "amount": "50.00", "paid": "10.00"},
+    ]
     with django_capture_on_commit_callbacks(execute=True):
         response = device.post(corrections_url(coup), {"wagers": wagers, "reason": "Misread stake"}, format="json")
     assert response.status_code == 201, response.json()
