@@ -66,6 +66,9 @@ PIT_PROTECTION_Z_MIN_WAGERS = env.int("PIT_PROTECTION_Z_MIN_WAGERS", default=100
 # by beat every 10 minutes for the current and the previous gaming day.
 PIT_PROTECTION_DEALER_ERRORS_PER_1000 = env.float("PIT_PROTECTION_DEALER_ERRORS_PER_1000", default=5.0)
 PIT_PROTECTION_DEALER_ERROR_P_VALUE = env.float("PIT_PROTECTION_DEALER_ERROR_P_VALUE", default=1e-5)
+# The longest a dealer's rotation runs: one still open this many hours after it began (nobody recorded
+# coming in) is a finding (dealer_rotation_overdue) and its dealer is charged with no later coup.
+PIT_DEALER_SHIFT_HOURS = env.float("PIT_DEALER_SHIFT_HOURS", default=8.0)
 
 # ---------------------------------------------------------------- Reports
 # Reports covering more gaming days than this run in the background (Celery) and are downloaded when
