@@ -105,6 +105,10 @@ PIT_ACCOUNTING_SHIFT_HOURS = env.int("PIT_ACCOUNTING_SHIFT_HOURS", default=24)
 # A table-day whose statutory win differs from the house win of its recorded wagers by more than this
 # (major units, a decimal string) is a win_reconciliation_variance violation.
 PIT_WIN_RECONCILIATION_TOLERANCE = env.str("PIT_WIN_RECONCILIATION_TOLERANCE", default="0.00")
+# Segregation of duties by person: each step of a fill or credit slip by a different person, and a
+# second signer (the tray count's dealer, a slip's signer) from their own login or by their password
+# at the same screen. Off only where the jurisdiction allows one person to do several steps.
+PIT_SEGREGATION_OF_DUTIES = env.bool("PIT_SEGREGATION_OF_DUTIES", default=True)
 # Whether markers (credit instruments) go into the drop box and are counted in the drop.
 PIT_DROP_MARKERS = env.bool("PIT_DROP_MARKERS", default=True)
 # Win-to-drop investigation: "points" flags a table-day more than PIT_HOLD_RULE_VALUE points from the
