@@ -22,6 +22,12 @@ PIT_STAFF_TOKEN_DAYS = env.int("PIT_STAFF_TOKEN_DAYS", default=30)
 # A staff session with no request for this long is signed out (the dashboard's refresh does not count).
 PIT_ADMIN_IDLE_TIMEOUT_MINUTES = env.int("PIT_ADMIN_IDLE_TIMEOUT_MINUTES", default=30)
 PIT_IDLE_EXEMPT_PATHS = ["/admin/pit/dashboard/data/"]
+# Two-factor admin login (TOTP): required for these roles (group names; "superuser" for superusers),
+# the ones that change money or records. A user of them with no authenticator can open only the
+# enrollment page (/admin/two-factor/) until they enroll.
+PIT_TWO_FACTOR_ROLES = env.list("PIT_TWO_FACTOR_ROLES", default=["superuser", "pit boss", "accountant", "cage"])
+# The issuer name an authenticator app shows beside the code.
+OTP_TOTP_ISSUER = env.str("PIT_TWO_FACTOR_ISSUER", default="Pit back-office")
 
 # ---------------------------------------------------------------- Tasks, queues and the outbox
 # A check of more coups than this at once (a store-and-forward batch) goes to the bulk queue.
