@@ -46,7 +46,8 @@ class MoneyField(forms.DecimalField):
         self.currency = currency
         self.decimal_places = exponent(currency)
         self.widget.attrs["step"] = str(Decimal(1).scaleb(-self.decimal_places)) if self.decimal_places else "1"
-        self.help_text = " ".join(filter(None, (self.help_text, f"In {currency}, e.g. 500 for 500.00.")))
+        units = f"In {currency}, e.g. 500 for 500.00."
+        self.help_text = f"{self.help_text} {units}" if self.help_text else units
         self.validators = [
             *(validator for validator in self.validators if not isinstance(validator, DecimalValidator)),
             DecimalValidator(self.max_digits, self.decimal_places),
@@ -72,17 +73,15 @@ class MoneyField(forms.DecimalField):
         return super().has_changed(self.prepare_value(initial), data)
 
 
-def money_minor(amount: Decimal | None, currency: str, field: str) -> int | None:
+def money_minor(amount: Decimal, currency: str, field: str) -> int:
     """An amount a `MoneyField` cleaned in units, in minor units of `currency`; too many decimals
     for the currency is a form error naming `field`."""
-    if amount is None:
-        return None
     try:
         return to_minor(amount, currency)
     except MoneyError as error:
         raise forms.ValidationError({field: str(error)}) from None
 
 
-def is_money_column(db_field: models.Field) -> bool:
+def is_money_column(db_field: models.Field[Any, Any]) -> bool:
     """A column holding money: an integer field named `*_minor` (minor units of its row's currency)."""
     return db_field.name.endswith("_minor") and isinstance(db_field, models.IntegerField)

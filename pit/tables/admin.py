@@ -2,12 +2,14 @@
 today and earlier, commission boxes over and short today) in a fixed number of queries, and
 open/close through the services."""
 
+from typing import cast
+
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Coalesce
-from django.http import HttpResponseRedirect
+from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
@@ -153,9 +155,12 @@ class LimitForm(forms.Form):
     def __init__(self, *args, table: Table, **kwargs):
         super().__init__(*args, **kwargs)
         bets = sorted(engine_paytable(table.paytable).bets)
-        self.fields["bet"].choices = [("", "—"), *((bet, bet.replace("_", " ")) for bet in bets)]
+        cast(forms.ChoiceField, self.fields["bet"]).choices = [
+            ("", "—"),
+            *((bet, bet.replace("_", " ")) for bet in bets),
+        ]
         for name in ("minimum", "maximum"):
-            self.fields[name].set_currency(table.currency)
+            cast(MoneyField, self.fields[name]).set_currency(table.currency)
 
     def clean(self):
         cleaned = super().clean()
@@ -182,7 +187,7 @@ class BaseLimitFormSet(forms.BaseFormSet):
         }
 
 
-LimitFormSet = forms.formset_factory(LimitForm, formset=BaseLimitFormSet, extra=2)
+LimitFormSet = cast(type[BaseLimitFormSet], forms.formset_factory(LimitForm, formset=BaseLimitFormSet, extra=2))
 
 
 def limit_changes(table: Table, new: dict[str, tuple[int, int]]) -> list[dict]:
@@ -310,7 +315,7 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
             raise PermissionDenied("Only a superuser sets a table's limits.")
         table = self.get_object(request, object_id)
         if table is None:
-            return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
+            raise Http404(f"There is no table {object_id}.")
         initial = [
             {"bet": limit.bet, "minimum": limit.minimum_minor, "maximum": limit.maximum_minor}
             for limit in table.limits.order_by("bet")
