@@ -20,6 +20,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.admin import site
 from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth import logout
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -90,9 +91,7 @@ class TwoFactorRequiredMiddleware:
             and not user.is_verified()
         ):
             if user_has_device(user, confirmed=True):
-                from django.contrib.auth import logout  # the session must sign in again, with the code
-
-                logout(request)
+                logout(request)  # the session signs in again, with the code
                 return HttpResponseRedirect(f"{reverse('admin:login')}?next={request.path}")
             return HttpResponseRedirect(reverse(ENROLL_URL_NAME))
         return self.get_response(request)
