@@ -240,23 +240,27 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
     def get_queryset(self, request):
         return tables_for_floor(super().get_queryset(request))
 
+    change_fields = (
+        "code",
+        "name",
+        "status",
+        "game",
+        "paytable",
+        "seats",
+        "squeeze",
+        "currency",
+        "created_at",
+        "limits_link",
+        "recent_shoes",
+        "violations_link",
+    )
+
     def get_fields(self, request, obj=None):
         if obj is None:
             return self.add_fields
-        return (
-            "code",
-            "name",
-            "status",
-            "game",
-            "paytable",
-            "seats",
-            "squeeze",
-            "currency",
-            "created_at",
-            "limits_link",
-            "recent_shoes",
-            "violations_link",
-        )
+        if request.user.is_superuser:
+            return self.change_fields
+        return tuple(name for name in self.change_fields if name != "limits_link")  # the page is a superuser's
 
     def get_readonly_fields(self, request, obj=None):
         if obj is None:
