@@ -21,6 +21,7 @@ from django.urls import reverse
 
 from pit.core.actors import Actor
 from pit.core.admin_site import SERVICE_ERRORS, ReadOnlyInline, error_text, gaming_day_filter, money_html
+from pit.core.forms import MoneyField, money_minor
 from pit.core.gaming_day import current_gaming_day
 from pit.core.money import MoneyError, format_money, parse_amount, to_minor
 from pit.tables.models import Table
@@ -93,8 +94,20 @@ class InventoryForm(PeriodForm):
     kind = forms.ChoiceField(choices=[("opener", "Opener"), ("closer", "Closer")])
     chips = ChipsField(help_text="Pieces per denomination: 25.00 x 40, 100.00 x 30")
     dealer = forms.ModelChoiceField(queryset=_staff(), to_field_name="username")
+    dealer_password = forms.CharField(
+        widget=forms.PasswordInput,
+        required=False,
+        strip=False,
+        help_text="The dealer signs here with their own password (not needed if you are the dealer).",
+    )
     pit_boss = forms.ModelChoiceField(queryset=_staff(), to_field_name="username")
-    field_order = ["table", "gaming_day", "shift", "kind", "chips", "dealer", "pit_boss"]
+    pit_boss_password = forms.CharField(
+        widget=forms.PasswordInput,
+        required=False,
+        strip=False,
+        help_text="Only if the pit boss is not you: they sign here with their own password.",
+    )
+    field_order = ["table", "gaming_day", "shift", "kind", "chips", "dealer", "dealer_password", "pit_boss"]
 
 
 class SlipForm(PeriodForm):
@@ -115,13 +128,22 @@ class SlipStepForm(forms.Form):
 class DropForm(PeriodForm):
     table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code")
     cash = ChipsField(help_text="Notes per denomination: 100 x 52, 20 x 5")
-    chips = forms.DecimalField(
-        min_value=0, max_digits=14, decimal_places=2, initial=0, help_text="Chips found in the box."
-    )
-    markers = forms.DecimalField(
-        min_value=0, max_digits=14, decimal_places=2, initial=0, help_text="Markers in the box, if any."
-    )
+    chips = MoneyField(min_value=0, initial=0, help_text="Chips found in the box, in the table's currency.")
+    markers = MoneyField(min_value=0, initial=0, help_text="Markers in the box, if any, in the table's currency.")
     field_order = ["table", "gaming_day", "shift", "cash", "chips", "markers"]
+
+
+def form_errors(form: forms.Form, error: Exception) -> None:
+    """A refusal shown on the form: each field's message on its field when the form has it (a
+    signer's password, the chips), the rest above the form."""
+    if isinstance(error, forms.ValidationError) and hasattr(error, "error_dict"):
+        for field, messages_ in error.message_dict.items():
+            if field in form.fields:
+                form.add_error(field, messages_)
+            else:
+                form.add_error(None, [f"{field}: {message}" for message in messages_])
+        return
+    form.add_error(None, error_text(error) if not isinstance(error, forms.ValidationError) else error)
 
 
 class RecordAdmin(admin.ModelAdmin):
@@ -155,10 +177,8 @@ class RecordAdmin(admin.ModelAdmin):
         if request.method == "POST" and form.is_valid():
             try:
                 recorded = self.record(request, form.cleaned_data)
-            except forms.ValidationError as error:
-                form.add_error(None, error)
             except SERVICE_ERRORS as error:
-                form.add_error(None, error_text(error))
+                form_errors(form, error)
             else:
                 self.message_user(request, f"Recorded: {recorded}.", messages.SUCCESS)
                 return HttpResponseRedirect(
@@ -179,7 +199,10 @@ class RecordAdmin(admin.ModelAdmin):
 class InventoryCountAdmin(RecordAdmin):
     record_permissions = ("accounting.record_inventorycount",)
     form_class = InventoryForm
-    help = "The chip tray counted by denomination at the opening or closing of the table, signed by two people."
+    help = (
+        "The chip tray counted by denomination at the opening or closing of the table, signed by two people: "
+        "you from your login, the other by their password here."
+    )
     list_display = ("gaming_day", "table", "shift", "kind", "total", "dealer", "pit_boss", "recorded_at")
     list_filter = (gaming_day_filter(day_field="gaming_day"), "table", "kind")
     list_select_related = ("table", "dealer", "pit_boss")
@@ -206,6 +229,11 @@ class InventoryCountAdmin(RecordAdmin):
     def chips_counted(self, count):
         return chips_text(count.chips, count.currency)
 
+    def get_record_form(self, request, data=None):
+        form = super().get_record_form(request, data)
+        form.fields["pit_boss"].initial = request.user.get_username()  # signs from their own session
+        return form
+
     def record(self, request, data):
         table = data["table"]
         return services.inventory_record(
@@ -217,6 +245,7 @@ class InventoryCountAdmin(RecordAdmin):
             dealer=data["dealer"],
             pit_boss=data["pit_boss"],
             actor=Actor(user=request.user),
+            secrets={"dealer": data["dealer_password"], "pit_boss": data["pit_boss_password"]},
         )
 
 
@@ -380,12 +409,7 @@ class DropCountAdmin(RecordAdmin):
 
     def record(self, request, data):
         table = data["table"]
-        amounts = {}
-        for name in ("chips", "markers"):
-            try:
-                amounts[name] = to_minor(data[name], table.currency)
-            except MoneyError as error:
-                raise forms.ValidationError(str(error)) from None
+        amounts = {name: money_minor(data[name], table.currency, name) for name in ("chips", "markers")}
         return services.drop_record(
             table=table,
             gaming_day=data["gaming_day"],
@@ -413,7 +437,7 @@ class DayForm(forms.Form):
 class AdjustmentForm(PeriodForm):
     table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code")
     figure = forms.ChoiceField(choices=Figure.choices)
-    amount = forms.DecimalField(max_digits=14, decimal_places=2, help_text="Added to the figure; negative to take off.")
+    amount = MoneyField(help_text="In the table's currency, added to the figure; negative to take off.")
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 70}))
     field_order = ["table", "gaming_day", "shift", "figure", "amount", "reason"]
 
@@ -524,10 +548,7 @@ class AdjustmentAdmin(RecordAdmin):
 
     def record(self, request, data):
         table = data["table"]
-        try:
-            amount = to_minor(data["amount"], table.currency)
-        except MoneyError as error:
-            raise forms.ValidationError(str(error)) from None
+        amount = money_minor(data["amount"], table.currency, "amount")
         return services.adjustment_record(
             table=table,
             gaming_day=data["gaming_day"],

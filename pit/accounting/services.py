@@ -25,7 +25,7 @@ from pit.ledger.models import Reconciliation, ReconciliationStatus
 from pit.shoes.models import Shoe, ShoeStatus
 from pit.tables.models import Table
 
-from . import selectors
+from . import duties, selectors
 from .locks import day_ensure_open, day_lock
 from .models import (
     Adjustment,
@@ -159,8 +159,11 @@ def inventory_record(
     dealer,
     pit_boss,
     actor: Actor,
+    secrets: Mapping[str, str] | None = None,
 ) -> InventoryCount:
-    """Record a table's opener or closer for a period, signed by the dealer and the pit boss.
+    """Record a table's opener or closer for a period, signed by the dealer and the pit boss: each
+    from their own session, or by their password at the same screen (`secrets`, keyed "dealer" and
+    "pit_boss"; `pit.accounting.duties`).
 
     An opener is compared with the table's previous closer, a closer with the next opener already
     recorded (counts keyed in late); a difference is an `inventory_chain_break`. A closer also
@@ -173,6 +176,8 @@ def inventory_record(
         raise ValidationError({"dealer" if dealer is None else "pit_boss": "Both signers are required."})
     if dealer.pk == pit_boss.pk:
         raise ValidationError({"pit_boss": "The dealer and the pit boss must be two different people."})
+    for field, signer, role in (("dealer", dealer, "the dealer"), ("pit_boss", pit_boss, "the pit boss")):
+        duties.signature_check(field=field, signer=signer, role=role, actor=actor, secrets=secrets or {})
     chips, total = chips_normalize(chips)
     day_ensure_open(gaming_day=gaming_day)
     count, created = _create_once(
@@ -256,12 +261,18 @@ def slip_request(
     return slip
 
 
-def _slip_step(*, slip: Slip, step: str, chips: Mapping, actor: Actor, signed_by=None) -> SlipStep:
+def _slip_step(
+    *, slip: Slip, step: str, chips: Mapping, actor: Actor, signed_by=None, secrets: Mapping[str, str] | None = None
+) -> SlipStep:
     chips, total = chips_normalize(chips)
     slip = Slip.objects.select_related("table").get(pk=slip.pk)
     day_ensure_open(gaming_day=slip.gaming_day)
     if step == SlipStepKind.RECEIVED and not slip.steps.filter(step=SlipStepKind.ISSUED).exists():
         raise Conflict(f"{slip} has not been issued by the cage yet.", slip=slip.number)
+    recorded_step = slip.steps.filter(step=step).first()
+    if recorded_step is None:  # a replay of a recorded step is answered as recorded, below
+        duties.signature_check(field="signed_by", signer=signed_by, role=step, actor=actor, secrets=secrets or {})
+        duties.slip_person_check(slip=slip, step=step, person=signed_by or actor.user, actor=actor)
     recorded, created = _create_once(
         SlipStep,
         {"slip": slip, "step": step},
@@ -289,15 +300,26 @@ def _slip_step(*, slip: Slip, step: str, chips: Mapping, actor: Actor, signed_by
 
 
 @transaction.atomic
-def slip_issue(*, slip: Slip, chips: Mapping, actor: Actor, signed_by=None) -> SlipStep:
-    """The cage issues the chips of a slip (for a credit: the cage's count of what it takes back)."""
-    return _slip_step(slip=slip, step=SlipStepKind.ISSUED, chips=chips, actor=actor, signed_by=signed_by)
+def slip_issue(
+    *, slip: Slip, chips: Mapping, actor: Actor, signed_by=None, secrets: Mapping[str, str] | None = None
+) -> SlipStep:
+    """The cage issues the chips of a slip (for a credit: the cage's count of what it takes back).
+    The issuer (`signed_by`, else the acting user) is not who requested it; a signer other than the
+    acting user gives their password (`secrets["signed_by"]`; `pit.accounting.duties`)."""
+    return _slip_step(
+        slip=slip, step=SlipStepKind.ISSUED, chips=chips, actor=actor, signed_by=signed_by, secrets=secrets
+    )
 
 
 @transaction.atomic
-def slip_receive(*, slip: Slip, chips: Mapping, actor: Actor, signed_by=None) -> SlipStep:
-    """The table signs for the chips of an issued slip: what is received is what counts in the win."""
-    return _slip_step(slip=slip, step=SlipStepKind.RECEIVED, chips=chips, actor=actor, signed_by=signed_by)
+def slip_receive(
+    *, slip: Slip, chips: Mapping, actor: Actor, signed_by=None, secrets: Mapping[str, str] | None = None
+) -> SlipStep:
+    """The table signs for the chips of an issued slip: what is received is what counts in the win.
+    The receiver is neither who requested nor who issued it (`pit.accounting.duties`)."""
+    return _slip_step(
+        slip=slip, step=SlipStepKind.RECEIVED, chips=chips, actor=actor, signed_by=signed_by, secrets=secrets
+    )
 
 
 def slips_flag_unreceived(*, table=None, gaming_day: dt.date, shift: int | None = None) -> int:

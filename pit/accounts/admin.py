@@ -1,13 +1,90 @@
-"""Floor devices in the back-office: listed and revoked, never shown their key (the key is shown
-once, by the service that creates the device; only its hash is stored)."""
+"""Staff and floor devices in the back-office: users with their role (a column and a field), the
+two-factor admin login (`pit.accounts.two_factor`), floor devices created (their key shown once, on
+the page answering the creation; only its hash is stored), listed and revoked."""
 
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.forms import UserChangeForm, UserCreationForm
+from django.core.exceptions import PermissionDenied
+from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from pit.accounts.models import Device, StaffToken
-from pit.accounts.services import device_revoke, staff_token_revoke
+from pit.accounts.models import Device, Role, StaffToken
+from pit.accounts.services import STAFF_ROLES, device_create, device_revoke, staff_token_revoke, user_role_set
+from pit.accounts.two_factor import TwoFactorLoginForm
 from pit.core.admin_site import SERVICE_ERRORS, error_text
+from pit.tables.models import Table
+
+# The admin login asks for the authenticator code of a user enrolled in two-factor login.
+admin.site.login_form = TwoFactorLoginForm
+admin.site.login_template = "admin/accounts/login.html"
+
+ROLE_CHOICES = [("", "— no role —"), *((role, Role(role).label) for role in STAFF_ROLES)]
+
+
+def _role_of(user) -> str:
+    names = [group.name for group in user.groups.all() if group.name in STAFF_ROLES]
+    return names[0] if len(names) == 1 else ""
+
+
+class RoleFormMixin(forms.Form):
+    role = forms.ChoiceField(
+        choices=ROLE_CHOICES, required=False, help_text="What the user may see and change (pit.accounts.roles)."
+    )
+
+
+class PitUserChangeForm(RoleFormMixin, UserChangeForm):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.fields["role"].initial = _role_of(self.instance)
+
+
+class PitUserCreationForm(RoleFormMixin, UserCreationForm):
+    pass
+
+
+class PitUserAdmin(UserAdmin):
+    """Users with their role: a column, a filter and a field (the role's group, set by the service)."""
+
+    form = PitUserChangeForm
+    add_form = PitUserCreationForm
+    list_display = ("username", "role", "is_active", "is_staff", "is_superuser", "last_login")
+    list_filter = ("groups", "is_active", "is_staff", "is_superuser")
+    fieldsets = (
+        (None, {"fields": ("username", "password")}),
+        ("Role", {"fields": ("role",)}),
+        ("Personal info", {"fields": ("first_name", "last_name", "email")}),
+        ("Permissions", {"fields": ("is_active", "is_staff", "is_superuser")}),
+        ("Important dates", {"fields": ("last_login", "date_joined")}),
+    )
+    add_fieldsets = ((None, {"classes": ("wide",), "fields": ("username", "password1", "password2", "role")}),)
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("groups")
+
+    @admin.display(description="role")
+    def role(self, user):
+        role = _role_of(user)
+        return Role(role).label if role else "—"
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        user_role_set(user=form.instance, role=form.cleaned_data.get("role") or "")
+
+
+User = get_user_model()
+if admin.site.is_registered(User):
+    admin.site.unregister(User)
+admin.site.register(User, PitUserAdmin)
+
+
+class DeviceCreateForm(forms.Form):
+    table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code")
+    name = forms.CharField(max_length=100, help_text="Unique at the table, e.g. 'shoe reader 1'.")
 
 
 @admin.register(Device)
@@ -44,9 +121,29 @@ class DeviceAdmin(admin.ModelAdmin):
             messages.SUCCESS,
         )
 
-    def has_add_permission(self, request):
-        # A device is created with its key by the API's service, which shows the key once.
-        return False
+    def add_view(self, request, form_url="", extra_context=None):
+        """Create a device through the service (as `manage.py create_device_key` does) and answer with
+        its key, shown on this page only: it is never stored, never redirected to, never shown again."""
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        form = DeviceCreateForm(request.POST or None)
+        context = {**self.admin_site.each_context(request), "opts": self.opts, "title": "Add a floor device"}
+        if request.method == "POST" and form.is_valid():
+            try:
+                device, key = device_create(
+                    table=form.cleaned_data["table"], name=form.cleaned_data["name"], user=request.user
+                )
+            except SERVICE_ERRORS as exc:
+                form.add_error(None, error_text(exc))
+            else:
+                response = TemplateResponse(
+                    request,
+                    "admin/accounts/device/key_shown.html",
+                    {**context, "title": "The device's key, shown once", "device": device, "key": key},
+                )
+                response["Cache-Control"] = "no-store"  # the admin adds no-cache, private: kept by nobody
+                return response
+        return TemplateResponse(request, "admin/accounts/device/add.html", {**context, "form": form})
 
     def has_delete_permission(self, request, obj=None):
         return False

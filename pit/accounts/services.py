@@ -140,6 +140,21 @@ def staff_token_authenticate(*, key: str) -> StaffToken | None:
 
 
 # ---------------------------------------------------------------------------------------- staff
+# The roles a staff user may hold (floor devices authenticate by key, not as users).
+STAFF_ROLES = tuple(role for role in Role.values if role != Role.FLOOR_DEVICE)
+
+
+@transaction.atomic
+def user_role_set(*, user, role: str) -> None:
+    """`user` holds `role` (one of STAFF_ROLES) and no other role; "" takes every role away. Groups
+    that are not roles are left as they are."""
+    if role and role not in STAFF_ROLES:
+        raise ValidationError({"role": f"Unknown role {role!r}; one of {', '.join(STAFF_ROLES)}."})
+    user.groups.remove(*Group.objects.filter(name__in=[name for name in Role.values if name != role]))
+    if role:
+        user.groups.add(Group.objects.get(name=role))
+
+
 @transaction.atomic
 def user_create_with_role(*, username: str, password: str, role: str, email: str = ""):
     """A staff user (admin login) in the group of `role` ("pit boss", "accountant", "auditor")."""

@@ -45,11 +45,14 @@ def differences(
     context: Mapping[str, Any] | None = None,
 ) -> dict[str, list[str]]:
     """Each field of `values` (a posted body as `serializer_class` read it) whose value differs from
-    the `recorded` fact put in the request's form (read by the same field), with both values."""
+    the `recorded` fact put in the request's form (read by the same field), with both values; a
+    write-only field (a signer's password) is not part of the fact and is not compared."""
     fields = serializer_class(context=dict(context or {})).fields
     found: dict[str, list[str]] = {}
     for name, posted in values.items():
         field = fields[name]
+        if field.write_only:  # a secret the signer entered: not part of the fact
+            continue
         was = recorded.get(name)
         try:
             read = None if was is None else field.run_validation(was)

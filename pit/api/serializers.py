@@ -292,6 +292,15 @@ class TextField(KitField, serializers.CharField):
         return super().to_internal_value(data)
 
 
+class SecretField(TextField):
+    """A password or PIN a person enters at the screen: write-only, never trimmed, never part of the
+    recorded fact (a replay does not compare it)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        super().__init__(max_length=200, write_only=True, trim_whitespace=False, **kwargs)
+
+
 CHOICE_TYPE = "Send one of {choices} as a JSON string, not {shown}."
 CHOICE_INVALID = "{shown} is not one of {choices}."
 

@@ -60,7 +60,7 @@ class DealerAdmin(admin.ModelAdmin):
         money = ", ".join(f"{amount} {currency}" for currency, amount in sorted(figures.mispaid.items()))
         return f"{figures.mispays} ({money})" if money else str(figures.mispays)
 
-    @admin.display(description="Put down to devices")
+    @admin.display(description="Not the dealer's (machine faults, put down to a device)")
     def device_faults(self, dealer):
         figures = self._of(dealer)
         return figures.device_faults if figures else "—"

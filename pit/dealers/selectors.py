@@ -8,12 +8,14 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from django.conf import settings
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from pit.compliance.models import RuleViolation
 from pit.core.gaming_day import gaming_day_bounds
 from pit.core.money import from_minor
+from pit.dealers.errors import CODE_FAULT
 from pit.dealers.models import Dealer, DealerRotation, Fault, ViolationFault
 from pit.shoes.models import Coup, Wager
 
@@ -22,10 +24,23 @@ NOT_THE_DEALER = (Fault.DEVICE, Fault.OTHER)
 MISPAY = "payout_mismatch"
 
 
+def shift_length() -> dt.timedelta:
+    """The longest a rotation runs (PIT_DEALER_SHIFT_HOURS): past it nobody recorded coming in, the
+    rotation is a finding (`dealer_rotation_overdue`) and its dealer is charged with no later coup."""
+    return dt.timedelta(hours=settings.PIT_DEALER_SHIFT_HOURS)
+
+
+def fault_of(code: str, attributed: str | None) -> str:
+    """Whose a violation is: the pit boss's attribution if there is one, else its code's class."""
+    return attributed or CODE_FAULT.get(code, Fault.OTHER)
+
+
 class _Rotations:
-    """Every rotation of some tables, sorted, to find who dealt at a moment by bisection."""
+    """Every rotation of some tables, sorted, to find who dealt at a moment by bisection. A rotation
+    ends at the table's next one, or a shift after it began, whichever comes first."""
 
     def __init__(self, table_ids, until: dt.datetime):
+        self.shift = shift_length()
         self.starts: dict[int, list[dt.datetime]] = defaultdict(list)
         self.dealers: dict[int, list[int | None]] = defaultdict(list)
         for table_id, started_at, dealer_id in (
@@ -38,14 +53,16 @@ class _Rotations:
 
     def dealer_at(self, table_id: int, moment: dt.datetime) -> int | None:
         index = bisect.bisect_right(self.starts.get(table_id, ()), moment) - 1
-        return self.dealers[table_id][index] if index >= 0 else None
+        if index < 0 or moment >= self.starts[table_id][index] + self.shift:
+            return None
+        return self.dealers[table_id][index]
 
     def shifts(self, start: dt.datetime, end: dt.datetime):
         """(dealer_id, seconds) of every rotation's overlap with [start, end)."""
         for table_id, starts in self.starts.items():
             for index, begun in enumerate(starts):
                 dealer_id = self.dealers[table_id][index]
-                finished = starts[index + 1] if index + 1 < len(starts) else end
+                finished = min(starts[index + 1] if index + 1 < len(starts) else end, begun + self.shift)
                 overlap = (min(finished, end) - max(begun, start)).total_seconds()
                 if dealer_id is not None and overlap > 0:
                     yield dealer_id, overlap
@@ -61,8 +78,11 @@ def coup_dealers(coups) -> dict[int, int | None]:
 
 
 def dealer_at(*, table, moment: dt.datetime) -> Dealer | None:
+    """Who dealt at `table` at `moment`: the latest rotation begun by then, unless its shift had run out."""
     rotation = DealerRotation.objects.filter(table=table, started_at__lte=moment).order_by("-started_at").first()
-    return rotation.dealer if rotation else None
+    if rotation is None or moment >= rotation.started_at + shift_length():
+        return None
+    return rotation.dealer
 
 
 def _latest_fault() -> Subquery:
@@ -77,8 +97,10 @@ class DealerFigures:
     dealer: Dealer
     coups: int = 0
     seconds: float = 0.0
-    errors: Counter = field(default_factory=Counter)  # code -> violations charged to the dealer
-    device_faults: int = 0  # violations of their coups a pit boss put down to a device (or neither)
+    errors: Counter = field(default_factory=Counter)  # code -> dealer errors charged to the dealer
+    # Violations of their coups that are not the dealer's: a machine's or neither's by their code
+    # (`pit.dealers.errors`), or put down to a device or neither by a pit boss.
+    device_faults: int = 0
     mispays: int = 0
     mispaid: dict[str, Decimal] = field(default_factory=dict)  # currency -> money paid wrong (over + under)
 
@@ -101,9 +123,10 @@ class DealerFigures:
 
 
 def dealer_statistics(*, first_day: dt.date, last_day: dt.date) -> list[DealerFigures]:
-    """Per dealer over these gaming days: coups dealt, hours on a table, coups per hour, the
-    violations of their coups charged to them (per 1,000 coups, by code; a violation a pit boss put
-    down to a device or to neither is left out and counted apart), mispays and their money."""
+    """Per dealer over these gaming days: coups dealt, hours on a table, coups per hour, the dealer
+    errors of their coups (per 1,000 coups, by code; a machine fault, a violation that is neither's,
+    and one a pit boss put down to a device or to neither are left out and counted apart), mispays
+    and their money. A rotation counts for a shift at most (`shift_length`)."""
     start, end = gaming_day_bounds(first_day)[0], gaming_day_bounds(last_day)[1]
     end = min(end, max(start, timezone.now()))
     coups = Coup.objects.filter(gaming_day__gte=first_day, gaming_day__lte=last_day)
@@ -129,7 +152,7 @@ def dealer_statistics(*, first_day: dt.date, last_day: dt.date) -> list[DealerFi
         dealer_id = dealt_by.get(coup_id)
         if dealer_id is None:
             continue
-        if fault in NOT_THE_DEALER:
+        if fault_of(code, fault) in NOT_THE_DEALER:
             figures[dealer_id].device_faults += 1
             continue
         figures[dealer_id].errors[code] += 1
@@ -169,7 +192,7 @@ def dealer_days(*, day: dt.date, codes) -> list[DealerDay]:
         .values_list("coup_id", "code", "fault", "coup__dealt_at", "table_id")
     ):
         dealer_id = dealt_by.get(coup_id)
-        if dealer_id is not None and fault not in NOT_THE_DEALER:
+        if dealer_id is not None and fault_of(code, fault) not in NOT_THE_DEALER:
             days[dealer_id].errors.append((dealt_at, coup_id, table_id, code))
     for figures in days.values():
         figures.errors.sort()

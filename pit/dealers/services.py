@@ -6,11 +6,18 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from pit import game
+from pit.compliance.models import RuleViolation
+from pit.compliance.services import violation_record, violations_clear_missing
 from pit.core.actors import SYSTEM, Actor
 from pit.core.errors import Conflict
+from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
 from pit.dealers.models import Dealer, DealerRotation, Fault, ViolationFault
+from pit.dealers.selectors import shift_length
 
 MAX_NOTE = 2000
+OVERDUE = "dealer_rotation_overdue"
+OVERDUE_CHECK = "dealers"
 
 
 @transaction.atomic
@@ -64,3 +71,48 @@ def violation_attribute(*, violation, fault: str, user, note: str) -> ViolationF
     if errors:
         raise ValidationError(errors)
     return ViolationFault.objects.create(violation=violation, fault=fault, note=note, decided_by=user)
+
+
+@transaction.atomic
+def rotations_overdue_record(*, day: dt.date, now: dt.datetime | None = None) -> int:
+    """`dealer_rotation_overdue` for every rotation whose shift (`shift_length`) ran out on gaming day
+    `day` before anyone was recorded coming in at its table: nobody ended it, so its dealer is charged
+    with no coup after that (`pit.dealers.selectors`) and the pit boss is told. One finding per
+    rotation, on the day its shift ran out; cleared if a rotation recorded later shows it ended in
+    time. Returns the findings that hold."""
+    now = now or timezone.now()
+    start, end = gaming_day_bounds(day)
+    shift = shift_length()
+    found: set[str] = set()
+    candidates = (
+        DealerRotation.objects.filter(
+            dealer__isnull=False, started_at__gte=start - shift, started_at__lt=min(end, now) - shift
+        )
+        .select_related("table", "dealer")
+        .order_by("table_id", "started_at")
+    )
+    for rotation in candidates:
+        ran_out = rotation.started_at + shift
+        ended = DealerRotation.objects.filter(
+            table_id=rotation.table_id, started_at__gt=rotation.started_at, started_at__lte=ran_out
+        ).exists()
+        if ended or gaming_day_for(ran_out) != day:
+            continue
+        hours = shift.total_seconds() / 3600
+        finding = game.violation(
+            OVERDUE,
+            f"Dealer {rotation.dealer.code} came in at table {rotation.table.code} at "
+            f"{rotation.started_at.isoformat()} and nobody was recorded coming in within {hours:g} hours: "
+            "the rotation is charged no further; record who dealt.",
+        )
+        fingerprint = f"{OVERDUE}:rotation{rotation.pk}"
+        violation_record(
+            finding=finding, fingerprint=fingerprint, table=rotation.table, gaming_day=day, found_by=OVERDUE_CHECK
+        )
+        found.add(fingerprint)
+    violations_clear_missing(
+        scope=RuleViolation.objects.filter(code=OVERDUE, gaming_day=day),
+        found_by=OVERDUE_CHECK,
+        fingerprints_found=found,
+    )
+    return len(found)

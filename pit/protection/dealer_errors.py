@@ -1,5 +1,6 @@
 """Game protection over dealers: `dealer_error_rate`, a dealer whose coups carry dealing or paying
-errors far above the rate the pit accepts.
+errors far above the rate the pit accepts (and, on the same beat, `dealer_rotation_overdue`: a
+rotation that ran past a shift, `pit.dealers.services.rotations_overdue_record`).
 
 Per dealer and gaming day (the dealer of a coup is the one whose rotation was running at its table,
 `pit.dealers.selectors`): n coups dealt, k violations of those coups with a code in
@@ -22,25 +23,16 @@ from django.db import transaction
 from pit.compliance.models import RuleViolation
 from pit.compliance.services import violation_record, violations_clear_missing
 from pit.core.gaming_day import gaming_day_for
+from pit.dealers.errors import DEALER_ERROR_CODES
 from pit.dealers.selectors import dealer_days
+from pit.dealers.services import rotations_overdue_record
 from pit.game import counting
 from pit.shoes.models import Coup
 from pit.tables.models import Table
 
 DEALER_ERROR_CHECK = "game_protection"
-# What a dealer does wrong at the table: draws against the rule, the wrong winner called, a payout
-# or a commission other than the paytable's. (Wager limits, coup numbering and box counts are left
-# out: they are the player's, the device's or the count's as often as the dealer's.)
-DEALER_ERROR_CODES: tuple[str, ...] = (
-    "player_extra_card",
-    "player_missing_card",
-    "banker_extra_card",
-    "banker_missing_card",
-    "hand_size",
-    "reported_winner_mismatch",
-    "payout_mismatch",
-    "commission_mismatch",
-)
+# What a dealer does wrong at the table: the dealer's codes of the one classification the dealers'
+# figures read too (`pit.dealers.errors`); machine faults and the player's or the count's are apart.
 EVIDENCE_SHOWN = 12
 
 
@@ -54,6 +46,7 @@ def dealer_error_rates_check(*, first_day: dt.date | None = None, last_day: dt.d
     day = first_day
     while day <= last_day:
         with transaction.atomic():
+            rotations_overdue_record(day=day)
             holding += _dealer_errors_day(day)
         day += dt.timedelta(days=1)
     return holding

@@ -19,6 +19,9 @@ from pit.settings.components.environment import env  # noqa: E402
 
 SECRET_KEY = "test-only-secret-key-not-for-production-use-0123456789"
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# Tests sign users in with force_login (no password, no code): two-factor login is off in them but
+# for the tests of it (tests/accounts/test_two_factor.py), which set the roles it is required for.
+PIT_TWO_FACTOR_ROLES = []
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=True)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

@@ -43,7 +43,7 @@ from pit.game.roads import Result, roads
 from pit.ledger.models import CommissionEntry
 from pit.shoes.models import Coup, CoupCorrection, Shoe, Wager
 from pit.shoes.selectors import commission_taken_minor, standing_condition, wagers_standing
-from pit.shoes.services import WagerInput, coup_correct, coup_void
+from pit.shoes.services import WagerInput, coup_correct, coup_correction_preview, coup_void
 
 ROAD_NAMES = (
     ("big_road", "Big road"),
@@ -251,8 +251,10 @@ class CorrectionForm(forms.Form):
     wagers = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 8, "cols": 50}),
-        help_text="Every wager as it should stand, one a line: seat, bet, amount and, if the table reported "
-        "it, what it paid (e.g. <code>2 banker 500.00</code>). A wager left out no longer stands.",
+        help_text="Every wager as it should stand, one a line: seat, bet, amount and, if the table paid "
+        "other than the paytable owes on that amount, what it paid (e.g. <code>2 banker 500.00</code>; "
+        "<code>2 banker 500.00 450.00</code>). Without a paid figure the wager is paid what it owes. "
+        "A wager left out no longer stands. The next page shows what each wager owes before anything is saved.",
     )
     reason = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3, "cols": 70}),
@@ -291,16 +293,39 @@ class CorrectionForm(forms.Form):
 
 
 def _wager_lines(coup: Coup) -> str:
+    """The standing wagers as the form's lines. A paid figure is written only where the table paid
+    other than the wager owed: a corrected stake is then paid what it owes, not the old stake's payout."""
     lines = []
     for wager in wagers_standing(coup.wagers.all()).order_by("seat", "bet"):
-        paid = f" {wager.paid}" if wager.paid_minor is not None else ""
+        mispaid = wager.paid_minor is not None and wager.paid_minor != wager.payout_minor
+        paid = f" {wager.paid}" if mispaid else ""
         lines.append(f"{wager.seat} {wager.bet} {wager.amount}{paid}")
     return "\n".join(lines)
 
 
+def _preview_rows(coup: Coup, wagers: tuple[WagerInput, ...]) -> list[dict]:
+    """What the correction would store, wager by wager, as the confirmation page shows it."""
+    currency = coup.shoe.table.currency
+    return [
+        {
+            "seat": wager.seat,
+            "bet": wager.bet,
+            "stake": money_html(wager.amount_minor, currency),
+            "result": wager.result,
+            "owed": money_html(wager.payout_minor, currency),
+            "commission": money_html(wager.commission_minor, currency),
+            "paid": money_html(wager.paid_minor, currency),
+            "mispaid": wager.paid_minor != wager.payout_minor,
+        }
+        for wager in coup_correction_preview(coup=coup, wagers=wagers)
+    ]
+
+
 @admin.action(description="Correct the wagers of the selected coup (with a reason)", permissions=["correct"])
 def correct_wagers(modeladmin, request, queryset):
-    """One coup: a form with its standing wagers to edit and a reason; the service has the last word."""
+    """One coup: a form with its standing wagers to edit and a reason, then a page showing what each
+    wager owes under the paytable and what it is paid (saved only from there); the service has the
+    last word."""
     coups = list(queryset.select_related("shoe__table")[:2])
     if len(coups) != 1:
         modeladmin.message_user(request, "Select exactly one coup to correct its wagers.", messages.ERROR)
@@ -308,7 +333,13 @@ def correct_wagers(modeladmin, request, queryset):
     (coup,) = coups
     posted = request.POST.get("post") == "yes"
     form = CorrectionForm(request.POST if posted else None, initial={"wagers": _wager_lines(coup)})
-    if form.is_bound and form.is_valid():
+    preview = None
+    if form.is_bound and form.is_valid() and request.POST.get("confirm") != "yes":
+        try:
+            preview = _preview_rows(coup, form.cleaned_data["wagers"])
+        except SERVICE_ERRORS as exc:
+            form.add_error("wagers", error_text(exc))
+    elif form.is_bound and form.is_valid():
         try:
             outcome = coup_correct(
                 coup=coup,
@@ -328,6 +359,7 @@ def correct_wagers(modeladmin, request, queryset):
         "title": f"Correct the wagers of {coup}",
         "coup": coup,
         "form": form,
+        "preview": preview,
         "opts": modeladmin.model._meta,
         "action_name": request.POST.get("action", ""),
         "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,

@@ -2,10 +2,16 @@
 today and earlier, commission boxes over and short today) in a fixed number of queries, and
 open/close through the services."""
 
+from typing import cast
+
+from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Coalesce
-from django.urls import reverse
+from django.http import Http404, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from pit.compliance.models import RuleViolation
@@ -19,9 +25,11 @@ from pit.core.admin_site import (
     error_text,
     money_html,
 )
+from pit.core.forms import MoneyField
 from pit.core.gaming_day import current_gaming_day
 from pit.core.money import from_minor
 from pit.ledger.models import ReconciliationSeat
+from pit.paytables.selectors import engine_paytable
 from pit.shoes.models import Coup, Shoe, ShoeStatus
 from pit.tables.models import Table, TableLimit, TableLimitVersion
 from pit.tables.services import table_close, table_create, table_limits_set, table_open
@@ -107,37 +115,97 @@ class TableLimitVersionInline(admin.TabularInline):
 
 
 class TableLimitInline(admin.TabularInline):
-    """Limits are set by superusers; everyone else reads them formatted in the table's currency."""
+    """The limits in force, formatted in the table's currency; read-only here for everyone. A
+    superuser changes them on the table's limits page (typed in units, checked before saving)."""
 
     model = TableLimit
     extra = 0
-    fields = ("bet", "minimum_minor", "maximum_minor", "minimum", "maximum")
-    readonly_fields = ("minimum", "maximum")
-
-    def get_fields(self, request, obj=None):
-        if request.user.is_superuser:
-            return self.fields
-        return ("bet", "minimum", "maximum")
+    can_delete = False
+    fields = ("bet", "minimum", "maximum")
+    readonly_fields = fields
 
     @admin.display(description="minimum")
     def minimum(self, limit):
-        return money_html(limit.minimum_minor, limit.table.currency) if limit.pk else "—"
+        return money_html(limit.minimum_minor, limit.table.currency)
 
     @admin.display(description="maximum")
     def maximum(self, limit):
-        return money_html(limit.maximum_minor, limit.table.currency) if limit.pk else "—"
+        return money_html(limit.maximum_minor, limit.table.currency)
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("table")
 
     def has_add_permission(self, request, obj=None):
-        return request.user.is_superuser
+        return False
 
     def has_change_permission(self, request, obj=None):
-        return request.user.is_superuser
+        return False
 
     def has_delete_permission(self, request, obj=None):
-        return request.user.is_superuser
+        return False
+
+
+class LimitForm(forms.Form):
+    """One bet's limits, typed in units of the table's currency (500 is 500.00, not 5.00)."""
+
+    bet = forms.ChoiceField(required=False, help_text="Leave empty to drop the row.")
+    minimum = MoneyField(minor=True, required=False, min_value=0)
+    maximum = MoneyField(minor=True, required=False, min_value=0)
+
+    def __init__(self, *args, table: Table, **kwargs):
+        super().__init__(*args, **kwargs)
+        bets = sorted(engine_paytable(table.paytable).bets)
+        cast(forms.ChoiceField, self.fields["bet"]).choices = [
+            ("", "—"),
+            *((bet, bet.replace("_", " ")) for bet in bets),
+        ]
+        for name in ("minimum", "maximum"):
+            cast(MoneyField, self.fields[name]).set_currency(table.currency)
+
+    def clean(self):
+        cleaned = super().clean()
+        assert cleaned is not None  # Form.clean returns its cleaned_data
+        if cleaned.get("bet"):
+            for name in ("minimum", "maximum"):
+                if cleaned.get(name) is None and name not in self.errors:
+                    self.add_error(name, f"Give the {name} of {cleaned['bet'].replace('_', ' ')}.")
+        return cleaned
+
+
+class BaseLimitFormSet(forms.BaseFormSet):
+    def clean(self):
+        bets = [form.cleaned_data.get("bet") for form in self.forms if form.cleaned_data.get("bet")]
+        repeated = sorted({bet for bet in bets if bets.count(bet) > 1})
+        if repeated:
+            raise forms.ValidationError(f"One row per bet: {', '.join(repeated)} given twice.")
+
+    def limits_minor(self) -> dict[str, tuple[int, int]]:
+        return {
+            form.cleaned_data["bet"]: (form.cleaned_data["minimum"], form.cleaned_data["maximum"])
+            for form in self.forms
+            if form.cleaned_data.get("bet")
+        }
+
+
+LimitFormSet = cast(type[BaseLimitFormSet], forms.formset_factory(LimitForm, formset=BaseLimitFormSet, extra=2))
+
+
+def limit_changes(table: Table, new: dict[str, tuple[int, int]]) -> list[dict]:
+    """Bet by bet, the limits in force and those about to be set, formatted in the table's currency."""
+    old = {limit.bet: (limit.minimum_minor, limit.maximum_minor) for limit in table.limits.all()}
+
+    def shown(pair):
+        return (money_html(pair[0], table.currency), money_html(pair[1], table.currency)) if pair else ("—", "—")
+
+    return [
+        {
+            "bet": bet.replace("_", " "),
+            "old": shown(old.get(bet)),
+            "new": shown(new.get(bet)),
+            "changed": old.get(bet) != new.get(bet),
+        }
+        for bet in sorted(old.keys() | new.keys())
+    ]
 
 
 @admin.register(Table)
@@ -164,29 +232,35 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
     inlines = (TableLimitInline, TableLimitVersionInline)
 
     def get_inlines(self, request, obj):
-        return self.inlines if obj is not None else (TableLimitInline,)  # no history before the table
+        # Limits are set once the table exists, in its currency, on its limits page.
+        return self.inlines if obj is not None else ()
 
     add_fields = ("code", "name", "game", "paytable", "seats", "squeeze", "currency")
 
     def get_queryset(self, request):
         return tables_for_floor(super().get_queryset(request))
 
+    change_fields = (
+        "code",
+        "name",
+        "status",
+        "game",
+        "paytable",
+        "seats",
+        "squeeze",
+        "currency",
+        "created_at",
+        "limits_link",
+        "recent_shoes",
+        "violations_link",
+    )
+
     def get_fields(self, request, obj=None):
         if obj is None:
             return self.add_fields
-        return (
-            "code",
-            "name",
-            "status",
-            "game",
-            "paytable",
-            "seats",
-            "squeeze",
-            "currency",
-            "created_at",
-            "recent_shoes",
-            "violations_link",
-        )
+        if request.user.is_superuser:
+            return self.change_fields
+        return tuple(name for name in self.change_fields if name != "limits_link")  # the page is a superuser's
 
     def get_readonly_fields(self, request, obj=None):
         if obj is None:
@@ -201,6 +275,7 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
             "seats",
             "currency",
             "created_at",
+            "limits_link",
             "recent_shoes",
             "violations_link",
         )
@@ -227,25 +302,76 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
     def has_delete_permission(self, request, obj=None):
         return False
 
-    def save_formset(self, request, form, formset, change):
-        """Limits edited on the page are set through the service, as a new version in force from
-        now (the old set stays in the history), never changed in place."""
-        if formset.model is not TableLimit:
-            return super().save_formset(request, form, formset, change)
-        table = form.instance
-        limits = {
-            row.cleaned_data["bet"]: (
-                from_minor(row.cleaned_data["minimum_minor"], table.currency),
-                from_minor(row.cleaned_data["maximum_minor"], table.currency),
-            )
-            for row in formset.forms
-            if row.cleaned_data and not row.cleaned_data.get("DELETE")
+    # ------------------------------------------------------------------ the limits page
+
+    def get_urls(self):
+        limits = path(
+            "<path:object_id>/limits/",
+            self.admin_site.admin_view(self.limits_view),
+            name="tables_table_limits",
+        )
+        return [limits, *super().get_urls()]
+
+    def limits_view(self, request, object_id):
+        """Change a table's limits: typed in units of its currency, then a page showing the limits in
+        force beside the new ones, saved (through the service, as a new version) only from there."""
+        if not request.user.is_superuser:
+            raise PermissionDenied("Only a superuser sets a table's limits.")
+        table = self.get_object(request, object_id)
+        if table is None:
+            raise Http404(f"There is no table {object_id}.")
+        initial = [
+            {"bet": limit.bet, "minimum": limit.minimum_minor, "maximum": limit.maximum_minor}
+            for limit in table.limits.order_by("bet")
+        ]
+        posted = request.method == "POST"
+        # A posted row is judged by what it says, not against the limits in force (a row left as it
+        # was still states its bet's limits); the page shows the limits in force when first opened.
+        formset = (
+            LimitFormSet(request.POST, prefix="limits", form_kwargs={"table": table})
+            if posted
+            else LimitFormSet(initial=initial, prefix="limits", form_kwargs={"table": table})
+        )
+        changes = None
+        if posted and formset.is_valid():
+            new = formset.limits_minor()
+            changes = limit_changes(table, new)
+            if not any(change["changed"] for change in changes):
+                self.message_user(request, f"The limits of {table.code} stay as they are.", messages.INFO)
+                return HttpResponseRedirect(reverse("admin:tables_table_change", args=[table.pk]))
+            if request.POST.get("confirm") == "yes":
+                limits = {
+                    bet: (from_minor(minimum, table.currency), from_minor(maximum, table.currency))
+                    for bet, (minimum, maximum) in new.items()
+                }
+                try:
+                    table_limits_set(table=table, limits=limits, user=request.user)
+                except SERVICE_ERRORS as exc:
+                    self.message_user(request, f"Not saved: {error_text(exc)}", messages.ERROR)
+                    changes = None
+                else:
+                    self.message_user(request, f"The limits of {table.code} changed.", messages.SUCCESS)
+                    return HttpResponseRedirect(reverse("admin:tables_table_change", args=[table.pk]))
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "original": table,
+            "table": table,
+            "formset": formset,
+            "changes": changes,
+            "title": f"Limits of {table.code} ({table.currency})",
         }
-        if formset.has_changed():
-            table_limits_set(table=table, limits=limits, user=request.user)
-        # What the admin's change message reads: the rows were replaced by the service.
-        formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
-        return None
+        return TemplateResponse(request, "admin/tables/table/limits.html", context)
+
+    @admin.display(description="limits")
+    def limits_link(self, table):
+        if not table.pk:
+            return "—"
+        return format_html(
+            '<a href="{}">change the limits of {} &rarr;</a>',
+            reverse("admin:tables_table_limits", args=[table.pk]),
+            table.code,
+        )
 
     # ------------------------------------------------------------------ columns
 

@@ -26,12 +26,16 @@ def pit(db):
             ("dealer", Role.PIT_BOSS.value),
             ("boss", Role.PIT_BOSS.value),
             ("accountant", Role.ACCOUNTANT.value),
+            ("cashier", Role.CAGE.value),
         )
     }
     return SimpleNamespace(
         bb1=f.table("BB1", game="big"),
         mb1=f.table("MB1", game="mini", preset="no_commission"),
-        actor=Actor(user=users["boss"]),
+        actor=Actor(user=users["boss"]),  # requests slips and records counts, the dealer signing by password
+        cage_actor=Actor(user=users["cashier"]),  # issues them (segregation of duties: another person)
+        table_actor=Actor(user=users["dealer"]),  # receives them at the table (a third person)
+        secrets={"dealer": PASSWORD},
         **users,
     )
 
@@ -48,6 +52,7 @@ def day_of_play(pit, table, day, *, opener, closer, fills=(), credits=(), drop, 
             chips={"10000": pieces},
             dealer=pit.dealer,
             pit_boss=pit.boss,
+            secrets=pit.secrets,
             actor=pit.actor,
         )
 
@@ -64,7 +69,7 @@ def day_of_play(pit, table, day, *, opener, closer, fills=(), credits=(), drop, 
                 chips={"10000": pieces},
                 actor=pit.actor,
             )
-            slip_issue(slip=slip, chips={"10000": pieces}, actor=pit.actor)
-            slip_receive(slip=slip, chips={"10000": pieces}, actor=pit.actor)
+            slip_issue(slip=slip, chips={"10000": pieces}, actor=pit.cage_actor)
+            slip_receive(slip=slip, chips={"10000": pieces}, actor=pit.table_actor)
     count("closer", closer)
     drop_record(table=table, gaming_day=day, shift=shift, cash={"10000": drop}, actor=pit.actor)

@@ -6,9 +6,7 @@ from django.urls import reverse
 
 from pit.accounting.models import DropCount, InventoryCount, Slip, SlipStep
 from pit.accounting.services import slip_request
-from pit.accounts.models import Role
-from tests.accounting.conftest import DAY
-from tests.admin.conftest import make_user
+from tests.accounting.conftest import DAY, PASSWORD
 
 pytestmark = pytest.mark.django_db
 
@@ -29,6 +27,7 @@ def test_pit_boss_records_an_opener_in_the_admin(client, pit):
             "kind": "opener",
             "chips": "25.00 x 40\n$100 x 30",
             "dealer": "dealer",
+            "dealer_password": PASSWORD,
             "pit_boss": "boss",
         },
     )
@@ -93,14 +92,13 @@ def test_fill_requested_by_the_pit_issued_by_the_cage_received_at_the_table(clie
     # The pit boss may not issue: the step is not offered.
     response = post(client, "slipstep", {"slip": slip.pk, "step": "issued", "chips": "25 x 40"})
     assert response.status_code == 200 and not SlipStep.objects.exists()
-    cage = make_user(Role.CAGE.value, username="cashier")
-    client.force_login(cage)
+    client.force_login(pit.cashier)
     assert post(client, "slipstep", {"slip": slip.pk, "step": "issued", "chips": "25 x 40"}).status_code == 302
-    client.force_login(pit.boss)
+    client.force_login(pit.dealer)  # another pit boss: who requested the fill does not sign for it
     assert post(client, "slipstep", {"slip": slip.pk, "step": "received", "chips": "25 x 40"}).status_code == 302
     assert list(SlipStep.objects.values_list("step", "signed_by__username", "total_minor")) == [
         ("issued", "cashier", 100000),
-        ("received", "boss", 100000),
+        ("received", "dealer", 100000),
     ]
 
 
@@ -147,6 +145,7 @@ def test_accountant_closes_the_day_and_adjusts_it_in_the_admin(client, pit):
         "kind": "opener",
         "chips": "100 x 50",
         "dealer": "dealer",
+        "dealer_password": PASSWORD,
         "pit_boss": "boss",
     }
     assert post(client, "inventorycount", inventory).status_code == 403  # accountants do not count trays
@@ -166,3 +165,37 @@ def test_accountant_closes_the_day_and_adjusts_it_in_the_admin(client, pit):
     )
     assert adjusted.status_code == 302
     assert Adjustment.objects.get().amount_minor == -2500
+
+
+def test_segregation_of_duties_in_the_admin(client, pit):
+    """The one who requested a fill is refused its receipt, the rule named on the form; the tray
+    count's dealer signs with their password at the same screen, or nothing is written."""
+    slip = slip_request(
+        kind="fill", number="F-9", table=pit.bb1, gaming_day=DAY, reason="low", chips={"2500": 40}, actor=pit.actor
+    )
+    client.force_login(pit.cashier)
+    assert post(client, "slipstep", {"slip": slip.pk, "step": "issued", "chips": "25 x 40"}).status_code == 302
+    client.force_login(pit.boss)
+    refused = post(client, "slipstep", {"slip": slip.pk, "step": "received", "chips": "25 x 40"})
+    assert refused.status_code == 200
+    assert "Segregation of duties (PIT_SEGREGATION_OF_DUTIES): boss requested fill slip F-9" in refused.content.decode()
+    assert list(SlipStep.objects.values_list("step", flat=True)) == ["issued"]
+
+    count = {
+        "table": "BB1",
+        "gaming_day": DAY,
+        "shift": 1,
+        "kind": "opener",
+        "chips": "25 x 4",
+        "dealer": "dealer",
+        "pit_boss": "boss",
+    }
+    alone = post(client, "inventorycount", count)
+    assert alone.status_code == 200
+    assert alone.context["form"].errors["dealer_password"] == [
+        "Segregation of duties (PIT_SEGREGATION_OF_DUTIES): dealer signs as the dealer; they enter their "
+        "password here or sign from their own login."
+    ]
+    assert not InventoryCount.objects.exists()
+    assert post(client, "inventorycount", {**count, "dealer_password": PASSWORD}).status_code == 302
+    assert InventoryCount.objects.get().dealer == pit.dealer

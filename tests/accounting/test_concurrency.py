@@ -92,6 +92,7 @@ def test_a_close_waits_for_a_count_being_written_then_sees_it():
                     dealer=dealer,
                     pit_boss=boss,
                     actor=Actor(user=boss),
+                    secrets={"dealer": "a-long-password-123"},
                 )
                 counting.set()
                 release.wait(timeout=20)

@@ -61,6 +61,7 @@ def test_close_is_refused_naming_every_reason_then_goes_through(day, django_capt
         chips={"10000": 5},
         dealer=day.dealer,
         pit_boss=day.boss,
+        secrets=day.secrets,
         actor=day.actor,
     )
     slip_request(
@@ -86,8 +87,8 @@ def test_close_is_refused_naming_every_reason_then_goes_through(day, django_capt
 
     reconciliation_explain(reconciliation=Reconciliation.objects.get(), user=day.accountant, note="dealer short")
     slip = Slip.objects.get(number="F-9")
-    slip_issue(slip=slip, chips={"10000": 1}, actor=day.actor)
-    slip_receive(slip=slip, chips={"10000": 1}, actor=day.actor)
+    slip_issue(slip=slip, chips={"10000": 1}, actor=day.cage_actor)
+    slip_receive(slip=slip, chips={"10000": 1}, actor=day.table_actor)
     inventory_record(
         table=day.mb1,
         gaming_day=DAY,
@@ -95,6 +96,7 @@ def test_close_is_refused_naming_every_reason_then_goes_through(day, django_capt
         chips={"10000": 6},
         dealer=day.dealer,
         pit_boss=day.boss,
+        secrets=day.secrets,
         actor=day.actor,
     )
     drop_record(table=day.mb1, gaming_day=DAY, cash={}, actor=day.actor)
@@ -148,6 +150,7 @@ def test_a_closed_day_is_locked(closed):
             chips={"10000": 5},
             dealer=closed.dealer,
             pit_boss=closed.boss,
+            secrets=closed.secrets,
             actor=closed.actor,
         )
     assert error.value.message.startswith("Gaming day 2026-11-20 is closed: its records are locked.")
@@ -169,6 +172,7 @@ def test_a_closed_day_is_locked(closed):
         chips={"10000": 40},
         dealer=closed.dealer,
         pit_boss=closed.boss,
+        secrets=closed.secrets,
         actor=closed.actor,
     )
     assert InventoryCount.objects.filter(table=closed.mb1).count() == 0

@@ -24,6 +24,7 @@ def count(pit, kind, chips=TRAY, day=DAY, shift=1, table=None):
         chips=chips,
         dealer=pit.dealer,
         pit_boss=pit.boss,
+        secrets=pit.secrets,
         actor=pit.actor,
     )
 
@@ -63,6 +64,7 @@ def test_two_different_signers_are_required(pit):
             chips=TRAY,
             dealer=pit.boss,
             pit_boss=pit.boss,
+            secrets=pit.secrets,
             actor=pit.actor,
         )
     assert error.value.message_dict == {"pit_boss": ["The dealer and the pit boss must be two different people."]}

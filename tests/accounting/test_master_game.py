@@ -139,6 +139,7 @@ def test_incomplete_day_shows_what_is_missing(pit):
         chips={"10000": 5},
         dealer=pit.dealer,
         pit_boss=pit.boss,
+        secrets=pit.secrets,
         actor=pit.actor,
     )
     row = next(line.values for line in report_lines(MASTER_GAME, ReportFilters(date_from=DAY, date_to=DAY)))

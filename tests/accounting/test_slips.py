@@ -9,7 +9,7 @@ from pit.accounting.services import inventory_record, slip_issue, slip_receive, 
 from pit.compliance.models import RuleViolation
 from pit.core.actors import Actor
 from pit.core.errors import Conflict
-from tests.accounting.conftest import DAY
+from tests.accounting.conftest import DAY, PASSWORD
 
 pytestmark = pytest.mark.django_db
 
@@ -33,7 +33,9 @@ def test_a_fill_goes_through_request_issue_and_receipt(pit):
     slip = request(pit)
     cashier = Actor(user=pit.accountant)
     issued = slip_issue(slip=slip, chips=FILL, actor=cashier, signed_by=pit.accountant)
-    received = slip_receive(slip=slip, chips=FILL, actor=pit.actor, signed_by=pit.dealer)
+    received = slip_receive(
+        slip=slip, chips=FILL, actor=pit.actor, signed_by=pit.dealer, secrets={"signed_by": PASSWORD}
+    )
     assert (slip.total_minor, slip.currency, slip.recorded_by_user) == (300000, "USD", pit.boss)
     assert [(s.step, s.total_minor, s.recorded_by_user, s.signed_by) for s in (issued, received)] == [
         ("issued", 300000, pit.accountant, pit.accountant),
@@ -41,9 +43,9 @@ def test_a_fill_goes_through_request_issue_and_receipt(pit):
     ]
     # Replays return the recorded facts; other chips for a recorded step are refused.
     assert request(pit).pk == slip.pk
-    assert slip_receive(slip=slip, chips=FILL, actor=pit.actor).pk == received.pk
+    assert slip_receive(slip=slip, chips=FILL, actor=pit.table_actor).pk == received.pk
     with pytest.raises(Conflict):
-        slip_receive(slip=slip, chips={"2500": 40}, actor=pit.actor)
+        slip_receive(slip=slip, chips={"2500": 40}, actor=pit.table_actor)
     assert SlipStep.objects.count() == 2
     assert not RuleViolation.objects.exists()
 
@@ -76,14 +78,14 @@ def test_bad_requests_name_the_field_and_write_nothing(pit):
 def test_receipt_before_issue_is_refused(pit):
     slip = request(pit)
     with pytest.raises(Conflict):
-        slip_receive(slip=slip, chips=FILL, actor=pit.actor)
+        slip_receive(slip=slip, chips=FILL, actor=pit.table_actor)
     assert not SlipStep.objects.exists()
 
 
 def test_short_fill_received_is_a_violation_once(pit):
     slip = request(pit)
-    slip_issue(slip=slip, chips=FILL, actor=pit.actor)
-    slip_receive(slip=slip, chips={"2500": 36, "10000": 20}, actor=pit.actor)
+    slip_issue(slip=slip, chips=FILL, actor=pit.cage_actor)
+    slip_receive(slip=slip, chips={"2500": 36, "10000": 20}, actor=pit.table_actor)
     violation = RuleViolation.objects.get()
     assert (violation.code, violation.table, violation.gaming_day, violation.fingerprint) == (
         "slip_amount_mismatch",
@@ -94,22 +96,22 @@ def test_short_fill_received_is_a_violation_once(pit):
     assert violation.message == (
         "Fill F-1001 BB1 was received with $2,900.00 against $3,000.00 requested: $25.00 x 36 instead of 40."
     )
-    slip_receive(slip=slip, chips={"2500": 36, "10000": 20}, actor=pit.actor)
+    slip_receive(slip=slip, chips={"2500": 36, "10000": 20}, actor=pit.table_actor)
     assert RuleViolation.objects.count() == 1
 
 
 def test_cage_issuing_other_chips_is_a_violation(pit):
     slip = request(pit, kind="credit", number="C-7")
-    slip_issue(slip=slip, chips={"10000": 20}, actor=pit.actor)
+    slip_issue(slip=slip, chips={"10000": 20}, actor=pit.cage_actor)
     assert RuleViolation.objects.get().fingerprint == f"slip_mismatch:{slip.pk}:issued"
 
 
 def test_requested_never_received_is_flagged_at_the_closer_and_by_the_check(pit):
     unreceived = request(pit)
-    slip_issue(slip=unreceived, chips=FILL, actor=pit.actor)
+    slip_issue(slip=unreceived, chips=FILL, actor=pit.cage_actor)
     done = request(pit, number="F-1002")
-    slip_issue(slip=done, chips=FILL, actor=pit.actor)
-    slip_receive(slip=done, chips=FILL, actor=pit.actor)
+    slip_issue(slip=done, chips=FILL, actor=pit.cage_actor)
+    slip_receive(slip=done, chips=FILL, actor=pit.table_actor)
     inventory_record(
         table=pit.bb1,
         gaming_day=DAY,
@@ -117,6 +119,7 @@ def test_requested_never_received_is_flagged_at_the_closer_and_by_the_check(pit)
         chips={"2500": 1},
         dealer=pit.dealer,
         pit_boss=pit.boss,
+        secrets=pit.secrets,
         actor=pit.actor,
     )
     violation = RuleViolation.objects.get()

@@ -38,6 +38,7 @@ def dealt(pit, django_capture_on_commit_callbacks):
         chips={"2500": 40},
         dealer=pit.dealer,
         pit_boss=pit.boss,
+        secrets=pit.secrets,
         actor=pit.actor,
     )
     return pit
@@ -51,6 +52,7 @@ def close(pit, closer, drop_cash):
         chips=closer,
         dealer=pit.dealer,
         pit_boss=pit.boss,
+        secrets=pit.secrets,
         actor=pit.actor,
     )
     drop_record(table=pit.bb1, gaming_day=DAY, cash=drop_cash, actor=pit.actor)
@@ -91,8 +93,8 @@ def test_difference_beyond_tolerance_is_a_violation_that_clears_when_settled(dea
         chips={"10000": 3},
         actor=dealt.actor,
     )
-    slip_issue(slip=slip, chips={"10000": 3}, actor=dealt.actor)
-    slip_receive(slip=slip, chips={"10000": 3}, actor=dealt.actor)
+    slip_issue(slip=slip, chips={"10000": 3}, actor=dealt.cage_actor)
+    slip_receive(slip=slip, chips={"10000": 3}, actor=dealt.table_actor)
     assert not wins().exists()
     assert RuleViolation.objects.get(pk=violation.pk).cleared_at is not None
 
@@ -111,6 +113,7 @@ def test_incomplete_day_is_not_reconciled(dealt):
         chips={"2500": 1},
         dealer=dealt.dealer,
         pit_boss=dealt.boss,
+        secrets=dealt.secrets,
         actor=dealt.actor,
     )
     assert not RuleViolation.objects.filter(code="win_reconciliation_variance").exists()

@@ -7,6 +7,7 @@ from django.contrib.messages import get_messages
 from django.urls import reverse
 
 from pit.compliance.models import RuleViolation, ViolationStatus
+from pit.core.admin_site import money_html
 from pit.ledger.models import Reconciliation, ReconciliationStatus
 from pit.shoes.models import CoupCorrection
 from pit.shoes.selectors import wagers_standing
@@ -357,16 +358,15 @@ def test_pit_boss_corrects_the_wagers_of_one_coup(client, pit, pit_boss, django_
     assert response.status_code == 200
     assert response.context["form"]["wagers"].initial == "1 banker 100.00\n2 player 50.00"
 
+    data = {"wagers": "1 banker 200.00\n\n2 player 50.00", "reason": "Bet recognition misread seat 1"}
+    response = act(client, COUPS, "correct_wagers", [coup], post="yes", **data)
+    assert response.status_code == 200 and not CoupCorrection.objects.exists()  # the check page first
+    assert [(row["seat"], row["owed"], row["paid"], row["mispaid"]) for row in response.context["preview"]] == [
+        (1, money_html(20000, "USD"), money_html(20000, "USD"), False),
+        (2, money_html(0, "USD"), money_html(0, "USD"), False),
+    ]
     with django_capture_on_commit_callbacks(execute=True):
-        response = act(
-            client,
-            COUPS,
-            "correct_wagers",
-            [coup],
-            post="yes",
-            wagers="1 banker 200.00\n\n2 player 50.00",
-            reason="Bet recognition misread seat 1",
-        )
+        response = act(client, COUPS, "correct_wagers", [coup], post="yes", confirm="yes", **data)
     correction = CoupCorrection.objects.get()
     assert messages_of(response) == [("success", f"{coup}: corrected ({correction}).")]
     assert sorted(wagers_standing(coup.wagers.all()).values_list("seat", "amount_minor", "commission_minor")) == [
@@ -390,10 +390,37 @@ def test_pit_boss_corrects_the_wagers_of_one_coup(client, pit, pit_boss, django_
 def test_a_refused_correction_is_a_message(client, pit, pit_boss, data, message):
     coup = pit.shoe1.coups.get(number=1)
     client.force_login(pit_boss)
-    response = act(client, COUPS, "correct_wagers", [coup], post="yes", **data)
+    response = act(client, COUPS, "correct_wagers", [coup], post="yes", confirm="yes", **data)
     ((level, text),) = messages_of(response)
     assert level == "error" and message in text
     assert not CoupCorrection.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("line", "paid", "mismatch"),
+    [("1 banker 300.00", 30000, False), ("1 banker 300.00 120.00", 12000, True)],
+    ids=["paid-what-it-owes", "paid-given"],
+)
+def test_a_corrected_stake_is_paid_what_it_owes_unless_told(
+    client, pit, pit_boss, django_capture_on_commit_callbacks, line, paid, mismatch
+):
+    """The form's lines carry no stale paid figure: a corrected stake is paid what the paytable owes on
+    it (no payout_mismatch from the correction itself); a paid figure typed is stored as typed."""
+    coup = pit.shoe1.coups.get(number=1)
+    client.force_login(pit_boss)
+    initial = act(client, COUPS, "correct_wagers", [coup]).context["form"]["wagers"].initial
+    wagers = initial.replace("1 banker 100.00", line)
+    data = {"wagers": wagers, "reason": "Misread stake", "post": "yes"}
+    preview = act(client, COUPS, "correct_wagers", [coup], **data).context["preview"]
+    assert [(row["seat"], row["mispaid"]) for row in preview] == [(1, mismatch), (2, False)]
+    with django_capture_on_commit_callbacks(execute=True):
+        act(client, COUPS, "correct_wagers", [coup], confirm="yes", **data)
+    assert sorted(wagers_standing(coup.wagers.all()).values_list("seat", "amount_minor", "paid_minor")) == [
+        (1, 30000, paid),
+        (2, 5000, 0),
+    ]
+    holding = RuleViolation.objects.filter(coup=coup, code="payout_mismatch", cleared_at__isnull=True)
+    assert [v.wager.seat for v in holding] == ([1] if mismatch else [])
 
 
 def test_the_correction_form_names_a_bad_line_and_writes_nothing(client, pit, pit_boss):

@@ -134,9 +134,10 @@ def test_table_page_limits_read_only_for_a_pit_boss(client, pit, pit_boss):
     assert 'name="_save"' not in page
 
 
-def test_table_page_limits_editable_for_a_superuser(admin_client, pit):
-    response = admin_client.get(reverse("admin:tables_table_change", args=[pit.bb1.pk]))
-    assert 'name="limits-0-minimum_minor"' in response.content.decode()
+def test_table_page_links_the_limits_page_for_a_superuser(admin_client, pit):
+    html = admin_client.get(reverse("admin:tables_table_change", args=[pit.bb1.pk])).content.decode()
+    assert reverse("admin:tables_table_limits", args=[pit.bb1.pk]) in html
+    assert 'name="limits-0-minimum_minor"' not in html  # never typed in minor units
 
 
 def test_superuser_adds_a_table_through_the_service(admin_client, pit):
@@ -250,7 +251,8 @@ def test_device_list_never_shows_a_key_and_revokes(admin_client, device):
     assert messages_of(response) == [("success", "1 device key revoked.")]
     device.refresh_from_db()
     assert device.revoked_at is not None
-    assert admin_client.get(reverse("admin:accounts_device_add")).status_code == 403
+    # A superuser creates devices from the admin (the key shown once: tests/accounts/test_two_factor.py).
+    assert admin_client.get(reverse("admin:accounts_device_add")).status_code == 200
 
 
 @pytest.mark.parametrize("username", ["pit_boss", "accountant"])
@@ -309,32 +311,3 @@ def test_limits_are_versioned_and_a_coup_is_judged_by_the_limits_of_its_time(
     assert "Limit history" in html or "limit history" in html
     assert html.count('<span class="pit-money">$10,000.00</span>') >= 2  # the first set, in the history
     assert '<span class="pit-money">$5,000.00</span>' in html
-
-
-def test_a_superuser_editing_limits_on_the_page_adds_a_version(admin_client, pit):
-    from pit.tables.models import TableLimit, TableLimitVersion
-
-    table = pit.bb1
-    rows = list(TableLimit.objects.filter(table=table).order_by("bet"))
-    data = {
-        "limits-TOTAL_FORMS": str(len(rows)),
-        "limits-INITIAL_FORMS": str(len(rows)),
-        "limits-MIN_NUM_FORMS": "0",
-        "limits-MAX_NUM_FORMS": "1000",
-        "limit_versions-TOTAL_FORMS": "0",  # the history is read-only: the page posts none of it
-        "limit_versions-INITIAL_FORMS": "0",
-        "name": table.name,
-    }
-    for index, row in enumerate(rows):
-        data |= {
-            f"limits-{index}-id": str(row.pk),
-            f"limits-{index}-table": str(table.pk),
-            f"limits-{index}-bet": row.bet,
-            f"limits-{index}-minimum_minor": str(row.minimum_minor),
-            f"limits-{index}-maximum_minor": str(row.maximum_minor // 2 if row.bet == "banker" else row.maximum_minor),
-        }
-    response = admin_client.post(reverse("admin:tables_table_change", args=[table.pk]), data)
-    assert response.status_code == 302
-    assert TableLimit.objects.get(table=table, bet="banker").maximum_minor == 500000
-    versions = TableLimitVersion.objects.filter(table=table, bet="banker").order_by("effective_from")
-    assert [v.maximum_minor for v in versions] == [1000000, 500000]

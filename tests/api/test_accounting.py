@@ -48,6 +48,7 @@ def inventory(client, kind="opener", chips=None, code="BB1"):
         "kind": kind,
         "chips": chips or {"25.00": 40, "100.00": 30},
         "dealer": "dana",
+        "dealer_password": "a-long-password-123",
         "pit_boss": "boss",
     }
     return client.post(f"/api/v1/accounting/tables/{code}/inventory/", body, format="json")
@@ -136,7 +137,8 @@ def test_count_room_posts_the_drop_and_the_day_win_follows(pit_boss, accountant,
     request_fill(pit_boss)  # 3,000
     accountant_issue = _staff_client("cage", "cage2")
     accountant_issue.post("/api/v1/accounting/slips/fill/F-1/issue/", {"chips": FILL}, format="json")
-    pit_boss.post("/api/v1/accounting/slips/fill/F-1/receive/", {"chips": FILL}, format="json")
+    receiver = _staff_client("pit boss", "boss3")  # who requested the fill does not sign for it
+    receiver.post("/api/v1/accounting/slips/fill/F-1/receive/", {"chips": FILL}, format="json")
     inventory(pit_boss, "closer", {"25.00": 20, "100.00": 35})  # 4,000
     drop = {"gaming_day": DAY, "cash": {"100.00": 52, "20.00": 5}, "chips": "250.00", "markers": "0.00"}
     response = count_room.post("/api/v1/accounting/tables/BB1/drop/", drop, format="json")
@@ -174,7 +176,15 @@ def test_day_win_by_shift(accountant, table, dealer, settings):
 
     settings.PIT_ACCOUNTING_SHIFT_HOURS = 8
     boss = user_create_with_role(username="boss2", password="a-long-password-123", role=Role.PIT_BOSS.value)
-    pit = SimpleNamespace(dealer=dealer, boss=boss, actor=Actor(user=boss))
+    cashier = user_create_with_role(username="cashier2", password="a-long-password-123", role=Role.CAGE.value)
+    pit = SimpleNamespace(
+        dealer=dealer,
+        boss=boss,
+        actor=Actor(user=boss),
+        cage_actor=Actor(user=cashier),
+        table_actor=Actor(user=dealer),
+        secrets={"dealer": "a-long-password-123"},
+    )
     day = dt.date.fromisoformat(DAY)
     day_of_play(pit, table, day, opener=40, closer=38, drop=5, shift=1)  # 5 + 38 - 40 = 3 chips of $100
     day_of_play(pit, table, day, opener=38, closer=41, drop=0, shift=2)  # 41 - 38 = 3

@@ -6,6 +6,7 @@ from decimal import Decimal
 
 import pytest
 
+from pit.compliance.models import RuleViolation
 from pit.shoes.models import CoupCorrection
 from pit.shoes.services import shoe_close
 from tests import factories
@@ -54,7 +55,7 @@ def test_a_device_corrects_a_misread_stake(device, coup, django_capture_on_commi
             "seat": 1,
             "bet": "banker",
             "amount": "200.00",
-            "paid": None,
+            "paid": "200.00",
             "result": "win",
             "payout": "200.00",
             "commission": "10.00",
@@ -63,7 +64,7 @@ def test_a_device_corrects_a_misread_stake(device, coup, django_capture_on_commi
             "seat": 2,
             "bet": "player",
             "amount": "50.00",
-            "paid": None,
+            "paid": "0.00",
             "result": "lose",
             "payout": "0.00",
             "commission": "0.00",
@@ -78,6 +79,26 @@ def test_a_device_corrects_a_misread_stake(device, coup, django_capture_on_commi
     again = device.post(corrections_url(coup), {"wagers": BANKER, "reason": "Misread stake"}, format="json")
     assert (again.status_code, again.json()["id"]) == (200, correction.pk)
     assert CoupCorrection.objects.count() == 1
+
+
+def test_a_stake_corrected_without_its_paid_figure_is_paid_what_it_owes(
+    device, coup, django_capture_on_commit_callbacks
+):
+    """The table pays the stake it sees: a corrected stake sent without `paid` keeps what the paytable
+    owes on it, so the correction raises no payout_mismatch; a paid figure given is stored as given."""
+    wagers = [
+        {"seat": 1, "bet": "banker", "amount": "300.00"},
+        {"seat": 2, "bet": "player", "amount": "50.00", "paid": "10.00"},
+    ]
+    with django_capture_on_commit_callbacks(execute=True):
+        response = device.post(corrections_url(coup), {"wagers": wagers, "reason": "Misread stake"}, format="json")
+    assert response.status_code == 201, response.json()
+    assert [(w["amount"], w["payout"], w["paid"]) for w in response.json()["wagers"]] == [
+        ("300.00", "300.00", "300.00"),
+        ("50.00", "0.00", "10.00"),
+    ]
+    holding = RuleViolation.objects.filter(coup=coup, cleared_at__isnull=True)
+    assert [(v.code, v.wager.seat) for v in holding] == [("payout_mismatch", 2)]
 
 
 def test_a_pit_boss_voids_a_coup_once(pit_boss, coup):

@@ -55,6 +55,8 @@ PRODUCT_CODES = {
     "win_deviation",
     "side_bet_advantage_play",
     "dealer_error_rate",
+    # Dealers (pit/dealers): a rotation past a shift.
+    "dealer_rotation_overdue",
 }
 
 

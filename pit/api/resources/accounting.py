@@ -51,7 +51,14 @@ class InventoryInputSerializer(s.StrictSerializer):
     kind = s.ChoiceField(choices=["opener", "closer"])
     chips = ChipsField(help_text='Pieces per denomination, e.g. {"25.00": 40, "100.00": 30}.')
     dealer = s.username_field(help_text="The dealer's username (first signer).")
+    dealer_password = s.SecretField(
+        help_text="The dealer's password, entered by them at this screen (not needed when the dealer is the "
+        "authenticated user). Segregation of duties: a signer other than the caller authenticates.",
+    )
     pit_boss = s.username_field(help_text="The pit boss's username (second signer).")
+    pit_boss_password = s.SecretField(
+        help_text="The pit boss's password when the pit boss is not the authenticated user (a device posting).",
+    )
 
 
 class SlipInputSerializer(s.StrictSerializer):
@@ -66,7 +73,14 @@ class SlipInputSerializer(s.StrictSerializer):
 
 class SlipStepInputSerializer(s.StrictSerializer):
     chips = ChipsField()
-    signed_by = s.username_field(required=False, help_text="Username of the person who signed the step, if known.")
+    signed_by = s.username_field(
+        required=False,
+        help_text="Username of the person who signed the step (default: the authenticated user). Each step "
+        "of a slip is by a different person: 400 naming `signed_by` otherwise.",
+    )
+    signed_by_password = s.SecretField(
+        help_text="The signer's password, entered by them, when the signer is not the authenticated user.",
+    )
 
 
 class DropInputSerializer(s.StrictSerializer):
@@ -242,6 +256,7 @@ class InventoryView(APIView):
                 dealer=_user(data["dealer"], "dealer"),
                 pit_boss=_user(data["pit_boss"], "pit_boss"),
                 actor=actor_for(request),
+                secrets={name: data.get(f"{name}_password", "") for name in ("dealer", "pit_boss")},
             ),
             answer=inventory_data,
         )
@@ -313,6 +328,7 @@ class _SlipStepView(APIView):
                 chips=_minor_chips(data["chips"], slip.currency, "chips"),
                 actor=actor_for(request),
                 signed_by=signer or (None if request_device(request) else request.user),
+                secrets={"signed_by": data.get("signed_by_password", "")},
             ),
             answer=lambda _step: slip_data(_slips().get(pk=slip.pk)),
         )

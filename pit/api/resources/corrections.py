@@ -135,6 +135,9 @@ class CoupCorrectionsView(APIView):
         responses={201: CorrectionSerializer, 200: CorrectionSerializer},
         summary="Correct a coup's wagers (a misread stake): the whole set that stands from now on",
         description=(
+            "Each wager carries what the table paid on it (`paid`); a wager sent without `paid` is stored as "
+            "paid what the paytable owes on its corrected stake (the old stake's paid figure is not kept, so "
+            "correcting a stake raises no payout_mismatch of its own). "
             "201 with the correction and the coup as it now stands; 200 when the same wagers stand already "
             "by an earlier correction (nothing written). The coup's earlier wagers stay recorded; the "
             "commission they accrued is reversed and the corrected wagers' is accrued, settled by the "

@@ -67,7 +67,10 @@ class DealerFiguresSerializer(serializers.Serializer):
     errors_per_1000_coups = serializers.DictField(child=serializers.DecimalField(max_digits=12, decimal_places=2))
     # A field, not Serializer.errors: DRF's metaclass takes declared fields out of the class body.
     errors = serializers.DictField(child=serializers.IntegerField())  # type: ignore[assignment]
-    device_faults = serializers.IntegerField(help_text="Violations of their coups put down to a device or neither.")
+    device_faults = serializers.IntegerField(
+        help_text="Violations of their coups that are not the dealer's: a machine's or neither's by their code, "
+        "or put down to a device or neither by a pit boss."
+    )
     mispays = serializers.IntegerField()
     mispaid = serializers.DictField(
         child=serializers.DecimalField(max_digits=18, decimal_places=2), help_text="Currency -> money paid wrong."

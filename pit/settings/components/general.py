@@ -37,6 +37,9 @@ THIRD_PARTY_APPS = [
     "pgtrigger",
     "pghistory",
     "pghistory.admin",
+    # Two-factor login for staff: TOTP authenticators (pit.accounts.two_factor).
+    "django_otp",
+    "django_otp.plugins.otp_totp",
 ]
 LOCAL_APPS = [
     "pit.core",
@@ -73,6 +76,10 @@ MIDDLEWARE = [
     # One log line per 401/403 (pit.access); the admin's idle timeout (PIT_ADMIN_IDLE_TIMEOUT_MINUTES).
     "pit.accounts.access.AccessDeniedLogMiddleware",
     "pit.accounts.access.IdleSessionTimeoutMiddleware",
+    # Two-factor login (django-otp): the session's verified device, then the admin refused to a user
+    # whose role requires it and whose session is not verified (PIT_TWO_FACTOR_ROLES).
+    "django_otp.middleware.OTPMiddleware",
+    "pit.accounts.two_factor.TwoFactorRequiredMiddleware",
 ]
 if DATABASE_IS_POSTGRES:
     # Tags every audit event written by a request with the user (or device), URL and address. It

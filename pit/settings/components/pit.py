@@ -22,6 +22,12 @@ PIT_STAFF_TOKEN_DAYS = env.int("PIT_STAFF_TOKEN_DAYS", default=30)
 # A staff session with no request for this long is signed out (the dashboard's refresh does not count).
 PIT_ADMIN_IDLE_TIMEOUT_MINUTES = env.int("PIT_ADMIN_IDLE_TIMEOUT_MINUTES", default=30)
 PIT_IDLE_EXEMPT_PATHS = ["/admin/pit/dashboard/data/"]
+# Two-factor admin login (TOTP): required for these roles (group names; "superuser" for superusers),
+# the ones that change money or records. A user of them with no authenticator can open only the
+# enrollment page (/admin/two-factor/) until they enroll.
+PIT_TWO_FACTOR_ROLES = env.list("PIT_TWO_FACTOR_ROLES", default=["superuser", "pit boss", "accountant", "cage"])
+# The issuer name an authenticator app shows beside the code.
+OTP_TOTP_ISSUER = env.str("PIT_TWO_FACTOR_ISSUER", default="Pit back-office")
 
 # ---------------------------------------------------------------- Tasks, queues and the outbox
 # A check of more coups than this at once (a store-and-forward batch) goes to the bulk queue.
@@ -66,6 +72,9 @@ PIT_PROTECTION_Z_MIN_WAGERS = env.int("PIT_PROTECTION_Z_MIN_WAGERS", default=100
 # by beat every 10 minutes for the current and the previous gaming day.
 PIT_PROTECTION_DEALER_ERRORS_PER_1000 = env.float("PIT_PROTECTION_DEALER_ERRORS_PER_1000", default=5.0)
 PIT_PROTECTION_DEALER_ERROR_P_VALUE = env.float("PIT_PROTECTION_DEALER_ERROR_P_VALUE", default=1e-5)
+# The longest a dealer's rotation runs: one still open this many hours after it began (nobody recorded
+# coming in) is a finding (dealer_rotation_overdue) and its dealer is charged with no later coup.
+PIT_DEALER_SHIFT_HOURS = env.float("PIT_DEALER_SHIFT_HOURS", default=8.0)
 
 # ---------------------------------------------------------------- Reports
 # Reports covering more gaming days than this run in the background (Celery) and are downloaded when
@@ -105,6 +114,10 @@ PIT_ACCOUNTING_SHIFT_HOURS = env.int("PIT_ACCOUNTING_SHIFT_HOURS", default=24)
 # A table-day whose statutory win differs from the house win of its recorded wagers by more than this
 # (major units, a decimal string) is a win_reconciliation_variance violation.
 PIT_WIN_RECONCILIATION_TOLERANCE = env.str("PIT_WIN_RECONCILIATION_TOLERANCE", default="0.00")
+# Segregation of duties by person: each step of a fill or credit slip by a different person, and a
+# second signer (the tray count's dealer, a slip's signer) from their own login or by their password
+# at the same screen. Off only where the jurisdiction allows one person to do several steps.
+PIT_SEGREGATION_OF_DUTIES = env.bool("PIT_SEGREGATION_OF_DUTIES", default=True)
 # Whether markers (credit instruments) go into the drop box and are counted in the drop.
 PIT_DROP_MARKERS = env.bool("PIT_DROP_MARKERS", default=True)
 # Win-to-drop investigation: "points" flags a table-day more than PIT_HOLD_RULE_VALUE points from the

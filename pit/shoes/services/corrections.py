@@ -19,8 +19,31 @@ from pit.shoes.services.values import CorrectionOutcome, CoupInput, SettledWager
 MAX_REASON = 2000
 
 
-def _wager_key(wager: Wager | SettledWager) -> tuple[int, str, int, int | None]:
-    return (wager.seat, wager.bet, wager.amount_minor, wager.paid_minor)
+def _paid_as_owed(wager: SettledWager) -> SettledWager:
+    """A corrected wager with no paid figure was paid what the paytable owes on its corrected stake:
+    the table paid the stake it saw, and the old paid figure belongs to the old stake."""
+    if wager.paid_minor is None:
+        wager.paid_minor = wager.payout_minor
+    return wager
+
+
+def _settle_correction(coup: Coup, table, wagers: tuple[WagerInput, ...]) -> list[SettledWager]:
+    item = CoupInput(number=coup.number, player=coup.player_cards, banker=coup.banker_cards, wagers=tuple(wagers))
+    return [_paid_as_owed(wager) for wager in coup_prepare(item, table, engine_paytable(coup.paytable)).wagers]
+
+
+def coup_correction_preview(*, coup: Coup, wagers: tuple[WagerInput, ...]) -> list[SettledWager]:
+    """What `coup_correct` would store for `wagers`, written nowhere: each wager settled by the engine
+    under the coup's paytable version (its payout owed) and the paid figure it would keep (the one
+    given, else the payout owed). ValidationError names the field, as `coup_correct` does."""
+    coup = Coup.objects.select_related("paytable", "shoe__table").get(pk=coup.pk)
+    return _settle_correction(coup, coup.shoe.table, wagers)
+
+
+def _wager_key(wager: Wager | SettledWager) -> tuple[int, str, int, int]:
+    """What a correction compares: a wager recorded with no paid figure counts as paid what it owed."""
+    paid = wager.payout_minor if wager.paid_minor is None else wager.paid_minor
+    return (wager.seat, wager.bet, wager.amount_minor, paid)
 
 
 def _coup_correction_write(
@@ -44,10 +67,7 @@ def _coup_correction_write(
             if latest is not None and latest.kind == CorrectionKind.VOID:
                 return CorrectionOutcome(latest, created=False)
         else:
-            item = CoupInput(
-                number=coup.number, player=coup.player_cards, banker=coup.banker_cards, wagers=tuple(wagers)
-            )
-            settled = coup_prepare(item, shoe.table, engine_paytable(coup.paytable)).wagers
+            settled = _settle_correction(coup, shoe.table, wagers)
             if sorted(map(_wager_key, settled)) == sorted(map(_wager_key, standing)):
                 if latest is not None and latest.kind == CorrectionKind.CORRECT:
                     return CorrectionOutcome(latest, created=False)
@@ -104,7 +124,8 @@ def _coup_correction_write(
 def coup_correct(
     *, coup: Coup, wagers: tuple[WagerInput, ...], reason: str, actor: Actor = SYSTEM
 ) -> CorrectionOutcome:
-    """Correct a coup's wagers (a misread stake): `wagers` is the whole set that stands from now on.
+    """Correct a coup's wagers (a misread stake): `wagers` is the whole set that stands from now on,
+    each with what the table paid on it (None: what the paytable owes on the corrected stake).
     The same correction again returns the one recorded (created=False). ValidationError names the
     field (`reason`, `wagers[2].amount`); nothing is written then."""
     return _coup_correction_write(coup=coup, kind=CorrectionKind.CORRECT, reason=reason, wagers=wagers, actor=actor)
