@@ -18,6 +18,7 @@ from pit import game
 from pit.compliance.models import RuleViolation
 from pit.compliance.services import violation_record, violations_clear_missing
 from pit.core.actors import Actor
+from pit.core.daylock import day_write
 from pit.core.errors import Conflict
 from pit.core.money import format_money, to_minor
 from pit.ledger.models import Reconciliation, ReconciliationStatus
@@ -147,6 +148,7 @@ def _chain_check(*, opener: InventoryCount, closer: InventoryCount | None) -> No
     )
 
 
+@day_write(writes=("accounting.InventoryCount",), day_of="the count's gaming day")
 @transaction.atomic
 def inventory_record(
     *,
@@ -211,6 +213,7 @@ def inventory_record(
 
 
 # ---------------------------------------------------------------------------------------- slips
+@day_write(writes=("accounting.Slip",), day_of="the slip's gaming day")
 @transaction.atomic
 def slip_request(
     *,
@@ -287,12 +290,14 @@ def _slip_step(*, slip: Slip, step: str, chips: Mapping, actor: Actor, signed_by
     return recorded
 
 
+@day_write(writes=("accounting.SlipStep",), day_of="the slip's gaming day")
 @transaction.atomic
 def slip_issue(*, slip: Slip, chips: Mapping, actor: Actor, signed_by=None) -> SlipStep:
     """The cage issues the chips of a slip (for a credit: the cage's count of what it takes back)."""
     return _slip_step(slip=slip, step=SlipStepKind.ISSUED, chips=chips, actor=actor, signed_by=signed_by)
 
 
+@day_write(writes=("accounting.SlipStep",), day_of="the slip's gaming day")
 @transaction.atomic
 def slip_receive(*, slip: Slip, chips: Mapping, actor: Actor, signed_by=None) -> SlipStep:
     """The table signs for the chips of an issued slip: what is received is what counts in the win."""
@@ -325,6 +330,7 @@ def slips_flag_unreceived(*, table=None, gaming_day: dt.date, shift: int | None 
 
 
 # ---------------------------------------------------------------------------------------- drop
+@day_write(writes=("accounting.DropCount",), day_of="the drop's gaming day")
 @transaction.atomic
 def drop_record(
     *,

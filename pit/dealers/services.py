@@ -7,7 +7,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from pit.core.actors import SYSTEM, Actor
+from pit.core.daylock import day_write, days_ensure_open
 from pit.core.errors import Conflict
+from pit.core.gaming_day import gaming_day_for
 from pit.dealers.models import Dealer, DealerRotation, Fault, ViolationFault
 
 MAX_NOTE = 2000
@@ -21,6 +23,7 @@ def dealer_create(*, code: str, name: str) -> Dealer:
     return dealer
 
 
+@day_write(writes=("dealers.DealerRotation",), day_of="the gaming day of the rotation's start")
 def dealer_rotate(
     *, table, dealer: Dealer | None, started_at: dt.datetime, actor: Actor = SYSTEM
 ) -> tuple[DealerRotation, bool]:
@@ -35,6 +38,7 @@ def dealer_rotate(
     if recorded is None:
         try:
             with transaction.atomic():
+                days_ensure_open([gaming_day_for(started_at)])
                 return DealerRotation.objects.create(
                     table=table, dealer=dealer, started_at=started_at, **actor.recorded_fields()
                 ), True

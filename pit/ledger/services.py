@@ -18,6 +18,7 @@ from pit import game
 from pit.compliance.models import RuleViolation
 from pit.compliance.services import violation_record, violations_clear_missing
 from pit.core.actors import SYSTEM, Actor
+from pit.core.daylock import day_write, days_ensure_open
 from pit.core.gaming_day import gaming_day_for
 from pit.core.money import from_minor, to_minor
 from pit.core.outbox import outbox_enqueue
@@ -44,6 +45,7 @@ def seat_balance_minor(*, shoe: Shoe, seat: int) -> int:
     return CommissionEntry.objects.filter(shoe=shoe, seat=seat).aggregate(total=Sum("amount_minor"))["total"] or 0
 
 
+@day_write(writes=("ledger.CommissionEntry",), day_of="the gaming day of the collection (the shoe deals)")
 @transaction.atomic
 def commission_collect(*, shoe: Shoe, seat: int, actor: Actor = SYSTEM, note: str = "") -> CommissionEntry | None:
     """The player at `seat` leaves: collect what the seat owes. None when it owes nothing."""
@@ -52,6 +54,7 @@ def commission_collect(*, shoe: Shoe, seat: int, actor: Actor = SYSTEM, note: st
         raise ValidationError({"seat": f"{seat} is not a seat at table {shoe.table.code}."})
     if shoe.status != ShoeStatus.DEALING:
         raise ValidationError({"seat": f"{shoe} is closed; its commission was collected at the shuffle."})
+    days_ensure_open([gaming_day_for(timezone.now())])
     balance = seat_balance_minor(shoe=shoe, seat=seat)
     if balance <= 0:
         return None
@@ -67,12 +70,14 @@ def commission_collect(*, shoe: Shoe, seat: int, actor: Actor = SYSTEM, note: st
     )
 
 
+@day_write(writes=("ledger.CommissionEntry",), day_of="the gaming day of the entry it reverses")
 @transaction.atomic
 def commission_entry_reverse(*, entry: CommissionEntry, note: str, actor: Actor = SYSTEM) -> CommissionEntry:
     """Correct an entry by a new one that cancels it; the original stays as it was."""
     if not note.strip():
         raise ValidationError({"note": "Say why the entry is reversed."})
     entry = CommissionEntry.objects.select_for_update().get(pk=entry.pk)
+    days_ensure_open([entry.gaming_day])
     if entry.kind == EntryKind.REVERSAL:
         raise ValidationError({"entry": "A reversal is not reversed; record a new entry instead."})
     if hasattr(entry, "reversed_by"):

@@ -5,6 +5,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from pit.core.actors import SYSTEM, Actor
+from pit.core.daylock import day_write, days_ensure_open
 from pit.core.outbox import outbox_enqueue
 from pit.core.queues import REFRESH_TASK, VERIFY_TASK
 from pit.ledger.models import CommissionEntry, EntryKind
@@ -37,6 +38,7 @@ def _coup_correction_write(
     with transaction.atomic():
         shoe = shoe_lock(coup.shoe_id)  # one writer per shoe: its coups, their corrections, its reconciliation
         coup = Coup.objects.select_related("paytable").get(pk=coup.pk)
+        days_ensure_open([coup.gaming_day])  # a closed day's coup is changed by an adjustment
         latest = coup.corrections.order_by("-sequence").first()
         standing = list(wagers_standing(coup.wagers.all()))
         settled: list[SettledWager] = []
@@ -101,6 +103,10 @@ def _coup_correction_write(
     return CorrectionOutcome(correction, created=True)
 
 
+_WRITES = ("shoes.CoupCorrection", "shoes.Wager", "ledger.CommissionEntry")
+
+
+@day_write(writes=_WRITES, day_of="the corrected coup's gaming day")
 def coup_correct(
     *, coup: Coup, wagers: tuple[WagerInput, ...], reason: str, actor: Actor = SYSTEM
 ) -> CorrectionOutcome:
@@ -110,6 +116,7 @@ def coup_correct(
     return _coup_correction_write(coup=coup, kind=CorrectionKind.CORRECT, reason=reason, wagers=wagers, actor=actor)
 
 
+@day_write(writes=_WRITES, day_of="the voided coup's gaming day")
 def coup_void(*, coup: Coup, reason: str, actor: Actor = SYSTEM) -> CorrectionOutcome:
     """Void a coup (a misdeal): no wager stands, every stake is returned, no win, no commission.
     Voiding it again returns the void recorded (created=False)."""
