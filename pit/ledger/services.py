@@ -19,10 +19,9 @@ from pit.compliance.models import RuleViolation
 from pit.compliance.services import violation_record, violations_clear_missing
 from pit.core.actors import SYSTEM, Actor
 from pit.core.daylock import day_write, days_ensure_open
+from pit.core.derived import derived_follow
 from pit.core.gaming_day import gaming_day_for
 from pit.core.money import from_minor, to_minor
-from pit.core.outbox import outbox_enqueue
-from pit.core.queues import REFRESH_TASK
 from pit.ledger.models import (
     BoxCount,
     CollectionReason,
@@ -82,7 +81,9 @@ def commission_entry_reverse(*, entry: CommissionEntry, note: str, actor: Actor 
         raise ValidationError({"entry": "A reversal is not reversed; record a new entry instead."})
     if hasattr(entry, "reversed_by"):
         raise ValidationError({"entry": f"Entry {entry.pk} is reversed already (by entry {entry.reversed_by.pk})."})
-    outbox_enqueue(REFRESH_TASK, entry.shoe_id)  # pit.rollups: the reversal changes table results
+    # The reversal changes the table results, and a closed shoe's reconciliation (a supplement).
+    closed = Shoe.objects.filter(pk=entry.shoe_id, status=ShoeStatus.CLOSED).exists()
+    derived_follow(("ledger.CommissionEntry",), shoe_id=entry.shoe_id, shoe_closed=closed)
     return CommissionEntry.objects.create(
         shoe_id=entry.shoe_id,
         seat=entry.seat,

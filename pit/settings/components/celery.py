@@ -77,6 +77,7 @@ CELERY_TASK_ROUTES = [
         "reports.report_export_run": {"queue": "bulk"},
         "reports.report_exports_purge": {"queue": "bulk"},
         "rollups.shoe_refresh": {"queue": "bulk"},
+        "accounting.table_day_recheck": {"queue": "bulk"},
         "rollups.catch_up": {"queue": "bulk"},
         "api.idempotency_keys_purge": {"queue": "bulk"},
     },

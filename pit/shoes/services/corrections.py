@@ -7,12 +7,12 @@ from django.db import transaction
 from pit.core.actors import SYSTEM, Actor
 from pit.core.daylock import day_write, days_ensure_open
 from pit.core.outbox import outbox_enqueue
-from pit.core.queues import REFRESH_TASK, VERIFY_TASK
+from pit.core.queues import VERIFY_TASK
 from pit.ledger.models import CommissionEntry, EntryKind
 from pit.paytables.selectors import engine_paytable
 from pit.shoes.models import CorrectionKind, Coup, CoupCorrection, Wager
 from pit.shoes.selectors import wagers_standing
-from pit.shoes.services.owed import reconcile_late
+from pit.shoes.services.owed import corrections_owe
 from pit.shoes.services.settlement import coup_prepare
 from pit.shoes.services.shoes import shoe_lock
 from pit.shoes.services.values import CorrectionOutcome, CoupInput, SettledWager, WagerInput
@@ -98,8 +98,7 @@ def _coup_correction_write(
             ]
         )
         outbox_enqueue(VERIFY_TASK, [coup.pk])
-        outbox_enqueue(REFRESH_TASK, shoe.pk)
-        reconcile_late(shoe)
+        corrections_owe(shoe, coup)
     return CorrectionOutcome(correction, created=True)
 
 

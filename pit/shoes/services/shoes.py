@@ -11,11 +11,10 @@ from django.utils import timezone
 
 from pit.core.actors import SYSTEM, Actor
 from pit.core.daylock import day_write, days_ensure_open
+from pit.core.derived import derived_follow
 from pit.core.errors import Conflict
 from pit.core.gaming_day import gaming_day_for
 from pit.core.money import MoneyError, to_minor
-from pit.core.outbox import outbox_enqueue
-from pit.core.queues import RECONCILE_TASK
 from pit.ledger.models import BoxCount
 from pit.records.links import records_chain
 from pit.shoes.models import Shoe, ShoeStatus
@@ -119,5 +118,5 @@ def shoe_close(*, shoe: Shoe, box_counts: list[tuple[int, Decimal]], closed_at=N
             BoxCount(shoe=shoe, seat=seat, currency=table.currency, counted_minor=minor, **actor.recorded_fields())
             for seat, minor in sorted(counts.items())
         )
-    outbox_enqueue(RECONCILE_TASK, shoe.pk)
+    derived_follow(("ledger.BoxCount",), shoe_id=shoe.pk, shoe_closed=True)  # the reconciliation
     return shoe
