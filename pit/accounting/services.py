@@ -16,7 +16,8 @@ from django.db.models import Q, Sum
 
 from pit import game
 from pit.compliance.models import RuleViolation
-from pit.compliance.services import violation_record, violations_clear_missing
+from pit.compliance.selectors import shoes_quarantined
+from pit.compliance.services import quarantine_hold, violation_record, violations_clear_missing
 from pit.core.actors import Actor
 from pit.core.daylock import day_write
 from pit.core.derived import DERIVED
@@ -385,7 +386,17 @@ def win_reconcile(*, table, gaming_day: dt.date) -> int | None:
     """Compare a table-day's statutory win with the house win of its recorded wagers; beyond the
     tolerance it is a `win_reconciliation_variance` (one per difference: a finding that no longer
     holds after a later figure is cleared, never deleted). Returns the difference in minor units,
-    or None while the day's figures are incomplete."""
+    or None while the day's figures are incomplete, or while a shoe of the table-day is quarantined (a
+    `derivation_quarantined` finding says so; its hold investigation waits with it)."""
+    shoe_ids = Shoe.objects.filter(table=table, coups__gaming_day=gaming_day).values_list("pk", flat=True).distinct()
+    if quarantine_hold(
+        shoe_ids=shoe_ids,
+        derived=WIN_CHECK,
+        what=f"The win reconciliation of {table.code} on {gaming_day}",
+        table=table,
+        gaming_day=gaming_day,
+    ):
+        return None
     difference = selectors.win_difference_minor(table=table, gaming_day=gaming_day)
     if difference is not None:
         hold_check(
@@ -527,6 +538,11 @@ def day_close_blockers(*, gaming_day: dt.date) -> list[str]:
         blockers.append(
             f"The commission box of shoe {violation.shoe} differs from its ledger at seat {violation.seat} since a "
             f"supplement (violation {violation.pk}) and awaits a pit boss's review."
+        )
+    for shoe_id, holding in sorted(shoes_quarantined(shoes.values_list("pk", flat=True)).items()):
+        blockers.append(
+            f"Shoe {holding.shoe} is quarantined: its record chain is broken (violation {holding.pk}) and awaits a "
+            "person's review."
         )
     unreceived = Slip.objects.filter(gaming_day=gaming_day).exclude(steps__step=SlipStepKind.RECEIVED)
     for slip in unreceived.select_related("table"):

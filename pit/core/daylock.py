@@ -70,7 +70,6 @@ EXEMPT: dict[str, str] = {
     "pit.accounting.services.gaming_day_close": "the lock itself",
     "pit.accounting.services.gaming_day_reopen": "the lock itself",
     "pit.accounting.services.adjustment_record": "the one fact a closed day takes (refused on an open day)",
-    "pit.accounting.services.shoe_quarantine_clear": "a person's review of a finding, which goes on after a close",
 }
 
 _Service = TypeVar("_Service", bound=Callable[..., Any])

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from pit import game
 from pit.compliance.models import RuleViolation
-from pit.compliance.services import violation_record, violations_clear_missing
+from pit.compliance.services import quarantine_hold, violation_record, violations_clear_missing
 from pit.core.actors import SYSTEM, Actor
 from pit.core.daylock import day_write, days_ensure_open
 from pit.core.derived import derived_follow
@@ -138,7 +138,7 @@ def _box_variance_finding(expected: int, counted: int, seat: int, currency: str)
 
 
 @transaction.atomic
-def shoe_reconcile(*, shoe_id: int) -> Reconciliation:
+def shoe_reconcile(*, shoe_id: int) -> Reconciliation | None:
     """Reconcile a closed shoe's commission box against the ledger, once; after that, supplement it.
 
     Per seat: accrued (accruals and their reversals), collected earlier from seats whose player
@@ -146,12 +146,20 @@ def shoe_reconcile(*, shoe_id: int) -> Reconciliation:
     is written to the ledger so that every seat's balance ends at zero. Running it again returns
     the reconciliation made the first time and writes nothing, unless the ledger changed since
     (a coup recorded after the close, a correction, a void): then a supplement
-    (`shoe_reconcile_supplement`) brings the balances back to zero.
+    (`shoe_reconcile_supplement`) brings the balances back to zero. A quarantined shoe (its chain
+    broken) is neither reconciled nor supplemented: a `derivation_quarantined` finding says so, and
+    the reconciliation made before, if any, is returned.
     """
     shoe = shoe_lock(shoe_id)
     if shoe.status != ShoeStatus.CLOSED:
         raise ValidationError(f"{shoe} is still dealing; it is reconciled when it is closed at the shuffle.")
     existing = Reconciliation.objects.filter(shoe=shoe).first()
+    what = f"The {'supplement' if existing else 'reconciliation'} of the commission box of {shoe}"
+    gaming_day = _shoe_gaming_day(shoe)
+    if quarantine_hold(
+        shoe_ids=[shoe.pk], derived=RECONCILIATION_CHECK, what=what, table=shoe.table, gaming_day=gaming_day, shoe=shoe
+    ):
+        return existing  # a broken chain's ledger is no base for a collection: nothing written
     if existing is not None:
         shoe_reconcile_supplement(shoe=shoe, reconciliation=existing)
         return existing
@@ -202,7 +210,6 @@ def shoe_reconcile(*, shoe_id: int) -> Reconciliation:
         for line in lines
         if line.expected_minor != 0
     )
-    gaming_day = _shoe_gaming_day(shoe)
     for seat, finding in findings:
         violation_record(
             finding=finding,

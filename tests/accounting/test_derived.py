@@ -9,15 +9,20 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from pit.accounting.models import GamingDayEvent
-from pit.accounting.services import gaming_day_close, inventory_record
+from pit.accounting.services import drop_record, gaming_day_close, inventory_record, win_reconcile
 from pit.compliance.models import RuleViolation
+from pit.compliance.services import violation_resolve
 from pit.core.models import OutboxMessage
 from pit.core.queues import WIN_RECHECK_TASK
-from pit.ledger.models import ReconciliationSupplement
+from pit.ledger.models import CommissionEntry, Reconciliation, ReconciliationSupplement
+from pit.ledger.services import shoe_reconcile
+from pit.records.services import records_verify
+from pit.rollups.services import rollups_shoe_refresh
 from pit.shoes.services import coup_record, coup_void, shoe_close
 from pit.shoes.services.values import CoupInput
 from tests import factories
 from tests.accounting.conftest import DAY
+from tests.records.test_chain import tamper
 from tests.shoes import hands
 
 pytestmark = pytest.mark.django_db
@@ -44,8 +49,6 @@ def checked(pit, django_capture_on_commit_callbacks):
             pit_boss=pit.boss,
             actor=pit.actor,
         )
-    from pit.accounting.services import drop_record  # noqa: PLC0415 - beside the counts it completes
-
     drop_record(table=pit.bb1, gaming_day=DAY, cash={}, actor=pit.actor)
     assert not RuleViolation.objects.filter(code="win_reconciliation_variance").exists()
     return pit
@@ -96,3 +99,42 @@ def test_the_close_rechecks_what_a_lost_task_left_unchecked(checked, django_capt
     # What the re-check found is kept, though the close was refused.
     assert (box.shoe_id, ReconciliationSupplement.objects.get().variance_minor) == (checked.shoe.pk, 500)
     assert not GamingDayEvent.objects.exists()
+
+
+def test_a_broken_chain_quarantines_its_shoe_until_a_person_clears_it(checked):
+    """A forged accrual ($50 instead of $5) leaves seat 1 owing $45: a supplement would collect it, on
+    top of the forgery, validly chained. Quarantined, nothing is derived from the shoe."""
+    entry = CommissionEntry.objects.get(kind="accrued")
+    tamper(f"UPDATE {CommissionEntry._meta.db_table} SET amount_minor = 5000 WHERE id = %s", [entry.pk])
+    records_verify(first_day=DAY, last_day=DAY)
+    broken = RuleViolation.objects.get(code="record_chain_broken")
+    assert broken.message.endswith(
+        "The shoe is quarantined: nothing is derived from it until a person resolves or dismisses this violation."
+    )
+    reconciliation = Reconciliation.objects.get()
+    assert shoe_reconcile(shoe_id=checked.shoe.pk) == reconciliation
+    assert win_reconcile(table=checked.bb1, gaming_day=DAY) is None
+    assert rollups_shoe_refresh(shoe_id=checked.shoe.pk) == 0
+    assert not ReconciliationSupplement.objects.exists()
+    assert not CommissionEntry.objects.filter(collection_reason="supplement").exists()
+    held = dict(RuleViolation.objects.filter(code="derivation_quarantined").values_list("found_by", "message"))
+    because = (
+        f"shoe {checked.shoe} is quarantined, its record chain is broken (violation {broken.pk}). Nothing is "
+        "derived from it until a person resolves or dismisses that violation."
+    )
+    assert held == {
+        "reconciliation": f"The supplement of the commission box of {checked.shoe} was not derived: {because}",
+        "win_reconciliation": f"The win reconciliation of BB1 on {DAY} was not derived: {because}",
+        "rollups": f"The rollups' refresh of {checked.shoe} was not derived: {because}",
+    }
+    with pytest.raises(ValidationError) as error:
+        gaming_day_close(gaming_day=DAY, user=checked.accountant)
+    assert (
+        f"Shoe {checked.shoe} is quarantined: its record chain is broken (violation {broken.pk}) and awaits a "
+        "person's review."
+    ) in error.value.message_dict["gaming_day"]
+
+    # A person clears it, with a note kept in the violation's review (who, when, why): derivation resumes.
+    violation_resolve(violation=broken, user=checked.boss, note="accrual restored from the signed export")
+    assert shoe_reconcile(shoe_id=checked.shoe.pk) == reconciliation
+    assert ReconciliationSupplement.objects.get().change_minor == 4500
