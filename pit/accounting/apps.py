@@ -8,10 +8,9 @@ class AccountingConfig(AppConfig):
     verbose_name = "Table accounting"
 
     def ready(self) -> None:
-        # Imported once the apps are ready: the lock reads this app's models.
-        from pit.core.daylock import day_guard_register
+        from pit.core.daylock import day_guard_register  # imported once the apps are ready (AppConfig.ready)
 
-        from .locks import days_ensure_open
+        from .locks import days_ensure_open  # the lock reads this app's models, loaded by now
 
         # Every write service of a fact, in whichever app, refuses a closed day through this check.
         day_guard_register(days_ensure_open)

@@ -539,7 +539,7 @@ def day_close_blockers(*, gaming_day: dt.date) -> list[str]:
             f"The commission box of shoe {violation.shoe} differs from its ledger at seat {violation.seat} since a "
             f"supplement (violation {violation.pk}) and awaits a pit boss's review."
         )
-    for shoe_id, holding in sorted(shoes_quarantined(shoes.values_list("pk", flat=True)).items()):
+    for _, holding in sorted(shoes_quarantined(shoes.values_list("pk", flat=True)).items()):
         blockers.append(
             f"Shoe {holding.shoe} is quarantined: its record chain is broken (violation {holding.pk}) and awaits a "
             "person's review."

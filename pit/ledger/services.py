@@ -76,7 +76,7 @@ def commission_entry_reverse(*, entry: CommissionEntry, note: str, actor: Actor 
     if not note.strip():
         raise ValidationError({"note": "Say why the entry is reversed."})
     entry = CommissionEntry.objects.select_for_update().get(pk=entry.pk)
-    days_ensure_open([entry.gaming_day])
+    days_ensure_open([entry.gaming_day or gaming_day_for(entry.recorded_at)])
     if entry.kind == EntryKind.REVERSAL:
         raise ValidationError({"entry": "A reversal is not reversed; record a new entry instead."})
     if hasattr(entry, "reversed_by"):
