@@ -486,9 +486,19 @@ def hold_check(*, table_id: int, gaming_day: dt.date, win: int | None, drop: int
 @transaction.atomic
 def holds_investigate(*, gaming_day: dt.date) -> int:
     """Check every complete table-day of a gaming day against the rule (after a rule change, say);
-    safe to run again. Returns how many table-days are flagged."""
+    safe to run again. Returns how many table-days are flagged. A table-day with a quarantined shoe
+    is skipped, as its win reconciliation is (a `derivation_quarantined` finding)."""
     flagged = 0
     for (_, table_id, _), item in selectors.period_figures(date_from=gaming_day, date_to=gaming_day).items():
+        table = Table.objects.get(pk=table_id)
+        if quarantine_hold(
+            shoe_ids=Shoe.objects.filter(table_id=table_id, coups__gaming_day=gaming_day).values_list("pk", flat=True),
+            derived=WIN_CHECK,
+            what=f"The win reconciliation of {table.code} on {gaming_day}",
+            table=table,
+            gaming_day=gaming_day,
+        ):
+            continue  # the hold investigation waits with the win reconciliation
         if hold_check(table_id=table_id, gaming_day=gaming_day, win=item.win, drop=item.drop, currency=item.currency):
             flagged += 1
     return flagged

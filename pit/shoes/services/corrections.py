@@ -38,7 +38,7 @@ def _coup_correction_write(
     with transaction.atomic():
         shoe = shoe_lock(coup.shoe_id)  # one writer per shoe: its coups, their corrections, its reconciliation
         coup = Coup.objects.select_related("paytable").get(pk=coup.pk)
-        days_ensure_open([coup.gaming_day])  # a closed day's coup is changed by an adjustment
+        days_ensure_open([coup.gaming_day])  # a closed day's coup changes only once the day is re-opened
         latest = coup.corrections.order_by("-sequence").first()
         standing = list(wagers_standing(coup.wagers.all()))
         settled: list[SettledWager] = []
