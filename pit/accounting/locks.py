@@ -3,7 +3,9 @@
 On PostgreSQL a write to a day holds a shared transaction-level advisory lock on that day and the
 close takes it exclusively, so a count committing while an accountant closes the day is either in
 before the close looks (and counted by it) or refused after. SQLite's IMMEDIATE transactions already
-run one writer at a time.
+run one writer at a time. `days_ensure_open` is the check every write service of a fact passes
+through (`pit.core.daylock`: registered at start-up, so the shoes, the ledger and the dealers refuse
+a closed day without importing this app).
 """
 
 import datetime as dt
@@ -11,7 +13,7 @@ import datetime as dt
 from pit.core.db import advisory_xact_lock
 from pit.core.errors import Conflict
 
-from .selectors import day_is_closed
+from .selectors import days_closed
 
 _LOCK_SPACE = 130008  # this app's first key of PostgreSQL's two-key advisory locks
 
@@ -21,12 +23,21 @@ def day_lock(*, gaming_day: dt.date, exclusive: bool = False) -> None:
     advisory_xact_lock((_LOCK_SPACE, gaming_day.toordinal()), shared=not exclusive)
 
 
-def day_ensure_open(*, gaming_day: dt.date) -> None:
-    """Raise Conflict if the gaming day is closed (call inside the writing transaction)."""
-    day_lock(gaming_day=gaming_day)
-    if day_is_closed(gaming_day):
+def days_ensure_open(days: list[dt.date]) -> None:
+    """Raise Conflict naming the first of `days` that is closed; each day's shared lock is held until
+    the transaction ends (taken in date order, as every writer takes them)."""
+    for day in days:
+        day_lock(gaming_day=day)
+    closed = days_closed(days)
+    if closed:
+        gaming_day = closed[0]
         raise Conflict(
             f"Gaming day {gaming_day} is closed: its records are locked. Record an adjustment (with its reason) "
             "instead, or have an accountant re-open the day.",
             gaming_day=gaming_day.isoformat(),
         )
+
+
+def day_ensure_open(*, gaming_day: dt.date) -> None:
+    """Raise Conflict if the gaming day is closed (call inside the writing transaction)."""
+    days_ensure_open([gaming_day])

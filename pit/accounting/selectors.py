@@ -157,6 +157,16 @@ def day_is_closed(gaming_day: dt.date) -> bool:
     return latest.first() == DayAction.CLOSED
 
 
+def days_closed(days: list[dt.date]) -> list[dt.date]:
+    """Those of `days` that are locked (their latest close/re-open event a close), in order; one query."""
+    latest: dict[dt.date, str] = {}
+    for day, action in (
+        GamingDayEvent.objects.filter(gaming_day__in=days).order_by("id").values_list("gaming_day", "action")
+    ):
+        latest[day] = action
+    return sorted(day for day, action in latest.items() if action == DayAction.CLOSED)
+
+
 def daily_holds(*, table_id: int, date_from: dt.date, date_to: dt.date) -> list[tuple[dt.date, int, int]]:
     """(gaming day, win, drop) of a table's complete days with a drop, in order."""
     figures = period_figures(date_from=date_from, date_to=date_to, table_ids=[table_id])

@@ -12,16 +12,21 @@ from statistics import NormalDist
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Q, Sum
 
 from pit import game
 from pit.compliance.models import RuleViolation
-from pit.compliance.services import violation_record, violations_clear_missing
+from pit.compliance.selectors import shoes_quarantined
+from pit.compliance.services import quarantine_hold, violation_record, violations_clear_missing
 from pit.core.actors import Actor
+from pit.core.daylock import day_write
+from pit.core.derived import DERIVED
 from pit.core.errors import Conflict
 from pit.core.money import format_money, to_minor
 from pit.core.percent import round_percent
-from pit.ledger.models import Reconciliation, ReconciliationStatus
+from pit.ledger.models import CommissionEntry, Reconciliation, ReconciliationStatus
+from pit.ledger.services import shoe_reconcile
+from pit.rollups.services import rollup_day_rebuild
 from pit.shoes.models import Shoe, ShoeStatus
 from pit.tables.models import Table
 
@@ -148,6 +153,7 @@ def _chain_check(*, opener: InventoryCount, closer: InventoryCount | None) -> No
     )
 
 
+@day_write(writes=("accounting.InventoryCount",), day_of="the count's gaming day")
 @transaction.atomic
 def inventory_record(
     *,
@@ -217,6 +223,7 @@ def inventory_record(
 
 
 # ---------------------------------------------------------------------------------------- slips
+@day_write(writes=("accounting.Slip",), day_of="the slip's gaming day")
 @transaction.atomic
 def slip_request(
     *,
@@ -299,6 +306,7 @@ def _slip_step(
     return recorded
 
 
+@day_write(writes=("accounting.SlipStep",), day_of="the slip's gaming day")
 @transaction.atomic
 def slip_issue(
     *, slip: Slip, chips: Mapping, actor: Actor, signed_by=None, secrets: Mapping[str, str] | None = None
@@ -311,6 +319,7 @@ def slip_issue(
     )
 
 
+@day_write(writes=("accounting.SlipStep",), day_of="the slip's gaming day")
 @transaction.atomic
 def slip_receive(
     *, slip: Slip, chips: Mapping, actor: Actor, signed_by=None, secrets: Mapping[str, str] | None = None
@@ -348,6 +357,7 @@ def slips_flag_unreceived(*, table=None, gaming_day: dt.date, shift: int | None 
 
 
 # ---------------------------------------------------------------------------------------- drop
+@day_write(writes=("accounting.DropCount",), day_of="the drop's gaming day")
 @transaction.atomic
 def drop_record(
     *,
@@ -399,7 +409,17 @@ def win_reconcile(*, table, gaming_day: dt.date) -> int | None:
     """Compare a table-day's statutory win with the house win of its recorded wagers; beyond the
     tolerance it is a `win_reconciliation_variance` (one per difference: a finding that no longer
     holds after a later figure is cleared, never deleted). Returns the difference in minor units,
-    or None while the day's figures are incomplete."""
+    or None while the day's figures are incomplete, or while a shoe of the table-day is quarantined (a
+    `derivation_quarantined` finding says so; its hold investigation waits with it)."""
+    shoe_ids = Shoe.objects.filter(table=table, coups__gaming_day=gaming_day).values_list("pk", flat=True).distinct()
+    if quarantine_hold(
+        shoe_ids=shoe_ids,
+        derived=WIN_CHECK,
+        what=f"The win reconciliation of {table.code} on {gaming_day}",
+        table=table,
+        gaming_day=gaming_day,
+    ):
+        return None
     difference = selectors.win_difference_minor(table=table, gaming_day=gaming_day)
     if difference is not None:
         hold_check(
@@ -489,9 +509,19 @@ def hold_check(*, table_id: int, gaming_day: dt.date, win: int | None, drop: int
 @transaction.atomic
 def holds_investigate(*, gaming_day: dt.date) -> int:
     """Check every complete table-day of a gaming day against the rule (after a rule change, say);
-    safe to run again. Returns how many table-days are flagged."""
+    safe to run again. Returns how many table-days are flagged. A table-day with a quarantined shoe
+    is skipped, as its win reconciliation is (a `derivation_quarantined` finding)."""
     flagged = 0
     for (_, table_id, _), item in selectors.period_figures(date_from=gaming_day, date_to=gaming_day).items():
+        table = Table.objects.get(pk=table_id)
+        if quarantine_hold(
+            shoe_ids=Shoe.objects.filter(table_id=table_id, coups__gaming_day=gaming_day).values_list("pk", flat=True),
+            derived=WIN_CHECK,
+            what=f"The win reconciliation of {table.code} on {gaming_day}",
+            table=table,
+            gaming_day=gaming_day,
+        ):
+            continue  # the hold investigation waits with the win reconciliation
         if hold_check(table_id=table_id, gaming_day=gaming_day, win=item.win, drop=item.drop, currency=item.currency):
             flagged += 1
     return flagged
@@ -530,6 +560,23 @@ def day_close_blockers(*, gaming_day: dt.date) -> list[str]:
         missing = [name for name in ("opener", "closer", "drop") if item is None or item.counted[name] != item.shifts]
         if missing:
             blockers.append(f"Table {codes[table_id]} has no {', '.join(missing)} recorded for every shift.")
+    supplemented = RuleViolation.objects.filter(
+        shoe__in=shoes.filter(reconciliation__supplements__isnull=False),
+        code="box_variance",
+        status="open",
+        cleared_at__isnull=True,
+        fingerprint__contains=":supplement",  # a supplement's finding (the first count's has its explanation)
+    )
+    for violation in supplemented.select_related("shoe__table").order_by("shoe_id", "seat"):
+        blockers.append(
+            f"The commission box of shoe {violation.shoe} differs from its ledger at seat {violation.seat} since a "
+            f"supplement (violation {violation.pk}) and awaits a pit boss's review."
+        )
+    for _, holding in sorted(shoes_quarantined(shoes.values_list("pk", flat=True)).items()):
+        blockers.append(
+            f"Shoe {holding.shoe} is quarantined: its record chain is broken (violation {holding.pk}) and awaits a "
+            "person's review."
+        )
     unreceived = Slip.objects.filter(gaming_day=gaming_day).exclude(steps__step=SlipStepKind.RECEIVED)
     for slip in unreceived.select_related("table"):
         blockers.append(f"{slip} was never received at the table.")
@@ -548,17 +595,90 @@ def day_close_blockers(*, gaming_day: dt.date) -> list[str]:
     return blockers
 
 
-@transaction.atomic
-def gaming_day_close(*, gaming_day: dt.date, user, note: str = ""):
-    """Close (lock) a gaming day: refused, naming every reason, until it is all counted and explained."""
+def _day_shoes(gaming_day: dt.date):
+    return Shoe.objects.filter(coups__gaming_day=gaming_day).distinct().select_related("table").order_by("pk")
 
-    day_lock(gaming_day=gaming_day, exclusive=True)
-    if selectors.day_is_closed(gaming_day):
-        raise Conflict(f"Gaming day {gaming_day} is already closed.", gaming_day=gaming_day.isoformat())
-    blockers = day_close_blockers(gaming_day=gaming_day)
-    if blockers:
-        raise ValidationError({"gaming_day": blockers})
-    return GamingDayEvent.objects.create(gaming_day=gaming_day, action=DayAction.CLOSED, note=note.strip(), by=user)
+
+def _played_tables(gaming_day: dt.date) -> list[Table]:
+    """The tables with figures or coups on the day, by code."""
+    figures = selectors.period_figures(date_from=gaming_day, date_to=gaming_day)
+    played = {table_id for (_, table_id, _) in figures} | set(_day_shoes(gaming_day).values_list("table_id", flat=True))
+    return list(Table.objects.filter(pk__in=played).order_by("code"))
+
+
+def _recheck_box_reconciliation(gaming_day: dt.date) -> None:
+    """Each closed shoe of the day reconciled, or supplemented where its ledger moved since."""
+    for shoe in _day_shoes(gaming_day).filter(status=ShoeStatus.CLOSED):
+        shoe_reconcile(shoe_id=shoe.pk)
+
+
+def _recheck_rollups(gaming_day: dt.date) -> None:
+    """The day's rollups rebuilt from the detail (a day not complete yet is read from the detail)."""
+    rollup_day_rebuild(day=gaming_day)
+
+
+def _recheck_win_reconciliation(gaming_day: dt.date) -> None:
+    """Each played table-day's statutory win against its wagers, and its hold investigation."""
+    for table in _played_tables(gaming_day):
+        win_reconcile(table=table, gaming_day=gaming_day)
+
+
+# The close's re-run of every derived check of pit.core.derived, by its name. The win reconciliation
+# runs again under the day's exclusive lock; the others lock shoes (taken before a day's lock by
+# every writer), so they run before it.
+RECHECKS = {
+    "box_reconciliation": _recheck_box_reconciliation,
+    "rollups": _recheck_rollups,
+    "win_reconciliation": _recheck_win_reconciliation,
+}
+RECHECKED_UNDER_LOCK = ("win_reconciliation",)
+
+
+def day_recheck(*, gaming_day: dt.date) -> None:
+    """Re-run every derived check of a gaming day from its facts as they stand (each in its own
+    transaction: what a re-check finds is kept even when the close it precedes is refused)."""
+    for derived in DERIVED:
+        with transaction.atomic():
+            RECHECKS[derived.name](gaming_day)
+
+
+def _unsettled_shoes(gaming_day: dt.date) -> list[Shoe]:
+    """Closed shoes of the day whose ledger moved after their reconciliation (a seat's balance not zero)."""
+    shoes = {shoe.pk: shoe for shoe in _day_shoes(gaming_day).filter(status=ShoeStatus.CLOSED)}
+    moved = (
+        CommissionEntry.objects.filter(shoe_id__in=shoes)
+        .values("shoe_id", "seat")
+        .order_by()
+        .annotate(balance=Sum("amount_minor"))
+        .exclude(balance=0)
+        .values_list("shoe_id", flat=True)
+    )
+    return [shoes[shoe_id] for shoe_id in sorted(set(moved))]
+
+
+def gaming_day_close(*, gaming_day: dt.date, user, note: str = ""):
+    """Close (lock) a gaming day: refused, naming every reason, until it is all counted and explained.
+
+    Every derived check of the day is re-run first (`day_recheck`), and the win reconciliation once
+    more under the day's exclusive lock, so a fact that came after a check ran is checked before the
+    day locks; what a re-check finds is kept, and stands in the way of the close like any finding."""
+    day_recheck(gaming_day=gaming_day)
+    with transaction.atomic():
+        day_lock(gaming_day=gaming_day, exclusive=True)
+        if selectors.day_is_closed(gaming_day):
+            raise Conflict(f"Gaming day {gaming_day} is already closed.", gaming_day=gaming_day.isoformat())
+        for name in RECHECKED_UNDER_LOCK:
+            RECHECKS[name](gaming_day)
+        blockers = day_close_blockers(gaming_day=gaming_day)
+        blockers += [
+            f"The commission of shoe {shoe} changed after its reconciliation: it is reconciled again first."
+            for shoe in _unsettled_shoes(gaming_day)
+        ]
+        if not blockers:
+            return GamingDayEvent.objects.create(
+                gaming_day=gaming_day, action=DayAction.CLOSED, note=note.strip(), by=user
+            )
+    raise ValidationError({"gaming_day": blockers})
 
 
 @transaction.atomic

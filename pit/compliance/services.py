@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from pit import game
 from pit.compliance.models import RuleViolation, ViolationStatus
+from pit.compliance.selectors import shoes_quarantined
 
 
 def violation_record(
@@ -91,3 +92,27 @@ def violation_resolve(*, violation: RuleViolation, user, note: str) -> RuleViola
 
 def violation_dismiss(*, violation: RuleViolation, user, note: str) -> RuleViolation:
     return _violation_review(violation=violation, status=ViolationStatus.DISMISSED, user=user, note=note)
+
+
+def quarantine_hold(*, shoe_ids, derived: str, what: str, table, gaming_day, shoe=None) -> RuleViolation | None:
+    """If a shoe among `shoe_ids` is quarantined (pit.compliance.selectors.shoes_quarantined), record
+    once per break that `derived` (its `what`, in words) was not computed, naming the quarantine, and
+    return the violation that holds it; None: nothing is quarantined, derive away."""
+    quarantined = shoes_quarantined(shoe_ids)
+    if not quarantined:
+        return None
+    shoe_id, holding = min(quarantined.items())
+    finding = game.violation(
+        "derivation_quarantined",
+        f"{what} was not derived: shoe {holding.shoe} is quarantined, its record chain is broken (violation "
+        f"{holding.pk}). Nothing is derived from it until a person resolves or dismisses that violation.",
+    )
+    violation_record(
+        finding=finding,
+        fingerprint=f"quarantine:{derived}:{table.pk}:{gaming_day}:shoe{shoe_id}:{holding.pk}",
+        table=table,
+        shoe=shoe,
+        gaming_day=gaming_day,
+        found_by=derived,
+    )
+    return holding

@@ -17,6 +17,7 @@ BULK = "bulk"
 VERIFY_TASK = "compliance.coups_verify"
 RECONCILE_TASK = "ledger.shoe_reconcile"
 REFRESH_TASK = "rollups.shoe_refresh"
+WIN_RECHECK_TASK = "accounting.table_day_recheck"
 
 
 # Within the urgent queue a reconciliation goes before the checks of coups (Redis: a lower number is

@@ -10,6 +10,7 @@ from pit import game
 from pit.compliance.models import RuleViolation
 from pit.compliance.services import violation_record, violations_clear_missing
 from pit.core.actors import SYSTEM, Actor
+from pit.core.daylock import day_write, days_ensure_open
 from pit.core.errors import Conflict
 from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
 from pit.dealers.models import Dealer, DealerRotation, Fault, ViolationFault
@@ -28,6 +29,7 @@ def dealer_create(*, code: str, name: str) -> Dealer:
     return dealer
 
 
+@day_write(writes=("dealers.DealerRotation",), day_of="the gaming day of the rotation's start")
 def dealer_rotate(
     *, table, dealer: Dealer | None, started_at: dt.datetime, actor: Actor = SYSTEM
 ) -> tuple[DealerRotation, bool]:
@@ -42,6 +44,7 @@ def dealer_rotate(
     if recorded is None:
         try:
             with transaction.atomic():
+                days_ensure_open([gaming_day_for(started_at)])
                 return DealerRotation.objects.create(
                     table=table, dealer=dealer, started_at=started_at, **actor.recorded_fields()
                 ), True

@@ -60,6 +60,7 @@ VIOLATION_CODES: dict[str, ViolationKind] = _kinds(
     ("seat_bet_both_sides", "One seat bet on both Player and Banker", Severity.MEDIUM),
     ("box_variance", "The commission box count differs from the ledger", Severity.HIGH),
     ("record_chain_broken", "A recorded row no longer matches its shoe's hash chain", Severity.HIGH),
+    ("derivation_quarantined", "A figure not derived: its shoe is quarantined (a broken chain)", Severity.HIGH),
     # Table accounting (pit.accounting): the chip tray, fills and credits, the statutory win.
     ("inventory_chain_break", "A table's opener differs from its previous closer", Severity.HIGH),
     ("slip_amount_mismatch", "A fill or credit counted with other chips than requested", Severity.HIGH),

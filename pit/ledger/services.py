@@ -16,12 +16,12 @@ from django.utils import timezone
 
 from pit import game
 from pit.compliance.models import RuleViolation
-from pit.compliance.services import violation_record, violations_clear_missing
+from pit.compliance.services import quarantine_hold, violation_record, violations_clear_missing
 from pit.core.actors import SYSTEM, Actor
+from pit.core.daylock import day_write, days_ensure_open
+from pit.core.derived import derived_follow
 from pit.core.gaming_day import gaming_day_for
 from pit.core.money import from_minor, to_minor
-from pit.core.outbox import outbox_enqueue
-from pit.core.queues import REFRESH_TASK
 from pit.ledger.models import (
     BoxCount,
     CollectionReason,
@@ -44,6 +44,7 @@ def seat_balance_minor(*, shoe: Shoe, seat: int) -> int:
     return CommissionEntry.objects.filter(shoe=shoe, seat=seat).aggregate(total=Sum("amount_minor"))["total"] or 0
 
 
+@day_write(writes=("ledger.CommissionEntry",), day_of="the gaming day of the collection (the shoe deals)")
 @transaction.atomic
 def commission_collect(*, shoe: Shoe, seat: int, actor: Actor = SYSTEM, note: str = "") -> CommissionEntry | None:
     """The player at `seat` leaves: collect what the seat owes. None when it owes nothing."""
@@ -52,6 +53,7 @@ def commission_collect(*, shoe: Shoe, seat: int, actor: Actor = SYSTEM, note: st
         raise ValidationError({"seat": f"{seat} is not a seat at table {shoe.table.code}."})
     if shoe.status != ShoeStatus.DEALING:
         raise ValidationError({"seat": f"{shoe} is closed; its commission was collected at the shuffle."})
+    days_ensure_open([gaming_day_for(timezone.now())])
     balance = seat_balance_minor(shoe=shoe, seat=seat)
     if balance <= 0:
         return None
@@ -67,17 +69,21 @@ def commission_collect(*, shoe: Shoe, seat: int, actor: Actor = SYSTEM, note: st
     )
 
 
+@day_write(writes=("ledger.CommissionEntry",), day_of="the gaming day of the entry it reverses")
 @transaction.atomic
 def commission_entry_reverse(*, entry: CommissionEntry, note: str, actor: Actor = SYSTEM) -> CommissionEntry:
     """Correct an entry by a new one that cancels it; the original stays as it was."""
     if not note.strip():
         raise ValidationError({"note": "Say why the entry is reversed."})
     entry = CommissionEntry.objects.select_for_update().get(pk=entry.pk)
+    days_ensure_open([entry.gaming_day or gaming_day_for(entry.recorded_at)])
     if entry.kind == EntryKind.REVERSAL:
         raise ValidationError({"entry": "A reversal is not reversed; record a new entry instead."})
     if hasattr(entry, "reversed_by"):
         raise ValidationError({"entry": f"Entry {entry.pk} is reversed already (by entry {entry.reversed_by.pk})."})
-    outbox_enqueue(REFRESH_TASK, entry.shoe_id)  # pit.rollups: the reversal changes table results
+    # The reversal changes the table results, and a closed shoe's reconciliation (a supplement).
+    closed = Shoe.objects.filter(pk=entry.shoe_id, status=ShoeStatus.CLOSED).exists()
+    derived_follow(("ledger.CommissionEntry",), shoe_id=entry.shoe_id, shoe_closed=closed)
     return CommissionEntry.objects.create(
         shoe_id=entry.shoe_id,
         seat=entry.seat,
@@ -132,7 +138,7 @@ def _box_variance_finding(expected: int, counted: int, seat: int, currency: str)
 
 
 @transaction.atomic
-def shoe_reconcile(*, shoe_id: int) -> Reconciliation:
+def shoe_reconcile(*, shoe_id: int) -> Reconciliation | None:
     """Reconcile a closed shoe's commission box against the ledger, once; after that, supplement it.
 
     Per seat: accrued (accruals and their reversals), collected earlier from seats whose player
@@ -140,12 +146,20 @@ def shoe_reconcile(*, shoe_id: int) -> Reconciliation:
     is written to the ledger so that every seat's balance ends at zero. Running it again returns
     the reconciliation made the first time and writes nothing, unless the ledger changed since
     (a coup recorded after the close, a correction, a void): then a supplement
-    (`shoe_reconcile_supplement`) brings the balances back to zero.
+    (`shoe_reconcile_supplement`) brings the balances back to zero. A quarantined shoe (its chain
+    broken) is neither reconciled nor supplemented: a `derivation_quarantined` finding says so, and
+    the reconciliation made before, if any, is returned.
     """
     shoe = shoe_lock(shoe_id)
     if shoe.status != ShoeStatus.CLOSED:
         raise ValidationError(f"{shoe} is still dealing; it is reconciled when it is closed at the shuffle.")
     existing = Reconciliation.objects.filter(shoe=shoe).first()
+    what = f"The {'supplement' if existing else 'reconciliation'} of the commission box of {shoe}"
+    gaming_day = _shoe_gaming_day(shoe)
+    if quarantine_hold(
+        shoe_ids=[shoe.pk], derived=RECONCILIATION_CHECK, what=what, table=shoe.table, gaming_day=gaming_day, shoe=shoe
+    ):
+        return existing  # a broken chain's ledger is no base for a collection: nothing written
     if existing is not None:
         shoe_reconcile_supplement(shoe=shoe, reconciliation=existing)
         return existing
@@ -196,7 +210,6 @@ def shoe_reconcile(*, shoe_id: int) -> Reconciliation:
         for line in lines
         if line.expected_minor != 0
     )
-    gaming_day = _shoe_gaming_day(shoe)
     for seat, finding in findings:
         violation_record(
             finding=finding,

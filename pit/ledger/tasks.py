@@ -7,9 +7,11 @@ from pit.ledger.services import shoe_reconcile as shoe_reconcile_service
 
 
 @pit_task(RECONCILE_TASK)
-def shoe_reconcile(shoe_id: int) -> int:
-    """Reconcile a closed shoe's commission box; safe to run twice (one reconciliation per shoe)."""
-    return shoe_reconcile_service(shoe_id=shoe_id).pk
+def shoe_reconcile(shoe_id: int) -> int | None:
+    """Reconcile a closed shoe's commission box; safe to run twice (one reconciliation per shoe).
+    None: a quarantined shoe not reconciled yet."""
+    reconciliation = shoe_reconcile_service(shoe_id=shoe_id)
+    return None if reconciliation is None else reconciliation.pk
 
 
 @pit_task("ledger.shoes_reconcile_missing")

@@ -125,7 +125,11 @@ def records_verify(*, first_day, last_day):
         last_coup = shoe.coups.order_by("-number").only("gaming_day").first()
         with transaction.atomic():
             violation_record(
-                finding=game.violation("record_chain_broken", f"The record of {shoe} was altered: {found}."),
+                finding=game.violation(
+                    "record_chain_broken",
+                    f"The record of {shoe} was altered: {found}. The shoe is quarantined: nothing is derived from "
+                    "it until a person resolves or dismisses this violation.",
+                ),
                 fingerprint=f"record_chain:shoe{shoe.pk}:{found.kind}{found.row_id}:{found.seq}",
                 table=shoe.table,
                 shoe=shoe,

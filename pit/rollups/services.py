@@ -17,6 +17,7 @@ from django.db.models import Count, Max, Sum
 from django.utils import timezone
 
 from pit import game
+from pit.compliance.services import quarantine_hold
 from pit.core.db import advisory_xact_lock, sum_of_squares
 from pit.core.gaming_day import current_gaming_day, gaming_day_bounds
 from pit.core.money import from_minor, settlement_unit, to_minor
@@ -200,17 +201,27 @@ def rollup_table_day_refresh(*, table_id: int, day: dt.date) -> int:
 
 def rollups_shoe_refresh(*, shoe_id: int) -> int:
     """What a write to a shoe owes: refresh the rollups of the complete days its coups belong to.
-    A coup of the live day costs one small query and writes nothing."""
-    shoe = Shoe.objects.filter(pk=shoe_id).values("table_id").first()
+    A coup of the live day costs one small query and writes nothing; a quarantined shoe (its chain
+    broken) refreshes nothing, and a `derivation_quarantined` finding says so."""
+    shoe = Shoe.objects.select_related("table").filter(pk=shoe_id).first()
     if shoe is None:
         return 0
-    days = (
+    days = list(
         Coup.objects.filter(shoe_id=shoe_id, gaming_day__lt=current_gaming_day())
         .values_list("gaming_day", flat=True)
         .distinct()
         .order_by("gaming_day")
     )
-    return sum(rollup_table_day_refresh(table_id=shoe["table_id"], day=day) for day in list(days))
+    if days and quarantine_hold(
+        shoe_ids=[shoe_id],
+        derived="rollups",
+        what=f"The rollups' refresh of {shoe}",
+        table=shoe.table,
+        gaming_day=days[-1],
+        shoe=shoe,
+    ):
+        return 0
+    return sum(rollup_table_day_refresh(table_id=shoe.table_id, day=day) for day in days)
 
 
 def rollups_catch_up(*, days: int) -> dict[str, int]:

@@ -176,12 +176,12 @@ def floor(db, django_capture_on_commit_callbacks):
             currency="USD",
         )
         HoldFinding.objects.create(flag=flag, text="recounted", written_by=signers[0])
+        dealer = dealer_create(code="D042", name="Ana Lima")
+        dealer_rotate(table=table, dealer=dealer, started_at=shoe.shuffled_at)  # before its day closes
         GamingDayEvent.objects.create(gaming_day=day, action="closed", by=signers[0])
         adjustment_record(
             table=table, gaming_day=day, figure="drop", amount_minor=500, reason="late box", actor=Actor()
         )
-        dealer = dealer_create(code="D042", name="Ana Lima")
-        dealer_rotate(table=table, dealer=dealer, started_at=shoe.shuffled_at)
     violation_attribute(
         violation=RuleViolation.objects.get(),
         fault="device",

@@ -108,7 +108,9 @@ def test_a_coup_is_recorded_with_its_evaluation_settlement_and_writer(device, sh
     }
     assert coup.recorded_by_device == device.device and coup.recorded_by_user is None
     assert Wager.objects.filter(coup=coup).count() == 7
-    assert len(callbacks) == 2  # the rule checks; the refresh of rollups a coup of a past gaming day owes
+    # The rule checks; the win re-check of its table-day and the refresh of rollups a coup of a past
+    # gaming day owes (pit.core.derived).
+    assert len(callbacks) == 3
 
 
 def test_a_banker_win_owes_commission_and_a_wrong_draw_is_recorded_and_flagged(

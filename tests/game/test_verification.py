@@ -43,6 +43,7 @@ PRODUCT_CODES = {
     "seat_bet_both_sides",
     "box_variance",
     "record_chain_broken",
+    "derivation_quarantined",
     "inventory_chain_break",
     "slip_amount_mismatch",
     "slip_not_received",

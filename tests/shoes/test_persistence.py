@@ -177,8 +177,16 @@ def test_the_one_coup_statement_writes_what_the_orm_writes(orm_twins, django_cap
             built[twins].append(values(outcome.coup) | {"adding": outcome.coup._state.adding})
             assert Coup.objects.get(pk=outcome.coup.pk).recorded_at == outcome.coup.recorded_at
         coup_ids = dict(Coup.objects.filter(shoe=shoe).values_list("pk", "number"))
+        coups_day = Coup.objects.filter(shoe=shoe).values_list("gaming_day", flat=True).first()
         owed[twins] = [
-            (message.task_name, "shoe" if message.args == [shoe.pk] else [[coup_ids[pk] for pk in message.args[0]]])
+            (
+                message.task_name,
+                "shoe"
+                if message.args == [shoe.pk]
+                else "table-day"
+                if message.args == [shoe.table_id, str(coups_day)]
+                else [[coup_ids[pk] for pk in message.args[0]]],
+            )
             for message in OutboxMessage.objects.exclude(pk__in=before).order_by("pk")
         ]
     orm_twins(False)
@@ -189,10 +197,13 @@ def test_the_one_coup_statement_writes_what_the_orm_writes(orm_twins, django_cap
         == owed[True]
         == [
             ("compliance.coups_verify", [[1]]),
+            ("accounting.table_day_recheck", "table-day"),
             ("rollups.shoe_refresh", "shoe"),
             ("compliance.coups_verify", [[2]]),
+            ("accounting.table_day_recheck", "table-day"),
             ("rollups.shoe_refresh", "shoe"),
             ("compliance.coups_verify", [[3]]),
+            ("accounting.table_day_recheck", "table-day"),
             ("rollups.shoe_refresh", "shoe"),
         ]
     )

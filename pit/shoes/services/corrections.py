@@ -5,13 +5,14 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from pit.core.actors import SYSTEM, Actor
+from pit.core.daylock import day_write, days_ensure_open
 from pit.core.outbox import outbox_enqueue
-from pit.core.queues import REFRESH_TASK, VERIFY_TASK
+from pit.core.queues import VERIFY_TASK
 from pit.ledger.models import CommissionEntry, EntryKind
 from pit.paytables.selectors import engine_paytable
 from pit.shoes.models import CorrectionKind, Coup, CoupCorrection, Wager
 from pit.shoes.selectors import wagers_standing
-from pit.shoes.services.owed import reconcile_late
+from pit.shoes.services.owed import corrections_owe
 from pit.shoes.services.settlement import coup_prepare
 from pit.shoes.services.shoes import shoe_lock
 from pit.shoes.services.values import CorrectionOutcome, CoupInput, SettledWager, WagerInput
@@ -60,6 +61,7 @@ def _coup_correction_write(
     with transaction.atomic():
         shoe = shoe_lock(coup.shoe_id)  # one writer per shoe: its coups, their corrections, its reconciliation
         coup = Coup.objects.select_related("paytable").get(pk=coup.pk)
+        days_ensure_open([coup.gaming_day])  # a closed day's coup changes only once the day is re-opened
         latest = coup.corrections.order_by("-sequence").first()
         standing = list(wagers_standing(coup.wagers.all()))
         settled: list[SettledWager] = []
@@ -116,11 +118,14 @@ def _coup_correction_write(
             ]
         )
         outbox_enqueue(VERIFY_TASK, [coup.pk])
-        outbox_enqueue(REFRESH_TASK, shoe.pk)
-        reconcile_late(shoe)
+        corrections_owe(shoe, coup)
     return CorrectionOutcome(correction, created=True)
 
 
+_WRITES = ("shoes.CoupCorrection", "shoes.Wager", "ledger.CommissionEntry")
+
+
+@day_write(writes=_WRITES, day_of="the corrected coup's gaming day")
 def coup_correct(
     *, coup: Coup, wagers: tuple[WagerInput, ...], reason: str, actor: Actor = SYSTEM
 ) -> CorrectionOutcome:
@@ -131,6 +136,7 @@ def coup_correct(
     return _coup_correction_write(coup=coup, kind=CorrectionKind.CORRECT, reason=reason, wagers=wagers, actor=actor)
 
 
+@day_write(writes=_WRITES, day_of="the voided coup's gaming day")
 def coup_void(*, coup: Coup, reason: str, actor: Actor = SYSTEM) -> CorrectionOutcome:
     """Void a coup (a misdeal): no wager stands, every stake is returned, no win, no commission.
     Voiding it again returns the void recorded (created=False)."""

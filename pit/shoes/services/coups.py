@@ -3,14 +3,18 @@ wagers settled by the engine; commission owed goes to the ledger in the same tra
 well-formed but breaks a rule is stored and flagged, never refused; the rule checks run after commit."""
 
 import dataclasses
+import datetime as dt
 from collections import Counter
 from typing import cast
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
 
 from pit.core.actors import SYSTEM, Actor
+from pit.core.daylock import day_write, days_ensure_open
 from pit.core.errors import Conflict
+from pit.core.gaming_day import gaming_day_for
 from pit.paytables.selectors import engine_paytable
 from pit.shoes.models import Coup, Shoe, Wager
 from pit.shoes.persistence import coup_insert, coup_lock, coups_insert
@@ -20,6 +24,17 @@ from pit.shoes.services.settlement import PreparedCoup, Settled, coup_prepare
 from pit.shoes.services.shoes import shoe_lock
 from pit.shoes.services.values import CoupInput, CoupOutcome, CoupOutcomeStatus
 from pit.tables.models import Table
+
+_WRITES = ("shoes.Coup", "shoes.Wager", "ledger.CommissionEntry")
+_DAY_OF = "the coup's gaming day (of its dealt time): a late coup of a closed day is refused"
+
+
+def _coup_day(item: PreparedCoup) -> dt.date:
+    """The gaming day a prepared coup is recorded under, as its row will say."""
+    dealt_at = item.item.dealt_at or timezone.now()
+    if timezone.is_naive(dealt_at):  # as Django stores a naive time: in the default time zone
+        dealt_at = timezone.make_aware(dealt_at)
+    return gaming_day_for(dealt_at)
 
 
 def _coups_recorded(shoe: Shoe, numbers: set[int]) -> dict[int, Coup]:
@@ -31,10 +46,12 @@ def _coups_recorded(shoe: Shoe, numbers: set[int]) -> dict[int, Coup]:
     return {coup.number: coup for coup in in_range if coup.number in numbers}
 
 
+@day_write(writes=_WRITES, day_of=_DAY_OF)
 def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -> list[CoupOutcome]:
     """Record coups in one transaction, each judged on its own: created, existing (a replay: the same
     cards, wagers, reported winner and dealt time), conflict (same number, anything else differs: its
-    differences in `errors`, a violation is recorded, nothing else written) or invalid (nothing written)."""
+    differences in `errors`, a violation is recorded, nothing else written) or invalid (nothing written).
+    A new coup of a closed gaming day refuses the whole batch (Conflict naming the day; nothing written)."""
     outcomes: list[CoupOutcome | None] = [None] * len(coups)
     with transaction.atomic():
         shoe = shoe_lock(shoe.pk)
@@ -91,6 +108,7 @@ def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -
                 to_store.append((index, item))
         if to_store:
             new = [item for _, item in to_store]
+            days_ensure_open(_coup_day(item) for item in new)
             _count_cards(shoe, new)
             stored = coups_insert(shoe, new, actor)  # every row hashed in memory as it is inserted; the head once
             for (index, item), coup in zip(to_store, stored, strict=True):
@@ -118,6 +136,7 @@ class ShoeAtOtherTable(Exception):
         self.table = table
 
 
+@day_write(writes=_WRITES, day_of=_DAY_OF)
 def coup_record(
     *, shoe: Shoe | int, coup: CoupInput, actor: Actor = SYSTEM, at_table: int | None = None
 ) -> CoupOutcome:
@@ -180,6 +199,10 @@ def _coup_record_once(shoe_id: int, coup: CoupInput, actor: Actor, at_table: int
     try:
         prepared = coup_prepare(coup, table, engine_paytable(table.paytable))
     except ValidationError as exc:
+        return exc
+    try:
+        days_ensure_open([_coup_day(prepared)])
+    except Conflict as exc:
         return exc
     _count_cards(shoe, [prepared])
     stored = coup_insert(

@@ -10,10 +10,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from pit.core.actors import SYSTEM, Actor
+from pit.core.daylock import day_write, days_ensure_open
+from pit.core.derived import derived_follow
 from pit.core.errors import Conflict
+from pit.core.gaming_day import gaming_day_for
 from pit.core.money import MoneyError, from_minor, to_minor
-from pit.core.outbox import outbox_enqueue
-from pit.core.queues import RECONCILE_TASK
 from pit.ledger.models import BoxCount
 from pit.records.links import records_chain
 from pit.shoes.models import Shoe, ShoeStatus
@@ -22,6 +23,7 @@ from pit.shoes.services.settlement import posted_cards
 from pit.tables.models import Table
 
 
+@day_write(writes=("shoes.Shoe",), day_of="the gaming day of its shuffle")
 @transaction.atomic
 def shoe_start(
     *,
@@ -46,13 +48,15 @@ def shoe_start(
         raise ValidationError({"decks": "A shoe holds 1 to 12 decks."})
     if not isinstance(cut_card_position, int) or not 1 <= cut_card_position <= decks * 52:
         raise ValidationError({"cut_card_position": f"The cut card goes between card 1 and card {decks * 52}."})
+    shuffled_at = shuffled_at or timezone.now()
+    days_ensure_open([gaming_day_for(shuffled_at)])
     last = Shoe.objects.filter(table=table).order_by("-sequence").values_list("sequence", flat=True).first()
     shoe = Shoe(
         table=table,
         sequence=(last or 0) + 1,
         decks=decks,
         cut_card_position=cut_card_position,
-        shuffled_at=shuffled_at or timezone.now(),
+        shuffled_at=shuffled_at,
         burn_cards=[card.code for card in burn_cards],
         cards_seen=dict(Counter(card.code for card in burn_cards)),
         **actor.recorded_fields(),
@@ -73,6 +77,9 @@ def shoe_lock(shoe_id: int) -> Shoe:
     return shoe_locked(shoe_id)
 
 
+@day_write(
+    writes=("ledger.BoxCount",), day_of="the gaming days of the shoe's coups and the day it closes (the shuffle)"
+)
 @transaction.atomic
 def shoe_close(*, shoe: Shoe, box_counts: list[tuple[int, Decimal]], closed_at=None, actor: Actor = SYSTEM) -> Shoe:
     """The shuffle: close the shoe with the commission box count per seat; reconcile after commit.
@@ -114,8 +121,11 @@ def shoe_close(*, shoe: Shoe, box_counts: list[tuple[int, Decimal]], closed_at=N
                 f"{shoe} was closed already with other commission box counts.", errors=errors, shoe_id=shoe.pk
             )
         return shoe
+    close_recorded_at = timezone.now()
+    days = set(shoe.coups.order_by().values_list("gaming_day", flat=True).distinct())
+    days_ensure_open({*days, gaming_day_for(closed_at or close_recorded_at)})
     shoe.status = ShoeStatus.CLOSED
-    shoe.close_recorded_at = timezone.now()
+    shoe.close_recorded_at = close_recorded_at
     shoe.closed_at = closed_at or shoe.close_recorded_at
     shoe.save(update_fields=["status", "closed_at", "close_recorded_at"])
     with records_chain(shoe_id=shoe.pk):
@@ -123,5 +133,5 @@ def shoe_close(*, shoe: Shoe, box_counts: list[tuple[int, Decimal]], closed_at=N
             BoxCount(shoe=shoe, seat=seat, currency=table.currency, counted_minor=minor, **actor.recorded_fields())
             for seat, minor in sorted(counts.items())
         )
-    outbox_enqueue(RECONCILE_TASK, shoe.pk)
+    derived_follow(("ledger.BoxCount",), shoe_id=shoe.pk, shoe_closed=True)  # the reconciliation
     return shoe

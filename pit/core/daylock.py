@@ -1,0 +1,106 @@
+"""A closed gaming day takes no new fact: the one guard every write service of a fact passes through.
+
+The write services of every app declare themselves here (`day_write`: the fact models they insert
+and how a row maps to its gaming day) and call `days_ensure_open` with the gaming days of what they
+are about to insert, inside their transaction and before anything is written. The rest of each
+services module is listed with its reason in `EXEMPT`. The close state belongs to table accounting,
+which sits above the shoes and the ledger: it registers its check at start-up (`day_guard_register`),
+so a lower app refuses a closed day without importing accounting. `tests/core/test_daylock.py`
+walks every services module, fails on a public function neither declared nor exempt, and drives
+each declared one against a closed day. Design: docs/design/derived.md.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from django.core.exceptions import ImproperlyConfigured
+
+
+@dataclass(frozen=True)
+class DayWrite:
+    """A write service of facts of a gaming day: what it inserts, and which gaming day that is."""
+
+    service: str  # module.function
+    writes: tuple[str, ...]  # the fact models it inserts, as app_label.Model
+    day_of: str  # how its rows map to a gaming day, in words
+
+
+WRITE_SERVICES: dict[str, DayWrite] = {}
+
+# The public functions of a services module that take no fact of a gaming day, and why. A whole
+# module is named by its module path, a function by module.function.
+EXEMPT: dict[str, str] = {
+    "pit.accounts.services": "devices, keys, tokens and users: access, no figure of a gaming day",
+    "pit.archive.services": "partitions and archives move what is recorded; they add no fact",
+    "pit.compliance.services": "findings and their reviews go on after a close (a closed day's findings are read)",
+    "pit.paytables.services": "paytable versions are set-up, superseded, never a fact of one gaming day",
+    "pit.protection.services": "the stale-feed check records findings, no fact of play",
+    "pit.records.services": "verification records findings, no fact of play",
+    "pit.reports.services": "exports read; their files are no fact of a gaming day",
+    "pit.rollups.services": "rollups are derived figures, recomputed whole from the detail",
+    "pit.tables.services": "tables, limits and their open/close status are set-up, no figure of a gaming day",
+    "pit.shoes.services.owed": "what a write owes after commit: outbox rows inside the write's own guard",
+    "pit.shoes.services.reposts": "the comparison of a repost, inside coups_record's guard",
+    "pit.shoes.services.settlement": "the engine's settlement in memory, no write",
+    "pit.shoes.services.shoes.shoe_lock": "a lock, no write",
+    "pit.dealers.services.dealer_create": "a dealer is staff, no fact of a gaming day",
+    "pit.dealers.services.violation_attribute": "the review of a finding, which goes on after a close",
+    "pit.ledger.services.seat_balance_minor": "a read",
+    "pit.ledger.services.variance_tolerance_minor": "a setting read",
+    "pit.ledger.services.shoe_reconcile": "derived (docs/design/derived.md); its inputs are refused on a closed day",
+    "pit.ledger.services.shoe_reconcile_supplement": "derived, inside shoe_reconcile",
+    "pit.ledger.services.reconciliation_explain": "the explanation of a finding, which goes on after a close",
+    "pit.accounting.services.shifts_per_day": "a setting read",
+    "pit.accounting.services.chips_normalize": "input checking, no write",
+    "pit.accounting.services.chips_difference": "words, no write",
+    "pit.accounting.services.slips_flag_unreceived": "derived findings",
+    "pit.accounting.services.win_tolerance_minor": "a setting read",
+    "pit.accounting.services.win_reconcile": "derived (docs/design/derived.md), re-run by the close itself",
+    "pit.accounting.services.hold_rule": "a setting read",
+    "pit.accounting.services.hold_range": "a read",
+    "pit.accounting.services.hold_check": "derived, inside win_reconcile",
+    "pit.accounting.services.holds_investigate": "derived findings (a rule change re-checks a closed day too)",
+    "pit.accounting.services.hold_finding_write": "the explanation of a finding, which goes on after a close",
+    "pit.accounting.services.day_close_blockers": "a read",
+    "pit.accounting.services.day_recheck": "derived: the close's re-check of its day",
+    "pit.accounting.services.gaming_day_close": "the lock itself",
+    "pit.accounting.services.gaming_day_reopen": "the lock itself",
+    "pit.accounting.services.adjustment_record": "the one fact a closed day takes (refused on an open day)",
+}
+
+_Service = TypeVar("_Service", bound=Callable[..., Any])
+
+
+def day_write(*, writes: tuple[str, ...], day_of: str) -> Callable[[_Service], _Service]:
+    """Declare a write service of facts of a gaming day (it calls `days_ensure_open` itself, where it
+    knows the days: often only under the lock it takes)."""
+
+    def declare(service: _Service) -> _Service:
+        name = f"{service.__module__}.{service.__name__}"
+        WRITE_SERVICES[name] = DayWrite(service=name, writes=writes, day_of=day_of)
+        return service
+
+    return declare
+
+
+_guard: list[Callable[[list[dt.date]], None]] = []
+
+
+def day_guard_register(check: Callable[[list[dt.date]], None]) -> None:
+    """The check of closed days (table accounting's, at start-up): raises Conflict naming a closed one."""
+    _guard[:] = [check]
+
+
+def days_ensure_open(days: Iterable[dt.date]) -> None:
+    """Raise Conflict (the API's 409) naming the first closed day among `days`; call it inside the
+    writing transaction, before anything is written: it holds each day's shared lock until the end."""
+    wanted = sorted(set(days))
+    if not wanted:
+        return
+    if not _guard:
+        raise ImproperlyConfigured("No gaming-day guard is registered (pit.accounting is not installed).")
+    _guard[0](wanted)
