@@ -13,9 +13,13 @@ PIT_BOX_VARIANCE_TOLERANCE = env.str("PIT_BOX_VARIANCE_TOLERANCE", default="0.00
 # Proxies in front of the app that append to X-Forwarded-For (nginx: 1). The client's address, for
 # throttling and lockouts, is the one the outermost trusted proxy saw; 0: REMOTE_ADDR.
 PIT_TRUSTED_PROXIES = env.int("PIT_TRUSTED_PROXIES", default=0)
-# Failed API authentications (a wrong device key or staff token) allowed per client address and
-# per key prefix within the window; beyond it that address or prefix gets 429 with Retry-After.
+# Failed API authentications within the window (pit.accounts.access): a wrong key whose prefix was
+# issued counts against that prefix, and past PIT_API_AUTH_FAILURE_LIMIT wrong keys with it get 429
+# with Retry-After; a key that authenticates is never refused. A key with no issued prefix counts
+# against the client's address, past PIT_API_AUTH_ADDRESS_FAILURE_LIMIT: 429. A floor NAT puts 200
+# tables behind one address: 1,000 is five made-up keys per table per window.
 PIT_API_AUTH_FAILURE_LIMIT = env.int("PIT_API_AUTH_FAILURE_LIMIT", default=10)
+PIT_API_AUTH_ADDRESS_FAILURE_LIMIT = env.int("PIT_API_AUTH_ADDRESS_FAILURE_LIMIT", default=1000)
 PIT_API_AUTH_FAILURE_WINDOW = env.int("PIT_API_AUTH_FAILURE_WINDOW", default=300)
 # Staff API tokens expire after this many days at most (manage.py create_staff_token --days).
 PIT_STAFF_TOKEN_DAYS = env.int("PIT_STAFF_TOKEN_DAYS", default=30)
