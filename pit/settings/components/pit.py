@@ -2,6 +2,9 @@
 
 from pit.settings.components.environment import VAR_DIR, env
 
+# Whether pit.settings.production is in force (it sets this); not read from the environment.
+PIT_PRODUCTION = False
+
 # ---------------------------------------------------------------- The gaming day and the ledger
 # The gaming day starts at this hour (casino time, TIME_ZONE); coups before it count to the day before.
 PIT_GAMING_DAY_START_HOUR = env.int("PIT_GAMING_DAY_START_HOUR", default=6)

@@ -19,7 +19,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandParser
 
-from pit.core.arguments import PitCommand, port
+from pit.core.arguments import PitCommand, port, text
 from pit.core.queues import BULK, URGENT
 
 # The line that ends what each process prints as it starts: a worker's banner ends with its queues
@@ -63,7 +63,7 @@ class Command(PitCommand):
     help = "Start the web server, a Celery worker per queue (urgent, bulk) and beat; Ctrl-C stops them all."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--host", default="127.0.0.1")
+        parser.add_argument("--host", type=text, default="127.0.0.1")
         parser.add_argument("--port", type=port, default="8000")
         parser.add_argument("--no-worker", action="store_true", help="Serve the web only.")
         parser.add_argument("--demo-logins", action="store_true", help="Print the demo pit's logins last (`make run`).")

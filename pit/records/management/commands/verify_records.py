@@ -3,20 +3,14 @@
 import datetime as dt
 import time
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from pit.core.arguments import PitCommand, gaming_day
 from pit.core.gaming_day import current_gaming_day
 from pit.records.selectors import chains_verify, shoe_ids_for_days
 
 
-def _day(text: str) -> dt.date:
-    try:
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise CommandError(f"{text!r} is not a gaming day (YYYY-MM-DD)") from None
-
-
-class Command(BaseCommand):
+class Command(PitCommand):
     help = (
         "Recompute the hash chains of the shoes of a range of gaming days (--from, --to; default the last "
         "complete day) and report, per shoe, the first row that does not match and what differs. Exits 1 "
@@ -24,8 +18,8 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--from", dest="first_day", type=_day, help="first gaming day, YYYY-MM-DD")
-        parser.add_argument("--to", dest="last_day", type=_day, help="last gaming day, YYYY-MM-DD (default --from)")
+        parser.add_argument("--from", dest="first_day", type=gaming_day, help="first gaming day, YYYY-MM-DD")
+        parser.add_argument("--to", dest="last_day", type=gaming_day, help="last gaming day, YYYY-MM-DD (default --from)")
 
     def handle(self, *args, first_day=None, last_day=None, **options):
         first_day = first_day or current_gaming_day() - dt.timedelta(days=1)
