@@ -41,6 +41,20 @@ PIT_OUTBOX_REDISPATCH_SECONDS = env.int("PIT_OUTBOX_REDISPATCH_SECONDS", default
 # Deliveries of one message (its worker lost under it each time) before the task is parked as failed.
 PIT_TASK_MAX_DELIVERIES = env.int("PIT_TASK_MAX_DELIVERIES", default=5)
 
+# ---------------------------------------------------------------- Health (/healthz, docs/operations/health.md)
+# Each worker writes a heartbeat per queue it consumes this often (seconds); a queue whose workers
+# have all been silent for PIT_HEALTH_WORKER_STALE_SECONDS has no consumer: /healthz answers 503.
+PIT_WORKER_HEARTBEAT_SECONDS = env.float("PIT_WORKER_HEARTBEAT_SECONDS", default=10.0)
+PIT_HEALTH_WORKER_STALE_SECONDS = env.int("PIT_HEALTH_WORKER_STALE_SECONDS", default=45)
+# False: the queues' consumers are reported but never fail /healthz (a web measured without workers).
+PIT_HEALTH_REQUIRE_CONSUMERS = env.bool("PIT_HEALTH_REQUIRE_CONSUMERS", default=True)
+# 503 past these: more tasks owed in the outbox than this, a task the broker never got for longer
+# than this (the pickup sends every 20 s), and a coup check or reconciliation owed for longer than
+# this (seconds).
+PIT_HEALTH_OUTBOX_MAX_SIZE = env.int("PIT_HEALTH_OUTBOX_MAX_SIZE", default=500)
+PIT_HEALTH_OUTBOX_MAX_UNSENT_SECONDS = env.int("PIT_HEALTH_OUTBOX_MAX_UNSENT_SECONDS", default=120)
+PIT_HEALTH_CHECKS_MAX_LAG_SECONDS = env.int("PIT_HEALTH_CHECKS_MAX_LAG_SECONDS", default=300)
+
 # ---------------------------------------------------------------- Rule checks
 # The sweep (`reverify`, the nightly beat task) on PostgreSQL: the processes it runs in (the one that
 # started it indexes the shoe sequences in shoe order, then all take chunks of shoes from a shared
