@@ -213,7 +213,7 @@ def test_runpit_restarts_a_worker_that_dies_and_says_so(pit_var):
 
 
 def test_the_transport_parks_a_file_that_holds_no_message_and_hands_out_the_next(tmp_path):
-    folders = {name: tmp_path / name for name in ("queue", "processed", "parked")}
+    folders = {name: tmp_path / name for name in ("queue", "processed", "parked", "control")}
     for folder in folders.values():
         folder.mkdir()
     options = {
@@ -221,6 +221,7 @@ def test_the_transport_parks_a_file_that_holds_no_message_and_hands_out_the_next
         "data_folder_out": str(folders["queue"]),
         "processed_folder": str(folders["processed"]),
         "parked_folder": str(folders["parked"]),
+        "control_folder": str(folders["control"]),
     }
     with Connection("filesystem://localhost/", transport="pit.core.broker:Transport", transport_options=options) as conn:
         queue = conn.SimpleQueue("urgent")
