@@ -110,7 +110,7 @@ def production_env(database_url: str, scratch: str, port: int) -> dict[str, str]
         "PIT_VAR_DIR": scratch,
         "DJANGO_STATIC_ROOT": str(Path(scratch) / "static"),
         "DJANGO_LOG_LEVEL": "WARNING",
-        "PIT_HEALTH_REQUIRE_CONSUMERS": "False",  # no Celery worker runs: the web is measured alone
+        "PIT_HEALTH_REQUIRE_WORKERS": "False",  # no Celery worker runs: the web is measured alone
         "GUNICORN_BIND": f"127.0.0.1:{port}",
         "GUNICORN_WORKERS": str(WORKERS),
         "GUNICORN_ACCESS_LOG": "/dev/null",

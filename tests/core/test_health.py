@@ -126,9 +126,20 @@ def test_a_task_never_sent_and_checks_behind_are_503_named(client, with_workers)
 
 
 @pytest.mark.django_db
-@override_settings(PIT_HEALTH_REQUIRE_CONSUMERS=False)
-def test_consumers_can_be_reported_without_failing(client, with_workers):
+@override_settings(PIT_HEALTH_REQUIRE_WORKERS=False, PIT_HEALTH_OUTBOX_MAX_SIZE=0)
+def test_a_web_measured_alone_checks_only_the_database_and_the_broker(client, with_workers):
     WorkerHeartbeat.objects.all().delete()
+    _owe("compliance.coups_verify", age=900)
     body = client.get("/healthz").json()
     assert body["failing"] == []
-    assert body["checks"]["queue:urgent"]["detail"] == "no live consumer (no heartbeat within 45 s; none ever)"
+    assert {name: check["detail"] for name, check in body["checks"].items() if name not in ("database", "broker")} == {
+        name: "not checked (PIT_HEALTH_REQUIRE_WORKERS is off)" for name in ("queue:urgent", "queue:bulk", "outbox", "checks")
+    }
+
+
+@pytest.mark.django_db
+def test_a_queue_no_worker_ever_consumed_is_named(client, with_workers):
+    WorkerHeartbeat.objects.filter(queue="bulk").delete()
+    body = client.get("/healthz").json()
+    assert body["failing"] == ["queue:bulk"]
+    assert body["checks"]["queue:bulk"]["detail"] == "no live consumer (no heartbeat within 45 s; none ever)"
