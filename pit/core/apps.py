@@ -8,12 +8,11 @@ class CoreConfig(AppConfig):
     verbose_name = "Pit"
 
     def ready(self) -> None:
+        from celery import signals as celery_signals
         from django.core import signals
 
         # Load the Celery app so that tasks bind to it (see pit/__init__.py for why not there).
         import pit.celery  # noqa: F401
-        from celery import signals as celery_signals
-
         from pit.core import outbox, workers  # their signal receivers are connected once the apps are ready
 
         # A worker beats per queue it consumes while it runs (pit/core/workers.py; /healthz reads it).

@@ -61,7 +61,7 @@ class PitCommand(BaseCommand):
         # method is replaced (there is no parser class to pass).
         parser.print_usage = lambda file=None: None  # type: ignore[method-assign]
         if not self.inherited_arguments:
-            for action in parser._actions:
+            for action in parser._actions:  # noqa: SLF001 - argparse lists the arguments there only
                 if action.dest in DJANGO_OPTIONS or action.nargs == 0:
                     continue
                 if action.type not in _REFUSED:

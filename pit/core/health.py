@@ -69,7 +69,9 @@ def check_consumers(now: dt.datetime) -> list[CheckResult]:
     from pit.celery import app  # the Celery app is loaded by CoreConfig.ready, after the apps (pit/__init__.py)
 
     if app.conf.task_always_eager:
-        return [CheckResult(f"queue:{queue}", True, "tasks run eagerly, in the process that owes them") for queue in QUEUES]
+        return [
+            CheckResult(f"queue:{queue}", True, "tasks run eagerly, in the process that owes them") for queue in QUEUES
+        ]
     fresh = now - dt.timedelta(seconds=settings.PIT_HEALTH_WORKER_STALE_SECONDS)
     live = dict(
         WorkerHeartbeat.objects.filter(beat_at__gte=fresh)
@@ -77,9 +79,7 @@ def check_consumers(now: dt.datetime) -> list[CheckResult]:
         .annotate(workers=Count("worker"))
         .values_list("queue", "workers")
     )
-    last = dict(
-        WorkerHeartbeat.objects.values_list("queue").annotate(last=Max("beat_at")).values_list("queue", "last")
-    )
+    last = dict(WorkerHeartbeat.objects.values_list("queue").annotate(last=Max("beat_at")).values_list("queue", "last"))
     results = []
     for queue in QUEUES:
         consumers = live.get(queue, 0)
@@ -88,9 +88,8 @@ def check_consumers(now: dt.datetime) -> list[CheckResult]:
             results.append(CheckResult(f"queue:{queue}", True, f"{consumers} live consumer(s)", figures))
             continue
         seen = _age(now, last.get(queue))
-        detail = (
-            f"no live consumer (no heartbeat within {settings.PIT_HEALTH_WORKER_STALE_SECONDS} s"
-            + (f"; the last one {seen} s ago)" if seen is not None else "; none ever)")
+        detail = f"no live consumer (no heartbeat within {settings.PIT_HEALTH_WORKER_STALE_SECONDS} s" + (
+            f"; the last one {seen} s ago)" if seen is not None else "; none ever)"
         )
         results.append(CheckResult(f"queue:{queue}", False, detail, figures))
     return results
@@ -123,7 +122,10 @@ def check_outbox_and_lag(now: dt.datetime) -> list[CheckResult]:
     }
     behind = [
         f"{what} {lags[key]} s behind (threshold {max_lag} s)"
-        for what, key in (("coup checks", "coup_checks_lag_seconds"), ("reconciliations", "reconciliations_lag_seconds"))
+        for what, key in (
+            ("coup checks", "coup_checks_lag_seconds"),
+            ("reconciliations", "reconciliations_lag_seconds"),
+        )
         if lags[key] > max_lag
     ]
     checks_result = CheckResult("checks", not behind, "; ".join(behind) or "up to date", lags)

@@ -42,7 +42,9 @@ def _reach_bounded(reaches: list[tuple[str, Callable[[], object]]], seconds: flo
     for thread, (name, _) in zip(threads, reaches, strict=True):
         thread.join(max(deadline - time.monotonic(), 0))
         if thread.is_alive():
-            logger.warning("warm-up gave up waiting for the %s after %.0f s; the first request reaches it", name, seconds)
+            logger.warning(
+                "warm-up gave up waiting for the %s after %.0f s; the first request reaches it", name, seconds
+            )
 
 
 def warm_process(notify: Callable[[], object] = lambda: None) -> None:
@@ -79,7 +81,9 @@ def warm_process(notify: Callable[[], object] = lambda: None) -> None:
     except Exception as exc:  # a service down now is the first request's to report
         logger.warning("warm-up could not reach the database: %s: %s", type(exc).__name__, exc)
     notify()
-    _reach_bounded([("broker", lambda: _producer_connect(app)), ("cache", lambda: cache.get("pit:warmup"))], WARMUP_REACH_SECONDS)
+    _reach_bounded(
+        [("broker", lambda: _producer_connect(app)), ("cache", lambda: cache.get("pit:warmup"))], WARMUP_REACH_SECONDS
+    )
     notify()
 
 

@@ -180,7 +180,10 @@ def main() -> int:
         print(f"gunicorn: {WORKERS} sync workers, pit.settings.production; first answer {cold:.2f} s after start")
         rounds = [kill_every_worker(gunicorn, port, log) for _ in range(ROUNDS)]
         for index, (first, warmed) in enumerate(rounds, 1):
-            print(f"round {index}: every worker killed; first answer after {first:.2f} s, all warmed up after {warmed:.2f} s")
+            print(
+                f"round {index}: every worker killed; first answer after {first:.2f} s, "
+                f"all warmed up after {warmed:.2f} s"
+            )
         worst = max(first for first, _ in rounds)
         figure("restart.figure", f"{worst:.2f}", "s")
         figure("restart.anchor", f"{cold:.2f}", "s")

@@ -85,7 +85,7 @@ def _bad_values(name: str) -> list[tuple[list[str], str]]:
     cases = []
     if isinstance(command, PitCommand) and command.inherited_arguments:
         return cases
-    for action in parser._actions:
+    for action in parser._actions:  # noqa: SLF001 - argparse lists the arguments there only
         if action.dest in DJANGO_OPTIONS or action.nargs == 0:
             continue
         value = refused_value(action.type)
@@ -154,8 +154,9 @@ def test_an_argument_declared_without_a_reader_stops_the_parser_being_built():
 
 @pytest.mark.django_db
 def test_demo_pit_under_the_production_settings_refuses_without_in_production(settings):
-    from pit.accounts.models import Device
     from django.contrib.auth import get_user_model
+
+    from pit.accounts.models import Device
 
     settings.PIT_PRODUCTION = True
     with pytest.raises(CommandError, match="refused under the production settings: .* pass --in-production"):

@@ -25,7 +25,9 @@ HEALTH = (
     "import json, django; django.setup(); from django.test import Client; "
     "r = Client().get('/healthz', HTTP_HOST='127.0.0.1'); print(json.dumps([r.status_code, r.json()]))"
 )
-SEND = "import django; django.setup(); from pit.celery import app; app.send_task('core.outbox_dispatch', queue='urgent')"
+SEND = (
+    "import django; django.setup(); from pit.celery import app; app.send_task('core.outbox_dispatch', queue='urgent')"
+)
 
 
 @pytest.fixture(scope="module")
@@ -223,7 +225,9 @@ def test_the_transport_parks_a_file_that_holds_no_message_and_hands_out_the_next
         "parked_folder": str(folders["parked"]),
         "control_folder": str(folders["control"]),
     }
-    with Connection("filesystem://localhost/", transport="pit.core.broker:Transport", transport_options=options) as conn:
+    with Connection(
+        "filesystem://localhost/", transport="pit.core.broker:Transport", transport_options=options
+    ) as conn:
         queue = conn.SimpleQueue("urgent")
         # Named to sort before the message put after them (kombu names files by time, in ms).
         (folders["queue"] / f"00_{uuid.uuid4()}.urgent.msg").write_bytes(b"")

@@ -4,25 +4,26 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('core', '0002_facts_insert_only'),
+        ("core", "0002_facts_insert_only"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='WorkerHeartbeat',
+            name="WorkerHeartbeat",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('worker', models.CharField(help_text="The worker's node name, e.g. urgent@host.", max_length=255)),
-                ('queue', models.CharField(max_length=200)),
-                ('pid', models.PositiveIntegerField(help_text="The worker's main process.")),
-                ('beat_at', models.DateTimeField(db_index=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("worker", models.CharField(help_text="The worker's node name, e.g. urgent@host.", max_length=255)),
+                ("queue", models.CharField(max_length=200)),
+                ("pid", models.PositiveIntegerField(help_text="The worker's main process.")),
+                ("beat_at", models.DateTimeField(db_index=True)),
             ],
             options={
-                'ordering': ['queue', 'worker'],
-                'default_permissions': (),
-                'constraints': [models.UniqueConstraint(fields=('worker', 'queue'), name='worker_heartbeat_one_per_queue')],
+                "ordering": ["queue", "worker"],
+                "default_permissions": (),
+                "constraints": [
+                    models.UniqueConstraint(fields=("worker", "queue"), name="worker_heartbeat_one_per_queue")
+                ],
             },
         ),
     ]

@@ -5,17 +5,20 @@ import datetime as dt
 
 from django.core.management.base import CommandError
 
-from pit.core.arguments import PitCommand, gaming_day
-
 from pit.accounting.services import holds_investigate
+from pit.core.arguments import PitCommand, gaming_day
 
 
 class Command(PitCommand):
     help = "Flag the table-days of a range whose win-to-drop is outside the investigation rule (safe to re-run)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--from", dest="date_from", type=gaming_day, required=True, help="First gaming day (YYYY-MM-DD).")
-        parser.add_argument("--to", dest="date_to", type=gaming_day, required=True, help="Last gaming day (YYYY-MM-DD).")
+        parser.add_argument(
+            "--from", dest="date_from", type=gaming_day, required=True, help="First gaming day (YYYY-MM-DD)."
+        )
+        parser.add_argument(
+            "--to", dest="date_to", type=gaming_day, required=True, help="Last gaming day (YYYY-MM-DD)."
+        )
 
     def handle(self, *args, date_from: dt.date, date_to: dt.date, **options):
         start, end = date_from, date_to

@@ -13,7 +13,9 @@ class Command(PitCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--table", type=text, required=True, help="Table code, e.g. BB1.")
-        parser.add_argument("--name", type=text, required=True, help="Device name, unique at the table, e.g. 'shoe reader'.")
+        parser.add_argument(
+            "--name", type=text, required=True, help="Device name, unique at the table, e.g. 'shoe reader'."
+        )
 
     def handle(self, *args, table: str, name: str, **options):
         try:

@@ -25,7 +25,9 @@ class Command(PitCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--username", type=text, required=True)
-        parser.add_argument("--role", type=text, required=True, choices=STAFF_ROLES, help="Quote it: --role 'pit boss'.")
+        parser.add_argument(
+            "--role", type=text, required=True, choices=STAFF_ROLES, help="Quote it: --role 'pit boss'."
+        )
         parser.add_argument("--email", type=text, default="")
 
     def handle(self, *args, username: str, role: str, email: str, **options):

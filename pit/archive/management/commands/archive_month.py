@@ -1,6 +1,5 @@
 """Archive a month of gaming days past the retention window: COPY to files, verify, detach (PostgreSQL)."""
 
-import datetime as dt
 import getpass
 
 from django.core.management.base import CommandError

@@ -14,7 +14,6 @@ from django.apps import apps
 from django.core.management.base import CommandParser
 
 from pit.core.arguments import PitCommand, text
-
 from pit.core.immutable import fact_protection_sql, protected_models
 
 

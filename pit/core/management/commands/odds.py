@@ -23,8 +23,12 @@ class Command(PitCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--decks", type=integer, default=8, help="Decks in the shoe (default 8).")
         source = parser.add_mutually_exclusive_group()
-        source.add_argument("--preset", type=text, choices=sorted(PRESETS), default="commission_box", help="A preset paytable.")
-        source.add_argument("--paytable", type=text, metavar="FILE", help="A paytable as JSON (Paytable.to_dict format).")
+        source.add_argument(
+            "--preset", type=text, choices=sorted(PRESETS), default="commission_box", help="A preset paytable."
+        )
+        source.add_argument(
+            "--paytable", type=text, metavar="FILE", help="A paytable as JSON (Paytable.to_dict format)."
+        )
         parser.add_argument(
             "--seen", type=text, default="", help="Cards already out of the shoe, e.g. 'AS KD 5C' (depleted-shoe odds)."
         )

@@ -22,7 +22,9 @@ class Command(PitCommand):
     requires_system_checks = []
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("file", type=text, nargs="?", default="-", help="A JSON lines file, or - for stdin (default).")
+        parser.add_argument(
+            "file", type=text, nargs="?", default="-", help="A JSON lines file, or - for stdin (default)."
+        )
 
     def handle(self, *args: Any, file: str, **options: Any) -> None:
         summary = VerifySummary()

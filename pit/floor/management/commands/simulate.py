@@ -91,7 +91,9 @@ class Command(PitCommand):
         parser.add_argument("--leave-open", action="store_true", help="End each table with a shoe still dealing.")
         parser.add_argument("--batch", type=at_least(1), default=25, help="Coups per batch posted.")
         parser.add_argument("--eager", action="store_true", help="Run the checks and reconciliations in-process.")
-        parser.add_argument("--url", type=text, default="", help="Play through the REST API at this URL instead of the services.")
+        parser.add_argument(
+            "--url", type=text, default="", help="Play through the REST API at this URL instead of the services."
+        )
         parser.add_argument("--key", type=text, default="", help="The device API key (with --url).")
         parser.add_argument("--no-progress", action="store_true")
         parser.add_argument(

@@ -13,8 +13,16 @@ class Command(PitCommand):
     help = "Create a paytable (version 1 of a new family) from a preset of the game engine."
 
     def add_arguments(self, parser):
-        parser.add_argument("--preset", type=text, choices=sorted(game.PRESETS), required=True, help=f"One of: {', '.join(sorted(game.PRESETS))}.")
-        parser.add_argument("--code", type=text, default="", help="The family's code (default: the preset's, with dashes).")
+        parser.add_argument(
+            "--preset",
+            type=text,
+            choices=sorted(game.PRESETS),
+            required=True,
+            help=f"One of: {', '.join(sorted(game.PRESETS))}.",
+        )
+        parser.add_argument(
+            "--code", type=text, default="", help="The family's code (default: the preset's, with dashes)."
+        )
         parser.add_argument("--name", type=text, default="", help="A name pit bosses read (default: the preset's).")
 
     def handle(self, *args, preset: str, code: str, name: str, **options):

@@ -19,7 +19,9 @@ class Command(PitCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--from", dest="first_day", type=gaming_day, help="first gaming day, YYYY-MM-DD")
-        parser.add_argument("--to", dest="last_day", type=gaming_day, help="last gaming day, YYYY-MM-DD (default --from)")
+        parser.add_argument(
+            "--to", dest="last_day", type=gaming_day, help="last gaming day, YYYY-MM-DD (default --from)"
+        )
 
     def handle(self, *args, first_day=None, last_day=None, **options):
         first_day = first_day or current_gaming_day() - dt.timedelta(days=1)

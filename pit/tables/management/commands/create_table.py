@@ -41,7 +41,9 @@ class Command(PitCommand):
         parser.add_argument("--game", type=text, required=True, choices=Game.values)
         parser.add_argument("--paytable", type=text, required=True, help="Paytable code (its current version is used).")
         parser.add_argument("--name", type=text, default="", help="A name pit bosses read (default: the code).")
-        parser.add_argument("--seats", type=_seats, default=None, help="Seat numbers, e.g. 1,2,3,5,6,7 (default: the game's layout).")
+        parser.add_argument(
+            "--seats", type=_seats, default=None, help="Seat numbers, e.g. 1,2,3,5,6,7 (default: the game's layout)."
+        )
         parser.add_argument("--currency", type=text, default="", help="ISO 4217 code (default: PIT_DEFAULT_CURRENCY).")
         parser.add_argument("--squeeze", action="store_true", help="Cards are squeezed at this table.")
         parser.add_argument(
