@@ -16,7 +16,6 @@ class Command(PitCommand):
         parser.add_argument(
             "--preset",
             type=text,
-            choices=sorted(game.PRESETS),
             required=True,
             help=f"One of: {', '.join(sorted(game.PRESETS))}.",
         )
