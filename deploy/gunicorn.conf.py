@@ -62,23 +62,59 @@ control_socket_disable = True
 
 
 # ---------------------------------------------------------------- Warm workers
+# Workers boot one at a time (a lock under worker_tmp_dir, taken at fork, released once warm): when
+# every worker was killed at once they all booted together, sharing the cores, and none answered
+# until all had loaded (84 s on a busy host, past gunicorn's timeout, which killed them again). One
+# at a time, the first answers after one boot and the others follow; a booting worker keeps its
+# heartbeat fresh, so the timeout only ever kills a stuck request. tests/benchmarks/bench_restart.py
+# measures the time to the first answer after every worker is killed.
+_boot_locks: dict[int, object] = {}
+
+
+def _boot_lock_path(master_pid: int) -> str:
+    import tempfile
+
+    return os.path.join(worker_tmp_dir or tempfile.gettempdir(), f"pit-web-boot-{master_pid}.lock")
+
+
+def post_fork(server, worker):
+    """Wait for the worker before this one to finish booting (its heartbeat kept fresh meanwhile)."""
+    import fcntl
+    import time
+
+    lock = open(_boot_lock_path(server.pid), "a")  # noqa: SIM115 - held until warm, closed by release
+    while True:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            worker.notify()
+            time.sleep(0.1)
+    _boot_locks[os.getpid()] = lock
+
+
 def post_worker_init(worker):
     """Load and connect everything a first request would do lazily (pit/core/warmup.py: the URLconf
     with every view, openpyxl, the Celery tasks, DRF's classes; the database, broker and cache
-    connections) before the worker takes a request: a fresh worker then answers its first coup as
-    fast as its thousandth. Not preload_app: with it, a HUP (systemctl reload pit-web) would keep
-    serving the old code."""
+    connections, bounded) before the worker takes a request: a fresh worker then answers its first
+    coup as fast as its thousandth. Not preload_app: with it, a HUP (systemctl reload pit-web) would
+    keep serving the old code."""
     import gc
     import time
 
     from pit.core.warmup import warm_process
 
     started = time.perf_counter()
-    warm_process()
-    # What is loaded now lives as long as the worker: out of the cyclic collector's reach, so that a
-    # full collection scans only what requests made since (before: ~155,000 objects, 340-380 ms on
-    # the 2-core machine, a stall of whatever request was running when one fell due).
-    gc.collect()
-    gc.freeze()
+    try:
+        warm_process(notify=worker.notify if worker is not None else (lambda: None))
+        # What is loaded now lives as long as the worker: out of the cyclic collector's reach, so
+        # that a full collection scans only what requests made since (before: ~155,000 objects,
+        # 340-380 ms on the 2-core machine, a stall of whatever request was running when one fell due).
+        gc.collect()
+        gc.freeze()
+    finally:
+        lock = _boot_locks.pop(os.getpid(), None)
+        if lock is not None:
+            lock.close()  # the next worker boots
     if worker is not None:
         worker.log.info("Worker %s warmed up in %.2f s", os.getpid(), time.perf_counter() - started)

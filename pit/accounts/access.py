@@ -4,8 +4,9 @@ the admin's idle session timeout.
 
 The failure counters live in Django's cache (PIT_CACHE_URL: Redis in production, so that every
 gunicorn worker counts together; the embedded default's per-process memory cache is enough for one
-process). A fixed window: PIT_API_AUTH_FAILURE_LIMIT failures within PIT_API_AUTH_FAILURE_WINDOW
-seconds block the address, or the key prefix, until the window ends.
+process; a Redis that fails degrades to per-process counts, pit/core/cache.py). A fixed window of
+PIT_API_AUTH_FAILURE_WINDOW seconds, per issued key prefix or, for keys with none, per address
+(the rule is under "throttle" below).
 """
 
 import hashlib
@@ -40,37 +41,45 @@ def client_address(request) -> str | None:
 
 
 # ---------------------------------------------------------------------------------------- throttle
+# The rule (docs/operations/access.md): a key that authenticates is never refused, whatever others
+# did. A wrong key whose prefix was issued (a device's or a staff token's) counts against that prefix
+# only: PIT_API_AUTH_FAILURE_LIMIT failures within the window and wrong keys with that prefix get 429.
+# Only a key with no issued prefix (malformed, or made up) counts against the client's address, with
+# the far larger PIT_API_AUTH_ADDRESS_FAILURE_LIMIT: a floor NAT puts every table behind one address.
 
 
-def _keys(address: str | None, prefix: str | None) -> list[str]:
-    keys = ["pit:authfail:addr:" + hashlib.sha256((address or "unknown").encode()).hexdigest()[:32]]
+def _counter(kind: str, value: str) -> str:
+    return f"pit:authfail:{kind}:" + hashlib.sha256(value.encode()).hexdigest()[:32]
+
+
+def _subject(address: str | None, prefix: str | None) -> tuple[str, int]:
+    """The counter a failure goes to, and its limit: the prefix when there is one, else the address."""
     if prefix:
-        keys.append("pit:authfail:prefix:" + hashlib.sha256(prefix.encode()).hexdigest()[:32])
-    return keys
+        return _counter("prefix", prefix), settings.PIT_API_AUTH_FAILURE_LIMIT
+    return _counter("addr", address or "unknown"), settings.PIT_API_AUTH_ADDRESS_FAILURE_LIMIT
 
 
-def auth_blocked_for(*, address: str | None, prefix: str | None) -> int:
-    """Seconds until this address or key prefix may try again; 0 when it may now."""
-    now = time.time()
-    found = cache.get_many([key for base in _keys(address, prefix) for key in (base, base + ":until")])
-    wait = 0
-    for base in _keys(address, prefix):
-        if found.get(base, 0) >= settings.PIT_API_AUTH_FAILURE_LIMIT:
-            wait = max(wait, int(found.get(base + ":until", now) - now) + 1)
-    return wait
+def auth_blocked_for(*, address: str | None = None, prefix: str | None = None) -> int:
+    """Seconds until wrong keys with this issued prefix (given), or from this address with no issued
+    prefix (no prefix given), are tried again; 0 when they may be now."""
+    base, limit = _subject(address, prefix)
+    found = cache.get_many([base, base + ":until"])
+    if found.get(base, 0) < limit:
+        return 0
+    return max(int(found.get(base + ":until", time.time()) - time.time()) + 1, 1)
 
 
-def auth_failure_record(*, address: str | None, prefix: str | None) -> None:
-    """One failed authentication from this address with this key prefix (None: no usable prefix)."""
+def auth_failure_record(*, address: str | None = None, prefix: str | None = None) -> None:
+    """One failed authentication with this issued key prefix, or (no prefix) from this address."""
     window = settings.PIT_API_AUTH_FAILURE_WINDOW
-    for base in _keys(address, prefix):
-        if cache.add(base, 0, timeout=window):
-            cache.set(base + ":until", time.time() + window, timeout=window)
-        try:
-            cache.incr(base)
-        except ValueError:  # expired between add and incr: a new window
-            cache.set(base, 1, timeout=window)
-            cache.set(base + ":until", time.time() + window, timeout=window)
+    base, _ = _subject(address, prefix)
+    if cache.add(base, 0, timeout=window):
+        cache.set(base + ":until", time.time() + window, timeout=window)
+    try:
+        cache.incr(base)
+    except ValueError:  # expired between add and incr: a new window
+        cache.set(base, 1, timeout=window)
+        cache.set(base + ":until", time.time() + window, timeout=window)
 
 
 # ---------------------------------------------------------------------------------------- 401 / 403

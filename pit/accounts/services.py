@@ -35,6 +35,12 @@ def device_key_split(key: str) -> tuple[str, str] | None:
     return prefix, secret
 
 
+def key_prefix_issued(prefix: str) -> bool:
+    """Whether a device key or a staff token was issued with this prefix (revoked or not): its wrong
+    keys are throttled by the prefix, never by the address they come from (pit.accounts.access)."""
+    return Device.objects.filter(key_prefix=prefix).exists() or StaffToken.objects.filter(key_prefix=prefix).exists()
+
+
 @transaction.atomic
 def device_create(*, table, name: str, user=None) -> tuple[Device, str]:
     """A new floor device for `table` and its API key, returned only here: only its hash is kept."""

@@ -8,7 +8,12 @@ from django.utils.functional import cached_property
 from rest_framework import authentication, exceptions
 
 from pit.accounts.access import auth_blocked_for, auth_failure_record, client_address
-from pit.accounts.services import device_authenticate, device_key_split, staff_token_authenticate
+from pit.accounts.services import (
+    device_authenticate,
+    device_key_split,
+    key_prefix_issued,
+    staff_token_authenticate,
+)
 from pit.core.actors import Actor
 
 
@@ -27,22 +32,39 @@ def _key_from_header(request, keyword: str) -> str | None:
     return key
 
 
+def _throttled(wait: int, detail: str) -> exceptions.Throttled:
+    return exceptions.Throttled(wait=wait, detail=f"{detail}; retry in {wait} s.")
+
+
 def _authenticate_throttled(request, key: str, check):
-    """Run `check(key)` unless this client address or key prefix failed too often lately (429 with
-    Retry-After, the key not even tried); count a failure (None) against both."""
-    address = client_address(request)
+    """`check(key)`, throttled by the rule of pit.accounts.access: a key that authenticates is never
+    refused. A wrong key with an issued prefix counts against that prefix (past the limit: 429 with
+    Retry-After); any other wrong key counts against the client's address, and once the address is
+    past its limit such keys are not even tried."""
     parts = device_key_split(key)
     prefix = parts[0] if parts else None
-    wait = auth_blocked_for(address=address, prefix=prefix)
+    if prefix is None:
+        address = client_address(request)
+        wait = auth_blocked_for(address=address)
+        if wait:
+            raise _throttled(wait, "Too many failed authentications from this address without a known key")
+        auth_failure_record(address=address)
+        return None
+    found = check(key)
+    if found is not None:
+        return found
+    if key_prefix_issued(prefix):
+        wait = auth_blocked_for(prefix=prefix)
+        if wait:
+            raise _throttled(wait, "Too many failed authentications with this key")
+        auth_failure_record(prefix=prefix)
+        return None
+    address = client_address(request)
+    wait = auth_blocked_for(address=address)
     if wait:
-        raise exceptions.Throttled(
-            wait=wait,
-            detail=f"Too many failed authentications from here or with this key; retry in {wait} s.",
-        )
-    found = check(key) if key else None
-    if found is None:
-        auth_failure_record(address=address, prefix=prefix)
-    return found
+        raise _throttled(wait, "Too many failed authentications from this address without a known key")
+    auth_failure_record(address=address)
+    return None
 
 
 class DevicePrincipal:

@@ -1,4 +1,10 @@
-"""Failed Celery tasks in the back-office: what was parked and why; staff may enqueue one again."""
+"""Failed Celery tasks in the back-office: what was parked and why; staff may enqueue one again.
+
+The page lists parked tasks only: what failed and needs a person. The other rows of FailedTask are
+the delivery bookkeeping of pit.core.tasks (a redelivery being counted, a task that succeeded after
+one, a task staff enqueued again): nothing there for anyone to do, so never listed here
+(docs/operations/queues.md); they stay in the table for the count and for a query.
+"""
 
 from typing import TYPE_CHECKING
 
@@ -28,7 +34,7 @@ class FailedTaskAdmin(_ModelAdmin):
         "last_seen_at",
         "error_summary",
     )
-    list_filter = ("state", "task_name")
+    list_filter = ("task_name",)
     search_fields = ("task_id", "task_name", "error")
     date_hierarchy = "last_seen_at"
     readonly_fields = (
@@ -43,6 +49,9 @@ class FailedTaskAdmin(_ModelAdmin):
         "last_seen_at",
     )
     actions = ["requeue"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[FailedTask]:
+        return super().get_queryset(request).filter(state=FailedTaskState.PARKED)
 
     @admin.display(description="error")
     def error_summary(self, obj: FailedTask) -> str:

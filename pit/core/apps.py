@@ -8,11 +8,16 @@ class CoreConfig(AppConfig):
     verbose_name = "Pit"
 
     def ready(self) -> None:
+        from celery import signals as celery_signals
         from django.core import signals
 
         # Load the Celery app so that tasks bind to it (see pit/__init__.py for why not there).
         import pit.celery  # noqa: F401
-        from pit.core import outbox  # its signal receivers are connected once the apps are ready
+        from pit.core import outbox, workers  # their signal receivers are connected once the apps are ready
+
+        # A worker beats per queue it consumes while it runs (pit/core/workers.py; /healthz reads it).
+        celery_signals.worker_ready.connect(workers.worker_ready, dispatch_uid="pit_worker_ready", weak=False)
+        celery_signals.worker_shutdown.connect(workers.worker_shutdown, dispatch_uid="pit_worker_shutdown", weak=False)
 
         # Tasks owed by a web request are sent once its answer has gone out (pit/core/outbox.py).
         signals.request_started.connect(outbox.request_started, dispatch_uid="outbox_request_started")

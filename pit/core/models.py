@@ -92,3 +92,24 @@ class OutboxMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.task_name}{tuple(self.args)} ({self.task_id})"
+
+
+class WorkerHeartbeat(models.Model):
+    """A Celery worker consuming a queue, alive at `beat_at`: each worker writes one row per queue it
+    consumes when it is ready and then every PIT_WORKER_HEARTBEAT_SECONDS (pit.core.workers), and
+    deletes its rows when it stops. /healthz counts, per queue, the rows fresher than
+    PIT_HEALTH_WORKER_STALE_SECONDS: a worker killed stops beating, and its queue is reported."""
+
+    worker = models.CharField(max_length=255, help_text="The worker's node name, e.g. urgent@host.")
+    queue = models.CharField(max_length=200)
+    pid = models.PositiveIntegerField(help_text="The worker's main process.")
+    beat_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["queue", "worker"]
+        constraints = [models.UniqueConstraint(fields=["worker", "queue"], name="worker_heartbeat_one_per_queue")]
+        # Plumbing, not a record anyone reviews: no admin page, no permissions.
+        default_permissions = ()
+
+    def __str__(self) -> str:
+        return f"{self.worker} on {self.queue} at {self.beat_at:%H:%M:%S}"

@@ -1,12 +1,16 @@
-"""Work fanned out over forked processes: this process and `processes - 1` children, each with its own
-database connection, take items one at a time from a shared counter; the children's results and
-failures come back to this process through a pipe each."""
+"""Child processes: work fanned out over forked processes (`run_forked`: this process and
+`processes - 1` children, each with its own database connection, take items one at a time from a
+shared counter; the children's results and failures come back through a pipe each), and children
+kept running (`Supervised`: runpit's workers and beat, restarted when they die)."""
 
 from __future__ import annotations
 
 import multiprocessing
 import os
 import pickle
+import signal
+import subprocess
+import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -130,3 +134,50 @@ def _answer(pid: int, read_end: int) -> Answer:
             answer = ("failed", f"process {pid} ended without an answer", None)
     os.waitpid(pid, 0)
     return answer
+
+
+def exit_description(code: int) -> str:
+    """How a child ended, for a person: `status 1`, or `signal SIGKILL`."""
+    if code < 0:
+        try:
+            return f"signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"signal {-code}"
+    return f"status {code}"
+
+
+class Supervised:
+    """A child process kept running (`runpit`'s workers and beat): when it ends on its own it is
+    started again, at once after a long life, after 1, 3, 7, 15 then 30 s when it keeps ending
+    within QUICK_DEATH_SECONDS of its start; each end and restart is said through `say`."""
+
+    QUICK_DEATH_SECONDS = 30.0
+    MAX_DELAY_SECONDS = 30.0
+
+    def __init__(self, label: str, start: Callable[[], subprocess.Popen[str]], say: Callable[[str], object]) -> None:
+        self.label, self._start, self.say = label, start, say
+        self.process = start()
+        self.started_at = time.monotonic()
+        self.quick_deaths = 0
+        self.restart_at: float | None = None
+        self.restarts = 0
+
+    def check(self) -> None:
+        """Notice an end, and restart when due (call it every second or so)."""
+        now = time.monotonic()
+        if self.restart_at is None:
+            code = self.process.poll()
+            if code is None:
+                return
+            self.quick_deaths = self.quick_deaths + 1 if now - self.started_at < self.QUICK_DEATH_SECONDS else 0
+            delay = min(2.0**self.quick_deaths - 1, self.MAX_DELAY_SECONDS)
+            self.say(
+                f"runpit: the {self.label} (pid {self.process.pid}) ended with {exit_description(code)}; "
+                + (f"restarting it in {delay:.0f} s" if delay else "restarting it")
+            )
+            self.restart_at = now + delay
+        if now >= self.restart_at:
+            self.process = self._start()
+            self.started_at, self.restart_at = time.monotonic(), None
+            self.restarts += 1
+            self.say(f"runpit: the {self.label} restarted (pid {self.process.pid})")

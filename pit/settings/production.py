@@ -9,6 +9,8 @@ from pit.settings.base import *  # noqa: F403
 from pit.settings.components.environment import env
 
 DEBUG = False
+# The production settings are in force (manage.py demo_pit refuses to create its known logins).
+PIT_PRODUCTION = True
 SECRET_KEY = env.str("DJANGO_SECRET_KEY")  # no default: refuse to start without one
 # Refuse to start on an empty or guessable secret (the bar of check --deploy's security.W009): a
 # server started with one would sign sessions anyone can forge, or answer 500 to every request.

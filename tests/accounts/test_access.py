@@ -56,47 +56,72 @@ def api_get(key: str, address: str = "10.0.0.1", scheme: str = "Api-Key"):
 
 
 @override_settings(PIT_API_AUTH_FAILURE_LIMIT=3, PIT_API_AUTH_FAILURE_WINDOW=120)
-def test_an_address_that_keeps_failing_gets_429_with_retry_after_even_with_a_good_key(device_key):
-    for n in range(3):
-        assert api_get(f"{n:08x}.wrong").status_code == 401
-    refused = api_get(device_key)
-    assert refused.status_code == 429
-    assert 1 <= int(refused["Retry-After"]) <= 121
-    assert refused.json()["code"] == "throttled"
-    assert api_get(device_key, address="10.0.0.2").status_code == 200  # another address is not blocked
+def test_ten_wrong_keys_from_a_floor_nat_refuse_no_device_behind_it(table):
+    """The fault: ten wrong keys from one address gave every device at that address 429 for five
+    minutes. Wrong secrets of issued prefixes count against those prefixes, not the address."""
+    devices = [device_create(table=table, name=f"terminal {n}")[1] for n in range(12)]
+    for n in range(10):
+        prefix = devices[n % 2].split(".")[0]
+        assert api_get(f"{prefix}.wrong{n}", address="10.0.0.1").status_code in (401, 429)
+    assert [api_get(key, address="10.0.0.1").status_code for key in devices] == [200] * 12
 
 
 @override_settings(PIT_API_AUTH_FAILURE_LIMIT=3, PIT_API_AUTH_FAILURE_WINDOW=120)
-def test_a_key_prefix_guessed_from_many_addresses_is_blocked_everywhere(device_key):
+def test_a_prefix_past_its_limit_refuses_wrong_keys_with_429_but_never_its_own_right_key(device_key):
     prefix = device_key.split(".")[0]
     for n in range(3):
         assert api_get(f"{prefix}.guess{n}", address=f"10.1.0.{n}").status_code == 401
-    assert api_get(device_key, address="10.2.0.1").status_code == 429
+    refused = api_get(f"{prefix}.guess9", address="10.2.0.1")
+    assert refused.status_code == 429
+    assert 1 <= int(refused["Retry-After"]) <= 121
+    assert refused.json()["code"] == "throttled"
+    assert api_get(device_key, address="10.2.0.1").status_code == 200  # a valid key: never refused
     other_key = device_create(table=factories.table("BB2"), name="terminal")[1]
     assert api_get(other_key, address="10.2.0.1").status_code == 403  # its own prefix: authenticated
+
+
+@override_settings(PIT_API_AUTH_FAILURE_LIMIT=3, PIT_API_AUTH_ADDRESS_FAILURE_LIMIT=4, PIT_API_AUTH_FAILURE_WINDOW=120)
+def test_keys_with_no_issued_prefix_count_against_the_address_and_a_valid_key_still_passes(device_key):
+    for key in ("nonsense", "0000aaaa.nope", "", "0000bbbb.nope"):
+        assert api_get(key, address="10.3.0.1").status_code == 401
+    refused = api_get("0000cccc.nope", address="10.3.0.1")
+    assert refused.status_code == 429
+    assert "without a known key" in refused.json()["message"]
+    assert api_get("0000cccc.nope", address="10.3.0.2").status_code == 401  # another address
+    assert api_get(device_key, address="10.3.0.1").status_code == 200
+
+
+def test_the_address_limit_lets_a_floor_nat_of_200_tables_keep_working(settings):
+    """Each of 200 tables behind one address sending a made-up key once and again within the window
+    is under the per-address limit; the issued prefixes' limit is per device."""
+    assert settings.PIT_API_AUTH_ADDRESS_FAILURE_LIMIT >= 200 * 2
+    assert settings.PIT_API_AUTH_FAILURE_LIMIT == 10
 
 
 @override_settings(PIT_API_AUTH_FAILURE_LIMIT=3)
 def test_successes_do_not_count_and_staff_tokens_are_throttled_too(device_key, boss):
     for _ in range(5):
         assert api_get(device_key).status_code == 200
+    token = staff_token_create(user=boss)[1]
+    prefix = token.split(".")[0]
     for _ in range(3):
-        assert api_get("0000aaaa.nope", address="10.9.9.9", scheme="Token").status_code == 401
-    assert api_get(staff_token_create(user=boss)[1], address="10.9.9.9", scheme="Token").status_code == 429
+        assert api_get(f"{prefix}.nope", address="10.9.9.9", scheme="Token").status_code == 401
+    assert api_get(f"{prefix}.nope", address="10.9.9.8", scheme="Token").status_code == 429
+    assert api_get(token, address="10.9.9.9", scheme="Token").status_code == 200
 
 
-@override_settings(PIT_TRUSTED_PROXIES=1, PIT_API_AUTH_FAILURE_LIMIT=2)
+@override_settings(PIT_TRUSTED_PROXIES=1, PIT_API_AUTH_ADDRESS_FAILURE_LIMIT=2)
 def test_behind_a_proxy_the_address_it_saw_counts_not_what_the_client_claims(device_key):
     for claimed in ("1.1.1.1", "2.2.2.2"):
         client = APIClient(REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR=f"{claimed}, 10.5.5.5")
         client.credentials(HTTP_AUTHORIZATION="Api-Key 00000000.bad")
         assert client.get("/api/v1/tables/BB1/").status_code == 401
     client = APIClient(REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR="3.3.3.3, 10.5.5.5")
-    client.credentials(HTTP_AUTHORIZATION=f"Api-Key {device_key}")
+    client.credentials(HTTP_AUTHORIZATION="Api-Key 00000001.bad")
     assert client.get("/api/v1/tables/BB1/").status_code == 429
     client = APIClient(REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR="10.6.6.6")
-    client.credentials(HTTP_AUTHORIZATION=f"Api-Key {device_key}")
-    assert client.get("/api/v1/tables/BB1/").status_code == 200
+    client.credentials(HTTP_AUTHORIZATION="Api-Key 00000001.bad")
+    assert client.get("/api/v1/tables/BB1/").status_code == 401
 
 
 # ---------------------------------------------------------------------------------------- staff tokens

@@ -160,6 +160,7 @@ SPEED_TARGETS = (
     Target("day_batch", "a table's day as one batch vs COPY", ratio_at_most=4, figure_at_most=1.0),
     Target("single_post", "one coup POST p99 vs /healthz p99", ratio_at_most=3, figure_at_most=50),
     Target("commission_csv", "commission-detail CSV vs COPY of its SELECT", ratio_at_least=0.60),
+    Target("restart", "first answer after every web worker is killed vs a cold start", figure_at_most=10),
     Target(
         "year_report",
         "a year's commission report vs one aggregate query",

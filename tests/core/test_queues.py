@@ -14,7 +14,9 @@ from pit.reports.tasks import report_export_run
 
 
 def test_runpit_starts_a_worker_for_each_queue_and_beat():
-    commands = celery_commands("python", "/var/pit/celerybeat-schedule")
+    labelled = celery_commands("python", "/var/pit/celerybeat-schedule")
+    assert [label for label, _ in labelled] == ["urgent worker", "bulk worker", "beat"]
+    commands = [command for _, command in labelled]
     workers = [command for command in commands if "worker" in command]
     assert [command[command.index("-Q") + 1] for command in workers] == ["urgent", "bulk"]
     assert [command for command in commands if "beat" in command] == [

@@ -255,3 +255,28 @@ print(response.status_code, sorted(set(sys.modules) - before))
         )
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip().splitlines()[-1] == "201 []"
+
+
+def test_web_workers_boot_one_at_a_time_keeping_their_heartbeat_while_they_wait(monkeypatch, tmp_path):
+    """After every worker was killed they all booted at once and none answered for 84 s: one boots
+    at a time (the first answers after one boot), and one waiting keeps gunicorn's timeout away."""
+    import fcntl
+    import threading
+    import time
+    from types import SimpleNamespace
+
+    conf = _gunicorn_conf(monkeypatch)
+    conf["post_fork"].__globals__["worker_tmp_dir"] = str(tmp_path)
+    master = SimpleNamespace(pid=4242)
+    beats = []
+    worker = SimpleNamespace(notify=lambda: beats.append(time.monotonic()))
+    with open(conf["_boot_lock_path"](master.pid), "a") as booting:  # another worker is booting
+        fcntl.flock(booting, fcntl.LOCK_EX)
+        waiting = threading.Thread(target=conf["post_fork"], args=(master, worker))
+        waiting.start()
+        time.sleep(0.5)
+        assert waiting.is_alive() and len(beats) >= 3
+    waiting.join(timeout=5)
+    assert not waiting.is_alive()
+    assert os.getpid() in conf["_boot_locks"]
+    conf["_boot_locks"].pop(os.getpid()).close()

@@ -249,3 +249,23 @@ def test_staff_see_parked_tasks_and_enqueue_them_again(admin_client):
     send.assert_not_called()
     row.refresh_from_db()
     assert row.state == FailedTaskState.REQUEUED
+
+
+@pytest.mark.django_db
+def test_failed_tasks_lists_only_what_failed_and_needs_a_person(admin_client):
+    """The fault: 660 rows that had all succeeded (delivery bookkeeping) filled the page."""
+    for n, state in enumerate(["succeeded", "redelivered", "requeued", "parked", "succeeded"]):
+        FailedTask.objects.create(
+            task_id=f"t-{n}",
+            task_name=f"ledger.task_{state}_{n}",
+            state=state,
+            attempts=2,
+            error="RuntimeError: boom" if state == "parked" else "",
+            last_seen_at="2026-03-01T12:00Z",
+        )
+    page = admin_client.get(reverse("admin:core_failedtask_changelist"))
+    assert page.status_code == 200
+    assert list(page.context["cl"].result_list.values_list("task_id", flat=True)) == ["t-3"]
+    assert "1 failed task" in page.content.decode()
+    for n in (0, 1, 2, 4):
+        assert f"task_id=t-{n}" not in page.content.decode() and f"_{n}<" not in page.content.decode()

@@ -29,7 +29,11 @@ if CELERY_BROKER_IS_EMBEDDED:
         "processed_folder": str(_broker_dir / "processed"),
         "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
+        # A file that holds no message is moved here and logged; the worker goes on (pit/core/broker.py).
+        "parked_folder": str(_broker_dir / "parked"),
     }
+    # kombu's filesystem transport, writing whole messages only and parking malformed ones.
+    CELERY_BROKER_TRANSPORT = "pit.core.broker:Transport"
 else:
     # Redis redelivers an unacknowledged message after this; it must exceed the longest task
     # (CELERY_TASK_TIME_LIMIT) or a slow task would run twice at once.

@@ -2,6 +2,9 @@
 
 from pit.settings.components.environment import VAR_DIR, env
 
+# Whether pit.settings.production is in force (it sets this); not read from the environment.
+PIT_PRODUCTION = False
+
 # ---------------------------------------------------------------- The gaming day and the ledger
 # The gaming day starts at this hour (casino time, TIME_ZONE); coups before it count to the day before.
 PIT_GAMING_DAY_START_HOUR = env.int("PIT_GAMING_DAY_START_HOUR", default=6)
@@ -13,9 +16,13 @@ PIT_BOX_VARIANCE_TOLERANCE = env.str("PIT_BOX_VARIANCE_TOLERANCE", default="0.00
 # Proxies in front of the app that append to X-Forwarded-For (nginx: 1). The client's address, for
 # throttling and lockouts, is the one the outermost trusted proxy saw; 0: REMOTE_ADDR.
 PIT_TRUSTED_PROXIES = env.int("PIT_TRUSTED_PROXIES", default=0)
-# Failed API authentications (a wrong device key or staff token) allowed per client address and
-# per key prefix within the window; beyond it that address or prefix gets 429 with Retry-After.
+# Failed API authentications within the window (pit.accounts.access): a wrong key whose prefix was
+# issued counts against that prefix, and past PIT_API_AUTH_FAILURE_LIMIT wrong keys with it get 429
+# with Retry-After; a key that authenticates is never refused. A key with no issued prefix counts
+# against the client's address, past PIT_API_AUTH_ADDRESS_FAILURE_LIMIT: 429. A floor NAT puts 200
+# tables behind one address: 1,000 is five made-up keys per table per window.
 PIT_API_AUTH_FAILURE_LIMIT = env.int("PIT_API_AUTH_FAILURE_LIMIT", default=10)
+PIT_API_AUTH_ADDRESS_FAILURE_LIMIT = env.int("PIT_API_AUTH_ADDRESS_FAILURE_LIMIT", default=1000)
 PIT_API_AUTH_FAILURE_WINDOW = env.int("PIT_API_AUTH_FAILURE_WINDOW", default=300)
 # Staff API tokens expire after this many days at most (manage.py create_staff_token --days).
 PIT_STAFF_TOKEN_DAYS = env.int("PIT_STAFF_TOKEN_DAYS", default=30)
@@ -39,6 +46,21 @@ PIT_URGENT_VERIFY_MAX_COUPS = env.int("PIT_URGENT_VERIFY_MAX_COUPS", default=50)
 PIT_OUTBOX_REDISPATCH_SECONDS = env.int("PIT_OUTBOX_REDISPATCH_SECONDS", default=45)
 # Deliveries of one message (its worker lost under it each time) before the task is parked as failed.
 PIT_TASK_MAX_DELIVERIES = env.int("PIT_TASK_MAX_DELIVERIES", default=5)
+
+# ---------------------------------------------------------------- Health (/healthz, docs/operations/health.md)
+# Each worker writes a heartbeat per queue it consumes this often (seconds); a queue whose workers
+# have all been silent for PIT_HEALTH_WORKER_STALE_SECONDS has no consumer: /healthz answers 503.
+PIT_WORKER_HEARTBEAT_SECONDS = env.float("PIT_WORKER_HEARTBEAT_SECONDS", default=10.0)
+PIT_HEALTH_WORKER_STALE_SECONDS = env.int("PIT_HEALTH_WORKER_STALE_SECONDS", default=45)
+# False: /healthz checks the database and the broker only, not the queues' consumers, the outbox or
+# the checks' lag, which all need workers running (a web measured alone, as the benchmarks do).
+PIT_HEALTH_REQUIRE_WORKERS = env.bool("PIT_HEALTH_REQUIRE_WORKERS", default=True)
+# 503 past these: more tasks owed in the outbox than this, a task the broker never got for longer
+# than this (the pickup sends every 20 s), and a coup check or reconciliation owed for longer than
+# this (seconds).
+PIT_HEALTH_OUTBOX_MAX_SIZE = env.int("PIT_HEALTH_OUTBOX_MAX_SIZE", default=500)
+PIT_HEALTH_OUTBOX_MAX_UNSENT_SECONDS = env.int("PIT_HEALTH_OUTBOX_MAX_UNSENT_SECONDS", default=120)
+PIT_HEALTH_CHECKS_MAX_LAG_SECONDS = env.int("PIT_HEALTH_CHECKS_MAX_LAG_SECONDS", default=300)
 
 # ---------------------------------------------------------------- Rule checks
 # The sweep (`reverify`, the nightly beat task) on PostgreSQL: the processes it runs in (the one that

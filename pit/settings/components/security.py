@@ -35,4 +35,9 @@ AXES_VERBOSE = False
 # worker counts together (redis://127.0.0.1:6379/2); default: memory of the one process.
 CACHES = {"default": env.cache("PIT_CACHE_URL", default="locmemcache://")}
 if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
-    CACHES["default"]["BACKEND"] = "pit.core.cache.RedisCache"  # one client per pool, not per call
+    # One client per pool, not per call; a Redis that fails degrades to this process's memory
+    # (pit/core/cache.py), so a connect or a read must fail fast rather than hold a request.
+    CACHES["default"]["BACKEND"] = "pit.core.cache.RedisCache"
+    CACHES["default"].setdefault("OPTIONS", {}).update(socket_connect_timeout=0.5, socket_timeout=0.5)
+# While Redis is away the cache tries it again at most this often (seconds); meanwhile this process counts.
+PIT_CACHE_RETRY_SECONDS = env.float("PIT_CACHE_RETRY_SECONDS", default=2.0)

@@ -3,23 +3,25 @@ a range against the win-to-drop investigation rule as configured now (after a ru
 
 import datetime as dt
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from pit.accounting.services import holds_investigate
+from pit.core.arguments import PitCommand, gaming_day
 
 
-class Command(BaseCommand):
+class Command(PitCommand):
     help = "Flag the table-days of a range whose win-to-drop is outside the investigation rule (safe to re-run)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--from", dest="date_from", required=True, help="First gaming day (YYYY-MM-DD).")
-        parser.add_argument("--to", dest="date_to", required=True, help="Last gaming day (YYYY-MM-DD).")
+        parser.add_argument(
+            "--from", dest="date_from", type=gaming_day, required=True, help="First gaming day (YYYY-MM-DD)."
+        )
+        parser.add_argument(
+            "--to", dest="date_to", type=gaming_day, required=True, help="Last gaming day (YYYY-MM-DD)."
+        )
 
-    def handle(self, *args, date_from: str, date_to: str, **options):
-        try:
-            start, end = dt.date.fromisoformat(date_from), dt.date.fromisoformat(date_to)
-        except ValueError as exc:
-            raise CommandError(f"Gaming days are YYYY-MM-DD: {exc}") from exc
+    def handle(self, *args, date_from: dt.date, date_to: dt.date, **options):
+        start, end = date_from, date_to
         if end < start:
             raise CommandError(f"The range ends ({end}) before it starts ({start}).")
         flagged = 0

@@ -4,7 +4,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
 
 from pit.accounts.services import device_create
-from pit.core.arguments import PitCommand
+from pit.core.arguments import PitCommand, text
 from pit.tables.models import Table
 
 
@@ -12,8 +12,10 @@ class Command(PitCommand):
     help = "Create a floor device for a table and print its API key (Authorization: Api-Key <key>)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--table", required=True, help="Table code, e.g. BB1.")
-        parser.add_argument("--name", required=True, help="Device name, unique at the table, e.g. 'shoe reader'.")
+        parser.add_argument("--table", type=text, required=True, help="Table code, e.g. BB1.")
+        parser.add_argument(
+            "--name", type=text, required=True, help="Device name, unique at the table, e.g. 'shoe reader'."
+        )
 
     def handle(self, *args, table: str, name: str, **options):
         try:

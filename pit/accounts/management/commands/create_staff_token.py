@@ -3,21 +3,22 @@
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from pit.accounts.audit import audit_context
 from pit.accounts.services import staff_token_create
+from pit.core.arguments import PitCommand, at_least, text
 
 
-class Command(BaseCommand):
+class Command(PitCommand):
     help = "Create a staff user's API token and print it (Authorization: Token <token>); it expires."
 
     def add_arguments(self, parser):
-        parser.add_argument("username")
-        parser.add_argument("--name", default="", help="What the token is for, e.g. 'reporting script'.")
+        parser.add_argument("username", type=text)
+        parser.add_argument("--name", type=text, default="", help="What the token is for, e.g. 'reporting script'.")
         parser.add_argument(
             "--days",
-            type=int,
+            type=at_least(1),
             default=None,
             help=f"Days it is valid (default and at most PIT_STAFF_TOKEN_DAYS, now {settings.PIT_STAFF_TOKEN_DAYS}).",
         )

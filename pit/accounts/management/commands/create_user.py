@@ -6,26 +6,29 @@ import sys
 
 from django.contrib.auth import get_user_model, password_validation
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from pit.accounts.models import Role
 from pit.accounts.services import user_create_with_role
+from pit.core.arguments import PitCommand, text
 from pit.core.errors import validation_message
 
 PASSWORD_ENV = "PIT_NEW_USER_PASSWORD"
 STAFF_ROLES = [role for role in Role.values if role != Role.FLOOR_DEVICE]
 
 
-class Command(BaseCommand):
+class Command(PitCommand):
     help = (
         "Create a staff user who signs in to the admin with one role. The password is asked for at the "
         f"terminal, or read from {PASSWORD_ENV} (never from the command line, where `ps` would show it)."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--username", required=True)
-        parser.add_argument("--role", required=True, choices=STAFF_ROLES, help="Quote it: --role 'pit boss'.")
-        parser.add_argument("--email", default="")
+        parser.add_argument("--username", type=text, required=True)
+        parser.add_argument(
+            "--role", type=text, required=True, choices=STAFF_ROLES, help="Quote it: --role 'pit boss'."
+        )
+        parser.add_argument("--email", type=text, default="")
 
     def handle(self, *args, username: str, role: str, email: str, **options):
         if get_user_model().objects.filter(username=username).exists():

@@ -1,24 +1,12 @@
 """Archive a month of gaming days past the retention window: COPY to files, verify, detach (PostgreSQL)."""
 
-import argparse
-import datetime as dt
 import getpass
 
 from django.core.management.base import CommandError
 from django.db import DatabaseError
 
 from pit.archive.services import ArchiveRefused, month_archive, month_archive_drop, month_archive_summary
-from pit.core.arguments import PitCommand
-
-
-def year_month(text: str) -> dt.date:
-    """A month, YYYY-MM."""
-    try:
-        if len(text) == 7 and text.isascii() and text[4] == "-":
-            return dt.date(int(text[:4]), int(text[5:]), 1)
-    except ValueError:
-        pass
-    raise argparse.ArgumentTypeError(f"{text!r} is not a month (YYYY-MM)")
+from pit.core.arguments import PitCommand, year_month
 
 
 class Command(PitCommand):

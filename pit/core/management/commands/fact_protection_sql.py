@@ -11,17 +11,18 @@ protected model (pit.core.immutable.protected_models).
 from typing import Any
 
 from django.apps import apps
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
 
+from pit.core.arguments import PitCommand, text
 from pit.core.immutable import fact_protection_sql, protected_models
 
 
-class Command(BaseCommand):
+class Command(PitCommand):
     help = "Print the SQL making the given models' tables insert-only, for a migration to freeze."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("labels", nargs="*", help="app_label.Model (default: every protected model)")
-        parser.add_argument("--vendor", choices=("postgresql", "sqlite"), required=True)
+        parser.add_argument("labels", type=text, nargs="*", help="app_label.Model (default: every protected model)")
+        parser.add_argument("--vendor", type=text, choices=("postgresql", "sqlite"), required=True)
         parser.add_argument("--replace", action="store_true", help="drop the triggers first (a table protected before)")
 
     def handle(self, *args: Any, labels: list[str], vendor: str, replace: bool, **options: Any) -> None:

@@ -15,17 +15,19 @@ from django.core.management.base import CommandError
 from django.core.management.commands.migrate import Command as DjangoMigrateCommand
 from django.db import connections, transaction
 
+from pit.core.arguments import PitCommand
 from pit.core.db import is_postgresql
 from pit.core.immutable import runtime_privileges_sql
 
 OWNER_KEYS = ("NAME", "USER", "PASSWORD", "HOST", "PORT")
 
 
-class Command(DjangoMigrateCommand):
+class Command(PitCommand, DjangoMigrateCommand):
     help = (
         DjangoMigrateCommand.help + " With DATABASE_MIGRATE_URL set, it connects as that URL's role (the owner) "
         "and then grants DATABASE_URL's role (the runtime role) what the services need."
     )
+    inherited_arguments = True  # Django's migrate's own, typed by Django
 
     def handle(self, *args: Any, **options: Any) -> str | None:
         if not settings.DATABASE_MIGRATE_URL:

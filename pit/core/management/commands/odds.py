@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from pit.core.arguments import PitCommand, at_least, integer
+from pit.core.arguments import PitCommand, at_least, integer, text
 from pit.game import PRESETS, InvalidCard, Odds, Paytable, composition_after, exact_odds, fraction_to_decimal
 
 MAIN_OUTCOMES = ("player_wins", "banker_wins", "tie")
@@ -23,10 +23,14 @@ class Command(PitCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--decks", type=integer, default=8, help="Decks in the shoe (default 8).")
         source = parser.add_mutually_exclusive_group()
-        source.add_argument("--preset", choices=sorted(PRESETS), default="commission_box", help="A preset paytable.")
-        source.add_argument("--paytable", metavar="FILE", help="A paytable as JSON (Paytable.to_dict format).")
+        source.add_argument(
+            "--preset", type=text, choices=sorted(PRESETS), default="commission_box", help="A preset paytable."
+        )
+        source.add_argument(
+            "--paytable", type=text, metavar="FILE", help="A paytable as JSON (Paytable.to_dict format)."
+        )
         parser.add_argument(
-            "--seen", default="", help="Cards already out of the shoe, e.g. 'AS KD 5C' (depleted-shoe odds)."
+            "--seen", type=text, default="", help="Cards already out of the shoe, e.g. 'AS KD 5C' (depleted-shoe odds)."
         )
         parser.add_argument("--json", dest="as_json", action="store_true", help="Print JSON, decimals as strings.")
         parser.add_argument("--places", type=at_least(0), default=None, help="Decimal places (table 6, JSON 12).")

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from pit.core.arguments import PitCommand
+from pit.core.arguments import PitCommand, text
 from pit.game import VerifySummary, verify_json_lines
 
 
@@ -22,7 +22,9 @@ class Command(PitCommand):
     requires_system_checks = []
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("file", nargs="?", default="-", help="A JSON lines file, or - for stdin (default).")
+        parser.add_argument(
+            "file", type=text, nargs="?", default="-", help="A JSON lines file, or - for stdin (default)."
+        )
 
     def handle(self, *args: Any, file: str, **options: Any) -> None:
         summary = VerifySummary()

@@ -3,7 +3,7 @@
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
 
-from pit.core.arguments import PitCommand
+from pit.core.arguments import PitCommand, text
 from pit.core.errors import validation_message
 from pit.dealers.services import dealer_create
 
@@ -12,8 +12,8 @@ class Command(PitCommand):
     help = "Add a dealer to the roster: their badge number (--code D042) and name. Prints the code."
 
     def add_arguments(self, parser):
-        parser.add_argument("--code", required=True, help="The dealer's badge number, e.g. D042.")
-        parser.add_argument("--name", required=True, help="The dealer's name as the pit knows it.")
+        parser.add_argument("--code", required=True, type=text, help="The dealer's badge number, e.g. D042.")
+        parser.add_argument("--name", required=True, type=text, help="The dealer's name as the pit knows it.")
 
     def handle(self, *args, code: str, name: str, **options):
         try:

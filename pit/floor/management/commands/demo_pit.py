@@ -3,7 +3,10 @@
 import logging
 import time
 
-from pit.core.arguments import PitCommand, at_least, port
+from django.conf import settings
+from django.core.management.base import CommandError
+
+from pit.core.arguments import PitCommand, at_least, port, text
 from pit.floor.demo import (
     DEMO_DAYS,
     DEMO_SHOES_PER_DAY,
@@ -21,7 +24,7 @@ class Command(PitCommand):
     help = "Set up a demo pit (staff, tables, a few gaming days of play) if the pit is empty; print logins."
 
     def add_arguments(self, parser):
-        parser.add_argument("--host", default="127.0.0.1")
+        parser.add_argument("--host", type=text, default="127.0.0.1")
         parser.add_argument("--port", type=port, default="8000")
         parser.add_argument("--days", type=at_least(1), default=DEMO_DAYS, help="Gaming days of play, ending today.")
         parser.add_argument("--shoes", type=at_least(1), default=DEMO_SHOES_PER_DAY, help="Shoes per table per day.")
@@ -30,8 +33,18 @@ class Command(PitCommand):
             "--no-logins", action="store_true", help="Do not print the logins (`make run`: runpit prints them last)."
         )
         shown.add_argument("--logins-only", action="store_true", help="Only print the URLs and the logins.")
+        parser.add_argument(
+            "--in-production",
+            action="store_true",
+            help="Under the production settings, set up the demo pit anyway (its superuser's login is public).",
+        )
 
-    def handle(self, *args, host, port, days, shoes, no_logins, logins_only, **options):
+    def handle(self, *args, host, port, days, shoes, no_logins, logins_only, in_production, **options):
+        if settings.PIT_PRODUCTION and not in_production:
+            raise CommandError(
+                "refused under the production settings: the demo pit's logins (a superuser among them) are "
+                "published in the README; pass --in-production to set it up anyway"
+            )
         if not logins_only:
             self.setup(host, port, days, shoes)
         if not no_logins:

@@ -6,7 +6,7 @@ import time
 
 from django.core.management.base import CommandError
 
-from pit.core.arguments import PitCommand, at_least, integer, positive_seconds
+from pit.core.arguments import PitCommand, at_least, integer, positive_seconds, text
 from pit.core.gaming_day import gaming_day_for
 from pit.floor.accounting import parse_accounting_faults, simulate_accounting
 from pit.floor.clients import HttpFloorClient, ServicesFloorClient
@@ -49,6 +49,7 @@ class Command(PitCommand):
     def add_arguments(self, parser):
         parser.add_argument(
             "--tables",
+            type=text,
             default="",
             help="Table codes (BB1,MN1) or a count of the first tables; default: every table.",
         )
@@ -57,6 +58,7 @@ class Command(PitCommand):
         parser.add_argument("--seats", type=at_least(1), default=5, help="Seats occupied per table.")
         parser.add_argument(
             "--fault-rate",
+            type=text,
             default="",
             help="Dealer mistakes (rates per coup; per shoe for the box): wrong_draw=0.01, "
             "misreported_winner=0.01, wrong_payout=0.01, miscounted_box=0.1, foreign_card=0.01. "
@@ -79,6 +81,7 @@ class Command(PitCommand):
         )
         parser.add_argument(
             "--accounting-fault-rate",
+            type=text,
             default="",
             help="Table accounting faults: short_fill=0.2,miscounted_drop=0.1 (a bare number sets both). "
             "Openers, closers, fills, credits and drops are recorded after the play (not with --url or --live).",
@@ -88,8 +91,10 @@ class Command(PitCommand):
         parser.add_argument("--leave-open", action="store_true", help="End each table with a shoe still dealing.")
         parser.add_argument("--batch", type=at_least(1), default=25, help="Coups per batch posted.")
         parser.add_argument("--eager", action="store_true", help="Run the checks and reconciliations in-process.")
-        parser.add_argument("--url", default="", help="Play through the REST API at this URL instead of the services.")
-        parser.add_argument("--key", default="", help="The device API key (with --url).")
+        parser.add_argument(
+            "--url", type=text, default="", help="Play through the REST API at this URL instead of the services."
+        )
+        parser.add_argument("--key", type=text, default="", help="The device API key (with --url).")
         parser.add_argument("--no-progress", action="store_true")
         parser.add_argument(
             "--live",

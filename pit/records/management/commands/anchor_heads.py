@@ -2,19 +2,13 @@
 
 import datetime as dt
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from pit.core.arguments import PitCommand, gaming_day
 from pit.records.anchors import AnchorError, anchor_dir, heads_anchor
 
 
-def _day(text: str) -> dt.date:
-    try:
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise CommandError(f"{text!r} is not a gaming day (YYYY-MM-DD)") from None
-
-
-class Command(BaseCommand):
+class Command(PitCommand):
     help = (
         "Append each gaming day's chain heads as a signed line (HMAC-SHA256, PIT_RECORDS_SIGNING_KEY) to "
         "PIT_RECORDS_ANCHOR_DIR/heads-YYYY-MM-DD.jsonl: by default what beat does every 10 minutes (the open "
@@ -24,8 +18,10 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--from", dest="first_day", type=_day, help="first gaming day, YYYY-MM-DD")
-        parser.add_argument("--to", dest="last_day", type=_day, help="last gaming day, YYYY-MM-DD (default --from)")
+        parser.add_argument("--from", dest="first_day", type=gaming_day, help="first gaming day, YYYY-MM-DD")
+        parser.add_argument(
+            "--to", dest="last_day", type=gaming_day, help="last gaming day, YYYY-MM-DD (default --from)"
+        )
 
     def handle(self, *args, first_day=None, last_day=None, **options):
         days = None

@@ -1,13 +1,12 @@
 """Sign a report export (the commission report's JSON or XLSX carries the day's chain heads)."""
 
-from pathlib import Path
+from django.core.management.base import CommandError
 
-from django.core.management.base import BaseCommand, CommandError
-
+from pit.core.arguments import PitCommand, file_path
 from pit.records.anchors import AnchorError, anchors_read, export_sign
 
 
-class Command(BaseCommand):
+class Command(PitCommand):
     help = (
         "Write FILE.sig beside a commission report export (JSON or XLSX): HMAC-SHA256 of the file with "
         "PIT_RECORDS_SIGNING_KEY. `verify_records --against FILE` checks it and refuses the file if either "
@@ -15,7 +14,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("files", nargs="+", type=Path, metavar="FILE")
+        parser.add_argument("files", nargs="+", type=file_path, metavar="FILE")
 
     def handle(self, *args, files, **options):
         for path in files:

@@ -3,10 +3,10 @@ with --against, hold them to heads anchored outside the database too."""
 
 import datetime as dt
 import time
-from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from pit.core.arguments import PitCommand, file_path, gaming_day
 from pit.core.gaming_day import current_gaming_day, gaming_day_bounds
 from pit.records.anchors import AnchorError, anchors_check, anchors_read
 from pit.records.selectors import chains_verify, shoe_ids_for_days, streams_verify
@@ -17,14 +17,7 @@ from pit.records.services import streams_seal
 REFUSED = 2
 
 
-def _day(text: str) -> dt.date:
-    try:
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise CommandError(f"{text!r} is not a gaming day (YYYY-MM-DD)") from None
-
-
-class Command(BaseCommand):
+class Command(PitCommand):
     help = (
         "Recompute the hash chains of the shoes of a range of gaming days (--from, --to; default the last "
         "complete day) and report, per shoe, the first row that does not match and what differs; then every "
@@ -37,12 +30,14 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--from", dest="first_day", type=_day, help="first gaming day, YYYY-MM-DD")
-        parser.add_argument("--to", dest="last_day", type=_day, help="last gaming day, YYYY-MM-DD (default --from)")
+        parser.add_argument("--from", dest="first_day", type=gaming_day, help="first gaming day, YYYY-MM-DD")
+        parser.add_argument(
+            "--to", dest="last_day", type=gaming_day, help="last gaming day, YYYY-MM-DD (default --from)"
+        )
         parser.add_argument(
             "--against",
             action="append",
-            type=Path,
+            type=file_path,
             default=[],
             metavar="FILE",
             help="a signed heads file, a directory of them (PIT_RECORDS_ANCHOR_DIR) or a signed commission report "

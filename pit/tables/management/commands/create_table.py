@@ -1,23 +1,27 @@
 """Create a table playing a paytable, for operators setting up a pit without a shell."""
 
+import argparse
 from decimal import Decimal, InvalidOperation
 
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from pit.core.arguments import PitCommand, argument_type, text
 from pit.core.errors import validation_message
 from pit.paytables.models import PaytableConfiguration
 from pit.tables.models import Game
 from pit.tables.services import table_create, table_open
 
 
+@argument_type(refused="1,two")
 def _seats(text: str) -> list[int]:
     parts = [part.strip() for part in text.split(",") if part.strip()]
-    if all(part.isascii() and part.isdigit() for part in parts):
+    if parts and all(part.isascii() and part.isdigit() for part in parts):
         return [int(part) for part in parts]
-    raise CommandError(f"--seats: {text!r} is not a list of seat numbers, e.g. 1,2,3,5,6,7.")
+    raise argparse.ArgumentTypeError(f"{text!r} is not a list of seat numbers, e.g. 1,2,3,5,6,7")
 
 
+@argument_type(refused="banker=25")
 def _limit(text: str) -> tuple[str, tuple[Decimal, Decimal]]:
     bet, _, amounts = text.partition("=")
     minimum, _, maximum = amounts.partition(":")
@@ -26,22 +30,25 @@ def _limit(text: str) -> tuple[str, tuple[Decimal, Decimal]]:
             raise InvalidOperation
         return bet.strip(), (Decimal(minimum), Decimal(maximum))
     except InvalidOperation:
-        raise CommandError(f"--limit: {text!r} is not BET=MIN:MAX, e.g. banker=25:5000.") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not BET=MIN:MAX, e.g. banker=25:5000") from None
 
 
-class Command(BaseCommand):
+class Command(PitCommand):
     help = "Create a table under the current version of a paytable (and open it with --open)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--code", required=True, help="Table code, e.g. BB1.")
-        parser.add_argument("--game", required=True, choices=Game.values)
-        parser.add_argument("--paytable", required=True, help="Paytable code (its current version is used).")
-        parser.add_argument("--name", default="", help="A name pit bosses read (default: the code).")
-        parser.add_argument("--seats", default="", help="Seat numbers, e.g. 1,2,3,5,6,7 (default: the game's layout).")
-        parser.add_argument("--currency", default="", help="ISO 4217 code (default: PIT_DEFAULT_CURRENCY).")
+        parser.add_argument("--code", type=text, required=True, help="Table code, e.g. BB1.")
+        parser.add_argument("--game", type=text, required=True, choices=Game.values)
+        parser.add_argument("--paytable", type=text, required=True, help="Paytable code (its current version is used).")
+        parser.add_argument("--name", type=text, default="", help="A name pit bosses read (default: the code).")
+        parser.add_argument(
+            "--seats", type=_seats, default=None, help="Seat numbers, e.g. 1,2,3,5,6,7 (default: the game's layout)."
+        )
+        parser.add_argument("--currency", type=text, default="", help="ISO 4217 code (default: PIT_DEFAULT_CURRENCY).")
         parser.add_argument("--squeeze", action="store_true", help="Cards are squeezed at this table.")
         parser.add_argument(
             "--limit",
+            type=_limit,
             action="append",
             default=[],
             metavar="BET=MIN:MAX",
@@ -65,10 +72,10 @@ class Command(BaseCommand):
                 name=name or code,
                 game=game,
                 paytable=configuration,
-                seats=_seats(seats) if seats else None,
+                seats=seats,
                 squeeze=squeeze,
                 currency=currency or None,
-                limits=dict(_limit(text) for text in limit) or None,
+                limits=dict(limit) or None,
             )
             if open:
                 table = table_open(table=table)
