@@ -1,7 +1,7 @@
-"""The staff roles with the report schedules (auditors read them and their runs, accountants keep
-them): each role's Django group with exactly its permissions (pit.accounts.roles, frozen here as
-data, as 0003_roles; tests/accounts/test_roles.py compares the latest copy with roles.py).
-Applied with the historical models, after the reports migration that makes the schedules."""
+"""The staff roles again (pit.accounts.roles, frozen as data as 0003_roles is; tests/accounts/test_roles.py
+compares the latest copy with roles.py): auditors also see the fact streams' links (records.StreamLink),
+a shoe's close in the audit trail (shoes.ShoeAuditEvent) and the report schedules with their runs,
+which accountants keep. After the migrations that make those models."""
 
 from django.contrib.auth.management import create_permissions
 from django.contrib.contenttypes.management import create_contenttypes
@@ -115,12 +115,14 @@ ROLES = {
         "pghistory.view_events",
         "pghistory.view_middlewareevents",
         "records.view_chainhead",
+        "records.view_streamlink",
         "reports.view_reportexport",
         "reports.view_reportschedule",
         "reports.view_reportschedulerun",
         "shoes.view_coup",
         "shoes.view_coupcorrection",
         "shoes.view_shoe",
+        "shoes.view_shoeauditevent",
         "shoes.view_wager",
         "tables.view_table",
         "tables.view_tableauditevent",
@@ -165,6 +167,8 @@ def roles_remove(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [
         ("accounts", "0003_roles"),
+        ("records", "0002_stream_links_and_guards"),
+        ("shoes", "0002_shoe_close_audited_and_events_insert_only"),
         ("reports", "0002_report_schedules_and_pdf_exports"),
     ]
 
