@@ -1,10 +1,24 @@
 """The site's URLs: the admin, the health check, and the API under /api/v1/."""
 
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, reverse
 from django.views.generic import RedirectView
 
+from pit.core.admin_site import PageLink, page_link_register
 from pit.core.views import healthz
+from pit.reports.permissions import reports_allowed
+
+# The reports page in the header, for whoever its view lets in (pit.reports.views.staff_reports_view).
+page_link_register(
+    PageLink(
+        "reports",
+        "Reports",
+        "Commission, handle, win and hold by gaming day.",
+        url=lambda: reverse("reports:index"),
+        allowed=lambda request: bool(reports_allowed(request.user)),
+        position=20,
+    )
+)
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="admin:index", permanent=False)),

@@ -8,6 +8,7 @@ from django.urls import NoReverseMatch, reverse
 from django.views.decorators.cache import never_cache
 
 from pit.accounts.models import Role
+from pit.core.admin_site import PageLink, page_link_register
 from pit.dashboard.selectors import pit_overview
 from pit.protection.selectors import alarm_banner
 
@@ -20,6 +21,18 @@ def dashboard_allowed(user) -> bool:
     if not (user.is_authenticated and user.is_active and user.is_staff):
         return False
     return user.is_superuser or user.groups.filter(name__in=DASHBOARD_ROLES).exists()
+
+
+page_link_register(
+    PageLink(
+        "dashboard",
+        "Dashboard",
+        "The floor now: the pit's map, tables, shoes, alarms and the shift's notes.",
+        url=lambda: reverse("dashboard:index"),
+        allowed=lambda request: dashboard_allowed(request.user),
+        position=10,
+    )
+)
 
 
 def _check(request) -> None:

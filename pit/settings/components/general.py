@@ -73,6 +73,8 @@ MIDDLEWARE = [
     # One log line per 401/403 (pit.access); the admin's idle timeout (PIT_ADMIN_IDLE_TIMEOUT_MINUTES).
     "pit.accounts.access.AccessDeniedLogMiddleware",
     "pit.accounts.access.IdleSessionTimeoutMiddleware",
+    # An admin page links only what its reader may open (pit.core.admin_site.link_allowed).
+    "pit.core.admin_site.RefusedLinksMiddleware",
 ]
 if DATABASE_IS_POSTGRES:
     # Tags every audit event written by a request with the user (or device), URL and address. It
