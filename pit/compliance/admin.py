@@ -27,6 +27,9 @@ from pit.core.admin_site import (
     require_permission,
     winner_html,
 )
+from pit.dealers.models import Fault
+from pit.dealers.selectors import dealer_at
+from pit.dealers.services import violation_attribute
 from pit.ledger.models import ReconciliationSeat
 from pit.shoes.models import Wager
 
@@ -97,6 +100,8 @@ def violation_in_context(violation) -> dict:
     return context
 
 
+FAULT_PERMISSION = "dealers.attribute_violation"
+
 REVIEWS = {
     "acknowledge": (violation_acknowledge, "Acknowledge", "acknowledged"),
     "resolve": (violation_resolve, "Resolve", "resolved"),
@@ -124,6 +129,30 @@ class ClearedFilter(admin.SimpleListFilter):
         return queryset
 
 
+class FaultForm(forms.Form):
+    fault = forms.ChoiceField(choices=Fault.choices, label="Whose fault")
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2, "cols": 70}), strip=True)
+
+
+def violation_people(violation) -> dict:
+    """Who dealt when it happened (the table's rotation at the coup, or when it was found) and
+    whose fault the latest attribution says it was (None: nobody has said)."""
+    moment = violation.coup.dealt_at if violation.coup is not None else violation.found_at
+    dealer = dealer_at(table=violation.table, moment=moment)
+    fault = violation.faults.select_related("decided_by").order_by("-decided_at", "-id").first()
+    return {
+        "dealer": admin_link(dealer) if dealer is not None else "nobody on the rotation",
+        "fault": None
+        if fault is None
+        else {
+            "fault": fault.get_fault_display(),
+            "note": fault.note,
+            "by": fault.decided_by.get_full_name() or fault.decided_by.get_username(),
+            "at": fault.decided_at,
+        },
+    }
+
+
 class ReviewForm(forms.Form):
     decision = forms.ChoiceField(choices=[(key, label) for key, (_, label, _) in REVIEWS.items()])
     note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 70}), strip=True)
@@ -141,14 +170,15 @@ def _review(decision: str):
 
 @admin.register(RuleViolation)
 class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
+    # Where it happened right after its id: at 1,024 px the message wraps, the table/shoe/coup stays in view.
     list_display = (
         "id",
         "status_badge",
         "severity_badge",
-        "at_stake",
-        "code",
-        "short_message",
         "where",
+        "code",
+        "at_stake",
+        "short_message",
         "gaming_day",
         "cleared",
     )
@@ -167,10 +197,13 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
     date_hierarchy = "found_at"
     show_full_result_count = False
     actions = (_review("acknowledge"), _review("resolve"), _review("dismiss"))
+    # The page reads top down: what and where (the summary), the context and the review form
+    # (templates/admin/compliance/ruleviolation/change_form.html), then the raw record, folded.
     fieldsets = (
         (
-            None,
+            "The record, field by field",
             {
+                "classes": ("collapse",),
                 "fields": (
                     "code",
                     "severity",
@@ -185,10 +218,13 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
                     "found_by",
                     "cleared_at",
                     "fingerprint",
-                )
+                    "status",
+                    "status_note",
+                    "status_changed_by",
+                    "status_changed_at",
+                ),
             },
         ),
-        ("Review", {"fields": ("status", "status_note", "status_changed_by", "status_changed_at")}),
     )
     readonly_fields = (
         "code",
@@ -291,6 +327,19 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
             parts.append(format_html("seat {}", violation.seat))
         return format_html_join(" · ", "{}", ((part,) for part in parts))
 
+    @admin.display(description="the violation")
+    def summary(self, violation):
+        """Severity, status, where and what, on one line above everything else."""
+        return format_html(
+            "{} {} <strong>{}</strong> at {} on gaming day {}: {}",
+            self.severity_badge(violation),
+            self.status_badge(violation),
+            violation.code,
+            self.where(violation),
+            violation.gaming_day,
+            violation.message,
+        )
+
     @admin.display(description="cleared", boolean=True, ordering="cleared_at")
     def cleared(self, violation):
         return violation.cleared_at is not None
@@ -304,6 +353,11 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
                 "<path:object_id>/review/",
                 self.admin_site.admin_view(self.review_view),
                 name=f"{opts.app_label}_{opts.model_name}_review",
+            ),
+            path(
+                "<path:object_id>/fault/",
+                self.admin_site.admin_view(self.fault_view),
+                name=f"{opts.app_label}_{opts.model_name}_fault",
             ),
             *super().get_urls(),
         ]
@@ -319,6 +373,11 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
         violation = self.get_object(request, object_id)
         if violation is not None:
             extra_context["in_context"] = violation_in_context(violation)
+            extra_context["people"] = violation_people(violation)
+            extra_context["summary"] = self.summary(violation)
+            if request.user.has_perm(FAULT_PERMISSION):
+                extra_context["fault_form"] = FaultForm()
+                extra_context["fault_url"] = reverse("admin:compliance_ruleviolation_fault", args=[violation.pk])
         if violation is not None and self.has_change_permission(request, violation):
             extra_context["review_form"] = ReviewForm()
             extra_context["review_url"] = reverse("admin:compliance_ruleviolation_review", args=[violation.pk])
@@ -344,4 +403,26 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
             self.message_user(request, f"Not reviewed: {error_text(exc)}", messages.ERROR)
         else:
             self.message_user(request, f"{violation} {done}.", messages.SUCCESS)
+        return HttpResponseRedirect(page)
+
+    def fault_view(self, request, object_id):
+        """POST whose fault it was and a note: the dealers' service records the attribution."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        violation = get_object_or_404(RuleViolation.objects.all(), pk=object_id)
+        require_permission(request.user.has_perm(FAULT_PERMISSION))
+        page = reverse("admin:compliance_ruleviolation_change", args=[violation.pk])
+        form = FaultForm(request.POST)
+        if not form.is_valid():
+            problems = "; ".join(f"{name}: {' '.join(map(str, errors))}" for name, errors in form.errors.items())
+            self.message_user(request, f"Not recorded: {problems}", messages.ERROR)
+            return HttpResponseRedirect(page)
+        try:
+            violation_attribute(
+                violation=violation, fault=form.cleaned_data["fault"], user=request.user, note=form.cleaned_data["note"]
+            )
+        except SERVICE_ERRORS as exc:
+            self.message_user(request, f"Not recorded: {error_text(exc)}", messages.ERROR)
+        else:
+            self.message_user(request, f"{violation}: {Fault(form.cleaned_data['fault']).label}.", messages.SUCCESS)
         return HttpResponseRedirect(page)
