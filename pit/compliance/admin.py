@@ -5,6 +5,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.db import transaction
 from django.db.models import BigIntegerField, Case, F, Func, IntegerField, OuterRef, Subquery, Sum, Value, When
 from django.http import HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
@@ -31,6 +32,7 @@ from pit.dealers.models import Fault
 from pit.dealers.selectors import dealer_at
 from pit.dealers.services import violation_attribute
 from pit.ledger.models import ReconciliationSeat
+from pit.protection.selectors import alarm_event_members
 from pit.shoes.models import Wager
 
 # Severities in the order they are worked: high first.
@@ -355,6 +357,11 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
                 name=f"{opts.app_label}_{opts.model_name}_review",
             ),
             path(
+                "alarms/<int:object_id>/acknowledge/",
+                self.admin_site.admin_view(self.alarm_acknowledge_view),
+                name=f"{opts.app_label}_{opts.model_name}_alarm_acknowledge",
+            ),
+            path(
                 "<path:object_id>/fault/",
                 self.admin_site.admin_view(self.fault_view),
                 name=f"{opts.app_label}_{opts.model_name}_fault",
@@ -426,3 +433,24 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
         else:
             self.message_user(request, f"{violation}: {Fault(form.cleaned_data['fault']).label}.", messages.SUCCESS)
         return HttpResponseRedirect(page)
+
+    def alarm_acknowledge_view(self, request, object_id):
+        """POST from the dashboard's alarm banner: acknowledge every unreviewed finding of the event
+        this alarm belongs to, each through the review service (attributed to this user, in the
+        audit trail), with the note typed or else a note saying where it was acknowledged."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        violation = get_object_or_404(RuleViolation.objects.all(), pk=object_id)
+        require_permission(self.has_change_permission(request, violation))
+        note = request.POST.get("note", "").strip() or "Acknowledged from the dashboard's alarm banner."
+        where = f"{violation.table.code} {violation.code}"
+        try:
+            with transaction.atomic():  # the whole event or none of it
+                members = list(alarm_event_members(violation))
+                for member in members:
+                    violation_acknowledge(violation=member, user=request.user, note=note)
+        except SERVICE_ERRORS as exc:
+            self.message_user(request, f"{where}: not acknowledged: {error_text(exc)}", messages.ERROR)
+        else:
+            self.message_user(request, f"{where}: {len(members)} finding(s) acknowledged.", messages.SUCCESS)
+        return HttpResponseRedirect(reverse("dashboard:index"))

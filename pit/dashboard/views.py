@@ -9,7 +9,7 @@ from django.views.decorators.cache import never_cache
 
 from pit.accounts.models import Role
 from pit.core.admin_site import PageLink, page_link_register
-from pit.dashboard.selectors import pit_overview
+from pit.dashboard.selectors import HOLD_BAND, pit_overview
 from pit.protection.selectors import alarm_banner
 
 # Who watches the floor (docs/guides/pit-boss.md): pit bosses, auditors and superusers.
@@ -57,6 +57,9 @@ def dashboard(request):
         "violations_url": _violations_url(),
         "refresh_seconds": REFRESH_SECONDS,
         "alarms": alarm_banner(),
+        "hold_band": HOLD_BAND,
+        "tables_url": reverse("admin:tables_table_changelist"),
+        "shift_note_add_url": reverse("admin:dashboard_shiftnote_add"),
     }
     return TemplateResponse(request, "dashboard/index.html", context)
 
