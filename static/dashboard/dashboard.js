@@ -78,6 +78,7 @@
   }
 
   var gamingDay = "";
+  var closeShoeUrl = "";
 
   function alarmMark(count) {
     return count ? el("span", {className: "pd-alarm-mark", title: count + " unreviewed alarm" + (count === 1 ? "" : "s"),
@@ -150,6 +151,9 @@
           el("span", {className: "b", text: "B " + t.banker}), document.createTextNode(" \u00b7 "),
           el("span", {className: "t", text: "T " + t.tie})
         ]),
+        closeShoeUrl && shoe.status === "dealing" ? el("p", {className: "pd-sub"}, [
+          el("a", {href: closeShoeUrl.replace("/0/", "/" + shoe.id + "/"), className: "pd-close-shoe",
+                   text: "Close shoe " + shoe.sequence + " (box count)"})]) : null,
         board("bead", shoe.bead_plate, bead),
         board("road", shoe.big_road, road),
         derivedRoads(shoe)
@@ -224,6 +228,7 @@
 
   function render(root, data) {
     var url = root.getAttribute("data-violations-url");
+    closeShoeUrl = root.getAttribute("data-shoe-close-url") || "";
     gamingDay = data.gaming_day;
     var tiles = document.getElementById("pd-tiles");
     tiles.replaceChildren.apply(tiles, data.tables.map(function (t) { return tile(t, url); }));
