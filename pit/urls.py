@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.urls import include, path, reverse
 from django.views.generic import RedirectView
 
+from pit.accounts.admin_audit import verify_records_view
 from pit.core.admin_site import PageLink, page_link_register
 from pit.core.views import healthz
 from pit.reports.permissions import reports_allowed
@@ -25,6 +26,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/pit/dashboard/", include("pit.dashboard.urls")),
     path("admin/pit/reports/", include("pit.reports.urls")),
+    path("admin/pit/verify-records/", admin.site.admin_view(verify_records_view), name="verify-records"),
     path("admin/", admin.site.urls),
     path("api/v1/", include("pit.api.urls")),
 ]
