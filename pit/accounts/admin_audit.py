@@ -141,10 +141,10 @@ class AuditEventAdmin(admin.ModelAdmin):
     @admin.display(description="record")
     def record(self, event):
         tracked = event._meta.get_field("pgh_obj").related_model
-        name = event._pit_record_text
+        name = event.pit_record_text
         history = f"?record={event.pgh_obj_id}"
         parts = [format_html("{} {}", tracked._meta.verbose_name, name)]
-        url = event._pit_record_url
+        url = event.pit_record_url
         if url:
             parts[0] = format_html('<a href="{}">{}</a>', url, parts[0])
         parts.append(format_html('<a href="{}" class="pit-quiet">its history</a>', history))
@@ -152,7 +152,7 @@ class AuditEventAdmin(admin.ModelAdmin):
 
     @admin.display(description="what changed (before → after)")
     def changes(self, event):
-        rows = event._pit_changes
+        rows = event.pit_changes
         if event.pgh_label == "delete":
             return "the record was deleted"
         if not rows:
@@ -206,9 +206,9 @@ class AuditEventAdmin(admin.ModelAdmin):
                 self.action(event),
                 event._meta.get_field("pgh_obj").related_model._meta.verbose_name,
                 event.pgh_obj_id,
-                event._pit_record_text,
+                event.pit_record_text,
             ]
-            for field, before, after in event._pit_changes or [("", "", "")]:
+            for field, before, after in event.pit_changes or [("", "", "")]:
                 writer.writerow([*base, field, before, after])
         return response
 
@@ -235,9 +235,9 @@ def events_with_context(event_model, events: list) -> list:
     previous = event_model.objects.in_bulk([event.previous_pgh_id for event in events if event.previous_pgh_id])
     for event in events:
         record = records.get(event.pgh_obj_id)
-        event._pit_record_text = str(record) if record is not None else f"#{event.pgh_obj_id} (deleted)"
-        event._pit_record_url = _record_url(record)
-        event._pit_changes = event_changes(event, previous.get(event.previous_pgh_id))
+        event.pit_record_text = str(record) if record is not None else f"#{event.pgh_obj_id} (deleted)"
+        event.pit_record_url = _record_url(record)
+        event.pit_changes = event_changes(event, previous.get(event.previous_pgh_id))
     return events
 
 
