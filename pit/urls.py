@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.urls import include, path, reverse
 from django.views.generic import RedirectView
 
+from pit.accounting.admin_cage import cage_issue_view, cage_view, slip_print_view
 from pit.accounts.admin_audit import verify_records_view
 from pit.core.admin_site import PageLink, page_link_register
 from pit.core.views import healthz
@@ -27,6 +28,9 @@ urlpatterns = [
     path("admin/pit/dashboard/", include("pit.dashboard.urls")),
     path("admin/pit/reports/", include("pit.reports.urls")),
     path("admin/pit/verify-records/", admin.site.admin_view(verify_records_view), name="verify-records"),
+    path("admin/pit/cage/", admin.site.admin_view(cage_view), name="cage"),
+    path("admin/pit/cage/slips/<int:pk>/issue/", admin.site.admin_view(cage_issue_view), name="cage-issue"),
+    path("admin/pit/slips/<int:pk>/print/", admin.site.admin_view(slip_print_view), name="slip-print"),
     path("admin/", admin.site.urls),
     path("api/v1/", include("pit.api.urls")),
 ]

@@ -439,10 +439,22 @@ def link_allowed(request: HttpRequest, path: str) -> bool:
         kind = (match.url_name or "").rsplit("_", 1)[-1]
         check = _PAGE_CHECKS.get(kind)
         return check is None or check(model_admin, request)
+    check = VIEW_CHECKS.get(match.view_name)
+    if check is not None:
+        return check(request)
     for link in PAGE_LINKS.values():
         if urlsplit(link.url()).path == path:
             return link.allowed(request)
     return True
+
+
+# URL name -> the check its view makes before it answers, for pages that are neither a ModelAdmin's
+# nor in the header (a slip's print page): registered beside the view, read by link_allowed.
+VIEW_CHECKS: dict[str, Callable[[HttpRequest], bool]] = {}
+
+
+def view_check_register(url_name: str, allowed: Callable[[HttpRequest], bool]) -> None:
+    VIEW_CHECKS[url_name] = allowed
 
 
 _ANCHOR = re.compile(r'<a\b[^>]*?\bhref="(/admin/[^"]*)"[^>]*>(.*?)</a>', re.DOTALL)
