@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.urls import include, path, reverse
 from django.views.generic import RedirectView
 
+from pit.accounting.admin_accountant import attachment_view, day_close_view
 from pit.accounting.admin_cage import cage_issue_view, cage_view, slip_print_view
 from pit.accounts.admin_audit import verify_records_view
 from pit.core.admin_site import PageLink, page_link_register
@@ -31,6 +32,8 @@ urlpatterns = [
     path("admin/pit/cage/", admin.site.admin_view(cage_view), name="cage"),
     path("admin/pit/cage/slips/<int:pk>/issue/", admin.site.admin_view(cage_issue_view), name="cage-issue"),
     path("admin/pit/slips/<int:pk>/print/", admin.site.admin_view(slip_print_view), name="slip-print"),
+    path("admin/pit/day-close/", admin.site.admin_view(day_close_view), name="day-close"),
+    path("admin/pit/investigations/files/<int:pk>/", admin.site.admin_view(attachment_view), name="investigation-file"),
     path("admin/", admin.site.urls),
     path("api/v1/", include("pit.api.urls")),
 ]
