@@ -262,8 +262,13 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
         return queryset.order_by(*self.get_ordering(request))
 
     def get_ordering(self, request):
-        # Open first; among them the worst kind, then the most money at stake, then the newest.
-        return ("open_first", "severity_rank", "-at_stake_minor", "-found_at", "-id")
+        """The open queue (?status__exact=open, the header's "Open violations") is worked by the
+        worst kind, then the most money at stake, then the newest. The whole history lists open
+        first, then by kind and newest: ordering every row of it by its money at stake would compute
+        that for each of them (seconds with 100,000 violations); a click on "at stake" still does."""
+        if request.GET.get("status__exact") == ViolationStatus.OPEN:
+            return ("severity_rank", "-at_stake_minor", "-found_at", "-id")
+        return ("open_first", "severity_rank", "-found_at", "-id")
 
     def has_add_permission(self, request):
         return False
