@@ -126,12 +126,17 @@ class InvestigationForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        if "reconciliation" in self.fields:
-            self.fields["reconciliation"].queryset = Reconciliation.objects.filter(
+        choices = {
+            "reconciliation": Reconciliation.objects.filter(
                 status__in=(ReconciliationStatus.VARIANCE, ReconciliationStatus.EXPLAINED)
-            ).select_related("shoe__table")
-            self.fields["hold_flag"].queryset = HoldFlag.objects.select_related("table")
-        self.fields["assignee"].queryset = _staff()
+            ).select_related("shoe__table"),
+            "hold_flag": HoldFlag.objects.select_related("table"),
+            "assignee": _staff(),
+        }
+        for name, queryset in choices.items():
+            field = self.fields.get(name)
+            if isinstance(field, forms.ModelChoiceField):
+                field.queryset = queryset
 
 
 class AttachmentForm(forms.ModelForm):
@@ -270,7 +275,7 @@ def attachment_view(request, pk: int):
         raise PermissionDenied("Investigations are read by the accounting roles.")
     attachment = get_object_or_404(InvestigationAttachment, pk=pk)
     return FileResponse(
-        attachment.file.open("rb"), as_attachment=True, filename=attachment.file.name.rsplit("/", 1)[-1]
+        attachment.file.open("rb"), as_attachment=True, filename=(attachment.file.name or "").rsplit("/", 1)[-1]
     )
 
 

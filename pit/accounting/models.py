@@ -342,4 +342,4 @@ class InvestigationAttachment(models.Model):
         ordering = ["investigation", "uploaded_at", "id"]
 
     def __str__(self) -> str:
-        return self.description or self.file.name.rsplit("/", 1)[-1]
+        return self.description or (self.file.name or "").rsplit("/", 1)[-1]

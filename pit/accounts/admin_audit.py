@@ -62,8 +62,9 @@ class PersonFilter(admin.SimpleListFilter):
         return sorted(((str(pk), name) for pk, name in staff_names().items()), key=lambda pair: pair[1])
 
     def queryset(self, request, queryset):
-        if self.value() and self.value().isdigit():
-            return queryset.filter(pgh_context__user=int(self.value()))
+        value = self.value() or ""
+        if value.isdigit():
+            return queryset.filter(pgh_context__user=int(value))
         return queryset
 
 
@@ -78,8 +79,9 @@ class RecordFilter(admin.SimpleListFilter):
         return [(value, f"#{value} only")] if value else []
 
     def queryset(self, request, queryset):
-        if self.value() and self.value().isdigit():
-            return queryset.filter(pgh_obj_id=int(self.value()))
+        value = self.value() or ""
+        if value.isdigit():
+            return queryset.filter(pgh_obj_id=int(value))
         return queryset
 
 
@@ -281,7 +283,7 @@ class VerifyForm(forms.Form):
     last_day = forms.DateField(label="To gaming day", widget=forms.DateInput(attrs={"type": "date"}))
 
     def clean(self):
-        data = super().clean()
+        data = super().clean() or {}
         first, last = data.get("first_day"), data.get("last_day")
         if first and last:
             if last < first:

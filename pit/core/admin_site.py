@@ -439,9 +439,9 @@ def link_allowed(request: HttpRequest, path: str) -> bool:
         kind = (match.url_name or "").rsplit("_", 1)[-1]
         check = _PAGE_CHECKS.get(kind)
         return check is None or check(model_admin, request)
-    check = VIEW_CHECKS.get(match.view_name)
-    if check is not None:
-        return check(request)
+    view_check = VIEW_CHECKS.get(match.view_name)
+    if view_check is not None:
+        return view_check(request)
     for link in PAGE_LINKS.values():
         if urlsplit(link.url()).path == path:
             return link.allowed(request)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
+from collections.abc import Sequence
 from decimal import Decimal
 
 from django.db.models import Count, IntegerField, OuterRef, Q, Subquery, Value
@@ -48,7 +49,7 @@ def hold_band(hold_percent: str | None, theoretical_percent: str | None) -> str 
     return "near"
 
 
-def floor_positions(tables: list[Table]) -> dict[int, tuple[int, int]]:
+def floor_positions(tables: Sequence[Table]) -> dict[int, tuple[int, int]]:
     """Table id -> (row, column) on the floor map: placed tables where the operator put them, the
     others after them in code order, filling rows as wide as the widest placed row (at least 4)."""
     cells = {
@@ -75,7 +76,7 @@ def shift_notes(*, now: dt.datetime) -> list[dict]:
         {
             "id": note.pk,
             "text": note.text,
-            "table": note.table.code if note.table_id else None,
+            "table": note.table.code if note.table is not None else None,
             "by": note.written_by.get_full_name() or note.written_by.get_username(),
             "written_at": note.written_at.isoformat(),
             "written_display": timezone.localtime(note.written_at).strftime("%Y-%m-%d %H:%M"),

@@ -30,12 +30,12 @@ class AlarmFilter(django_filters.FilterSet):
         fields = ["table", "code", "since", "gaming_day"]
 
 
-def alarm_data(event: dict) -> dict:
+def alarm_data(violation) -> dict:  # an event of pit.protection.selectors.alarm_events
     return {
-        **violation_data(event["violation"]),
-        "count": event["count"],
-        "first_found_at": iso(event["first_found_at"]),
-        "last_found_at": iso(event["last_found_at"]),
+        **violation_data(violation["violation"]),
+        "count": violation["count"],
+        "first_found_at": iso(violation["first_found_at"]),
+        "last_found_at": iso(violation["last_found_at"]),
     }
 
 

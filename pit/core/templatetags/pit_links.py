@@ -8,6 +8,6 @@ register = template.Library()
 
 
 @register.simple_tag(takes_context=True)
-def pit_links(context) -> list[dict[str, str]]:
+def pit_links(context: template.Context) -> list[dict[str, str]]:
     request = context.get("request")
     return page_links(request) if request is not None else []
