@@ -106,7 +106,6 @@ def main() -> None:
     from django.core.management import call_command
     from django.db import connection
     from django.test import Client
-    from django.test.utils import CaptureQueriesContext
     from django.urls import reverse
 
     from tests.reports.generated_year import YearSize, generate_year
@@ -131,7 +130,13 @@ def main() -> None:
         opts = model._meta
         url = reverse(f"admin:{opts.app_label}_{opts.model_name}_changelist")
         name = opts.label_lower
-        with CaptureQueriesContext(connection) as queries:
+        queries: list[str] = []  # counted as they run (a request resets Django's query log)
+
+        def counted(execute, sql, params, many, context, queries=queries):
+            queries.append(sql)
+            return execute(sql, params, many, context)
+
+        with connection.execute_wrapper(counted):
             response = client.get(url)
         if response.status_code != 200:
             print(f"{name}: {response.status_code}", flush=True)
@@ -150,8 +155,9 @@ def main() -> None:
                 cursor.fetchall()
 
         figure(f"admin_list.{name}", f"{answer:.3f}", "s")
-        figure(f"admin_list.{name}.queries", len(queries.captured_queries), "queries")
-        plain = timed(count, options.repeat), timed(page, options.repeat)
+        figure(f"admin_list.{name}.queries", len(queries), "queries")
+        # pghistory's aggregate events are a query, not a table: no plain COUNT to hold them to.
+        plain = (timed(count, options.repeat), timed(page, options.repeat)) if opts.managed else (0.0, 0.0)
         figure(f"admin_list.{name}.count", f"{plain[0]:.3f}", "s")
         figure(f"admin_list.{name}.page", f"{plain[1]:.3f}", "s")
         if answer > slowest[1]:
