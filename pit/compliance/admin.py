@@ -6,7 +6,19 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.db import transaction
-from django.db.models import BigIntegerField, Case, F, Func, IntegerField, OuterRef, Subquery, Sum, Value, When
+from django.db.models import (
+    BigIntegerField,
+    Case,
+    F,
+    Func,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Subquery,
+    Sum,
+    Value,
+    When,
+)
 from django.db.models.functions import Coalesce
 from django.http import HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
@@ -34,7 +46,7 @@ from pit.dealers.selectors import dealer_at
 from pit.dealers.services import violation_attribute
 from pit.ledger.models import ReconciliationSeat
 from pit.protection.selectors import alarm_event_members
-from pit.shoes.models import Wager
+from pit.shoes.models import Coup, Shoe, Wager
 
 # Severities in the order they are worked: high first.
 SEVERITY_RANK = Case(
@@ -204,7 +216,9 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
         "found_by",
     )
     search_fields = ("message", "code")
-    list_select_related = ("table", "shoe__table", "coup__shoe__table")
+    # Read after the page is cut, one query each, not joined: the open-first sort of the whole
+    # history then reads the violations alone (joined, it sorted 100,000 joined rows).
+    list_select_related = False
     date_hierarchy = "found_at"
     show_full_result_count = False
     actions = (_review("acknowledge"), _review("resolve"), _review("dismiss"))
@@ -271,6 +285,11 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
         )
         if self._orders_by_stake(request):
             queryset = queryset.annotate(at_stake_minor=at_stake_minor())
+        queryset = queryset.prefetch_related(
+            "table",
+            Prefetch("shoe", queryset=Shoe.objects.select_related("table")),
+            Prefetch("coup", queryset=Coup.objects.select_related("shoe__table")),
+        )
         return queryset.order_by(*self.get_ordering(request))
 
     def _orders_by_stake(self, request) -> bool:
@@ -295,12 +314,12 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
 
     def get_ordering(self, request):
         """The open queue (?status__exact=open, the header's "Open violations") is worked by the
-        worst kind, then the most money at stake, then the newest. The whole history lists the
-        newest first, in the order of the found_at index: sorting 100,000 rows by their kind and
-        money at stake took seconds (a click on a column still sorts by it)."""
+        worst kind, then the most money at stake, then the newest. The whole history lists open
+        first, then by kind and the newest: its money at stake is not computed for every one of
+        100,000 rows to sort them (a click on "at stake" still sorts by it)."""
         if request.GET.get("status__exact") == ViolationStatus.OPEN:
             return ("severity_rank", "-at_stake_minor", "-found_at", "-id")
-        return ("-found_at", "-id")
+        return ("open_first", "severity_rank", "-found_at", "-id")
 
     def has_add_permission(self, request):
         return False
