@@ -572,3 +572,6 @@ class DeviceGrantAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+from . import admin_accountant  # noqa: E402, F401  (the accountant's checklist and investigations, kept apart)

@@ -280,3 +280,67 @@ class Adjustment(Recorded, Fact):
 
     def __str__(self) -> str:
         return f"adjustment of {self.table.code} {self.gaming_day} {self.figure}"
+
+
+class InvestigationStatus(models.TextChoices):
+    OPEN = "open", "Open"
+    CLOSED = "closed", "Closed with a conclusion"
+
+
+class VarianceInvestigation(models.Model):
+    """An accountant's investigation of a variance: a commission box variance (a reconciliation) or
+    a flagged win-to-drop (a hold flag), given to someone with a due date, its evidence attached,
+    closed with a conclusion. Written through pit.accounting.investigations."""
+
+    reconciliation = models.ForeignKey(
+        "ledger.Reconciliation", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    hold_flag = models.ForeignKey(HoldFlag, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    title = models.CharField(max_length=200)
+    assignee = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    due_on = models.DateField("due date")
+    status = models.CharField(max_length=6, choices=InvestigationStatus.choices, default=InvestigationStatus.OPEN)
+    conclusion = models.TextField(blank=True)
+    opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    opened_at = models.DateTimeField(auto_now_add=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        # Read with the accounting records (accounting.view_holdflag), written by who investigates
+        # win-to-drop flags (accounting.investigate_holdflag): pit.accounting.admin_investigations.
+        default_permissions = ()
+        ordering = ["status", "due_on", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(reconciliation__isnull=True) ^ models.Q(hold_flag__isnull=True),
+                name="investigation_of_one_variance",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(status__in=InvestigationStatus.values), name="investigation_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(status="open") | (~models.Q(conclusion="") & models.Q(closed_at__isnull=False)),
+                name="investigation_closed_with_conclusion",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"investigation {self.pk}: {self.title}"
+
+
+class InvestigationAttachment(models.Model):
+    """A file of evidence (a count sheet, a camera still, a signed statement) on an investigation,
+    stored under the media root in PIT_VAR_DIR, served only to who may read the investigation."""
+
+    investigation = models.ForeignKey(VarianceInvestigation, on_delete=models.PROTECT, related_name="attachments")
+    file = models.FileField(upload_to="investigations/%Y/%m/")
+    description = models.CharField(max_length=200, blank=True)
+    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    uploaded_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        default_permissions = ()  # as its investigation's
+        ordering = ["investigation", "uploaded_at", "id"]
+
+    def __str__(self) -> str:
+        return self.description or (self.file.name or "").rsplit("/", 1)[-1]

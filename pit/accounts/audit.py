@@ -14,6 +14,7 @@ bypass the signals and are not in the trail. The receivers never run on PostgreS
 is never recorded twice.
 """
 
+import json
 import threading
 import uuid
 from contextlib import contextmanager
@@ -295,3 +296,50 @@ def receivers_connect() -> None:
     before_task_publish.connect(_task_published, dispatch_uid="audit_task_published", weak=False)
     task_prerun.connect(_task_started, dispatch_uid="audit_task_started", weak=False)
     task_postrun.connect(_task_finished, dispatch_uid="audit_task_finished", weak=False)
+
+
+# ---------------------------------------------------------------------------------------- reading the trail
+
+
+def _shown(field, value) -> str:
+    """A stored value as a person reads it: a choice by its label, empty as "—"."""
+    if value is None or value == "":
+        return "—"
+    if isinstance(value, list | dict):
+        return json.dumps(value, sort_keys=True, default=str)
+    choices = dict(field.flatchoices) if getattr(field, "choices", None) else {}
+    return str(choices.get(value, value))
+
+
+def event_changes(event, previous) -> list[tuple[str, str, str]]:
+    """What an event changed, as (field's verbose name, before, after) for each tracked field whose
+    value differs from the previous event of the same record (an insert: every field, from "—";
+    a delete: nothing, the record is gone as it last stood)."""
+    if event.pgh_label == "delete":
+        return []
+    changes = []
+    for field in event._meta.concrete_fields:
+        if field.name.startswith("pgh_"):
+            continue
+        after = getattr(event, field.attname)
+        before = getattr(previous, field.attname) if previous is not None else None
+        if previous is not None and _comparable(before) == _comparable(after):
+            continue
+        if previous is None and (after is None or after == ""):
+            continue
+        changes.append((str(field.verbose_name), _shown(field, before), _shown(field, after)))
+    return changes
+
+
+def who_text(context: dict | None, names: dict[int, str]) -> str:
+    """Who acted, in words: the user by name, a floor device, or the system task (and on whose behalf)."""
+    context = context or {}
+    if context.get("user") is not None:
+        return names.get(context["user"], f"user #{context['user']} (no longer on file)")
+    if context.get("device") is not None:
+        return f"floor device #{context['device']}"
+    if context.get("task"):
+        behalf = context.get("on_behalf_of") or {}
+        by = f" for {names.get(behalf['user'], behalf['user'])}" if behalf.get("user") is not None else ""
+        return f"the system (task {context['task']}){by}"
+    return str(context.get("actor") or "the system")

@@ -5,7 +5,21 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import BigIntegerField, Case, F, Func, IntegerField, OuterRef, Subquery, Sum, Value, When
+from django.db import transaction
+from django.db.models import (
+    BigIntegerField,
+    Case,
+    F,
+    Func,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Subquery,
+    Sum,
+    Value,
+    When,
+)
+from django.db.models.functions import Coalesce
 from django.http import HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
@@ -27,8 +41,12 @@ from pit.core.admin_site import (
     require_permission,
     winner_html,
 )
+from pit.dealers.models import Fault
+from pit.dealers.selectors import dealer_at
+from pit.dealers.services import violation_attribute
 from pit.ledger.models import ReconciliationSeat
-from pit.shoes.models import Wager
+from pit.protection.selectors import alarm_event_members
+from pit.shoes.models import Coup, Shoe, Wager
 
 # Severities in the order they are worked: high first.
 SEVERITY_RANK = Case(
@@ -42,8 +60,16 @@ SEVERITY_RANK = Case(
 def at_stake_minor():
     """What a violation puts in doubt, in minor units of its table's currency: the difference
     between what was paid and what the paytable owes (a mispayment), the stake of the wager it is
-    about, the seat's box variance, or else the handle of its coup (its result is in question)."""
-    mispaid = Func(F("wager__paid_minor") - F("wager__payout_minor"), function="ABS")
+    about, the seat's box variance, or else the handle of its coup (its result is in question).
+    Subqueries, not joins: a query that does not select it (a count, a filter's choices) reads the
+    violations alone."""
+    wager = Wager.objects.filter(pk=OuterRef("wager_id"))
+    mispaid = (
+        wager.filter(paid_minor__isnull=False)
+        .annotate(difference=Func(F("paid_minor") - F("payout_minor"), function="ABS"))
+        .values("difference")[:1]
+    )
+    stake = wager.values("amount_minor")[:1]
     seat_variance = ReconciliationSeat.objects.filter(
         reconciliation__shoe=OuterRef("shoe"), seat=OuterRef("seat")
     ).values("variance_minor")[:1]
@@ -51,8 +77,8 @@ def at_stake_minor():
         Wager.objects.filter(coup=OuterRef("coup")).order_by().values("coup").annotate(total=Sum("amount_minor"))
     ).values("total")
     return Case(
-        When(code="payout_mismatch", wager__paid_minor__isnull=False, then=mispaid),
-        When(wager__isnull=False, then=F("wager__amount_minor")),
+        When(code="payout_mismatch", wager__isnull=False, then=Coalesce(Subquery(mispaid), Subquery(stake))),
+        When(wager__isnull=False, then=Subquery(stake)),
         When(code="box_variance", then=Func(Subquery(seat_variance), function="ABS")),
         When(coup__isnull=False, then=Subquery(coup_handle)),
         default=Value(None),
@@ -97,6 +123,8 @@ def violation_in_context(violation) -> dict:
     return context
 
 
+FAULT_PERMISSION = "dealers.attribute_violation"
+
 REVIEWS = {
     "acknowledge": (violation_acknowledge, "Acknowledge", "acknowledged"),
     "resolve": (violation_resolve, "Resolve", "resolved"),
@@ -124,6 +152,30 @@ class ClearedFilter(admin.SimpleListFilter):
         return queryset
 
 
+class FaultForm(forms.Form):
+    fault = forms.ChoiceField(choices=Fault.choices, label="Whose fault")
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2, "cols": 70}), strip=True)
+
+
+def violation_people(violation) -> dict:
+    """Who dealt when it happened (the table's rotation at the coup, or when it was found) and
+    whose fault the latest attribution says it was (None: nobody has said)."""
+    moment = violation.coup.dealt_at if violation.coup is not None else violation.found_at
+    dealer = dealer_at(table=violation.table, moment=moment)
+    fault = violation.faults.select_related("decided_by").order_by("-decided_at", "-id").first()
+    return {
+        "dealer": admin_link(dealer) if dealer is not None else "nobody on the rotation",
+        "fault": None
+        if fault is None
+        else {
+            "fault": fault.get_fault_display(),
+            "note": fault.note,
+            "by": fault.decided_by.get_full_name() or fault.decided_by.get_username(),
+            "at": fault.decided_at,
+        },
+    }
+
+
 class ReviewForm(forms.Form):
     decision = forms.ChoiceField(choices=[(key, label) for key, (_, label, _) in REVIEWS.items()])
     note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 70}), strip=True)
@@ -141,14 +193,15 @@ def _review(decision: str):
 
 @admin.register(RuleViolation)
 class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
+    # Where it happened right after its id: at 1,024 px the message wraps, the table/shoe/coup stays in view.
     list_display = (
         "id",
         "status_badge",
         "severity_badge",
-        "at_stake",
-        "code",
-        "short_message",
         "where",
+        "code",
+        "at_stake",
+        "short_message",
         "gaming_day",
         "cleared",
     )
@@ -163,14 +216,19 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
         "found_by",
     )
     search_fields = ("message", "code")
-    list_select_related = ("table", "shoe__table", "coup__shoe__table")
+    # Read after the page is cut, one query each, not joined: the open-first sort of the whole
+    # history then reads the violations alone (joined, it sorted 100,000 joined rows).
+    list_select_related = False
     date_hierarchy = "found_at"
     show_full_result_count = False
     actions = (_review("acknowledge"), _review("resolve"), _review("dismiss"))
+    # The page reads top down: what and where (the summary), the context and the review form
+    # (templates/admin/compliance/ruleviolation/change_form.html), then the raw record, folded.
     fieldsets = (
         (
-            None,
+            "The record, field by field",
             {
+                "classes": ("collapse",),
                 "fields": (
                     "code",
                     "severity",
@@ -185,10 +243,13 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
                     "found_by",
                     "cleared_at",
                     "fingerprint",
-                )
+                    "status",
+                    "status_note",
+                    "status_changed_by",
+                    "status_changed_at",
+                ),
             },
         ),
-        ("Review", {"fields": ("status", "status_note", "status_changed_by", "status_changed_at")}),
     )
     readonly_fields = (
         "code",
@@ -211,7 +272,9 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
     )
 
     def get_queryset(self, request):
-        # The ordering uses the annotations, so annotate before ModelAdmin would order.
+        """Annotated with what the ordering uses. The money at stake joins the wagers: only the
+        open queue, which is ordered by it, or a list sorted by it carries it in SQL; the other
+        lists compute it for the rows of their page alone (get_changelist_instance)."""
         queryset = self.model._default_manager.get_queryset().annotate(
             open_first=Case(
                 When(status=ViolationStatus.OPEN, then=Value(0)),
@@ -219,13 +282,44 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
                 output_field=IntegerField(),
             ),
             severity_rank=SEVERITY_RANK,
-            at_stake_minor=at_stake_minor(),
+        )
+        if self._orders_by_stake(request):
+            queryset = queryset.annotate(at_stake_minor=at_stake_minor())
+        queryset = queryset.prefetch_related(
+            "table",
+            Prefetch("shoe", queryset=Shoe.objects.select_related("table")),
+            Prefetch("coup", queryset=Coup.objects.select_related("shoe__table")),
         )
         return queryset.order_by(*self.get_ordering(request))
 
+    def _orders_by_stake(self, request) -> bool:
+        if request.GET.get("status__exact") == ViolationStatus.OPEN:
+            return True
+        column = str(self.list_display.index("at_stake")) if "at_stake" in self.list_display else None
+        return column is not None and column in request.GET.get("o", "").replace("-", "").split(".")
+
+    def get_changelist_instance(self, request):
+        changelist = super().get_changelist_instance(request)
+        rows = list(changelist.result_list)
+        if rows and not hasattr(rows[0], "at_stake_minor"):
+            stakes = dict(
+                RuleViolation.objects.filter(pk__in=[row.pk for row in rows])
+                .annotate(at_stake_minor=at_stake_minor())
+                .values_list("pk", "at_stake_minor")
+            )
+            for row in rows:
+                row.at_stake_minor = stakes.get(row.pk)
+        changelist.result_list = rows
+        return changelist
+
     def get_ordering(self, request):
-        # Open first; among them the worst kind, then the most money at stake, then the newest.
-        return ("open_first", "severity_rank", "-at_stake_minor", "-found_at", "-id")
+        """The open queue (?status__exact=open, the header's "Open violations") is worked by the
+        worst kind, then the most money at stake, then the newest. The whole history lists open
+        first, then by kind and the newest: its money at stake is not computed for every one of
+        100,000 rows to sort them (a click on "at stake" still sorts by it)."""
+        if request.GET.get("status__exact") == ViolationStatus.OPEN:
+            return ("severity_rank", "-at_stake_minor", "-found_at", "-id")
+        return ("open_first", "severity_rank", "-found_at", "-id")
 
     def has_add_permission(self, request):
         return False
@@ -291,6 +385,19 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
             parts.append(format_html("seat {}", violation.seat))
         return format_html_join(" · ", "{}", ((part,) for part in parts))
 
+    @admin.display(description="the violation")
+    def summary(self, violation):
+        """Severity, status, where and what, on one line above everything else."""
+        return format_html(
+            "{} {} <strong>{}</strong> at {} on gaming day {}: {}",
+            self.severity_badge(violation),
+            self.status_badge(violation),
+            violation.code,
+            self.where(violation),
+            violation.gaming_day,
+            violation.message,
+        )
+
     @admin.display(description="cleared", boolean=True, ordering="cleared_at")
     def cleared(self, violation):
         return violation.cleared_at is not None
@@ -304,6 +411,16 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
                 "<path:object_id>/review/",
                 self.admin_site.admin_view(self.review_view),
                 name=f"{opts.app_label}_{opts.model_name}_review",
+            ),
+            path(
+                "alarms/<int:object_id>/acknowledge/",
+                self.admin_site.admin_view(self.alarm_acknowledge_view),
+                name=f"{opts.app_label}_{opts.model_name}_alarm_acknowledge",
+            ),
+            path(
+                "<path:object_id>/fault/",
+                self.admin_site.admin_view(self.fault_view),
+                name=f"{opts.app_label}_{opts.model_name}_fault",
             ),
             *super().get_urls(),
         ]
@@ -319,6 +436,11 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
         violation = self.get_object(request, object_id)
         if violation is not None:
             extra_context["in_context"] = violation_in_context(violation)
+            extra_context["people"] = violation_people(violation)
+            extra_context["summary"] = self.summary(violation)
+            if request.user.has_perm(FAULT_PERMISSION):
+                extra_context["fault_form"] = FaultForm()
+                extra_context["fault_url"] = reverse("admin:compliance_ruleviolation_fault", args=[violation.pk])
         if violation is not None and self.has_change_permission(request, violation):
             extra_context["review_form"] = ReviewForm()
             extra_context["review_url"] = reverse("admin:compliance_ruleviolation_review", args=[violation.pk])
@@ -345,3 +467,46 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
         else:
             self.message_user(request, f"{violation} {done}.", messages.SUCCESS)
         return HttpResponseRedirect(page)
+
+    def fault_view(self, request, object_id):
+        """POST whose fault it was and a note: the dealers' service records the attribution."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        violation = get_object_or_404(RuleViolation.objects.all(), pk=object_id)
+        require_permission(request.user.has_perm(FAULT_PERMISSION))
+        page = reverse("admin:compliance_ruleviolation_change", args=[violation.pk])
+        form = FaultForm(request.POST)
+        if not form.is_valid():
+            problems = "; ".join(f"{name}: {' '.join(map(str, errors))}" for name, errors in form.errors.items())
+            self.message_user(request, f"Not recorded: {problems}", messages.ERROR)
+            return HttpResponseRedirect(page)
+        try:
+            violation_attribute(
+                violation=violation, fault=form.cleaned_data["fault"], user=request.user, note=form.cleaned_data["note"]
+            )
+        except SERVICE_ERRORS as exc:
+            self.message_user(request, f"Not recorded: {error_text(exc)}", messages.ERROR)
+        else:
+            self.message_user(request, f"{violation}: {Fault(form.cleaned_data['fault']).label}.", messages.SUCCESS)
+        return HttpResponseRedirect(page)
+
+    def alarm_acknowledge_view(self, request, object_id):
+        """POST from the dashboard's alarm banner: acknowledge every unreviewed finding of the event
+        this alarm belongs to, each through the review service (attributed to this user, in the
+        audit trail), with the note typed or else a note saying where it was acknowledged."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        violation = get_object_or_404(RuleViolation.objects.all(), pk=object_id)
+        require_permission(self.has_change_permission(request, violation))
+        note = request.POST.get("note", "").strip() or "Acknowledged from the dashboard's alarm banner."
+        where = f"{violation.table.code} {violation.code}"
+        try:
+            with transaction.atomic():  # the whole event or none of it
+                members = list(alarm_event_members(violation))
+                for member in members:
+                    violation_acknowledge(violation=member, user=request.user, note=note)
+        except SERVICE_ERRORS as exc:
+            self.message_user(request, f"{where}: not acknowledged: {error_text(exc)}", messages.ERROR)
+        else:
+            self.message_user(request, f"{where}: {len(members)} finding(s) acknowledged.", messages.SUCCESS)
+        return HttpResponseRedirect(reverse("dashboard:index"))

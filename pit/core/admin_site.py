@@ -8,8 +8,12 @@ admin messages, never as a server error.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from html import unescape
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from django import forms
 from django.contrib import admin, messages
@@ -19,7 +23,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import reverse
+from django.urls import Resolver404, resolve, reverse
 from django.utils.html import format_html, format_html_join
 
 from pit import game
@@ -351,3 +355,154 @@ def note_action(
 def require_permission(allowed: bool) -> None:
     if not allowed:
         raise PermissionDenied
+
+
+# ---------------------------------------------------------------------------------- the pit's own pages
+
+
+@dataclass(frozen=True)
+class PageLink:
+    """A page of the back-office in its header and on its start page. `allowed(request)` is the
+    very function the page's view checks before it answers: a link shows exactly when its page
+    opens (a link to a model's list checks what the admin's list checks)."""
+
+    key: str
+    label: str
+    description: str
+    url: Callable[[], str]
+    allowed: Callable[[HttpRequest], bool]
+    position: int = 100  # the header's order, left to right
+
+
+PAGE_LINKS: dict[str, PageLink] = {}
+
+
+def page_link_register(link: PageLink) -> PageLink:
+    """One registry of the pit's pages, in the order they are registered."""
+    PAGE_LINKS[link.key] = link
+    return link
+
+
+def model_page_link(
+    key: str, label: str, description: str, model_label: str, query: str = "", position: int = 100
+) -> PageLink:
+    """A link to a model's admin list (with an optional query: a filter), shown to whoever may open it."""
+
+    def url() -> str:
+        app_label, model_name = model_label.lower().split(".")
+        return reverse(f"admin:{app_label}_{model_name}_changelist") + (f"?{query}" if query else "")
+
+    def allowed(request: HttpRequest) -> bool:  # what the admin's list itself checks
+        return link_allowed(request, urlsplit(url()).path)
+
+    return page_link_register(PageLink(key, label, description, url, allowed, position))
+
+
+def page_links(request: HttpRequest) -> list[dict[str, str]]:
+    """The pit's pages this request's user may open, as (label, url, description) for a template."""
+    user = getattr(request, "user", None)
+    if user is None or not (user.is_active and user.is_staff):
+        return []
+    return [
+        {"key": link.key, "label": link.label, "url": link.url(), "description": link.description}
+        for link in sorted(PAGE_LINKS.values(), key=lambda link: link.position)
+        if link.allowed(request)
+    ]
+
+
+model_page_link("tables", "Tables", "Open and close tables; current shoes.", "tables.Table", position=30)
+model_page_link(
+    "open_violations",
+    "Open violations",
+    "Review with a note: acknowledge, resolve or dismiss.",
+    "compliance.RuleViolation",
+    "status__exact=open",
+    position=40,
+)
+
+
+# ---------------------------------------------------------------------------------- links a reader may open
+
+# The kind of admin page a URL name ends with -> what its ModelAdmin view checks before it answers.
+_PAGE_CHECKS: dict[str, Callable[[Any, HttpRequest], bool]] = {
+    "changelist": lambda model_admin, request: model_admin.has_view_or_change_permission(request),
+    "change": lambda model_admin, request: model_admin.has_view_or_change_permission(request),
+    "history": lambda model_admin, request: model_admin.has_view_or_change_permission(request),
+    "add": lambda model_admin, request: model_admin.has_add_permission(request),
+    "delete": lambda model_admin, request: model_admin.has_delete_permission(request),
+}
+
+
+def link_allowed(request: HttpRequest, path: str) -> bool:
+    """Whether this request's user may open the back-office page at `path`: a ModelAdmin's page by
+    what that view checks (_PAGE_CHECKS), a registered page (PAGE_LINKS) by its own check. Pages of
+    another kind (a review form, the login) are not judged here: True."""
+    try:
+        match = resolve(path)
+    except Resolver404:
+        return True
+    model_admin = getattr(match.func, "model_admin", None)
+    if model_admin is not None:
+        kind = (match.url_name or "").rsplit("_", 1)[-1]
+        check = _PAGE_CHECKS.get(kind)
+        return check is None or check(model_admin, request)
+    view_check = VIEW_CHECKS.get(match.view_name)
+    if view_check is not None:
+        return view_check(request)
+    for link in PAGE_LINKS.values():
+        if urlsplit(link.url()).path == path:
+            return link.allowed(request)
+    return True
+
+
+# URL name -> the check its view makes before it answers, for pages that are neither a ModelAdmin's
+# nor in the header (a slip's print page): registered beside the view, read by link_allowed.
+VIEW_CHECKS: dict[str, Callable[[HttpRequest], bool]] = {}
+
+
+def view_check_register(url_name: str, allowed: Callable[[HttpRequest], bool]) -> None:
+    VIEW_CHECKS[url_name] = allowed
+
+
+_ANCHOR = re.compile(r'<a\b[^>]*?\bhref="(/admin/[^"]*)"[^>]*>(.*?)</a>', re.DOTALL)
+
+
+def links_refused_removed(request: HttpRequest, html: str) -> str:
+    """The page with every link its reader may not open (link_allowed) turned into its plain text."""
+    verdicts: dict[str, bool] = {}
+
+    def replace(anchor: re.Match[str]) -> str:
+        path = urlsplit(unescape(anchor.group(1))).path
+        if path not in verdicts:
+            verdicts[path] = link_allowed(request, path)
+        if verdicts[path]:
+            return anchor.group(0)
+        return f'<span class="pit-unlinked" title="not yours to open">{anchor.group(2)}</span>'
+
+    return _ANCHOR.sub(replace, html)
+
+
+class RefusedLinksMiddleware:
+    """Every HTML page under /admin/ (the admin's, the dashboard's, the reports', a refusal's) links
+    only pages its reader may open: a link to a page the reader's role may not open shows as text.
+    One function decides (link_allowed), from the same check the linked page's view makes."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        user = getattr(request, "user", None)
+        if (
+            request.path.startswith("/admin/")
+            and user is not None
+            and user.is_authenticated
+            and not user.is_superuser
+            and not getattr(response, "streaming", False)
+            and response.get("Content-Type", "").startswith("text/html")
+        ):
+            if hasattr(response, "render") and not getattr(response, "is_rendered", True):
+                response.render()
+            charset = response.charset or "utf-8"
+            response.content = links_refused_removed(request, response.content.decode(charset)).encode(charset)
+        return response

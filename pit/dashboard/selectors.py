@@ -2,16 +2,18 @@
 
 One query for the tables (with their latest shoe and open violations as subqueries), one for
 those shoes, one for their coups' results, one for the gaming day's wagers by table, paytable,
-bet and hour, and one for the paytables' house edges: five, however many tables there are.
+bet and hour, one for the paytables' house edges, one for the floor map's positions, one for the
+alarm events and one for the shift notes: eight, however many tables there are.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
+from collections.abc import Sequence
 from decimal import Decimal
 
-from django.db.models import Count, IntegerField, OuterRef, Subquery, Value
+from django.db.models import Count, IntegerField, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce, TruncHour
 from django.utils import timezone
 
@@ -20,12 +22,69 @@ from pit.compliance.selectors import OPEN
 from pit.core.gaming_day import current_gaming_day, gaming_day_bounds
 from pit.core.money import format_money, from_minor
 from pit.core.percent import percent_of
+from pit.dashboard.models import FloorPosition, ShiftNote
+from pit.dashboard.services import shift_before, shift_of
 from pit.game.roads import Result, roads, tally
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import paytable_edges
+from pit.protection.selectors import alarm_groups, alarms_unreviewed
 from pit.shoes.models import Coup, Shoe, Wager
 from pit.shoes.selectors import house_win_minor, wager_money_sums, wagers_standing
 from pit.tables.models import Table
+
+# Hold against theoretical on the floor map: within HOLD_BAND percentage points of the theoretical
+# hold is "near"; further above is "above" (the house wins more than the game gives it), below is
+# "below" (the table pays more than the game should: the one to look at).
+HOLD_BAND = Decimal("5")
+
+
+def hold_band(hold_percent: str | None, theoretical_percent: str | None) -> str | None:
+    """ "above", "near" or "below" theoretical; None with no handle today."""
+    if hold_percent is None or theoretical_percent is None:
+        return None
+    difference = Decimal(hold_percent) - Decimal(theoretical_percent)
+    if difference > HOLD_BAND:
+        return "above"
+    if difference < -HOLD_BAND:
+        return "below"
+    return "near"
+
+
+def floor_positions(tables: Sequence[Table]) -> dict[int, tuple[int, int]]:
+    """Table id -> (row, column) on the floor map: placed tables where the operator put them, the
+    others after them in code order, filling rows as wide as the widest placed row (at least 4)."""
+    cells = {
+        table_id: (row, column)
+        for table_id, row, column in FloorPosition.objects.values_list("table_id", "row", "column")
+    }
+    width = max([column for _, column in cells.values()] + [4])
+    next_row = max([row for row, _ in cells.values()], default=0) + 1
+    unplaced = [table for table in tables if table.pk not in cells]
+    for index, table in enumerate(unplaced):
+        cells[table.pk] = (next_row + index // width, index % width + 1)
+    return cells
+
+
+def shift_notes(*, now: dt.datetime) -> list[dict]:
+    """The notes handed over to this shift (written in the shift before it) and those of this
+    shift so far, newest first."""
+    day, shift = shift_of(now)
+    before_day, before = shift_before(day, shift)
+    notes = ShiftNote.objects.filter(
+        Q(gaming_day=day, shift=shift) | Q(gaming_day=before_day, shift=before)
+    ).select_related("table", "written_by")
+    return [
+        {
+            "id": note.pk,
+            "text": note.text,
+            "table": note.table.code if note.table is not None else None,
+            "by": note.written_by.get_full_name() or note.written_by.get_username(),
+            "written_at": note.written_at.isoformat(),
+            "written_display": timezone.localtime(note.written_at).strftime("%Y-%m-%d %H:%M"),
+            "handed_over": (note.gaming_day, note.shift) != (day, shift),
+        }
+        for note in notes[:20]
+    ]
 
 
 def _percent(part: Decimal, whole: Decimal) -> str | None:
@@ -95,6 +154,10 @@ def pit_overview(*, gaming_day: dt.date | None = None) -> dict:
         cell[2] += theoretical
 
     now = timezone.now()
+    positions = floor_positions(tables)
+    alarms_at: dict[int, int] = defaultdict(int)
+    for group in alarm_groups(alarms_unreviewed()):
+        alarms_at[group["table_id"]] += 1
     last_hour = min(23, int((min(now, day_end) - day_start).total_seconds() // 3600)) if now >= day_start else 23
     tiles, series = [], []
     for table in tables:
@@ -119,6 +182,7 @@ def pit_overview(*, gaming_day: dt.date | None = None) -> dict:
                 }
             )
         series.append({"table": table.code, "points": points})
+        hold_percent, theoretical_percent = _percent(win, handle), _percent(theoretical, handle)
         tiles.append(
             {
                 "id": table.pk,
@@ -129,6 +193,10 @@ def pit_overview(*, gaming_day: dt.date | None = None) -> dict:
                 "status_display": table.get_status_display(),
                 "paytable": str(table.paytable),
                 "currency": currency,
+                "position": {"row": positions[table.pk][0], "column": positions[table.pk][1]},
+                # Unreviewed alarms at the table, one per event (pit.protection.selectors.alarm_groups).
+                "alarms": alarms_at.get(table.pk, 0),
+                "hold_band": hold_band(hold_percent, theoretical_percent),
                 # Open and still holding (pit.compliance.selectors.OPEN): all, and today's apart.
                 "open_violations": table.open_violations,
                 "open_violations_today": table.open_violations_today,
@@ -150,8 +218,8 @@ def pit_overview(*, gaming_day: dt.date | None = None) -> dict:
                     "handle": str(from_minor(int(handle), currency)),
                     "win": str(from_minor(int(win), currency)),
                     "theoretical_win": str(from_minor(theoretical_minor, currency)),
-                    "hold_percent": _percent(win, handle),
-                    "theoretical_hold_percent": _percent(theoretical, handle),
+                    "hold_percent": hold_percent,
+                    "theoretical_hold_percent": theoretical_percent,
                     "handle_display": format_money(int(handle), currency),
                     "win_display": format_money(int(win), currency),
                     "theoretical_win_display": format_money(theoretical_minor, currency),
@@ -163,4 +231,5 @@ def pit_overview(*, gaming_day: dt.date | None = None) -> dict:
         "generated_at": now.isoformat(),
         "tables": tiles,
         "hold_chart": series,
+        "shift_notes": shift_notes(now=now),
     }

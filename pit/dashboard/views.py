@@ -8,7 +8,8 @@ from django.urls import NoReverseMatch, reverse
 from django.views.decorators.cache import never_cache
 
 from pit.accounts.models import Role
-from pit.dashboard.selectors import pit_overview
+from pit.core.admin_site import PageLink, page_link_register
+from pit.dashboard.selectors import HOLD_BAND, pit_overview
 from pit.protection.selectors import alarm_banner
 
 # Who watches the floor (docs/guides/pit-boss.md): pit bosses, auditors and superusers.
@@ -20,6 +21,18 @@ def dashboard_allowed(user) -> bool:
     if not (user.is_authenticated and user.is_active and user.is_staff):
         return False
     return user.is_superuser or user.groups.filter(name__in=DASHBOARD_ROLES).exists()
+
+
+page_link_register(
+    PageLink(
+        "dashboard",
+        "Dashboard",
+        "The floor now: the pit's map, tables, shoes, alarms and the shift's notes.",
+        url=lambda: reverse("dashboard:index"),
+        allowed=lambda request: dashboard_allowed(request.user),
+        position=10,
+    )
+)
 
 
 def _check(request) -> None:
@@ -44,6 +57,9 @@ def dashboard(request):
         "violations_url": _violations_url(),
         "refresh_seconds": REFRESH_SECONDS,
         "alarms": alarm_banner(),
+        "hold_band": HOLD_BAND,
+        "tables_url": reverse("admin:tables_table_changelist"),
+        "shift_note_add_url": reverse("admin:dashboard_shiftnote_add"),
     }
     return TemplateResponse(request, "dashboard/index.html", context)
 

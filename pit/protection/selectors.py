@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from django.db.models import QuerySet
+from django.db.models import Case, Count, DateField, F, Max, Min, QuerySet, Value, When
 from django.urls import reverse
 
 from pit.compliance.models import RuleViolation, ViolationStatus
@@ -55,14 +55,69 @@ def alarms_unreviewed(
 
 
 def alarm_banner() -> list[dict]:
-    """The newest unreviewed alarms for the dashboard's banner, each with its violation's page."""
+    """The newest unreviewed alarm events for the dashboard's banner (one per event, with its
+    count), each with its newest violation's page and where to acknowledge the event."""
     return [
         {
-            "code": alarm.code,
-            "message": alarm.message,
-            "table": alarm.table.code,
-            "found_at": alarm.found_at,
-            "url": reverse("admin:compliance_ruleviolation_change", args=[alarm.pk]),
+            "id": event["violation"].pk,
+            "code": event["violation"].code,
+            "message": event["violation"].message,
+            "table": event["violation"].table.code,
+            "count": event["count"],
+            "found_at": event["last_found_at"],
+            "first_found_at": event["first_found_at"],
+            "url": reverse("admin:compliance_ruleviolation_change", args=[event["violation"].pk]),
+            "acknowledge_url": reverse(
+                "admin:compliance_ruleviolation_alarm_acknowledge", args=[event["violation"].pk]
+            ),
         }
-        for alarm in alarms_unreviewed()[:BANNER_SIZE]
+        for event in alarm_events(alarm_groups(alarms_unreviewed())[:BANNER_SIZE])
     ]
+
+
+# ---------------------------------------------------------------------------------------- one event, one alarm
+
+
+def _event_day() -> Case:
+    """An alarm with a shoe is one event per shoe (a replayed or unshuffled shoe raises one finding
+    per coup); an alarm with no shoe is one event per table, code and gaming day."""
+    return Case(When(shoe__isnull=True, then=F("gaming_day")), default=Value(None), output_field=DateField())
+
+
+def alarm_groups(alarms: QuerySet[RuleViolation]) -> QuerySet:
+    """The alarms grouped into events, newest first: per table, code and shoe (or gaming day when
+    there is no shoe), with how many findings each holds, the first and the last found, and the
+    newest finding's id (the one shown for the group)."""
+    return (
+        alarms.order_by()
+        .annotate(event_day=_event_day())
+        .values("table_id", "code", "shoe_id", "event_day")
+        .annotate(count=Count("id"), first_found_at=Min("found_at"), last_found_at=Max("found_at"), latest_id=Max("id"))
+        .order_by("-last_found_at", "-latest_id")
+    )
+
+
+def alarm_events(groups) -> list[dict]:
+    """Groups of `alarm_groups` (a page of them) as rows: the newest violation of each event with
+    the event's count and first and last finding, in one query."""
+    groups = list(groups)
+    newest = RuleViolation.objects.select_related("table", "status_changed_by").in_bulk(
+        [group["latest_id"] for group in groups]
+    )
+    return [
+        {
+            "violation": newest[group["latest_id"]],
+            "count": group["count"],
+            "first_found_at": group["first_found_at"],
+            "last_found_at": group["last_found_at"],
+        }
+        for group in groups
+    ]
+
+
+def alarm_event_members(violation: RuleViolation) -> QuerySet[RuleViolation]:
+    """Every unreviewed finding of the event this alarm belongs to (what acknowledging it acknowledges)."""
+    members = alarms_unreviewed(table_id=violation.table_id, code=violation.code)
+    if violation.shoe_id is None:
+        return members.filter(shoe__isnull=True, gaming_day=violation.gaming_day)
+    return members.filter(shoe_id=violation.shoe_id)

@@ -41,6 +41,7 @@ from pit.core.admin_site import (
 from pit.core.gaming_day import current_gaming_day
 from pit.game.roads import Result, roads
 from pit.ledger.models import CommissionEntry
+from pit.shoes.admin_close import CLOSE_PERMISSION, ShoeCloseMixin
 from pit.shoes.models import Coup, CoupCorrection, Shoe, Wager
 from pit.shoes.selectors import commission_taken_minor, standing_condition, wagers_standing
 from pit.shoes.services import WagerInput, coup_correct, coup_correction_preview, coup_void
@@ -81,7 +82,7 @@ class DealtOnFilter(admin.SimpleListFilter):
 
 
 @admin.register(Shoe)
-class ShoeAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class ShoeAdmin(ShoeCloseMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = (
         "table",
         "sequence",
@@ -173,6 +174,7 @@ class ShoeAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
             "bead_plate": bead_plate(coups),
             "roads": _roads(coups),
             "result_totals": totals,
+            "may_close": request.user.has_perm(CLOSE_PERMISSION),
         }
         return super().change_view(request, object_id, form_url, extra_context)
 

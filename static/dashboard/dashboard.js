@@ -1,7 +1,8 @@
-/* The pit boss's dashboard: draws a tile per table (status, shoe progress, bead plate, big road and
-   the derived roads,
-   open violations, today's hold) and the hold chart from the overview JSON, then polls the JSON
-   endpoint and redraws without reloading the page. No library, no network beyond this site. */
+/* The pit boss's dashboard: draws the floor map (tables by position, status, hold against
+   theoretical, alarms), the shift notes, a tile per table (status, shoe progress, bead plate, big
+   road and the derived roads, open violations, alarms, today's hold) and the hold chart from the
+   overview JSON, then polls the JSON endpoint and redraws without reloading the page. A new alarm
+   beeps when "sound" is ticked (remembered in this browser). No library, no network beyond this site. */
 (function () {
   "use strict";
   var COLUMNS = 20; // scoreboard columns shown; older ones scroll off to the left
@@ -77,12 +78,62 @@
   }
 
   var gamingDay = "";
+  var closeShoeUrl = "";
+
+  function alarmMark(count) {
+    return count ? el("span", {className: "pd-alarm-mark", title: count + " unreviewed alarm" + (count === 1 ? "" : "s"),
+                               text: "! " + count}) : null;
+  }
+
+  // The floor map: a cell per table where it stands, its frame its status, its colour its hold
+  // against theoretical, a mark when it has unreviewed alarms; a click goes to its tile.
+  function floor(tables) {
+    var cells = tables.map(function (t) {
+      var band = t.hold_band || "none";
+      var hold = t.today.hold_percent === null ? "no play" : t.today.hold_percent + "% (theo " + t.today.theoretical_hold_percent + "%)";
+      return el("a", {href: "#tile-" + t.code, role: "listitem",
+                      className: "pd-spot " + t.status + " " + band + (t.alarms ? " alarmed" : ""),
+                      "data-table": t.code, "data-band": band, "data-alarms": String(t.alarms),
+                      style: "grid-row:" + t.position.row + ";grid-column:" + t.position.column,
+                      title: t.code + " " + t.status_display + ", hold " + hold}, [
+        el("strong", {text: t.code}), alarmMark(t.alarms),
+        el("span", {text: t.status_display}), el("span", {text: hold})
+      ]);
+    });
+    return cells;
+  }
+
+  function notes(list) {
+    if (!list.length) return [el("li", {className: "pd-quiet", text: "No notes handed over."})];
+    return list.map(function (n) {
+      return el("li", {className: n.handed_over ? "handed" : ""}, [
+        el("strong", {text: (n.table ? n.table + ": " : "") }), document.createTextNode(n.text),
+        el("span", {className: "pd-quiet", text: " \u2014 " + n.by + ", " + n.written_display +
+                    (n.handed_over ? " (previous shift)" : "")})
+      ]);
+    });
+  }
+
+  var lastAlarms = null;
+  function beepOnNewAlarm(tables) {
+    var total = tables.reduce(function (sum, t) { return sum + t.alarms; }, 0);
+    var sound = document.getElementById("pd-sound");
+    if (lastAlarms !== null && total > lastAlarms && sound && sound.checked && window.AudioContext) {
+      var audio = new AudioContext(), tone = audio.createOscillator();
+      tone.frequency.value = 880;
+      tone.connect(audio.destination);
+      tone.start();
+      tone.stop(audio.currentTime + 0.4);
+    }
+    lastAlarms = total;
+    document.getElementById("pit-dashboard").setAttribute("data-alarms", String(total));
+  }
 
   function tile(table, violationsUrl) {
     var shoe = table.shoe;
     var status = el("span", {className: "pd-status " + table.status, text: table.status_display});
     var children = [
-      el("h2", {}, [el("span", {text: table.code + " " + table.name}), status]),
+      el("h2", {}, [el("span", {text: table.code + " " + table.name}), alarmMark(table.alarms), status]),
       el("p", {className: "pd-sub", text: table.game + " \u00b7 " + table.paytable})
     ];
     if (shoe) {
@@ -100,6 +151,9 @@
           el("span", {className: "b", text: "B " + t.banker}), document.createTextNode(" \u00b7 "),
           el("span", {className: "t", text: "T " + t.tie})
         ]),
+        closeShoeUrl && shoe.status === "dealing" ? el("p", {className: "pd-sub"}, [
+          el("a", {href: closeShoeUrl.replace("/0/", "/" + shoe.id + "/"), className: "pd-close-shoe",
+                   text: "Close shoe " + shoe.sequence + " (box count)"})]) : null,
         board("bead", shoe.bead_plate, bead),
         board("road", shoe.big_road, road),
         derivedRoads(shoe)
@@ -125,7 +179,8 @@
       figure("Theoretical", today.theoretical_win_display +
              (today.theoretical_hold_percent === null ? "" : " (" + today.theoretical_hold_percent + "%)"))
     ]));
-    return el("section", {className: "pd-tile", "data-table": table.code,
+    return el("section", {className: "pd-tile" + (table.alarms ? " alarmed" : ""), id: "tile-" + table.code,
+                          "data-table": table.code, "data-alarms": String(table.alarms),
                           "data-coups": String(shoe ? shoe.coups : 0)}, children);
   }
 
@@ -173,10 +228,16 @@
 
   function render(root, data) {
     var url = root.getAttribute("data-violations-url");
+    closeShoeUrl = root.getAttribute("data-shoe-close-url") || "";
     gamingDay = data.gaming_day;
     var tiles = document.getElementById("pd-tiles");
     tiles.replaceChildren.apply(tiles, data.tables.map(function (t) { return tile(t, url); }));
     if (!data.tables.length) tiles.appendChild(el("p", {text: "No tables yet."}));
+    var map = document.getElementById("pd-floor");
+    map.replaceChildren.apply(map, floor(data.tables));
+    var noteList = document.getElementById("pd-notes-list");
+    noteList.replaceChildren.apply(noteList, notes(data.shift_notes || []));
+    beepOnNewAlarm(data.tables);
     var holder = document.getElementById("pit-hold-chart");
     holder.replaceChildren(chart(data.hold_chart));
     document.getElementById("pit-gaming-day").textContent = data.gaming_day;
@@ -194,6 +255,13 @@
   function start() {
     var root = document.getElementById("pit-dashboard");
     if (!root) return;
+    var sound = document.getElementById("pd-sound");
+    if (sound) {
+      sound.checked = window.localStorage && localStorage.getItem("pd-sound") === "on";
+      sound.addEventListener("change", function () {
+        if (window.localStorage) localStorage.setItem("pd-sound", sound.checked ? "on" : "off");
+      });
+    }
     render(root, JSON.parse(document.getElementById("pit-overview").textContent));
     var state = document.getElementById("pit-refresh-state");
     var every = 1000 * (+root.getAttribute("data-refresh") || 5);

@@ -15,12 +15,13 @@ from tests.facts import rewrite
 
 # (admin URL name, rows in the pit fixture, queries for a superuser's request). The queries: the
 # session, the user, the page's count, its rows, and per list filter or date hierarchy that lists
-# values from the database one more (a fixed number whatever the number of rows).
+# values from the database one more (a fixed number whatever the number of rows); the violations'
+# page also reads its rows' tables, shoes and coups (one query each) and their money at stake.
 CHANGELISTS = [
     ("tables_table", 3, 4),
     ("shoes_shoe", 3, 7),
     ("shoes_coup", 15, 7),
-    ("compliance_ruleviolation", 9, 9),
+    ("compliance_ruleviolation", 9, 13),
     ("ledger_commissionentry", 5, 9),
     ("ledger_boxcount", 2, 9),
     ("ledger_reconciliation", 1, 8),

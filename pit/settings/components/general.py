@@ -80,6 +80,8 @@ MIDDLEWARE = [
     # whose role requires it and whose session is not verified (PIT_TWO_FACTOR_ROLES).
     "django_otp.middleware.OTPMiddleware",
     "pit.accounts.two_factor.TwoFactorRequiredMiddleware",
+    # An admin page links only what its reader may open (pit.core.admin_site.link_allowed).
+    "pit.core.admin_site.RefusedLinksMiddleware",
 ]
 if DATABASE_IS_POSTGRES:
     # Tags every audit event written by a request with the user (or device), URL and address. It

@@ -1,0 +1,65 @@
+"""Variance investigations: opened on a commission box variance or a flagged win-to-drop, given to
+someone with a due date, evidence attached, closed with a conclusion."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from .models import InvestigationAttachment, InvestigationStatus, VarianceInvestigation
+
+MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024
+
+
+def investigation_open(
+    *, title: str, assignee, due_on: dt.date, opened_by, reconciliation=None, hold_flag=None
+) -> VarianceInvestigation:
+    if (reconciliation is None) == (hold_flag is None):
+        raise ValidationError({"reconciliation": "An investigation is of one variance: a reconciliation or a flag."})
+    if not (title or "").strip():
+        raise ValidationError({"title": "Say what is investigated."})
+    return VarianceInvestigation.objects.create(
+        title=title.strip(),
+        assignee=assignee,
+        due_on=due_on,
+        opened_by=opened_by,
+        reconciliation=reconciliation,
+        hold_flag=hold_flag,
+    )
+
+
+@transaction.atomic
+def investigation_update(*, investigation: VarianceInvestigation, assignee, due_on: dt.date) -> VarianceInvestigation:
+    investigation = VarianceInvestigation.objects.select_for_update().get(pk=investigation.pk)
+    if investigation.status != InvestigationStatus.OPEN:
+        raise ValidationError({"status": "A closed investigation is not reassigned."})
+    investigation.assignee, investigation.due_on = assignee, due_on
+    investigation.save(update_fields=["assignee", "due_on"])
+    return investigation
+
+
+@transaction.atomic
+def investigation_close(*, investigation: VarianceInvestigation, conclusion: str) -> VarianceInvestigation:
+    investigation = VarianceInvestigation.objects.select_for_update().get(pk=investigation.pk)
+    if investigation.status != InvestigationStatus.OPEN:
+        raise ValidationError({"status": "The investigation is closed already."})
+    if not (conclusion or "").strip():
+        raise ValidationError({"conclusion": "Write what the investigation concluded."})
+    investigation.status = InvestigationStatus.CLOSED
+    investigation.conclusion = conclusion.strip()
+    investigation.closed_at = timezone.now()
+    investigation.save(update_fields=["status", "conclusion", "closed_at"])
+    return investigation
+
+
+def attachment_add(*, investigation: VarianceInvestigation, file, description: str, user) -> InvestigationAttachment:
+    if file is None:
+        raise ValidationError({"file": "Choose a file."})
+    if file.size > MAX_ATTACHMENT_BYTES:
+        raise ValidationError({"file": f"At most {MAX_ATTACHMENT_BYTES // (1024 * 1024)} MB a file."})
+    return InvestigationAttachment.objects.create(
+        investigation=investigation, file=file, description=(description or "").strip(), uploaded_by=user
+    )
