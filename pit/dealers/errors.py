@@ -51,6 +51,7 @@ CODE_FAULT: dict[str, Fault] = {
     "side_bet_advantage_play": Fault.OTHER,
     "dealer_error_rate": Fault.OTHER,
     "dealer_rotation_overdue": Fault.OTHER,
+    "derivation_quarantined": Fault.OTHER,
 }
 
 # The codes charged to the dealer of the coup (unless a pit boss put the violation down to a device or neither).

@@ -25,6 +25,14 @@ from tests.accounting.conftest import DAY
 from tests.records.test_chain import tamper
 from tests.shoes import hands
 
+
+@pytest.fixture(autouse=True)
+def _one_person_may_sign(settings):
+    # What this module tests is not who signs: segregation of duties has its own tests
+    # (tests/api/test_segregation_of_duties.py), so one test user may take every step here.
+    settings.PIT_SEGREGATION_OF_DUTIES = False
+
+
 pytestmark = pytest.mark.django_db
 NOON = dt.datetime.combine(DAY, dt.time(12), tzinfo=dt.UTC)
 

@@ -6,6 +6,7 @@ import json
 from decimal import Decimal
 
 import openpyxl
+import pytest
 
 from pit.accounting.models import DropCount, InventoryCount
 from pit.accounting.services import drop_record, inventory_record
@@ -13,6 +14,14 @@ from pit.reports.accounting import MASTER_GAME
 from pit.reports.definitions import ReportFilters
 from pit.reports.renderers import csv_chunks, json_chunks, report_summary, xlsx_write
 from tests.accounting.conftest import DAY
+
+
+@pytest.fixture(autouse=True)
+def _one_person_may_sign(settings):
+    # What this module tests is not who signs: segregation of duties has its own tests
+    # (tests/api/test_segregation_of_duties.py), so one test user may take every step here.
+    settings.PIT_SEGREGATION_OF_DUTIES = False
+
 
 FILTERS = ReportFilters(date_from=DAY, date_to=DAY)
 

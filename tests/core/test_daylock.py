@@ -38,6 +38,14 @@ from pit.shoes.services import (
 from tests import factories
 from tests.shoes import hands
 
+
+@pytest.fixture(autouse=True)
+def _one_person_may_sign(settings):
+    # What this module tests is not who signs: segregation of duties has its own tests
+    # (tests/api/test_segregation_of_duties.py), so one test user may take every step here.
+    settings.PIT_SEGREGATION_OF_DUTIES = False
+
+
 PASSWORD = "a-long-test-password-0123"
 
 

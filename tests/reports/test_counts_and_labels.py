@@ -26,6 +26,14 @@ from tests.factories import wager
 from tests.reports.conftest import BANKER_NATURAL, DAY_1, DAY_2, at
 from tests.reports.test_table_results import deducted_of
 
+
+@pytest.fixture(autouse=True)
+def _one_person_may_sign(settings):
+    # What this module tests is not who signs: segregation of duties has its own tests
+    # (tests/api/test_segregation_of_duties.py), so one test user may take every step here.
+    settings.PIT_SEGREGATION_OF_DUTIES = False
+
+
 D = Decimal
 FILTERS = ReportFilters(DAY_1, DAY_2)
 DOCS = Path(__file__).resolve().parents[2] / "docs"
