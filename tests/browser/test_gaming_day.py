@@ -62,6 +62,7 @@ def test_one_gaming_day_from_opening_tray_to_day_close(browser_page, admin_login
             "kind": "opener",
             "chips": "25 x 40\n100 x 10",
             "dealer": "dana",
+            "dealer_password": PASSWORD,  # the second signer authenticates at the same screen
             "pit_boss": "boss",
         },
     )
@@ -92,13 +93,17 @@ def test_one_gaming_day_from_opening_tray_to_day_close(browser_page, admin_login
     page.wait_for_url(re.compile(r"/admin/accounting/slipstep/\d+/change/"))
     logout(page)
 
-    admin_login(page, "boss", PASSWORD)
+    # Received by a third person: whoever requested or issued a slip does not also receive it.
+    admin_login(page, "dana", PASSWORD)
     page.goto("/admin/accounting/slipstep/add/")
     page.select_option("#id_slip", label="Fill F-100 MB7")
     page.select_option("#id_step", "received")
     page.fill("#id_chips", "100 x 5")
     page.click("input[type=submit][value='Sign']")
     page.wait_for_url(re.compile(r"/admin/accounting/slipstep/\d+/change/"))
+    logout(page)
+
+    admin_login(page, "boss", PASSWORD)
     record(
         page,
         "inventorycount",
@@ -109,6 +114,7 @@ def test_one_gaming_day_from_opening_tray_to_day_close(browser_page, admin_login
             "kind": "closer",
             "chips": "25 x 40, 100 x 12",
             "dealer": "dana",
+            "dealer_password": PASSWORD,  # the second signer authenticates at the same screen
             "pit_boss": "boss",
         },
     )
@@ -149,6 +155,6 @@ def test_one_gaming_day_from_opening_tray_to_day_close(browser_page, admin_login
     ]
     assert list(SlipStep.objects.order_by("id").values_list("step", "signed_by__username")) == [
         ("issued", "cashier"),
-        ("received", "boss"),
+        ("received", "dana"),
     ]
     assert DropCount.objects.get().total_minor == 30000
