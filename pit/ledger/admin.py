@@ -18,6 +18,7 @@ from pit.core.admin_site import (
     ReadOnlyAdminMixin,
     ReadOnlyInline,
     admin_link,
+    change_url,
     error_text,
     gaming_day_filter,
     money_html,
@@ -100,14 +101,12 @@ class CommissionEntryAdmin(ReadOnlyAdminMixin, MoneyColumnsMixin, admin.ModelAdm
         "collection_reason",
     )
     search_fields = ("shoe__table__code", "note")
-    list_select_related = (
-        "shoe__table",
-        "wager",
-        "reverses",
-        "recorded_by_user",
-        "recorded_by_device__table",
-    )
+    # The page's SELECT joins only small tables: the wagers (a partitioned table as large as the
+    # ledger) are read for the page's rows alone (get_queryset), the reversed entry is linked by id.
+    list_select_related = ("shoe__table", "recorded_by_user", "recorded_by_device__table")
     date_hierarchy = "recorded_at"
+    # Newest first, by the recorded_at index; the model's order (shoe, seat) sorts every entry.
+    ordering = ("-recorded_at", "-id")
     show_full_result_count = False
     fields = (
         "shoe_link",
@@ -123,13 +122,21 @@ class CommissionEntryAdmin(ReadOnlyAdminMixin, MoneyColumnsMixin, admin.ModelAdm
     )
     readonly_fields = fields
 
+    def get_queryset(self, request):
+        """The wagers in a second query for the listed entries only (a prefetch runs on the page's
+        rows), not a join of every wager partition into the page's SELECT."""
+        return super().get_queryset(request).prefetch_related("wager")
+
     @admin.display(description="amount", ordering="amount_minor")
     def amount(self, entry):
         return self._money(entry, "amount")
 
     @admin.display(description="reverses")
     def reverses_link(self, entry):
-        return admin_link(entry.reverses, f"entry {entry.reverses_id}") if entry.reverses_id else "—"
+        if not entry.reverses_id:
+            return "—"
+        url = change_url(CommissionEntry, entry.reverses_id)
+        return format_html('<a href="{}">entry {}</a>', url, entry.reverses_id)
 
 
 @admin.register(BoxCount)

@@ -16,13 +16,14 @@ from tests.facts import rewrite
 # (admin URL name, rows in the pit fixture, queries for a superuser's request). The queries: the
 # session, the user, the page's count, its rows, and per list filter or date hierarchy that lists
 # values from the database one more (a fixed number whatever the number of rows); the violations'
-# page also reads its rows' tables, shoes and coups (one query each) and their money at stake.
+# page also reads its rows' tables, shoes and coups (one query each) and their money at stake; the
+# commission entries' page reads its rows' wagers (one query).
 CHANGELISTS = [
     ("tables_table", 3, 4),
     ("shoes_shoe", 3, 7),
     ("shoes_coup", 15, 7),
     ("compliance_ruleviolation", 9, 13),
-    ("ledger_commissionentry", 5, 9),
+    ("ledger_commissionentry", 5, 10),
     ("ledger_boxcount", 2, 9),
     ("ledger_reconciliation", 1, 8),
     ("paytables_paytableconfiguration", 2, 8),
@@ -229,3 +230,26 @@ def test_open_violations_agree_on_the_dashboard_the_table_list_and_the_violation
     )
     assert floor.open_violations == tile["open_violations"] == listed == 6
     assert floor.open_violations_today == tile["open_violations_today"] == 6
+
+
+def test_commission_entry_page_does_not_join_the_wagers(admin_client, pit):
+    """The page's SELECT joins no wager partition and sorts by the recorded_at index (newest first);
+    the wagers are read for the page's rows alone, by their ids."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from pit.ledger.models import CommissionEntry
+
+    with CaptureQueriesContext(connection) as captured:
+        response = admin_client.get(reverse("admin:ledger_commissionentry_changelist"))
+    assert response.status_code == 200
+    page = [q["sql"] for q in captured.captured_queries if q["sql"].startswith('SELECT "ledger_commissionentry"."id"')]
+    assert len(page) == 1
+    assert "shoes_wager" not in page[0]
+    assert 'ORDER BY "ledger_commissionentry"."recorded_at" DESC, "ledger_commissionentry"."id" DESC' in page[0]
+    wagers = [q["sql"] for q in captured.captured_queries if q["sql"].startswith('SELECT "shoes_wager"')]
+    assert len(wagers) == 1
+    rows = response.context["cl"].result_list
+    expected = list(CommissionEntry.objects.order_by("-recorded_at", "-id").values_list("pk", flat=True))
+    assert [row.pk for row in rows] == expected
+    assert len(rows) == 5

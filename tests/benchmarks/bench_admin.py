@@ -156,7 +156,7 @@ def main() -> None:
 
         figure(f"admin_list.{name}", f"{answer:.3f}", "s")
         figure(f"admin_list.{name}.queries", len(queries), "queries")
-        # pghistory's aggregate events are a query, not a table: no plain COUNT to hold them to.
+        # An unmanaged model (a query, not a table) has no plain COUNT to hold it to.
         plain = (timed(count, options.repeat), timed(page, options.repeat)) if opts.managed else (0.0, 0.0)
         figure(f"admin_list.{name}.count", f"{plain[0]:.3f}", "s")
         figure(f"admin_list.{name}.page", f"{plain[1]:.3f}", "s")
