@@ -441,11 +441,13 @@ def _hashes_at(positions: dict[int, set[int]]) -> dict[tuple[int, int], str]:
 def _links_at(anchors: list[StreamAnchor]) -> tuple[dict[tuple[str, int], str], dict[str, int]]:
     """The stored hash of each anchored stream's link at each anchored position, and each anchored
     stream's length (its last link's position)."""
-    wanted = models.Q(pk__in=[])
-    for anchor in {(anchor.stream, anchor.seq) for anchor in anchors}:
-        wanted |= models.Q(stream=anchor[0], seq=anchor[1])
-    links = StreamLink.objects.filter(wanted).values_list("stream", "seq", "hash")
-    stored = {(stream, seq): link for stream, seq, link in links}
+    seqs: dict[str, set[int]] = {}
+    for anchor in anchors:
+        seqs.setdefault(anchor.stream, set()).add(anchor.seq)
+    stored = {}
+    for stream, wanted in seqs.items():  # a query per stream: a heads file anchors every stream on every line
+        links = StreamLink.objects.filter(stream=stream, seq__in=sorted(wanted)).values_list("seq", "hash")
+        stored.update({(stream, seq): link for seq, link in links.iterator(chunk_size=10_000)})
     lengths = dict(
         StreamLink.objects.filter(stream__in={anchor.stream for anchor in anchors})
         .order_by()
