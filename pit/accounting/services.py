@@ -26,6 +26,7 @@ from pit.core.money import format_money, to_minor
 from pit.core.percent import round_percent
 from pit.ledger.models import CommissionEntry, Reconciliation, ReconciliationStatus
 from pit.ledger.services import shoe_reconcile
+from pit.records.services import streams_seal
 from pit.rollups.services import rollup_day_rebuild
 from pit.shoes.models import Shoe, ShoeStatus
 from pit.tables.models import Table
@@ -661,8 +662,11 @@ def gaming_day_close(*, gaming_day: dt.date, user, note: str = ""):
 
     Every derived check of the day is re-run first (`day_recheck`), and the win reconciliation once
     more under the day's exclusive lock, so a fact that came after a check ran is checked before the
-    day locks; what a re-check finds is kept, and stands in the way of the close like any finding."""
+    day locks; what a re-check finds is kept, and stands in the way of the close like any finding.
+    Then every fact stream is sealed in full (`streams_seal`), the re-checks' findings with them, so
+    the day's facts are in their chains before it locks (and before the next heads file pins them)."""
     day_recheck(gaming_day=gaming_day)
+    streams_seal()
     with transaction.atomic():
         day_lock(gaming_day=gaming_day, exclusive=True)
         if selectors.day_is_closed(gaming_day):

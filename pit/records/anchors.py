@@ -6,15 +6,18 @@ key the database never sees (PIT_RECORDS_SIGNING_KEY, HMAC-SHA256):
 
 - **heads files**: each gaming day's heads (`record_heads`) appended as one signed JSON line to
   PIT_RECORDS_ANCHOR_DIR/heads-YYYY-MM-DD.jsonl, a running entry as the open day's heads move and a
-  final one after the day ends; each line names the SHA-256 of the line before it, so a line taken
-  out shows. Written by beat (`records.anchor_heads`) and `manage.py anchor_heads`; only ever
+  final one after the day ends; each line also carries every other fact stream's head as it stands
+  when the line is written (`stream_heads`: stream, seq, hash), and names the SHA-256 of the line
+  before it, so a line taken out shows. Written by beat (`records.anchor_heads`) and `manage.py anchor_heads`; only ever
   appended (the directory is meant to be append-only for the runtime user).
 - **signed exports**: the commission report's JSON or XLSX as pit exports it (it carries the day's
   heads), with a signature file beside it (`<file>.sig`, `manage.py sign_export`); an archived
   month's manifest.json is signed the same way and carries each shoe's head as it was archived.
 
 `anchors_check` recomputes each anchored shoe's chain from its rows and holds it to each anchor: at
-the anchored position the chain must end in the anchored hash. Design: docs/design/records.md.
+the anchored position the chain must end in the anchored hash; and each anchored stream's link at
+the anchored position must carry the anchored hash (a stream rewritten and re-linked from that
+position on, or its links removed, shows there). Design: docs/design/records.md.
 """
 
 import datetime as dt
@@ -30,14 +33,26 @@ from typing import Any
 
 from django.apps import apps
 from django.conf import settings
+from django.db import models
 from django.utils import timezone
 
 from pit.core.gaming_day import current_gaming_day
 from pit.records.canonical import SPECS
-from pit.records.models import ChainHead
-from pit.records.selectors import DayHeads, Verification, archived_runs, chains_snapshot, chains_verify, record_heads
+from pit.records.models import ChainHead, StreamLink
+from pit.records.selectors import (
+    DayHeads,
+    Verification,
+    archived_runs,
+    chains_snapshot,
+    chains_verify,
+    record_heads,
+    stream_heads,
+)
 
-FORMAT = "pit-heads-1"
+# The format of a heads file's line: "pit-heads-2" carries the streams' heads beside the shoes';
+# a "pit-heads-1" line (the shoes' heads only) is still read.
+FORMAT = "pit-heads-2"
+FORMATS_READ = ("pit-heads-1", FORMAT)
 SIGNATURE_FORMAT = "pit-signature-1"
 MIN_KEY_CHARS = 32
 HEADS_SHEET = "Record heads"
@@ -141,6 +156,7 @@ class Written:
     state: str
     shoes: int
     path: Path
+    streams: int = 0
 
 
 def _append_entry(path: Path, gaming_day: dt.date, final: bool, key: bytes) -> Written | None:
@@ -150,7 +166,7 @@ def _append_entry(path: Path, gaming_day: dt.date, final: bool, key: bytes) -> W
     heads: dict[str, Any] = day[0] if day else {"digest": DayHeads(gaming_day, {}).digest, "shoes": []}
     state = "final" if final else "running"
     if not heads["shoes"] and not path.exists():
-        return None  # a day with no shoe: nothing to pin
+        return None  # a day with no shoe: nothing to pin (the streams are pinned by the days that have one)
     path.parent.mkdir(parents=True, exist_ok=True)
     # O_APPEND: every write goes to the end whatever the offset, the one mode `chattr +a` allows.
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o640)
@@ -164,7 +180,11 @@ def _append_entry(path: Path, gaming_day: dt.date, final: bool, key: bytes) -> W
         except ValueError:  # a line cut short (a crash while writing): verification will refuse the file
             last = None
         last_line: dict = last if isinstance(last, dict) else {}
-        if last_line.get("digest") == heads["digest"] and (last_line.get("state") == "final" or not final):
+        streams = [{"stream": name, "seq": seq, "hash": link} for name, (seq, link) in sorted(stream_heads().items())]
+        # An ended day's final line is written once (again only if its shoes moved); the open day's
+        # running line follows the streams too, so the streams' heads leave the database as they grow.
+        same = last_line.get("digest") == heads["digest"] and (final or last_line.get("streams") == streams)
+        if same and (last_line.get("state") == "final" or not final):
             return None
         shoes = [{"shoe": shoe["shoe"], "rows": shoe["rows"], "head": shoe["head"]} for shoe in heads["shoes"]]
         body: dict[str, Any] = {
@@ -175,6 +195,7 @@ def _append_entry(path: Path, gaming_day: dt.date, final: bool, key: bytes) -> W
             "previous": hashlib.sha256(lines[-1]).hexdigest() if lines else None,
             "digest": heads["digest"],
             "shoes": shoes,
+            "streams": streams,
             "key": key_id(key),
         }
         body["signature"] = _mac(key, _canonical(body))
@@ -187,7 +208,7 @@ def _append_entry(path: Path, gaming_day: dt.date, final: bool, key: bytes) -> W
         os.fsync(fd)
     finally:
         os.close(fd)
-    return Written(gaming_day, state, len(shoes), path)
+    return Written(gaming_day, state, len(shoes), path, len(streams))
 
 
 def heads_anchor(
@@ -223,8 +244,19 @@ class Anchor:
     source: str
 
 
-def _heads_file_anchors(path: Path, data: bytes, key: bytes) -> list[Anchor]:
-    anchors = []
+@dataclass(frozen=True)
+class StreamAnchor:
+    """A fact stream (pit.records.streams) as a heads file pinned it: its link at `seq` carried `hash`."""
+
+    stream: str
+    seq: int
+    hash: str
+    gaming_day: str
+    source: str
+
+
+def _heads_file_anchors(path: Path, data: bytes, key: bytes) -> list[Anchor | StreamAnchor]:
+    anchors: list[Anchor | StreamAnchor] = []
     previous = None
     for number, line in enumerate(data.splitlines(), 1):
         where = f"{path.name} line {number}"
@@ -232,7 +264,7 @@ def _heads_file_anchors(path: Path, data: bytes, key: bytes) -> list[Anchor]:
             body = json.loads(line)
         except ValueError:
             raise AnchorError(f"{where} is not JSON: the file was altered") from None
-        if not isinstance(body, dict) or body.get("format") != FORMAT:
+        if not isinstance(body, dict) or body.get("format") not in FORMATS_READ:
             raise AnchorError(f"{where} is not a {FORMAT} entry")
         signature = body.pop("signature", None)
         _check_mac(key, _canonical(body), signature, body.get("key"), where)
@@ -241,7 +273,20 @@ def _heads_file_anchors(path: Path, data: bytes, key: bytes) -> list[Anchor]:
             raise AnchorError(f"{where} does not follow the line before it: a line was removed or replaced")
         previous = line
         anchors += _day_anchors(body, where)
+        anchors += _stream_anchors(body, where)
     return anchors
+
+
+def _stream_anchors(line: dict, where: str) -> list[StreamAnchor]:
+    """The streams' heads a heads file's line carries (none in a "pit-heads-1" line); the line's
+    signature covers them."""
+    try:
+        return [
+            StreamAnchor(str(head["stream"]), int(head["seq"]), str(head["hash"]), str(line["gaming_day"]), where)
+            for head in line.get("streams", ())
+        ]
+    except (KeyError, TypeError, ValueError):
+        raise AnchorError(f"{where}: a line's streams need stream, seq and hash") from None
 
 
 def _day_anchors(day: dict, where: str) -> list[Anchor]:
@@ -294,7 +339,7 @@ def _manifest_anchors(path: Path, manifest: dict) -> list[Anchor]:
         raise AnchorError(f"{where}: a manifest's chains need length, head and day per shoe") from None
 
 
-def anchors_read(path: Path, *, unsigned: bool = False) -> list[Anchor]:
+def anchors_read(path: Path, *, unsigned: bool = False) -> list[Anchor | StreamAnchor]:
     """The anchors in a heads file, a directory of them, a commission report export (JSON or XLSX)
     or an archived month's manifest.json, with its signature beside it. Refuses (AnchorError) a
     signature that does not match, a missing one (unless `unsigned`), a heads file with a line
@@ -318,7 +363,7 @@ def anchors_read(path: Path, *, unsigned: bool = False) -> list[Anchor]:
             head = json.loads(first)
         except ValueError:
             head = None
-        if isinstance(head, dict) and head.get("format") == FORMAT:
+        if isinstance(head, dict) and head.get("format") in FORMATS_READ:
             return _heads_file_anchors(path, data, signing_key())
         try:
             report = json.loads(data)
@@ -327,7 +372,7 @@ def anchors_read(path: Path, *, unsigned: bool = False) -> list[Anchor]:
         if isinstance(report, dict) and isinstance(report.get("chains"), dict) and "tables" in report:
             if not unsigned:
                 _export_signature_check(path, data)
-            return _manifest_anchors(path, report)
+            return list(_manifest_anchors(path, report))
         if not isinstance(report, dict) or "record_heads" not in report:
             raise AnchorError(f"{path} carries no record_heads: only the commission report carries the heads")
         if not unsigned:
@@ -336,16 +381,25 @@ def anchors_read(path: Path, *, unsigned: bool = False) -> list[Anchor]:
     return [anchor for day in days for anchor in _day_anchors(day, path.name)]
 
 
+def anchored_shoes(anchors: Iterable[Anchor | StreamAnchor]) -> list[Anchor]:
+    return [anchor for anchor in anchors if isinstance(anchor, Anchor)]
+
+
 # ------------------------------------------------------------------------------------ checking
 
 
 @dataclass(frozen=True)
 class AnchorFinding:
-    anchor: Anchor
+    anchor: Anchor | StreamAnchor
     problem: str
 
     def __str__(self) -> str:
         anchor = self.anchor
+        if isinstance(anchor, StreamAnchor):
+            return (
+                f"stream {anchor.stream}: {self.problem} (anchored by {anchor.source}, gaming day "
+                f"{anchor.gaming_day}: position {anchor.seq}, hash {anchor.hash[:16]}…)"
+            )
         return (
             f"shoe {anchor.shoe_id}: {self.problem} (anchored by {anchor.source}, gaming day {anchor.gaming_day}: "
             f"position {anchor.rows}, hash {anchor.head[:16]}…)"
@@ -356,6 +410,7 @@ class AnchorFinding:
 class AnchorCheck:
     verification: Verification
     anchors: int = 0
+    streams: int = 0  # the streams anchored
     findings: list[AnchorFinding] = field(default_factory=list)
     # Anchored positions inside an archived run: its rows were verified when they were archived.
     archived: list[Anchor] = field(default_factory=list)
@@ -383,22 +438,68 @@ def _hashes_at(positions: dict[int, set[int]]) -> dict[tuple[int, int], str]:
     return found
 
 
-def anchors_check(anchors: list[Anchor], *, shoe_ids: Iterable[int] = ()) -> AnchorCheck:
+def _links_at(anchors: list[StreamAnchor]) -> tuple[dict[tuple[str, int], str], dict[str, int]]:
+    """The stored hash of each anchored stream's link at each anchored position, and each anchored
+    stream's length (its last link's position)."""
+    seqs: dict[str, set[int]] = {}
+    for anchor in anchors:
+        seqs.setdefault(anchor.stream, set()).add(anchor.seq)
+    stored = {}
+    for stream, wanted in seqs.items():  # a query per stream: a heads file anchors every stream on every line
+        links = StreamLink.objects.filter(stream=stream, seq__in=sorted(wanted)).values_list("seq", "hash")
+        stored.update({(stream, seq): link for seq, link in links.iterator(chunk_size=10_000)})
+    lengths = dict(
+        StreamLink.objects.filter(stream__in={anchor.stream for anchor in anchors})
+        .order_by()
+        .values("stream")
+        .annotate(length=models.Max("seq"))
+        .values_list("stream", "length")
+    )
+    return stored, lengths
+
+
+def _streams_check(check: "AnchorCheck", anchors: list[StreamAnchor], stored, lengths) -> None:
+    """One finding per stream that misses an anchor: at the first position it misses (a heads file
+    anchors every stream on each of its lines; one rewrite misses every anchor after it)."""
+    named = set()
+    for anchor in sorted(anchors, key=lambda anchor: (anchor.stream, anchor.seq)):
+        link = stored.get((anchor.stream, anchor.seq))
+        if link == anchor.hash or anchor.stream in named:
+            continue
+        named.add(anchor.stream)
+        if link is not None:
+            problem = (
+                f"the link at position {anchor.seq} carries {link[:16]}…, not the anchored hash: a row at or before "
+                "that position was rewritten and the stream re-linked"
+            )
+        else:
+            length = lengths.get(anchor.stream)
+            has = "no link" if length is None else f"{length} links"
+            problem = f"the stream has {has} and none at position {anchor.seq}: links were removed"
+        check.findings.append(AnchorFinding(anchor, problem))
+
+
+def anchors_check(anchors: list[Anchor | StreamAnchor], *, shoe_ids: Iterable[int] = ()) -> AnchorCheck:
     """Recompute the chains of the anchored shoes (and of `shoe_ids`) from their rows and hold each
     to its anchors, in one snapshot: a shoe's chain must verify, and its row at each anchored
-    position must carry the anchored hash. A rewrite re-hashed up to the head verifies on its own
-    but does not reach an anchor taken before it."""
-    wanted = sorted({anchor.shoe_id for anchor in anchors} | set(shoe_ids))
+    position must carry the anchored hash; an anchored stream's link at the anchored position must
+    carry the anchored hash. A rewrite re-hashed (or re-linked) up to the head verifies on its own
+    but does not reach an anchor taken before it. (The links' recomputation from the streams' rows is
+    `streams_verify`.)"""
+    streams = [anchor for anchor in anchors if isinstance(anchor, StreamAnchor)]
+    shoes = anchored_shoes(anchors)
+    wanted = sorted({anchor.shoe_id for anchor in shoes} | set(shoe_ids))
     with chains_snapshot():
         verification = chains_verify(shoe_ids=wanted)
         positions: dict[int, set[int]] = {}
-        for anchor in anchors:
+        for anchor in shoes:
             positions.setdefault(anchor.shoe_id, set()).add(anchor.rows)
         stored = _hashes_at(positions)
         lengths = dict(ChainHead.objects.filter(shoe_id__in=list(positions)).values_list("shoe_id", "length"))
         runs = archived_runs(list(positions))
-    check = AnchorCheck(verification, anchors=len(anchors))
-    for anchor in anchors:
+        links, stream_lengths = _links_at(streams) if streams else ({}, {})
+    check = AnchorCheck(verification, anchors=len(anchors), streams=len({anchor.stream for anchor in streams}))
+    for anchor in shoes:
         key = (anchor.shoe_id, anchor.rows)
         if key in stored:
             if stored[key] != anchor.head:
@@ -432,4 +533,5 @@ def anchors_check(anchors: list[Anchor], *, shoe_ids: Iterable[int] = ()) -> Anc
                 f"the shoe has {has} and no row at position {anchor.rows}: rows were removed and the head moved back",
             )
         )
+    _streams_check(check, streams, links, stream_lengths)
     return check

@@ -11,9 +11,9 @@ from django.utils import timezone
 from pit import game
 from pit.compliance.services import violation_record
 from pit.core.gaming_day import gaming_day_bounds
-from pit.records.anchors import AnchorError, anchors_check, anchors_read, heads_path, signing_key
+from pit.records.anchors import AnchorError, StreamAnchor, anchors_check, anchors_read, heads_path, signing_key
 from pit.records.models import StreamLink
-from pit.records.selectors import ChainBreak, chains_verify, shoe_ids_for_days, streams_verify
+from pit.records.selectors import ChainBreak, StreamBreak, chains_verify, shoe_ids_for_days, streams_verify
 from pit.records.streams import StreamSpec, genesis, link_hash, stream_specs
 
 # pg_advisory_xact_lock key of the sealer: two sealers never append to a stream at once.
@@ -97,8 +97,9 @@ def records_verify(*, first_day, last_day):
     """Seal every stream, then verify the chains of the shoes of these gaming days (held to the days'
     heads files when there are any) and the links of every stream sealed in them. Each shoe's break,
     and each anchor a chain no longer reaches (a rewrite re-hashed up to the head), is recorded once
-    as a `record_chain_broken` violation of its shoe (safe to run twice); a stream's breaks are logged
-    as errors (a stream is of no table). Returns (the shoes' Verification, the streams'
+    as a `record_chain_broken` violation of its shoe (safe to run twice); a stream's breaks, and each
+    stream anchor its links no longer reach (a rewrite re-linked up to the head), are logged as
+    errors (a stream is of no table). Returns (the shoes' Verification, the streams'
     StreamVerification)."""
     Shoe = apps.get_model("shoes", "Shoe")  # noqa: N806 - the shoes app's models hash their rows through this app
     streams_seal()
@@ -108,15 +109,21 @@ def records_verify(*, first_day, last_day):
         check = anchors_check(anchors, shoe_ids=shoe_ids)
         result = check.verification
         broken = {found.shoe_id for found in result.breaks}
+        missed = []  # the streams' anchors not reached: a stream is of no shoe
         for finding in check.findings:
-            if finding.anchor.shoe_id not in broken:  # the first finding of each shoe, as for breaks
-                broken.add(finding.anchor.shoe_id)
-                problem = str(finding).removeprefix(f"shoe {finding.anchor.shoe_id}: ")
-                result.breaks.append(ChainBreak(finding.anchor.shoe_id, finding.anchor.rows, "anchor", None, problem))
+            anchor = finding.anchor
+            if isinstance(anchor, StreamAnchor):
+                problem = str(finding).removeprefix(f"stream {anchor.stream}: ")
+                missed.append(StreamBreak(anchor.stream, anchor.seq, None, problem))
+            elif anchor.shoe_id not in broken:  # the first finding of each shoe, as for breaks
+                broken.add(anchor.shoe_id)
+                problem = str(finding).removeprefix(f"shoe {anchor.shoe_id}: ")
+                result.breaks.append(ChainBreak(anchor.shoe_id, anchor.rows, "anchor", None, problem))
     else:
-        result = chains_verify(shoe_ids=shoe_ids)
+        result, missed = chains_verify(shoe_ids=shoe_ids), []
     since, until = gaming_day_bounds(first_day)[0], gaming_day_bounds(last_day)[1]
     streams = streams_verify(since=since, until=until)
+    streams.breaks += missed
     for stream_break in streams.breaks:
         logger.error("record altered: %s", stream_break)
     shoes = Shoe.objects.select_related("table").in_bulk([found.shoe_id for found in result.breaks])

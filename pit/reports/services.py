@@ -15,12 +15,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from pit.core.outbox import outbox_enqueue
+from pit.records.anchors import export_sign, signature_path
 
 from .catalog import REPORTS
 from .definitions import ReportDefinition, ReportFilters
 from .models import ExportFormat, ExportStatus, ReportExport
 from .pdf import pdf_write
-from .renderers import csv_write, xlsx_write
+from .renderers import REPORTS_WITH_RECORD_HEADS, csv_write, xlsx_write
 from .schedules import schedule_problems
 
 EXPORT_DIR = "reports"
@@ -99,7 +100,12 @@ def report_export_run(*, export_id: int) -> ReportExport:
                 pdf_write(report, filters, out)
             else:
                 csv_write(report, filters, out, progress=counting)
-        os.replace(temporary, Path(settings.MEDIA_ROOT) / relative)
+        target = Path(settings.MEDIA_ROOT) / relative
+        # A signature left beside a file of this export that is being written again signs that file, not this one.
+        signature_path(target).unlink(missing_ok=True)
+        os.replace(temporary, target)
+        if settings.PIT_RECORDS_SIGNING_KEY and report.slug in REPORTS_WITH_RECORD_HEADS:
+            export_sign(target)  # <file>.sig: the export pins the record heads it carries (pit.records.anchors)
     except Exception as exc:
         Path(temporary).unlink(missing_ok=True)
         ReportExport.objects.filter(pk=export.pk).update(
@@ -128,5 +134,6 @@ def report_exports_purge(*, keep_days: int | None = None) -> int:
     for export in stale.iterator():
         if export.file:
             (Path(settings.MEDIA_ROOT) / export.file).unlink(missing_ok=True)
+            signature_path(Path(settings.MEDIA_ROOT) / export.file).unlink(missing_ok=True)
         purged += ReportExport.objects.filter(pk=export.pk).update(status=ExportStatus.EXPIRED, file="")
     return purged

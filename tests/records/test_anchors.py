@@ -12,16 +12,36 @@ from django.apps import apps
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from pit.accounting.models import GamingDayEvent
+from pit.accounting.services import gaming_day_close
+from pit.accounts.services import user_create_with_role
 from pit.compliance.models import RuleViolation
 from pit.ledger.models import BoxCount
-from pit.records.anchors import AnchorError, anchors_read, heads_anchor, heads_path
+from pit.records.anchors import (
+    FORMAT,
+    AnchorError,
+    StreamAnchor,
+    _canonical,
+    _mac,
+    anchored_shoes,
+    anchors_read,
+    heads_anchor,
+    heads_path,
+    key_id,
+    signature_path,
+)
 from pit.records.canonical import genesis, row_hasher
-from pit.records.models import ChainHead
-from pit.records.selectors import chain_queries, chains_verify
+from pit.records.models import ChainHead, StreamLink
+from pit.records.selectors import chain_queries, chains_verify, record_heads, stream_heads
+from pit.records.services import streams_seal
+from pit.records.streams import genesis as stream_genesis
+from pit.records.streams import link_hash, spec_for
 from pit.records.tasks import anchor_heads_task, records_verify_task
 from pit.reports.catalog import COMMISSION
 from pit.reports.definitions import ReportFilters
+from pit.reports.models import ReportExport
 from pit.reports.renderers import json_chunks, xlsx_write
+from pit.reports.services import report_export_request, report_export_run, report_exports_purge
 from pit.shoes.models import Wager
 from tests import factories
 from tests.archive.test_partitions import as_role
@@ -140,7 +160,7 @@ def test_against_holds_when_the_record_is_untouched_and_names_the_shoes_it_ancho
     code, out, err = verify("--against", str(anchoring))
     assert (code, err) == (0, "")
     assert out.startswith("OK anchored shoes: 1 shoes, 17 rows verified in ")
-    assert out.rstrip().endswith("1 anchors from 1 files; 0 broken chains, 0 anchors not reached")
+    assert out.rstrip().endswith("1 anchors (0 streams) from 1 files; 0 broken chains, 0 anchors not reached")
 
 
 def test_rows_removed_from_the_end_with_the_head_moved_back_are_named(played_shoe, anchoring):
@@ -242,10 +262,12 @@ def test_heads_are_appended_never_rewritten_running_then_final_once(played_shoe,
         "previous",
         "digest",
         "shoes",
+        "streams",
         "key",
         "signature",
     }
-    assert [anchor.rows for anchor in anchors_read(path)] == [17, 18, 18]
+    assert lines[-1]["format"] == FORMAT == "pit-heads-2"
+    assert [anchor.rows for anchor in anchored_shoes(anchors_read(path))] == [17, 18, 18]
 
 
 def test_the_beat_task_anchors_the_open_day_and_the_ended_ones(played_shoe, anchoring, settings, monkeypatch):
@@ -255,7 +277,7 @@ def test_the_beat_task_anchors_the_open_day_and_the_ended_ones(played_shoe, anch
     factories.coup(open_shoe, 1, *hands.TIE, dealt_at=DEALT + dt.timedelta(days=1))
     assert anchor_heads_task() == {"written": [f"{DAY} final", f"{NEXT_DAY} running"]}
     assert anchor_heads_task() == {"written": []}
-    assert [anchor.shoe_id for anchor in anchors_read(anchoring)] == [played_shoe.pk, open_shoe.pk]
+    assert [anchor.shoe_id for anchor in anchored_shoes(anchors_read(anchoring))] == [played_shoe.pk, open_shoe.pk]
 
 
 def test_without_the_key_nothing_is_anchored_and_beat_says_why(played_shoe, settings, tmp_path, caplog):
@@ -317,3 +339,193 @@ def test_a_line_cut_short_by_a_crash_is_never_written_onto_and_refuses_the_file(
     assert len(lines) == 3 and json.loads(lines[2])["shoes"][0]["rows"] == 18
     code, _, err = verify("--against", str(path))
     assert code == 2 and f"{path.name} line 2 is not JSON: the file was altered" in err
+
+
+# ------------------------------------------------------------------------------------ streams' heads
+
+OLD_DAY = dt.date(2020, 1, 6)
+
+
+def day_events(count: int) -> list[GamingDayEvent]:
+    """`count` events of a gaming day long closed (a stream of their own, accounting.GamingDayEvent)."""
+    first = GamingDayEvent.objects.order_by("pk").first()
+    user = first.by if first else user_create_with_role(username="streams", password="pw-streams-1", role="accountant")
+    done = GamingDayEvent.objects.count()
+    return [
+        GamingDayEvent.objects.create(
+            gaming_day=OLD_DAY, action=("closed", "reopened")[n % 2], note=f"event {n + 1}", by=user
+        )
+        for n in range(done, done + count)
+    ]
+
+
+def relink(stream: str) -> int:
+    """The insider's re-link, as the database owner: every link of the stream recomputed from its rows
+    as they now read, the changed ones stored. Returns how many links changed."""
+    spec = spec_for(apps.get_model(stream))
+    links = list(StreamLink.objects.filter(stream=stream).order_by("seq").values_list("pk", "seq", "row_id", "hash"))
+    rows = spec.model.objects.in_bulk([row_id for _, _, row_id, _ in links])
+    previous, changed = stream_genesis(stream), 0
+    for pk, seq, row_id, stored in links:
+        row = rows[row_id]
+        computed = link_hash(previous, spec, seq, row_id, [getattr(row, name) for name in spec.fields])
+        if computed != stored:
+            tamper(f"UPDATE {StreamLink._meta.db_table} SET hash = %s WHERE id = %s", [computed, pk])
+            changed += 1
+        previous = computed
+    return changed
+
+
+def test_a_heads_file_line_carries_every_stream_s_head_as_it_stands(played_shoe, anchoring):
+    day_events(3)
+    streams_seal(now=DEALT)
+    (written,) = heads_anchor(days=[DAY], today=NEXT_DAY)
+    heads = stream_heads()
+    assert heads["accounting.GamingDayEvent"][0] == 3
+    assert written.streams == len(heads) >= 2  # the shoe and the events at least
+    (line,) = [json.loads(line) for line in written.path.read_bytes().splitlines()]
+    assert line["streams"] == [{"stream": name, "seq": seq, "hash": h} for name, (seq, h) in sorted(heads.items())]
+    streams = [anchor for anchor in anchors_read(written.path) if isinstance(anchor, StreamAnchor)]
+    assert {(a.stream, a.seq, a.hash) for a in streams} == {(name, *head) for name, head in heads.items()}
+    assert {a.source for a in streams} == {f"{written.path.name} line 1"}
+    code, out, err = verify("--against", str(written.path))
+    assert (code, err) == (0, "")
+    assert f"{1 + len(heads)} anchors ({len(heads)} streams) from 1 files" in out
+
+
+def test_the_open_day_s_running_line_follows_the_streams_the_ended_day_s_final_line_is_written_once(
+    played_shoe, anchoring
+):
+    streams_seal(now=DEALT)
+    assert [w.state for w in heads_anchor(days=[DAY], today=DAY)] == ["running"]
+    assert heads_anchor(days=[DAY], today=DAY) == []
+    day_events(1)
+    streams_seal(now=DEALT)  # a stream moved, no shoe did
+    assert [w.state for w in heads_anchor(days=[DAY], today=DAY)] == ["running"]
+    assert [w.state for w in heads_anchor(days=[DAY], today=NEXT_DAY)] == ["final"]
+    day_events(1)
+    streams_seal(now=DEALT)
+    assert heads_anchor(days=[DAY], today=NEXT_DAY) == []  # final once: the open day's line pins the streams
+    lines = [json.loads(line) for line in heads_path(DAY).read_bytes().splitlines()]
+    events = [{s["stream"]: s["seq"] for s in line["streams"]}.get("accounting.GamingDayEvent") for line in lines]
+    assert [(line["state"], seq) for line, seq in zip(lines, events, strict=True)] == [
+        ("running", None),
+        ("running", 1),
+        ("final", 1),
+    ]
+
+
+def test_a_stream_rewritten_and_relinked_passes_verify_records_but_is_named_against_the_heads_file(
+    played_shoe, anchoring
+):
+    first, *_ = day_events(3)
+    streams_seal(now=DEALT)
+    (written,) = heads_anchor(days=[DAY], today=NEXT_DAY)
+    table = GamingDayEvent._meta.db_table
+    tamper(f"UPDATE {table} SET note = %s WHERE id = %s", ["nothing to see", first.pk])
+    assert relink("accounting.GamingDayEvent") == 3  # the row rewritten and every later link re-linked
+    # The stream alone verifies: its links are recomputed from its rows as they now read.
+    code, out, err = verify("--from", str(DAY))
+    assert (code, err) == (0, "")
+    assert out.startswith(f"OK {DAY} to {DAY}: 1 shoes, 17 rows verified in ")
+    code, _, err = verify("--against", str(written.path), "--from", str(DAY))
+    assert code == 1
+    (finding,) = [line for line in err.splitlines() if line.startswith("TAMPERED")]
+    assert finding.startswith("TAMPERED stream accounting.GamingDayEvent: the link at position 3 carries "), finding
+    assert "not the anchored hash: a row at or before that position was rewritten and the stream re-linked" in finding
+    assert f"(anchored by {written.path.name} line 1, gaming day {DAY}: position 3, hash " in finding
+    assert "; 0 broken chains, 1 anchors not reached; " in err.splitlines()[-1]
+    assert err.splitlines()[-1].endswith(" rows, 0 broken")
+    assert GamingDayEvent.objects.get(pk=first.pk).note == "nothing to see"
+
+
+def test_stream_links_removed_from_the_end_are_named_and_the_nightly_verification_logs_them(
+    played_shoe, anchoring, caplog
+):
+    day_events(2)
+    streams_seal(now=DEALT)
+    (written,) = heads_anchor(days=[DAY], today=NEXT_DAY)
+    last = StreamLink.objects.get(stream="accounting.GamingDayEvent", seq=2)
+    tamper(f"DELETE FROM {StreamLink._meta.db_table} WHERE id = %s", [last.pk])
+    tamper(f"DELETE FROM {GamingDayEvent._meta.db_table} WHERE id = %s", [last.row_id])
+    code, _, err = verify("--against", str(written.path))
+    assert code == 1
+    (finding,) = [line for line in err.splitlines() if line.startswith("TAMPERED")]
+    assert finding.startswith(
+        "TAMPERED stream accounting.GamingDayEvent: the stream has 1 links and none at position 2: links were removed"
+    )
+    with caplog.at_level(logging.ERROR, logger="pit.records.services"):
+        outcome = records_verify_task(str(DAY))
+    problem = finding.removeprefix("TAMPERED stream accounting.GamingDayEvent: ")
+    assert [b for b in outcome["stream_breaks"] if "accounting.GamingDayEvent" in b] == [
+        f"accounting.GamingDayEvent at position 2: {problem}"
+    ]
+    assert outcome["breaks"] == []
+
+
+def test_a_pit_heads_1_line_of_the_shoes_only_is_still_read(played_shoe, anchoring):
+    head = ChainHead.objects.get(shoe=played_shoe)
+    (day,) = record_heads(first_day=DAY, last_day=DAY)
+    body = {
+        "format": "pit-heads-1",
+        "gaming_day": DAY.isoformat(),
+        "state": "final",
+        "written_at": "2026-01-03T00:00:00+00:00",
+        "previous": None,
+        "digest": day["digest"],
+        "shoes": [{"shoe": played_shoe.pk, "rows": 17, "head": head.head}],
+        "key": key_id(KEY.encode()),
+    }
+    body["signature"] = _mac(KEY.encode(), _canonical(body))
+    path = heads_path(DAY)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(_canonical(body) + b"\n")
+    assert [(a.shoe_id, a.rows, a.head) for a in anchors_read(path)] == [(played_shoe.pk, 17, head.head)]
+    assert verify("--against", str(path))[0] == 0
+
+
+# ------------------------------------------------------------------------------------ the close seals
+
+
+def test_the_day_close_seals_every_stream_before_it_locks(played_shoe):
+    (event,) = day_events(1)
+    assert not StreamLink.objects.filter(stream="accounting.GamingDayEvent").exists()
+    close = gaming_day_close(gaming_day=OLD_DAY.replace(day=7), user=event.by)
+    # The facts before the close are in their chains; the close's own event is sealed by the next sealer.
+    links = StreamLink.objects.filter(stream="accounting.GamingDayEvent")
+    assert list(links.values_list("seq", "row_id")) == [(1, event.pk)]
+    assert StreamLink.objects.filter(stream="shoes.Shoe", row_id=played_shoe.pk).exists()
+    assert streams_seal() == {"accounting.GamingDayEvent": 1}
+    assert list(links.values_list("seq", "row_id")) == [(1, event.pk), (2, close.pk)]
+
+
+# ------------------------------------------------------------------------------------ exports sign themselves
+
+
+@pytest.mark.parametrize("signing", [True, False])
+def test_the_background_commission_export_signs_itself(
+    played_shoe, anchoring, settings, tmp_path, django_capture_on_commit_callbacks, signing
+):
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    if not signing:
+        settings.PIT_RECORDS_SIGNING_KEY = ""
+    accountant = user_create_with_role(username="export-acc", password="pw-export-acc-1", role="accountant")
+    with django_capture_on_commit_callbacks(execute=False):
+        export = report_export_request(
+            report=COMMISSION, filters=ReportFilters(DAY, DAY), format="xlsx", user=accountant
+        )
+    done = report_export_run(export_id=export.pk)
+    path = tmp_path / "media" / done.file
+    assert (done.status, path.exists()) == ("done", True)
+    if not signing:
+        assert not signature_path(path).exists()
+        return
+    assert json.loads(signature_path(path).read_bytes())["file"] == path.name
+    assert verify("--against", str(path))[0] == 0
+    rewrite_wager(played_shoe)
+    code, _, err = verify("--against", str(path))
+    assert code == 1 and err.startswith(f"TAMPERED shoe {played_shoe.pk}: the chain recomputed from its rows reads ")
+    # A purge takes the signature with the file.
+    ReportExport.objects.filter(pk=export.pk).update(finished_at=DEALT)
+    assert report_exports_purge(keep_days=1) == 1
+    assert not path.exists() and not signature_path(path).exists()

@@ -25,7 +25,8 @@ class Command(PitCommand):
         "changed around the audit trail. With --against FILE (a heads file or their directory, or the "
         "commission report's JSON or XLSX export with its .sig), the shoes the file anchors are verified too "
         "and each chain must reach the anchored hash at the anchored position: a rewrite re-hashed up to the "
-        "chain head shows there. Seals the streams first (--no-seal: reads only); verifies in one snapshot. "
+        "chain head shows there; so must each stream's link a heads file anchors (a stream re-linked shows). "
+        "Seals the streams first (--no-seal: reads only); verifies in one snapshot. "
         "Exits 1 when anything is broken or misses an anchor, 2 when a file is refused (a bad signature)."
     )
 
@@ -94,7 +95,7 @@ class Command(PitCommand):
                 "their archives kept, verified when they were archived)"
             )
         if against:
-            summary += f"; {check.anchors} anchors from {len(against)} files"
+            summary += f"; {check.anchors} anchors ({check.streams} streams) from {len(against)} files"
             if check.archived:
                 summary += f" ({len(check.archived)} inside archived rows, verified when they were archived)"
         summary += f"; {len(result.breaks)} broken chains"
