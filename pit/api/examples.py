@@ -126,6 +126,15 @@ VIOLATION = {
     "status_changed_by": None,
     "status_changed_at": None,
 }
+# One alarm is one event: a shoe dealt unshuffled raised one finding a coup; the newest stands for them.
+ALARM = {
+    **VIOLATION,
+    "code": "shoe_sequence_repeat",
+    "message": "Shoe 412 repeats the card order of shoe 398 from its first card: it was not shuffled.",
+    "count": 31,
+    "first_found_at": "2026-11-29T20:41:55Z",
+    "last_found_at": "2026-11-29T21:14:06Z",
+}
 RULES: dict[str, Any] = {
     "name": "commission_box",
     "commission_mode": "box",
@@ -231,6 +240,8 @@ COMPONENT_EXAMPLES = {
     "PaginatedTableList": _page(TABLE),
     "PaginatedCoupList": _page(COUP),
     "PaginatedViolationList": _page(VIOLATION),
+    "Alarm": ALARM,
+    "PaginatedAlarmList": _page(ALARM),
     "PaginatedPaytableList": _page(PAYTABLE),
     "Correction": {
         "id": 7,

@@ -33,6 +33,8 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
         "WinnerEnum": ["player", "banker", "tie"],
+        # A violation's status, in violations and in alarms alike.
+        "ViolationStatusEnum": ["open", "acknowledged", "resolved", "dismissed"],
         "ErrorCodeEnum": "pit.api.errors.ERROR_CODES",
         "PaytableFactEnum": "pit.api.serializers.FACT_CHOICES",
         "RoundingModeEnum": "pit.api.serializers.ROUNDING_MODES",
