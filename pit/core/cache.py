@@ -48,41 +48,24 @@ class _ReusedClient(RedisCacheClient):
         return client
 
 
-class RedisCache(DjangoRedisCache):
-    """Redis while it answers; this process's memory while it does not (see the module docstring)."""
+class _Outage:
+    """The state of one Redis server's outage in this process, shared by every cache object on it
+    (Django makes one per thread and per settings change): one memory fallback, one log line when
+    it starts and one when it ends."""
 
     def __init__(self, server: str, params: dict[str, Any]) -> None:
-        super().__init__(server, params)
-        self._class = _ReusedClient
-        self._fallback = LocMemCache(f"pit-cache-fallback-{id(self)}", {"TIMEOUT": params.get("TIMEOUT", 300)})
-        self._lock = threading.Lock()
-        self._down_since: float | None = None  # monotonic time of the failure that started the outage
-        self._retry_at = 0.0
+        self.fallback = LocMemCache(f"pit-cache-fallback-{server}", {"TIMEOUT": params.get("TIMEOUT", 300)})
+        self.lock = threading.Lock()
+        self.down_since: float | None = None  # monotonic time of the failure that started the outage
+        self.retry_at = 0.0
 
-    @property
-    def degraded(self) -> bool:
-        """Whether calls are served from this process's memory (Redis failed and is not back yet)."""
-        return self._down_since is not None
-
-    def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
-        if self._down_since is not None and time.monotonic() < self._retry_at:
-            return getattr(self._fallback, name)(*args, **kwargs)
-        try:
-            result = getattr(super(), name)(*args, **kwargs)
-        except REDIS_FAILURES as exc:
-            self._failed(exc)
-            return getattr(self._fallback, name)(*args, **kwargs)
-        if self._down_since is not None:
-            self._recovered()
-        return result
-
-    def _failed(self, exc: BaseException) -> None:
+    def failed(self, exc: BaseException) -> None:
         now = time.monotonic()
-        with self._lock:
-            self._retry_at = now + settings.PIT_CACHE_RETRY_SECONDS
-            if self._down_since is not None:
+        with self.lock:
+            self.retry_at = now + settings.PIT_CACHE_RETRY_SECONDS
+            if self.down_since is not None:
                 return
-            self._down_since = now
+            self.down_since = now
         first_line = str(exc).splitlines()[0] if str(exc) else ""
         logger.warning(
             "cache unreachable (%s: %s): counting in this process's memory until Redis answers again",
@@ -90,12 +73,51 @@ class RedisCache(DjangoRedisCache):
             first_line,
         )
 
-    def _recovered(self) -> None:
-        with self._lock:
-            if self._down_since is None:
+    def recovered(self) -> None:
+        with self.lock:
+            if self.down_since is None:
                 return
-            lasted, self._down_since = time.monotonic() - self._down_since, None
+            lasted, self.down_since = time.monotonic() - self.down_since, None
         logger.warning("cache reachable again after %.0f s: counting in Redis", lasted)
+
+
+_outages: dict[str, _Outage] = {}
+_outages_lock = threading.Lock()
+
+
+def _outage_of(server: str, params: dict[str, Any]) -> _Outage:
+    with _outages_lock:
+        outage = _outages.get(server)
+        if outage is None:
+            outage = _outages[server] = _Outage(server, params)
+        return outage
+
+
+class RedisCache(DjangoRedisCache):
+    """Redis while it answers; this process's memory while it does not (see the module docstring)."""
+
+    def __init__(self, server: str, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._class = _ReusedClient
+        self._outage = _outage_of(server, params)
+
+    @property
+    def degraded(self) -> bool:
+        """Whether calls are served from this process's memory (Redis failed and is not back yet)."""
+        return self._outage.down_since is not None
+
+    def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        outage = self._outage
+        if outage.down_since is not None and time.monotonic() < outage.retry_at:
+            return getattr(outage.fallback, name)(*args, **kwargs)
+        try:
+            result = getattr(super(), name)(*args, **kwargs)
+        except REDIS_FAILURES as exc:
+            outage.failed(exc)
+            return getattr(outage.fallback, name)(*args, **kwargs)
+        if outage.down_since is not None:
+            outage.recovered()
+        return result
 
     def add(self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> bool:
         return bool(self._call("add", key, value, timeout, version))

@@ -35,7 +35,8 @@ def test_the_same_slip_from_two_terminals_at_once_is_one_slip():
                 lambda b=body: second.post("/api/v1/accounting/slips/", b, format="json"),
             ]
         )
-        assert [status for status, _ in results] == [201, 201], results
+        # One records it; the other is its replay (200), or took the same slip back at once (201).
+        assert sorted(status for status, _ in results) in ([200, 201], [201, 201]), results
         assert results[0][1]["id"] == results[1][1]["id"]
     assert Slip.objects.count() == 5
 
@@ -56,7 +57,7 @@ def test_two_receipts_at_once_record_one_step():
             lambda: device.post(url, {"chips": {"100.00": 10}}, format="json"),
         ]
     )
-    assert sorted(status for status, _ in results) == [201, 201], results
+    assert sorted(status for status, _ in results) in ([200, 201], [201, 201]), results
     assert SlipStep.objects.filter(step="received").count() == 1
 
 

@@ -40,13 +40,24 @@ def not_eager():
     app.conf.task_always_eager = True
 
 
+class _Kept(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
 @pytest.fixture
-def cache_log(caplog):
-    """What pit.core.cache logs (the project's logging does not propagate it to the root)."""
+def cache_log():
+    """What pit.core.cache logs, each record once: a handler of its own on that logger (caplog's
+    handler also sits on the root, where an earlier test's logging set-up may propagate it twice)."""
     logger = logging.getLogger("pit.core.cache")
-    logger.addHandler(caplog.handler)
-    yield lambda: [record.getMessage() for record in caplog.records if record.name == "pit.core.cache"]
-    logger.removeHandler(caplog.handler)
+    kept = _Kept()
+    logger.addHandler(kept)
+    yield lambda: [record.getMessage() for record in kept.records]
+    logger.removeHandler(kept)
 
 
 def test_coups_posted_while_redis_is_down_are_all_answered_2xx_and_stored(redis_server, not_eager, cache_log):
