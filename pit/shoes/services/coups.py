@@ -18,14 +18,13 @@ from pit.core.gaming_day import gaming_day_for
 from pit.paytables.selectors import engine_paytable
 from pit.shoes.models import Coup, Shoe, Wager
 from pit.shoes.persistence import coup_insert, coup_lock, coups_insert
-from pit.shoes.services.owed import coups_owe, coups_owed
+from pit.shoes.services.owed import COUP_FACTS, coups_owe, coups_owed
 from pit.shoes.services.reposts import CoupRecord, repost_differences, repost_violation
 from pit.shoes.services.settlement import PreparedCoup, Settled, coup_prepare
 from pit.shoes.services.shoes import shoe_lock
 from pit.shoes.services.values import CoupInput, CoupOutcome, CoupOutcomeStatus
 from pit.tables.models import Table
 
-_WRITES = ("shoes.Coup", "shoes.Wager", "ledger.CommissionEntry")
 _DAY_OF = "the coup's gaming day (of its dealt time): a late coup of a closed day is refused"
 
 
@@ -46,7 +45,7 @@ def _coups_recorded(shoe: Shoe, numbers: set[int]) -> dict[int, Coup]:
     return {coup.number: coup for coup in in_range if coup.number in numbers}
 
 
-@day_write(writes=_WRITES, day_of=_DAY_OF)
+@day_write(writes=COUP_FACTS, day_of=_DAY_OF)
 def coups_record(*, shoe: Shoe, coups: list[CoupInput], actor: Actor = SYSTEM) -> list[CoupOutcome]:
     """Record coups in one transaction, each judged on its own: created, existing (a replay: the same
     cards, wagers, reported winner and dealt time), conflict (same number, anything else differs: its
@@ -136,7 +135,7 @@ class ShoeAtOtherTable(Exception):
         self.table = table
 
 
-@day_write(writes=_WRITES, day_of=_DAY_OF)
+@day_write(writes=COUP_FACTS, day_of=_DAY_OF)
 def coup_record(
     *, shoe: Shoe | int, coup: CoupInput, actor: Actor = SYSTEM, at_table: int | None = None
 ) -> CoupOutcome:
