@@ -53,6 +53,7 @@ LOCAL_APPS = [
     "pit.compliance",
     "pit.accounting",
     "pit.dealers",
+    "pit.players",
     "pit.protection",
     "pit.reports",
     "pit.rollups",

@@ -1,0 +1,249 @@
+"""Patrons and who sits where: the player-club card, the patron's versions and exclusions, seat
+sessions with their pauses, identifications and ends, and the chips that come to and leave a seat.
+
+Every row is a fact of record (insert-only): a patron's details change by a new version, a session
+ends by a stand-up event, a mistaken buy-in is reversed by a reversing record with a reason.
+Ratings (pit.ratings) are computed from these rows and the wagers; nothing here is typed twice.
+"""
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from pit.core.immutable import Fact
+from pit.core.models import Recorded
+
+
+class Tier(models.Model):
+    """A player-club tier (e.g. Gold), with the colour its seats show on the dashboard. Configuration,
+    not a fact: a tier's comp reinvestment rate is versioned in pit.ratings."""
+
+    code = models.SlugField(max_length=20, unique=True)
+    name = models.CharField(max_length=60)
+    colour = models.CharField(max_length=7, default="#888888", help_text=_("CSS colour, e.g. #d4af37."))
+    rank = models.PositiveSmallIntegerField(default=0, help_text=_("Higher ranks are better tiers."))
+
+    class Meta:
+        ordering = ["-rank", "code"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Patron(Recorded, Fact):
+    """A patron, known by the casino's player-club card number (the key floor systems send). What the
+    casino knows of the patron (name, tier, nationality, status) is in its versions; the latest stands."""
+
+    card_number = models.CharField(max_length=32, unique=True)
+
+    class Meta:
+        ordering = ["card_number"]
+        permissions = [
+            ("view_patron_personal", "Can see patrons' personal data (name, nationality)"),
+            ("record_patron", "Can enrol a patron and record new versions of a patron's details"),
+        ]
+
+    def __str__(self) -> str:
+        return self.card_number
+
+
+class PatronStatus(models.TextChoices):
+    ACTIVE = "active", _("Active")
+    SUSPENDED = "suspended", _("Suspended (card not to be rated)")
+    CLOSED = "closed", _("Closed (account closed)")
+
+
+class PatronVersion(Recorded, Fact):
+    """The patron's details from `recorded_at` on, until the next version."""
+
+    patron = models.ForeignKey(Patron, on_delete=models.PROTECT, related_name="versions")
+    name = models.CharField(max_length=120)
+    tier = models.ForeignKey(Tier, on_delete=models.PROTECT, related_name="+")
+    nationality = models.CharField(max_length=2, help_text=_("ISO 3166-1 alpha-2 country code, e.g. MO, CN, HK."))
+    status = models.CharField(max_length=9, choices=PatronStatus.choices, default=PatronStatus.ACTIVE)
+    reason = models.CharField(max_length=200, blank=True, help_text=_("Why the details changed (empty at enrolment)."))
+
+    class Meta:
+        ordering = ["patron", "-recorded_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status__in=PatronStatus.values), name="patron_version_status_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.patron.card_number} {self.name}"
+
+
+class ExclusionKind(models.TextChoices):
+    SELF = "self", _("Self-exclusion")
+    TRESPASS = "trespass", _("Trespass (barred by the casino)")
+    REGULATORY = "regulatory", _("Regulatory exclusion")
+
+
+class Exclusion(Recorded, Fact):
+    """The patron may not play from `starts_at` until `ends_at` (empty: for life). Ended early only by
+    a new exclusion record that says so (`lifts`), never by editing this one."""
+
+    patron = models.ForeignKey(Patron, on_delete=models.PROTECT, related_name="exclusions")
+    kind = models.CharField(max_length=10, choices=ExclusionKind.choices)
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField(null=True, blank=True, help_text=_("Empty: a lifetime exclusion."))
+    reason = models.CharField(max_length=200)
+    lifts = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="lifted_by",
+        help_text=_("The exclusion this record ends early (by order of whoever may lift it)."),
+    )
+
+    class Meta:
+        ordering = ["patron", "-starts_at"]
+        permissions = [("record_exclusion", "Can record an exclusion of a patron")]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(kind__in=ExclusionKind.values), name="exclusion_kind_valid"),
+            models.CheckConstraint(
+                condition=models.Q(ends_at__isnull=True) | models.Q(ends_at__gt=models.F("starts_at")),
+                name="exclusion_ends_after_start",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.patron.card_number}: {self.get_kind_display()}"
+
+
+class SeatSession(Recorded, Fact):
+    """A player at a table's seat from `started_at` (sit-down) until the session's stand-up event.
+    `patron` empty: an unrated player, described; identified later by a SessionIdentification."""
+
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="seat_sessions")
+    seat = models.PositiveSmallIntegerField()
+    patron = models.ForeignKey(Patron, null=True, blank=True, on_delete=models.PROTECT, related_name="sessions")
+    description = models.CharField(
+        max_length=200, blank=True, help_text=_("An unrated player: what the pit sees (e.g. 'man, grey suit').")
+    )
+    started_at = models.DateTimeField(db_index=True)
+    gaming_day = models.DateField(db_index=True)
+
+    class Meta:
+        ordering = ["table", "seat", "-started_at"]
+        permissions = [("record_seatsession", "Can seat, pause, resume and stand players")]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(patron__isnull=False) | ~models.Q(description=""),
+                name="seat_session_patron_or_description",
+            ),
+            models.UniqueConstraint(fields=["table", "seat", "started_at"], name="seat_session_unique_start"),
+        ]
+
+    def __str__(self) -> str:
+        who = self.patron.card_number if self.patron_id else self.description
+        return f"{self.table.code} seat {self.seat}: {who}"
+
+
+class SessionEventKind(models.TextChoices):
+    PAUSE = "pause", _("Break (the seat is kept)")
+    RESUME = "resume", _("Back from a break")
+    STAND = "stand", _("Stand-up (the session ends)")
+
+
+class SessionEvent(Recorded, Fact):
+    """A pause, a resume or the stand-up of a session, at `at`."""
+
+    session = models.ForeignKey(SeatSession, on_delete=models.PROTECT, related_name="events")
+    kind = models.CharField(max_length=6, choices=SessionEventKind.choices)
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["session", "at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(kind__in=SessionEventKind.values), name="session_event_kind_valid"
+            ),
+            models.UniqueConstraint(
+                fields=["session"], condition=models.Q(kind="stand"), name="session_event_one_stand"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session}: {self.kind} at {self.at:%H:%M}"
+
+
+class SessionIdentification(Recorded, Fact):
+    """An unrated session identified later as `patron`'s, by whom and why (attributable)."""
+
+    session = models.OneToOneField(SeatSession, on_delete=models.PROTECT, related_name="identification")
+    patron = models.ForeignKey(Patron, on_delete=models.PROTECT, related_name="identified_sessions")
+    reason = models.CharField(max_length=200)
+
+    class Meta:
+        ordering = ["-recorded_at"]
+
+    def __str__(self) -> str:
+        return f"{self.session} is {self.patron.card_number}"
+
+
+class BuyInKind(models.TextChoices):
+    CASH = "cash", _("Cash at the seat")
+    CHIPS = "chips", _("Chips brought from another table or the cage")
+    MARKER = "marker", _("Marker (credit) at the seat")
+
+
+class BuyIn(Recorded, Fact):
+    """Money or chips a player brought to the seat. A mistaken one is reversed by a record with
+    `reverses` and a reason (its amount is the reversed one's, never edited)."""
+
+    session = models.ForeignKey(SeatSession, on_delete=models.PROTECT, related_name="buy_ins")
+    kind = models.CharField(max_length=6, choices=BuyInKind.choices)
+    currency = models.CharField(max_length=3)
+    amount_minor = models.BigIntegerField()
+    at = models.DateTimeField()
+    reverses = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversed_by")
+    reason = models.CharField(max_length=200, blank=True, help_text=_("Why a reversal was recorded."))
+
+    class Meta:
+        ordering = ["session", "at", "id"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(kind__in=BuyInKind.values), name="buy_in_kind_valid"),
+            models.CheckConstraint(condition=models.Q(amount_minor__gt=0), name="buy_in_amount_positive"),
+            models.CheckConstraint(
+                condition=models.Q(reverses__isnull=True) | ~models.Q(reason=""), name="buy_in_reversal_has_reason"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session}: {self.get_kind_display()} {self.amount_minor} {self.currency}"
+
+
+class WalkKind(models.TextChoices):
+    COUNTED = "counted", _("Counted")
+    ESTIMATED = "estimated", _("Estimated")
+
+
+class ChipsWalked(Recorded, Fact):
+    """Chips the player took away from the seat (at stand-up, or when leaving for a break), counted or
+    estimated. Reversed like a buy-in."""
+
+    session = models.ForeignKey(SeatSession, on_delete=models.PROTECT, related_name="chips_walked")
+    how = models.CharField(max_length=9, choices=WalkKind.choices)
+    currency = models.CharField(max_length=3)
+    amount_minor = models.BigIntegerField()
+    at = models.DateTimeField()
+    reverses = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversed_by")
+    reason = models.CharField(max_length=200, blank=True, help_text=_("Why a reversal was recorded."))
+
+    class Meta:
+        ordering = ["session", "at", "id"]
+        verbose_name_plural = _("chips walked")
+        constraints = [
+            models.CheckConstraint(condition=models.Q(how__in=WalkKind.values), name="chips_walked_how_valid"),
+            models.CheckConstraint(condition=models.Q(amount_minor__gte=0), name="chips_walked_amount_not_negative"),
+            models.CheckConstraint(
+                condition=models.Q(reverses__isnull=True) | ~models.Q(reason=""),
+                name="chips_walked_reversal_has_reason",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session}: walked {self.amount_minor} {self.currency}"
