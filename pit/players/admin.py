@@ -371,13 +371,17 @@ class SessionRecordForm(forms.Form):
 
     def __init__(self, *args, session: SeatSession, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["amount"].set_currency(session.table.currency)
+        amount = self.fields["amount"]
+        assert isinstance(amount, MoneyField)
+        amount.set_currency(session.table.currency)
         reversible = [("", "—")]
         for model, label in ((BuyIn, gettext("buy-in")), (ChipsWalked, gettext("chips walked"))):
             rows = model.objects.filter(session=session, reverses__isnull=True, reversed_by__isnull=True)
             for row in rows.order_by("at", "pk"):
                 reversible.append((f"{model._meta.model_name}:{row.pk}", f"{label} {_money(row)} at {row.at:%H:%M}"))
-        self.fields["record"].choices = reversible
+        record = self.fields["record"]
+        assert isinstance(record, forms.ChoiceField)
+        record.choices = reversible
 
 
 @admin.register(SeatSession)
@@ -521,12 +525,12 @@ def _record(session: SeatSession, data: dict, actor: Actor) -> str:
 
 
 model_page_link(
-    "patrons", _("Patrons"), _("Patrons by card number; their sessions and exclusions."), "players.Patron", position=65
+    "patrons", "Patrons", "Patrons by card number; their sessions and exclusions.", "players.Patron", position=65
 )
 model_page_link(
     "seat_sessions",
-    _("Seat sessions"),
-    _("Who sits where: seat a player, breaks, stand-ups, buy-ins."),
+    "Seat sessions",
+    "Who sits where: seat a player, breaks, stand-ups, buy-ins.",
     "players.SeatSession",
     position=66,
 )

@@ -139,7 +139,7 @@ class SeatSession(Recorded, Fact):
         ]
 
     def __str__(self) -> str:
-        who = self.patron.card_number if self.patron_id else self.description
+        who = self.patron.card_number if self.patron is not None else self.description
         return f"{self.table.code} seat {self.seat}: {who}"
 
 

@@ -140,7 +140,10 @@ def sessions_for_coup(coup: Coup) -> QuerySet[SeatSession]:
 
 def patron_current(patron: Patron) -> PatronVersion:
     """The patron's details that stand: the latest version recorded."""
-    return PatronVersion.objects.filter(patron=patron).select_related("tier").order_by("-recorded_at", "-id").first()
+    version = PatronVersion.objects.filter(patron=patron).select_related("tier").order_by("-recorded_at", "-id").first()
+    if version is None:  # enrolment records the first version with the patron: never without one
+        raise PatronVersion.DoesNotExist(f"Patron {patron.card_number} has no version.")
+    return version
 
 
 def seated_now(table) -> dict[int, SeatSession]:
@@ -174,7 +177,7 @@ def patron_excluded_at(patron: Patron, at: dt.datetime) -> Exclusion | None:
     if not found:
         return None
     lifetime = [exclusion for exclusion in found if exclusion.ends_at is None]
-    return lifetime[0] if lifetime else max(found, key=lambda exclusion: exclusion.ends_at)
+    return lifetime[0] if lifetime else max(found, key=lambda exclusion: exclusion.ends_at or exclusion.starts_at)
 
 
 def exclusion_lifted_at(exclusion: Exclusion) -> dt.datetime | None:

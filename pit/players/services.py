@@ -305,7 +305,7 @@ def _event(session: SeatSession, kind: str, at: dt.datetime, actor: Actor) -> Se
         )
     last = _last_event(session)
     state = last.kind if last else None
-    if state == SessionEventKind.STAND:
+    if last is not None and last.kind == SessionEventKind.STAND:
         raise Conflict(
             gettext("Session %(session)s stood up at %(at)s: nothing comes after.")
             % {"session": session.pk, "at": last.at.isoformat()},
@@ -382,7 +382,7 @@ def session_identify(
     if session.patron_id is not None:
         raise Conflict(
             gettext("Session %(session)s is rated already (card %(card)s).")
-            % {"session": session.pk, "card": session.patron.card_number},
+            % {"session": session.pk, "card": session.patron.card_number if session.patron else ""},
             session_id=session.pk,
         )
     existing = SessionIdentification.objects.filter(session=session).select_related("patron").first()
