@@ -6,3 +6,6 @@ class FloorConfig(AppConfig):
 
     name = "pit.floor"
     verbose_name = "Floor simulator"
+
+    def ready(self) -> None:
+        from pit.floor import seating  # noqa: F401  AppConfig.ready: its write services declare themselves
