@@ -16,6 +16,7 @@ from pit.game.money import decimal_sqrt
 from . import csv_copy, selectors
 from .accounting import ACCOUNTING_REPORTS
 from .definitions import Column, ColumnOptions, Level, ReportDefinition, Total, ratio
+from .ratings import RATINGS_REPORTS
 from .definitions import ColumnType as T
 
 # Who may run a report (see pit.reports.permissions): accountants and auditors run everything;
@@ -312,3 +313,4 @@ REPORTS: dict[str, ReportDefinition] = {
 }
 
 REPORTS.update({report.slug: report for report in ACCOUNTING_REPORTS})
+REPORTS.update({report.slug: report for report in RATINGS_REPORTS})

@@ -35,6 +35,9 @@ from pit.shoes.services import (
     shoe_close,
     shoe_start,
 )
+from pit.floor.seating import floor_identify, floor_seat, floor_session_event
+from pit.players.models import Patron, SeatSession
+from pit.ratings.services import average_bet_estimate
 from tests import factories
 from tests.shoes import hands
 
@@ -109,8 +112,12 @@ def closed(db, django_capture_on_commit_callbacks):
     )
     slip_issue(slip=slip, chips={"10000": 1}, actor=actor)
     slip_receive(slip=slip, chips={"10000": 1}, actor=actor)
+    seated = SeatSession.objects.create(table=bb1, seat=2, description="a player", started_at=start, gaming_day=day)
+    patron = Patron.objects.create(card_number="C-9")
     GamingDayEvent.objects.create(gaming_day=day, action="closed", by=accountant)
     return SimpleNamespace(
+        seated=seated,
+        patron=patron,
         day=day,
         start=start,
         bb1=bb1,
@@ -164,6 +171,16 @@ SCENARIOS = {
     ),
     "pit.accounting.services.slip_issue": lambda p: slip_issue(slip=p.slip, chips={"10000": 2}, actor=p.actor),
     "pit.accounting.services.slip_receive": lambda p: slip_receive(slip=p.slip, chips={"10000": 2}, actor=p.actor),
+    "pit.floor.seating.floor_seat": lambda p: floor_seat(table=p.bb1, seat=1, at=p.start, description="a player"),
+    "pit.floor.seating.floor_session_event": lambda p: floor_session_event(
+        session=p.seated, kind="stand", at=p.start + dt.timedelta(minutes=5)
+    ),
+    "pit.floor.seating.floor_identify": lambda p: floor_identify(
+        session=p.seated, patron=p.patron, reason="card found"
+    ),
+    "pit.ratings.services.average_bet_estimate": lambda p: average_bet_estimate(
+        session=p.seated, average_bet_minor=10000
+    ),
     "pit.accounting.services.drop_record": lambda p: drop_record(
         table=p.bb1, gaming_day=p.day, cash={"10000": 3}, actor=p.actor
     ),

@@ -211,3 +211,24 @@ def test_an_estimate_stands_where_nothing_is_recorded_and_beside_the_record(floo
     recorded = SessionRating.objects.get(session=floor["b2"])
     assert not recorded.estimated and recorded.estimated_average_bet_minor == 25000
     assert SeatSession.objects.count() == 5
+
+
+def test_the_patron_reports_add_up_the_ratings(floor):
+    from pit.reports.catalog import REPORTS
+    from pit.reports.definitions import ReportFilters
+
+    filters = ReportFilters(date_from=floor["day"], date_to=floor["day"])
+    rows = list(REPORTS["patron-day"].rows(filters))
+    by_card = {row["card_number"]: row for row in rows}
+    ratings = SessionRating.objects.filter(patron=floor["alice"])
+    alice = by_card["C-1001"]
+    assert alice["sessions"] == 2
+    assert alice["handle"] == Decimal(sum(r.handle_minor for r in ratings)) / 100
+    assert alice["theo"] == sum(r.theo_minor for r in ratings) / 100
+    assert alice["buy_ins"] == Decimal("5000.00")
+    assert alice["comps"] == Decimal(sum(e.amount_minor for e in CompEntry.objects.filter(patron=floor["alice"]))) / 100
+    assert by_card["C-1002"]["sessions"] == 2  # his own and the one identified as his
+    top = list(REPORTS["top-patrons"].rows(filters))
+    assert [row["rank"] for row in top] == [1, 2] and top[0]["theo"] >= top[1]["theo"]
+    nationalities = {row["nationality"]: row for row in REPORTS["play-by-nationality"].rows(filters)}
+    assert nationalities["CN"]["patrons"] == 1 and nationalities["HK"]["sessions"] == 2
