@@ -8,4 +8,5 @@ class FloorConfig(AppConfig):
     verbose_name = "Floor simulator"
 
     def ready(self) -> None:
-        from pit.floor import seating  # noqa: F401  AppConfig.ready: its write services declare themselves
+        # AppConfig.ready: the seating's write services declare themselves (pit.core.daylock) at start-up
+        from pit.floor import seating  # noqa: F401
