@@ -73,3 +73,16 @@ $$;
 CREATE TRIGGER pit_immutable_update BEFORE UPDATE ON "ratings_compentry" FOR EACH ROW EXECUTE FUNCTION pit_immutable_refuse();
 CREATE TRIGGER pit_immutable_delete BEFORE DELETE ON "ratings_compentry" FOR EACH ROW EXECUTE FUNCTION pit_immutable_refuse();
 CREATE TRIGGER pit_immutable_truncate BEFORE TRUNCATE ON "ratings_compentry" FOR EACH STATEMENT EXECUTE FUNCTION pit_immutable_refuse();
+
+CREATE OR REPLACE FUNCTION pit_reference_ratings_coupedges_coup_id() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.coup_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM shoes_coup WHERE id = NEW.coup_id) THEN
+        RAISE EXCEPTION 'insert or update on table "%" violates foreign key constraint "ratings_coupedges_coup_id_fk_shoes_coup_id"', TG_TABLE_NAME
+            USING ERRCODE = 'foreign_key_violation', TABLE = TG_TABLE_NAME, CONSTRAINT = 'ratings_coupedges_coup_id_fk_shoes_coup_id',
+                  DETAIL = format('Key (coup_id)=(%s) is not present in table "shoes_coup".', NEW.coup_id);
+    END IF;
+    RETURN NULL;
+END;
+$$;
+DROP TRIGGER IF EXISTS "ratings_coupedges_coup_id_fk_shoes_coup_id" ON ratings_coupedges;
+CREATE CONSTRAINT TRIGGER "ratings_coupedges_coup_id_fk_shoes_coup_id" AFTER INSERT OR UPDATE OF coup_id ON ratings_coupedges DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION pit_reference_ratings_coupedges_coup_id();

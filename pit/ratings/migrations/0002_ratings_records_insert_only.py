@@ -1,7 +1,9 @@
 """Average-bet estimates, reinvestment rates and comp ledger entries are facts (pit.core.immutable):
 insert-only, whoever connects. Frozen as SQL beside this file, one file per database
 (`manage.py fact_protection_sql ratings.<Model> --vendor <vendor>`), loaded as core/0002 loads its
-own. Backwards: nothing (the triggers go with the table)."""
+own. On PostgreSQL also the check of `ratings_coupedges.coup_id` against the partitioned coups
+(`pit.core.partitions.reference_check_sql`, as CHECKED_REFERENCES lists it). Backwards: nothing
+(the triggers go with the table)."""
 
 from pathlib import Path
 
