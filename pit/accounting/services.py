@@ -26,9 +26,9 @@ from pit.core.money import format_money, to_minor
 from pit.core.percent import round_percent
 from pit.ledger.models import CommissionEntry, Reconciliation, ReconciliationStatus
 from pit.ledger.services import shoe_reconcile
+from pit.ratings.services import ratings_refresh_day
 from pit.records.services import streams_seal
 from pit.rollups.services import rollup_day_rebuild
-from pit.ratings.services import ratings_refresh_day
 from pit.shoes.models import Shoe, ShoeStatus
 from pit.tables.models import Table
 

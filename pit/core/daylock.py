@@ -48,7 +48,7 @@ EXEMPT: dict[str, str] = {
     "pit.ratings.services.coup_edges": "derived: each coup's exact edges, priced once by the engine",
     "pit.ratings.services.comp_balance_minor": "a read",
     "pit.ratings.services.comp_redeem": "a patron's comp account, no figure of a gaming day's play",
-    "pit.ratings.services.reinvestment_rate_set": "a tier's rate is set-up, in force from now, no figure of a gaming day",
+    "pit.ratings.services.reinvestment_rate_set": "a tier's rate is set-up, no figure of a gaming day",
     "pit.ratings.services.reinvestment_rate_at": "a read",
     "pit.ratings.services.fraction_text": "words, no write",
     "pit.ratings.services.to_places": "arithmetic, no write",

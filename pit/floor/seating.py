@@ -154,7 +154,10 @@ class PatronClub:
                 )
                 if card == self.excluded:
                     Exclusion.objects.create(
-                        patron=patron, kind=ExclusionKind.SELF, starts_at=dt.datetime(2020, 1, 1, tzinfo=dt.UTC), reason="self-exclusion"
+                        patron=patron,
+                        kind=ExclusionKind.SELF,
+                        starts_at=dt.datetime(2020, 1, 1, tzinfo=dt.UTC),
+                        reason="self-exclusion",
                     )
             made[card] = patron
         return made

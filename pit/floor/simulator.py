@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Protocol
+from typing import Protocol, cast
 
 from pit import game
 from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
@@ -145,6 +145,14 @@ class FloorClient(Protocol):
 
 
 # ------------------------------------------------------------------------------------ the fault log
+
+
+class SeatingClient(Protocol):
+    """A floor client that also seats players (in process: through the services)."""
+
+    def seat_player(self, code: str, seat: int, at: dt.datetime, *, card: str | None, buy_in: Decimal) -> int: ...
+
+    def stand_player(self, session_id: int, at: dt.datetime) -> None: ...
 
 
 @dataclass
@@ -467,23 +475,7 @@ class Dealer:
             dealt_here += 1
             dealt_at = clock.tick()
             mistake = self._rotate(dealt_at)
-            # Players come and go between coups; a leaving player's commission is collected.
-            for seat in list(self.players):
-                leaving = self.players[seat].habit
-                if rng.random() < (leaving.leave if leaving is not None else 0.025):
-                    if self.players[seat].session_id is not None:
-                        flush()  # the coups they played are posted before they stand up
-                        self._stand(self.players[seat], dealt_at)
-                    del self.players[seat]
-                    if box.get(seat, 0) > 0:
-                        flush()
-                        self.client.commission_collect(shoe_id, seat)
-                        box[seat] = Decimal(0)
-            free = [seat for seat in setup.seats if seat not in self.players]
-            if free and len(self.players) < self.seats_occupied and rng.random() < 0.3:
-                self.players[rng.choice(free)] = self._new_player()
-            if self.club is not None:
-                self._seat_all(dealt_at)
+            self._come_and_go(rng, dealt_at, flush, box, shoe_id)
 
             # The counter's count: what each side bet is worth on this coup, from every card seen.
             worth = (
@@ -646,6 +638,27 @@ class Dealer:
             return None
         return "payout" if self.injections.random() < 0.7 else "draw"
 
+    def _come_and_go(
+        self, rng: random.Random, dealt_at: dt.datetime, flush: Callable[[], None], box: dict, shoe_id: int
+    ) -> None:
+        """Players come and go between coups; a leaving player's commission is collected."""
+        for seat in list(self.players):
+            leaving = self.players[seat].habit
+            if rng.random() < (leaving.leave if leaving is not None else 0.025):
+                if self.players[seat].session_id is not None:
+                    flush()  # the coups they played are posted before they stand up
+                    self._stand(self.players[seat], dealt_at)
+                del self.players[seat]
+                if box.get(seat, 0) > 0:
+                    flush()
+                    self.client.commission_collect(shoe_id, seat)
+                    box[seat] = Decimal(0)
+        free = [seat for seat in self.setup.seats if seat not in self.players]
+        if free and len(self.players) < self.seats_occupied and rng.random() < 0.3:
+            self.players[rng.choice(free)] = self._new_player()
+        if self.club is not None:
+            self._seat_all(dealt_at)
+
     def _seat_all(self, at: dt.datetime) -> None:
         """Seat (through the client) every player not seated yet: a patron of the club's or an unrated one."""
         assert self.club is not None
@@ -657,13 +670,13 @@ class Dealer:
                 if player.habit.card:
                     busy.add(player.habit.card)
                 buy_in = self._stake(player.habit.side, player.habit.unit) * self.club_rng.choice((10, 20, 50))
-                player.session_id = self.client.seat_player(
+                player.session_id = cast(SeatingClient, self.client).seat_player(
                     self.setup.code, seat, at, card=player.habit.card, buy_in=buy_in
                 )
 
     def _stand(self, player: _Player, at: dt.datetime) -> None:
         assert player.session_id is not None
-        self.client.stand_player(player.session_id, at)
+        cast(SeatingClient, self.client).stand_player(player.session_id, at)
         player.session_id = None
 
     def off_duty(self, at: dt.datetime) -> None:

@@ -41,7 +41,9 @@ def session_wagers(session: SeatSession) -> QuerySet[Wager]:
     inside = Q(pk__in=[])
     for start, end in spans:
         inside |= Q(coup__dealt_at__gte=start) & (Q() if end is None else Q(coup__dealt_at__lt=end))
-    return wagers_standing(Wager.objects.filter(coup__shoe__table_id=session.table_id, seat=session.seat).filter(inside))
+    return wagers_standing(
+        Wager.objects.filter(coup__shoe__table_id=session.table_id, seat=session.seat).filter(inside)
+    )
 
 
 def session_patron(session: SeatSession) -> Patron | None:
@@ -69,7 +71,7 @@ def sessions_for_coup(coup: Coup) -> QuerySet[SeatSession]:
 
 def patron_current(patron: Patron) -> PatronVersion:
     """The patron's details as they stand: the latest version."""
-    return patron.versions.order_by("-recorded_at", "-id").select_related("tier").first()
+    return patron.versions.order_by("-recorded_at", "-id").select_related("tier")[0]
 
 
 def seated_now(table) -> dict[int, SeatSession]:

@@ -76,7 +76,9 @@ class SessionRating(models.Model):
     handle_minor = models.BigIntegerField(default=0)
     handle_by_bet = models.JSONField(default=dict, help_text=_("Bet -> handle in minor units."))
     largest_bet_minor = models.BigIntegerField(default=0)
-    won_minor = models.BigIntegerField(default=0, help_text=_("The house's actual win: stakes lost - payouts + commission owed."))
+    won_minor = models.BigIntegerField(
+        default=0, help_text=_("The house's actual win: stakes lost - payouts + commission owed.")
+    )
     commission_owed_minor = models.BigIntegerField(default=0, help_text=_("Commission owed into the box."))
     commission_deducted_minor = models.BigIntegerField(default=0, help_text=_("Commission taken off payouts."))
     theo_numerator = models.TextField(default="0", help_text=_("Exact theo in minor units: numerator."))
@@ -178,7 +180,11 @@ class CompEntry(Recorded, Fact):
     amount_minor = models.BigIntegerField()
     rate = models.DecimalField(max_digits=7, decimal_places=6, null=True, blank=True)
     theo_minor = models.DecimalField(
-        max_digits=24, decimal_places=6, null=True, blank=True, help_text=_("The session's exact theo it was earned on.")
+        max_digits=24,
+        decimal_places=6,
+        null=True,
+        blank=True,
+        help_text=_("The session's exact theo it was earned on."),
     )
     reason = models.CharField(max_length=200, blank=True)
 
@@ -188,10 +194,11 @@ class CompEntry(Recorded, Fact):
         permissions = [("redeem_comp", "Can redeem a patron's comps")]
         constraints = [
             models.CheckConstraint(condition=models.Q(kind__in=CompKind.values), name="comp_kind_valid"),
-            models.UniqueConstraint(fields=["session"], condition=models.Q(kind="earned"), name="comp_one_earned_per_session"),
+            models.UniqueConstraint(
+                fields=["session"], condition=models.Q(kind="earned"), name="comp_one_earned_per_session"
+            ),
             models.CheckConstraint(
-                condition=models.Q(kind="redeemed", amount_minor__lt=0, session__isnull=True)
-                & ~models.Q(reason="")
+                condition=models.Q(kind="redeemed", amount_minor__lt=0, session__isnull=True) & ~models.Q(reason="")
                 | models.Q(kind="earned", amount_minor__gte=0, session__isnull=False)
                 | models.Q(kind="adjusted", session__isnull=False),
                 name="comp_entry_shape",

@@ -41,7 +41,7 @@ from pit.players.models import (
     Tier,
 )
 from pit.players.selectors import session_patron, session_spans, session_wagers
-from pit.shoes.models import Coup, CoupCorrection, CorrectionKind, Shoe, Wager, WagerResult
+from pit.shoes.models import CorrectionKind, Coup, CoupCorrection, Shoe, Wager, WagerResult
 from pit.shoes.selectors import commission_taken_minor
 
 from .models import (
@@ -179,7 +179,9 @@ def session_rate(session: SeatSession) -> SessionRating:
     won = owed = deducted = largest = 0
     deducting = {
         pk
-        for pk, rules in PaytableConfiguration.objects.filter(pk__in={row[7] for row in rows}).values_list("pk", "rules")
+        for pk, rules in PaytableConfiguration.objects.filter(pk__in={row[7] for row in rows}).values_list(
+            "pk", "rules"
+        )
         if rules.get("commission_mode") == game.CommissionMode.DEDUCTED
     }
     for pk, coup_id, bet, amount, result, payout, commission, paytable_id in rows:
@@ -195,16 +197,12 @@ def session_rate(session: SeatSession) -> SessionRating:
             theo += amount * edge
     handle = sum(handle_by_bet.values())
     estimate = session.estimates.order_by("-recorded_at", "-id").first()
-    estimated = estimate is not None and not rows
-    average = (
-        Fraction(estimate.average_bet_minor)
-        if estimated
-        else (Fraction(handle, len(coups_played)) if coups_played else Fraction(0))
-    )
+    estimated = False
+    average = Fraction(handle, len(coups_played)) if coups_played else Fraction(0)
+    if estimate is not None and not rows:
+        estimated, average = True, Fraction(estimate.average_bet_minor)
     counted = [row for row in coup_rows if row[0] not in voided]
-    paytable_id, decks = (
-        (counted[-1][2], counted[-1][3]) if counted else (table.paytable_id, 8)
-    )
+    paytable_id, decks = (counted[-1][2], counted[-1][3]) if counted else (table.paytable_id, 8)
     game_edge = _full_shoe_edge(paytable_id, decks)
     # average bet x hours x (coups per hour measured) x edge: the hours cancel against the pace.
     standard = average * len(counted) * game_edge
@@ -263,9 +261,11 @@ def _marks(table_id: int, day: dt.date) -> dict[str, int]:
     }
 
 
-def _touched(table_id: int, day: dt.date, mark: RatedTableDay, candidates: list[SeatSession]) -> set[int]:
-    """The candidate sessions that anything newer than the marks touches."""
-    touched: set[int] = {session.pk for session in candidates if not hasattr(session, "rating_cached")}
+def _touched(
+    table_id: int, day: dt.date, mark: RatedTableDay, candidates: list[SeatSession], stored: dict[int, SessionRating]
+) -> set[int]:
+    """The candidate sessions that anything newer than the marks touches (or not rated yet)."""
+    touched: set[int] = {session.pk for session in candidates if session.pk not in stored}
     moments = list(
         Coup.objects.filter(shoe__table_id=table_id, gaming_day=day, pk__gt=mark.coup_mark).values_list(
             "dealt_at", flat=True
@@ -277,7 +277,9 @@ def _touched(table_id: int, day: dt.date, mark: RatedTableDay, candidates: list[
         ).values_list("coup__dealt_at", flat=True)
     )
     ids = [session.pk for session in candidates]
-    touched |= set(SessionEvent.objects.filter(session_id__in=ids, pk__gt=mark.event_mark).values_list("session_id", flat=True))
+    touched |= set(
+        SessionEvent.objects.filter(session_id__in=ids, pk__gt=mark.event_mark).values_list("session_id", flat=True)
+    )
     touched |= set(
         SessionIdentification.objects.filter(session_id__in=ids, pk__gt=mark.identification_mark).values_list(
             "session_id", flat=True
@@ -293,7 +295,7 @@ def _touched(table_id: int, day: dt.date, mark: RatedTableDay, candidates: list[
         for session in candidates:
             if session.pk in touched or session.started_at > last:
                 continue
-            stood = session.rating_cached.final and session.rating_cached.as_of < first
+            stood = stored[session.pk].final and stored[session.pk].as_of < first
             if not stood:
                 touched.add(session.pk)
     return touched
@@ -309,10 +311,8 @@ def ratings_refresh(*, table_id: int, gaming_day: dt.date, whole: bool = False) 
         mark, _created = RatedTableDay.objects.get_or_create(table_id=table_id, gaming_day=gaming_day)
         candidates = list(_candidates(table_id, gaming_day))
         stored = {rating.session_id: rating for rating in SessionRating.objects.filter(session__in=candidates)}
-        for session in candidates:
-            if session.pk in stored:
-                session.rating_cached = stored[session.pk]
-        touched = {session.pk for session in candidates} if whole else _touched(table_id, gaming_day, mark, candidates)
+        every = {session.pk for session in candidates}
+        touched = every if whole else _touched(table_id, gaming_day, mark, candidates, stored)
         for session in candidates:
             if session.pk in touched:
                 _rating_write(session)
@@ -346,7 +346,9 @@ def ratings_refresh_day(*, gaming_day: dt.date) -> int:
 
 def _patron_tier_at(patron_id: int, moment: dt.datetime) -> Tier | None:
     version = (
-        PatronVersion.objects.filter(patron_id=patron_id, recorded_at__lte=moment).order_by("-recorded_at", "-id").first()
+        PatronVersion.objects.filter(patron_id=patron_id, recorded_at__lte=moment)
+        .order_by("-recorded_at", "-id")
+        .first()
         or PatronVersion.objects.filter(patron_id=patron_id).order_by("recorded_at", "id").first()
     )
     return version.tier if version is not None else None
@@ -361,14 +363,16 @@ def reinvestment_rate_at(tier: Tier, day: dt.date) -> Decimal:
 def _comp_follow(rating: SessionRating) -> CompEntry | None:
     """The stood-up session's comp in the ledger: its rate x exact theo, rounded half even to the
     minor unit; entered once (earned), and any later difference as an adjusting entry."""
-    tier = _patron_tier_at(rating.patron_id, rating.as_of)
+    patron_id = rating.patron_id
+    assert patron_id is not None, "only a patron's session earns comps"
+    tier = _patron_tier_at(patron_id, rating.as_of)
     rate = reinvestment_rate_at(tier, rating.gaming_day) if tier is not None else Decimal(0)
     theo = max(rating.theo, Fraction(0))
     target = round_minor(Fraction(rate) * theo)
-    Patron.objects.select_for_update().filter(pk=rating.patron_id).first()  # the ledger's lock
+    Patron.objects.select_for_update().filter(pk=patron_id).first()  # the ledger's lock
     entries = CompEntry.objects.filter(session_id=rating.session_id)
-    earned = entries.filter(patron_id=rating.patron_id).aggregate(total=Sum("amount_minor"))["total"]
-    others = entries.exclude(patron_id=rating.patron_id).values("patron_id").annotate(total=Sum("amount_minor"))
+    earned = entries.filter(patron_id=patron_id).aggregate(total=Sum("amount_minor"))["total"]
+    others = entries.exclude(patron_id=patron_id).values("patron_id").annotate(total=Sum("amount_minor"))
     for other in others:  # identified as someone else later: the first patron's comp is taken back
         if other["total"]:
             CompEntry.objects.create(
@@ -381,7 +385,7 @@ def _comp_follow(rating: SessionRating) -> CompEntry | None:
             )
     if earned is None:
         return CompEntry.objects.create(
-            patron_id=rating.patron_id,
+            patron_id=patron_id,
             kind=CompKind.EARNED,
             session_id=rating.session_id,
             currency=rating.currency,
@@ -391,7 +395,7 @@ def _comp_follow(rating: SessionRating) -> CompEntry | None:
         )
     if earned != target:
         return CompEntry.objects.create(
-            patron_id=rating.patron_id,
+            patron_id=patron_id,
             kind=CompKind.ADJUSTED,
             session_id=rating.session_id,
             currency=rating.currency,
@@ -405,9 +409,7 @@ def _comp_follow(rating: SessionRating) -> CompEntry | None:
 
 def comp_balance_minor(patron: Patron, currency: str) -> int:
     """The patron's comp balance in `currency`: the sum of its entries."""
-    return (
-        CompEntry.objects.filter(patron=patron, currency=currency).aggregate(total=Sum("amount_minor"))["total"] or 0
-    )
+    return CompEntry.objects.filter(patron=patron, currency=currency).aggregate(total=Sum("amount_minor"))["total"] or 0
 
 
 def comp_redeem(*, patron: Patron, currency: str, amount_minor: int, reason: str, actor: Actor = SYSTEM) -> CompEntry:
@@ -430,7 +432,8 @@ def comp_redeem(*, patron: Patron, currency: str, amount_minor: int, reason: str
                     "balance": format_money(balance, currency),
                     "amount": format_money(amount_minor, currency),
                 },
-                balance=str(balance), amount=str(amount_minor),
+                balance=str(balance),
+                amount=str(amount_minor),
             )
         return CompEntry.objects.create(
             patron=patron,
@@ -455,9 +458,7 @@ def reinvestment_rate_set(*, tier: Tier, rate: Decimal, starts_on: dt.date, acto
 
 
 @day_write(writes=("ratings.AverageBetEstimate",), day_of="the session's gaming day")
-def average_bet_estimate(
-    *, session: SeatSession, average_bet_minor: int, actor: Actor = SYSTEM
-) -> AverageBetEstimate:
+def average_bet_estimate(*, session: SeatSession, average_bet_minor: int, actor: Actor = SYSTEM) -> AverageBetEstimate:
     """A pit boss's estimate of the session's average bet (the latest stands); the rating follows."""
     if average_bet_minor <= 0:
         message = gettext("An average bet is a positive amount.")

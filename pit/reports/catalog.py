@@ -16,8 +16,8 @@ from pit.game.money import decimal_sqrt
 from . import csv_copy, selectors
 from .accounting import ACCOUNTING_REPORTS
 from .definitions import Column, ColumnOptions, Level, ReportDefinition, Total, ratio
-from .ratings import RATINGS_REPORTS
 from .definitions import ColumnType as T
+from .ratings import RATINGS_REPORTS
 
 # Who may run a report (see pit.reports.permissions): accountants and auditors run everything;
 # pit bosses also see what they answer for on the floor (table results, violations).

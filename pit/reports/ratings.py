@@ -75,15 +75,15 @@ def patron_day_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             .order_by()
         ):
             buy_ins[day, patron_id] += -amount if reversal else amount
-    comps: dict[tuple, int] = dict(
-        ((day, patron_id), amount)
+    comps: dict[tuple, int] = {
+        (day, patron_id): amount
         for day, patron_id, amount in CompEntry.objects.filter(
             session__rating__in=ratings, kind__in=(CompKind.EARNED, CompKind.ADJUSTED)
         )
         .values_list("session__rating__gaming_day", "patron_id")
         .annotate(amount=Sum("amount_minor"))
         .order_by()
-    )
+    }
     tiers = _tiers(row["patron_id"] for row in grouped)
     for row in grouped:
         currency, key = row["currency"], (row["gaming_day"], row["patron_id"])

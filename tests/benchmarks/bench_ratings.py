@@ -85,7 +85,8 @@ def per_coup() -> None:
     day = current_gaming_day()
     start = gaming_day_bounds(day)[0] + dt.timedelta(hours=1)
     table = factories.table("RT1", limits={"player": ("25", "10000"), "banker": ("25", "10000"), "tie": ("5", "1000")})
-    for seat in range(1, SEATS + 1):
+    seats = [seat for seat in range(1, 17) if seat not in (4, 13)][:SEATS]  # no seat 4 or 13 at a big table
+    for seat in seats:
         floor_seat(table=table, seat=seat, at=start, patron=patron(f"B-{seat:04d}"))
     shoe = factories.shoe(table, shuffled_at=start)
     dealing = new_shoe(8, rng)
@@ -94,8 +95,10 @@ def per_coup() -> None:
         dealt = dealing.deal_coup()
         player, banker = [card.code for card in dealt.player], [card.code for card in dealt.banker]
         wagers = []
-        for seat in range(1, SEATS + 1):
-            wagers.append(WagerInput(seat=seat, bet=rng.choice(("banker", "player")), amount=Decimal(rng.choice((25, 100, 500)))))
+        for seat in seats:
+            wagers.append(
+                WagerInput(seat=seat, bet=rng.choice(("banker", "player")), amount=Decimal(rng.choice((25, 100, 500))))
+            )
             if rng.random() < 0.3:
                 wagers.append(WagerInput(seat=seat, bet="tie", amount=Decimal(25)))
         coup = coup_record(
@@ -137,7 +140,10 @@ def patron_day() -> None:
     gold = tier()
     patrons = Patron.objects.bulk_create([Patron(card_number=f"D-{n:06d}") for n in range(2000)])
     PatronVersion.objects.bulk_create(
-        [PatronVersion(patron=p, name=f"P {p.pk}", tier=gold, nationality=rng.choice(("CN", "HK", "MO"))) for p in patrons]
+        [
+            PatronVersion(patron=p, name=f"P {p.pk}", tier=gold, nationality=rng.choice(("CN", "HK", "MO")))
+            for p in patrons
+        ]
     )
     sessions = SeatSession.objects.bulk_create(
         [
@@ -177,7 +183,10 @@ def patron_day() -> None:
         [BuyIn(session=s, kind="cash", currency="USD", amount_minor=500000, at=s.started_at) for s in sessions]
     )
     CompEntry.objects.bulk_create(
-        [CompEntry(patron_id=s.patron_id, kind="earned", session=s, currency="USD", amount_minor=1000) for s in sessions]
+        [
+            CompEntry(patron_id=s.patron_id, kind="earned", session=s, currency="USD", amount_minor=1000)
+            for s in sessions
+        ]
     )
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")

@@ -24,8 +24,11 @@ from pit.core.gaming_day import current_gaming_day, gaming_day_bounds
 from pit.core.immutable import protected_models
 from pit.core.models import OutboxMessage
 from pit.dealers.services import dealer_create, dealer_rotate
+from pit.floor.seating import floor_identify, floor_seat, floor_session_event
 from pit.ledger.models import CommissionEntry
 from pit.ledger.services import commission_collect, commission_entry_reverse
+from pit.players.models import Patron, SeatSession
+from pit.ratings.services import average_bet_estimate
 from pit.shoes.services import (
     CoupInput,
     coup_correct,
@@ -35,9 +38,6 @@ from pit.shoes.services import (
     shoe_close,
     shoe_start,
 )
-from pit.floor.seating import floor_identify, floor_seat, floor_session_event
-from pit.players.models import Patron, SeatSession
-from pit.ratings.services import average_bet_estimate
 from tests import factories
 from tests.shoes import hands
 

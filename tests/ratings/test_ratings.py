@@ -16,7 +16,13 @@ from pit.floor.seating import floor_identify, floor_seat, floor_session_event
 from pit.paytables.selectors import engine_paytable
 from pit.players.models import SeatSession
 from pit.ratings.models import CompEntry, CompKind, SessionRating
-from pit.ratings.services import average_bet_estimate, comp_balance_minor, comp_redeem, ratings_refresh, reinvestment_rate_set
+from pit.ratings.services import (
+    average_bet_estimate,
+    comp_balance_minor,
+    comp_redeem,
+    ratings_refresh,
+    reinvestment_rate_set,
+)
 from pit.shoes.models import Coup, CoupCorrection, Wager
 from pit.shoes.services import coup_correct, coup_void
 from tests import factories
@@ -123,7 +129,17 @@ def floor(db, django_capture_on_commit_callbacks):
         coup_void(coup=by_number[9], reason="misdeal")
         floor_session_event(session=a3, kind="stand", at=t0 + 13 * minute)
         floor_identify(session=anon, patron=bob, reason="card found after the shoe")
-    return {"table": table, "a1": a1, "a3": a3, "b2": b2, "anon": anon, "t0": t0, "alice": alice, "bob": bob, "day": day}
+    return {
+        "table": table,
+        "a1": a1,
+        "a3": a3,
+        "b2": b2,
+        "anon": anon,
+        "t0": t0,
+        "alice": alice,
+        "bob": bob,
+        "day": day,
+    }
 
 
 def test_every_figure_agrees_with_the_rows(floor):
@@ -143,8 +159,13 @@ def test_every_figure_agrees_with_the_rows(floor):
         assert rating.theo_minor == game.fraction_to_decimal(expected["theo"], 6)
         assert rating.standard_theo_minor == expected["standard"]
         for field in (
-            "handle_minor", "coups_played", "table_coups", "won_minor", "largest_bet_minor",
-            "commission_owed_minor", "seconds_played",
+            "handle_minor",
+            "coups_played",
+            "table_coups",
+            "won_minor",
+            "largest_bet_minor",
+            "commission_owed_minor",
+            "seconds_played",
         ):
             assert getattr(rating, field) == expected[field], (name, field)
     # Bob's open session, paused from before coup 4 to before coup 8: rated up to the latest coup.

@@ -104,7 +104,11 @@ def test_every_rating_agrees_with_the_rows(floor):
         def inside(moment, spans=spans):
             return any(start <= moment and (end is None or moment < end) for start, end in spans)
 
-        mine = [w for w in rows if w.coup.shoe.table_id == session.table_id and w.seat == session.seat and inside(w.coup.dealt_at)]
+        mine = [
+            w
+            for w in rows
+            if w.coup.shoe.table_id == session.table_id and w.seat == session.seat and inside(w.coup.dealt_at)
+        ]
         rating = SessionRating.objects.get(session=session)
         assert rating.final == stood
         assert rating.handle_minor == sum(w.amount_minor for w in mine)
@@ -116,7 +120,9 @@ def test_every_rating_agrees_with_the_rows(floor):
         )
         assert rating.commission_owed_minor == sum(w.commission_minor for w in mine)
         assert rating.theo == sum((w.amount_minor * edges(w.coup, w.bet) for w in mine), Fraction(0))
-        table_coups = [c for c in coups if c.shoe.table_id == session.table_id and inside(c.dealt_at) and c.pk not in voided]
+        table_coups = [
+            c for c in coups if c.shoe.table_id == session.table_id and inside(c.dealt_at) and c.pk not in voided
+        ]
         assert rating.table_coups == len(table_coups)
         if stood:
             assert rating.seconds_played == sum(int((end - start).total_seconds()) for start, end in spans)

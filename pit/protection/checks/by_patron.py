@@ -7,7 +7,7 @@ findings name the patron by card number. Design: docs/design/ratings.md."""
 from __future__ import annotations
 
 import datetime as dt
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from django.conf import settings
 from django.db.models import F
@@ -68,7 +68,7 @@ def _deviations(wagers, card_of, last_session, scope: str, last_day: dt.date) ->
         as_patron = [WagerRow._make(row[: len(WAGER_COLUMNS)])._replace(seat=patron_id) for row in rows]
         totals = wager_deviation_totals(as_patron, paytables, coup_of).get(last_day, {})
         session = last_session[patron_id]
-        person = {None: totals[patron_id]} if patron_id in totals else {}
+        person: dict[int | None, list] = {None: totals[patron_id]} if patron_id in totals else {}
         findings += deviation_findings(
             session.table,
             None,
@@ -85,7 +85,9 @@ def _side_bets(wagers, card_of, last_session, scope: str, last_day: dt.date) -> 
     coup_ids = {row[1] for rows in wagers.values() for row in rows}
     worth: dict[int, dict[str, bool]] = defaultdict(dict)
     for coup_id, bet, positive in values_rows(
-        SideBetExpectation.objects.filter(AnyOf(F("coup_id"), sorted(coup_ids))).values_list("coup_id", "bet", "positive")
+        SideBetExpectation.objects.filter(AnyOf(F("coup_id"), sorted(coup_ids))).values_list(
+            "coup_id", "bet", "positive"
+        )
     ):
         worth[coup_id][bet] = positive
     if not any(any(bets.values()) for bets in worth.values()):
@@ -114,7 +116,7 @@ def _side_bets(wagers, card_of, last_session, scope: str, last_day: dt.date) -> 
         hits: list[int] = []
         for key, side_bets in per_day.items():
             chance = days[key].chance()
-            chances += seat_chances(side_bets.bets.get(patron_id, {}), chance)
+            chances += seat_chances(side_bets.bets.get(patron_id, Counter()), chance)
             hits += side_bets.hits.get(patron_id, [])
         if len(hits) < SIDE_BET_MIN_HITS:
             continue

@@ -6,135 +6,320 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0004_roles_streams_and_schedules'),
-        ('players', '0002_patron_records_insert_only'),
-        ('shoes', '0002_shoe_close_audited_and_events_insert_only'),
-        ('tables', '0002_table_events_insert_only'),
+        ("accounts", "0004_roles_streams_and_schedules"),
+        ("players", "0002_patron_records_insert_only"),
+        ("shoes", "0002_shoe_close_audited_and_events_insert_only"),
+        ("tables", "0002_table_events_insert_only"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='CoupEdges',
+            name="CoupEdges",
             fields=[
-                ('coup', models.OneToOneField(db_constraint=False, on_delete=django.db.models.deletion.DO_NOTHING, primary_key=True, related_name='exact_edges', serialize=False, to='shoes.coup')),
-                ('edges', models.JSONField(help_text="Bet -> exact house edge as a fraction 'numerator/denominator'.")),
+                (
+                    "coup",
+                    models.OneToOneField(
+                        db_constraint=False,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        primary_key=True,
+                        related_name="exact_edges",
+                        serialize=False,
+                        to="shoes.coup",
+                    ),
+                ),
+                ("edges", models.JSONField(help_text="Bet -> exact house edge as a fraction 'numerator/denominator'.")),
             ],
             options={
-                'default_permissions': (),
+                "default_permissions": (),
             },
         ),
         migrations.CreateModel(
-            name='AverageBetEstimate',
+            name="AverageBetEstimate",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('recorded_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('currency', models.CharField(max_length=3)),
-                ('average_bet_minor', models.BigIntegerField()),
-                ('recorded_by_device', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='accounts.device')),
-                ('recorded_by_user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('session', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='estimates', to='players.seatsession')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("currency", models.CharField(max_length=3)),
+                ("average_bet_minor", models.BigIntegerField()),
+                (
+                    "recorded_by_device",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="accounts.device",
+                    ),
+                ),
+                (
+                    "recorded_by_user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "session",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="estimates", to="players.seatsession"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['session', '-recorded_at', '-id'],
-                'permissions': [('record_estimate', "Can estimate a session's average bet")],
-                'constraints': [models.CheckConstraint(condition=models.Q(('average_bet_minor__gt', 0)), name='estimate_average_bet_positive')],
+                "ordering": ["session", "-recorded_at", "-id"],
+                "permissions": [("record_estimate", "Can estimate a session's average bet")],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("average_bet_minor__gt", 0)), name="estimate_average_bet_positive"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='CompEntry',
+            name="CompEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('recorded_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('kind', models.CharField(choices=[('earned', "Earned (a session's comp at stand-up)"), ('adjusted', "Adjusted (the session's rating changed after stand-up)"), ('redeemed', 'Redeemed by a host')], max_length=8)),
-                ('currency', models.CharField(max_length=3)),
-                ('amount_minor', models.BigIntegerField()),
-                ('rate', models.DecimalField(blank=True, decimal_places=6, max_digits=7, null=True)),
-                ('theo_minor', models.DecimalField(blank=True, decimal_places=6, help_text="The session's exact theo it was earned on.", max_digits=24, null=True)),
-                ('reason', models.CharField(blank=True, max_length=200)),
-                ('patron', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='comp_entries', to='players.patron')),
-                ('recorded_by_device', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='accounts.device')),
-                ('recorded_by_user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('session', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='comp_entries', to='players.seatsession')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("earned", "Earned (a session's comp at stand-up)"),
+                            ("adjusted", "Adjusted (the session's rating changed after stand-up)"),
+                            ("redeemed", "Redeemed by a host"),
+                        ],
+                        max_length=8,
+                    ),
+                ),
+                ("currency", models.CharField(max_length=3)),
+                ("amount_minor", models.BigIntegerField()),
+                ("rate", models.DecimalField(blank=True, decimal_places=6, max_digits=7, null=True)),
+                (
+                    "theo_minor",
+                    models.DecimalField(
+                        blank=True,
+                        decimal_places=6,
+                        help_text="The session's exact theo it was earned on.",
+                        max_digits=24,
+                        null=True,
+                    ),
+                ),
+                ("reason", models.CharField(blank=True, max_length=200)),
+                (
+                    "patron",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="comp_entries", to="players.patron"
+                    ),
+                ),
+                (
+                    "recorded_by_device",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="accounts.device",
+                    ),
+                ),
+                (
+                    "recorded_by_user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "session",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="comp_entries",
+                        to="players.seatsession",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'comp entries',
-                'ordering': ['patron', 'id'],
-                'permissions': [('redeem_comp', "Can redeem a patron's comps")],
-                'constraints': [models.CheckConstraint(condition=models.Q(('kind__in', ['earned', 'adjusted', 'redeemed'])), name='comp_kind_valid'), models.UniqueConstraint(condition=models.Q(('kind', 'earned')), fields=('session',), name='comp_one_earned_per_session'), models.CheckConstraint(condition=models.Q(models.Q(('amount_minor__lt', 0), ('kind', 'redeemed'), ('session__isnull', True), models.Q(('reason', ''), _negated=True)), models.Q(('amount_minor__gte', 0), ('kind', 'earned'), ('session__isnull', False)), models.Q(('kind', 'adjusted'), ('session__isnull', False)), _connector='OR'), name='comp_entry_shape')],
+                "verbose_name_plural": "comp entries",
+                "ordering": ["patron", "id"],
+                "permissions": [("redeem_comp", "Can redeem a patron's comps")],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("kind__in", ["earned", "adjusted", "redeemed"])), name="comp_kind_valid"
+                    ),
+                    models.UniqueConstraint(
+                        condition=models.Q(("kind", "earned")), fields=("session",), name="comp_one_earned_per_session"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(
+                                ("amount_minor__lt", 0),
+                                ("kind", "redeemed"),
+                                ("session__isnull", True),
+                                models.Q(("reason", ""), _negated=True),
+                            ),
+                            models.Q(("amount_minor__gte", 0), ("kind", "earned"), ("session__isnull", False)),
+                            models.Q(("kind", "adjusted"), ("session__isnull", False)),
+                            _connector="OR",
+                        ),
+                        name="comp_entry_shape",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='RatedTableDay',
+            name="RatedTableDay",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('gaming_day', models.DateField()),
-                ('coup_mark', models.BigIntegerField(default=0)),
-                ('correction_mark', models.BigIntegerField(default=0)),
-                ('event_mark', models.BigIntegerField(default=0)),
-                ('identification_mark', models.BigIntegerField(default=0)),
-                ('estimate_mark', models.BigIntegerField(default=0)),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='tables.table')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("gaming_day", models.DateField()),
+                ("coup_mark", models.BigIntegerField(default=0)),
+                ("correction_mark", models.BigIntegerField(default=0)),
+                ("event_mark", models.BigIntegerField(default=0)),
+                ("identification_mark", models.BigIntegerField(default=0)),
+                ("estimate_mark", models.BigIntegerField(default=0)),
+                (
+                    "table",
+                    models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="+", to="tables.table"),
+                ),
             ],
             options={
-                'default_permissions': (),
-                'constraints': [models.UniqueConstraint(fields=('table', 'gaming_day'), name='rated_table_day_unique')],
+                "default_permissions": (),
+                "constraints": [models.UniqueConstraint(fields=("table", "gaming_day"), name="rated_table_day_unique")],
             },
         ),
         migrations.CreateModel(
-            name='ReinvestmentRate',
+            name="ReinvestmentRate",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('recorded_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('starts_on', models.DateField(help_text='The first gaming day it applies to.')),
-                ('rate', models.DecimalField(decimal_places=6, help_text='E.g. 0.250000 for 25% of theo.', max_digits=7)),
-                ('recorded_by_device', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='accounts.device')),
-                ('recorded_by_user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('tier', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='players.tier')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("starts_on", models.DateField(help_text="The first gaming day it applies to.")),
+                (
+                    "rate",
+                    models.DecimalField(decimal_places=6, help_text="E.g. 0.250000 for 25% of theo.", max_digits=7),
+                ),
+                (
+                    "recorded_by_device",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="accounts.device",
+                    ),
+                ),
+                (
+                    "recorded_by_user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "tier",
+                    models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name="+", to="players.tier"),
+                ),
             ],
             options={
-                'ordering': ['tier', '-starts_on', '-id'],
-                'constraints': [models.CheckConstraint(condition=models.Q(('rate__gte', 0), ('rate__lte', 1)), name='reinvestment_rate_range')],
+                "ordering": ["tier", "-starts_on", "-id"],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("rate__gte", 0), ("rate__lte", 1)), name="reinvestment_rate_range"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='SessionRating',
+            name="SessionRating",
             fields=[
-                ('session', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='rating', serialize=False, to='players.seatsession')),
-                ('gaming_day', models.DateField(db_index=True)),
-                ('currency', models.CharField(max_length=3)),
-                ('seconds_played', models.PositiveIntegerField(default=0)),
-                ('coups_played', models.PositiveIntegerField(default=0, help_text='Coups the seat had a standing wager on.')),
-                ('table_coups', models.PositiveIntegerField(default=0, help_text='Coups dealt at the table while it played.')),
-                ('wagers', models.PositiveIntegerField(default=0)),
-                ('handle_minor', models.BigIntegerField(default=0)),
-                ('handle_by_bet', models.JSONField(default=dict, help_text='Bet -> handle in minor units.')),
-                ('largest_bet_minor', models.BigIntegerField(default=0)),
-                ('won_minor', models.BigIntegerField(default=0, help_text="The house's actual win: stakes lost - payouts + commission owed.")),
-                ('commission_owed_minor', models.BigIntegerField(default=0, help_text='Commission owed into the box.')),
-                ('commission_deducted_minor', models.BigIntegerField(default=0, help_text='Commission taken off payouts.')),
-                ('theo_numerator', models.TextField(default='0', help_text='Exact theo in minor units: numerator.')),
-                ('theo_denominator', models.TextField(default='1', help_text='Exact theo in minor units: denominator.')),
-                ('theo_minor', models.DecimalField(decimal_places=6, default=0, max_digits=24)),
-                ('game_edge', models.TextField(default='0', help_text="The paytable's full-shoe Banker edge, as a fraction.")),
-                ('standard_theo_minor', models.DecimalField(decimal_places=6, default=0, max_digits=24)),
-                ('estimated', models.BooleanField(default=False)),
-                ('estimated_average_bet_minor', models.BigIntegerField(blank=True, null=True)),
-                ('final', models.BooleanField(default=False, help_text='The session has stood up.')),
-                ('as_of', models.DateTimeField(help_text="An open session is rated up to its table's latest coup (or its start).")),
-                ('coup_mark', models.BigIntegerField(default=0, help_text='The highest coup id the rating has read.')),
-                ('refreshed_at', models.DateTimeField(auto_now=True)),
-                ('patron', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='ratings', to='players.patron')),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='tables.table')),
+                (
+                    "session",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="rating",
+                        serialize=False,
+                        to="players.seatsession",
+                    ),
+                ),
+                ("gaming_day", models.DateField(db_index=True)),
+                ("currency", models.CharField(max_length=3)),
+                ("seconds_played", models.PositiveIntegerField(default=0)),
+                (
+                    "coups_played",
+                    models.PositiveIntegerField(default=0, help_text="Coups the seat had a standing wager on."),
+                ),
+                (
+                    "table_coups",
+                    models.PositiveIntegerField(default=0, help_text="Coups dealt at the table while it played."),
+                ),
+                ("wagers", models.PositiveIntegerField(default=0)),
+                ("handle_minor", models.BigIntegerField(default=0)),
+                ("handle_by_bet", models.JSONField(default=dict, help_text="Bet -> handle in minor units.")),
+                ("largest_bet_minor", models.BigIntegerField(default=0)),
+                (
+                    "won_minor",
+                    models.BigIntegerField(
+                        default=0, help_text="The house's actual win: stakes lost - payouts + commission owed."
+                    ),
+                ),
+                ("commission_owed_minor", models.BigIntegerField(default=0, help_text="Commission owed into the box.")),
+                (
+                    "commission_deducted_minor",
+                    models.BigIntegerField(default=0, help_text="Commission taken off payouts."),
+                ),
+                ("theo_numerator", models.TextField(default="0", help_text="Exact theo in minor units: numerator.")),
+                (
+                    "theo_denominator",
+                    models.TextField(default="1", help_text="Exact theo in minor units: denominator."),
+                ),
+                ("theo_minor", models.DecimalField(decimal_places=6, default=0, max_digits=24)),
+                (
+                    "game_edge",
+                    models.TextField(default="0", help_text="The paytable's full-shoe Banker edge, as a fraction."),
+                ),
+                ("standard_theo_minor", models.DecimalField(decimal_places=6, default=0, max_digits=24)),
+                ("estimated", models.BooleanField(default=False)),
+                ("estimated_average_bet_minor", models.BigIntegerField(blank=True, null=True)),
+                ("final", models.BooleanField(default=False, help_text="The session has stood up.")),
+                (
+                    "as_of",
+                    models.DateTimeField(
+                        help_text="An open session is rated up to its table's latest coup (or its start)."
+                    ),
+                ),
+                ("coup_mark", models.BigIntegerField(default=0, help_text="The highest coup id the rating has read.")),
+                ("refreshed_at", models.DateTimeField(auto_now=True)),
+                (
+                    "patron",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="ratings",
+                        to="players.patron",
+                    ),
+                ),
+                (
+                    "table",
+                    models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="+", to="tables.table"),
+                ),
             ],
             options={
-                'ordering': ['gaming_day', 'table', 'session'],
-                'permissions': [('view_ratings', "Can see patrons' ratings and comps")],
-                'indexes': [models.Index(fields=['gaming_day', 'patron'], name='rating_day_patron')],
+                "ordering": ["gaming_day", "table", "session"],
+                "permissions": [("view_ratings", "Can see patrons' ratings and comps")],
+                "indexes": [models.Index(fields=["gaming_day", "patron"], name="rating_day_patron")],
             },
         ),
     ]
