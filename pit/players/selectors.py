@@ -7,6 +7,7 @@ import datetime as dt
 
 from django.db.models import Q, QuerySet
 
+from pit.core.gaming_day import current_gaming_day, gaming_day_for
 from pit.players.models import Patron, PatronVersion, SeatSession, SessionEventKind
 from pit.shoes.models import Coup, Wager
 from pit.shoes.selectors import wagers_standing
@@ -41,8 +42,17 @@ def session_wagers(session: SeatSession) -> QuerySet[Wager]:
     inside = Q(pk__in=[])
     for start, end in spans:
         inside |= Q(coup__dealt_at__gte=start) & (Q() if end is None else Q(coup__dealt_at__lt=end))
+    # The gaming days the spans cross (an open one: up to today's): PostgreSQL reads only their
+    # months' partitions of the coups and the wagers.
+    first = gaming_day_for(spans[0][0])
+    last = gaming_day_for(spans[-1][1]) if spans[-1][1] is not None else max(current_gaming_day(), first)
     return wagers_standing(
-        Wager.objects.filter(coup__shoe__table_id=session.table_id, seat=session.seat).filter(inside)
+        Wager.objects.filter(
+            coup__shoe__table_id=session.table_id,
+            seat=session.seat,
+            gaming_day__range=(first, last),
+            coup__gaming_day__range=(first, last),
+        ).filter(inside)
     )
 
 

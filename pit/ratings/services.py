@@ -27,7 +27,7 @@ from pit.core.daylock import day_write, days_ensure_open
 from pit.core.db import advisory_xact_lock
 from pit.core.derived import derived_follow
 from pit.core.errors import Conflict
-from pit.core.gaming_day import gaming_day_bounds
+from pit.core.gaming_day import current_gaming_day, gaming_day_bounds, gaming_day_for
 from pit.core.money import format_money
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import engine_paytable
@@ -121,6 +121,13 @@ def coup_edges(coup_ids: Iterable[int]) -> dict[int, dict[str, Fraction]]:
 
 
 @lru_cache(maxsize=128)
+def _deducts(paytable_id: int) -> bool:
+    """Whether the paytable deducts commission from payouts (a paytable version never changes)."""
+    rules = PaytableConfiguration.objects.values_list("rules", flat=True).get(pk=paytable_id)
+    return rules.get("commission_mode") == game.CommissionMode.DEDUCTED
+
+
+@lru_cache(maxsize=128)
 def _full_shoe_edge(paytable_id: int, decks: int) -> Fraction:
     """The paytable's full-shoe Banker edge (the one game edge the field's standard theo uses)."""
     paytable = engine_paytable(PaytableConfiguration.objects.get(pk=paytable_id))
@@ -157,7 +164,11 @@ def session_rate(session: SeatSession) -> SessionRating:
     spans = session_spans(session)
     final = session.events.filter(kind=SessionEventKind.STAND).exists()
     table = session.table
-    table_coups = Coup.objects.filter(shoe__table_id=session.table_id).filter(spans_condition(spans, "dealt_at"))
+    first_day = gaming_day_for(spans[0][0]) if spans else session.gaming_day
+    last_day = gaming_day_for(spans[-1][1]) if spans and spans[-1][1] is not None else current_gaming_day()
+    table_coups = Coup.objects.filter(
+        shoe__table_id=session.table_id, gaming_day__range=(first_day, max(first_day, last_day))
+    ).filter(spans_condition(spans, "dealt_at"))
     coup_rows = list(table_coups.values_list("pk", "dealt_at", "paytable_id", "shoe__decks"))
     voided = _voided(row[0] for row in coup_rows)
     latest = max((row[1] for row in coup_rows), default=session.started_at)
@@ -177,13 +188,7 @@ def session_rate(session: SeatSession) -> SessionRating:
     coups_played: set[int] = set()
     theo = Fraction(0)
     won = owed = deducted = largest = 0
-    deducting = {
-        pk
-        for pk, rules in PaytableConfiguration.objects.filter(pk__in={row[7] for row in rows}).values_list(
-            "pk", "rules"
-        )
-        if rules.get("commission_mode") == game.CommissionMode.DEDUCTED
-    }
+    deducting = {paytable_id for paytable_id in {row[7] for row in rows} if _deducts(paytable_id)}
     for pk, coup_id, bet, amount, result, payout, commission, paytable_id in rows:
         handle_by_bet[bet] += amount
         coups_played.add(coup_id)
