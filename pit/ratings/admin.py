@@ -128,6 +128,9 @@ class AverageBetEstimateAdmin(ServiceErrorsAsMessagesMixin, admin.ModelAdmin):
             actor=Actor(user=request.user),
         ).pk
 
+    def has_add_permission(self, request):
+        return request.user.has_perm("ratings.record_estimate")
+
     def has_change_permission(self, request, obj=None):
         return False
 
