@@ -26,6 +26,7 @@ from pit.core.money import format_money, to_minor
 from pit.core.percent import round_percent
 from pit.ledger.models import CommissionEntry, Reconciliation, ReconciliationStatus
 from pit.ledger.services import shoe_reconcile
+from pit.ratings.services import ratings_refresh_day
 from pit.records.services import streams_seal
 from pit.rollups.services import rollup_day_rebuild
 from pit.shoes.models import Shoe, ShoeStatus
@@ -618,6 +619,11 @@ def _recheck_rollups(gaming_day: dt.date) -> None:
     rollup_day_rebuild(day=gaming_day)
 
 
+def _recheck_ratings(gaming_day: dt.date) -> None:
+    """The ratings of every session of the day recomputed whole (their comps follow)."""
+    ratings_refresh_day(gaming_day=gaming_day)
+
+
 def _recheck_win_reconciliation(gaming_day: dt.date) -> None:
     """Each played table-day's statutory win against its wagers, and its hold investigation."""
     for table in _played_tables(gaming_day):
@@ -630,6 +636,7 @@ def _recheck_win_reconciliation(gaming_day: dt.date) -> None:
 RECHECKS = {
     "box_reconciliation": _recheck_box_reconciliation,
     "rollups": _recheck_rollups,
+    "ratings": _recheck_ratings,
     "win_reconciliation": _recheck_win_reconciliation,
 }
 RECHECKED_UNDER_LOCK = ("win_reconciliation",)

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pit.core.outbox import outbox_enqueue
-from pit.core.queues import RECONCILE_TASK, REFRESH_TASK, WIN_RECHECK_TASK
+from pit.core.queues import RATINGS_TASK, RECONCILE_TASK, REFRESH_TASK, WIN_RECHECK_TASK
 
 SHOE = "shoe"
 TABLE_DAY = "table_day"
@@ -76,6 +76,20 @@ DERIVED: tuple[Derived, ...] = (
         reads=_PLAY | {"ledger.CommissionEntry"},
         figures=("rollups.TableDayRollup", "rollups.BetRollup", "rollups.RolledUpDay"),
         complete_days_only=True,
+    ),
+    # Kept up to date coup by coup on the live day too: a rating is at most one coup behind.
+    Derived(
+        name="ratings",
+        task=RATINGS_TASK,
+        key=TABLE_DAY,
+        reads=_PLAY
+        | {
+            "players.SeatSession",
+            "players.SessionEvent",
+            "players.SessionIdentification",
+            "ratings.AverageBetEstimate",
+        },
+        figures=("ratings.SessionRating", "ratings.CoupEdges", "ratings.RatedTableDay"),
     ),
 )
 

@@ -28,6 +28,7 @@ CHECKED_REFERENCES = {
     ("compliance_ruleviolation", "wager_id"): ("shoes_wager", False),
     ("protection_cardshingle", "coup_id"): ("shoes_coup", False),
     ("protection_sidebetexpectation", "coup_id"): ("shoes_coup", False),
+    ("ratings_coupedges", "coup_id"): ("shoes_coup", False),
     ("ledger_reconciliationsupplementseat", "entry_id"): ("ledger_commissionentry", False),
 }
 ENSURE_FUNCTION = "pit_partitions_ensure"

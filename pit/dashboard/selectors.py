@@ -28,6 +28,7 @@ from pit.game.roads import Result, roads, tally
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import paytable_edges
 from pit.protection.selectors import alarm_groups, alarms_unreviewed
+from pit.ratings.selectors import table_seats
 from pit.shoes.models import Coup, Shoe, Wager
 from pit.shoes.selectors import house_win_minor, wager_money_sums, wagers_standing
 from pit.tables.models import Table
@@ -160,6 +161,7 @@ def pit_overview(*, gaming_day: dt.date | None = None) -> dict:
         alarms_at[group["table_id"]] += 1
     last_hour = min(23, int((min(now, day_end) - day_start).total_seconds() // 3600)) if now >= day_start else 23
     tiles, series = [], []
+    seats = table_seats(tables, now=now)
     for table in tables:
         currency = table.currency
         shoe = shoes.get(table.latest_shoe_id)
@@ -200,6 +202,8 @@ def pit_overview(*, gaming_day: dt.date | None = None) -> dict:
                 # Open and still holding (pit.compliance.selectors.OPEN): all, and today's apart.
                 "open_violations": table.open_violations,
                 "open_violations_today": table.open_violations_today,
+                # Who sits where (pit.ratings.selectors.table_seats): card number, tier colour, rated, excluded.
+                "seats": seats.get(table.pk, []),
                 "shoe": None
                 if shoe is None
                 else {

@@ -6,3 +6,7 @@ class FloorConfig(AppConfig):
 
     name = "pit.floor"
     verbose_name = "Floor simulator"
+
+    def ready(self) -> None:
+        # AppConfig.ready: the seating's write services declare themselves (pit.core.daylock) at start-up
+        from pit.floor import seating  # noqa: F401

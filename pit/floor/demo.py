@@ -149,6 +149,10 @@ def demo_pit_setup() -> dict[str, str]:
     return keys
 
 
+# The player club of the demo pit: rated patrons who change tables, one excluded, one lending a card.
+DEMO_PATRONS = 40
+
+
 def demo_pit_play(
     *,
     now: dt.datetime | None = None,
@@ -169,6 +173,7 @@ def demo_pit_play(
         leave_open=True,
         batch_size=40,
         on_coup=on_coup,
+        patrons=DEMO_PATRONS,
     )
     # The chip trays, fills, credits and drops that go with that play (see pit.floor.accounting).
     result.faults += simulate_accounting(coup_ids=result.coup_ids, seed=DEMO_SEED, faults=DEMO_ACCOUNTING_FAULTS)

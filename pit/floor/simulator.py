@@ -16,11 +16,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Protocol
+from typing import Protocol, cast
 
 from pit import game
 from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
 from pit.core.money import settlement_unit
+from pit.floor.seating import Habit, PatronClub
 from pit.game import counting
 
 # The faults the dealer can make, and the violation code each one should be found as.
@@ -144,6 +145,14 @@ class FloorClient(Protocol):
 
 
 # ------------------------------------------------------------------------------------ the fault log
+
+
+class SeatingClient(Protocol):
+    """A floor client that also seats players (in process: through the services)."""
+
+    def seat_player(self, code: str, seat: int, at: dt.datetime, *, card: str | None, buy_in: Decimal) -> int: ...
+
+    def stand_player(self, session_id: int, at: dt.datetime) -> None: ...
 
 
 @dataclass
@@ -290,6 +299,8 @@ class _Player:
     unit: int  # stake in table minimums
     side: str  # "player" or "banker"
     loyalty: float  # chance of staying on the same side after a loss
+    habit: Habit | None = None  # with a patron club: who sits there and how they play
+    session_id: int | None = None  # their seat session, once seated
 
 
 class Dealer:
@@ -310,8 +321,13 @@ class Dealer:
         on_coup: Callable[[], None] | None = None,
         roster: DealerRoster | None = None,
         injections: random.Random | None = None,
+        club: PatronClub | None = None,
     ):
         self.client, self.setup, self.rng, self.faults = client, setup, rng, faults
+        # Patrons seated through the client, drawn from a generator of their own (the cards and
+        # wagers of a run without a club stay as they were).
+        self.club = club
+        self.club_rng = random.Random(f"pit-floor-club:{setup.code}")
         self.roster = roster
         self.dealing: str | None = None  # the dealer at the table now (with a roster)
         self.injections = injections or random.Random(f"pit-floor-inject:{setup.code}")
@@ -363,10 +379,13 @@ class Dealer:
         if self.rng.random() < 0.08:  # sits this coup out
             return []
         wagers = []
-        main = player.side if player.side in offered else "player"
-        wagers.append((main, self._stake(main, player.unit)))
+        habit = player.habit
+        unit, side = (habit.unit, habit.side) if habit is not None else (player.unit, player.side)
+        appetite = habit.side_bets if habit is not None else 1.0
+        main = side if side in offered else "player"
+        wagers.append((main, self._stake(main, unit)))
         for bet, chance in SIDE_BET_CHANCE.items():
-            if bet in offered and self.rng.random() < chance:
+            if bet in offered and self.rng.random() < chance * appetite:
                 wagers.append((bet, self._stake(bet, 1)))
         return wagers
 
@@ -456,17 +475,7 @@ class Dealer:
             dealt_here += 1
             dealt_at = clock.tick()
             mistake = self._rotate(dealt_at)
-            # Players come and go between coups; a leaving player's commission is collected.
-            for seat in list(self.players):
-                if rng.random() < 0.025:
-                    del self.players[seat]
-                    if box.get(seat, 0) > 0:
-                        flush()
-                        self.client.commission_collect(shoe_id, seat)
-                        box[seat] = Decimal(0)
-            free = [seat for seat in setup.seats if seat not in self.players]
-            if free and len(self.players) < self.seats_occupied and rng.random() < 0.3:
-                self.players[rng.choice(free)] = self._new_player()
+            self._come_and_go(rng, dealt_at, flush, box, shoe_id)
 
             # The counter's count: what each side bet is worth on this coup, from every card seen.
             worth = (
@@ -629,8 +638,52 @@ class Dealer:
             return None
         return "payout" if self.injections.random() < 0.7 else "draw"
 
+    def _come_and_go(
+        self, rng: random.Random, dealt_at: dt.datetime, flush: Callable[[], None], box: dict, shoe_id: int
+    ) -> None:
+        """Players come and go between coups; a leaving player's commission is collected."""
+        for seat in list(self.players):
+            leaving = self.players[seat].habit
+            if rng.random() < (leaving.leave if leaving is not None else 0.025):
+                if self.players[seat].session_id is not None:
+                    flush()  # the coups they played are posted before they stand up
+                    self._stand(self.players[seat], dealt_at)
+                del self.players[seat]
+                if box.get(seat, 0) > 0:
+                    flush()
+                    self.client.commission_collect(shoe_id, seat)
+                    box[seat] = Decimal(0)
+        free = [seat for seat in self.setup.seats if seat not in self.players]
+        if free and len(self.players) < self.seats_occupied and rng.random() < 0.3:
+            self.players[rng.choice(free)] = self._new_player()
+        if self.club is not None:
+            self._seat_all(dealt_at)
+
+    def _seat_all(self, at: dt.datetime) -> None:
+        """Seat (through the client) every player not seated yet: a patron of the club's or an unrated one."""
+        assert self.club is not None
+        day = gaming_day_for(at)
+        busy = {player.habit.card for player in self.players.values() if player.habit and player.habit.card}
+        for seat, player in sorted(self.players.items()):
+            if player.session_id is None:
+                player.habit = self.club.draw(self.setup.code, day, self.club_rng, busy)
+                if player.habit.card:
+                    busy.add(player.habit.card)
+                buy_in = self._stake(player.habit.side, player.habit.unit) * self.club_rng.choice((10, 20, 50))
+                player.session_id = cast(SeatingClient, self.client).seat_player(
+                    self.setup.code, seat, at, card=player.habit.card, buy_in=buy_in
+                )
+
+    def _stand(self, player: _Player, at: dt.datetime) -> None:
+        assert player.session_id is not None
+        cast(SeatingClient, self.client).stand_player(player.session_id, at)
+        player.session_id = None
+
     def off_duty(self, at: dt.datetime) -> None:
         """The table's play is over for the day: its dealer goes out and nobody comes in."""
+        for player in self.players.values():
+            if player.session_id is not None:
+                self._stand(player, at)
         if self.roster is not None and self.dealing is not None:
             self.client.dealer_rotate(self.setup.code, None, at)
             self.dealing = None
@@ -760,6 +813,7 @@ def simulate(
     on_coup: Callable[[], None] | None = None,
     last_day: dt.date | None = None,
     dealers: int = 0,
+    patrons: int = 0,
 ) -> SimulationResult:
     """Play `shoes_per_day` shoes at each table on each of the last `days` gaming days (ending with
     the gaming day of `now`); with `leave_open`, end each table with a shoe part-dealt (dealing).
@@ -774,6 +828,10 @@ def simulate(
     result = SimulationResult()
     codes = sorted(set(tables))
     roster = DealerRoster(dealers, codes, erring_rate=rates["erring_dealer"], seed=seed) if dealers else None
+    # With `patrons` (and a client that seats players): a club of that many patrons plays the tables.
+    club = PatronClub(patrons, codes, seed=seed) if patrons and hasattr(client, "seat_player") else None
+    if club is not None:
+        client.patrons_enrol(club)  # type: ignore[attr-defined]
     for index, code in enumerate(codes):
         setup = client.table_setup(code)
         rng = random.Random(f"pit-floor:{seed}:{code}")
@@ -789,6 +847,7 @@ def simulate(
             on_coup=on_coup,
             roster=roster,
             injections=random.Random(f"pit-floor-inject:{seed}:{code}"),
+            club=club,
         )
         silent = "silent_reader" in dealer.injected
         opened = False

@@ -42,10 +42,13 @@ def tail_probability(chances: Sequence[float], hits: int) -> float:
     return sum(distribution[hits:])
 
 
-def advantage_play(seat: int, hits: int, bets: int, expected: float, p_value: float, evidence: str) -> Violation:
+def advantage_play(
+    seat: int | None, hits: int, bets: int, expected: float, p_value: float, evidence: str, who: str = ""
+) -> Violation:
+    """`who`: whom the finding names when it is not a seat (a patron across seats, tables and days)."""
     return violation(
         "side_bet_advantage_play",
-        f"Seat {seat} placed {hits} of its {bets} side bets on coups where the bet had a positive "
+        f"{who or f'Seat {seat}'} placed {hits} of its {bets} side bets on coups where the bet had a positive "
         f"expectation; betting at random it would have placed about {expected:.1f} there "
         f"(chance of doing this well by luck: {p_value:.1e}). Someone may be counting cards. "
         f"Positive coups bet: {evidence}.",

@@ -17,6 +17,7 @@ from . import csv_copy, selectors
 from .accounting import ACCOUNTING_REPORTS
 from .definitions import Column, ColumnOptions, Level, ReportDefinition, Total, ratio
 from .definitions import ColumnType as T
+from .ratings import RATINGS_REPORTS
 
 # Who may run a report (see pit.reports.permissions): accountants and auditors run everything;
 # pit bosses also see what they answer for on the floor (table results, violations).
@@ -312,3 +313,4 @@ REPORTS: dict[str, ReportDefinition] = {
 }
 
 REPORTS.update({report.slug: report for report in ACCOUNTING_REPORTS})
+REPORTS.update({report.slug: report for report in RATINGS_REPORTS})

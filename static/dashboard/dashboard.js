@@ -161,6 +161,16 @@
     } else {
       children.push(el("p", {className: "pd-sub", text: "No shoe dealt yet."}));
     }
+    // Who sits where: the card number in the tier's colour, an unrated player as such, excluded in red.
+    if (table.seats && table.seats.length) {
+      children.push(el("p", {className: "pd-seats"}, table.seats.map(function (s) {
+        var label = s.seat + ": " + (s.rated ? s.card : "unrated") + (s.paused ? " (break)" : "");
+        return el("span", {className: "pd-seat" + (s.excluded ? " excluded" : "") + (s.rated ? "" : " unrated"),
+                           style: s.excluded ? "" : (s.colour ? "border-color:" + s.colour : ""),
+                           title: s.excluded ? "Excluded patron seated" : (s.tier || "Unrated player"),
+                           text: label});
+      })));
+    }
     // Open and still holding, as the violation list counts them with "cleared=no": today's apart
     // from the backlog of earlier gaming days.
     var v = table.open_violations, today = table.open_violations_today, earlier = v - today;

@@ -21,6 +21,9 @@ DERIVED_FIGURES = {
     "ledger.ReconciliationSupplement",
     "ledger.ReconciliationSupplementSeat",
     *(model._meta.label for model in apps.get_app_config("rollups").get_models()),
+    "ratings.SessionRating",
+    "ratings.CoupEdges",
+    "ratings.RatedTableDay",
     "win_reconciliation_variance",
     "box_variance",
 }
@@ -63,4 +66,5 @@ def test_a_write_owes_every_check_reading_what_it_writes():
                 assert (derived.task, args) in owed, (service.service, derived.name)
     # A coup of the live day owes only what reads the live day; the close re-runs the rest.
     live = derived_owed(("shoes.Coup",), shoe_id=7, shoe_closed=True, table_days=[(3, day)], live=True)
-    assert live == [("ledger.shoe_reconcile", (7,))]
+    # The ratings follow the live day coup by coup.
+    assert live == [("ledger.shoe_reconcile", (7,)), ("ratings.table_day_refresh", (3, "2026-11-20"))]

@@ -12,6 +12,7 @@ from pit.compliance.models import RuleViolation
 from pit.core.gaming_day import current_gaming_day
 from pit.floor.demo import LOGINS
 from pit.ledger.models import Reconciliation, ReconciliationStatus
+from pit.players.models import SeatSession
 from pit.shoes.models import Coup, Shoe, ShoeStatus
 from pit.tables.models import Table, TableStatus
 
@@ -68,3 +69,4 @@ def test_demo_pit_sets_up_a_living_pit_once_and_prints_the_logins(db, django_cap
     assert "pitboss / pitboss-demo-pit" in again.getvalue()
     assert Coup.objects.count() == coups
     assert RuleViolation.objects.count() == violations
+    assert SeatSession.objects.filter(patron__isnull=False).exists()  # the player club is seated

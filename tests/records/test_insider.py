@@ -23,6 +23,8 @@ from pit.compliance.services import violation_record
 from pit.core.gaming_day import current_gaming_day
 from pit.game import violation
 from pit.ledger.services import commission_collect, shoe_reconcile
+from pit.players.models import Patron, SeatSession
+from pit.ratings.models import CompEntry
 from pit.records.canonical import SPECS
 from pit.records.services import streams_seal
 from pit.records.streams import stream_specs
@@ -154,6 +156,12 @@ def test_the_insider_changes_one_row_of_every_fact_kind_and_verify_records_names
         gaming_day=current_gaming_day(),
         found_by="test",
     )
+    # A comp entry is earned by a session of a patron (its shape needs both).
+    patron = Patron.objects.create(card_number="C-INSIDER")
+    session = SeatSession.objects.create(
+        table=table, seat=1, patron=patron, started_at=timezone.now(), gaming_day=current_gaming_day()
+    )
+    CompEntry.objects.create(patron=patron, kind="earned", session=session, currency="USD", amount_minor=100)
     # The shoes' six kinds: one shoe each (a shoe's verification names its first break).
     attacked = {}
     for index, spec in enumerate(SPECS):

@@ -108,6 +108,8 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "protection.stale_feeds_check": {"task": "protection.stale_feeds_check", "schedule": 60},
     # Dealers' error rates for the current and the previous gaming day, every 10 minutes.
     "protection.dealer_error_rates_check": {"task": "protection.dealer_error_rates_check", "schedule": 600},
+    # Patrons tested across seats, tables and days (PIT_PROTECTION_PATRON_DAYS), every night.
+    "protection.patron_checks": {"task": "protection.patron_checks", "schedule": crontab(hour=7, minute=30)},
     # Background export files older than PIT_REPORT_EXPORT_KEEP_DAYS, every 6 hours.
     "reports.report_exports_purge": {"task": "reports.report_exports_purge", "schedule": 6 * 60 * 60},
     # Report schedules whose hour has come on a day they are due (each runs once that day), every 5 minutes.

@@ -87,6 +87,8 @@ PIT_PROTECTION_SIDE_BET_P_VALUE = env.float("PIT_PROTECTION_SIDE_BET_P_VALUE", d
 # every two years (docs/design/protection.md).
 PIT_PROTECTION_Z_DAY = env.float("PIT_PROTECTION_Z_DAY", default=5.0)
 PIT_PROTECTION_Z_WEEK = env.float("PIT_PROTECTION_Z_WEEK", default=5.0)
+# The gaming days the nightly by-patron tests cover (ending on the last complete one).
+PIT_PROTECTION_PATRON_DAYS = env.int("PIT_PROTECTION_PATRON_DAYS", default=7)
 PIT_PROTECTION_Z_SHOE = env.float("PIT_PROTECTION_Z_SHOE", default=5.0)
 PIT_PROTECTION_Z_MIN_WAGERS = env.int("PIT_PROTECTION_Z_MIN_WAGERS", default=100)
 # dealer_error_rate: a dealer's dealing and paying errors over a gaming day, against this accepted

@@ -57,6 +57,13 @@ class Command(PitCommand):
         parser.add_argument("--days", type=at_least(1), default=1, help="Gaming days, ending with today's.")
         parser.add_argument("--seats", type=at_least(1), default=5, help="Seats occupied per table.")
         parser.add_argument(
+            "--patrons",
+            type=at_least(0),
+            default=0,
+            help="Patrons of the player club seated at the tables (rated; some players stay unrated). "
+            "In process only (not with --url).",
+        )
+        parser.add_argument(
             "--fault-rate",
             type=text,
             default="",
@@ -147,6 +154,7 @@ class Command(PitCommand):
                     on_coup=progress.step,
                     now=dt.datetime.now(dt.UTC),
                     dealers=dealers,
+                    patrons=options["patrons"],
                 )
             except SimulationError as exc:
                 raise CommandError(str(exc)) from exc

@@ -1,0 +1,332 @@
+"""The patrons' reports: patron day, top patrons by theo, rating accuracy by supervisor, and
+foreigners' play by nationality. They read the ratings (pit.ratings, recomputed from the facts),
+the buy-ins and the comp ledger, and show a patron by card number and tier only: names and
+nationalities of people stay on the patron's page for the roles that see personal data."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+from django.db.models import Count, Q, Sum
+
+from pit.core.money import exponent, from_minor
+from pit.players.models import BuyIn, PatronVersion
+from pit.ratings.models import AverageBetEstimate, CompEntry, CompKind, SessionRating
+
+from .definitions import Column, ColumnOptions, Level, ReportDefinition, ReportFilters, Total, ratio
+from .definitions import ColumnType as T
+
+FLOOR = "floor"
+_money_sum: ColumnOptions = {"type": T.MONEY, "total": Total.SUM, "width": 14}
+
+
+def _ratings(filters: ReportFilters):
+    ratings = SessionRating.objects.filter(gaming_day__gte=filters.date_from, gaming_day__lte=filters.date_to)
+    if filters.tables:
+        ratings = ratings.filter(table__code__in=filters.tables)
+    if filters.game:
+        ratings = ratings.filter(table__game=filters.game)
+    return ratings
+
+
+def _major(minor, currency: str) -> Decimal:
+    """Minor units (whole, or a Decimal of theo) as major units of the currency."""
+    return Decimal(minor or 0).scaleb(-exponent(currency))
+
+
+def _tiers(patron_ids) -> dict[int, str]:
+    """Each patron's tier as it stands (the latest version)."""
+    tiers: dict[int, str] = {}
+    for patron_id, tier in (
+        PatronVersion.objects.filter(patron_id__in=list(patron_ids))
+        .order_by("patron_id", "recorded_at", "id")
+        .values_list("patron_id", "tier__name")
+    ):
+        tiers[patron_id] = tier
+    return tiers
+
+
+def patron_day_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
+    """One row per gaming day, currency and patron: the patron's rated sessions added up."""
+    ratings = _ratings(filters).filter(patron__isnull=False)
+    grouped = list(
+        ratings.values("gaming_day", "currency", "patron_id", "patron__card_number")
+        .order_by("gaming_day", "currency", "patron__card_number")
+        .annotate(
+            sessions=Count("pk"),
+            seconds=Sum("seconds_played"),
+            coups=Sum("coups_played"),
+            handle=Sum("handle_minor"),
+            theo=Sum("theo_minor"),
+            standard=Sum("standard_theo_minor"),
+            won=Sum("won_minor"),
+            estimated=Count("pk", filter=Q(estimated=True)),
+        )
+    )
+    buy_ins: dict[tuple, int] = defaultdict(int)
+    for reversal in (False, True):
+        for day, patron_id, amount in (
+            BuyIn.objects.filter(session__rating__in=ratings, reverses__isnull=not reversal)
+            .values_list("session__rating__gaming_day", "session__rating__patron_id")
+            .annotate(amount=Sum("amount_minor"))
+            .order_by()
+        ):
+            buy_ins[day, patron_id] += -amount if reversal else amount
+    comps: dict[tuple, int] = {
+        (day, patron_id): amount
+        for day, patron_id, amount in CompEntry.objects.filter(
+            session__rating__in=ratings, kind__in=(CompKind.EARNED, CompKind.ADJUSTED)
+        )
+        .values_list("session__rating__gaming_day", "patron_id")
+        .annotate(amount=Sum("amount_minor"))
+        .order_by()
+    }
+    tiers = _tiers(row["patron_id"] for row in grouped)
+    for row in grouped:
+        currency, key = row["currency"], (row["gaming_day"], row["patron_id"])
+        yield {
+            "gaming_day": row["gaming_day"],
+            "currency": currency,
+            "card_number": row["patron__card_number"],
+            "tier": tiers.get(row["patron_id"], ""),
+            "sessions": row["sessions"],
+            "estimated": row["estimated"],
+            "minutes": (row["seconds"] or 0) // 60,
+            "coups": row["coups"] or 0,
+            "handle": from_minor(row["handle"] or 0, currency),
+            "theo": _major(row["theo"], currency),
+            "standard_theo": _major(row["standard"], currency),
+            "won": from_minor(row["won"] or 0, currency),
+            "buy_ins": from_minor(buy_ins.get(key, 0), currency),
+            "comps": from_minor(comps.get(key, 0), currency),
+        }
+
+
+def patron_day_estimate(filters: ReportFilters) -> int:
+    return _ratings(filters).filter(patron__isnull=False).values("gaming_day", "patron_id").distinct().count()
+
+
+def _average(sums: dict[str, Any]) -> Decimal | None:
+    coups = sums.get("coups")
+    return sums["handle"] / coups if coups else None
+
+
+PATRON_DAY = ReportDefinition(
+    slug="patron-day",
+    title="Patron day",
+    description=(
+        "Per gaming day and patron (card number): rated sessions, time played, handle, average bet, exact "
+        "and standard theo, the house's actual win, buy-ins and comps earned."
+    ),
+    columns=(
+        Column("gaming_day", "Gaming day", T.DATE, Total.CARRY, width=12),
+        Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
+        Column("card_number", "Card number", T.TEXT, width=14),
+        Column("tier", "Tier", T.TEXT, width=10),
+        Column("sessions", "Sessions", T.INTEGER, Total.SUM, width=9),
+        Column("estimated", "Estimated sessions", T.INTEGER, Total.SUM, width=9),
+        Column("minutes", "Minutes played", T.INTEGER, Total.SUM, width=9),
+        Column("coups", "Coups played", T.INTEGER, Total.SUM, width=9),
+        Column("handle", "Handle", **_money_sum),
+        Column("average_bet", "Average bet", T.MONEY, _average, width=12),
+        Column("theo", "Exact theo", **_money_sum),
+        Column("standard_theo", "Standard theo", **_money_sum),
+        Column("won", "Actual win (house)", **_money_sum),
+        Column("buy_ins", "Buy-ins", **_money_sum),
+        Column("comps", "Comps earned", **_money_sum),
+    ),
+    rows=lambda filters: ({**row, "average_bet": _average(row)} for row in patron_day_rows(filters)),
+    estimate=patron_day_estimate,
+    levels=(Level("day", ("gaming_day", "currency"), "Gaming day"),),
+    audience=FLOOR,
+)
+
+
+def top_patron_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
+    """Patrons over the range, highest exact theo first (per currency)."""
+    grouped = (
+        _ratings(filters)
+        .filter(patron__isnull=False)
+        .values("currency", "patron_id", "patron__card_number")
+        .annotate(
+            sessions=Count("pk"),
+            days=Count("gaming_day", distinct=True),
+            handle=Sum("handle_minor"),
+            theo=Sum("theo_minor"),
+            standard=Sum("standard_theo_minor"),
+            won=Sum("won_minor"),
+        )
+        .order_by("currency", "-theo", "patron__card_number")
+    )
+    rows = list(grouped)
+    tiers = _tiers(row["patron_id"] for row in rows)
+    for rank, row in enumerate(rows, start=1):
+        currency = row["currency"]
+        yield {
+            "currency": currency,
+            "rank": rank,
+            "card_number": row["patron__card_number"],
+            "tier": tiers.get(row["patron_id"], ""),
+            "days": row["days"],
+            "sessions": row["sessions"],
+            "handle": from_minor(row["handle"] or 0, currency),
+            "theo": _major(row["theo"], currency),
+            "standard_theo": _major(row["standard"], currency),
+            "won": from_minor(row["won"] or 0, currency),
+        }
+
+
+TOP_PATRONS = ReportDefinition(
+    slug="top-patrons",
+    title="Top patrons by theo",
+    description="Patrons (card number) over the range by exact theo, highest first, with handle and actual win.",
+    columns=(
+        Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
+        Column("rank", "Rank", T.INTEGER, width=6),
+        Column("card_number", "Card number", T.TEXT, width=14),
+        Column("tier", "Tier", T.TEXT, width=10),
+        Column("days", "Days played", T.INTEGER, width=8),
+        Column("sessions", "Sessions", T.INTEGER, Total.SUM, width=9),
+        Column("handle", "Handle", **_money_sum),
+        Column("theo", "Exact theo", **_money_sum),
+        Column("standard_theo", "Standard theo", **_money_sum),
+        Column("won", "Actual win (house)", **_money_sum),
+    ),
+    rows=top_patron_rows,
+    estimate=lambda filters: _ratings(filters).filter(patron__isnull=False).values("patron_id").distinct().count(),
+    audience=FLOOR,
+)
+
+
+def rating_accuracy_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
+    """Per supervisor (who entered the estimate) and currency: their latest estimate of each session
+    whose wagers were also recorded, against the recorded average bet."""
+    ratings = {
+        rating.session_id: rating
+        for rating in _ratings(filters).filter(estimated_average_bet_minor__isnull=False, coups_played__gt=0)
+    }
+    latest: dict[int, tuple[str, int]] = {}
+    for session_id, who, average in (
+        AverageBetEstimate.objects.filter(session_id__in=list(ratings))
+        .order_by("session_id", "recorded_at", "id")
+        .values_list("session_id", "recorded_by_user__username", "average_bet_minor")
+    ):
+        latest[session_id] = (who or "system", average)
+    by_supervisor: dict[tuple[str, str], dict[str, Any]] = {}
+    for session_id, (who, average) in latest.items():
+        rating = ratings[session_id]
+        sums = by_supervisor.setdefault(
+            (who, rating.currency), {"sessions": 0, "estimated": 0, "recorded": 0, "over": 0, "absolute": 0}
+        )
+        recorded = rating.handle_minor / Decimal(rating.coups_played)
+        sums["sessions"] += 1
+        sums["estimated"] += average
+        sums["recorded"] += recorded
+        sums["over"] += 1 if average > recorded else 0
+        sums["absolute"] += abs(average - recorded)
+    for (who, currency), sums in sorted(by_supervisor.items()):
+        yield {
+            "supervisor": who,
+            "currency": currency,
+            "sessions": sums["sessions"],
+            "overstated": sums["over"],
+            "estimated": _major(sums["estimated"], currency),
+            "recorded": _major(sums["recorded"], currency),
+            "absolute_error": _major(sums["absolute"], currency),
+        }
+
+
+def _error(sums: dict[str, Any]) -> Decimal | None:
+    recorded = sums.get("recorded")
+    return (sums["estimated"] - recorded) / recorded if recorded else None
+
+
+RATING_ACCURACY = ReportDefinition(
+    slug="rating-accuracy",
+    title="Rating accuracy by supervisor",
+    description=(
+        "Per supervisor: sessions whose average bet they estimated at a table that also recorded the "
+        "wagers, the estimates against the recorded average bets, and by how much they were off."
+    ),
+    columns=(
+        Column("supervisor", "Supervisor", T.TEXT, Total.CARRY, width=14),
+        Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
+        Column("sessions", "Sessions", T.INTEGER, Total.SUM, width=9),
+        Column("overstated", "Overstated", T.INTEGER, Total.SUM, width=9),
+        Column("estimated", "Estimated average bets (sum)", **_money_sum),
+        Column("recorded", "Recorded average bets (sum)", **_money_sum),
+        Column("absolute_error", "Absolute error (sum)", **_money_sum),
+        Column("error", "Estimate vs recorded", T.PERCENTAGE, _error, width=10, places=2),
+    ),
+    rows=lambda filters: ({**row, "error": _error(row)} for row in rating_accuracy_rows(filters)),
+    estimate=lambda filters: _ratings(filters).filter(estimated_average_bet_minor__isnull=False).count(),
+    audience=FLOOR,
+)
+
+
+def foreigners_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
+    """Per gaming day, currency and nationality (the patron's as it stood at the session's start):
+    the rated play, patrons counted once per day."""
+    ratings = _ratings(filters).filter(patron__isnull=False).select_related("session")
+    versions: dict[int, list[tuple[Any, str]]] = defaultdict(list)
+    rows = list(
+        ratings.values_list(
+            "gaming_day", "currency", "patron_id", "session__started_at", "handle_minor", "theo_minor", "won_minor"
+        )
+    )
+    for patron_id, at, nationality in (
+        PatronVersion.objects.filter(patron_id__in={row[2] for row in rows})
+        .order_by("patron_id", "recorded_at", "id")
+        .values_list("patron_id", "recorded_at", "nationality")
+    ):
+        versions[patron_id].append((at, nationality))
+    groups: dict[tuple, dict[str, Any]] = {}
+    for day, currency, patron_id, started, handle, theo, won in rows:
+        history = versions.get(patron_id, [])
+        nationality = next((n for at, n in reversed(history) if at <= started), history[0][1] if history else "")
+        sums = groups.setdefault(
+            (day, currency, nationality), {"patrons": set(), "sessions": 0, "handle": 0, "theo": Decimal(0), "won": 0}
+        )
+        sums["patrons"].add(patron_id)
+        sums["sessions"] += 1
+        sums["handle"] += handle
+        sums["theo"] += theo
+        sums["won"] += won
+    for (day, currency, nationality), sums in sorted(groups.items()):
+        yield {
+            "gaming_day": day,
+            "currency": currency,
+            "nationality": nationality,
+            "patrons": len(sums["patrons"]),
+            "sessions": sums["sessions"],
+            "handle": from_minor(sums["handle"], currency),
+            "theo": _major(sums["theo"], currency),
+            "won": from_minor(sums["won"], currency),
+        }
+
+
+FOREIGNERS = ReportDefinition(
+    slug="play-by-nationality",
+    title="Foreigners' play by nationality",
+    description="Per gaming day and nationality: rated patrons, sessions, handle, exact theo and actual win.",
+    columns=(
+        Column("gaming_day", "Gaming day", T.DATE, Total.CARRY, width=12),
+        Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
+        Column("nationality", "Nationality", T.TEXT, width=8),
+        Column("patrons", "Patrons", T.INTEGER, Total.SUM, width=9),
+        Column("sessions", "Sessions", T.INTEGER, Total.SUM, width=9),
+        Column("handle", "Handle", **_money_sum),
+        Column("theo", "Exact theo", **_money_sum),
+        Column("won", "Actual win (house)", **_money_sum),
+        Column("hold", "Hold %", T.PERCENTAGE, ratio("won", "handle"), width=9, places=2),
+    ),
+    rows=foreigners_rows,
+    estimate=lambda filters: _ratings(filters).filter(patron__isnull=False).count(),
+    levels=(Level("day", ("gaming_day", "currency"), "Gaming day"),),
+    audience=FLOOR,
+)
+
+RATINGS_REPORTS = (PATRON_DAY, TOP_PATRONS, RATING_ACCURACY, FOREIGNERS)
