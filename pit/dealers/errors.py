@@ -52,6 +52,8 @@ CODE_FAULT: dict[str, Fault] = {
     "dealer_error_rate": Fault.OTHER,
     "dealer_rotation_overdue": Fault.OTHER,
     "derivation_quarantined": Fault.OTHER,
+    "excluded_patron_seated": Fault.OTHER,
+    "patron_at_two_tables": Fault.OTHER,
 }
 
 # The codes charged to the dealer of the coup (unless a pit boss put the violation down to a device or neither).

@@ -6,6 +6,7 @@ ends by a stand-up event, a mistaken buy-in is reversed by a reversing record wi
 Ratings (pit.ratings) are computed from these rows and the wagers; nothing here is typed twice.
 """
 
+from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -247,3 +248,20 @@ class ChipsWalked(Recorded, Fact):
 
     def __str__(self) -> str:
         return f"{self.session}: walked {self.amount_minor} {self.currency}"
+
+
+class PatronLook(Fact):
+    """A member of staff looked at a patron (the patron's admin page, an API lookup): the audit event
+    of every look, with whether personal data was shown. Insert-only like every fact."""
+
+    patron = models.ForeignKey(Patron, on_delete=models.PROTECT, related_name="looks")
+    looked_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    looked_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    where = models.CharField(max_length=60, help_text=_("The page or API call, e.g. admin patron page."))
+    personal_shown = models.BooleanField(help_text=_("Whether the name and nationality were shown."))
+
+    class Meta:
+        ordering = ["-looked_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.patron.card_number} looked at by {self.looked_by} ({self.where})"

@@ -25,6 +25,8 @@ ALARM_CODES: tuple[str, ...] = tuple(
         "dealer_error_rate",
         "coup_at_closed_table",
         "play_at_closed_table",
+        "excluded_patron_seated",
+        "patron_at_two_tables",
     )
     if code in VIOLATION_CODES
 )

@@ -26,6 +26,19 @@ from pit.core.models import OutboxMessage
 from pit.dealers.services import dealer_create, dealer_rotate
 from pit.ledger.models import CommissionEntry
 from pit.ledger.services import commission_collect, commission_entry_reverse
+from pit.players.models import Tier
+from pit.players.services import (
+    buy_in_record,
+    buy_in_reverse,
+    patron_enrol,
+    session_identify,
+    session_pause,
+    session_resume,
+    session_sit,
+    session_stand,
+    walk_record,
+    walk_reverse,
+)
 from pit.shoes.services import (
     CoupInput,
     coup_correct,
@@ -109,8 +122,23 @@ def closed(db, django_capture_on_commit_callbacks):
     )
     slip_issue(slip=slip, chips={"10000": 1}, actor=actor)
     slip_receive(slip=slip, chips={"10000": 1}, actor=actor)
+    patron = patron_enrol(
+        card_number="100234", name="Li Wei", tier=Tier.objects.create(code="gold", name="Gold"), nationality="MO"
+    )
+    seated = session_sit(table=bb1, seat=1, at=start, patron=patron)
+    unrated = session_sit(table=bb1, seat=2, at=start, description="man, grey suit")
+    paused = session_sit(table=bb1, seat=3, at=start, description="woman, red scarf")
+    session_pause(session=paused, at=start)
+    buy_in = buy_in_record(session=seated, kind="cash", amount=Decimal("1000"), currency=bb1.currency, at=start)
+    walk = walk_record(session=seated, how="counted", amount=Decimal("400"), currency=bb1.currency, at=start)
     GamingDayEvent.objects.create(gaming_day=day, action="closed", by=accountant)
     return SimpleNamespace(
+        patron=patron,
+        seated=seated,
+        unrated=unrated,
+        paused=paused,
+        buy_in=buy_in,
+        walk=walk,
         day=day,
         start=start,
         bb1=bb1,
@@ -150,6 +178,23 @@ SCENARIOS = {
         entry=CommissionEntry.objects.filter(kind="accrued").get(), note="keyed twice"
     ),
     "pit.dealers.services.dealer_rotate": lambda p: dealer_rotate(table=p.bb1, dealer=p.dana, started_at=p.start),
+    "pit.players.services.session_sit": lambda p: session_sit(table=p.bb1, seat=5, at=p.start, description="a man"),
+    "pit.players.services.session_pause": lambda p: session_pause(session=p.seated, at=p.start),
+    "pit.players.services.session_resume": lambda p: session_resume(session=p.paused, at=p.start),
+    "pit.players.services.session_stand": lambda p: session_stand(
+        session=p.seated, at=p.start, chips_walked=Decimal("500")
+    ),
+    "pit.players.services.session_identify": lambda p: session_identify(
+        session=p.unrated, patron=p.patron, reason="card shown late"
+    ),
+    "pit.players.services.buy_in_record": lambda p: buy_in_record(
+        session=p.seated, kind="chips", amount=Decimal("500"), currency=p.bb1.currency, at=p.start
+    ),
+    "pit.players.services.buy_in_reverse": lambda p: buy_in_reverse(buy_in=p.buy_in, reason="keyed twice"),
+    "pit.players.services.walk_record": lambda p: walk_record(
+        session=p.seated, how="estimated", amount=Decimal("100"), currency=p.bb1.currency, at=p.start
+    ),
+    "pit.players.services.walk_reverse": lambda p: walk_reverse(walk=p.walk, reason="keyed twice"),
     "pit.accounting.services.inventory_record": lambda p: inventory_record(
         table=p.mb1,
         gaming_day=p.day,

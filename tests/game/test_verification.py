@@ -58,6 +58,9 @@ PRODUCT_CODES = {
     "dealer_error_rate",
     # Dealers (pit/dealers): a rotation past a shift.
     "dealer_rotation_overdue",
+    # Players (pit/players): an excluded patron seated, one card at two tables.
+    "excluded_patron_seated",
+    "patron_at_two_tables",
 }
 
 
