@@ -31,7 +31,9 @@ class CashRules(Recorded, Fact):
     ctr_threshold = models.DecimalField(max_digits=14, decimal_places=2)
     sar_threshold = models.DecimalField(max_digits=14, decimal_places=2)
     alert_share = models.DecimalField(
-        max_digits=4, decimal_places=2, help_text=_("A seated patron's cash in at this share of the CTR threshold is an alarm.")
+        max_digits=4,
+        decimal_places=2,
+        help_text=_("A seated patron's cash in at this share of the CTR threshold is an alarm."),
     )
     ctr_deadline_days = models.PositiveSmallIntegerField()
     sar_deadline_days = models.PositiveSmallIntegerField()
@@ -264,7 +266,8 @@ class CashFinding(Fact):
                 condition=models.Q(status__in=FindingStatus.values), name="cash_finding_status_valid"
             ),
             models.CheckConstraint(
-                condition=~models.Q(status="filed") | (~models.Q(filing_reference="") & models.Q(filed_on__isnull=False)),
+                condition=~models.Q(status="filed")
+                | (~models.Q(filing_reference="") & models.Q(filed_on__isnull=False)),
                 name="cash_finding_filed_has_reference",
             ),
             models.CheckConstraint(

@@ -115,7 +115,11 @@ def _structuring_by_patron(day: dt.date, standing: list[dict], rules: CashRules)
     first = day - dt.timedelta(days=rules.structuring_days - 1)
     patrons = {row["patron_id"] for row in standing if row["patron_id"] is not None}
     earlier = CashTransaction.objects.filter(
-        gaming_day__gte=first, gaming_day__lt=day, patron_id__in=patrons, reverses__isnull=True, reversed_by__isnull=True
+        gaming_day__gte=first,
+        gaming_day__lt=day,
+        patron_id__in=patrons,
+        reverses__isnull=True,
+        reversed_by__isnull=True,
     ).values("id", "patron_id", "direction", "currency", "amount_minor", "rate")
     groups: dict[tuple, list[tuple[int, Decimal, bool]]] = defaultdict(list)
     for row, today in [(row, False) for row in earlier] + [(row, True) for row in standing]:
@@ -228,7 +232,9 @@ def _sessions(day: dt.date, rules: CashRules) -> list[Found]:
             "transactions": sorted(item.pk for item in cash[session.pk]),
             "wagers": sorted(w.pk for w in wagers),
         }
-        cash_in = sum((item.reporting_amount * (-1 if item.reverses_id else 1) for item in cash[session.pk]), Decimal(0))
+        cash_in = sum(
+            (item.reporting_amount * (-1 if item.reverses_id else 1) for item in cash[session.pk]), Decimal(0)
+        )
         if cash_in >= rules.pattern_floor and Decimal(handle) * rate < cash_in * rules.minimal_gaming_share:
             found.append(
                 Found(
@@ -278,8 +284,7 @@ def _table_rate(session: SeatSession, cash: list[CashTransaction]) -> Decimal | 
     for item in cash:
         if item.currency == currency:
             return Decimal(item.rate).scaleb(-exponent(currency))
-    rules = rules_at(session.started_at)
-    rate = rate_for(session.gaming_day, currency, rules.reporting_currency) if rules else None
+    rate = rate_for(session.gaming_day, currency, rules_at(session.started_at).reporting_currency)
     return None if rate is None else Decimal(rate).scaleb(-exponent(currency))
 
 

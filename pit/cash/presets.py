@@ -135,3 +135,21 @@ PRESETS: dict[str, Preset] = {
         ),
     )
 }
+
+
+def preset_values(code: str) -> dict:
+    """The values of a `CashRules` version made from the preset `code` (the defaults of the rest)."""
+    preset = PRESETS[code]
+    return {
+        "preset": code,
+        "reporting_currency": preset.reporting_currency,
+        "mtl_threshold": preset.mtl_threshold,
+        "ctr_threshold": preset.ctr_threshold,
+        "sar_threshold": preset.sar_threshold,
+        "alert_share": ALERT_SHARE,
+        "ctr_deadline_days": preset.ctr_deadline_days,
+        "sar_deadline_days": preset.sar_deadline_days,
+        "business_days": preset.business_days,
+        "retention_years": preset.retention_years,
+        "pattern_floor": preset.sar_threshold or preset.mtl_threshold,
+    }

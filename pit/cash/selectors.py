@@ -3,20 +3,27 @@
 and the findings compliance works."""
 
 import datetime as dt
-
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from django.conf import settings
 from django.db.models import Q, QuerySet
 
 from pit.cash.models import CashFinding, CashRules, CashTransaction, ExchangeRate, FindingStatus
+from pit.cash.presets import preset_values
 from pit.core.money import exponent
 from pit.players.models import SeatSession
 
 
-def rules_at(moment: dt.datetime) -> CashRules | None:
-    """The cash rules standing at `moment` (the latest version in effect by then)."""
-    return CashRules.objects.filter(effective_from__lte=moment).order_by("-effective_from", "-id").first()
+def rules_at(moment: dt.datetime) -> CashRules:
+    """The cash rules standing at `moment`: the latest version in effect by then; before any is
+    recorded, the preset of the `PIT_CASH_JURISDICTION` setting (unsaved), so cash is never unjudged."""
+    recorded = CashRules.objects.filter(effective_from__lte=moment).order_by("-effective_from", "-id").first()
+    if recorded is not None:
+        return recorded
+    return CashRules(
+        effective_from=dt.datetime.min.replace(tzinfo=dt.UTC), **preset_values(settings.PIT_CASH_JURISDICTION)
+    )
 
 
 def rate_for(day: dt.date, currency: str, reporting_currency: str) -> str | None:
@@ -126,5 +133,3 @@ def findings_open() -> QuerySet[CashFinding]:
 def findings_due(*, today: dt.date, within_days: int) -> QuerySet[CashFinding]:
     """Open findings whose filing deadline is within `within_days` of `today` (or passed)."""
     return findings_open().filter(deadline__isnull=False, deadline__lte=today + dt.timedelta(days=within_days))
-
-

@@ -22,12 +22,12 @@ from pit.cash.models import (
     ExchangeRate,
     FindingStatus,
 )
-from pit.cash.presets import ALERT_SHARE, PRESETS
+from pit.cash.presets import PRESETS, preset_values
 from pit.cash.selectors import cash_in_today, rate_for, rules_at
 from pit.compliance.services import violation_record
 from pit.core.actors import SYSTEM, Actor
 from pit.core.daylock import day_write, days_ensure_open
-from pit.core.gaming_day import gaming_day_for
+from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
 from pit.core.money import MoneyError, to_minor
 
 RATE_PLACES = 10
@@ -46,21 +46,13 @@ def rules_record(
 ) -> CashRules:
     """A new version of the cash-reporting rules: the preset's values, with `overrides` of any of them."""
     if preset not in PRESETS:
-        raise _invalid("preset", _("Unknown preset %(preset)s; presets: %(known)s.") % {
-            "preset": preset, "known": ", ".join(sorted(PRESETS))})
-    base = PRESETS[preset]
-    values = {
-        "reporting_currency": base.reporting_currency,
-        "mtl_threshold": base.mtl_threshold,
-        "ctr_threshold": base.ctr_threshold,
-        "sar_threshold": base.sar_threshold,
-        "alert_share": ALERT_SHARE,
-        "ctr_deadline_days": base.ctr_deadline_days,
-        "sar_deadline_days": base.sar_deadline_days,
-        "business_days": base.business_days,
-        "retention_years": base.retention_years,
-        "pattern_floor": base.sar_threshold or base.mtl_threshold,
-    }
+        raise _invalid(
+            "preset",
+            _("Unknown preset %(preset)s; presets: %(known)s.")
+            % {"preset": preset, "known": ", ".join(sorted(PRESETS))},
+        )
+    values = preset_values(preset)
+    values.pop("preset")
     unknown = sorted(set(overrides or {}) - {field.name for field in CashRules._meta.concrete_fields})
     if unknown:
         raise _invalid(unknown[0], _("Not a value of the cash rules."))
@@ -89,9 +81,7 @@ def _canonical_rate(rate) -> str:
 
 def rate_record(*, day: dt.date, currency: str, rate, actor: Actor = SYSTEM) -> ExchangeRate:
     """The day's rate of `currency` in the reporting currency of the rules standing that day."""
-    rules = rules_at(dt.datetime.combine(day, dt.time(23, 59), dt.UTC))
-    if rules is None:
-        raise _invalid("day", _("No cash rules stand on this day: record the rules first."))
+    rules = rules_at(gaming_day_bounds(day)[1] - dt.timedelta(microseconds=1))
     if currency == rules.reporting_currency:
         raise _invalid("currency", _("The reporting currency's rate is 1."))
     text = _canonical_rate(rate)
@@ -105,8 +95,9 @@ def rate_record(*, day: dt.date, currency: str, rate, actor: Actor = SYSTEM) -> 
                 **actor.recorded_fields(),
             )
     except IntegrityError:
-        raise _invalid("day", _("The rate of %(currency)s on %(day)s is recorded already.") % {
-            "currency": currency, "day": day}) from None
+        raise _invalid(
+            "day", _("The rate of %(currency)s on %(day)s is recorded already.") % {"currency": currency, "day": day}
+        ) from None
 
 
 def _rate(day: dt.date, currency: str, reporting_currency: str) -> str:
@@ -152,8 +143,6 @@ def transaction_record(*, cash: CashInput, actor: Actor = SYSTEM) -> CashTransac
     if timezone.is_naive(cash.at):
         raise _invalid("at", _("A moment carries its time zone."))
     rules = rules_at(cash.at)
-    if rules is None:
-        raise _invalid("at", _("No cash rules stand at this moment: record the rules first."))
     day = gaming_day_for(cash.at)
     location = cash.location or (cash.table.code if cash.table is not None else "")
     if not location:
@@ -222,8 +211,6 @@ def threshold_near_check(*, cash: CashTransaction) -> None:
     if cash.patron_id is None or cash.table_id is None or cash.direction != "in":
         return
     rules = rules_at(cash.at)
-    if rules is None:
-        return
     total = cash_in_today(patron_id=cash.patron_id, day=cash.gaming_day)
     limit = rules.ctr_threshold
     if not (limit * rules.alert_share <= total <= limit):
@@ -251,9 +238,7 @@ def threshold_near_check(*, cash: CashTransaction) -> None:
 def cash_check_day(*, day: dt.date) -> dict[str, int]:
     """Find the day's worksheets and patterns (pit.cash.patterns), record the new ones, update the
     totals and evidence of those found before, clear those that no longer hold. Returns counts."""
-    rules = rules_at(dt.datetime.combine(day, dt.time(23, 59), dt.UTC))
-    if rules is None:
-        return {"found": 0, "updated": 0, "cleared": 0}
+    rules = rules_at(gaming_day_bounds(day)[1] - dt.timedelta(microseconds=1))
     found = patterns.findings_of_day(day=day, rules=rules)
     counts = {"found": 0, "updated": 0, "cleared": 0}
     with transaction.atomic():
@@ -277,7 +262,11 @@ def cash_check_day(*, day: dt.date) -> dict[str, int]:
                 counts["found"] += 1
                 continue
             changes = {}
-            if (finding.cash_in, finding.cash_out, finding.evidence) != (str(item.cash_in), str(item.cash_out), item.evidence):
+            if (finding.cash_in, finding.cash_out, finding.evidence) != (
+                str(item.cash_in),
+                str(item.cash_out),
+                item.evidence,
+            ):
                 changes.update(cash_in=str(item.cash_in), cash_out=str(item.cash_out), evidence=item.evidence)
             if finding.cleared_at is not None:
                 changes["cleared_at"] = None
@@ -324,7 +313,9 @@ def finding_review(
         if locked.status == status:
             return locked
         if locked.status not in _REVIEWS[status]:
-            raise _invalid("status", _("A %(was)s finding is not marked %(status)s.") % {"was": locked.status, "status": status})
+            raise _invalid(
+                "status", _("A %(was)s finding is not marked %(status)s.") % {"was": locked.status, "status": status}
+            )
         locked.status = status
         locked.status_note = note.strip()
         locked.status_changed_by = actor.user

@@ -54,6 +54,7 @@ LOCAL_APPS = [
     "pit.accounting",
     "pit.dealers",
     "pit.players",
+    "pit.cash",
     "pit.protection",
     "pit.reports",
     "pit.rollups",
