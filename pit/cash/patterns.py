@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from pit.cash.models import CashRules, CashTransaction, FindingKind
-from pit.cash.selectors import PatronDay, aggregate, day_rows, patron_sessions, rate_for, rules_at
+from pit.cash.selectors import PatronDay, aggregate, day_rows, exact_text, patron_sessions, rate_for, rules_at
 from pit.core.money import exponent
 from pit.players import selectors as seats
 from pit.players.models import BuyIn, ChipsWalked, SeatSession, SessionEvent
@@ -259,7 +259,7 @@ def _sessions(day: dt.date, rules: CashRules) -> list[Found]:
                         "chips_in": str(_money(chips_in, session.table.currency)),
                         "result": str(_money(result, session.table.currency)),
                         "walked": str(_money(walked_minor, session.table.currency)),
-                        "unaccounted": str(unaccounted),
+                        "unaccounted": exact_text(unaccounted),
                     },
                     **who,
                 )
@@ -314,7 +314,7 @@ def _cash_out_for_other(day: dt.date, standing: list[dict], rules: CashRules) ->
                 evidence={
                     "transactions": sorted(r["id"] for r in items),
                     "sessions": sorted(s.pk for s in sessions),
-                    "walked": str(walked),
+                    "walked": exact_text(walked),
                 },
             )
         )

@@ -15,6 +15,11 @@ from pit.core.money import exponent
 from pit.players.models import SeatSession
 
 
+def exact_text(value: Decimal) -> str:
+    """An exact amount as canonical decimal text: no exponent, no trailing zeros ("12000", "0.5")."""
+    return format(value.normalize(), "f") if value else "0"
+
+
 def rules_at(moment: dt.datetime) -> CashRules:
     """The cash rules standing at `moment`: the latest version in effect by then; before any is
     recorded, the preset of the `PIT_CASH_JURISDICTION` setting (unsaved), so cash is never unjudged."""

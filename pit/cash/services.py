@@ -23,7 +23,7 @@ from pit.cash.models import (
     FindingStatus,
 )
 from pit.cash.presets import PRESETS, preset_values
-from pit.cash.selectors import cash_in_today, rate_for, rules_at
+from pit.cash.selectors import cash_in_today, exact_text, rate_for, rules_at
 from pit.compliance.services import violation_record
 from pit.core.actors import SYSTEM, Actor
 from pit.core.daylock import day_write, days_ensure_open
@@ -67,11 +67,6 @@ def rules_record(
     return rules
 
 
-def _exact(value: Decimal) -> str:
-    """An exact amount as canonical decimal text: no exponent, no trailing zeros ("12000", "0.5")."""
-    return format(value.normalize(), "f") if value else "0"
-
-
 def _canonical_rate(rate) -> str:
     try:
         value = Decimal(str(rate))
@@ -81,7 +76,7 @@ def _canonical_rate(rate) -> str:
         raise _invalid("rate", _("A rate is a positive decimal."))
     if -value.as_tuple().exponent > RATE_PLACES:  # type: ignore[operator]
         raise _invalid("rate", _("A rate has at most %(places)s decimal places.") % {"places": RATE_PLACES})
-    return _exact(value)
+    return exact_text(value)
 
 
 def rate_record(*, day: dt.date, currency: str, rate, actor: Actor = SYSTEM) -> ExchangeRate:
@@ -259,8 +254,8 @@ def cash_check_day(*, day: dt.date) -> dict[str, int]:
                     description=item.description,
                     table_id=item.table_id,
                     reporting_currency=rules.reporting_currency,
-                    cash_in=_exact(item.cash_in),
-                    cash_out=_exact(item.cash_out),
+                    cash_in=exact_text(item.cash_in),
+                    cash_out=exact_text(item.cash_out),
                     evidence=item.evidence,
                     deadline=patterns.deadline(day, item.kind, rules),
                 )
@@ -268,11 +263,13 @@ def cash_check_day(*, day: dt.date) -> dict[str, int]:
                 continue
             changes = {}
             if (finding.cash_in, finding.cash_out, finding.evidence) != (
-                _exact(item.cash_in),
-                _exact(item.cash_out),
+                exact_text(item.cash_in),
+                exact_text(item.cash_out),
                 item.evidence,
             ):
-                changes.update(cash_in=_exact(item.cash_in), cash_out=_exact(item.cash_out), evidence=item.evidence)
+                changes.update(
+                    cash_in=exact_text(item.cash_in), cash_out=exact_text(item.cash_out), evidence=item.evidence
+                )
             if finding.cleared_at is not None:
                 changes["cleared_at"] = None
             if changes:

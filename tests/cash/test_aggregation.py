@@ -14,7 +14,7 @@ from pit.cash.services import cash_check_day, rate_record, rules_record, transac
 from pit.compliance.models import RuleViolation
 from pit.players.services import buy_in_reverse
 from tests import factories
-from tests.cash.conftest import DAY, START, at, buy, cage, seated
+from tests.cash.conftest import DAY, START, buy, cage, seated
 
 pytestmark = pytest.mark.django_db
 
