@@ -68,6 +68,22 @@ _AUDIT_RECORDS = _view(
     "pghistory.events",
     "pghistory.middlewareevents",
 )
+# Players (pit.players): patrons, their versions and exclusions, seat sessions and the money at the
+# seat, and every look at a patron. Seeing them shows card numbers only: a patron's name and
+# nationality take PATRON_PERSONAL as well, which only the roles that deal with the person hold.
+_PLAYER_RECORDS = _view(
+    "players.tier",
+    "players.patron",
+    "players.patronversion",
+    "players.exclusion",
+    "players.seatsession",
+    "players.sessionevent",
+    "players.sessionidentification",
+    "players.buyin",
+    "players.chipswalked",
+    "players.patronlook",
+)
+PATRON_PERSONAL = "players.view_patron_personal"
 # The machinery around the records: failed Celery tasks, API idempotency keys, report exports.
 _OPERATIONS_RECORDS = _view(
     "core.failedtask",
@@ -91,6 +107,8 @@ ROLES: dict[str, frozenset[str]] = {
         | {"tables.change_table", "compliance.change_ruleviolation", "shoes.correct_coup"}
         | {"accounting.record_inventorycount", "accounting.request_slip", "accounting.receive_slip"}
         | {"dealers.record_dealerrotation", "dealers.attribute_violation"}
+        | _PLAYER_RECORDS
+        | {PATRON_PERSONAL, "players.record_patron", "players.record_exclusion", "players.record_seatsession"}
     ),
     Role.ACCOUNTANT.value: frozenset(
         _FLOOR_RECORDS
@@ -103,6 +121,9 @@ ROLES: dict[str, frozenset[str]] = {
     Role.CAGE.value: frozenset(
         _view("tables.table", "accounting.slip", "accounting.slipstep") | {"accounting.issue_slip"}
     ),
+    # Hosts look after patrons (enrolment, details, comps): they see the patrons and their sessions
+    # with personal data, and nothing of the money of the tables.
+    Role.HOST.value: frozenset(_PLAYER_RECORDS | {PATRON_PERSONAL, "players.record_patron"}),
     Role.AUDITOR.value: frozenset(
         _FLOOR_RECORDS
         | _LEDGER_RECORDS
@@ -111,6 +132,7 @@ ROLES: dict[str, frozenset[str]] = {
         | _AUDIT_RECORDS
         | _OPERATIONS_RECORDS
         | _DEALER_RECORDS
+        | _PLAYER_RECORDS
         | _view("accounts.device", "accounts.stafftoken", "records.chainhead", "records.streamlink")
         | {RUN_REPORTS}
     ),

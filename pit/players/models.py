@@ -72,7 +72,7 @@ class PatronVersion(Recorded, Fact):
         ]
 
     def __str__(self) -> str:
-        return f"{self.patron.card_number} {self.name}"
+        return f"{self.patron.card_number} from {self.recorded_at:%Y-%m-%d %H:%M}"
 
 
 class ExclusionKind(models.TextChoices):

@@ -115,3 +115,42 @@ def build_more(django_capture_on_commit_callbacks):
         f.shoe(bb2)
         for n in range(3):
             device_create(table=bb2, name=f"terminal {n}")
+        build_players(bb2)
+
+
+def build_players(table):
+    """Patrons at the table: a rated session with a break, a buy-in and a reversal, an unrated one
+    identified later, a stood-up one, and an exclusion lifted (every page of the players' admin)."""
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from pit.players.models import Tier
+    from pit.players.services import (
+        buy_in_record,
+        buy_in_reverse,
+        exclusion_lift,
+        exclusion_record,
+        patron_enrol,
+        session_identify,
+        session_pause,
+        session_sit,
+        session_stand,
+    )
+
+    start = timezone.now() - dt.timedelta(hours=2)
+    gold = Tier.objects.create(code="gold", name="Gold", colour="#d4af37", rank=3)
+    li = patron_enrol(card_number="100234", name="Li Wei", tier=gold, nationality="MO")
+    ana = patron_enrol(card_number="100235", name="Ana Lopes", tier=gold, nationality="PT")
+    exclusion = exclusion_record(
+        patron=ana, kind="self", starts_at=start - dt.timedelta(days=30), ends_at=None, reason="asked at the desk"
+    )
+    exclusion_lift(exclusion=exclusion, at=start - dt.timedelta(days=1), reason="lifted on appeal")
+    seated = session_sit(table=table, seat=1, at=start, patron=li)
+    session_pause(session=seated, at=start + dt.timedelta(minutes=20))
+    cash = buy_in_record(session=seated, kind="cash", amount=Decimal("5000"), currency=table.currency, at=start)
+    buy_in_reverse(buy_in=cash, reason="keyed twice")
+    unrated = session_sit(table=table, seat=2, at=start, description="man, grey suit")
+    session_identify(session=unrated, patron=ana, reason="card shown at the cage")
+    stood = session_sit(table=table, seat=3, at=start, patron=ana)
+    session_stand(session=stood, at=start + dt.timedelta(minutes=30), chips_walked=Decimal("700"))
