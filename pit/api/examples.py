@@ -201,11 +201,62 @@ SUPPLEMENT_SEAT = {
 }
 
 
+SEAT_SESSION = {
+    "id": 5120,
+    "table": "BB1",
+    "seat": 3,
+    "card_number": "100234",
+    "description": "",
+    "started_at": "2026-11-29T21:10:00Z",
+    "gaming_day": "2026-11-29",
+    "recorded_by": "device 'seat readers' (BB1)",
+}
+SEAT_MONEY = {
+    "id": 930,
+    "session": 5120,
+    "seat": 3,
+    "kind": "cash",
+    "amount": "5000.00",
+    "currency": "USD",
+    "at": "2026-11-29T21:11:00Z",
+    "recorded_by": "device 'seat readers' (BB1)",
+}
+
+
 def _page(item):
     return {"count": 1, "next": None, "previous": None, "results": [item]}
 
 
 COMPONENT_EXAMPLES = {
+    "SeatSession": SEAT_SESSION,
+    "SessionHistory": {**SEAT_SESSION, "state": "stood", "ended_at": "2026-11-29T23:40:00Z"},
+    "SessionEvent": {
+        "id": 20411,
+        "session": 5120,
+        "seat": 3,
+        "kind": "stand",
+        "at": "2026-11-29T23:40:00Z",
+        "chips_walked": "7250.00",
+        "recorded_by": "device 'seat readers' (BB1)",
+    },
+    "Identification": {
+        "session": 5121,
+        "seat": 5,
+        "card_number": "100234",
+        "reason": "Card shown at the cage after the session began.",
+        "recorded_at": "2026-11-29T22:02:13Z",
+        "recorded_by": "device 'table terminal' (BB1)",
+    },
+    "SeatMoney": SEAT_MONEY,
+    "PatronLookup": {
+        "card_number": "100234",
+        "name": None,
+        "nationality": None,
+        "tier": "gold",
+        "status": "active",
+        "excluded": False,
+        "seated": ["BB1/3"],
+    },
     "Table": TABLE,
     "TableLimit": TABLE_LIMIT,
     "Shoe": SHOE,

@@ -26,6 +26,31 @@ def _issue_the_slip(floor: Floor) -> None:
     assert floor.client.get("/api/v1/accounting/days/2026-11-20/slips/").json()["slips"][0]["steps"]
 
 
+SAT_AT = recent(120)
+SEATS = "/api/v1/tables/{code}/seats"
+
+
+def _seat_a_player(floor: Floor) -> None:
+    body = {"seat": 1, "at": SAT_AT, "description": "man, grey suit"}
+    assert floor.client.post(f"{SEATS}/sit/".format(code="BB1"), body, format="json").status_code == 201
+
+
+def _seat_a_player_on_a_break(floor: Floor) -> None:
+    _seat_a_player(floor)
+    body = {"seat": 1, "at": recent(90)}
+    assert floor.client.post(f"{SEATS}/pause/".format(code="BB1"), body, format="json").status_code == 201
+
+
+def _seat_a_patron_unrated(floor: Floor) -> None:
+    from pit.players.models import Tier
+    from pit.players.services import patron_enrol
+
+    gold = Tier.objects.create(code="gold", name="Gold")
+    patron_enrol(card_number="100234", name="Li Wei", tier=gold, nationality="MO")
+    patron_enrol(card_number="100235", name="Ana Lopes", tier=gold, nationality="PT")
+    _seat_a_player(floor)
+
+
 @dataclass
 class Scenario:
     body: dict
@@ -77,6 +102,39 @@ SCENARIOS = {
         body={"wagers": [{"seat": 1, "bet": "player", "amount": "100.00"}], "reason": "Misread"},
         changes=[("reason", "Another reason")],
         revision=[("wagers", [{"seat": 1, "bet": "player", "amount": "50.00"}])],
+    ),
+    "/api/v1/tables/{code}/seats/sit/": Scenario(
+        body={"seat": 1, "at": recent(30), "description": "man, grey suit"},
+        changes=[("description", "woman, red scarf")],
+        same=[("description", "  man, grey suit  ")],
+    ),
+    "/api/v1/tables/{code}/seats/pause/": Scenario(
+        body={"seat": 1, "at": recent(60)}, changes=[], setup=_seat_a_player
+    ),
+    "/api/v1/tables/{code}/seats/resume/": Scenario(
+        body={"seat": 1, "at": recent(60)}, changes=[], setup=_seat_a_player_on_a_break
+    ),
+    "/api/v1/tables/{code}/seats/stand/": Scenario(
+        body={"seat": 1, "at": recent(5), "chips_walked": "250.00"},
+        changes=[("chips_walked", "300.00"), ("how", "estimated")],
+        same=[("chips_walked", "250")],
+        setup=_seat_a_player,
+    ),
+    "/api/v1/tables/{code}/seats/identify/": Scenario(
+        body={"seat": 1, "card_number": "100234", "reason": "card shown at the cage"},
+        changes=[("card_number", "100235"), ("reason", "face known")],
+        setup=_seat_a_patron_unrated,
+    ),
+    "/api/v1/tables/{code}/seats/buy-ins/": Scenario(
+        body={"seat": 1, "kind": "cash", "amount": "5000.00", "at": recent(100)},
+        changes=[("amount", "500.00"), ("kind", "marker")],
+        same=[("amount", "5000")],
+        setup=_seat_a_player,
+    ),
+    "/api/v1/tables/{code}/seats/walks/": Scenario(
+        body={"seat": 1, "how": "counted", "amount": "1200.00", "at": recent(100)},
+        changes=[("amount", "1000.00"), ("how", "estimated")],
+        setup=_seat_a_player,
     ),
     "/api/v1/cash/transactions/": Scenario(
         body={
