@@ -6,6 +6,8 @@ transactions and findings and records the review of a finding.
 A transaction is recorded once by its `reference` (the terminal's own number): the same post again
 is a 200 with the record, the same reference with other values a 409 naming each difference."""
 
+from decimal import Decimal
+
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -79,10 +81,17 @@ class CashInputSerializer(StrictSerializer):
     )
 
 
+class RateField(IdentifierField):
+    """An exchange rate as a decimal string, read as its canonical text ("0.12820" is "0.1282")."""
+
+    def to_internal_value(self, data) -> str:
+        return selectors.exact_text(Decimal(super().to_internal_value(data)))
+
+
 class RateInputSerializer(StrictSerializer):
     day = DayField(help_text="The gaming day whose transactions use the rate.")
     currency = currency_field()
-    rate = IdentifierField(
+    rate = RateField(
         pattern=r"[0-9]{1,9}(\.[0-9]{1,10})?",
         rule='a decimal string of up to 10 decimals, e.g. "1.0312"',
         what="an exchange rate",
