@@ -100,7 +100,7 @@ class RateInputSerializer(StrictSerializer):
     )
 
 
-class ReviewInputSerializer(StrictSerializer):
+class FindingReviewInputSerializer(StrictSerializer):
     status = ChoiceField(choices=[(s, s) for s in ("acknowledged", "filed", "dismissed")])
     note = TextField(max_length=2000, help_text="What was done and why.")
     filing_reference = TextField(
@@ -334,16 +334,16 @@ class FindingReviewView(APIView):
     write_permissions = ("cash.review_cashfinding",)
 
     @extend_schema(
-        request=ReviewInputSerializer,
+        request=FindingReviewInputSerializer,
         responses={200: FindingSerializer},
         summary="Acknowledge, file or dismiss a finding",
     )
     @idempotent
     def post(self, request, finding_id: int):
+        data = validated(FindingReviewInputSerializer, request)
         finding = CashFinding.objects.filter(pk=finding_id).select_related("patron", "table").first()
         if finding is None:
             raise Http404(f"There is no cash finding {finding_id}.")
-        data = validated(ReviewInputSerializer, request)
         reviewed = services.finding_review(
             finding=finding,
             status=data["status"],
