@@ -15,6 +15,7 @@ class Role(models.TextChoices):
     AUDITOR = "auditor", "Auditor"
     CAGE = "cage", "Cage"
     HOST = "host", "Host"
+    COMPLIANCE = "compliance", "Compliance"
     FLOOR_DEVICE = "floor device", "Floor device"
 
 

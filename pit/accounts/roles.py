@@ -84,6 +84,14 @@ _PLAYER_RECORDS = _view(
     "players.patronlook",
 )
 PATRON_PERSONAL = "players.view_patron_personal"
+# The patrons' cash (pit.cash): the rules and rates, every cash transaction, the findings.
+_CASH_RECORDS = _view(
+    "cash.cashrules",
+    "cash.exchangerate",
+    "cash.cashtransaction",
+    "cash.cashfinding",
+    "cash.cashfindingauditevent",
+)
 # The machinery around the records: failed Celery tasks, API idempotency keys, report exports.
 _OPERATIONS_RECORDS = _view(
     "core.failedtask",
@@ -109,6 +117,7 @@ ROLES: dict[str, frozenset[str]] = {
         | {"dealers.record_dealerrotation", "dealers.attribute_violation"}
         | _PLAYER_RECORDS
         | {PATRON_PERSONAL, "players.record_patron", "players.record_exclusion", "players.record_seatsession"}
+        | _view("cash.cashtransaction")
     ),
     Role.ACCOUNTANT.value: frozenset(
         _FLOOR_RECORDS
@@ -117,9 +126,20 @@ ROLES: dict[str, frozenset[str]] = {
         | {"ledger.change_reconciliation", RUN_REPORTS, "accounting.record_dropcount", "reports.keep_reportschedule"}
         | {"accounting.investigate_holdflag", "accounting.close_gamingday", "accounting.record_adjustment"}
     ),
-    # The cage issues fills and takes credits back; it sees the tables and the slips, nothing else.
+    # The cage issues fills and takes credits back, and records the cage's cash transactions and the
+    # day's exchange rates; it sees the tables, the slips and the patrons by card number, nothing else.
     Role.CAGE.value: frozenset(
-        _view("tables.table", "accounting.slip", "accounting.slipstep") | {"accounting.issue_slip"}
+        _view("tables.table", "accounting.slip", "accounting.slipstep", "players.patron")
+        | _view("cash.exchangerate", "cash.cashtransaction")
+        | {"accounting.issue_slip", "cash.record_cashtransaction", "cash.record_exchangerate"}
+    ),
+    # Compliance keeps the casino's anti-money-laundering duties: the cash rules, every cash
+    # transaction, the findings it acknowledges, files or dismisses, and the patrons in person.
+    Role.COMPLIANCE.value: frozenset(
+        _PLAYER_RECORDS
+        | _CASH_RECORDS
+        | _view("tables.table")
+        | {PATRON_PERSONAL, RUN_REPORTS, "cash.review_cashfinding", "cash.record_cashrules"}
     ),
     # Hosts look after patrons (enrolment, details, comps): they see the patrons and their sessions
     # with personal data, and nothing of the money of the tables.
@@ -133,6 +153,7 @@ ROLES: dict[str, frozenset[str]] = {
         | _OPERATIONS_RECORDS
         | _DEALER_RECORDS
         | _PLAYER_RECORDS
+        | _CASH_RECORDS
         | _view("accounts.device", "accounts.stafftoken", "records.chainhead", "records.streamlink")
         | {RUN_REPORTS}
     ),

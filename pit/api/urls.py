@@ -10,6 +10,7 @@ from pit.api.errors import error_response
 from pit.api.resources import (
     accounting,
     alarms,
+    cash,
     corrections,
     coups,
     dealers,
@@ -86,6 +87,11 @@ urlpatterns = [
     path("paytables/", paytables.PaytableListView.as_view(), name="paytable-list"),
     path("paytables/<int:paytable_id>/odds/", paytables.PaytableOddsView.as_view(), name="paytable-odds"),
     path("accounting/", include((accounting.urlpatterns, "accounting"))),
+    path("cash/transactions/", cash.CashTransactionView.as_view(), name="cash-transactions"),
+    path("cash/days/<str:day>/", cash.CashDayView.as_view(), name="cash-day"),
+    path("cash/rates/", cash.RateView.as_view(), name="cash-rates"),
+    path("cash/findings/", cash.FindingListView.as_view(), name="cash-findings"),
+    path("cash/findings/<int:finding_id>/review/", cash.FindingReviewView.as_view(), name="cash-finding-review"),
     # The schema and its docs are public: they describe the API, they hold no data.
     path(
         "schema/",

@@ -54,6 +54,7 @@ CODE_FAULT: dict[str, Fault] = {
     "derivation_quarantined": Fault.OTHER,
     "excluded_patron_seated": Fault.OTHER,
     "patron_at_two_tables": Fault.OTHER,
+    "cash_threshold_near": Fault.OTHER,
 }
 
 # The codes charged to the dealer of the coup (unless a pit boss put the violation down to a device or neither).

@@ -74,6 +74,7 @@ VIOLATION_CODES: dict[str, ViolationKind] = _kinds(
     ("win_deviation", "Win against theoretical beyond the alarm threshold (z-score)", Severity.MEDIUM),
     ("side_bet_advantage_play", "A seat's side bets fall on positive-expectation coups beyond chance", Severity.MEDIUM),
     ("dealer_error_rate", "A dealer's errors per 1,000 coups beyond the threshold, beyond chance", Severity.MEDIUM),
+    ("cash_threshold_near", "A seated patron's cash in today is near the currency transaction report threshold", Severity.MEDIUM),
     ("dealer_rotation_overdue", "A dealer's rotation ran past a shift with nobody recorded coming in", Severity.MEDIUM),
     # Players (pit.players): who sits at the tables.
     ("excluded_patron_seated", "An excluded patron seated at a table", Severity.HIGH),

@@ -27,6 +27,7 @@ ALARM_CODES: tuple[str, ...] = tuple(
         "play_at_closed_table",
         "excluded_patron_seated",
         "patron_at_two_tables",
+        "cash_threshold_near",
     )
     if code in VIOLATION_CODES
 )

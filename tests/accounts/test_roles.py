@@ -60,6 +60,7 @@ def test_what_pit_bosses_and_accountants_may_change():
         Role.AUDITOR: set(),
         Role.CAGE: set(),
         Role.HOST: set(),
+        Role.COMPLIANCE: set(),
         Role.FLOOR_DEVICE: set(),
     }
     assert RUN_REPORTS in ROLES[Role.ACCOUNTANT]
@@ -88,12 +89,19 @@ def test_auditors_view_every_model_of_the_pit():
 
 def test_personal_data_of_patrons_only_to_the_roles_that_deal_with_the_person():
     personal = "players.view_patron_personal"
-    assert {role for role, perms in ROLES.items() if personal in perms} == {Role.PIT_BOSS, Role.HOST}
+    assert {role for role, perms in ROLES.items() if personal in perms} == {Role.PIT_BOSS, Role.HOST, Role.COMPLIANCE}
     assert "players.view_patron" in ROLES[Role.AUDITOR]  # card numbers only
     host = ROLES[Role.HOST]
     assert {"players.record_patron", "players.view_seatsession"} <= host
     assert not {p for p in host if p.split(".")[0] in ("ledger", "accounting", "shoes")}
     assert {role for role, perms in ROLES.items() if "players.record_exclusion" in perms} == {Role.PIT_BOSS}
+
+
+def test_cash_findings_are_compliances_and_the_cage_records_the_cages_cash():
+    assert {role for role, perms in ROLES.items() if "cash.review_cashfinding" in perms} == {Role.COMPLIANCE}
+    assert {role for role, perms in ROLES.items() if "cash.record_cashtransaction" in perms} == {Role.CAGE}
+    assert {role for role, perms in ROLES.items() if "cash.record_cashrules" in perms} == {Role.COMPLIANCE}
+    assert "players.view_patron_personal" not in ROLES[Role.CAGE]
 
 
 def test_user_create_with_role(django_user_model):

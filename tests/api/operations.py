@@ -126,6 +126,7 @@ class Floor:
             "number": "F-1",
             "day": DAY,
             "slug": "hourly-drop",
+            "finding_id": 1,
             **given,
         }
         return re.sub(r"\{(\w+)\}", lambda match: str(values[match.group(1)]), path)

@@ -136,6 +136,24 @@ SCENARIOS = {
         changes=[("amount", "1000.00"), ("how", "estimated")],
         setup=_seat_a_player,
     ),
+    "/api/v1/cash/transactions/": Scenario(
+        body={
+            "reference": "CW3-000123",
+            "kind": "chip_redemption",
+            "at": recent(45),
+            "currency": "USD",
+            "amount": "12500.00",
+            "location": "Cage window 3",
+            "description": "man, blue cap",
+        },
+        changes=[("amount", "12000.00"), ("kind", "chip_purchase"), ("description", "woman, green coat")],
+        same=[("amount", "12500"), ("description", "  man, blue cap  ")],
+    ),
+    "/api/v1/cash/rates/": Scenario(
+        body={"day": DAY, "currency": "HKD", "rate": "0.1282"},
+        changes=[("rate", "0.1283")],
+        same=[("rate", "0.12820")],
+    ),
     "/api/v1/violations/{violation_id}/fault/": Scenario(
         body={"fault": "dealer", "note": "Paid short"}, changes=[], revision=[("fault", "device")]
     ),

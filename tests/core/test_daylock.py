@@ -17,6 +17,7 @@ from pit.accounting.models import GamingDayEvent, Slip
 from pit.accounting.services import drop_record, inventory_record, slip_issue, slip_receive, slip_request
 from pit.accounts.models import Role
 from pit.accounts.services import user_create_with_role
+from pit.cash.services import CashInput, transaction_record, transaction_reverse
 from pit.core.actors import Actor
 from pit.core.daylock import EXEMPT, WRITE_SERVICES
 from pit.core.errors import Conflict
@@ -197,6 +198,20 @@ SCENARIOS = {
         session=p.seated, how="estimated", amount=Decimal("100"), currency=p.bb1.currency, at=p.start
     ),
     "pit.players.services.walk_reverse": lambda p: walk_reverse(walk=p.walk, reason="keyed twice"),
+    "pit.cash.services.transaction_record": lambda p: transaction_record(
+        cash=CashInput(
+            reference="CAGE-1",
+            kind="chip_redemption",
+            at=p.start,
+            currency=p.bb1.currency,
+            amount=Decimal("800"),
+            location="cage window 1",
+            patron=p.patron,
+        )
+    ),
+    "pit.cash.services.transaction_reverse": lambda p: transaction_reverse(
+        reversed_=p.buy_in.cash_transaction, reason="keyed twice", reference="CAGE-2"
+    ),
     "pit.accounting.services.inventory_record": lambda p: inventory_record(
         table=p.mb1,
         gaming_day=p.day,

@@ -38,6 +38,7 @@ SPECTACULAR_SETTINGS = {
         "ErrorCodeEnum": "pit.api.errors.ERROR_CODES",
         "PaytableFactEnum": "pit.api.serializers.FACT_CHOICES",
         "RoundingModeEnum": "pit.api.serializers.ROUNDING_MODES",
+        "CashKindEnum": "pit.cash.models.CashKind",
     },
     # A field that may be null is a nullable enum, not a oneOf with a separate NullEnum.
     "ENUM_ADD_EXPLICIT_BLANK_NULL_CHOICE": False,

@@ -110,6 +110,9 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "protection.dealer_error_rates_check": {"task": "protection.dealer_error_rates_check", "schedule": 600},
     # Patrons tested across seats, tables and days (PIT_PROTECTION_PATRON_DAYS), every night.
     "protection.patron_checks": {"task": "protection.patron_checks", "schedule": crontab(hour=7, minute=30)},
+    # The patrons' cash of the current and the previous gaming day checked again (CTR worksheets,
+    # identifications, suspicious patterns: pit.cash.patterns), every 5 minutes.
+    "cash.cash_check_days": {"task": "cash.cash_check_days", "schedule": 5 * 60},
     # Background export files older than PIT_REPORT_EXPORT_KEEP_DAYS, every 6 hours.
     "reports.report_exports_purge": {"task": "reports.report_exports_purge", "schedule": 6 * 60 * 60},
     # Report schedules whose hour has come on a day they are due (each runs once that day), every 5 minutes.

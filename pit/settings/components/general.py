@@ -55,6 +55,7 @@ LOCAL_APPS = [
     "pit.dealers",
     "pit.players",
     "pit.ratings",
+    "pit.cash",
     "pit.protection",
     "pit.reports",
     "pit.rollups",

@@ -12,6 +12,13 @@ PIT_DEFAULT_CURRENCY = env.str("PIT_DEFAULT_CURRENCY", default="USD")
 # A commission box variance within this amount (per seat) raises no violation.
 PIT_BOX_VARIANCE_TOLERANCE = env.str("PIT_BOX_VARIANCE_TOLERANCE", default="0.00")
 
+# ---------------------------------------------------------------- The patrons' cash
+# The cash-reporting preset (pit.cash.presets: us, mo, sg, au, ph) that stands until compliance
+# records the casino's own rules; recorded rules (admin, Cash rules) take over from their moment.
+PIT_CASH_JURISDICTION = env.str("PIT_CASH_JURISDICTION", default="us")
+# Open cash findings whose filing deadline is this many days away or less are alarmed.
+PIT_CASH_DEADLINE_WARNING_DAYS = env.int("PIT_CASH_DEADLINE_WARNING_DAYS", default=3)
+
 # ---------------------------------------------------------------- Access
 # Proxies in front of the app that append to X-Forwarded-For (nginx: 1). The client's address, for
 # throttling and lockouts, is the one the outermost trusted proxy saw; 0: REMOTE_ADDR.

@@ -1,0 +1,321 @@
+"""What a gaming day's cash shows, as findings: the CTR worksheets and identification requests the
+thresholds call for, and the suspicious patterns (docs/design/cash.md states each rule):
+
+- structuring: `structuring_count` or more transactions of one direction each "just under" a
+  threshold (from `structuring_band` of the MTL or CTR threshold up to it, not over) by one patron
+  within `structuring_days` consecutive gaming days; or buy-ins just under the CTR threshold by
+  `structuring_count` or more persons at one table within `structuring_table_minutes`, together over it;
+- minimal gaming: a finished session whose cash buy-ins reach `pattern_floor` and whose recorded
+  handle is under `minimal_gaming_share` of them;
+- chip walking: a finished session whose chips in (every buy-in) plus its net result at the seat
+  minus the chips recorded as walked leaves `pattern_floor` or more unaccounted for;
+- cash out for another: chip redemptions by a patron, in one gaming day, more than the chips the
+  patron walked from the tables that day and the day before by `pattern_floor` or more.
+
+Reversed transactions and reversals take no part in a pattern (what was reversed did not happen).
+"""
+
+import datetime as dt
+import hashlib
+from collections import defaultdict
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from pit.cash.models import CashRules, CashTransaction, FindingKind
+from pit.cash.selectors import PatronDay, aggregate, day_rows, exact_text, patron_sessions, rate_for, rules_at
+from pit.core.money import exponent
+from pit.players import selectors as seats
+from pit.players.models import BuyIn, ChipsWalked, SeatSession, SessionEvent
+from pit.shoes.models import WagerResult
+
+
+@dataclass
+class Found:
+    kind: str
+    fingerprint: str
+    patron_id: int | None = None
+    description: str = ""
+    table_id: int | None = None
+    cash_in: Decimal = Decimal(0)
+    cash_out: Decimal = Decimal(0)
+    evidence: dict = field(default_factory=dict)
+
+
+def _amount(minor: int, currency: str, rate: str) -> Decimal:
+    return Decimal(minor).scaleb(-exponent(currency)) * Decimal(rate)
+
+
+def _person(description: str) -> str:
+    return hashlib.sha256(description.encode()).hexdigest()[:16]
+
+
+def deadline(day: dt.date, kind: str, rules: CashRules) -> dt.date:
+    """The filing deadline of a finding of `day`: the CTR's for worksheets and identification, the
+    SAR's for patterns; counted in business days where the rules say so."""
+    days = rules.ctr_deadline_days if kind in (FindingKind.CTR, FindingKind.IDENTIFY) else rules.sar_deadline_days
+    if not rules.business_days:
+        return day + dt.timedelta(days=days)
+    moment, left = day, days
+    while left:
+        moment += dt.timedelta(days=1)
+        if moment.weekday() < 5:
+            left -= 1
+    return moment
+
+
+def findings_of_day(*, day: dt.date, rules: CashRules) -> list[Found]:
+    rows = day_rows(day)
+    people = aggregate(rows)
+    found = _thresholds(day, people, rules)
+    standing = _standing(rows)
+    found += _structuring_by_patron(day, standing, rules)
+    found += _structuring_at_table(day, standing, rules)
+    found += _sessions(day, rules)
+    found += _cash_out_for_other(day, standing, rules)
+    return found
+
+
+def _thresholds(day: dt.date, people: dict[tuple, PatronDay], rules: CashRules) -> list[Found]:
+    found = []
+    for person in people.values():
+        if person.cash_in <= rules.ctr_threshold and person.cash_out <= rules.ctr_threshold:
+            continue
+        if person.patron_id is not None:
+            kind, fingerprint = FindingKind.CTR, f"ctr:{person.patron_id}:{day}"
+        else:
+            kind, fingerprint = FindingKind.IDENTIFY, f"identify:{day}:{_person(person.description)}"
+        found.append(
+            Found(
+                kind=kind,
+                fingerprint=fingerprint,
+                patron_id=person.patron_id,
+                description=person.description,
+                cash_in=person.cash_in,
+                cash_out=person.cash_out,
+                evidence={"transactions": sorted(person.transactions)},
+            )
+        )
+    return found
+
+
+def _standing(rows: list[dict]) -> list[dict]:
+    """The day's transactions that stand: neither a reversal nor reversed."""
+    reversed_ids = {row["reverses_id"] for row in rows if row["reverses_id"] is not None}
+    return [row for row in rows if row["reverses_id"] is None and row["id"] not in reversed_ids]
+
+
+def _just_under(amount: Decimal, rules: CashRules) -> str | None:
+    for name, limit in (("ctr", rules.ctr_threshold), ("mtl", rules.mtl_threshold)):
+        if limit > 0 and limit * rules.structuring_band <= amount <= limit:
+            return name
+    return None
+
+
+def _structuring_by_patron(day: dt.date, standing: list[dict], rules: CashRules) -> list[Found]:
+    first = day - dt.timedelta(days=rules.structuring_days - 1)
+    patrons = {row["patron_id"] for row in standing if row["patron_id"] is not None}
+    earlier = CashTransaction.objects.filter(
+        gaming_day__gte=first,
+        gaming_day__lt=day,
+        patron_id__in=patrons,
+        reverses__isnull=True,
+        reversed_by__isnull=True,
+    ).values("id", "patron_id", "direction", "currency", "amount_minor", "rate")
+    groups: dict[tuple, list[tuple[int, Decimal, bool]]] = defaultdict(list)
+    for row, today in [(row, False) for row in earlier] + [(row, True) for row in standing]:
+        if row["patron_id"] is None:
+            continue
+        amount = _amount(row["amount_minor"], row["currency"], row["rate"])
+        threshold = _just_under(amount, rules)
+        if threshold is not None:
+            groups[(row["patron_id"], row["direction"], threshold)].append((row["id"], amount, today))
+    found = []
+    for (patron_id, direction, threshold), items in sorted(groups.items()):
+        total = sum((amount for _, amount, _ in items), Decimal(0))
+        if len(items) < rules.structuring_count or not any(today for *_, today in items):
+            continue
+        if total < rules.sar_threshold:
+            continue
+        found.append(
+            Found(
+                kind=FindingKind.STRUCTURING,
+                fingerprint=f"structuring:{patron_id}:{day}:{direction}:{threshold}",
+                patron_id=patron_id,
+                cash_in=total if direction == "in" else Decimal(0),
+                cash_out=total if direction == "out" else Decimal(0),
+                evidence={
+                    "transactions": sorted(item_id for item_id, *_ in items),
+                    "rule": f"{len(items)} {direction} transactions just under the {threshold.upper()} threshold "
+                    f"within {rules.structuring_days} gaming days",
+                },
+            )
+        )
+    return found
+
+
+def _structuring_at_table(day: dt.date, standing: list[dict], rules: CashRules) -> list[Found]:
+    window = dt.timedelta(minutes=rules.structuring_table_minutes)
+    by_table: dict[int, list[tuple[dict, Decimal]]] = defaultdict(list)
+    for row in standing:
+        if row["table_id"] is None or row["direction"] != "in":
+            continue
+        amount = _amount(row["amount_minor"], row["currency"], row["rate"])
+        if _just_under(amount, rules) == "ctr":
+            by_table[row["table_id"]].append((row, amount))
+    found, used = [], set()
+    for table_id, items in sorted(by_table.items()):
+        for index, (start, _) in enumerate(items):
+            if start["id"] in used:
+                continue
+            group = [(row, amount) for row, amount in items[index:] if row["at"] - start["at"] <= window]
+            persons = {row["patron_id"] or row["description"] for row, _ in group}
+            total = sum((amount for _, amount in group), Decimal(0))
+            if len(persons) < rules.structuring_count or total <= rules.ctr_threshold:
+                continue
+            used.update(row["id"] for row, _ in group)
+            found.append(
+                Found(
+                    kind=FindingKind.STRUCTURING,
+                    fingerprint=f"structuring-table:{table_id}:{day}:{start['id']}",
+                    table_id=table_id,
+                    description=f"{len(persons)} persons at one table",
+                    cash_in=total,
+                    evidence={
+                        "transactions": sorted(row["id"] for row, _ in group),
+                        "rule": f"{len(group)} buy-ins just under the CTR threshold by {len(persons)} persons "
+                        f"within {rules.structuring_table_minutes} minutes, together over it",
+                    },
+                )
+            )
+    return found
+
+
+def _net_minor(wager) -> int:
+    """The player's result of one settled wager at the seat, commission owed included."""
+    if wager.result == WagerResult.WIN:
+        return wager.payout_minor - wager.commission_minor
+    if wager.result == WagerResult.LOSE:
+        return -wager.amount_minor
+    return -wager.commission_minor
+
+
+def _sessions(day: dt.date, rules: CashRules) -> list[Found]:
+    """Minimal gaming and chip walking, over the day's finished sessions with buy-ins of note."""
+    finished = set(
+        SessionEvent.objects.filter(kind="stand", session__gaming_day=day).values_list("session_id", flat=True)
+    )
+    buy_ins: dict[int, list[BuyIn]] = defaultdict(list)
+    for buy_in in BuyIn.objects.filter(session_id__in=finished).select_related("reverses"):
+        buy_ins[buy_in.session_id].append(buy_in)
+    walked: dict[int, list[ChipsWalked]] = defaultdict(list)
+    for walk in ChipsWalked.objects.filter(session_id__in=finished):
+        walked[walk.session_id].append(walk)
+    cash: dict[int, list[CashTransaction]] = defaultdict(list)
+    for item in CashTransaction.objects.filter(session_id__in=finished, direction="in"):
+        cash[item.session_id].append(item)
+    found = []
+    for session in SeatSession.objects.filter(pk__in=buy_ins).select_related("table"):
+        rate = _table_rate(session, cash[session.pk])
+        if rate is None:
+            continue
+        chips_in = _net(buy_ins[session.pk])
+        if chips_in * rate < rules.pattern_floor:
+            continue
+        wagers = list(seats.session_wagers(session))
+        handle = sum((w.amount_minor for w in wagers), 0)
+        result = sum((_net_minor(w) for w in wagers), 0)
+        walked_minor = _net(walked[session.pk])
+        patron = seats.session_patron(session)
+        who = {"patron_id": patron.pk if patron else None, "description": session.description}
+        evidence = {
+            "sessions": [session.pk],
+            "transactions": sorted(item.pk for item in cash[session.pk]),
+            "wagers": sorted(w.pk for w in wagers),
+        }
+        cash_in = sum(
+            (item.reporting_amount * (-1 if item.reverses_id else 1) for item in cash[session.pk]), Decimal(0)
+        )
+        if cash_in >= rules.pattern_floor and Decimal(handle) * rate < cash_in * rules.minimal_gaming_share:
+            found.append(
+                Found(
+                    kind=FindingKind.MINIMAL_GAMING,
+                    fingerprint=f"minimal_gaming:{session.pk}",
+                    table_id=session.table_id,
+                    cash_in=cash_in,
+                    evidence={**evidence, "handle": str(_money(handle, session.table.currency))},
+                    **who,
+                )
+            )
+        unaccounted = (chips_in + result - walked_minor) * rate
+        if unaccounted >= rules.pattern_floor:
+            found.append(
+                Found(
+                    kind=FindingKind.CHIP_WALKING,
+                    fingerprint=f"chip_walking:{session.pk}",
+                    table_id=session.table_id,
+                    cash_in=cash_in,
+                    evidence={
+                        **evidence,
+                        "chips_in": str(_money(chips_in, session.table.currency)),
+                        "result": str(_money(result, session.table.currency)),
+                        "walked": str(_money(walked_minor, session.table.currency)),
+                        "unaccounted": exact_text(unaccounted),
+                    },
+                    **who,
+                )
+            )
+    return found
+
+
+def _money(minor: int, currency: str) -> Decimal:
+    return Decimal(minor).scaleb(-exponent(currency))
+
+
+def _net(records) -> int:
+    """Minor units of a session's buy-ins or walks, reversals taken back."""
+    return sum((-r.amount_minor if r.reverses_id else r.amount_minor) for r in records)
+
+
+def _table_rate(session: SeatSession, cash: list[CashTransaction]) -> Decimal | None:
+    """The reporting rate of the table's currency (minor units to reporting units), from the
+    session's own cash transactions where it has them, else the latest recorded; None where no
+    rate is recorded (chips only, in a currency without a rate: nothing to compare it with)."""
+    currency = session.table.currency
+    for item in cash:
+        if item.currency == currency:
+            return Decimal(item.rate).scaleb(-exponent(currency))
+    rate = rate_for(session.gaming_day, currency, rules_at(session.started_at).reporting_currency)
+    return None if rate is None else Decimal(rate).scaleb(-exponent(currency))
+
+
+def _cash_out_for_other(day: dt.date, standing: list[dict], rules: CashRules) -> list[Found]:
+    redeemed: dict[int, list[dict]] = defaultdict(list)
+    for row in standing:
+        if row["kind"] == "chip_redemption" and row["patron_id"] is not None:
+            redeemed[row["patron_id"]].append(row)
+    found = []
+    for patron_id, items in sorted(redeemed.items()):
+        total = sum((_amount(r["amount_minor"], r["currency"], r["rate"]) for r in items), Decimal(0))
+        if total < rules.pattern_floor:
+            continue
+        sessions = patron_sessions(patron_id, day - dt.timedelta(days=1), day)
+        walked = Decimal(0)
+        for session in sessions:
+            rate = _table_rate(session, []) or Decimal(0)
+            walked += _net(list(ChipsWalked.objects.filter(session=session))) * rate
+        if total - walked < rules.pattern_floor:
+            continue
+        found.append(
+            Found(
+                kind=FindingKind.CASH_OUT_FOR_OTHER,
+                fingerprint=f"cash_out_for_other:{patron_id}:{day}",
+                patron_id=patron_id,
+                cash_out=total,
+                evidence={
+                    "transactions": sorted(r["id"] for r in items),
+                    "sessions": sorted(s.pk for s in sessions),
+                    "walked": exact_text(walked),
+                },
+            )
+        )
+    return found

@@ -1,0 +1,331 @@
+"""Writes of the patrons' cash: the rules, the day's rates, cash transactions and their reversals,
+the day's check (worksheets and patterns found, kept and cleared by fingerprint) and compliance's
+review of a finding. Every write is atomic; a closed gaming day takes no new transaction."""
+
+import datetime as dt
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from pit import game
+from pit.cash import patterns
+from pit.cash.models import (
+    DIRECTIONS,
+    CashFinding,
+    CashKind,
+    CashRules,
+    CashTransaction,
+    ExchangeRate,
+    FindingStatus,
+)
+from pit.cash.presets import PRESETS, preset_values
+from pit.cash.selectors import cash_in_today, exact_text, rate_for, rules_at
+from pit.compliance.services import violation_record
+from pit.core.actors import SYSTEM, Actor
+from pit.core.daylock import day_write, days_ensure_open
+from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
+from pit.core.money import MoneyError, to_minor
+
+RATE_PLACES = 10
+
+
+def _invalid(field: str, message: str) -> ValidationError:
+    return ValidationError({field: [message]})
+
+
+def rules_record(
+    *,
+    preset: str,
+    effective_from: dt.datetime,
+    overrides: dict | None = None,
+    actor: Actor = SYSTEM,
+) -> CashRules:
+    """A new version of the cash-reporting rules: the preset's values, with `overrides` of any of them."""
+    if preset not in PRESETS:
+        raise _invalid(
+            "preset",
+            _("Unknown preset %(preset)s; presets: %(known)s.")
+            % {"preset": preset, "known": ", ".join(sorted(PRESETS))},
+        )
+    values = preset_values(preset)
+    values.pop("preset")
+    unknown = sorted(set(overrides or {}) - {field.name for field in CashRules._meta.concrete_fields})
+    if unknown:
+        raise _invalid(unknown[0], _("Not a value of the cash rules."))
+    values.update(overrides or {})
+    rules = CashRules(preset=preset, effective_from=effective_from, **values, **actor.recorded_fields())
+    rules.full_clean(exclude=["recorded_by_user", "recorded_by_device"], validate_unique=False)
+    try:
+        with transaction.atomic():
+            rules.save()
+    except IntegrityError:
+        raise _invalid("effective_from", _("Rules take effect at this moment already.")) from None
+    return rules
+
+
+def _canonical_rate(rate) -> str:
+    try:
+        value = Decimal(str(rate))
+    except InvalidOperation:
+        raise _invalid("rate", _("Not a decimal rate.")) from None
+    if not value.is_finite() or value <= 0:
+        raise _invalid("rate", _("A rate is a positive decimal."))
+    if -value.as_tuple().exponent > RATE_PLACES:  # type: ignore[operator]
+        raise _invalid("rate", _("A rate has at most %(places)s decimal places.") % {"places": RATE_PLACES})
+    return exact_text(value)
+
+
+def rate_record(*, day: dt.date, currency: str, rate, actor: Actor = SYSTEM) -> ExchangeRate:
+    """The day's rate of `currency` in the reporting currency of the rules standing that day."""
+    rules = rules_at(gaming_day_bounds(day)[1] - dt.timedelta(microseconds=1))
+    if currency == rules.reporting_currency:
+        raise _invalid("currency", _("The reporting currency's rate is 1."))
+    text = _canonical_rate(rate)
+    try:
+        with transaction.atomic():
+            return ExchangeRate.objects.create(
+                day=day,
+                currency=currency,
+                reporting_currency=rules.reporting_currency,
+                rate=text,
+                **actor.recorded_fields(),
+            )
+    except IntegrityError:
+        raise _invalid(
+            "day", _("The rate of %(currency)s on %(day)s is recorded already.") % {"currency": currency, "day": day}
+        ) from None
+
+
+def _rate(day: dt.date, currency: str, reporting_currency: str) -> str:
+    found = rate_for(day, currency, reporting_currency)
+    if found is None:
+        raise _invalid(
+            "currency",
+            _("No exchange rate of %(currency)s into %(reporting)s is recorded on or before %(day)s.")
+            % {"currency": currency, "reporting": reporting_currency, "day": day},
+        )
+    return found
+
+
+@dataclass(frozen=True)
+class CashInput:
+    reference: str
+    kind: str
+    at: dt.datetime
+    currency: str
+    amount: Decimal
+    table: object = None  # tables.Table, or None at the cage
+    location: str = ""
+    patron: object = None  # players.Patron
+    description: str = ""
+    session: object = None  # players.SeatSession
+    buy_in: object = None  # players.BuyIn
+
+
+@day_write(writes=("cash.CashTransaction",), day_of="the gaming day of the transaction's moment")
+def transaction_record(*, cash: CashInput, actor: Actor = SYSTEM) -> CashTransaction:
+    """Record a cash transaction; the same reference again returns the recorded one (the caller
+    compares). The amount is converted at the day's rate, kept on the row."""
+    if cash.kind not in CashKind.values:
+        raise _invalid("kind", _("Unknown kind; kinds: %(kinds)s.") % {"kinds": ", ".join(CashKind.values)})
+    if cash.patron is None and not cash.description.strip():
+        raise _invalid("description", _("Name the patron or describe the person."))
+    try:
+        minor = to_minor(cash.amount, cash.currency)
+    except MoneyError as exc:
+        raise _invalid("amount", str(exc)) from None
+    if minor <= 0:
+        raise _invalid("amount", _("An amount is more than zero."))
+    if timezone.is_naive(cash.at):
+        raise _invalid("at", _("A moment carries its time zone."))
+    rules = rules_at(cash.at)
+    day = gaming_day_for(cash.at)
+    location = cash.location or (cash.table.code if cash.table is not None else "")
+    if not location:
+        raise _invalid("location", _("Say where: the table or the cage window."))
+    with transaction.atomic():
+        existing = CashTransaction.objects.filter(reference=cash.reference).first()
+        if existing is not None:
+            return existing
+        days_ensure_open([day])
+        return CashTransaction.objects.create(
+            reference=cash.reference,
+            kind=cash.kind,
+            direction=DIRECTIONS[cash.kind],
+            at=cash.at,
+            gaming_day=day,
+            table=cash.table,
+            location=location,
+            patron=cash.patron,
+            description=cash.description.strip(),
+            session=cash.session,
+            buy_in=cash.buy_in,
+            currency=cash.currency,
+            amount_minor=minor,
+            reporting_currency=rules.reporting_currency,
+            rate=_rate(day, cash.currency, rules.reporting_currency),
+            **actor.recorded_fields(),
+        )
+
+
+@day_write(writes=("cash.CashTransaction",), day_of="the gaming day of the reversed transaction")
+def transaction_reverse(*, reversed_: CashTransaction, reason: str, reference: str, actor: Actor = SYSTEM):
+    """A reversing record of a mistaken transaction: the same kind, amount and rate, opposite effect."""
+    if not reason.strip():
+        raise _invalid("reason", _("Say why the transaction is reversed."))
+    with transaction.atomic():
+        locked = CashTransaction.objects.select_for_update().get(pk=reversed_.pk)
+        if locked.reverses_id is not None:
+            raise _invalid("reverses", _("A reversal is not reversed; record the transaction again."))
+        if CashTransaction.objects.filter(reverses=locked).exists():
+            raise _invalid("reverses", _("This transaction is reversed already."))
+        days_ensure_open([locked.gaming_day])
+        return CashTransaction.objects.create(
+            reference=reference,
+            kind=locked.kind,
+            direction=locked.direction,
+            at=timezone.now(),
+            gaming_day=locked.gaming_day,
+            table=locked.table,
+            location=locked.location,
+            patron=locked.patron,
+            description=locked.description,
+            session=locked.session,
+            currency=locked.currency,
+            amount_minor=locked.amount_minor,
+            reporting_currency=locked.reporting_currency,
+            rate=locked.rate,
+            reverses=locked,
+            reason=reason.strip(),
+            **actor.recorded_fields(),
+        )
+
+
+def threshold_near_check(*, cash: CashTransaction) -> None:
+    """A seated patron's cash in today at the alert share of the CTR threshold or more (and not
+    over it) is the alarm `cash_threshold_near` at the table, before the buy-in that crosses it."""
+    if cash.patron_id is None or cash.table_id is None or cash.direction != "in":
+        return
+    rules = rules_at(cash.at)
+    total = cash_in_today(patron_id=cash.patron_id, day=cash.gaming_day)
+    limit = rules.ctr_threshold
+    if not (limit * rules.alert_share <= total <= limit):
+        return
+    violation_record(
+        finding=game.violation(
+            "cash_threshold_near",
+            _("Patron %(card)s has %(total)s %(currency)s cash in today, at %(share)s%% of the %(limit)s threshold.")
+            % {
+                "card": cash.patron.card_number,
+                "total": f"{total:,.2f}",
+                "currency": rules.reporting_currency,
+                "share": f"{(total / limit * 100):.0f}",
+                "limit": f"{limit:,.2f}",
+            },
+        ),
+        fingerprint=f"cash_threshold_near:{cash.patron_id}:{cash.gaming_day}",
+        table=cash.table,
+        gaming_day=cash.gaming_day,
+        found_by="cash.threshold_near",
+        seat=cash.session.seat if cash.session_id else None,
+    )
+
+
+def cash_check_day(*, day: dt.date) -> dict[str, int]:
+    """Find the day's worksheets and patterns (pit.cash.patterns), record the new ones, update the
+    totals and evidence of those found before, clear those that no longer hold. Returns counts."""
+    rules = rules_at(gaming_day_bounds(day)[1] - dt.timedelta(microseconds=1))
+    found = patterns.findings_of_day(day=day, rules=rules)
+    counts = {"found": 0, "updated": 0, "cleared": 0}
+    with transaction.atomic():
+        known = {f.fingerprint: f for f in CashFinding.objects.select_for_update().filter(gaming_day=day)}
+        for item in found:
+            finding = known.get(item.fingerprint)
+            if finding is None:
+                CashFinding.objects.create(
+                    kind=item.kind,
+                    fingerprint=item.fingerprint,
+                    gaming_day=day,
+                    patron_id=item.patron_id,
+                    description=item.description,
+                    table_id=item.table_id,
+                    reporting_currency=rules.reporting_currency,
+                    cash_in=exact_text(item.cash_in),
+                    cash_out=exact_text(item.cash_out),
+                    evidence=item.evidence,
+                    deadline=patterns.deadline(day, item.kind, rules),
+                )
+                counts["found"] += 1
+                continue
+            changes = {}
+            if (finding.cash_in, finding.cash_out, finding.evidence) != (
+                exact_text(item.cash_in),
+                exact_text(item.cash_out),
+                item.evidence,
+            ):
+                changes.update(
+                    cash_in=exact_text(item.cash_in), cash_out=exact_text(item.cash_out), evidence=item.evidence
+                )
+            if finding.cleared_at is not None:
+                changes["cleared_at"] = None
+            if changes:
+                for name, value in changes.items():
+                    setattr(finding, name, value)
+                finding.save(update_fields=list(changes))
+                counts["updated"] += 1
+        holding = {item.fingerprint for item in found}
+        counts["cleared"] = (
+            CashFinding.objects.filter(gaming_day=day, cleared_at__isnull=True)
+            .exclude(fingerprint__in=holding)
+            .update(cleared_at=timezone.now())
+        )
+    return counts
+
+
+_REVIEWS = {
+    FindingStatus.ACKNOWLEDGED: {FindingStatus.OPEN},
+    FindingStatus.FILED: {FindingStatus.OPEN, FindingStatus.ACKNOWLEDGED},
+    FindingStatus.DISMISSED: {FindingStatus.OPEN, FindingStatus.ACKNOWLEDGED},
+}
+
+
+def finding_review(
+    *,
+    finding: CashFinding,
+    status: str,
+    note: str,
+    actor: Actor,
+    filing_reference: str = "",
+    filed_on: dt.date | None = None,
+) -> CashFinding:
+    """Compliance works a finding: acknowledge, file (with the filing's reference and date) or
+    dismiss, each with a note. Filing is the casino's act: pit records that it was done."""
+    if status not in _REVIEWS:
+        raise _invalid("status", _("A finding is acknowledged, filed or dismissed."))
+    if not note.strip():
+        raise _invalid("note", _("Say what was done and why."))
+    if status == FindingStatus.FILED and (not filing_reference.strip() or filed_on is None):
+        raise _invalid("filing_reference", _("A filed finding carries the filing's reference and date."))
+    with transaction.atomic():
+        locked = CashFinding.objects.select_for_update().get(pk=finding.pk)
+        if locked.status == status:
+            return locked
+        if locked.status not in _REVIEWS[status]:
+            raise _invalid(
+                "status", _("A %(was)s finding is not marked %(status)s.") % {"was": locked.status, "status": status}
+            )
+        locked.status = status
+        locked.status_note = note.strip()
+        locked.status_changed_by = actor.user
+        locked.status_changed_at = timezone.now()
+        fields = ["status", "status_note", "status_changed_by", "status_changed_at"]
+        if status == FindingStatus.FILED:
+            locked.filing_reference = filing_reference.strip()
+            locked.filed_on = filed_on
+            fields += ["filing_reference", "filed_on"]
+        locked.save(update_fields=fields)
+        return locked
