@@ -101,9 +101,7 @@ def test_evaluation_never_fails_and_facts_are_consistent(player, banker):
     assert ("all_black" in facts) == (bool(every) and all(card.suit in "SC" for card in every))
     assert ("player_suited_pair" in facts) == (len(player) >= 2 and player[0].code == player[1].code)
     assert ("banker_suited_pair" in facts) == (len(banker) >= 2 and banker[0].code == banker[1].code)
-    assert ("twin_pairs" in facts) == (
-        outcome.player_pair and outcome.banker_pair and player[0].rank == banker[0].rank
-    )
+    assert ("twin_pairs" in facts) == (outcome.player_pair and outcome.banker_pair and player[0].rank == banker[0].rank)
     violations = verify_coup(Coup(tuple(player), tuple(banker)))
     sizes_ok = 2 <= len(player) <= 3 and 2 <= len(banker) <= 3
     assert ("hand_size" in [v.code for v in violations]) is not sizes_ok
