@@ -8,10 +8,10 @@ from hypothesis import strategies as st
 from pit.game import (
     CARDS,
     Coup,
+    card_facts,
     deal_coup,
     evaluate,
     new_shoe,
-    card_facts,
     outcome_facts,
     verify_coup,
 )

@@ -210,7 +210,7 @@ def test_a_suit_bet_needs_the_count_per_card():
     with pytest.raises(ValueError, match="per card code"):
         exact_odds(PRESETS["perfect_pair"], {"A": 30, "K": 30})
     # A count per card code serves either path; ranks only serve a rank paytable.
-    by_card = {code: 8 for code in ALL_CARD_CODES}
+    by_card = dict.fromkeys(ALL_CARD_CODES, 8)
     assert exact_odds(PRESETS["perfect_pair"], by_card).bets == exact_odds(PRESETS["perfect_pair"], 8).bets
     assert exact_odds(PRESETS["dragon_bonus"], by_card).bets == exact_odds(PRESETS["dragon_bonus"], 8).bets
 
