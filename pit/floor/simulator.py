@@ -35,6 +35,9 @@ FAULT_CODES: dict[str, str] = {
     # Game protection: a seat (per table, at this rate) that counts cards and bets the side bets
     # exactly when the cards left make them worth more than they cost.
     "side_bet_counter": "side_bet_advantage_play",
+    # Game protection: at a table offering Perfect Pair (per table, at this rate), a seat that bets
+    # Perfect Pair only, and only when the cards left (by rank and suit) make it positive.
+    "perfect_pair_counter": "side_bet_advantage_play",
     # Game protection: a table (per table, at this rate) where players know the result before they
     # bet (marked cards, a dealer who flashes, past-posting): on HOT_TABLE_SHARE of the coups every
     # seat's Player or Banker bet is on the coming winner. The cards and payouts stay right.
@@ -61,6 +64,8 @@ ROTATION_MINUTES = 40
 DEFAULT_MAIN_LIMITS = (Decimal(25), Decimal(5000))
 DEFAULT_SIDE_LIMITS = (Decimal(5), Decimal(500))
 SIDE_BET_CHANCE = {"tie": 0.10, "player_pair": 0.07, "banker_pair": 0.07, "dragon_7": 0.12, "panda_8": 0.12}
+# Any other side bet a table offers (Perfect Pair, Dragon Bonus, the Tigers, Super Tie ...).
+OTHER_SIDE_BET_CHANCE = 0.05
 CHIP = Decimal(5)
 
 
@@ -334,6 +339,11 @@ class Dealer:
         if self.players and faults.get("side_bet_counter", 0) > 0 and self.rng.random() < faults["side_bet_counter"]:
             self.counter_seat = min(self.players)
         self.counter_logged = False
+        self.perfect_pair_seat: int | None = None
+        rate = faults.get("perfect_pair_counter", 0)
+        if self.players and "perfect_pair" in setup.paytable.bets and rate > 0 and self.rng.random() < rate:
+            self.perfect_pair_seat = max(self.players)
+        self.perfect_pair_logged = False
 
     # ---- players and wagers
     def _new_player(self) -> _Player:
@@ -367,6 +377,9 @@ class Dealer:
         wagers.append((main, self._stake(main, player.unit)))
         for bet, chance in SIDE_BET_CHANCE.items():
             if bet in offered and self.rng.random() < chance:
+                wagers.append((bet, self._stake(bet, 1)))
+        for bet in offered:
+            if bet not in SIDE_BET_CHANCE and bet not in game.MAIN_BETS and self.rng.random() < OTHER_SIDE_BET_CHANCE:
                 wagers.append((bet, self._stake(bet, 1)))
         return wagers
 
@@ -469,9 +482,10 @@ class Dealer:
                 self.players[rng.choice(free)] = self._new_player()
 
             # The counter's count: what each side bet is worth on this coup, from every card seen.
+            counting_here = self.counter_seat is not None or self.perfect_pair_seat is not None
             worth = (
                 counting.side_bet_expectations(setup.paytable, shoe.decks, seen)
-                if self.counter_seat is not None and shoe.cards_left >= 6
+                if counting_here and shoe.cards_left >= 6
                 else {}
             )
             coup = shoe.deal_coup()
@@ -544,6 +558,23 @@ class Dealer:
                                 0,
                                 seat=seat,
                                 detail="seat bets the side bets exactly when the count makes them positive",
+                            )
+                        )
+                if seat == self.perfect_pair_seat and seat != self.counter_seat:
+                    positive = worth.get("perfect_pair", 0) > 0
+                    chosen = [(bet, amount) for bet, amount in chosen if bet in game.MAIN_BETS] + (
+                        [("perfect_pair", self._stake("perfect_pair", 1))] if positive else []
+                    )
+                    if positive and not self.perfect_pair_logged:
+                        self.perfect_pair_logged = True
+                        faults.append(
+                            InjectedFault(
+                                "perfect_pair_counter",
+                                "side_bet_advantage_play",
+                                setup.code,
+                                0,
+                                seat=seat,
+                                detail="seat bets Perfect Pair only, when the suits left make it positive",
                             )
                         )
                 for bet, amount in chosen:
