@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from fractions import Fraction
 from typing import Protocol
 
 from pit import game
@@ -383,6 +384,57 @@ class Dealer:
                 wagers.append((bet, self._stake(bet, 1)))
         return wagers
 
+    def _side_bet_counter_wagers(
+        self,
+        seat: int,
+        chosen: list[tuple[str, Decimal]],
+        worth: dict[str, Fraction],
+        faults: list[InjectedFault],
+    ) -> list[tuple[str, Decimal]]:
+        """The side-bet counter's wagers: its main bet, and every side bet that is positive."""
+        wagers = [(bet, amount) for bet, amount in chosen if bet in game.MAIN_BETS] + [
+            (bet, self._stake(bet, 1)) for bet, value in worth.items() if value > 0
+        ]
+        if worth and any(value > 0 for value in worth.values()) and not self.counter_logged:
+            self.counter_logged = True
+            faults.append(
+                InjectedFault(
+                    "side_bet_counter",
+                    "side_bet_advantage_play",
+                    self.setup.code,
+                    0,
+                    seat=seat,
+                    detail="seat bets the side bets exactly when the count makes them positive",
+                )
+            )
+        return wagers
+
+    def _perfect_pair_counter_wagers(
+        self,
+        seat: int,
+        chosen: list[tuple[str, Decimal]],
+        worth: dict[str, Fraction],
+        faults: list[InjectedFault],
+    ) -> list[tuple[str, Decimal]]:
+        """The Perfect Pair counter's wagers: its main bet, and Perfect Pair exactly when positive."""
+        positive = worth.get("perfect_pair", 0) > 0
+        wagers = [(bet, amount) for bet, amount in chosen if bet in game.MAIN_BETS]
+        if not positive:
+            return wagers
+        if not self.perfect_pair_logged:
+            self.perfect_pair_logged = True
+            faults.append(
+                InjectedFault(
+                    "perfect_pair_counter",
+                    "side_bet_advantage_play",
+                    self.setup.code,
+                    0,
+                    seat=seat,
+                    detail="seat bets Perfect Pair only, when the suits left make it positive",
+                )
+            )
+        return [*wagers, ("perfect_pair", self._stake("perfect_pair", 1))]
+
     # ---- the shoe
     def play_shoe(self, clock: FloorClock, *, close: bool = True, max_coups: int | None = None) -> int:
         """Shuffle, burn, place the cut card and deal until the cut card comes out (or `max_coups`);
@@ -482,10 +534,9 @@ class Dealer:
                 self.players[rng.choice(free)] = self._new_player()
 
             # The counter's count: what each side bet is worth on this coup, from every card seen.
-            counting_here = self.counter_seat is not None or self.perfect_pair_seat is not None
             worth = (
                 counting.side_bet_expectations(setup.paytable, shoe.decks, seen)
-                if counting_here and shoe.cards_left >= 6
+                if (self.counter_seat is not None or self.perfect_pair_seat is not None) and shoe.cards_left >= 6
                 else {}
             )
             coup = shoe.deal_coup()
@@ -545,38 +596,9 @@ class Dealer:
                         for bet, amount in chosen
                     ]
                 if seat == self.counter_seat:
-                    chosen = [(bet, amount) for bet, amount in chosen if bet in game.MAIN_BETS] + [
-                        (bet, self._stake(bet, 1)) for bet, value in worth.items() if value > 0
-                    ]
-                    if worth and any(value > 0 for value in worth.values()) and not self.counter_logged:
-                        self.counter_logged = True
-                        faults.append(
-                            InjectedFault(
-                                "side_bet_counter",
-                                "side_bet_advantage_play",
-                                setup.code,
-                                0,
-                                seat=seat,
-                                detail="seat bets the side bets exactly when the count makes them positive",
-                            )
-                        )
+                    chosen = self._side_bet_counter_wagers(seat, chosen, worth, faults)
                 if seat == self.perfect_pair_seat and seat != self.counter_seat:
-                    positive = worth.get("perfect_pair", 0) > 0
-                    chosen = [(bet, amount) for bet, amount in chosen if bet in game.MAIN_BETS] + (
-                        [("perfect_pair", self._stake("perfect_pair", 1))] if positive else []
-                    )
-                    if positive and not self.perfect_pair_logged:
-                        self.perfect_pair_logged = True
-                        faults.append(
-                            InjectedFault(
-                                "perfect_pair_counter",
-                                "side_bet_advantage_play",
-                                setup.code,
-                                0,
-                                seat=seat,
-                                detail="seat bets Perfect Pair only, when the suits left make it positive",
-                            )
-                        )
+                    chosen = self._perfect_pair_counter_wagers(seat, chosen, worth, faults)
                 for bet, amount in chosen:
                     settlement = game.settle(
                         setup.paytable, bet, amount, evaluation, unit=settlement_unit(setup.currency)

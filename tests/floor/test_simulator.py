@@ -56,6 +56,7 @@ def test_parse_fault_rates_by_name_and_for_all():
         "foreign_card": 0.0,
         "replayed_shoe": 0.0,
         "side_bet_counter": 0.0,
+        "perfect_pair_counter": 0.0,
         "hot_table": 0.0,
         "silent_reader": 0.0,
         "erring_dealer": 0.0,
