@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal, localcontext
+from enum import Enum
 from fractions import Fraction
 from functools import lru_cache
 from itertools import product
@@ -613,14 +614,16 @@ def _zero_splits(zero_counts: tuple[int, ...]) -> list[int]:
     return table
 
 
-def _outcome_weights(counts: tuple[int, ...]) -> tuple[np.ndarray, int] | None:
+def _outcome_weights(counts: tuple[int, ...], filler: int | None = None) -> tuple[np.ndarray, int] | None:
     """Ordered six-card prefixes per outcome key (`_KEYS`) and their total; None when the counts
-    could overflow 64 bits (the caller then takes the reference enumeration)."""
+    could overflow 64 bits (the caller then takes the reference enumeration). With `filler`, the
+    dealt cards come from `counts` and the cards left undealt of a prefix from a shoe of `filler`
+    cards (the colour runs of `exact_card_odds`)."""
     global _plan
     value_counts = [0] * 10
     for rank, count in zip(RANKS, counts, strict=True):
         value_counts[RANK_VALUES[rank]] += count
-    total = sum(value_counts)
+    total = sum(value_counts) if filler is None else filler
     if total < 6:
         raise ValueError(f"a coup can need six cards; this shoe has {total}")
     if total**6 >= _INT64_LIMIT:
@@ -670,12 +673,22 @@ class _PaytableVerdicts:
     classes: np.ndarray  # keys x every bet's nets: 1 where the bet ends with that net
 
 
-def _verdicts(paytable: Paytable, key_facts: list[frozenset[str]], universe: list[str]) -> _PaytableVerdicts:
-    shown = _shown_facts(paytable, universe)
-    facts = np.array([[fact in outcome for fact in shown] for outcome in key_facts], dtype=np.int64)
+def _verdicts(
+    paytable: Paytable,
+    key_facts: list[frozenset[str]],
+    universe: list[str],
+    only: Iterable[str] | None = None,
+    shown: list[str] | None = None,
+) -> _PaytableVerdicts:
+    """The verdict matrices of the paytable's bets (or `only` these) on outcomes with these facts,
+    and of the facts shown (in `_shown_facts` order over `universe`, or `shown`)."""
+    shown = _shown_facts(paytable, universe) if shown is None else shown
+    facts = np.array([[fact in outcome for fact in shown] for outcome in key_facts], dtype=np.int64).reshape(
+        len(key_facts), len(shown)
+    )
     nets: list[tuple[str, tuple[tuple[BetResult, Fraction], ...], int]] = []
     columns: list[list[int]] = []
-    for bet in paytable.bets:
+    for bet in paytable.bets if only is None else only:
         found: dict[tuple[BetResult, Fraction], int] = {}
         column = []
         for outcome in key_facts:
@@ -846,6 +859,7 @@ class _CardPlan:
     removed: np.ndarray  # per case: cards of each value the first four take
     row_removed: np.ndarray  # per row: its case's `removed`
     excluded: np.ndarray  # per row: `removed` less the values of its pair groups (counted in `specs`)
+    rank_keys: np.ndarray  # per reachable card key: its rank key (`_KEYS`), pair states by rank only
     first: np.ndarray  # per row: index into the composition's pair ways (0: none, counted 1)
     second: np.ndarray
     specs: tuple[tuple[int, PairSpec], ...]  # (value, spec) of each pair-ways index from 1
@@ -953,6 +967,15 @@ def _build_card_plan() -> _CardPlan:
         removed=removed_array,
         row_removed=removed_array[case],
         excluded=np.array([row[3] for row in rows], dtype=np.int64),
+        rank_keys=np.array(
+            [
+                _KEY_INDEX[
+                    (*_CARD_KEYS[by_key[i][0]][:4], *(bool(x) for x in _PAIR_STATES[_CARD_KEYS[by_key[i][0]][4]][:2]))
+                ]
+                for i in entry_starts
+            ],
+            dtype=np.int64,
+        ),
         first=np.array([row[4] for row in rows], dtype=np.int64),
         second=np.array([row[5] for row in rows], dtype=np.int64),
         specs=tuple(sorted(spec_index, key=spec_index.__getitem__)),
@@ -967,6 +990,13 @@ def _build_card_plan() -> _CardPlan:
 
 
 _card_plan: _CardPlan | None = None
+
+
+def _rank_key(card_key: int) -> int:
+    """The rank key (`_KEYS`) of a card key: its totals, cards and pairs by rank."""
+    player_total, banker_total, player_cards, banker_cards, state = _CARD_KEYS[card_key]
+    player_pair, banker_pair = _PAIR_STATES[state][:2]
+    return _KEY_INDEX[player_total, banker_total, player_cards, banker_cards, bool(player_pair), bool(banker_pair)]
 
 
 def _card_weights(runs: list[tuple[tuple[int, ...], ...]], filler: int) -> np.ndarray:
@@ -1007,24 +1037,71 @@ def _card_weights(runs: list[tuple[tuple[int, ...], ...]], filler: int) -> np.nd
     return np.add.reduceat(terms[:, plan.entries], plan.entry_starts, axis=1)
 
 
-def _card_outcome_weights(composition: CardComposition, colours: bool) -> tuple[np.ndarray, int] | None:
-    """Prefixes per reachable card key, and with `colours` per (colour, key), colours in `_COLOURS`
-    order, flattened; None past 64 bits."""
+def _card_outcome_weights(
+    composition: CardComposition, colours: _Colours
+) -> tuple[np.ndarray, np.ndarray | None, int] | None:
+    """Prefixes per reachable card key, every colour together; with `colours` also per (colour,
+    key), colours in `_COLOURS` order, flattened; and their total. None past 64 bits."""
     total = composition.total
     if total < 6:
         raise ValueError(f"a coup can need six cards; this shoe has {total}")
     if total**6 >= _INT64_LIMIT:
         return None
     suits = composition.suit_counts()
-    if not colours:
-        return _card_weights([suits], total)[0], _falling(total, 6)
+    every = _card_weights([suits], total)[0]
+    if colours is _Colours.NONE:
+        return every, None, _falling(total, 6)
     red = tuple(tuple(count if _RED[i] else 0 for i, count in enumerate(rank)) for rank in suits)
     black = tuple(tuple(0 if _RED[i] else count for i, count in enumerate(rank)) for rank in suits)
-    every, reds, blacks = _card_weights([suits, red, black], total)
-    return np.concatenate((every - reds - blacks, reds, blacks)), _falling(total, 6)
+    if colours is _Colours.BY_RANK:
+        # No colour bet names a suited pair or twins: its colour runs need ranks only, on the rank
+        # keys (the weights of every colour together summed onto them too).
+        plan = _card_plan
+        assert plan is not None
+        every_rank = np.zeros(len(_KEYS), dtype=np.int64)
+        np.add.at(every_rank, plan.rank_keys, every)
+        reds, blacks = (
+            _outcome_weights(tuple(sum(rank) for rank in part), total)[0]  # type: ignore[index]
+            for part in (red, black)
+        )
+    else:
+        every_rank = every
+        reds = _card_weights([red], total)[0]
+        blacks = _card_weights([black], total)[0]
+    return every, np.concatenate((every_rank - reds - blacks, reds, blacks)), _falling(total, 6)
+
+
+class _Colours(Enum):
+    """Whether a paytable's odds need colours, and if so over which keys."""
+
+    NONE = "none"
+    BY_RANK = "by rank"  # the colour bets name no suited pair or twins: colour runs by ranks
+    BY_CARD = "by card"  # colour runs over card keys
+
+
+def _colours(paytable: Paytable) -> _Colours:
+    coloured = [
+        definition
+        for definition in paytable.bets.values()
+        if any(rule.when & _COLOUR_FACTS for rule in definition.rules)
+    ]
+    if not coloured:
+        return _Colours.NONE
+    suited = CARD_FACTS.keys() - _COLOUR_FACTS
+    return _Colours.BY_CARD if any(rule.when & suited for d in coloured for rule in d.rules) else _Colours.BY_RANK
 
 
 _COLOUR_FACTS = frozenset({"all_red", "all_black", "one_colour"})
+
+
+def _rank_key_facts() -> list[frozenset[str]]:
+    """The facts of each rank key in each colour (for colour bets that name no suit fact)."""
+    return [
+        outcome_facts(pt, bt, pc, bc, pp, bp, pc == 2 and pt >= 8, bc == 2 and bt >= 8)
+        | card_facts(False, False, False, colour)
+        for colour in _COLOURS
+        for pt, bt, pc, bc, pp, bp in _KEYS
+    ]
 
 
 def _card_key_facts(colours: bool) -> list[frozenset[str]]:
@@ -1042,10 +1119,46 @@ def _card_key_facts(colours: bool) -> list[frozenset[str]]:
     return facts
 
 
+@dataclass(frozen=True)
+class _CardVerdicts:
+    """A paytable's verdicts over card keys: `plain` for the facts and bets no colour decides (on
+    the weights of every colour together), `coloured` for the colour facts and the bets that name
+    one (on the weights per colour); None without colours."""
+
+    plain: _PaytableVerdicts
+    coloured: _PaytableVerdicts | None
+    shown: tuple[str, ...]  # every fact shown, in `_shown_facts` order
+    bets: tuple[str, ...]  # the paytable's bets in order
+
+
 @lru_cache(maxsize=32)
-def _card_verdicts(paytable: Paytable, colours: bool) -> _PaytableVerdicts:
-    universe = [fact for fact in FACTS if colours or fact not in _COLOUR_FACTS]
-    return _verdicts(paytable, _card_key_facts(colours), universe)
+def _card_verdicts(paytable: Paytable, colours: _Colours) -> _CardVerdicts:
+    universe = [fact for fact in FACTS if colours is not _Colours.NONE or fact not in _COLOUR_FACTS]
+    shown = _shown_facts(paytable, universe)
+    coloured_bets = [
+        bet
+        for bet, definition in paytable.bets.items()
+        if colours is not _Colours.NONE and any(rule.when & _COLOUR_FACTS for rule in definition.rules)
+    ]
+    plain = _verdicts(
+        paytable,
+        _card_key_facts(False),
+        universe,
+        only=[bet for bet in paytable.bets if bet not in coloured_bets],
+        shown=[fact for fact in shown if fact not in _COLOUR_FACTS],
+    )
+    coloured = (
+        None
+        if colours is _Colours.NONE
+        else _verdicts(
+            paytable,
+            _rank_key_facts() if colours is _Colours.BY_RANK else _card_key_facts(True),
+            universe,
+            only=coloured_bets,
+            shown=[f for f in shown if f in _COLOUR_FACTS],
+        )
+    )
+    return _CardVerdicts(plain, coloured, tuple(shown), tuple(paytable.bets))
 
 
 def needs_cards(paytable: Paytable) -> bool:
@@ -1076,10 +1189,23 @@ def _card_composition(shoe: int | Mapping[str, int] | ShoeComposition | CardComp
 def exact_card_odds(paytable: Paytable, shoe: int | Mapping[str, int] | ShoeComposition | CardComposition = 8) -> Odds:
     """Exact odds over the 52 kinds of card, for any paytable (its card facts priced too)."""
     cards = _card_composition(shoe)
-    # Colours cost two more runs of the enumeration: taken only for a paytable that names one.
-    colours = bool(paytable.facts_used() & _COLOUR_FACTS)
+    # Colours cost two more runs of the enumeration: taken only for a paytable that names one,
+    # and by ranks when its colour bets name no suited pair or twins.
+    colours = _colours(paytable)
     counted = _card_outcome_weights(cards, colours)
     if counted is None:
         raise ValueError("a shoe of more than 22 decks is beyond the exact odds over suits")
-    weights, denominator = counted
-    return _odds_from(paytable, cards.ranks(), weights, denominator, _card_verdicts(paytable, colours), cards)
+    every, by_colour, denominator = counted
+    verdicts = _card_verdicts(paytable, colours)
+    ways = dict(zip(verdicts.plain.shown, (every @ verdicts.plain.facts).tolist(), strict=True))
+    class_ways = [(verdicts.plain, (every @ verdicts.plain.classes).tolist())]
+    if verdicts.coloured is not None and by_colour is not None:
+        ways.update(zip(verdicts.coloured.shown, (by_colour @ verdicts.coloured.facts).tolist(), strict=True))
+        class_ways.append((verdicts.coloured, (by_colour @ verdicts.coloured.classes).tolist()))
+    probabilities = {fact: Fraction(ways[fact], denominator) for fact in verdicts.shown}
+    found = {
+        bet: _bet_odds(bet, dict(zip(nets, counted[first : first + len(nets)], strict=True)), denominator)
+        for part, counted in class_ways
+        for bet, nets, first in part.nets
+    }
+    return Odds(paytable.name, cards.ranks(), probabilities, {bet: found[bet] for bet in verdicts.bets}, cards)

@@ -151,23 +151,32 @@ EVERY_FACT = Paytable(
         suited_win=[win({"player_suited_pair", "player_wins"}, "7:1"), push({"banker_suited_pair"})],
         red_tie=[win({"all_red", "tie"}, "90:1"), win({"one_colour"}, "2:1")],
         twin_big=[win({"twin_pairs", "big"}, "50:1"), win({"both_pairs"}, "5:1")],
+        # Suits and colours in one bet: the colours are then enumerated over the 52 kinds too.
+        red_perfect=[win({"player_suited_pair", "all_red"}, "50:1"), win({"all_black"}, "1:1")],
     ),
+    commission_mode="none",
+    commission_rate="0",
+)
+# No bet names a colour with a suit: the colours are enumerated by ranks (`_Colours.BY_RANK`).
+COLOURS_BY_RANK = Paytable(
+    name="colours_by_rank",
+    bets={bet: definition for bet, definition in EVERY_FACT.bets.items() if bet != "red_perfect"},
     commission_mode="none",
     commission_rate="0",
 )
 
 
-def brute_force(cards):
+def brute_force(cards, paytable=EVERY_FACT):
     """Every ordered six-card prefix of a small shoe of physical cards, dealt and evaluated by the
     engine (no composition, no enumeration by value): per fact and per bet and net, the count."""
     facts = Counter()
-    by_bet = {bet: Counter() for bet in EVERY_FACT.bets}
+    by_bet = {bet: Counter() for bet in paytable.bets}
     total = 0
     for prefix in permutations(cards, 6):
         outcome = evaluate(deal_coup(iter(prefix))).facts
         facts.update(outcome)
-        for bet in EVERY_FACT.bets:
-            rule = EVERY_FACT.resolve(bet, outcome)
+        for bet in paytable.bets:
+            rule = paytable.resolve(bet, outcome)
             net = (
                 rule.odds.as_fraction()
                 if rule.result is BetResult.WIN
@@ -183,11 +192,14 @@ POOL = ["5H", "5H", "5D", "5S", "KS", "KS", "KC", "QH", "9D", "9C", "4H", "AS"]
 
 
 @settings(max_examples=6, deadline=None)
-@given(st.lists(st.sampled_from(range(len(POOL))), min_size=6, max_size=8, unique=True))
-def test_card_odds_agree_with_brute_force_on_random_small_shoes(positions):
+@given(
+    st.lists(st.sampled_from(range(len(POOL))), min_size=6, max_size=8, unique=True),
+    st.sampled_from([EVERY_FACT, COLOURS_BY_RANK]),
+)
+def test_card_odds_agree_with_brute_force_on_random_small_shoes(positions, paytable):
     cards = [CARDS[POOL[position]] for position in positions]
-    probabilities, by_bet, total = brute_force(cards)
-    odds = exact_odds(EVERY_FACT, CardComposition.from_mapping(Counter(card.code for card in cards)))
+    probabilities, by_bet, total = brute_force(cards, paytable)
+    odds = exact_odds(paytable, CardComposition.from_mapping(Counter(card.code for card in cards)))
     assert odds.outcome_probabilities == probabilities
     for bet, counts in by_bet.items():
         assert {o.net: o.probability for o in odds.bets[bet].outcomes} == {
@@ -195,12 +207,28 @@ def test_card_odds_agree_with_brute_force_on_random_small_shoes(positions):
         }
 
 
-def test_card_odds_agree_with_brute_force_on_a_shoe_of_suited_pairs():
+@pytest.mark.parametrize("paytable", [EVERY_FACT, COLOURS_BY_RANK], ids=["by_card", "by_rank"])
+def test_card_odds_agree_with_brute_force_on_a_shoe_of_suited_pairs(paytable):
     cards = [CARDS[code] for code in ["5H", "5H", "5H", "5D", "KS", "KS", "KC", "9D"]]
-    probabilities, _by_bet, _total = brute_force(cards)
-    odds = exact_odds(EVERY_FACT, CardComposition.from_mapping(Counter(card.code for card in cards)))
+    probabilities, by_bet, total = brute_force(cards, paytable)
+    odds = exact_odds(paytable, CardComposition.from_mapping(Counter(card.code for card in cards)))
     assert odds.outcome_probabilities == probabilities
-    assert probabilities["twin_pairs"] > 0 and probabilities["all_red"] > 0 and probabilities["both_suited_pairs"] > 0
+    for bet, counts in by_bet.items():
+        assert {o.net: o.probability for o in odds.bets[bet].outcomes} == {
+            net: Fraction(ways, total) for net, ways in counts.items() if ways
+        }
+    assert probabilities["twin_pairs"] > 0 and probabilities["both_suited_pairs"] > 0
+
+
+def test_the_colour_runs_by_rank_and_by_card_agree_on_a_full_and_a_depleted_shoe():
+    from pit.game.odds import _Colours, _colours
+
+    assert (_colours(EVERY_FACT), _colours(COLOURS_BY_RANK)) == (_Colours.BY_CARD, _Colours.BY_RANK)
+    rng = random.Random(7)
+    for shoe in (CardComposition.full(8), card_composition_after(8, rng.sample(list(ALL_CARD_CODES) * 8, 250))):
+        by_card, by_rank = exact_odds(EVERY_FACT, shoe), exact_odds(COLOURS_BY_RANK, shoe)
+        assert by_card.outcome_probabilities == by_rank.outcome_probabilities
+        assert {bet: by_card.bets[bet] for bet in COLOURS_BY_RANK.bets} == by_rank.bets
 
 
 def test_a_suit_bet_needs_the_count_per_card():
