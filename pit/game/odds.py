@@ -967,15 +967,7 @@ def _build_card_plan() -> _CardPlan:
         removed=removed_array,
         row_removed=removed_array[case],
         excluded=np.array([row[3] for row in rows], dtype=np.int64),
-        rank_keys=np.array(
-            [
-                _KEY_INDEX[
-                    (*_CARD_KEYS[by_key[i][0]][:4], *(bool(x) for x in _PAIR_STATES[_CARD_KEYS[by_key[i][0]][4]][:2]))
-                ]
-                for i in entry_starts
-            ],
-            dtype=np.int64,
-        ),
+        rank_keys=np.array([_rank_key(by_key[i][0]) for i in entry_starts], dtype=np.int64),
         first=np.array([row[4] for row in rows], dtype=np.int64),
         second=np.array([row[5] for row in rows], dtype=np.int64),
         specs=tuple(sorted(spec_index, key=spec_index.__getitem__)),

@@ -52,11 +52,11 @@ def test_demo_pit_sets_up_a_living_pit_once_and_prints_the_logins(db, django_cap
     days = sorted(set(Coup.objects.values_list("gaming_day", flat=True)))
     assert len(days) == 3 and days[-1] == current_gaming_day()
     assert Shoe.objects.filter(status=ShoeStatus.DEALING).count() == 7
-    assert Shoe.objects.filter(status=ShoeStatus.CLOSED).count() == 30
+    assert Shoe.objects.filter(status=ShoeStatus.CLOSED).count() == 42
     # Table accounting: both finished days counted at every table, today's opening trays only.
-    assert InventoryCount.objects.filter(kind="closer").count() == 10
-    assert InventoryCount.objects.filter(kind="opener").count() == 15
-    assert DropCount.objects.count() == 10
+    assert InventoryCount.objects.filter(kind="closer").count() == 14
+    assert InventoryCount.objects.filter(kind="opener").count() == 21
+    assert DropCount.objects.count() == 14
     # A few violations to review and at least one commission variance to explain, no more.
     violations = RuleViolation.objects.count()
     assert 5 <= violations <= 80
