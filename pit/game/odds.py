@@ -3,6 +3,7 @@ probabilities, house edge and variance per bet, commission exact and cent roundi
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal, localcontext
@@ -411,9 +412,15 @@ def _bet_odds(bet: str, by_net: Mapping[tuple[BetResult, Fraction], int], denomi
         for (result, net), ways in sorted(by_net.items(), key=lambda item: -item[0][1])
         if ways
     )
-    mean = sum((o.net * o.probability for o in outcomes), Fraction(0))
-    square = sum((o.net * o.net * o.probability for o in outcomes), Fraction(0))
-    return BetOdds(bet, -mean, square - mean * mean, outcomes)
+    # The moments in whole numbers over one common denominator: a Fraction per bet, not per term.
+    scale = math.lcm(*(net.denominator for (_result, net), ways in by_net.items() if ways)) if by_net else 1
+    first = second = 0
+    for (_result, net), ways in by_net.items():
+        scaled = net.numerator * (scale // net.denominator)
+        first += scaled * ways
+        second += scaled * scaled * ways
+    mean = Fraction(first, scale * denominator)
+    return BetOdds(bet, -mean, Fraction(second, scale * scale * denominator) - mean * mean, outcomes)
 
 
 def exact_odds_reference(paytable: Paytable, shoe: int | Mapping[str, int] | ShoeComposition = 8) -> Odds:
