@@ -10,6 +10,7 @@ from decimal import Decimal
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from pit import game
 from pit.accounts.services import device_create, user_create_with_role
 from pit.floor.accounting import simulate_accounting
 from pit.floor.clients import ServicesFloorClient
@@ -103,6 +104,34 @@ DEMO_TABLES: tuple[tuple[str, str, str, str, dict[str, tuple[Decimal, Decimal]]]
             "tie": (D(5), D(500)),
             "dragon_7": (D(5), D(250)),
             "panda_8": (D(5), D(250)),
+        },
+    ),
+    (
+        "LD1",
+        "Live side bets",
+        "mini",
+        "live_side_bets",
+        {
+            "player": (D(25), D(5000)),
+            "banker": (D(25), D(5000)),
+            "tie": (D(5), D(500)),
+            **{
+                bet: (D(5), D(250))
+                for bet in game.PRESETS["live_side_bets"].bets
+                if bet not in ("player", "banker", "tie")
+            },
+        },
+    ),
+    (
+        "TG1",
+        "Tiger baccarat",
+        "mini",
+        "tiger",
+        {
+            "player": (D(25), D(5000)),
+            "banker": (D(25), D(5000)),
+            "tie": (D(5), D(500)),
+            **{bet: (D(5), D(250)) for bet in game.PRESETS["tiger"].bets if bet not in ("player", "banker", "tie")},
         },
     ),
 )

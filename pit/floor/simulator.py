@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from fractions import Fraction
 from typing import Protocol, cast
 
 from pit import game
@@ -36,6 +37,9 @@ FAULT_CODES: dict[str, str] = {
     # Game protection: a seat (per table, at this rate) that counts cards and bets the side bets
     # exactly when the cards left make them worth more than they cost.
     "side_bet_counter": "side_bet_advantage_play",
+    # Game protection: at a table offering Perfect Pair (per table, at this rate), a seat that bets
+    # Perfect Pair only, and only when the cards left (by rank and suit) make it positive.
+    "perfect_pair_counter": "side_bet_advantage_play",
     # Game protection: a table (per table, at this rate) where players know the result before they
     # bet (marked cards, a dealer who flashes, past-posting): on HOT_TABLE_SHARE of the coups every
     # seat's Player or Banker bet is on the coming winner. The cards and payouts stay right.
@@ -62,6 +66,8 @@ ROTATION_MINUTES = 40
 DEFAULT_MAIN_LIMITS = (Decimal(25), Decimal(5000))
 DEFAULT_SIDE_LIMITS = (Decimal(5), Decimal(500))
 SIDE_BET_CHANCE = {"tie": 0.10, "player_pair": 0.07, "banker_pair": 0.07, "dragon_7": 0.12, "panda_8": 0.12}
+# Any other side bet a table offers (Perfect Pair, Dragon Bonus, the Tigers, Super Tie ...).
+OTHER_SIDE_BET_CHANCE = 0.05
 CHIP = Decimal(5)
 
 
@@ -350,6 +356,11 @@ class Dealer:
         if self.players and faults.get("side_bet_counter", 0) > 0 and self.rng.random() < faults["side_bet_counter"]:
             self.counter_seat = min(self.players)
         self.counter_logged = False
+        self.perfect_pair_seat: int | None = None
+        rate = faults.get("perfect_pair_counter", 0)
+        if self.players and "perfect_pair" in setup.paytable.bets and rate > 0 and self.rng.random() < rate:
+            self.perfect_pair_seat = max(self.players)
+        self.perfect_pair_logged = False
 
     # ---- players and wagers
     def _new_player(self) -> _Player:
@@ -387,7 +398,61 @@ class Dealer:
         for bet, chance in SIDE_BET_CHANCE.items():
             if bet in offered and self.rng.random() < chance * appetite:
                 wagers.append((bet, self._stake(bet, 1)))
+        for bet in offered:
+            if bet not in SIDE_BET_CHANCE and bet not in game.MAIN_BETS and self.rng.random() < OTHER_SIDE_BET_CHANCE:
+                wagers.append((bet, self._stake(bet, 1)))
         return wagers
+
+    def _side_bet_counter_wagers(
+        self,
+        seat: int,
+        chosen: list[tuple[str, Decimal]],
+        worth: dict[str, Fraction],
+        faults: list[InjectedFault],
+    ) -> list[tuple[str, Decimal]]:
+        """The side-bet counter's wagers: its main bet, and every side bet that is positive."""
+        wagers = [(bet, amount) for bet, amount in chosen if bet in game.MAIN_BETS] + [
+            (bet, self._stake(bet, 1)) for bet, value in worth.items() if value > 0
+        ]
+        if worth and any(value > 0 for value in worth.values()) and not self.counter_logged:
+            self.counter_logged = True
+            faults.append(
+                InjectedFault(
+                    "side_bet_counter",
+                    "side_bet_advantage_play",
+                    self.setup.code,
+                    0,
+                    seat=seat,
+                    detail="seat bets the side bets exactly when the count makes them positive",
+                )
+            )
+        return wagers
+
+    def _perfect_pair_counter_wagers(
+        self,
+        seat: int,
+        chosen: list[tuple[str, Decimal]],
+        worth: dict[str, Fraction],
+        faults: list[InjectedFault],
+    ) -> list[tuple[str, Decimal]]:
+        """The Perfect Pair counter's wagers: its main bet, and Perfect Pair exactly when positive."""
+        positive = worth.get("perfect_pair", 0) > 0
+        wagers = [(bet, amount) for bet, amount in chosen if bet in game.MAIN_BETS]
+        if not positive:
+            return wagers
+        if not self.perfect_pair_logged:
+            self.perfect_pair_logged = True
+            faults.append(
+                InjectedFault(
+                    "perfect_pair_counter",
+                    "side_bet_advantage_play",
+                    self.setup.code,
+                    0,
+                    seat=seat,
+                    detail="seat bets Perfect Pair only, when the suits left make it positive",
+                )
+            )
+        return [*wagers, ("perfect_pair", self._stake("perfect_pair", 1))]
 
     # ---- the shoe
     def play_shoe(self, clock: FloorClock, *, close: bool = True, max_coups: int | None = None) -> int:
@@ -480,7 +545,7 @@ class Dealer:
             # The counter's count: what each side bet is worth on this coup, from every card seen.
             worth = (
                 counting.side_bet_expectations(setup.paytable, shoe.decks, seen)
-                if self.counter_seat is not None and shoe.cards_left >= 6
+                if (self.counter_seat is not None or self.perfect_pair_seat is not None) and shoe.cards_left >= 6
                 else {}
             )
             coup = shoe.deal_coup()
@@ -540,21 +605,9 @@ class Dealer:
                         for bet, amount in chosen
                     ]
                 if seat == self.counter_seat:
-                    chosen = [(bet, amount) for bet, amount in chosen if bet in game.MAIN_BETS] + [
-                        (bet, self._stake(bet, 1)) for bet, value in worth.items() if value > 0
-                    ]
-                    if worth and any(value > 0 for value in worth.values()) and not self.counter_logged:
-                        self.counter_logged = True
-                        faults.append(
-                            InjectedFault(
-                                "side_bet_counter",
-                                "side_bet_advantage_play",
-                                setup.code,
-                                0,
-                                seat=seat,
-                                detail="seat bets the side bets exactly when the count makes them positive",
-                            )
-                        )
+                    chosen = self._side_bet_counter_wagers(seat, chosen, worth, faults)
+                if seat == self.perfect_pair_seat and seat != self.counter_seat:
+                    chosen = self._perfect_pair_counter_wagers(seat, chosen, worth, faults)
                 for bet, amount in chosen:
                     settlement = game.settle(
                         setup.paytable, bet, amount, evaluation, unit=settlement_unit(setup.currency)

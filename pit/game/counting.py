@@ -8,13 +8,14 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 
-from .odds import composition_after, exact_odds
+from .odds import card_composition_after, exact_odds
 from .paytables import MAIN_BETS, Paytable
 from .violations import Violation, violation
 
 
 def side_bets(paytable: Paytable) -> list[str]:
-    """The bets a counter can time: every bet but Player and Banker (Tie, pairs, Dragon 7, Panda 8)."""
+    """The bets a counter can time: every bet but Player and Banker (Tie, pairs, Dragon 7, Panda 8,
+    and every side bet of the field: Perfect Pair, Dragon Bonus, the Tigers, Super Tie ...)."""
     return [bet for bet in paytable.bets if bet not in MAIN_BETS]
 
 
@@ -22,8 +23,9 @@ def side_bet_expectations(
     paytable: Paytable, decks: int, cards_seen: Mapping[str, int] | Iterable[str]
 ) -> dict[str, Fraction]:
     """The exact expectation per unit staked of each side bet on the next coup, given the cards
-    seen; ValueError for a shoe that cannot deal one (fewer than six cards, or impossible counts)."""
-    odds = exact_odds(paytable, composition_after(decks, cards_seen))
+    seen (by rank and suit: a suited or colour bet is priced over the 52 kinds of card, any other
+    by ranks); ValueError for a shoe that cannot deal one (fewer than six cards, or impossible counts)."""
+    odds = exact_odds(paytable, card_composition_after(decks, cards_seen))
     return {bet: odds.bets[bet].expected_value for bet in side_bets(paytable)}
 
 

@@ -165,7 +165,61 @@ FACTS: dict[str, str] = {
     **{f"player_wins_by_{n}": f"Player wins by {n} point{'s' if n > 1 else ''}" for n in range(1, 10)},
     **{f"banker_wins_by_{n}": f"Banker wins by {n} point{'s' if n > 1 else ''}" for n in range(1, 10)},
     **{f"tie_on_{n}": f"a tie at {n}" for n in range(10)},
+    # Each hand's final total and number of cards, and which natural (Lucky 7, Natural 8/9 bets).
+    **{f"player_total_{n}": f"Player's final total is {n}" for n in range(10)},
+    **{f"banker_total_{n}": f"Banker's final total is {n}" for n in range(10)},
+    "player_two_cards": "Player holds two cards",
+    "banker_two_cards": "Banker holds two cards",
+    "player_natural_8": "Player's two-card total is a natural 8",
+    "player_natural_9": "Player's two-card total is a natural 9",
+    "banker_natural_8": "Banker's two-card total is a natural 8",
+    "banker_natural_9": "Banker's two-card total is a natural 9",
 }
+# Facts that need more of the cards than their ranks' values and the pairs: the suits and colours,
+# and whether both hands pair in the same rank. A paytable naming one of these is priced by the
+# exact odds over the 52 kinds of card (`pit.game.odds`); every other fact by ranks alone.
+CARD_FACTS: dict[str, str] = {
+    "player_suited_pair": "Player's first two cards share rank and suit (a perfect pair)",
+    "banker_suited_pair": "Banker's first two cards share rank and suit (a perfect pair)",
+    "either_suited_pair": "either hand's first two cards share rank and suit",
+    "both_suited_pairs": "both hands' first two cards share rank and suit",
+    "twin_pairs": "both hands' first two cards pair, in the same rank",
+    "all_red": "every card dealt is a heart or a diamond",
+    "all_black": "every card dealt is a spade or a club",
+    "one_colour": "every card dealt is of one colour",
+}
+FACTS.update(CARD_FACTS)
+RED_SUITS = frozenset({"H", "D"})
+
+
+class Colour(StrEnum):
+    """The colours of all the cards of a coup: all red, all black, or mixed."""
+
+    RED = "red"
+    BLACK = "black"
+    MIXED = "mixed"
+
+
+@cache
+def card_facts(player_suited: bool, banker_suited: bool, twin: bool, colour: Colour) -> frozenset[str]:
+    """The facts of the cards' suits and colours and of twin pairs (`CARD_FACTS`); evaluation and
+    the exact odds over the 52 kinds of card both take them from here."""
+    facts: set[str] = set()
+    if player_suited:
+        facts.add("player_suited_pair")
+    if banker_suited:
+        facts.add("banker_suited_pair")
+    if player_suited or banker_suited:
+        facts.add("either_suited_pair")
+    if player_suited and banker_suited:
+        facts.add("both_suited_pairs")
+    if twin:
+        facts.add("twin_pairs")
+    if colour is Colour.RED:
+        facts.update(("all_red", "one_colour"))
+    elif colour is Colour.BLACK:
+        facts.update(("all_black", "one_colour"))
+    return frozenset(facts)
 
 
 @cache
@@ -216,8 +270,17 @@ def outcome_facts(
         facts.add("natural")
     if player_natural:
         facts.add("player_natural")
+        if player_cards == 2:  # a legal natural stands on two cards, so its final total is the natural
+            facts.add(f"player_natural_{player_total}")
     if banker_natural:
         facts.add("banker_natural")
+        if banker_cards == 2:
+            facts.add(f"banker_natural_{banker_total}")
+    facts.update((f"player_total_{player_total}", f"banker_total_{banker_total}"))
+    if player_cards == 2:
+        facts.add("player_two_cards")
+    if banker_cards == 2:
+        facts.add("banker_two_cards")
     if player_cards == 3:
         facts.add("player_drew")
     if banker_cards == 3:
@@ -247,6 +310,10 @@ class Evaluation:
     player_drew: bool
     banker_drew: bool
     facts: frozenset[str]
+    player_suited_pair: bool = False
+    banker_suited_pair: bool = False
+    twin_pairs: bool = False
+    colour: Colour = Colour.MIXED
 
 
 @cache
@@ -259,6 +326,7 @@ def _evaluation(
     banker_pair: bool,
     player_natural: bool,
     banker_natural: bool,
+    cards: tuple[bool, bool, bool, Colour] = (False, False, False, Colour.MIXED),
 ) -> Evaluation:
     # Evaluations are immutable and determined by these eight values, so they are shared:
     # evaluating a coup costs a few additions and one cache lookup.
@@ -290,7 +358,12 @@ def _evaluation(
             banker_pair,
             player_natural,
             banker_natural,
-        ),
+        )
+        | card_facts(*cards),
+        player_suited_pair=cards[0],
+        banker_suited_pair=cards[1],
+        twin_pairs=cards[2],
+        colour=cards[3],
     )
 
 
@@ -312,7 +385,21 @@ def evaluate(coup: Coup) -> Evaluation:
         banker_two and banker[0].rank == banker[1].rank,
         player_two and (player[0].value + player[1].value) % 10 >= 8,
         banker_two and (banker[0].value + banker[1].value) % 10 >= 8,
+        _card_key(player, banker),
     )
+
+
+def _card_key(player: Sequence[Card], banker: Sequence[Card]) -> tuple[bool, bool, bool, Colour]:
+    """What `card_facts` reads of the cards: each hand's suited pair, twin pairs, the colours."""
+    player_suited = len(player) >= 2 and player[0] == player[1]
+    banker_suited = len(banker) >= 2 and banker[0] == banker[1]
+    twin = (
+        len(player) >= 2 and len(banker) >= 2 and player[0].rank == player[1].rank == banker[0].rank == banker[1].rank
+    )
+    reds = sum(card.suit in RED_SUITS for card in (*player, *banker))
+    dealt = len(player) + len(banker)
+    colour = Colour.MIXED if not dealt or 0 < reds < dealt else Colour.RED if reds else Colour.BLACK
+    return player_suited, banker_suited, twin, colour
 
 
 # A hand's two-card total and whether its first two cards pair, then its later cards' values; or
@@ -320,14 +407,17 @@ def evaluate(coup: Coup) -> Evaluation:
 HandSignature = tuple[int | bool | None | tuple[int, ...], ...]
 
 
-def coup_signature(player: Sequence[Card], banker: Sequence[Card]) -> tuple[HandSignature, HandSignature]:
+def coup_signature(
+    player: Sequence[Card], banker: Sequence[Card]
+) -> tuple[HandSignature, HandSignature, tuple[bool, bool, bool, Colour]]:
     """Everything the draw rules, the reported-winner check (`verify_coup`) and `evaluate` look at in
     a coup's hands: each hand's two-card total, whether its first two cards pair, and the values of
     its later cards (a hand of fewer than two cards: its values). Coups with the same signature (and
     the same reported winner) break the same rules and have the same evaluation; only the wording of
     a finding names their cards. For callers that judge many coups and remember the engine's
-    answers by it."""
-    return _hand_signature(player), _hand_signature(banker)
+    answers by it. The card facts (suited pairs, twin pairs, colours: `card_facts`) are its third
+    part, so coups of one signature also settle every suit and colour bet alike."""
+    return _hand_signature(player), _hand_signature(banker), _card_key(player, banker)
 
 
 def _hand_signature(hand: Sequence[Card]) -> HandSignature:

@@ -3,9 +3,11 @@ probabilities, house edge and variance per bet, commission exact and cent roundi
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal, localcontext
+from enum import Enum
 from fractions import Fraction
 from functools import lru_cache
 from itertools import product
@@ -13,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .cards import RANK_VALUES, RANKS, Card, parse_card
-from .coup import BANKER_DRAWS_ON, FACTS, outcome_facts
+from .cards import ALL_CARD_CODES, RANK_VALUES, RANKS, SUITS, Card, InvalidCard, parse_card
+from .coup import BANKER_DRAWS_ON, CARD_FACTS, FACTS, Colour, card_facts, outcome_facts
 from .paytables import BetResult, BetRule, CommissionMode, Paytable
 
 _RANK_INDEX = {rank: index for index, rank in enumerate(RANKS)}
@@ -84,6 +86,78 @@ class ShoeComposition:
 def composition_after(decks: int, cards_seen: Iterable[Card | str] | Mapping[str, int]) -> ShoeComposition:
     """What remains of a `decks`-deck shoe after the cards seen (dealt and burned)."""
     return ShoeComposition.full(decks).without(cards_seen)
+
+
+_CARD_INDEX = {code: index for index, code in enumerate(ALL_CARD_CODES)}
+_RED = tuple(suit in ("H", "D") for suit in SUITS)
+
+
+@dataclass(frozen=True, slots=True)
+class CardComposition:
+    """Cards remaining per kind of card (rank and suit), in ALL_CARD_CODES order (the spades A to K,
+    then hearts, diamonds, clubs): what the exact odds of a suit or colour bet need."""
+
+    counts: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        counts = tuple(self.counts)
+        if len(counts) != len(ALL_CARD_CODES):
+            raise ValueError(f"a card composition has a count for each of the 52 cards, not {len(counts)} counts")
+        for code, count in zip(ALL_CARD_CODES, counts, strict=True):
+            if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+                raise ValueError(f"the count of {code} must be a whole number of cards, not {count!r}")
+        object.__setattr__(self, "counts", counts)
+
+    @classmethod
+    def full(cls, decks: int) -> CardComposition:
+        if not isinstance(decks, int) or isinstance(decks, bool) or decks < 1:
+            raise ValueError(f"a shoe holds at least one deck, not {decks!r}")
+        return cls((decks,) * len(ALL_CARD_CODES))
+
+    @classmethod
+    def from_mapping(cls, counts: Mapping[str, int]) -> CardComposition:
+        """From remaining counts per card code ('AS', '10d', 'K♥'); a missing card counts 0."""
+        by_card = [0] * len(ALL_CARD_CODES)
+        for code, count in counts.items():
+            by_card[_CARD_INDEX[parse_card(code).code]] += count
+        return cls(tuple(by_card))
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts)
+
+    def by_card(self) -> dict[str, int]:
+        return dict(zip(ALL_CARD_CODES, self.counts, strict=True))
+
+    def ranks(self) -> ShoeComposition:
+        """The same cards counted per rank only."""
+        size = len(RANKS)
+        return ShoeComposition(
+            tuple(sum(self.counts[suit * size + rank] for suit in range(len(SUITS))) for rank in range(size))
+        )
+
+    def suit_counts(self) -> tuple[tuple[int, ...], ...]:
+        """Per rank (RANKS order), its count per suit (SUITS order)."""
+        size = len(RANKS)
+        return tuple(tuple(self.counts[suit * size + rank] for suit in range(len(SUITS))) for rank in range(size))
+
+    def without(self, cards: Iterable[Card | str] | Mapping[str, int]) -> CardComposition:
+        """The composition once these cards (or codes, or a count per code) have left the shoe."""
+        removed = [0] * len(ALL_CARD_CODES)
+        items = cards.items() if isinstance(cards, Mapping) else ((card, 1) for card in cards)
+        for card, count in items:
+            removed[_CARD_INDEX[parse_card(card).code]] += count
+        counts = []
+        for code, have, gone in zip(ALL_CARD_CODES, self.counts, removed, strict=True):
+            if gone > have:
+                raise ValueError(f"{gone} of {parse_card(code).symbol} seen, but the shoe holds only {have}")
+            counts.append(have - gone)
+        return CardComposition(tuple(counts))
+
+
+def card_composition_after(decks: int, cards_seen: Iterable[Card | str] | Mapping[str, int]) -> CardComposition:
+    """What remains of a `decks`-deck shoe after the cards seen, per card (rank and suit)."""
+    return CardComposition.full(decks).without(cards_seen)
 
 
 # --- Enumeration ---------------------------------------------------------------------------------
@@ -280,6 +354,7 @@ class Odds:
     composition: ShoeComposition
     outcome_probabilities: dict[str, Fraction]
     bets: dict[str, BetOdds]
+    cards: CardComposition | None = None  # the count per card, when the odds were taken over suits
 
     def bets_favouring_player(self) -> list[str]:
         """Bets with a negative house edge: a paytable offering one should be refused."""
@@ -306,10 +381,15 @@ def _composition(shoe: int | Mapping[str, int] | ShoeComposition) -> ShoeComposi
     return ShoeComposition.full(shoe)
 
 
-def _shown_facts(paytable: Paytable) -> list[str]:
+# The facts ranks decide; the card facts need the suits (`exact_card_odds`).
+_RANK_FACTS = [fact for fact in FACTS if fact not in CARD_FACTS]
+
+
+def _shown_facts(paytable: Paytable, universe: list[str] | None = None) -> list[str]:
     main = ("player_wins", "banker_wins", "tie")
-    used = paytable.facts_used()
-    return [*main, *sorted(used - set(main)), *sorted(set(FACTS) - used - set(main))]
+    known = set(_RANK_FACTS if universe is None else universe)
+    used = paytable.facts_used() & known
+    return [*main, *sorted(used - set(main)), *sorted(known - used - set(main))]
 
 
 def _rule_net(paytable: Paytable, rule: BetRule) -> tuple[BetResult, Fraction]:
@@ -332,9 +412,15 @@ def _bet_odds(bet: str, by_net: Mapping[tuple[BetResult, Fraction], int], denomi
         for (result, net), ways in sorted(by_net.items(), key=lambda item: -item[0][1])
         if ways
     )
-    mean = sum((o.net * o.probability for o in outcomes), Fraction(0))
-    square = sum((o.net * o.net * o.probability for o in outcomes), Fraction(0))
-    return BetOdds(bet, -mean, square - mean * mean, outcomes)
+    # The moments in whole numbers over one common denominator: a Fraction per bet, not per term.
+    scale = math.lcm(*(net.denominator for (_result, net), ways in by_net.items() if ways)) if by_net else 1
+    first = second = 0
+    for (_result, net), ways in by_net.items():
+        scaled = net.numerator * (scale // net.denominator)
+        first += scaled * ways
+        second += scaled * scaled * ways
+    mean = Fraction(first, scale * denominator)
+    return BetOdds(bet, -mean, Fraction(second, scale * scale * denominator) - mean * mean, outcomes)
 
 
 def exact_odds_reference(paytable: Paytable, shoe: int | Mapping[str, int] | ShoeComposition = 8) -> Odds:
@@ -343,7 +429,7 @@ def exact_odds_reference(paytable: Paytable, shoe: int | Mapping[str, int] | Sho
     composition = _composition(shoe)
     weights, denominator = _outcome_weights_reference(composition.counts)
 
-    fact_weights = dict.fromkeys(FACTS, 0)
+    fact_weights = dict.fromkeys(_RANK_FACTS, 0)
     outcome_facts_list = []
     for key, ways in weights.items():
         player_total, banker_total, player_cards, banker_cards, player_pair, banker_pair = key
@@ -535,14 +621,16 @@ def _zero_splits(zero_counts: tuple[int, ...]) -> list[int]:
     return table
 
 
-def _outcome_weights(counts: tuple[int, ...]) -> tuple[np.ndarray, int] | None:
+def _outcome_weights(counts: tuple[int, ...], filler: int | None = None) -> tuple[np.ndarray, int] | None:
     """Ordered six-card prefixes per outcome key (`_KEYS`) and their total; None when the counts
-    could overflow 64 bits (the caller then takes the reference enumeration)."""
+    could overflow 64 bits (the caller then takes the reference enumeration). With `filler`, the
+    dealt cards come from `counts` and the cards left undealt of a prefix from a shoe of `filler`
+    cards (the colour runs of `exact_card_odds`)."""
     global _plan
     value_counts = [0] * 10
     for rank, count in zip(RANKS, counts, strict=True):
         value_counts[RANK_VALUES[rank]] += count
-    total = sum(value_counts)
+    total = sum(value_counts) if filler is None else filler
     if total < 6:
         raise ValueError(f"a coup can need six cards; this shoe has {total}")
     if total**6 >= _INT64_LIMIT:
@@ -592,17 +680,22 @@ class _PaytableVerdicts:
     classes: np.ndarray  # keys x every bet's nets: 1 where the bet ends with that net
 
 
-@lru_cache(maxsize=32)
-def _paytable_verdicts(paytable: Paytable) -> _PaytableVerdicts:
-    key_facts = [
-        outcome_facts(pt, bt, pc, bc, pp, bp, pc == 2 and pt >= 8, bc == 2 and bt >= 8)
-        for pt, bt, pc, bc, pp, bp in _KEYS
-    ]
-    shown = _shown_facts(paytable)
-    facts = np.array([[fact in outcome for fact in shown] for outcome in key_facts], dtype=np.int64)
+def _verdicts(
+    paytable: Paytable,
+    key_facts: list[frozenset[str]],
+    universe: list[str],
+    only: Iterable[str] | None = None,
+    shown: list[str] | None = None,
+) -> _PaytableVerdicts:
+    """The verdict matrices of the paytable's bets (or `only` these) on outcomes with these facts,
+    and of the facts shown (in `_shown_facts` order over `universe`, or `shown`)."""
+    shown = _shown_facts(paytable, universe) if shown is None else shown
+    facts = np.array([[fact in outcome for fact in shown] for outcome in key_facts], dtype=np.int64).reshape(
+        len(key_facts), len(shown)
+    )
     nets: list[tuple[str, tuple[tuple[BetResult, Fraction], ...], int]] = []
     columns: list[list[int]] = []
-    for bet in paytable.bets:
+    for bet in paytable.bets if only is None else only:
         found: dict[tuple[BetResult, Fraction], int] = {}
         column = []
         for outcome in key_facts:
@@ -610,21 +703,29 @@ def _paytable_verdicts(paytable: Paytable) -> _PaytableVerdicts:
             column.append(found.setdefault(net, len(found)))
         nets.append((bet, tuple(found), sum(len(n) for _b, n, _f in nets)))
         columns.append(column)
-    classes = np.zeros((len(_KEYS), sum(len(n) for _b, n, _f in nets)), dtype=np.int64)
+    classes = np.zeros((len(key_facts), sum(len(n) for _b, n, _f in nets)), dtype=np.int64)
     for (_bet, _nets, first), column in zip(nets, columns, strict=True):
-        classes[np.arange(len(_KEYS)), first + np.array(column)] = 1
+        classes[np.arange(len(key_facts)), first + np.array(column)] = 1
     return _PaytableVerdicts(tuple(shown), facts, tuple(nets), classes)
 
 
-def exact_odds(paytable: Paytable, shoe: int | Mapping[str, int] | ShoeComposition = 8) -> Odds:
-    """Exact odds for a deck count, a remaining count per rank, or a ShoeComposition (the same
-    Fractions as `exact_odds_reference`, about 20 times faster)."""
-    composition = _composition(shoe)
-    counted = _outcome_weights(composition.counts)
-    if counted is None:
-        return exact_odds_reference(paytable, composition)
-    weights, denominator = counted
-    verdicts = _paytable_verdicts(paytable)
+@lru_cache(maxsize=32)
+def _paytable_verdicts(paytable: Paytable) -> _PaytableVerdicts:
+    key_facts = [
+        outcome_facts(pt, bt, pc, bc, pp, bp, pc == 2 and pt >= 8, bc == 2 and bt >= 8)
+        for pt, bt, pc, bc, pp, bp in _KEYS
+    ]
+    return _verdicts(paytable, key_facts, _RANK_FACTS)
+
+
+def _odds_from(
+    paytable: Paytable,
+    composition: ShoeComposition,
+    weights: np.ndarray,
+    denominator: int,
+    verdicts: _PaytableVerdicts,
+    cards: CardComposition | None = None,
+) -> Odds:
     fact_ways = (weights @ verdicts.facts).tolist()
     probabilities = {fact: Fraction(ways, denominator) for fact, ways in zip(verdicts.shown, fact_ways, strict=True)}
     class_ways = (weights @ verdicts.classes).tolist()
@@ -632,4 +733,478 @@ def exact_odds(paytable: Paytable, shoe: int | Mapping[str, int] | ShoeCompositi
         bet: _bet_odds(bet, dict(zip(nets, class_ways[first : first + len(nets)], strict=True)), denominator)
         for bet, nets, first in verdicts.nets
     }
-    return Odds(paytable.name, composition, probabilities, bet_odds)
+    return Odds(paytable.name, composition, probabilities, bet_odds, cards)
+
+
+def exact_odds(paytable: Paytable, shoe: int | Mapping[str, int] | ShoeComposition | CardComposition = 8) -> Odds:
+    """Exact odds for a deck count, a remaining count per rank (or per card), a ShoeComposition or
+    a CardComposition (the same Fractions as `exact_odds_reference`, about 20 times faster). A
+    paytable naming a card fact (`needs_cards`) is priced over the 52 kinds of card
+    (`exact_card_odds`), and then needs the count per card; any other by ranks alone."""
+    if needs_cards(paytable):
+        return exact_card_odds(paytable, shoe)
+    if isinstance(shoe, CardComposition):
+        shoe = shoe.ranks()
+    elif isinstance(shoe, Mapping) and shoe and all(_is_card_code(key) for key in shoe):
+        shoe = CardComposition.from_mapping(shoe).ranks()
+    composition = _composition(shoe)
+    counted = _outcome_weights(composition.counts)
+    if counted is None:
+        return exact_odds_reference(paytable, composition)
+    weights, denominator = counted
+    return _odds_from(paytable, composition, weights, denominator, _paytable_verdicts(paytable))
+
+
+def _is_card_code(key: object) -> bool:
+    try:
+        parse_card(key)  # type: ignore[arg-type]
+    except InvalidCard:
+        return False
+    return True
+
+
+# --- Exact odds over the 52 kinds of card ----------------------------------------------------------
+#
+# A paytable naming a card fact (`CARD_FACTS`: suited pairs, twin pairs, colours) is priced over
+# ranks and suits. The enumeration stays the one above, by value, with two exact reductions:
+#
+# * Suits matter only inside a hand's first two cards when they pair. So the first four cards are
+#   again value cases, and for each value a case's hands pair in (its "pair group": the one rank
+#   of 1-9, or the four ten-valued ranks) the ways of choosing ranks and suits are counted in
+#   closed form, split by the pair state (pair by rank, suited pair, both pairs in one rank): sums
+#   over the group's ranks of c*(c-1) per suit and of its products over two suits (`_pair_ways`).
+#   Given the first four cards' ranks, the third cards' values do not depend on their suits.
+# * Colours: every card red is the same enumeration over the red cards alone (hearts and
+#   diamonds), the cards left undealt of a six-card prefix still taken from the whole shoe; every
+#   card black likewise; mixed is the rest. Three runs of one plan.
+#
+# A key is (player total, banker total, player cards, banker cards, pair state): 5,200 in all.
+
+_PAIR_STATES: tuple[tuple[int, int, int, int, int], ...] = (
+    (0, 0, 0, 0, 0),
+    (1, 0, 0, 0, 0),
+    (1, 0, 1, 0, 0),
+    (0, 1, 0, 0, 0),
+    (0, 1, 0, 1, 0),
+    *((1, 1, ps, bs, twin) for ps in (0, 1) for bs in (0, 1) for twin in (0, 1)),
+)  # (player pair, banker pair, player suited pair, banker suited pair, twin pairs)
+_PAIR_STATE_INDEX = {state: index for index, state in enumerate(_PAIR_STATES)}
+_CARD_KEYS = [
+    (player_total, banker_total, player_cards, banker_cards, state)
+    for player_total in range(10)
+    for banker_total in range(10)
+    for player_cards in (2, 3)
+    for banker_cards in (2, 3)
+    for state in range(len(_PAIR_STATES))
+]
+_CARD_KEY_INDEX = {key: index for index, key in enumerate(_CARD_KEYS)}
+_COLOURS = (Colour.MIXED, Colour.RED, Colour.BLACK)
+# The ranks of each value: 1-9 one rank each, 0 the four ten-valued ranks.
+_VALUE_RANKS = tuple(tuple(i for i, rank in enumerate(RANKS) if RANK_VALUES[rank] == value) for value in range(10))
+
+# (player cards in the group, banker cards in it, player pair, banker pair, player suited, banker suited, twin)
+PairSpec = tuple[int, int, int, int, int, int, int]
+
+
+def _pair_ways(suits: Iterable[tuple[int, ...]]) -> dict[PairSpec, int]:
+    """For one pair group (ranks with their counts per suit), the ordered ways of choosing ranks and
+    suits for the player's `p` and the banker's `b` cards of the group, when one hand holds two,
+    by pair state. Exchangeability gives each in closed form (a hand's two cards pair in rank r
+    in m(m-1) ways, S = sum over suits of c(c-1) of them suited, whatever else the hands hold)."""
+    groups = [tuple(c) for c in suits]
+    m = [sum(c) for c in groups]
+    suited = [sum(x * (x - 1) for x in c) for c in groups]
+    unsuited = [mi * (mi - 1) - si for mi, si in zip(m, suited, strict=True)]
+    total = sum(m)
+    pairs = sum(mi * (mi - 1) for mi in m)
+    ways: dict[PairSpec, int] = {}
+    for other in (0, 1):
+        rest = _falling(total - 2, other)
+        s, u, none = sum(suited) * rest, sum(unsuited) * rest, _falling(total, 2 + other) - pairs * rest
+        ways[2, other, 1, 0, 1, 0, 0], ways[2, other, 1, 0, 0, 0, 0], ways[2, other, 0, 0, 0, 0, 0] = s, u, none
+        ways[other, 2, 0, 1, 0, 1, 0], ways[other, 2, 0, 1, 0, 0, 0], ways[other, 2, 0, 0, 0, 0, 0] = s, u, none
+    # Both hands hold two cards of the group.
+    twin = [0, 0, 0, 0]  # index 2 * player suited + banker suited
+    for c, mi, si in zip(groups, m, suited, strict=True):
+        both = sum(
+            c[i] * (c[i] - 1) * (c[j] - 2 * (i == j)) * (c[j] - 2 * (i == j) - 1)
+            for i in range(len(c))
+            for j in range(len(c))
+        )
+        one = si * (mi - 2) * (mi - 3)
+        twin[3] += both
+        twin[2] += one - both
+        twin[1] += one - both
+        twin[0] += _falling(mi, 4) - 2 * one + both
+    by_kind = {1: suited, 0: unsuited}
+    filed = sum(twin)
+    for ps in (0, 1):
+        for bs in (0, 1):
+            ways[2, 2, 1, 1, ps, bs, 1] = twin[2 * ps + bs]
+            x, y = by_kind[ps], by_kind[bs]
+            cross = sum(x) * sum(y) - sum(a * b for a, b in zip(x, y, strict=True))
+            ways[2, 2, 1, 1, ps, bs, 0] = cross
+            filed += cross
+    for kind in (0, 1):
+        alone = sum(
+            v * (_falling(total - 2, 2) - (mi - 2) * (mi - 3) - (pairs - mi * (mi - 1)))
+            for v, mi in zip(by_kind[kind], m, strict=True)
+        )
+        ways[2, 2, 1, 0, kind, 0, 0] = alone
+        ways[2, 2, 0, 1, 0, kind, 0] = alone
+        filed += 2 * alone
+    ways[2, 2, 0, 0, 0, 0, 0] = _falling(total, 4) - filed
+    return ways
+
+
+@dataclass(frozen=True)
+class _CardPlan:
+    """The composition-free half of the enumeration over ranks and suits (built once, on first use)."""
+
+    ordering: np.ndarray  # per row: orderings of the unordered value pairs
+    case: np.ndarray  # per row: its case, into `removed`
+    removed: np.ndarray  # per case: cards of each value the first four take
+    row_removed: np.ndarray  # per row: its case's `removed`
+    excluded: np.ndarray  # per row: `removed` less the values of its pair groups (counted in `specs`)
+    rank_keys: np.ndarray  # per reachable card key: its rank key (`_KEYS`), pair states by rank only
+    first: np.ndarray  # per row: index into the composition's pair ways (0: none, counted 1)
+    second: np.ndarray
+    specs: tuple[tuple[int, PairSpec], ...]  # (value, spec) of each pair-ways index from 1
+    starts: np.ndarray
+    squares: np.ndarray
+    drawing_groups: int
+    drawing_rows: int
+    entries: np.ndarray
+    entry_starts: np.ndarray
+    entry_keys: np.ndarray
+
+
+def _build_card_plan() -> _CardPlan:
+    rows: list[tuple[tuple[bool, int, int, int], int, int, list[int], int, int]] = []
+    removed: list[list[int]] = []
+    spec_index: dict[tuple[int, PairSpec], int] = {}
+
+    def spec(value: int, pair_spec: PairSpec) -> int:
+        return spec_index.setdefault((value, pair_spec), len(spec_index) + 1)
+
+    for a in range(10):
+        for b in range(a, 10):
+            for c in range(10):
+                for d in range(c, 10):
+                    case_index = len(removed)
+                    values, player, banker = [0] * 10, [0] * 10, [0] * 10
+                    for value in (a, b):
+                        values[value] += 1
+                        player[value] += 1
+                    for value in (c, d):
+                        values[value] += 1
+                        banker[value] += 1
+                    removed.append(values)
+                    player_two, banker_two = (a + b) % 10, (c + d) % 10
+                    drawing = player_two <= 5 and banker_two <= 7
+                    ordering = (1 if a == b else 2) * (1 if c == d else 2)
+                    player_group = a if a == b else None
+                    banker_group = c if c == d else None
+                    # A pair of ten-valued cards may or may not share a rank; of 1-9, always.
+                    player_options = [0] if player_group is None else [1] if player_group else [0, 1]
+                    banker_options = [0] if banker_group is None else [1] if banker_group else [0, 1]
+                    shared = player_group is not None and player_group == banker_group
+                    for pp in player_options:
+                        for bp in banker_options:
+                            for ps in (0, 1) if pp else (0,):
+                                for bs in (0, 1) if bp else (0,):
+                                    twins = ((1,) if player_group else (0, 1)) if shared and pp and bp else (0,)
+                                    for twin in twins:
+                                        excluded = list(values)
+                                        indices = []
+                                        if shared:
+                                            assert player_group is not None
+                                            excluded[player_group] = 0
+                                            indices.append(spec(player_group, (2, 2, pp, bp, ps, bs, twin)))
+                                        else:
+                                            if player_group is not None:
+                                                excluded[player_group] = 0
+                                                indices.append(
+                                                    spec(player_group, (2, banker[player_group], pp, 0, ps, 0, 0))
+                                                )
+                                            if banker_group is not None:
+                                                excluded[banker_group] = 0
+                                                indices.append(
+                                                    spec(banker_group, (player[banker_group], 2, 0, bp, 0, bs, 0))
+                                                )
+                                        indices += [0] * (2 - len(indices))
+                                        state = _PAIR_STATE_INDEX[pp, bp, ps, bs, twin]
+                                        group = (not drawing, player_two, banker_two, state)
+                                        rows.append((group, ordering, case_index, excluded, indices[0], indices[1]))
+    rows.sort(key=lambda row: row[0])
+    groups = sorted({row[0] for row in rows})
+    group_index = {group: index for index, group in enumerate(groups)}
+    starts = [0] + [i for i in range(1, len(rows)) if rows[i][0] != rows[i - 1][0]]
+    drawing_groups = sum(1 for group in groups if not group[0])
+    drawing_rows = sum(1 for row in rows if not row[0][0])
+    removed_array = np.array(removed, dtype=np.int64)
+    case = np.array([row[2] for row in rows], dtype=np.int64)
+    drawing_removed = removed_array[case[:drawing_rows]]
+    squares = (drawing_removed[:, :, None] * drawing_removed[:, None, :]).reshape(drawing_rows, 100)
+
+    count = len(groups)
+    by_key: list[tuple[int, int]] = []
+    for (_stands, player_two, banker_two, state), index in group_index.items():
+        if player_two >= 8 or banker_two >= 8 or (player_two >= 6 and banker_two >= 6):
+            by_key.append((_CARD_KEY_INDEX[player_two, banker_two, 2, 2, state], index))
+        elif player_two >= 6:
+            for value in range(10):
+                key = (player_two, (banker_two + value) % 10, 2, 3, state)
+                by_key.append((_CARD_KEY_INDEX[key], count + index * 10 + value))
+        else:
+            for player_value in range(10):
+                player_total = (player_two + player_value) % 10
+                if player_value not in BANKER_DRAWS_ON[banker_two]:
+                    key = (player_total, banker_two, 3, 2, state)
+                    by_key.append((_CARD_KEY_INDEX[key], count + index * 10 + player_value))
+                    continue
+                for banker_value in range(10):
+                    key = (player_total, (banker_two + banker_value) % 10, 3, 3, state)
+                    by_key.append((_CARD_KEY_INDEX[key], 11 * count + index * 100 + player_value * 10 + banker_value))
+    by_key.sort()
+    entry_starts = [0] + [i for i in range(1, len(by_key)) if by_key[i][0] != by_key[i - 1][0]]
+    return _CardPlan(
+        ordering=np.array([row[1] for row in rows], dtype=np.int64),
+        case=case,
+        removed=removed_array,
+        row_removed=removed_array[case],
+        excluded=np.array([row[3] for row in rows], dtype=np.int64),
+        rank_keys=np.array([_rank_key(by_key[i][0]) for i in entry_starts], dtype=np.int64),
+        first=np.array([row[4] for row in rows], dtype=np.int64),
+        second=np.array([row[5] for row in rows], dtype=np.int64),
+        specs=tuple(sorted(spec_index, key=spec_index.__getitem__)),
+        starts=np.array(starts, dtype=np.int64),
+        squares=squares,
+        drawing_groups=drawing_groups,
+        drawing_rows=drawing_rows,
+        entries=np.array([position for _key, position in by_key], dtype=np.int64),
+        entry_starts=np.array(entry_starts, dtype=np.int64),
+        entry_keys=np.array([by_key[i][0] for i in entry_starts], dtype=np.int64),
+    )
+
+
+_card_plan: _CardPlan | None = None
+
+
+def _rank_key(card_key: int) -> int:
+    """The rank key (`_KEYS`) of a card key: its totals, cards and pairs by rank."""
+    player_total, banker_total, player_cards, banker_cards, state = _CARD_KEYS[card_key]
+    player_pair, banker_pair = _PAIR_STATES[state][:2]
+    return _KEY_INDEX[player_total, banker_total, player_cards, banker_cards, bool(player_pair), bool(banker_pair)]
+
+
+def _card_weights(runs: list[tuple[tuple[int, ...], ...]], filler: int) -> np.ndarray:
+    """Per run (per rank, its count per suit, of the cards the coup may deal), ordered six-card
+    prefixes per reachable card key (`_CardPlan.entry_keys`) whose dealt cards come from the run's
+    cards and whose undealt cards from a shoe of `filler` cards: runs x keys."""
+    global _card_plan
+    plan = _card_plan if _card_plan is not None else (_card_plan := _build_card_plan())
+    k = len(runs)
+    n = np.array(
+        [[sum(sum(suits[rank]) for rank in ranks) for ranks in _VALUE_RANKS] for suits in runs], dtype=np.int64
+    )
+    pair_ways = np.ones((k, len(plan.specs) + 1), dtype=np.int64)
+    for run, suits in enumerate(runs):
+        tables = [_pair_ways([suits[rank] for rank in ranks]) for ranks in _VALUE_RANKS]
+        pair_ways[run, 1:] = [tables[value].get(pair_spec, 0) for value, pair_spec in plan.specs]
+    falling = np.ones((k, 10, 5), dtype=np.int64)
+    for step in range(1, 5):
+        falling[:, :, step] = falling[:, :, step - 1] * (n - (step - 1))
+    excluded_ways = falling[:, np.arange(10), plan.excluded].prod(axis=2)  # runs x rows
+    w = plan.ordering * excluded_ways * pair_ways[:, plan.first] * pair_ways[:, plan.second]
+
+    w0 = np.add.reduceat(w, plan.starts, axis=1)
+    w1 = np.add.reduceat(w[:, :, None] * plan.row_removed, plan.starts, axis=1)
+    drawing, g = plan.drawing_rows, plan.drawing_groups
+    w2 = np.add.reduceat(w[:, :drawing, None] * plan.squares, plan.starts[:g], axis=1)
+    one = n[:, None, :] * w0[:, :, None] - w1
+    banker_n = n[:, None, :] - np.eye(10, dtype=np.int64)  # runs x 10 x 10, n[y] - d
+    two = (
+        (n[:, :, None] * banker_n)[:, None] * w0[:, :g, None, None]
+        - n[:, None, :, None] * w1[:, :g, None, :]
+        - banker_n[:, None] * w1[:, :g, :, None]
+        + w2.reshape(k, g, 10, 10)
+    )
+    terms = np.concatenate(
+        (w0 * _falling(filler - 4, 2), (one * (filler - 5)).reshape(k, -1), two.reshape(k, -1)), axis=1
+    )
+    return np.add.reduceat(terms[:, plan.entries], plan.entry_starts, axis=1)
+
+
+def _card_outcome_weights(
+    composition: CardComposition, colours: _Colours
+) -> tuple[np.ndarray, np.ndarray | None, int] | None:
+    """Prefixes per reachable card key, every colour together; with `colours` also per (colour,
+    key), colours in `_COLOURS` order, flattened; and their total. None past 64 bits."""
+    total = composition.total
+    if total < 6:
+        raise ValueError(f"a coup can need six cards; this shoe has {total}")
+    if total**6 >= _INT64_LIMIT:
+        return None
+    suits = composition.suit_counts()
+    every = _card_weights([suits], total)[0]
+    if colours is _Colours.NONE:
+        return every, None, _falling(total, 6)
+    red = tuple(tuple(count if _RED[i] else 0 for i, count in enumerate(rank)) for rank in suits)
+    black = tuple(tuple(0 if _RED[i] else count for i, count in enumerate(rank)) for rank in suits)
+    if colours is _Colours.BY_RANK:
+        # No colour bet names a suited pair or twins: its colour runs need ranks only, on the rank
+        # keys (the weights of every colour together summed onto them too).
+        plan = _card_plan
+        assert plan is not None
+        every_rank = np.zeros(len(_KEYS), dtype=np.int64)
+        np.add.at(every_rank, plan.rank_keys, every)
+        reds, blacks = (
+            _outcome_weights(tuple(sum(rank) for rank in part), total)[0]  # type: ignore[index]
+            for part in (red, black)
+        )
+    else:
+        every_rank = every
+        reds = _card_weights([red], total)[0]
+        blacks = _card_weights([black], total)[0]
+    return every, np.concatenate((every_rank - reds - blacks, reds, blacks)), _falling(total, 6)
+
+
+class _Colours(Enum):
+    """Whether a paytable's odds need colours, and if so over which keys."""
+
+    NONE = "none"
+    BY_RANK = "by rank"  # the colour bets name no suited pair or twins: colour runs by ranks
+    BY_CARD = "by card"  # colour runs over card keys
+
+
+def _colours(paytable: Paytable) -> _Colours:
+    coloured = [
+        definition
+        for definition in paytable.bets.values()
+        if any(rule.when & _COLOUR_FACTS for rule in definition.rules)
+    ]
+    if not coloured:
+        return _Colours.NONE
+    suited = CARD_FACTS.keys() - _COLOUR_FACTS
+    return _Colours.BY_CARD if any(rule.when & suited for d in coloured for rule in d.rules) else _Colours.BY_RANK
+
+
+_COLOUR_FACTS = frozenset({"all_red", "all_black", "one_colour"})
+
+
+def _rank_key_facts() -> list[frozenset[str]]:
+    """The facts of each rank key in each colour (for colour bets that name no suit fact)."""
+    return [
+        outcome_facts(pt, bt, pc, bc, pp, bp, pc == 2 and pt >= 8, bc == 2 and bt >= 8)
+        | card_facts(False, False, False, colour)
+        for colour in _COLOURS
+        for pt, bt, pc, bc, pp, bp in _KEYS
+    ]
+
+
+def _card_key_facts(colours: bool) -> list[frozenset[str]]:
+    global _card_plan
+    plan = _card_plan if _card_plan is not None else (_card_plan := _build_card_plan())
+    facts = []
+    for colour in _COLOURS if colours else (Colour.MIXED,):
+        for key in plan.entry_keys.tolist():
+            pt, bt, pc, bc, state = _CARD_KEYS[key]
+            pp, bp, ps, bs, twin = _PAIR_STATES[state]
+            facts.append(
+                outcome_facts(pt, bt, pc, bc, bool(pp), bool(bp), pc == 2 and pt >= 8, bc == 2 and bt >= 8)
+                | card_facts(bool(ps), bool(bs), bool(twin), colour)
+            )
+    return facts
+
+
+@dataclass(frozen=True)
+class _CardVerdicts:
+    """A paytable's verdicts over card keys: `plain` for the facts and bets no colour decides (on
+    the weights of every colour together), `coloured` for the colour facts and the bets that name
+    one (on the weights per colour); None without colours."""
+
+    plain: _PaytableVerdicts
+    coloured: _PaytableVerdicts | None
+    shown: tuple[str, ...]  # every fact shown, in `_shown_facts` order
+    bets: tuple[str, ...]  # the paytable's bets in order
+
+
+@lru_cache(maxsize=32)
+def _card_verdicts(paytable: Paytable, colours: _Colours) -> _CardVerdicts:
+    universe = [fact for fact in FACTS if colours is not _Colours.NONE or fact not in _COLOUR_FACTS]
+    shown = _shown_facts(paytable, universe)
+    coloured_bets = [
+        bet
+        for bet, definition in paytable.bets.items()
+        if colours is not _Colours.NONE and any(rule.when & _COLOUR_FACTS for rule in definition.rules)
+    ]
+    plain = _verdicts(
+        paytable,
+        _card_key_facts(False),
+        universe,
+        only=[bet for bet in paytable.bets if bet not in coloured_bets],
+        shown=[fact for fact in shown if fact not in _COLOUR_FACTS],
+    )
+    coloured = (
+        None
+        if colours is _Colours.NONE
+        else _verdicts(
+            paytable,
+            _rank_key_facts() if colours is _Colours.BY_RANK else _card_key_facts(True),
+            universe,
+            only=coloured_bets,
+            shown=[f for f in shown if f in _COLOUR_FACTS],
+        )
+    )
+    return _CardVerdicts(plain, coloured, tuple(shown), tuple(paytable.bets))
+
+
+def needs_cards(paytable: Paytable) -> bool:
+    """Whether a paytable names a card fact (suits, colours, twin pairs): its odds are then taken
+    over the 52 kinds of card, and a composition must say what remains of each."""
+    return bool(paytable.facts_used() & CARD_FACTS.keys())
+
+
+def _card_composition(shoe: int | Mapping[str, int] | ShoeComposition | CardComposition) -> CardComposition:
+    if isinstance(shoe, CardComposition):
+        return shoe
+    if isinstance(shoe, ShoeComposition):
+        raise ValueError(
+            "this paytable has a bet on suits or colours: its odds need the remaining count of each card "
+            "(rank and suit), not of each rank"
+        )
+    if isinstance(shoe, Mapping):
+        try:
+            return CardComposition.from_mapping(shoe)
+        except InvalidCard:
+            raise ValueError(
+                "this paytable has a bet on suits or colours: count the remaining cards per card code "
+                "(such as 'AS' or '10d'), not per rank"
+            ) from None
+    return CardComposition.full(shoe)
+
+
+def exact_card_odds(paytable: Paytable, shoe: int | Mapping[str, int] | ShoeComposition | CardComposition = 8) -> Odds:
+    """Exact odds over the 52 kinds of card, for any paytable (its card facts priced too)."""
+    cards = _card_composition(shoe)
+    # Colours cost two more runs of the enumeration: taken only for a paytable that names one,
+    # and by ranks when its colour bets name no suited pair or twins.
+    colours = _colours(paytable)
+    counted = _card_outcome_weights(cards, colours)
+    if counted is None:
+        raise ValueError("a shoe of more than 22 decks is beyond the exact odds over suits")
+    every, by_colour, denominator = counted
+    verdicts = _card_verdicts(paytable, colours)
+    ways = dict(zip(verdicts.plain.shown, (every @ verdicts.plain.facts).tolist(), strict=True))
+    class_ways = [(verdicts.plain, (every @ verdicts.plain.classes).tolist())]
+    if verdicts.coloured is not None and by_colour is not None:
+        ways.update(zip(verdicts.coloured.shown, (by_colour @ verdicts.coloured.facts).tolist(), strict=True))
+        class_ways.append((verdicts.coloured, (by_colour @ verdicts.coloured.classes).tolist()))
+    probabilities = {fact: Fraction(ways[fact], denominator) for fact in verdicts.shown}
+    found = {
+        bet: _bet_odds(bet, dict(zip(nets, counted[first : first + len(nets)], strict=True)), denominator)
+        for part, counted in class_ways
+        for bet, nets, first in part.nets
+    }
+    return Odds(paytable.name, cards.ranks(), probabilities, {bet: found[bet] for bet in verdicts.bets}, cards)

@@ -473,3 +473,132 @@ PRESETS: dict[str, Paytable] = {
         commission_rate=Decimal("0"),
     ),
 }
+
+
+# --- Side-bet presets ----------------------------------------------------------------------------
+#
+# The side bets of the field, each over the engine's facts, on a commission game (its side bets
+# are priced independently of the main bets). Pay tables as published; docs/side-bets.md gives each
+# bet's facts, pay table, published house edge and the engine's.
+
+
+def _side_bet_game(name: str, **side_bets: list[BetRule]) -> Paytable:
+    return _commission_game(name, CommissionMode.BOX, definitions=side_bets)
+
+
+def _dragon_bonus(side: str) -> list[BetRule]:
+    # A natural win pays 1:1 and a natural tie pushes, ahead of the margins; a win by 1-3 loses.
+    margins = {9: "30:1", 8: "10:1", 7: "6:1", 6: "4:1", 5: "2:1", 4: "1:1"}
+    return [
+        win({f"{side}_wins_natural"}, "1:1"),
+        push({"natural_tie"}),
+        *(win({f"{side}_wins_by_{margin}"}, odds) for margin, odds in margins.items()),
+    ]
+
+
+def _lucky_6(two_cards: str, three_cards: str) -> list[BetRule]:
+    return [win({"banker_wins_two_card_6"}, two_cards), win({"banker_wins_three_card_6"}, three_cards)]
+
+
+def _super_tie(mixed: str) -> list[BetRule]:
+    # A tie of 6-9 with three cards each: 100:1 all six cards one colour, `mixed` otherwise; any
+    # other tie 7:1 (21st Century Baccarat; Wizard of Odds' pay tables 1 and 2).
+    six_card = {"tie", "player_drew", "banker_drew"}
+    return [
+        *(win(six_card | {f"tie_on_{total}", "one_colour"}, "100:1") for total in (6, 7, 8, 9)),
+        *(win(six_card | {f"tie_on_{total}"}, mixed) for total in (6, 7, 8, 9)),
+        win({"tie"}, "7:1"),
+    ]
+
+
+_PLAYER_7 = {"player_wins", "player_total_7"}
+_LUCKY_7 = [win(_PLAYER_7 | {"player_two_cards"}, "6:1"), win(_PLAYER_7 | {"player_drew"}, "15:1")]
+# Player wins with 7 over Banker's 6: both three cards 100:1, Player three and Banker two 40:1,
+# both two 30:1 (the three tracks Macau approved; Player two over a three-card 6 is not one).
+_SUPER_LUCKY_7 = [
+    win(_PLAYER_7 | {"banker_total_6", "player_drew", "banker_drew"}, "100:1"),
+    win(_PLAYER_7 | {"banker_total_6", "player_drew", "banker_two_cards"}, "40:1"),
+    win(_PLAYER_7 | {"banker_total_6", "player_two_cards", "banker_two_cards"}, "30:1"),
+]
+_EGALITE_PAYS = {
+    0: "150:1",
+    1: "215:1",
+    2: "225:1",
+    3: "200:1",
+    4: "120:1",
+    5: "110:1",
+    6: "45:1",
+    7: "45:1",
+    8: "80:1",
+    9: "80:1",
+}
+_TIGER_FAMILY = {
+    "tiger": _lucky_6("12:1", "20:1"),
+    "small_tiger": [win({"banker_wins_two_card_6"}, "22:1")],
+    "big_tiger": [win({"banker_wins_three_card_6"}, "50:1")],
+    "tiger_tie": [win({"tie_on_6"}, "35:1")],
+    "tiger_pair": [win({"twin_pairs"}, "100:1"), win({"both_pairs"}, "20:1"), win({"either_pair"}, "4:1")],
+}
+_PERFECT_PAIR = [win({"either_suited_pair"}, "25:1")]
+_PERFECT_PAIR_BOTH = [win({"both_suited_pairs"}, "200:1"), win({"either_suited_pair"}, "25:1")]
+_DRAGON_BONUS = {"dragon_bonus_player": _dragon_bonus("player"), "dragon_bonus_banker": _dragon_bonus("banker")}
+_BIG_SMALL = {"big": [win({"big"}, "54:100")], "small": [win({"small"}, "3:2")]}
+
+SIDE_BET_PRESETS: dict[str, Paytable] = {
+    "perfect_pair": _side_bet_game("perfect_pair", perfect_pair=_PERFECT_PAIR),
+    "perfect_pair_both": _side_bet_game("perfect_pair_both", perfect_pair=_PERFECT_PAIR_BOTH),
+    "dragon_bonus": _side_bet_game("dragon_bonus", **_DRAGON_BONUS),
+    "big_small": _side_bet_game("big_small", **_BIG_SMALL),
+    "tiger": _side_bet_game("tiger", **_TIGER_FAMILY),
+    "lucky_6": _side_bet_game("lucky_6", lucky_6=_lucky_6("12:1", "23:1")),
+    "lucky_6_12_20": _side_bet_game("lucky_6_12_20", lucky_6=_lucky_6("12:1", "20:1")),
+    "lucky_7": _side_bet_game("lucky_7", lucky_7=_LUCKY_7, super_lucky_7=_SUPER_LUCKY_7),
+    "natural_8_9": _side_bet_game(
+        "natural_8_9",
+        **{
+            f"{side}_natural_{n}": [win({f"{side}_natural_{n}"}, "9:1")]
+            for side in ("player", "banker")
+            for n in (8, 9)
+        },
+    ),
+    "super_tie": _side_bet_game("super_tie", super_tie=_super_tie("25:1")),
+    "super_tie_20": _side_bet_game("super_tie_20", super_tie=_super_tie("20:1")),
+    "egalite": _side_bet_game(
+        "egalite", **{f"egalite_{total}": [win({f"tie_on_{total}"}, odds)] for total, odds in _EGALITE_PAYS.items()}
+    ),
+    # A live-dealer table with the field's side bets side by side: the richest preset.
+    "live_side_bets": _side_bet_game(
+        "live_side_bets",
+        perfect_pair=_PERFECT_PAIR,
+        **_DRAGON_BONUS,
+        **_BIG_SMALL,
+        **_TIGER_FAMILY,
+        lucky_7=_LUCKY_7,
+        super_lucky_7=_SUPER_LUCKY_7,
+        super_tie=_super_tie("25:1"),
+    ),
+}
+PRESETS.update(SIDE_BET_PRESETS)
+BET_TYPES.update(
+    {
+        "perfect_pair": "Perfect Pair",
+        "dragon_bonus_player": "Dragon Bonus Player",
+        "dragon_bonus_banker": "Dragon Bonus Banker",
+        "big": "Big",
+        "small": "Small",
+        "tiger": "Tiger",
+        "small_tiger": "Small Tiger",
+        "big_tiger": "Big Tiger",
+        "tiger_tie": "Tiger Tie",
+        "tiger_pair": "Tiger Pair",
+        "lucky_6": "Lucky 6",
+        "lucky_7": "Lucky 7",
+        "super_lucky_7": "Super Lucky 7",
+        "player_natural_8": "Player Natural 8",
+        "player_natural_9": "Player Natural 9",
+        "banker_natural_8": "Banker Natural 8",
+        "banker_natural_9": "Banker Natural 9",
+        "super_tie": "Super Tie",
+        **{f"egalite_{total}": f"Egalité {total}" for total in range(10)},
+    }
+)

@@ -164,3 +164,14 @@ def test_odds_refuses_a_bad_paytable_file(tmp_path):
     path.write_text("{", encoding="utf-8")
     with pytest.raises(CommandError, match="paytable.json: Expecting property name"):
         odds("--paytable", str(path))
+
+
+def test_odds_prices_a_suit_bet_from_the_suits_seen():
+    # The same ranks seen, other suits: Perfect Pair is worth another amount, the pairs the same.
+    hearts = json.loads(odds("--preset", "perfect_pair", "--seen", "5H 5H 5H KH KH KH", "--json"))
+    spread = json.loads(odds("--preset", "perfect_pair", "--seen", "5H 5D 5S KH KC KS", "--json"))
+    assert hearts["bets"]["perfect_pair"]["house_edge"] != spread["bets"]["perfect_pair"]["house_edge"]
+    assert hearts["bets"]["player_pair"] == spread["bets"]["player_pair"]
+    assert json.loads(odds("--preset", "perfect_pair", "--json"))["bets"]["perfect_pair"]["house_edge"] == (
+        "0.130293909610"
+    )

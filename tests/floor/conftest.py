@@ -15,7 +15,7 @@ NOW = dt.datetime(2026, 11, 20, 20, 0, tzinfo=dt.UTC)
 
 @pytest.fixture
 def pit_tables(db):
-    """The demo pit's five tables: commission in the box and deducted, no commission, mini, EZ."""
+    """The demo pit's tables: commission in the box and deducted, no commission, mini, EZ, side bets, Tiger."""
     tables = []
     for code, name, game_kind, preset, limits in DEMO_TABLES:
         paytable = PaytableConfiguration.objects.filter(preset=preset).first() or paytable_create_from_preset(

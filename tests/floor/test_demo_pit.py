@@ -1,4 +1,4 @@
-"""`manage.py demo_pit`: a demo pit with staff, five tables and a few gaming days of play, once."""
+"""`manage.py demo_pit`: a demo pit with staff, seven tables and a few gaming days of play, once."""
 
 from io import StringIO
 
@@ -34,7 +34,7 @@ def test_demo_pit_sets_up_a_living_pit_once_and_prints_the_logins(db, django_cap
     assert "http://127.0.0.1:8765/admin/pit/dashboard/" in text
 
     tables = Table.objects.order_by("code")
-    assert [t.code for t in tables] == ["BB1", "BB2", "MD1", "MN1", "MN2"]
+    assert [t.code for t in tables] == ["BB1", "BB2", "LD1", "MD1", "MN1", "MN2", "TG1"]
     assert {t.game for t in tables} == {"big", "midi", "mini"}
     assert {t.paytable.preset for t in tables} == {
         "commission_box",
@@ -42,20 +42,22 @@ def test_demo_pit_sets_up_a_living_pit_once_and_prints_the_logins(db, django_cap
         "no_commission",
         "mini_commission_box",
         "ez_baccarat",
+        "live_side_bets",
+        "tiger",
     }
     assert all(t.status == TableStatus.OPEN and t.limits.exists() for t in tables)
-    assert Device.objects.count() == 5
+    assert Device.objects.count() == 7
     key = text.split("--key ", 1)[1].split()[0]
     assert device_authenticate(key=key).table.code == "BB1"
     # Three gaming days of play ending today, a shoe dealing at every table for the dashboard.
     days = sorted(set(Coup.objects.values_list("gaming_day", flat=True)))
     assert len(days) == 3 and days[-1] == current_gaming_day()
-    assert Shoe.objects.filter(status=ShoeStatus.DEALING).count() == 5
-    assert Shoe.objects.filter(status=ShoeStatus.CLOSED).count() == 30
+    assert Shoe.objects.filter(status=ShoeStatus.DEALING).count() == 7
+    assert Shoe.objects.filter(status=ShoeStatus.CLOSED).count() == 42
     # Table accounting: both finished days counted at every table, today's opening trays only.
-    assert InventoryCount.objects.filter(kind="closer").count() == 10
-    assert InventoryCount.objects.filter(kind="opener").count() == 15
-    assert DropCount.objects.count() == 10
+    assert InventoryCount.objects.filter(kind="closer").count() == 14
+    assert InventoryCount.objects.filter(kind="opener").count() == 21
+    assert DropCount.objects.count() == 14
     # A few violations to review and at least one commission variance to explain, no more.
     violations = RuleViolation.objects.count()
     assert 5 <= violations <= 80

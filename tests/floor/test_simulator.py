@@ -12,6 +12,7 @@ from pit.compliance.models import RuleViolation
 from pit.floor.clients import ServicesFloorClient
 from pit.floor.simulator import FAULT_KINDS, InjectedFault, deal_live, parse_fault_rates, simulate
 from pit.ledger.models import Reconciliation, ReconciliationSeat, ReconciliationStatus
+from pit.protection.models import SideBetExpectation
 from pit.shoes.models import Coup, Shoe, ShoeStatus, Wager
 from tests.floor.conftest import NOW
 
@@ -55,6 +56,7 @@ def test_parse_fault_rates_by_name_and_for_all():
         "foreign_card": 0.0,
         "replayed_shoe": 0.0,
         "side_bet_counter": 0.0,
+        "perfect_pair_counter": 0.0,
         "hot_table": 0.0,
         "silent_reader": 0.0,
         "erring_dealer": 0.0,
@@ -239,6 +241,39 @@ def test_a_side_bet_counter_is_found_and_the_other_seats_are_not(pit_tables, pla
     flagged = RuleViolation.objects.filter(code="side_bet_advantage_play")
     assert set(flagged.values_list("seat", flat=True)) == {fault.seat}
     assert flagged.get().message.startswith(f"Seat {fault.seat} placed ")
+
+
+def test_a_perfect_pair_counter_is_found_and_the_side_bets_are_settled_and_priced(pit_tables, play):
+    # LD1 deals the richest side-bet preset: Perfect Pair turns positive late in some shoes, when the
+    # suits left repeat. The counter bets it then only; the other seats bet every side bet at random.
+    result = play(tables=["LD1"], seed=5, shoes_per_day=4, faults={"perfect_pair_counter": 1.0})
+    [fault] = result.faults
+    assert fault.kind == "perfect_pair_counter" and _found(fault), fault
+    flagged = RuleViolation.objects.get(code="side_bet_advantage_play")
+    assert flagged.seat == fault.seat and flagged.message.startswith(f"Seat {fault.seat} placed ")
+    assert "perfect_pair" in flagged.message
+    counted = Wager.objects.filter(coup__shoe_id__in=result.shoe_ids, seat=fault.seat).exclude(
+        bet__in=["player", "banker"]
+    )
+    assert set(counted.values_list("bet", flat=True)) == {"perfect_pair"}
+    # Each of its Perfect Pair bets was on a coup the engine priced positive before it was dealt.
+    positive = set(
+        SideBetExpectation.objects.filter(bet="perfect_pair", positive=True).values_list("coup_id", flat=True)
+    )
+    assert set(counted.values_list("coup_id", flat=True)) <= positive
+    # Every coup holds an exact expectation for every side bet of the paytable.
+    side = [bet for bet in game.PRESETS["live_side_bets"].bets if bet not in game.MAIN_BETS]
+    coups = Coup.objects.filter(shoe_id__in=result.shoe_ids)
+    assert SideBetExpectation.objects.filter(coup__in=coups).count() == len(side) * coups.count()
+    # The side bets were settled by the engine: each stored payout is the engine's for its coup.
+    settled = Counter()
+    for wager in Wager.objects.filter(coup__in=coups).exclude(bet__in=["player", "banker"]).select_related("coup"):
+        evaluation = game.evaluate(game.Coup.from_codes(wager.coup.player_cards, wager.coup.banker_cards))
+        expected = game.settle(game.PRESETS["live_side_bets"], wager.bet, wager.amount, evaluation)
+        assert wager.payout == expected.payout, wager
+        settled[wager.bet, expected.result] += 1
+    assert {bet for bet, _result in settled} == set(side)
+    assert any(result == game.BetResult.WIN for _bet, result in settled)
 
 
 def test_a_wrong_payout_is_reported_on_the_wager(pit_tables, play):

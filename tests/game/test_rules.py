@@ -3,6 +3,7 @@
 import pytest
 
 from pit.game import (
+    CARD_FACTS,
     FACTS,
     Coup,
     InvalidCard,
@@ -149,7 +150,38 @@ def test_evaluate_a_three_card_coup():
     assert (outcome.player_cards, outcome.banker_cards) == (3, 2)
     assert outcome.player_drew and not outcome.banker_drew
     assert not outcome.natural and not outcome.player_pair and not outcome.banker_pair
-    assert outcome.facts == {"player_wins", "player_wins_by_1", "player_drew", "big"}
+    assert outcome.facts == {
+        "player_wins",
+        "player_wins_by_1",
+        "player_drew",
+        "big",
+        "player_total_7",
+        "banker_total_6",
+        "banker_two_cards",
+    }
+
+
+def test_evaluate_the_card_facts():
+    # Perfect pairs in both hands, of one rank (twin pairs), every card red.
+    outcome = evaluate(Coup.from_codes(player=["5H", "5H", "3D"], banker=["5H", "5H", "2H"]))
+    assert outcome.facts >= {
+        "player_suited_pair",
+        "banker_suited_pair",
+        "either_suited_pair",
+        "both_suited_pairs",
+        "twin_pairs",
+        "all_red",
+        "one_colour",
+    }
+    assert "all_black" not in outcome.facts
+    # A pair of one suit colour but two suits is a pair, not a suited pair; one black card mixes.
+    outcome = evaluate(Coup.from_codes(player=["5H", "5D"], banker=["9S", "KH"]))
+    assert "player_pair" in outcome.facts and not outcome.facts & {"player_suited_pair", "one_colour"}
+    assert outcome.facts >= {"banker_wins_natural", "banker_natural_9", "banker_two_cards", "player_two_cards"}
+    # Black all through, pairs of two ranks: both pairs, not twins.
+    outcome = evaluate(Coup.from_codes(player=["KS", "KC"], banker=["QS", "QS"]))
+    assert outcome.facts >= {"both_pairs", "banker_suited_pair", "all_black", "one_colour", "tie_on_0"}
+    assert not outcome.facts & {"twin_pairs", "player_suited_pair", "both_suited_pairs"}
 
 
 @pytest.mark.parametrize(
@@ -247,8 +279,22 @@ def test_evaluate_a_three_card_coup():
 )
 def test_evaluation_facts(player, banker, facts):
     outcome = evaluate(Coup.from_codes(player=player, banker=banker))
-    assert outcome.facts == facts
+    assert outcome.facts - set(CARD_FACTS) == facts | hand_facts(player, banker)
     assert outcome.facts <= set(FACTS)
+
+
+def hand_facts(player, banker):
+    """Each hand's total, card count and natural, counted here from the codes."""
+    value = {"A": 1, **{str(n): n for n in range(2, 10)}, "T": 0, "J": 0, "Q": 0, "K": 0}
+    facts = set()
+    for side, hand in (("player", player), ("banker", banker)):
+        total = sum(value[code[0]] for code in hand) % 10
+        facts.add(f"{side}_total_{total}")
+        if len(hand) == 2:
+            facts.add(f"{side}_two_cards")
+            if total >= 8:
+                facts.add(f"{side}_natural_{total}")
+    return facts
 
 
 def test_pairs_are_by_rank_not_value():

@@ -7,7 +7,7 @@ import pytest
 
 from pit.compliance.models import RuleViolation
 from pit.core.money import _EXPONENTS, settlement_unit
-from pit.game import PRESETS
+from pit.game import PRESETS, SIDE_BET_PRESETS
 from pit.ledger.models import CommissionEntry, EntryKind
 from pit.shoes.models import Wager
 from tests import factories
@@ -26,6 +26,8 @@ EXPECTED = {
     "no_commission": (2530, 0),
     "tie_9_to_1": (2530, 127),
     "ez_baccarat": (2530, 0),
+    # The side-bet presets are commission games, the commission in the box rounded half up.
+    **dict.fromkeys(SIDE_BET_PRESETS, (2530, 127)),
 }
 
 

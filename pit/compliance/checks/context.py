@@ -77,9 +77,10 @@ class RunContext:
     def coup_verdict(self, player_codes, banker_codes, reported: str | None) -> tuple[list, game.Evaluation | None]:
         """The engine's draw and winner findings for a dealt coup, and its evaluation (None when its
         hands cannot be evaluated). Both follow from the engine's signature of the hands
-        (`game.coup_signature`: totals, pairs, later cards) and the reported winner: the evaluation is
-        remembered by those, and so is a clean verdict; a coup with findings is always judged again,
-        for its wording. Raises ValueError (InvalidCard) for codes that name no card."""
+        (`game.coup_signature`: totals, pairs, later cards, suited pairs, twins and colours) and the
+        reported winner: the evaluation is remembered by those, and so is a clean verdict; a coup
+        with findings is always judged again, for its wording. Raises ValueError (InvalidCard) for
+        codes that name no card."""
         cards = game.CARDS  # stored codes are normalised: a lookup each, no parsing
         try:
             player = tuple([cards[code] for code in player_codes])

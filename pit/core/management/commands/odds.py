@@ -8,7 +8,17 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from pit.core.arguments import PitCommand, at_least, integer, text
-from pit.game import PRESETS, InvalidCard, Odds, Paytable, composition_after, exact_odds, fraction_to_decimal
+from pit.game import (
+    PRESETS,
+    InvalidCard,
+    Odds,
+    Paytable,
+    card_composition_after,
+    composition_after,
+    exact_odds,
+    fraction_to_decimal,
+    needs_cards,
+)
 
 MAIN_OUTCOMES = ("player_wins", "banker_wins", "tie")
 
@@ -48,7 +58,9 @@ class Command(PitCommand):
     ) -> None:
         table = self._paytable(preset, paytable)
         try:
-            composition = composition_after(decks, [code for code in re.split(r"[\s,]+", seen) if code])
+            # A suit or colour bet needs the suits seen (by card), any other bet their ranks.
+            after = card_composition_after if needs_cards(table) else composition_after
+            composition = after(decks, [code for code in re.split(r"[\s,]+", seen) if code])
             odds = exact_odds(table, composition)
         except (InvalidCard, ValueError) as error:
             raise CommandError(str(error)) from None

@@ -71,6 +71,8 @@ class Command(PitCommand):
             "misreported_winner=0.01, wrong_payout=0.01, miscounted_box=0.1, foreign_card=0.01. "
             "Game protection injections: replayed_shoe=0.1 (per shoe: the previous shoe dealt again "
             "unshuffled), side_bet_counter=0.5 (per table: a seat that counts the side bets), "
+            "perfect_pair_counter=0.5 (per table offering Perfect Pair: a seat that bets it only when "
+            "the suits left make it positive), "
             "hot_table=0.5 (per table: players bet on the coming winner on 3 coups in 4), "
             "silent_reader=0.5 (per table: the reader dies in the last shoe, left dealing), "
             "fast_table=0.5 (per table: its first gaming day dealt 25 s a coup apart, two shoes at "
