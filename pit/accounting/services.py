@@ -26,6 +26,7 @@ from pit.core.money import format_money, to_minor
 from pit.core.percent import round_percent
 from pit.ledger.models import CommissionEntry, Reconciliation, ReconciliationStatus
 from pit.ledger.services import shoe_reconcile
+from pit.progressives.services import meters_read
 from pit.records.services import streams_seal
 from pit.rollups.services import rollup_day_rebuild
 from pit.shoes.models import Shoe, ShoeStatus
@@ -618,6 +619,11 @@ def _recheck_rollups(gaming_day: dt.date) -> None:
     rollup_day_rebuild(day=gaming_day)
 
 
+def _recheck_progressive_meters(gaming_day: dt.date) -> None:
+    """Every progressive meter's reading as it stands (a correction or void of the day carried)."""
+    meters_read()
+
+
 def _recheck_win_reconciliation(gaming_day: dt.date) -> None:
     """Each played table-day's statutory win against its wagers, and its hold investigation."""
     for table in _played_tables(gaming_day):
@@ -629,6 +635,7 @@ def _recheck_win_reconciliation(gaming_day: dt.date) -> None:
 # every writer), so they run before it.
 RECHECKS = {
     "box_reconciliation": _recheck_box_reconciliation,
+    "progressive_meters": _recheck_progressive_meters,
     "rollups": _recheck_rollups,
     "win_reconciliation": _recheck_win_reconciliation,
 }

@@ -53,6 +53,14 @@ _ACCOUNTING_RECORDS = _view(
 )
 # Dealers: the roster, who dealt where and when, whose fault each reviewed violation was.
 _DEALER_RECORDS = _view("dealers.dealer", "dealers.dealerrotation", "dealers.violationfault")
+# Progressive meters (pit.progressives): meters, their filed configurations and banks, payouts, readings.
+_PROGRESSIVE_RECORDS = _view(
+    "progressives.meter",
+    "progressives.meterconfiguration",
+    "progressives.banktable",
+    "progressives.meterpayout",
+    "progressives.meterreading",
+)
 # The audit trail: django-pghistory's event tables (one per tracked model) and its aggregate views.
 _AUDIT_RECORDS = _view(
     "tables.tableauditevent",
@@ -88,9 +96,11 @@ ROLES: dict[str, frozenset[str]] = {
         | _LEDGER_RECORDS
         | _ACCOUNTING_RECORDS
         | _DEALER_RECORDS
+        | _PROGRESSIVE_RECORDS
         | {"tables.change_table", "compliance.change_ruleviolation", "shoes.correct_coup"}
         | {"accounting.record_inventorycount", "accounting.request_slip", "accounting.receive_slip"}
         | {"dealers.record_dealerrotation", "dealers.attribute_violation"}
+        | {"progressives.pay_meterpayout"}
     ),
     Role.ACCOUNTANT.value: frozenset(
         _FLOOR_RECORDS
@@ -98,10 +108,16 @@ ROLES: dict[str, frozenset[str]] = {
         | _ACCOUNTING_RECORDS
         | {"ledger.change_reconciliation", RUN_REPORTS, "accounting.record_dropcount", "reports.keep_reportschedule"}
         | {"accounting.investigate_holdflag", "accounting.close_gamingday", "accounting.record_adjustment"}
+        | _PROGRESSIVE_RECORDS
+        | {"progressives.file_meterconfiguration"}
     ),
-    # The cage issues fills and takes credits back; it sees the tables and the slips, nothing else.
+    # The cage issues fills and takes credits back; it sees the tables and the slips. It pays a
+    # progressive hit out of the bankroll: its cashier is a payout's second signer.
     Role.CAGE.value: frozenset(
-        _view("tables.table", "accounting.slip", "accounting.slipstep") | {"accounting.issue_slip"}
+        _view("tables.table", "accounting.slip", "accounting.slipstep")
+        | {"accounting.issue_slip"}
+        | _view("progressives.meter", "progressives.meterpayout")
+        | {"progressives.witness_meterpayout"}
     ),
     Role.AUDITOR.value: frozenset(
         _FLOOR_RECORDS
@@ -111,6 +127,7 @@ ROLES: dict[str, frozenset[str]] = {
         | _AUDIT_RECORDS
         | _OPERATIONS_RECORDS
         | _DEALER_RECORDS
+        | _PROGRESSIVE_RECORDS
         | _view("accounts.device", "accounts.stafftoken", "records.chainhead", "records.streamlink")
         | {RUN_REPORTS}
     ),

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pit.core.outbox import outbox_enqueue
-from pit.core.queues import RECONCILE_TASK, REFRESH_TASK, WIN_RECHECK_TASK
+from pit.core.queues import METERS_TASK, RECONCILE_TASK, REFRESH_TASK, WIN_RECHECK_TASK
 
 SHOE = "shoe"
 TABLE_DAY = "table_day"
@@ -75,6 +75,17 @@ DERIVED: tuple[Derived, ...] = (
         key=SHOE,
         reads=_PLAY | {"ledger.CommissionEntry"},
         figures=("rollups.TableDayRollup", "rollups.BetRollup", "rollups.RolledUpDay"),
+        complete_days_only=True,
+    ),
+    # The progressive meters' readings (pit.progressives): a correction or void of a bank table's
+    # coup moves the contributions (what it withdrew is carried, so the meter stays); a live coup
+    # owes nothing, the meter is computed live and the close records the day's last reading.
+    Derived(
+        name="progressive_meters",
+        task=METERS_TASK,
+        key=SHOE,
+        reads=_PLAY,
+        figures=("progressives.MeterReading",),
         complete_days_only=True,
     ),
 )

@@ -54,6 +54,7 @@ LOCAL_APPS = [
     "pit.accounting",
     "pit.dealers",
     "pit.protection",
+    "pit.progressives",
     "pit.reports",
     "pit.rollups",
     "pit.dashboard",
