@@ -15,6 +15,7 @@ from pit.api.resources import (
     dealers,
     ledger,
     paytables,
+    progressives,
     reports,
     shoes,
     tables,
@@ -75,6 +76,7 @@ urlpatterns = [
     path("paytables/", paytables.PaytableListView.as_view(), name="paytable-list"),
     path("paytables/<int:paytable_id>/odds/", paytables.PaytableOddsView.as_view(), name="paytable-odds"),
     path("accounting/", include((accounting.urlpatterns, "accounting"))),
+    path("progressives/", include((progressives.urlpatterns, "progressives"))),
     # The schema and its docs are public: they describe the API, they hold no data.
     path(
         "schema/",

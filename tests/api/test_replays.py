@@ -78,6 +78,11 @@ SCENARIOS = {
         changes=[("reason", "Another reason")],
         revision=[("wagers", [{"seat": 1, "bet": "player", "amount": "50.00"}])],
     ),
+    "/api/v1/progressives/coups/{coup_id}/payouts/": Scenario(
+        body={"meter": "PP1", "seat": 1, "paid_by": "boss", "witnessed_by": "cashier", "note": "Seat 1"},
+        changes=[("paid_by", "dana"), ("witnessed_by", "root"), ("note", "Another note")],
+        same=[("note", "  Seat 1  ")],
+    ),
     "/api/v1/violations/{violation_id}/fault/": Scenario(
         body={"fault": "dealer", "note": "Paid short"}, changes=[], revision=[("fault", "device")]
     ),

@@ -134,7 +134,13 @@ def test_security_lists_only_the_schemes_that_can_succeed(schema):
     for path, method, operation in _operations(schema):
         schemes = {name for requirement in operation["security"] for name in requirement}
         staff_only = path.startswith(
-            ("/api/v1/violations/", "/api/v1/reports/", "/api/v1/dealers/", "/api/v1/accounting/days/{day}/win/")
+            (
+                "/api/v1/violations/",
+                "/api/v1/reports/",
+                "/api/v1/dealers/",
+                "/api/v1/accounting/days/{day}/win/",
+                "/api/v1/progressives/coups/",
+            )
         )
         expected = {"tokenAuth", "cookieAuth"} | (set() if staff_only else {"DeviceApiKey"})
         assert schemes == expected, (path, method)

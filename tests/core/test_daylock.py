@@ -26,6 +26,7 @@ from pit.core.models import OutboxMessage
 from pit.dealers.services import dealer_create, dealer_rotate
 from pit.ledger.models import CommissionEntry
 from pit.ledger.services import commission_collect, commission_entry_reverse
+from pit.progressives.services import meter_file, meter_payout_record
 from pit.shoes.services import (
     CoupInput,
     coup_correct,
@@ -109,8 +110,24 @@ def closed(db, django_capture_on_commit_callbacks):
     )
     slip_issue(slip=slip, chips={"10000": 1}, actor=actor)
     slip_receive(slip=slip, chips={"10000": 1}, actor=actor)
+    # A progressive meter on the Banker bet at BB1: the coup's Banker win would be its hit.
+    meter = meter_file(
+        code="BJ1",
+        name="Banker jackpot",
+        bet="banker",
+        currency=bb1.currency,
+        effective_from=start,
+        base=Decimal("1000"),
+        reset=Decimal("500"),
+        rate=Decimal("0.01"),
+        tables=[bb1],
+        filing_reference="F-1",
+    )
+    cashier = user_create_with_role(username="cashier", password=PASSWORD, role=Role.CAGE.value)
     GamingDayEvent.objects.create(gaming_day=day, action="closed", by=accountant)
     return SimpleNamespace(
+        meter=meter,
+        cashier=cashier,
         day=day,
         start=start,
         bb1=bb1,
@@ -166,6 +183,9 @@ SCENARIOS = {
     "pit.accounting.services.slip_receive": lambda p: slip_receive(slip=p.slip, chips={"10000": 2}, actor=p.actor),
     "pit.accounting.services.drop_record": lambda p: drop_record(
         table=p.bb1, gaming_day=p.day, cash={"10000": 3}, actor=p.actor
+    ),
+    "pit.progressives.services.meter_payout_record": lambda p: meter_payout_record(
+        meter=p.meter, coup=p.coup, seat=1, paid_by=p.boss, witnessed_by=p.cashier, actor=p.actor
     ),
 }
 

@@ -23,6 +23,7 @@ DERIVED_FIGURES = {
     *(model._meta.label for model in apps.get_app_config("rollups").get_models()),
     "win_reconciliation_variance",
     "box_variance",
+    "progressives.MeterReading",
 }
 
 

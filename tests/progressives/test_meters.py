@@ -215,9 +215,15 @@ def test_the_database_refuses_a_reading_that_goes_down(bank):
 def test_the_database_refuses_a_payout_of_other_than_the_last_reading_and_a_false_reset(bank):
     hit = deal(bank, "BB1", 1, hands.PLAYER_PAIR, (1, "player_pair", "100"))
     MeterReading.objects.create(meter=bank.meter, amount_minor=100500, contributions=500, carried=0)
-    fields = dict(
-        meter=bank.meter, coup=hit, table=bank.bb1, seat=1, reset_minor=50000, paid_by=bank.boss, witnessed_by=bank.cashier
-    )
+    fields = {
+        "meter": bank.meter,
+        "coup": hit,
+        "table": bank.bb1,
+        "seat": 1,
+        "reset_minor": 50000,
+        "paid_by": bank.boss,
+        "witnessed_by": bank.cashier,
+    }
     with pytest.raises(IntegrityError, match="last reading"), transaction.atomic():
         MeterPayout.objects.create(amount_minor=100000, **fields)
     payout = MeterPayout.objects.create(amount_minor=100500, **fields)
@@ -270,18 +276,18 @@ def test_a_configuration_is_never_backdated_and_the_rate_applies_from_it(bank):
     ],
 )
 def test_a_filing_names_what_is_wrong_and_writes_nothing(bank, change, field):
-    filing = dict(
-        code="PP2",
-        name="Another",
-        bet="player_pair",
-        currency="USD",
-        effective_from=bank.start,
-        base=Decimal("1000"),
-        reset=Decimal("500"),
-        rate=Decimal("0.05"),
-        tables=[bank.bb3],
-        filing_reference="DGE-2026-119",
-    )
+    filing = {
+        "code": "PP2",
+        "name": "Another",
+        "bet": "player_pair",
+        "currency": "USD",
+        "effective_from": bank.start,
+        "base": Decimal("1000"),
+        "reset": Decimal("500"),
+        "rate": Decimal("0.05"),
+        "tables": [bank.bb3],
+        "filing_reference": "DGE-2026-119",
+    }
     with pytest.raises(ValidationError) as error:
         meter_file(**{**filing, **change})
     assert field in error.value.message_dict
