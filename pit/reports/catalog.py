@@ -17,6 +17,7 @@ from . import csv_copy, selectors
 from .accounting import ACCOUNTING_REPORTS
 from .definitions import Column, ColumnOptions, Level, ReportDefinition, Total, ratio
 from .definitions import ColumnType as T
+from .progressives import PROGRESSIVE_LIABILITY
 
 # Who may run a report (see pit.reports.permissions): accountants and auditors run everything;
 # pit bosses also see what they answer for on the floor (table results, violations).
@@ -307,8 +308,9 @@ VIOLATIONS = ReportDefinition(
     audience=FLOOR,
 )
 
+# The progressive liability beside the commission report: what the house owes the meters' next hits.
 REPORTS: dict[str, ReportDefinition] = {
-    report.slug: report for report in (COMMISSION, COMMISSION_DETAIL, TABLE_RESULTS, VIOLATIONS)
+    report.slug: report for report in (COMMISSION, PROGRESSIVE_LIABILITY, COMMISSION_DETAIL, TABLE_RESULTS, VIOLATIONS)
 }
 
 REPORTS.update({report.slug: report for report in ACCOUNTING_REPORTS})
