@@ -3,6 +3,7 @@ authenticates at the same screen (their password). Table accounting's slips and 
 the progressive payouts sign this way (segregation of duties, `PIT_SEGREGATION_OF_DUTIES`)."""
 
 from collections.abc import Mapping
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -16,7 +17,7 @@ def enforced(actor: Actor) -> bool:
     return bool(settings.PIT_SEGREGATION_OF_DUTIES) and (actor.user is not None or actor.device is not None)
 
 
-def signature_check(*, field: str, signer, role: str, actor: Actor, secrets: Mapping[str, str]) -> None:
+def signature_check(*, field: str, signer: Any, role: str, actor: Actor, secrets: Mapping[str, str]) -> None:
     """`signer` signs as `role`: from their own session (they are the acting user), or by their
     password given at the same screen (`secrets[field]`). ValidationError names `<field>_password`."""
     if signer is None or not enforced(actor) or (actor.user is not None and actor.user.pk == signer.pk):
