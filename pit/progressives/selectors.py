@@ -20,7 +20,6 @@ from django.utils import timezone
 
 from pit.core.gaming_day import gaming_day_for
 from pit.shoes.models import CoupCorrection, Wager
-from pit.shoes.selectors import wagers_standing
 
 from .models import Meter, MeterConfiguration, MeterPayout, MeterReading
 
@@ -92,9 +91,14 @@ def _window_wagers(meter: Meter, window: Window):
     return wagers.filter(coup__dealt_at__lt=window.end) if window.end else wagers
 
 
-def _withdrawn_minor(meter: Meter, window: Window) -> int:
-    """The stakes on the meter's bet that a correction or void withdrew from the coups of the window:
-    per corrected coup, its highest version's stake (what fed the meter once) less what stands now."""
+def _window_stakes(meter: Meter, window: Window) -> tuple[int, int]:
+    """(standing, withdrawn) stakes on the meter's bet of the window's coups at its bank.
+
+    Standing: the original wagers' stakes (one SUM, no per-row check), with each corrected coup's
+    original stake replaced by its latest version's (a void: none). Withdrawn: per corrected coup,
+    its highest version's stake (what fed the meter once) less what stands now."""
+    wagers = _window_wagers(meter, window)
+    original = wagers.filter(correction__isnull=True).aggregate(s=Coalesce(Sum("amount_minor"), 0))["s"]
     corrections = CoupCorrection.objects.filter(
         coup__shoe__table_id__in=window.table_ids, coup__dealt_at__gte=window.start
     )
@@ -106,7 +110,7 @@ def _withdrawn_minor(meter: Meter, window: Window) -> int:
         versions[coup_id][correction_id] = 0  # a void writes no wagers: nothing stands
         latest[coup_id] = correction_id
     if not versions:
-        return 0
+        return original, 0
     sums = (
         Wager.objects.filter(coup_id__in=list(versions), bet=meter.bet, currency=meter.currency)
         .values("coup_id", "correction_id")
@@ -115,7 +119,12 @@ def _withdrawn_minor(meter: Meter, window: Window) -> int:
     )
     for row in sums:
         versions[row["coup_id"]][row["correction_id"]] = row["stake"]
-    return sum(max(stakes.values()) - stakes[latest[coup_id]] for coup_id, stakes in versions.items())
+    standing, withdrawn = original, 0
+    for coup_id, stakes in versions.items():
+        now = stakes[latest[coup_id]]
+        standing += now - stakes.get(None, 0)
+        withdrawn += max(stakes.values()) - now
+    return standing, withdrawn
 
 
 def meter_figures(meter: Meter, *, now: dt.datetime | None = None) -> MeterFigures:
@@ -128,8 +137,7 @@ def meter_figures(meter: Meter, *, now: dt.datetime | None = None) -> MeterFigur
     stakes = withdrawn = 0
     contributions = carried = Decimal(0)
     for window in windows:
-        standing = wagers_standing(_window_wagers(meter, window)).aggregate(s=Coalesce(Sum("amount_minor"), 0))["s"]
-        taken = _withdrawn_minor(meter, window)
+        standing, taken = _window_stakes(meter, window)
         stakes += standing
         withdrawn += taken
         contributions += window.configuration.rate * standing
