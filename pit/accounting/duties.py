@@ -7,35 +7,12 @@ do several steps and sign for another (the two signers of a tray count stay two 
 holds that). The system itself (a simulation, a migration) acts as no person and is not judged.
 """
 
-from collections.abc import Mapping
-
-from django.conf import settings
 from django.core.exceptions import ValidationError
 
 from pit.core.actors import Actor
+from pit.core.signatures import RULE, enforced, signature_check
 
-RULE = "Segregation of duties (PIT_SEGREGATION_OF_DUTIES)"
-
-
-def enforced(actor: Actor) -> bool:
-    return bool(settings.PIT_SEGREGATION_OF_DUTIES) and (actor.user is not None or actor.device is not None)
-
-
-def signature_check(*, field: str, signer, role: str, actor: Actor, secrets: Mapping[str, str]) -> None:
-    """`signer` signs as `role`: from their own session (they are the acting user), or by their
-    password given at the same screen (`secrets[field]`). ValidationError names `<field>_password`."""
-    if signer is None or not enforced(actor) or (actor.user is not None and actor.user.pk == signer.pk):
-        return
-    secret = secrets.get(field) or ""
-    if not secret:
-        raise ValidationError(
-            {
-                f"{field}_password": f"{RULE}: {signer.username} signs as {role}; they enter their password here "
-                "or sign from their own login."
-            }
-        )
-    if not signer.is_active or not signer.check_password(secret):
-        raise ValidationError({f"{field}_password": f"{RULE}: that is not {signer.username}'s password."})
+__all__ = ["RULE", "enforced", "signature_check", "slip_person_check"]
 
 
 def slip_person_check(*, slip, step: str, person, actor: Actor) -> None:

@@ -27,6 +27,7 @@ from pit.core.percent import round_percent
 from pit.ledger.models import CommissionEntry, Reconciliation, ReconciliationStatus
 from pit.ledger.services import shoe_reconcile
 from pit.ratings.services import ratings_refresh_day
+from pit.progressives.services import meters_read
 from pit.records.services import streams_seal
 from pit.rollups.services import rollup_day_rebuild
 from pit.shoes.models import Shoe, ShoeStatus
@@ -622,6 +623,9 @@ def _recheck_rollups(gaming_day: dt.date) -> None:
 def _recheck_ratings(gaming_day: dt.date) -> None:
     """The ratings of every session of the day recomputed whole (their comps follow)."""
     ratings_refresh_day(gaming_day=gaming_day)
+def _recheck_progressive_meters(gaming_day: dt.date) -> None:
+    """Every progressive meter's reading as it stands (a correction or void of the day carried)."""
+    meters_read()
 
 
 def _recheck_win_reconciliation(gaming_day: dt.date) -> None:
@@ -635,6 +639,7 @@ def _recheck_win_reconciliation(gaming_day: dt.date) -> None:
 # every writer), so they run before it.
 RECHECKS = {
     "box_reconciliation": _recheck_box_reconciliation,
+    "progressive_meters": _recheck_progressive_meters,
     "rollups": _recheck_rollups,
     "ratings": _recheck_ratings,
     "win_reconciliation": _recheck_win_reconciliation,

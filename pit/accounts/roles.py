@@ -53,6 +53,14 @@ _ACCOUNTING_RECORDS = _view(
 )
 # Dealers: the roster, who dealt where and when, whose fault each reviewed violation was.
 _DEALER_RECORDS = _view("dealers.dealer", "dealers.dealerrotation", "dealers.violationfault")
+# Progressive meters (pit.progressives): meters, their filed configurations and banks, payouts, readings.
+_PROGRESSIVE_RECORDS = _view(
+    "progressives.meter",
+    "progressives.meterconfiguration",
+    "progressives.banktable",
+    "progressives.meterpayout",
+    "progressives.meterreading",
+)
 # The audit trail: django-pghistory's event tables (one per tracked model) and its aggregate views.
 _AUDIT_RECORDS = _view(
     "tables.tableauditevent",
@@ -112,12 +120,14 @@ ROLES: dict[str, frozenset[str]] = {
         | _LEDGER_RECORDS
         | _ACCOUNTING_RECORDS
         | _DEALER_RECORDS
+        | _PROGRESSIVE_RECORDS
         | {"tables.change_table", "compliance.change_ruleviolation", "shoes.correct_coup"}
         | {"accounting.record_inventorycount", "accounting.request_slip", "accounting.receive_slip"}
         | {"dealers.record_dealerrotation", "dealers.attribute_violation"}
         | _PLAYER_RECORDS
         | {PATRON_PERSONAL, "players.record_patron", "players.record_exclusion", "players.record_seatsession"}
         | _view("cash.cashtransaction")
+        | {"progressives.pay_meterpayout"}
     ),
     Role.ACCOUNTANT.value: frozenset(
         _FLOOR_RECORDS
@@ -125,13 +135,18 @@ ROLES: dict[str, frozenset[str]] = {
         | _ACCOUNTING_RECORDS
         | {"ledger.change_reconciliation", RUN_REPORTS, "accounting.record_dropcount", "reports.keep_reportschedule"}
         | {"accounting.investigate_holdflag", "accounting.close_gamingday", "accounting.record_adjustment"}
+        | _PROGRESSIVE_RECORDS
+        | {"progressives.file_meterconfiguration"}
     ),
     # The cage issues fills and takes credits back, and records the cage's cash transactions and the
-    # day's exchange rates; it sees the tables, the slips and the patrons by card number, nothing else.
+    # day's exchange rates; it sees the tables, the slips and the patrons by card number. It pays a
+    # progressive hit out of the bankroll: its cashier is a payout's second signer.
     Role.CAGE.value: frozenset(
         _view("tables.table", "accounting.slip", "accounting.slipstep", "players.patron")
         | _view("cash.exchangerate", "cash.cashtransaction")
         | {"accounting.issue_slip", "cash.record_cashtransaction", "cash.record_exchangerate"}
+        | _view("progressives.meter", "progressives.meterpayout")
+        | {"progressives.witness_meterpayout"}
     ),
     # Compliance keeps the casino's anti-money-laundering duties: the cash rules, every cash
     # transaction, the findings it acknowledges, files or dismisses, and the patrons in person.
@@ -154,6 +169,7 @@ ROLES: dict[str, frozenset[str]] = {
         | _DEALER_RECORDS
         | _PLAYER_RECORDS
         | _CASH_RECORDS
+        | _PROGRESSIVE_RECORDS
         | _view("accounts.device", "accounts.stafftoken", "records.chainhead", "records.streamlink")
         | {RUN_REPORTS}
     ),

@@ -17,6 +17,7 @@ from pit.api.resources import (
     ledger,
     paytables,
     players,
+    progressives,
     reports,
     shoes,
     tables,
@@ -92,6 +93,7 @@ urlpatterns = [
     path("cash/rates/", cash.RateView.as_view(), name="cash-rates"),
     path("cash/findings/", cash.FindingListView.as_view(), name="cash-findings"),
     path("cash/findings/<int:finding_id>/review/", cash.FindingReviewView.as_view(), name="cash-finding-review"),
+    path("progressives/", include((progressives.urlpatterns, "progressives"))),
     # The schema and its docs are public: they describe the API, they hold no data.
     path(
         "schema/",

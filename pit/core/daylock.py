@@ -94,6 +94,10 @@ EXEMPT: dict[str, str] = {
     "pit.accounting.services.day_recheck": "derived: the close's re-check of its day",
     "pit.accounting.services.gaming_day_close": "the lock itself",
     "pit.accounting.services.gaming_day_reopen": "the lock itself",
+    "pit.progressives.services.meter_file": "a meter and its filed configuration are set-up, no figure of a gaming day",
+    "pit.progressives.services.meter_configuration_file": "a filed configuration is set-up, in force from now on",
+    "pit.progressives.services.meters_read": "derived (docs/design/progressives.md): readings from the facts",
+    "pit.progressives.services.meters_read_for_table": "derived, the re-check a correction or void owes",
     "pit.accounting.services.adjustment_record": "the one fact a closed day takes (refused on an open day)",
 }
 

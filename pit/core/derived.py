@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pit.core.outbox import outbox_enqueue
-from pit.core.queues import RATINGS_TASK, RECONCILE_TASK, REFRESH_TASK, WIN_RECHECK_TASK
+from pit.core.queues import METERS_TASK, RATINGS_TASK, RECONCILE_TASK, REFRESH_TASK, WIN_RECHECK_TASK
 
 SHOE = "shoe"
 TABLE_DAY = "table_day"
@@ -90,6 +90,17 @@ DERIVED: tuple[Derived, ...] = (
             "ratings.AverageBetEstimate",
         },
         figures=("ratings.SessionRating", "ratings.CoupEdges", "ratings.RatedTableDay"),
+    ),
+    # The progressive meters' readings (pit.progressives): a correction or void of a bank table's
+    # coup moves the contributions (what it withdrew is carried, so the meter stays); a live coup
+    # owes nothing, the meter is computed live and the close records the day's last reading.
+    Derived(
+        name="progressive_meters",
+        task=METERS_TASK,
+        key=SHOE,
+        reads=_PLAY,
+        figures=("progressives.MeterReading",),
+        complete_days_only=True,
     ),
 )
 

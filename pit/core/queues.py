@@ -19,6 +19,7 @@ RECONCILE_TASK = "ledger.shoe_reconcile"
 REFRESH_TASK = "rollups.shoe_refresh"
 WIN_RECHECK_TASK = "accounting.table_day_recheck"
 RATINGS_TASK = "ratings.table_day_refresh"
+METERS_TASK = "progressives.shoe_meters_read"
 
 
 # Within the urgent queue a reconciliation goes before the checks of coups (Redis: a lower number is

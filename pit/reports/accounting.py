@@ -22,6 +22,7 @@ from pit.core.money import from_minor
 from pit.reports import selectors as report_selectors
 from pit.reports.definitions import Column, ColumnOptions, Level, ReportDefinition, ReportFilters, Total, ratio
 from pit.reports.definitions import ColumnType as T
+from pit.reports.progressives import master_game_liability
 from pit.shoes.models import Coup
 from pit.tables.models import GAME_NAMES, Table
 
@@ -222,6 +223,8 @@ MASTER_GAME = ReportDefinition(
         Column("commission", "Commission owed", **_money),
         Column("win_difference", "Statutory - wager win", **_money),
         Column("reconciliation", "Win reconciliation", T.TEXT, width=16),
+        # Filled by the lines after the totals: each progressive meter's liability as the report runs.
+        Column("progressive_liability", "Progressive liability (meters now)", T.MONEY, width=14),
         Column("win_mtd", "Win MTD", T.MONEY, _to_date("win_mtd"), width=14),
         Column("drop_mtd", "Drop MTD", T.MONEY, _to_date("drop_mtd"), width=14),
         Column("hold_mtd", "Win-to-drop MTD %", T.PERCENTAGE, _to_date_ratio("win_mtd", "drop_mtd"), width=9),
@@ -237,6 +240,7 @@ MASTER_GAME = ReportDefinition(
     ),
     rows=master_game_rows,
     estimate=master_game_estimate,
+    bridge=master_game_liability,
     levels=(Level("day", ("gaming_day", "currency"), "Gaming day"), Level("game", ("game",), "Game")),
     audience="accounting",
     pdf_columns=(

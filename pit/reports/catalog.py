@@ -19,6 +19,7 @@ from .cash import CASH_REPORTS
 from .definitions import Column, ColumnOptions, Level, ReportDefinition, Total, ratio
 from .definitions import ColumnType as T
 from .ratings import RATINGS_REPORTS
+from .progressives import PROGRESSIVE_LIABILITY
 
 # Who may run a report (see pit.reports.permissions): accountants and auditors run everything;
 # pit bosses also see what they answer for on the floor (table results, violations).
@@ -309,8 +310,9 @@ VIOLATIONS = ReportDefinition(
     audience=FLOOR,
 )
 
+# The progressive liability beside the commission report: what the house owes the meters' next hits.
 REPORTS: dict[str, ReportDefinition] = {
-    report.slug: report for report in (COMMISSION, COMMISSION_DETAIL, TABLE_RESULTS, VIOLATIONS)
+    report.slug: report for report in (COMMISSION, PROGRESSIVE_LIABILITY, COMMISSION_DETAIL, TABLE_RESULTS, VIOLATIONS)
 }
 
 REPORTS.update({report.slug: report for report in ACCOUNTING_REPORTS})

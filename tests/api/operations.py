@@ -5,6 +5,7 @@ import datetime as dt
 import functools
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 
 from django.apps import apps
 from django.contrib.auth import get_user_model
@@ -16,6 +17,7 @@ from pit import game
 from pit.accounts.services import user_create_with_role
 from pit.compliance.services import violation_record
 from pit.dealers.models import Dealer
+from pit.progressives.services import meter_file
 from pit.shoes.models import Coup
 from tests import factories
 from tests.api.conftest import coup_body
@@ -154,6 +156,21 @@ def build_floor() -> Floor:
         "chips": {"25.00": 40},
     }
     assert client.post("/api/v1/accounting/slips/", slip, format="json").status_code == 201
+    # A progressive meter on BB1's Player bet, with the cage's cashier to sign its payouts: coup 1's
+    # Player win at seat 1 is a hit to pay.
+    user_create_with_role(username="cashier", password="a-long-password-123", role="cage")
+    meter_file(
+        code="PP1",
+        name="Player jackpot",
+        bet="player",
+        currency=table.currency,
+        effective_from=dt.datetime.now(dt.UTC) - dt.timedelta(hours=1),
+        base=Decimal("1000"),
+        reset=Decimal("500"),
+        rate=Decimal("0.01"),
+        tables=[table],
+        filing_reference="F-1",
+    )
     coup = Coup.objects.get(shoe=shoe, number=1)
     violation = violation_record(
         finding=game.violation("payout_mismatch", "Seat 1 was paid 90.00 for a 100.00 win."),

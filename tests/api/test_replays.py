@@ -154,6 +154,11 @@ SCENARIOS = {
         changes=[("rate", "0.1283")],
         same=[("rate", "0.12820")],
     ),
+    "/api/v1/progressives/coups/{coup_id}/payouts/": Scenario(
+        body={"meter": "PP1", "seat": 1, "paid_by": "boss", "witnessed_by": "cashier", "note": "Seat 1"},
+        changes=[("paid_by", "dana"), ("witnessed_by", "root"), ("note", "Another note")],
+        same=[("note", "  Seat 1  ")],
+    ),
     "/api/v1/violations/{violation_id}/fault/": Scenario(
         body={"fault": "dealer", "note": "Paid short"}, changes=[], revision=[("fault", "device")]
     ),

@@ -42,6 +42,7 @@ from pit.players.services import (
     walk_reverse,
 )
 from pit.ratings.services import average_bet_estimate
+from pit.progressives.services import meter_file, meter_payout_record
 from pit.shoes.services import (
     CoupInput,
     coup_correct,
@@ -134,6 +135,20 @@ def closed(db, django_capture_on_commit_callbacks):
     session_pause(session=paused, at=start)
     buy_in = buy_in_record(session=seated, kind="cash", amount=Decimal("1000"), currency=bb1.currency, at=start)
     walk = walk_record(session=seated, how="counted", amount=Decimal("400"), currency=bb1.currency, at=start)
+    # A progressive meter on the Banker bet at BB1: the coup's Banker win would be its hit.
+    meter = meter_file(
+        code="BJ1",
+        name="Banker jackpot",
+        bet="banker",
+        currency=bb1.currency,
+        effective_from=start,
+        base=Decimal("1000"),
+        reset=Decimal("500"),
+        rate=Decimal("0.01"),
+        tables=[bb1],
+        filing_reference="F-1",
+    )
+    cashier = user_create_with_role(username="cashier", password=PASSWORD, role=Role.CAGE.value)
     GamingDayEvent.objects.create(gaming_day=day, action="closed", by=accountant)
     return SimpleNamespace(
         patron=patron,
@@ -142,6 +157,8 @@ def closed(db, django_capture_on_commit_callbacks):
         paused=paused,
         buy_in=buy_in,
         walk=walk,
+        meter=meter,
+        cashier=cashier,
         day=day,
         start=start,
         bb1=bb1,
@@ -238,6 +255,9 @@ SCENARIOS = {
     ),
     "pit.accounting.services.drop_record": lambda p: drop_record(
         table=p.bb1, gaming_day=p.day, cash={"10000": 3}, actor=p.actor
+    ),
+    "pit.progressives.services.meter_payout_record": lambda p: meter_payout_record(
+        meter=p.meter, coup=p.coup, seat=1, paid_by=p.boss, witnessed_by=p.cashier, actor=p.actor
     ),
 }
 

@@ -26,6 +26,7 @@ DERIVED_FIGURES = {
     "ratings.RatedTableDay",
     "win_reconciliation_variance",
     "box_variance",
+    "progressives.MeterReading",
 }
 
 

@@ -18,12 +18,14 @@ from django.core.management.base import CommandError
 from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
-from pit.accounts.services import device_create, staff_token_create
+from pit.accounts.models import Role
+from pit.accounts.services import device_create, staff_token_create, user_create_with_role
 from pit.compliance.services import violation_record
 from pit.core.gaming_day import current_gaming_day
 from pit.game import violation
 from pit.ledger.services import commission_collect, shoe_reconcile
 from pit.players.models import Patron, SeatSession
+from pit.progressives.services import meter_file, meter_payout_record
 from pit.ratings.models import CompEntry
 from pit.records.canonical import SPECS
 from pit.records.services import streams_seal
@@ -151,6 +153,28 @@ def test_the_insider_changes_one_row_of_every_fact_kind_and_verify_records_names
     table = factories.table("DV1")
     device_create(table=table, name="tablet", user=users[0])
     staff_token_create(user=users[0], name="script", created_by=users[0])
+    # A progressive meter, its configuration and bank, a hit paid and its readings (the rate's check
+    # refuses the numbers a built row would take).
+    meter = meter_file(
+        code="J1",
+        name="Jackpot",
+        bet="banker",
+        currency=table.currency,
+        effective_from=timezone.now() - dt.timedelta(hours=1),
+        base=Decimal("100"),
+        reset=Decimal("50"),
+        rate=Decimal("0.01"),
+        tables=[table],
+        filing_reference="F-1",
+    )
+    hit = factories.coup(factories.shoe(table), 1, *hands.BANKER_NATURAL, wagers=[factories.wager(1, "banker", "100")])
+    meter_payout_record(
+        meter=meter,
+        coup=hit,
+        seat=1,
+        paid_by=user_create_with_role(username="boss", password="x" * 16, role=Role.PIT_BOSS.value),
+        witnessed_by=user_create_with_role(username="cashier", password="x" * 16, role=Role.CAGE.value),
+    )
     violation_record(
         finding=violation("record_chain_broken", "A test finding."),
         fingerprint="insider-test",

@@ -83,6 +83,7 @@ CELERY_TASK_ROUTES = [
         "reports.report_schedules_run": {"queue": "bulk"},
         "rollups.shoe_refresh": {"queue": "bulk"},
         "accounting.table_day_recheck": {"queue": "bulk"},
+        "progressives.shoe_meters_read": {"queue": "bulk"},
         "rollups.catch_up": {"queue": "bulk"},
         "api.idempotency_keys_purge": {"queue": "bulk"},
     },

@@ -57,6 +57,7 @@ LOCAL_APPS = [
     "pit.ratings",
     "pit.cash",
     "pit.protection",
+    "pit.progressives",
     "pit.reports",
     "pit.rollups",
     "pit.dashboard",

@@ -4,14 +4,19 @@ import datetime as dt
 import sys
 import time
 
+from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
 
 from pit.core.arguments import PitCommand, at_least, integer, positive_seconds, text
-from pit.core.gaming_day import gaming_day_for
+from pit.core.errors import validation_message
+from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
+from pit.core.money import format_money
 from pit.floor.accounting import parse_accounting_faults, simulate_accounting
 from pit.floor.clients import HttpFloorClient, ServicesFloorClient
+from pit.floor.progressives import progressive_bank_file, progressive_hit_pay
 from pit.floor.simulator import COUPS_PER_SHOE, FloorClient, SimulationError, deal_live, parse_fault_rates, simulate
 from pit.game import format_amount
+from pit.progressives.selectors import meter_figures
 from pit.protection.dealer_errors import dealer_error_rates_check
 from pit.tables.models import Table
 
@@ -112,6 +117,13 @@ class Command(PitCommand):
         )
         parser.add_argument("--interval", type=positive_seconds, default=4.0, help="Seconds between coups with --live.")
         parser.add_argument("--coups", type=at_least(1), default=None, help="Stop after this many coups (--live).")
+        parser.add_argument(
+            "--progressive",
+            type=text,
+            default="",
+            help="A bet made progressive over the tables (e.g. player_pair): its meter is filed before the "
+            "first coup and its first hit paid and reset after the play.",
+        )
 
     def handle(self, *args, **options):
         try:
@@ -140,6 +152,15 @@ class Command(PitCommand):
         started = time.monotonic()
         if options["live"]:
             return self._live(client, codes, rates, options)
+        meter = None
+        if options["progressive"] and not options["url"]:
+            first = gaming_day_for(dt.datetime.now(dt.UTC)) - dt.timedelta(days=options["days"] - 1)
+            try:
+                meter = progressive_bank_file(
+                    tables=codes, bet=options["progressive"], start=gaming_day_bounds(first)[0]
+                )
+            except ValidationError as exc:
+                raise CommandError(validation_message(exc)) from exc
         with eager(options["eager"]):
             try:
                 result = simulate(
@@ -181,6 +202,18 @@ class Command(PitCommand):
         for fault in result.faults:
             ids = f" [shoe id {fault.shoe_id}" + (f", coup id {fault.coup_id}" if fault.coup_id else "") + "]"
             self.stdout.write(f"  {fault}{ids}")
+        if meter is not None:
+            payout = progressive_hit_pay(meter=meter, coup_ids=result.coup_ids)
+            figures = meter_figures(meter)
+            paid = (
+                f"hit paid {format_money(payout.amount_minor, meter.currency)} on coup id {payout.coup_id}, reset"
+                if payout
+                else "no hit"
+            )
+            self.stdout.write(
+                f"Progressive {meter.code} ({meter.bet}): {paid}; "
+                f"the meter stands at {format_money(figures.amount_minor, meter.currency)}."
+            )
         if not options["url"]:
             self.stdout.write(f"Table accounting recorded; accounting faults injected: {len(accounting_faults)}")
             for fault in accounting_faults:

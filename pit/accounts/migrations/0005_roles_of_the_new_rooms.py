@@ -1,9 +1,9 @@
-"""The staff roles again (pit.accounts.roles, frozen as data as 0005 is; tests/accounts/test_roles.py
-compares the latest copy with roles.py): a new `compliance` role, who keeps the anti-money-laundering
-duties (cash rules, every cash transaction, the findings to acknowledge, file or dismiss, patrons in
-person); the cage records its cash transactions and the day's exchange rates; pit bosses see the cash
-transactions; auditors see every cash record, card numbers only. After the migrations that make the
-cash models."""
+"""The staff roles again (pit.accounts.roles, frozen as data as 0004 is; tests/accounts/test_roles.py
+compares the latest copy with roles.py), with the rooms of the players, their ratings and comps, the
+patrons' cash, the progressive meters, the internal controls and surveillance: new roles `host`
+(patrons and comps), `compliance` (the patrons' cash and its findings) and `surveillance` (the
+notifications it acknowledges); pit bosses, the cage, accountants and auditors see or act on the new
+records as roles.py says. After the migrations that make those models."""
 
 from django.contrib.auth.management import create_permissions
 from django.contrib.contenttypes.management import create_contenttypes
@@ -51,6 +51,12 @@ ROLES = {
         "players.view_sessionevent",
         "players.view_sessionidentification",
         "players.view_tier",
+        "progressives.pay_meterpayout",
+        "progressives.view_banktable",
+        "progressives.view_meter",
+        "progressives.view_meterconfiguration",
+        "progressives.view_meterpayout",
+        "progressives.view_meterreading",
         "shoes.correct_coup",
         "shoes.view_coup",
         "shoes.view_coupcorrection",
@@ -85,6 +91,12 @@ ROLES = {
         "ledger.view_reconciliationsupplement",
         "ledger.view_reconciliationsupplementseat",
         "paytables.view_paytableconfiguration",
+        "progressives.file_meterconfiguration",
+        "progressives.view_banktable",
+        "progressives.view_meter",
+        "progressives.view_meterconfiguration",
+        "progressives.view_meterpayout",
+        "progressives.view_meterreading",
         "reports.keep_reportschedule",
         "shoes.view_coup",
         "shoes.view_coupcorrection",
@@ -104,6 +116,9 @@ ROLES = {
         "cash.view_cashtransaction",
         "cash.view_exchangerate",
         "players.view_patron",
+        "progressives.view_meter",
+        "progressives.view_meterpayout",
+        "progressives.witness_meterpayout",
         "tables.view_table",
     ],
     "compliance": [
@@ -192,6 +207,11 @@ ROLES = {
         "players.view_sessionevent",
         "players.view_sessionidentification",
         "players.view_tier",
+        "progressives.view_banktable",
+        "progressives.view_meter",
+        "progressives.view_meterconfiguration",
+        "progressives.view_meterpayout",
+        "progressives.view_meterreading",
         "records.view_chainhead",
         "records.view_streamlink",
         "reports.view_reportexport",
@@ -244,8 +264,11 @@ def roles_remove(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("accounts", "0005_roles_host_and_players"),
+        ("accounts", "0004_roles_streams_and_schedules"),
+        ("players", "0003_patron_looks"),
+        ("ratings", "0002_ratings_records_insert_only"),
         ("cash", "0002_cash_records_insert_only"),
+        ("progressives", "0002_meters_insert_only_and_never_down"),
     ]
 
     operations = [migrations.RunPython(roles_sync, roles_remove)]
