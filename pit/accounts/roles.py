@@ -51,6 +51,20 @@ _ACCOUNTING_RECORDS = _view(
     "accounting.gamingdayevent",
     "accounting.adjustment",
 )
+# The pit's internal controls (pit.controls): card custody, sensitive keys, shift handovers.
+_CONTROL_RECORDS = _view(
+    "controls.storageplace",
+    "controls.deck",
+    "controls.deckissue",
+    "controls.deckevent",
+    "controls.storagecount",
+    "controls.sensitivekey",
+    "controls.keyaccesslist",
+    "controls.keyissue",
+    "controls.keyreturn",
+    "controls.shifthandover",
+    "controls.handoveracceptance",
+)
 # Dealers: the roster, who dealt where and when, whose fault each reviewed violation was.
 _DEALER_RECORDS = _view("dealers.dealer", "dealers.dealerrotation", "dealers.violationfault")
 # The audit trail: django-pghistory's event tables (one per tracked model) and its aggregate views.
@@ -64,6 +78,8 @@ _AUDIT_RECORDS = _view(
     "accounts.stafftokenauditevent",
     "tables.tablelimitauditevent",
     "shoes.shoeauditevent",
+    "controls.storageplaceauditevent",
+    "controls.sensitivekeyauditevent",
     "pghistory.context",
     "pghistory.events",
     "pghistory.middlewareevents",
@@ -91,6 +107,8 @@ ROLES: dict[str, frozenset[str]] = {
         | {"tables.change_table", "compliance.change_ruleviolation", "shoes.correct_coup"}
         | {"accounting.record_inventorycount", "accounting.request_slip", "accounting.receive_slip"}
         | {"dealers.record_dealerrotation", "dealers.attribute_violation"}
+        | _CONTROL_RECORDS
+        | {"controls.record_deck", "controls.record_keyissue", "controls.record_shifthandover"}
     ),
     Role.ACCOUNTANT.value: frozenset(
         _FLOOR_RECORDS
@@ -111,6 +129,7 @@ ROLES: dict[str, frozenset[str]] = {
         | _AUDIT_RECORDS
         | _OPERATIONS_RECORDS
         | _DEALER_RECORDS
+        | _CONTROL_RECORDS
         | _view("accounts.device", "accounts.stafftoken", "records.chainhead", "records.streamlink")
         | {RUN_REPORTS}
     ),

@@ -52,6 +52,12 @@ CODE_FAULT: dict[str, Fault] = {
     "dealer_error_rate": Fault.OTHER,
     "dealer_rotation_overdue": Fault.OTHER,
     "derivation_quarantined": Fault.OTHER,
+    "shoe_cards_not_issued": Fault.OTHER,
+    "deck_issued_twice": Fault.OTHER,
+    "deck_in_use_overdue": Fault.OTHER,
+    "key_issued_unlisted": Fault.OTHER,
+    "key_out_overdue": Fault.OTHER,
+    "shift_not_handed_over": Fault.OTHER,
 }
 
 # The codes charged to the dealer of the coup (unless a pit boss put the violation down to a device or neither).
