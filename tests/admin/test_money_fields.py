@@ -22,7 +22,7 @@ from tests import factories
 pytestmark = pytest.mark.django_db
 
 # Integer form fields that are not money, by name: counts, not amounts.
-NOT_MONEY = {"shift"}
+NOT_MONEY = {"shift", "decks"}
 
 
 def _superuser_request():
