@@ -51,6 +51,20 @@ _ACCOUNTING_RECORDS = _view(
     "accounting.gamingdayevent",
     "accounting.adjustment",
 )
+# The pit's internal controls (pit.controls): card custody, sensitive keys, shift handovers.
+_CONTROL_RECORDS = _view(
+    "controls.storageplace",
+    "controls.deck",
+    "controls.deckissue",
+    "controls.deckevent",
+    "controls.storagecount",
+    "controls.sensitivekey",
+    "controls.keyaccesslist",
+    "controls.keyissue",
+    "controls.keyreturn",
+    "controls.shifthandover",
+    "controls.handoveracceptance",
+)
 # Dealers: the roster, who dealt where and when, whose fault each reviewed violation was.
 _DEALER_RECORDS = _view("dealers.dealer", "dealers.dealerrotation", "dealers.violationfault")
 # Progressive meters (pit.progressives): meters, their filed configurations and banks, payouts, readings.
@@ -72,6 +86,8 @@ _AUDIT_RECORDS = _view(
     "accounts.stafftokenauditevent",
     "tables.tablelimitauditevent",
     "shoes.shoeauditevent",
+    "controls.storageplaceauditevent",
+    "controls.sensitivekeyauditevent",
     "pghistory.context",
     "pghistory.events",
     "pghistory.middlewareevents",
@@ -128,6 +144,8 @@ ROLES: dict[str, frozenset[str]] = {
         | {PATRON_PERSONAL, "players.record_patron", "players.record_exclusion", "players.record_seatsession"}
         | _view("cash.cashtransaction")
         | {"progressives.pay_meterpayout"}
+        | _CONTROL_RECORDS
+        | {"controls.record_deck", "controls.record_keyissue", "controls.record_shifthandover"}
     ),
     Role.ACCOUNTANT.value: frozenset(
         _FLOOR_RECORDS
@@ -170,6 +188,7 @@ ROLES: dict[str, frozenset[str]] = {
         | _PLAYER_RECORDS
         | _CASH_RECORDS
         | _PROGRESSIVE_RECORDS
+        | _CONTROL_RECORDS
         | _view("accounts.device", "accounts.stafftoken", "records.chainhead", "records.streamlink")
         | {RUN_REPORTS}
     ),

@@ -36,6 +36,10 @@ WRITE_SERVICES: dict[str, DayWrite] = {}
 EXEMPT: dict[str, str] = {
     "pit.accounts.services": "devices, keys, tokens and users: access, no figure of a gaming day",
     "pit.archive.services": "partitions and archives move what is recorded; they add no fact",
+    "pit.controls.services": (
+        "the custody of cards and keys and the shift handover are control records of the pit, no figure of a "
+        "gaming day: a key comes back and used decks are destroyed after a day closes"
+    ),
     "pit.compliance.services": "findings and their reviews go on after a close (a closed day's findings are read)",
     "pit.paytables.services": "paytable versions are set-up, superseded, never a fact of one gaming day",
     "pit.protection.services": "the stale-feed check records findings, no fact of play",

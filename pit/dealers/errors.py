@@ -55,6 +55,12 @@ CODE_FAULT: dict[str, Fault] = {
     "excluded_patron_seated": Fault.OTHER,
     "patron_at_two_tables": Fault.OTHER,
     "cash_threshold_near": Fault.OTHER,
+    "shoe_cards_not_issued": Fault.OTHER,
+    "deck_issued_twice": Fault.OTHER,
+    "deck_in_use_overdue": Fault.OTHER,
+    "key_issued_unlisted": Fault.OTHER,
+    "key_out_overdue": Fault.OTHER,
+    "shift_not_handed_over": Fault.OTHER,
 }
 
 # The codes charged to the dealer of the coup (unless a pit boss put the violation down to a device or neither).

@@ -79,6 +79,13 @@ VIOLATION_CODES: dict[str, ViolationKind] = _kinds(
     # Players (pit.players): who sits at the tables.
     ("excluded_patron_seated", "An excluded patron seated at a table", Severity.HIGH),
     ("patron_at_two_tables", "One patron's card seated at two tables at once", Severity.MEDIUM),
+    # The pit's internal controls (pit.controls): cards, keys and the shift handover.
+    ("shoe_cards_not_issued", "A shoe dealt from decks not issued to it (or not as many as it holds)", Severity.HIGH),
+    ("deck_issued_twice", "A deck issued to a table a second time", Severity.HIGH),
+    ("deck_in_use_overdue", "A deck at a table longer than allowed without coming back", Severity.MEDIUM),
+    ("key_issued_unlisted", "A sensitive key issued to someone not on its access list", Severity.HIGH),
+    ("key_out_overdue", "A sensitive key out past its time", Severity.MEDIUM),
+    ("shift_not_handed_over", "A shift change with no handover recorded and accepted", Severity.MEDIUM),
 )
 
 

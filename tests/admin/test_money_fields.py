@@ -22,7 +22,7 @@ from tests import factories
 pytestmark = pytest.mark.django_db
 
 # Integer form fields that are not money, by name: counts, not amounts.
-NOT_MONEY = {"shift", "seat", "coup"}  # a seat number and a coup id are no amounts
+NOT_MONEY = {"shift", "seat", "coup", "decks"}  # a seat number, a coup id and a deck count are no amounts
 
 
 def _superuser_request():

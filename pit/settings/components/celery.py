@@ -86,6 +86,7 @@ CELERY_TASK_ROUTES = [
         "progressives.shoe_meters_read": {"queue": "bulk"},
         "rollups.catch_up": {"queue": "bulk"},
         "api.idempotency_keys_purge": {"queue": "bulk"},
+        "controls.controls_check": {"queue": "bulk"},
     },
 ]
 
@@ -122,6 +123,8 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "rollups.catch_up": {"task": "rollups.catch_up", "schedule": 15 * 60},
     # PIT_PARTITION_MONTHS_AHEAD months of partitions ahead of the current one, every night.
     "archive.partitions_ensure": {"task": "archive.partitions_ensure", "schedule": crontab(hour=5, minute=30)},
+    # The pit's internal controls (cards, keys, shift handovers) over the last PIT_CONTROLS_CHECK_DAYS days.
+    "controls.controls_check": {"task": "controls.controls_check", "schedule": 15 * 60},
     # Hourly: keys live at least PIT_IDEMPOTENCY_TTL_HOURS, at most an hour more.
     "api.idempotency_keys_purge": {"task": "api.idempotency_keys_purge", "schedule": 60 * 60},
 }

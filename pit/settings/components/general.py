@@ -52,6 +52,7 @@ LOCAL_APPS = [
     "pit.archive",
     "pit.compliance",
     "pit.accounting",
+    "pit.controls",
     "pit.dealers",
     "pit.players",
     "pit.ratings",

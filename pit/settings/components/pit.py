@@ -166,3 +166,21 @@ PIT_ADJUSTMENT_REPORT_THRESHOLD = env.str("PIT_ADJUSTMENT_REPORT_THRESHOLD", def
 PIT_API_MAX_BODY_BYTES = env.int("PIT_API_MAX_BODY_BYTES", default=8 * 1024 * 1024)
 # An Idempotency-Key and the response it gave are kept at least this long, then purged.
 PIT_IDEMPOTENCY_TTL_HOURS = env.int("PIT_IDEMPOTENCY_TTL_HOURS", default=24)
+
+# ---------------------------------------------------------------- Internal controls (pit.controls)
+# Card control (N.J.A.C. 13:69E-1.18): a deck at a table longer than this many hours without coming
+# back to storage is named in the daily reconciliation and is a deck_in_use_overdue finding.
+PIT_CONTROLS_DECK_MAX_HOURS = env.int("PIT_CONTROLS_DECK_MAX_HOURS", default=24)
+# Minutes after a shoe's shuffle within which its decks may still be recorded as issued to it (a
+# card-room terminal posting late) before the shoe is a shoe_cards_not_issued finding.
+PIT_CONTROLS_ISSUE_GRACE_MINUTES = env.int("PIT_CONTROLS_ISSUE_GRACE_MINUTES", default=30)
+# Sensitive keys: how long a key may be out when its own setting is empty (key_out_overdue).
+PIT_CONTROLS_KEY_MAX_OUT_MINUTES = env.int("PIT_CONTROLS_KEY_MAX_OUT_MINUTES", default=120)
+# Shift changes in casino time ("HH:MM", comma-separated, e.g. 06:00,14:00,22:00); empty: the
+# accounting shifts (the gaming day's start and every PIT_ACCOUNTING_SHIFT_HOURS after it).
+PIT_CONTROLS_SHIFT_CHANGES = env.list("PIT_CONTROLS_SHIFT_CHANGES", default=[])
+# Minutes around a shift change within which the outgoing pit boss hands over and the incoming one
+# accepts; past them, a change with tables open and no accepted handover is shift_not_handed_over.
+PIT_CONTROLS_HANDOVER_MINUTES = env.int("PIT_CONTROLS_HANDOVER_MINUTES", default=60)
+# Days back the periodic check of the controls looks (it clears what no longer holds within them).
+PIT_CONTROLS_CHECK_DAYS = env.int("PIT_CONTROLS_CHECK_DAYS", default=2)

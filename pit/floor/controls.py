@@ -1,0 +1,210 @@
+"""The pit's internal controls on a simulated floor, as a well-run pit keeps them around the play
+the dealer recorded: each shoe's decks received into the card room (two signers) and issued to
+its table for it before the shuffle, back in storage after the shoe, cancelled and destroyed
+before a witness; the card storage key drawn to fetch them and each table's drop box release key
+drawn for the drop, each back in time and drawn by a pit boss on its list; at every shift change
+with tables open, the outgoing pit boss's handover and the incoming one's acceptance.
+
+Lapses, at set rates, each found by a check: `short_issue` (a shoe's last deck never recorded as
+issued: shoe_cards_not_issued), `unlisted_key` (the drop key drawn by the card-room clerk, who is
+not on its list: key_issued_unlisted), `late_key` (the drop key back after its time:
+key_out_overdue) and `missed_handover` (a shift change nobody handed over: shift_not_handed_over).
+Safe to run twice: what is recorded is not recorded again.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db.models import Max
+from django.utils import timezone
+
+from pit.controls import services
+from pit.controls.models import Deck, KeyIssue, KeyKind, SensitiveKey, ShiftHandover, StoragePlace
+from pit.controls.selectors import key_max_out, key_out
+from pit.controls.shifts import shift_changes
+from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
+from pit.floor.simulator import InjectedFault
+from pit.shoes.models import Coup, Shoe
+from pit.tables.models import TableEvent
+
+CONTROL_FAULT_CODES = {
+    "short_issue": "shoe_cards_not_issued",
+    "unlisted_key": "key_issued_unlisted",
+    "late_key": "key_out_overdue",
+    "missed_handover": "shift_not_handed_over",
+}
+MINUTE = dt.timedelta(minutes=1)
+
+
+def parse_control_faults(text: str | None) -> dict[str, float]:
+    """ "short_issue=0.01,late_key=0.02" (or one rate for every lapse) as {lapse: rate}."""
+    rates = dict.fromkeys(CONTROL_FAULT_CODES, 0.0)
+    if not text:
+        return rates
+    if "=" not in text:
+        return dict.fromkeys(CONTROL_FAULT_CODES, float(text))
+    for part in text.split(","):
+        kind, _, rate = part.partition("=")
+        if kind.strip() not in rates:
+            raise ValueError(f"{kind.strip()!r} is not a control lapse ({', '.join(CONTROL_FAULT_CODES)})")
+        rates[kind.strip()] = float(rate)
+    return rates
+
+
+def _staff():
+    User = get_user_model()
+    people = []
+    for username in ("sim_pit_boss", "sim_pit_boss_2", "sim_card_clerk"):
+        user, created = User.objects.get_or_create(username=username, defaults={"is_active": True})
+        if created:
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
+        people.append(user)
+    return people
+
+
+def _key(code: str, kind: str, name: str, holders, since: dt.datetime) -> SensitiveKey:
+    key, _ = SensitiveKey.objects.get_or_create(code=code, defaults={"kind": kind, "name": name})
+    if not key.access_lists.exists():
+        services.key_access_set(key=key, holders=holders, effective_from=since)
+    return key
+
+
+def _draw(key, *, table, to, by, purpose, at, back):
+    """A key drawn at `at` and returned at `back`, once (a run again finds it drawn); while another
+    pit boss has it out, the decks come with theirs."""
+    if KeyIssue.objects.filter(key=key, issued_at=at).exists() or key_out(key, at) is not None:
+        return
+    issue = services.key_issue(key=key, table=table, issued_to=to, issued_by=by, purpose=purpose, issued_at=at)
+    services.key_return(issue=issue, returned_by=to, received_by=by, returned_at=back)
+
+
+def simulate_controls(
+    *, seed: int = 0, faults: dict[str, float] | None = None, now: dt.datetime | None = None
+) -> list[InjectedFault]:
+    """The controls around every shoe, drop and shift change recorded so far (up to `now`)."""
+    rates = {**dict.fromkeys(CONTROL_FAULT_CODES, 0.0), **(faults or {})}
+    rng = random.Random(f"pit-floor-controls:{seed}")
+    now = now or timezone.now()
+    boss, relief, clerk = _staff()
+    shoes = list(Shoe.objects.select_related("table").order_by("shuffled_at", "pk"))
+    first_open = TableEvent.objects.order_by("at").values_list("at", flat=True).first()
+    if not shoes or first_open is None:
+        return []
+    since = min(first_open, shoes[0].shuffled_at) - dt.timedelta(days=1)
+    room, _ = StoragePlace.objects.get_or_create(code="CR1", defaults={"name": "Card room"})
+    storage_key = _key("CS-1", KeyKind.CARD_STORAGE, "Card room", [boss, relief], since)
+    injected: list[InjectedFault] = []
+    last_coup = dict(
+        Coup.objects.values("shoe_id").order_by().annotate(last=Max("dealt_at")).values_list("shoe_id", "last")
+    )
+    drops: set[tuple[int, dt.date]] = set()
+    for shoe in shoes:
+        at = shoe.shuffled_at
+        drops.add((shoe.table_id, gaming_day_for(at)))
+        if Deck.objects.filter(serial=f"S{shoe.pk}-1").exists():
+            continue
+        decks = services.decks_receive(
+            serials=[f"S{shoe.pk}-{n}" for n in range(1, shoe.decks + 1)],
+            storage=room,
+            received_by=clerk,
+            second_signer=boss,
+            received_at=at - 40 * MINUTE,
+            lot=f"delivery {gaming_day_for(at)}",
+        )
+        _draw(
+            storage_key,
+            table=shoe.table,
+            to=boss,
+            by=clerk,
+            purpose="decks for a shoe",
+            at=at - 30 * MINUTE,
+            back=at - 20 * MINUTE,
+        )
+        issued = decks
+        if rng.random() < rates["short_issue"]:
+            issued = decks[:-1]
+            injected.append(
+                InjectedFault(
+                    "short_issue",
+                    CONTROL_FAULT_CODES["short_issue"],
+                    shoe.table.code,
+                    shoe.sequence,
+                    shoe_id=shoe.pk,
+                    gaming_day=gaming_day_for(at),
+                    detail=f"{len(issued)} of {shoe.decks} decks recorded as issued",
+                )
+            )
+        services.decks_issue(decks=issued, shoe=shoe, issued_by=clerk, taken_by=boss, issued_at=at - 15 * MINUTE)
+        if shoe.closed_at is None:
+            continue  # still dealing: its decks are at the table
+        # The shoe ends at its last coup (a backlog's close may be posted later than it happened).
+        ended = min(shoe.closed_at, last_coup.get(shoe.pk) or shoe.closed_at)
+        for deck in issued:
+            services.deck_return(deck=deck, storage=room, by=boss, at=ended + 5 * MINUTE)
+        for deck in decks:
+            services.deck_cancel(deck=deck, by=clerk, witness=boss, at=ended + 10 * MINUTE)
+            services.deck_destroy(deck=deck, by=clerk, witness=boss, at=ended + 20 * MINUTE)
+    # The drop: each table-day's box released with its table's key, at the day's end.
+    for table_id, day in sorted(drops):
+        table = next(shoe.table for shoe in shoes if shoe.table_id == table_id)
+        key = _key(
+            f"DBR-{table.code}", KeyKind.DROP_BOX_RELEASE, f"Drop box release {table.code}", [boss, relief], since
+        )
+        at = gaming_day_bounds(day)[1] - 45 * MINUTE
+        if at > now or KeyIssue.objects.filter(key=key, issued_at=at).exists():
+            continue
+        to, back = boss, at + 15 * MINUTE
+        if rng.random() < rates["unlisted_key"]:
+            to = clerk
+            injected.append(
+                InjectedFault(
+                    "unlisted_key",
+                    CONTROL_FAULT_CODES["unlisted_key"],
+                    table.code,
+                    0,
+                    gaming_day=day,
+                    detail=f"{key.code} drawn by {clerk.username}",
+                )
+            )
+        if rng.random() < rates["late_key"]:
+            back = at + dt.timedelta(minutes=key_max_out(key) + 30)
+            injected.append(
+                InjectedFault(
+                    "late_key",
+                    CONTROL_FAULT_CODES["late_key"],
+                    table.code,
+                    0,
+                    gaming_day=day,
+                    detail=f"{key.code} back after {key_max_out(key) + 30} minutes",
+                )
+            )
+        issuer = relief if to == boss else boss
+        issue = services.key_issue(key=key, table=table, issued_to=to, issued_by=issuer, purpose="drop", issued_at=at)
+        services.key_return(issue=issue, returned_by=to, received_by=issuer, returned_at=min(back, now))
+    # The shift changes with tables open: handed over and accepted.
+    window = dt.timedelta(minutes=settings.PIT_CONTROLS_HANDOVER_MINUTES)
+    outgoing, incoming = boss, relief
+    for change in shift_changes(first_open, now - window):
+        if ShiftHandover.objects.filter(shift_change_at=change).exists():
+            continue
+        if rng.random() < rates["missed_handover"]:
+            injected.append(
+                InjectedFault(
+                    "missed_handover",
+                    CONTROL_FAULT_CODES["missed_handover"],
+                    "",
+                    0,
+                    gaming_day=gaming_day_for(change),
+                    detail=f"nobody handed over at {change:%Y-%m-%d %H:%M}",
+                )
+            )
+        else:
+            handover = services.shift_handover_record(handed_by=outgoing, at=change - 5 * MINUTE)
+            services.shift_handover_accept(handover=handover, accepted_by=incoming, at=change + 5 * MINUTE)
+        outgoing, incoming = incoming, outgoing
+    return injected
