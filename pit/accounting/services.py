@@ -26,8 +26,8 @@ from pit.core.money import format_money, to_minor
 from pit.core.percent import round_percent
 from pit.ledger.models import CommissionEntry, Reconciliation, ReconciliationStatus
 from pit.ledger.services import shoe_reconcile
-from pit.ratings.services import ratings_refresh_day
 from pit.progressives.services import meters_read
+from pit.ratings.services import ratings_refresh_day
 from pit.records.services import streams_seal
 from pit.rollups.services import rollup_day_rebuild
 from pit.shoes.models import Shoe, ShoeStatus
@@ -623,6 +623,8 @@ def _recheck_rollups(gaming_day: dt.date) -> None:
 def _recheck_ratings(gaming_day: dt.date) -> None:
     """The ratings of every session of the day recomputed whole (their comps follow)."""
     ratings_refresh_day(gaming_day=gaming_day)
+
+
 def _recheck_progressive_meters(gaming_day: dt.date) -> None:
     """Every progressive meter's reading as it stands (a correction or void of the day carried)."""
     meters_read()

@@ -74,11 +74,12 @@ VIOLATION_CODES: dict[str, ViolationKind] = _kinds(
     ("win_deviation", "Win against theoretical beyond the alarm threshold (z-score)", Severity.MEDIUM),
     ("side_bet_advantage_play", "A seat's side bets fall on positive-expectation coups beyond chance", Severity.MEDIUM),
     ("dealer_error_rate", "A dealer's errors per 1,000 coups beyond the threshold, beyond chance", Severity.MEDIUM),
-    ("cash_threshold_near", "A seated patron's cash in today is near the currency transaction report threshold", Severity.MEDIUM),
     ("dealer_rotation_overdue", "A dealer's rotation ran past a shift with nobody recorded coming in", Severity.MEDIUM),
     # Players (pit.players): who sits at the tables.
     ("excluded_patron_seated", "An excluded patron seated at a table", Severity.HIGH),
     ("patron_at_two_tables", "One patron's card seated at two tables at once", Severity.MEDIUM),
+    # The patrons' cash (pit.cash): a seated patron near the day's reporting threshold.
+    ("cash_threshold_near", "A seated patron's cash in today near the CTR threshold", Severity.MEDIUM),
     # The pit's internal controls (pit.controls): cards, keys and the shift handover.
     ("shoe_cards_not_issued", "A shoe dealt from decks not issued to it (or not as many as it holds)", Severity.HIGH),
     ("deck_issued_twice", "A deck issued to a table a second time", Severity.HIGH),

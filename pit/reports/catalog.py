@@ -19,8 +19,8 @@ from .cash import CASH_REPORTS
 from .controls import CONTROL_REPORTS
 from .definitions import Column, ColumnOptions, Level, ReportDefinition, Total, ratio
 from .definitions import ColumnType as T
-from .ratings import RATINGS_REPORTS
 from .progressives import PROGRESSIVE_LIABILITY
+from .ratings import RATINGS_REPORTS
 
 # Who may run a report (see pit.reports.permissions): accountants and auditors run everything;
 # pit bosses also see what they answer for on the floor (table results, violations).

@@ -41,8 +41,8 @@ from pit.players.services import (
     walk_record,
     walk_reverse,
 )
-from pit.ratings.services import average_bet_estimate
 from pit.progressives.services import meter_file, meter_payout_record
+from pit.ratings.services import average_bet_estimate
 from pit.shoes.services import (
     CoupInput,
     coup_correct,
