@@ -14,6 +14,7 @@ class Role(models.TextChoices):
     ACCOUNTANT = "accountant", "Accountant"
     AUDITOR = "auditor", "Auditor"
     CAGE = "cage", "Cage"
+    SURVEILLANCE = "surveillance", "Surveillance"
     FLOOR_DEVICE = "floor device", "Floor device"
 
 

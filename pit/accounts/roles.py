@@ -24,6 +24,7 @@ _FLOOR_RECORDS = _view(
     "tables.tablelimit",
     "tables.tablelimitversion",
     "tables.tableevent",
+    "tables.limitchange",
     "paytables.paytableconfiguration",
     "shoes.shoe",
     "shoes.coup",
@@ -50,6 +51,15 @@ _ACCOUNTING_RECORDS = _view(
     "accounting.holdfinding",
     "accounting.gamingdayevent",
     "accounting.adjustment",
+    "accounting.slipbook",
+    "accounting.slipvoid",
+)
+# What the pit owes surveillance and the regulator (pit.notices), and their acknowledgements and filings.
+_NOTICE_RECORDS = _view(
+    "notices.surveillancenotification",
+    "notices.surveillanceacknowledgement",
+    "notices.regulatornotice",
+    "notices.regulatornoticefiling",
 )
 # Dealers: the roster, who dealt where and when, whose fault each reviewed violation was.
 _DEALER_RECORDS = _view("dealers.dealer", "dealers.dealerrotation", "dealers.violationfault")
@@ -88,6 +98,8 @@ ROLES: dict[str, frozenset[str]] = {
         | _LEDGER_RECORDS
         | _ACCOUNTING_RECORDS
         | _DEALER_RECORDS
+        | _NOTICE_RECORDS
+        | {"notices.notify_surveillancenotification"}
         | {"tables.change_table", "compliance.change_ruleviolation", "shoes.correct_coup"}
         | {"accounting.record_inventorycount", "accounting.request_slip", "accounting.receive_slip"}
         | {"dealers.record_dealerrotation", "dealers.attribute_violation"}
@@ -96,12 +108,33 @@ ROLES: dict[str, frozenset[str]] = {
         _FLOOR_RECORDS
         | _LEDGER_RECORDS
         | _ACCOUNTING_RECORDS
+        | _NOTICE_RECORDS
+        | {"accounting.keep_slipbook", "notices.file_regulatornotice"}
         | {"ledger.change_reconciliation", RUN_REPORTS, "accounting.record_dropcount", "reports.keep_reportschedule"}
         | {"accounting.investigate_holdflag", "accounting.close_gamingday", "accounting.record_adjustment"}
     ),
     # The cage issues fills and takes credits back; it sees the tables and the slips, nothing else.
     Role.CAGE.value: frozenset(
-        _view("tables.table", "accounting.slip", "accounting.slipstep") | {"accounting.issue_slip"}
+        _view("tables.table", "accounting.slip", "accounting.slipstep", "accounting.slipbook")
+        | {"accounting.issue_slip"}
+    ),
+    # Surveillance sees what happens on the floor as it happens: tables and their openings, shoes and
+    # coups, violations (the alarms), fills and credits, and what the pit tells it, which it
+    # acknowledges. No ledger, no staff or personal data, no money figures of the accounts.
+    Role.SURVEILLANCE.value: frozenset(
+        _view(
+            "tables.table",
+            "tables.tableevent",
+            "tables.limitchange",
+            "shoes.shoe",
+            "shoes.coup",
+            "compliance.ruleviolation",
+            "accounting.slip",
+            "accounting.slipstep",
+            "notices.surveillancenotification",
+            "notices.surveillanceacknowledgement",
+        )
+        | {"notices.acknowledge_surveillancenotification"}
     ),
     Role.AUDITOR.value: frozenset(
         _FLOOR_RECORDS
@@ -111,6 +144,7 @@ ROLES: dict[str, frozenset[str]] = {
         | _AUDIT_RECORDS
         | _OPERATIONS_RECORDS
         | _DEALER_RECORDS
+        | _NOTICE_RECORDS
         | _view("accounts.device", "accounts.stafftoken", "records.chainhead", "records.streamlink")
         | {RUN_REPORTS}
     ),

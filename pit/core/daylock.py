@@ -42,7 +42,12 @@ EXEMPT: dict[str, str] = {
     "pit.records.services": "verification records findings, no fact of play",
     "pit.reports.services": "exports read; their files are no fact of a gaming day",
     "pit.rollups.services": "rollups are derived figures, recomputed whole from the detail",
-    "pit.tables.services": "tables, limits and their open/close status are set-up, no figure of a gaming day",
+    "pit.tables.services": (
+        "tables, limits (their announcements) and their open/close status are set-up, no figure of a gaming day"
+    ),
+    "pit.notices.services": (
+        "notices to surveillance and the regulator, their acknowledgements and filings go on after a close"
+    ),
     "pit.shoes.services.owed": "what a write owes after commit: outbox rows inside the write's own guard",
     "pit.shoes.services.reposts": "the comparison of a repost, inside coups_record's guard",
     "pit.shoes.services.settlement": "the engine's settlement in memory, no write",
@@ -72,6 +77,10 @@ EXEMPT: dict[str, str] = {
     "pit.accounting.services.day_recheck": "derived: the close's re-check of its day",
     "pit.accounting.services.gaming_day_close": "the lock itself",
     "pit.accounting.services.gaming_day_reopen": "the lock itself",
+    "pit.accounting.services.slip_series_book": "a read",
+    "pit.accounting.services.slip_book_record": "blank slip forms received: stock, no figure of a gaming day",
+    "pit.accounting.services.slip_number_void": "a blank form voided: stock, no figure of a gaming day",
+    "pit.accounting.services.slip_series_check": "derived findings (a gap in the slip series)",
     "pit.accounting.services.adjustment_record": "the one fact a closed day takes (refused on an open day)",
 }
 

@@ -52,6 +52,10 @@ CODE_FAULT: dict[str, Fault] = {
     "dealer_error_rate": Fault.OTHER,
     "dealer_rotation_overdue": Fault.OTHER,
     "derivation_quarantined": Fault.OTHER,
+    "slip_number_gap": Fault.OTHER,
+    "surveillance_unacknowledged": Fault.OTHER,
+    "regulator_notice_due": Fault.OTHER,
+    "regulator_notice_overdue": Fault.OTHER,
 }
 
 # The codes charged to the dealer of the coup (unless a pit boss put the violation down to a device or neither).

@@ -25,6 +25,8 @@ ALARM_CODES: tuple[str, ...] = tuple(
         "dealer_error_rate",
         "coup_at_closed_table",
         "play_at_closed_table",
+        "regulator_notice_due",
+        "regulator_notice_overdue",
     )
     if code in VIOLATION_CODES
 )

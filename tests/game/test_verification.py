@@ -58,6 +58,10 @@ PRODUCT_CODES = {
     "dealer_error_rate",
     # Dealers (pit/dealers): a rotation past a shift.
     "dealer_rotation_overdue",
+    "slip_number_gap",
+    "surveillance_unacknowledged",
+    "regulator_notice_due",
+    "regulator_notice_overdue",
 }
 
 

@@ -55,6 +55,7 @@ LOCAL_APPS = [
     "pit.dealers",
     "pit.players",
     "pit.protection",
+    "pit.notices",
     "pit.reports",
     "pit.rollups",
     "pit.dashboard",
