@@ -47,7 +47,14 @@ def test_raising_the_minimum_while_players_are_seated_waits_for_the_notice(setti
     settings.PIT_JURISDICTION = "us-md"
     table = f.table("BB1", limits={"player": ("25", "10000"), "banker": ("25", "10000")})
     now = timezone.now()
-    f.coup(f.shoe(table), 1, ["9S", "KH"], ["8D", "QC"], wagers=[f.wager(1, "player", "25")], dealt_at=now - dt.timedelta(minutes=5))
+    f.coup(
+        f.shoe(table),
+        1,
+        ["9S", "KH"],
+        ["8D", "QC"],
+        wagers=[f.wager(1, "player", "25")],
+        dealt_at=now - dt.timedelta(minutes=5),
+    )
     before = LimitChange.objects.count()
     # Earlier than the notice allows: refused, nothing written.
     with pytest.raises(ValidationError) as refused:
