@@ -19,7 +19,7 @@ from pit.notices.services import (
     surveillance_acknowledge,
 )
 from pit.protection.selectors import alarms_unreviewed
-from tests.accounting.conftest import DAY, TRAY, pit  # noqa: F401 - the fixture
+from tests.accounting.conftest import DAY, TRAY
 
 pytestmark = pytest.mark.django_db
 
