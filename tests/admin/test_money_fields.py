@@ -21,7 +21,6 @@ from tests import factories
 
 pytestmark = pytest.mark.django_db
 
-# Integer form fields that are not money, by name: counts, not amounts.
 # Integers that are counts or numbers, not money: a period's shift, a slip book's and a voided form's
 # numbers, decks leaving storage.
 NOT_MONEY = {"shift", "first", "last", "number", "decks"}
