@@ -15,6 +15,7 @@ from pit.game.money import decimal_sqrt
 
 from . import csv_copy, selectors
 from .accounting import ACCOUNTING_REPORTS
+from .controls import CONTROL_REPORTS
 from .definitions import Column, ColumnOptions, Level, ReportDefinition, Total, ratio
 from .definitions import ColumnType as T
 
@@ -312,3 +313,4 @@ REPORTS: dict[str, ReportDefinition] = {
 }
 
 REPORTS.update({report.slug: report for report in ACCOUNTING_REPORTS})
+REPORTS.update({report.slug: report for report in CONTROL_REPORTS})
