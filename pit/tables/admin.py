@@ -354,9 +354,16 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
                     if change is not None and change.effective_from > change.announced_at:
                         self.message_user(
                             request,
-                            f"The limits of {table.code} are announced: players are seated and the change "
-                            f"tightens them, so they take effect at {change.effective_from:%Y-%m-%d %H:%M} "
-                            f"({change.rule}). Post the sign and announce it.",
+                            gettext(
+                                "The limits of %(table)s are announced: players are seated and the change "
+                                "tightens them, so they take effect at %(at)s (%(rule)s). Post the sign and "
+                                "announce it."
+                            )
+                            % {
+                                "table": table.code,
+                                "at": f"{timezone.localtime(change.effective_from):%Y-%m-%d %H:%M}",
+                                "rule": change.rule,
+                            },
                             messages.WARNING,
                         )
                     else:

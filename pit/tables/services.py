@@ -160,7 +160,7 @@ def table_limits_set(
         notice_minutes=notice,
         grandfathering=rules.grandfathering,
         jurisdiction=rules.code,
-        rule=(rules.limit_notice_rule if notice else gettext("no notice needed"))[:300],
+        rule=(rules.limit_notice_rule if notice else "no notice needed")[:300],
         set_by=user,
         recorded_by_user=user,
     )
