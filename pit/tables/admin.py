@@ -12,7 +12,9 @@ from django.db.models.functions import Coalesce
 from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext
 
 from pit.compliance.models import RuleViolation
 from pit.compliance.selectors import OPEN, OPEN_LIST_QUERY
