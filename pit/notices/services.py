@@ -333,7 +333,9 @@ def regulator_deadlines_check(*, now: dt.datetime) -> int:
     warn = dt.timedelta(hours=jurisdiction().regulator_warn_hours)
     due_found: set[str] = set()
     holding = 0
-    for notice in RegulatorNotice.objects.filter(due_at__lte=now + warn).select_related("table", "filing"):
+    # A week past its deadline a notice's alarm is long recorded (and stays until reviewed): not read again.
+    recent = RegulatorNotice.objects.filter(due_at__lte=now + warn, due_at__gte=now - dt.timedelta(days=7))
+    for notice in recent.select_related("table", "filing"):
         filing = getattr(notice, "filing", None)
         filed_late = filing is not None and filing.filed_at > notice.due_at
         deadline = f"{timezone.localtime(notice.due_at):%Y-%m-%d %H:%M}"
