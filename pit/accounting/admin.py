@@ -18,6 +18,7 @@ from django.db import models
 from django.http import HttpRequest, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from pit.core.actors import Actor
@@ -162,8 +163,8 @@ class RecordAdmin(admin.ModelAdmin):
 
     record_permissions: tuple[str, ...] = ()
     form_class = forms.Form
-    help = ""
-    submit_label = "Record"
+    help: str | Promise = ""
+    submit_label: str | Promise = "Record"
 
     def has_add_permission(self, request, obj=None):
         return any(request.user.has_perm(perm) for perm in self.record_permissions)

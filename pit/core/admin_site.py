@@ -24,6 +24,7 @@ from django.db.models import Model, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import Resolver404, resolve, reverse
+from django.utils.functional import Promise
 from django.utils.html import format_html, format_html_join
 
 from pit import game
@@ -299,7 +300,7 @@ class NoteForm(forms.Form):
 def note_action(
     *,
     service: Callable[[Any, Any, str], object],
-    description: str,
+    description: str | Promise,
     verb: str,
     permission: str = "change",
     done: str,
@@ -367,8 +368,8 @@ class PageLink:
     opens (a link to a model's list checks what the admin's list checks)."""
 
     key: str
-    label: str
-    description: str
+    label: str | Promise  # a lazy translation too
+    description: str | Promise
     url: Callable[[], str]
     allowed: Callable[[HttpRequest], bool]
     position: int = 100  # the header's order, left to right
@@ -384,7 +385,7 @@ def page_link_register(link: PageLink) -> PageLink:
 
 
 def model_page_link(
-    key: str, label: str, description: str, model_label: str, query: str = "", position: int = 100
+    key: str, label: str | Promise, description: str | Promise, model_label: str, query: str = "", position: int = 100
 ) -> PageLink:
     """A link to a model's admin list (with an optional query: a filter), shown to whoever may open it."""
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
@@ -191,7 +192,7 @@ def jurisdiction() -> Jurisdiction:
         preset = PRESETS[code]
     except KeyError:
         raise ImproperlyConfigured(f"PIT_JURISDICTION={code!r} is not one of {', '.join(PRESETS)}") from None
-    changes = {}
+    changes: dict[str, Any] = {}
     for setting, field in OVERRIDES.items():
         value = getattr(settings, setting, None)
         if value is None:

@@ -39,7 +39,7 @@ class NotifyForm(forms.Form):
     reference = forms.CharField(label=_("Reference (decks leaving storage)"), max_length=40, required=False)
 
     def clean(self):
-        data = super().clean()
+        data = super().clean() or {}
         if data.get("kind") == NotificationKind.DECKS and not (data.get("decks") and data.get("reference")):
             raise forms.ValidationError(_("Decks leaving storage: give the number of decks and the issue's reference."))
         return data

@@ -192,6 +192,8 @@ def table_limits_apply_due(*, table: Table | None = None, now=None) -> int:
                 .values_list("effective_from", flat=True)
                 .first()
             )
+            if latest is None:
+                continue
             versions = TableLimitVersion.objects.filter(table_id=table_id, effective_from=latest)
             wanted = {version.bet: (version.minimum_minor, version.maximum_minor) for version in versions}
             held = Table.objects.select_for_update().get(pk=table_id)
