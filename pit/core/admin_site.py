@@ -24,7 +24,6 @@ from django.db.models import Model, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import Resolver404, resolve, reverse
-from django.utils.functional import Promise
 from django.utils.html import format_html, format_html_join
 
 from pit import game
@@ -45,6 +44,8 @@ RED_SUITS = frozenset({"H", "D"})
 # The mixins below are for ModelAdmin classes and call its methods: to the type checker they are one.
 # Django's admin classes are generic to the type checker only (not subscriptable at run time).
 if TYPE_CHECKING:
+    from django.utils.functional import _StrOrPromise as Text  # a string or a lazy translation
+
     _ModelAdmin = admin.ModelAdmin[Any]
     _TabularInline = admin.TabularInline[Any, Any]
 else:
@@ -300,7 +301,7 @@ class NoteForm(forms.Form):
 def note_action(
     *,
     service: Callable[[Any, Any, str], object],
-    description: str | Promise,
+    description: Text,
     verb: str,
     permission: str = "change",
     done: str,
@@ -368,8 +369,8 @@ class PageLink:
     opens (a link to a model's list checks what the admin's list checks)."""
 
     key: str
-    label: str | Promise  # a lazy translation too
-    description: str | Promise
+    label: Text  # a lazy translation too
+    description: Text
     url: Callable[[], str]
     allowed: Callable[[HttpRequest], bool]
     position: int = 100  # the header's order, left to right
@@ -385,7 +386,7 @@ def page_link_register(link: PageLink) -> PageLink:
 
 
 def model_page_link(
-    key: str, label: str | Promise, description: str | Promise, model_label: str, query: str = "", position: int = 100
+    key: str, label: Text, description: Text, model_label: str, query: str = "", position: int = 100
 ) -> PageLink:
     """A link to a model's admin list (with an optional query: a filter), shown to whoever may open it."""
 
@@ -399,7 +400,7 @@ def model_page_link(
     return page_link_register(PageLink(key, label, description, url, allowed, position))
 
 
-def page_links(request: HttpRequest) -> list[dict[str, str]]:
+def page_links(request: HttpRequest) -> list[dict[str, Text]]:
     """The pit's pages this request's user may open, as (label, url, description) for a template."""
     user = getattr(request, "user", None)
     if user is None or not (user.is_active and user.is_staff):
