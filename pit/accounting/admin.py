@@ -18,15 +18,24 @@ from django.db import models
 from django.http import HttpRequest, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
 
 from pit.core.actors import Actor
-from pit.core.admin_site import SERVICE_ERRORS, ReadOnlyInline, error_text, gaming_day_filter, money_html
+from pit.core.admin_site import (
+    SERVICE_ERRORS,
+    ReadOnlyInline,
+    error_text,
+    gaming_day_filter,
+    model_page_link,
+    money_html,
+)
 from pit.core.forms import MoneyField, money_minor
 from pit.core.gaming_day import current_gaming_day
 from pit.core.money import MoneyError, format_money, parse_amount, to_minor
 from pit.tables.models import Table
 
-from . import services
+from . import duties, selectors, services
 from .models import (
     Adjustment,
     DayAction,
@@ -38,9 +47,11 @@ from .models import (
     HoldFlag,
     InventoryCount,
     Slip,
+    SlipBook,
     SlipKind,
     SlipStep,
     SlipStepKind,
+    SlipVoid,
 )
 
 
@@ -152,8 +163,8 @@ class RecordAdmin(admin.ModelAdmin):
 
     record_permissions: tuple[str, ...] = ()
     form_class = forms.Form
-    help = ""
-    submit_label = "Record"
+    help: str | Promise = ""
+    submit_label: str | Promise = "Record"
 
     def has_add_permission(self, request, obj=None):
         return any(request.user.has_perm(perm) for perm in self.record_permissions)
@@ -575,3 +586,100 @@ class DeviceGrantAdmin(admin.ModelAdmin):
 
 
 from . import admin_accountant  # noqa: E402, F401  (the accountant's checklist and investigations, kept apart)
+
+
+# ---------------------------------------------------------------------------------------- the slip series
+class SlipBookForm(forms.Form):
+    first = forms.IntegerField(label=_("First number"), min_value=1)
+    last = forms.IntegerField(label=_("Last number"), min_value=1)
+    note = forms.CharField(label=_("Note"), required=False, max_length=200)
+
+
+class SlipVoidForm(forms.Form):
+    number = forms.IntegerField(label=_("Slip number"), min_value=1)
+    reason = forms.CharField(label=_("Reason"), max_length=200)
+    witness = forms.ModelChoiceField(
+        label=_("Witness"), queryset=get_user_model().objects.filter(is_active=True, is_staff=True).order_by("username")
+    )
+    witness_password = forms.CharField(
+        label=_("Witness's password"),
+        widget=forms.PasswordInput,
+        required=False,
+        help_text=_("The witness signs here, or from their own login."),
+    )
+
+
+@admin.register(SlipBook)
+class SlipBookAdmin(RecordAdmin):
+    record_permissions = ("accounting.keep_slipbook",)
+    form_class = SlipBookForm
+    help = _(
+        "A book of pre-numbered fill and credit slips from the printer. Fills and credits share the one series; "
+        "once a book is recorded every new slip takes one of its numbers."
+    )
+    list_display = ("__str__", "first", "last", "received_at", "used", "voided", "unused", "gaps", "recorded_by")
+    fields = ("first", "last", "received_at", "note", "recorded_at", "recorded_by")
+    readonly_fields = fields
+
+    def changelist_view(self, request, extra_context=None):
+        self._states = {state.book.pk: state for state in selectors.slip_series()}
+        return super().changelist_view(request, extra_context)
+
+    def _state(self, book):
+        states = getattr(self, "_states", None) or {state.book.pk: state for state in selectors.slip_series()}
+        return states.get(book.pk)
+
+    @admin.display(description=_("used"))
+    def used(self, book):
+        return len(self._state(book).used)
+
+    @admin.display(description=_("voided"))
+    def voided(self, book):
+        return len(self._state(book).voided)
+
+    @admin.display(description=_("unused"))
+    def unused(self, book):
+        return ", ".join(f"{first}-{last}" if last > first else str(first) for first, last in self._state(book).unused)
+
+    @admin.display(description=_("gaps"))
+    def gaps(self, book):
+        return ", ".join(str(gap.number) for gap in self._state(book).gaps) or "—"
+
+    def record(self, request, data):
+        return services.slip_book_record(
+            first=data["first"], last=data["last"], note=data["note"], actor=Actor(user=request.user)
+        )
+
+
+@admin.register(SlipVoid)
+class SlipVoidAdmin(RecordAdmin):
+    record_permissions = ("accounting.keep_slipbook",)
+    form_class = SlipVoidForm
+    help = _("A slip form spoiled or cancelled: its number is voided with the reason and a witness.")
+    list_display = ("number", "book", "reason", "witness", "recorded_at", "recorded_by")
+    list_select_related = ("book", "witness", "recorded_by_user", "recorded_by_device__table")
+    search_fields = ("reason",)
+    fields = ("number", "book", "reason", "witness", "recorded_at", "recorded_by")
+    readonly_fields = fields
+
+    def record(self, request, data):
+        actor = Actor(user=request.user)
+        duties.signature_check(
+            field="witness",
+            signer=data["witness"],
+            role="witness",
+            actor=actor,
+            secrets={"witness": data.get("witness_password") or ""},
+        )
+        return services.slip_number_void(
+            number=data["number"], reason=data["reason"], witness=data["witness"], actor=actor
+        )
+
+
+model_page_link(
+    "slip_series",
+    _("Slip series"),
+    _("Fill and credit slip books: every number used, voided or unused; gaps."),
+    "accounting.SlipBook",
+    position=75,
+)

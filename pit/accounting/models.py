@@ -10,6 +10,7 @@ denomination in minor units (as a string: JSON keys) to how many pieces were cou
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from pit.core.immutable import Fact
 from pit.core.models import Recorded
@@ -344,3 +345,55 @@ class InvestigationAttachment(models.Model):
 
     def __str__(self) -> str:
         return self.description or (self.file.name or "").rsplit("/", 1)[-1]
+
+
+class SlipBook(Recorded, Fact):
+    """A run of pre-numbered fill and credit slip forms received from the printer: numbers `first` to
+    `last` of the casino's one series (fills and credits share it). Once a book is recorded every new
+    slip takes a number of a book, each number once; each number is then used, voided (`SlipVoid`)
+    or still unused, and a number skipped below one used is a gap (`slip_number_gap`; Louisiana LAC
+    42:III.2717)."""
+
+    first = models.PositiveBigIntegerField(_("first number"))
+    last = models.PositiveBigIntegerField(_("last number"))
+    received_at = models.DateTimeField(_("received at"))
+    note = models.CharField(_("note"), max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["first"]
+        verbose_name = _("slip book")
+        verbose_name_plural = _("slip books")
+        permissions = [("keep_slipbook", "Can record slip books and void slip numbers")]
+        constraints = [
+            models.UniqueConstraint(fields=["first"], name="slip_book_first_unique"),
+            models.CheckConstraint(condition=models.Q(last__gte=models.F("first")), name="slip_book_range_valid"),
+            models.CheckConstraint(condition=models.Q(first__gte=1), name="slip_book_first_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"slips {self.first}-{self.last}"
+
+
+class SlipVoid(Recorded, Fact):
+    """A slip number of a book voided (a spoiled or cancelled form), with the reason and a witness who
+    is not the person recording it. A voided number is accounted for and never used."""
+
+    book = models.ForeignKey(SlipBook, on_delete=models.PROTECT, related_name="voids")
+    number = models.PositiveBigIntegerField(_("number"))
+    reason = models.CharField(_("reason"), max_length=200)
+    witness = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["number"]
+        verbose_name = _("voided slip number")
+        verbose_name_plural = _("voided slip numbers")
+        constraints = [
+            models.UniqueConstraint(fields=["number"], name="slip_void_once"),
+            models.CheckConstraint(condition=~models.Q(reason=""), name="slip_void_has_reason"),
+            models.CheckConstraint(
+                condition=~models.Q(witness=models.F("recorded_by_user")), name="slip_void_witness_not_recorder"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"slip {self.number} void"

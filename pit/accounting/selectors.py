@@ -27,9 +27,12 @@ from .models import (
     Figure,
     GamingDayEvent,
     InventoryCount,
+    Slip,
+    SlipBook,
     SlipKind,
     SlipStep,
     SlipStepKind,
+    SlipVoid,
 )
 
 # How each figure enters the statutory win (an adjustment of it moves the win the same way).
@@ -173,3 +176,71 @@ def daily_holds(*, table_id: int, date_from: dt.date, date_to: dt.date) -> list[
     return sorted(
         (item.gaming_day, item.win, item.drop) for item in figures.values() if item.win is not None and item.drop
     )
+
+
+# ---------------------------------------------------------------------------------------- the slip series
+@dataclass(frozen=True)
+class SeriesGap:
+    number: int
+    next_number: int  # the first number after it that was used or voided
+    table_id: int  # the table of the first slip after it (a finding names a table)
+    gaming_day: dt.date
+
+
+@dataclass
+class BookState:
+    """Every number of one slip book accounted for: used by a slip, voided, or unused (above the
+    highest number used or voided); a number below that neither used nor voided is a gap."""
+
+    book: Any
+    used: dict[int, Any] = field(default_factory=dict)  # number -> its slip
+    voided: dict[int, Any] = field(default_factory=dict)  # number -> its SlipVoid
+    gaps: list[SeriesGap] = field(default_factory=list)
+    unused: list[tuple[int, int]] = field(default_factory=list)  # runs (first, last)
+
+    @property
+    def label(self) -> str:
+        return f"{self.book.first}-{self.book.last}"
+
+
+def _runs(numbers: list[int]) -> list[tuple[int, int]]:
+    runs: list[tuple[int, int]] = []
+    for number in numbers:
+        if runs and runs[-1][1] == number - 1:
+            runs[-1] = (runs[-1][0], number)
+        else:
+            runs.append((number, number))
+    return runs
+
+
+def slip_series() -> list[BookState]:
+    """Each slip book with its numbers accounted for (pit.accounting.services.slip_series_check)."""
+    states = []
+    slips = {
+        int(slip.number): slip
+        for slip in Slip.objects.filter(number__regex=r"^[0-9]+$").only("number", "kind", "table_id", "gaming_day")
+    }
+    voids = {void.number: void for void in SlipVoid.objects.select_related("witness", "recorded_by_user")}
+    for book in SlipBook.objects.order_by("first"):
+        state = BookState(book)
+        numbers = range(book.first, book.last + 1)
+        state.used = {number: slips[number] for number in numbers if number in slips}
+        state.voided = {number: voids[number] for number in numbers if number in voids}
+        accounted = sorted(state.used.keys() | state.voided.keys())
+        highest = accounted[-1] if accounted else book.first - 1
+        missing = [
+            number for number in range(book.first, highest) if number not in state.used and number not in state.voided
+        ]
+        for number in missing:
+            following = next(later for later in accounted if later > number)
+            after = next((later for later in accounted if later > number and later in state.used), None)
+            slip = state.used[after] if after is not None else None
+            if slip is None:  # only voids after the gap: the first slip before it names the table
+                before = [earlier for earlier in accounted if earlier < number and earlier in state.used]
+                slip = state.used[before[-1]] if before else None
+            if slip is None:
+                continue  # a book with voids only: no slip names a table (the report still shows the gap)
+            state.gaps.append(SeriesGap(number, following, slip.table_id, slip.gaming_day))
+        state.unused = _runs(list(range(highest + 1, book.last + 1)))
+        states.append(state)
+    return states

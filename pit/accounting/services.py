@@ -13,6 +13,8 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Q, Sum
+from django.utils import timezone
+from django.utils.translation import gettext
 
 from pit import game
 from pit.compliance.models import RuleViolation
@@ -46,9 +48,11 @@ from .models import (
     HoldFlag,
     InventoryCount,
     Slip,
+    SlipBook,
     SlipKind,
     SlipStep,
     SlipStepKind,
+    SlipVoid,
 )
 
 FOUND_BY = "table_accounting"
@@ -252,6 +256,7 @@ def slip_request(
     if total <= 0:
         raise ValidationError({"chips": "A slip moves at least one chip."})
     day_ensure_open(gaming_day=gaming_day)
+    _series_check_number(kind=kind, number=number)
     slip, _ = _create_once(
         Slip,
         {"kind": kind, "number": number},
@@ -269,6 +274,119 @@ def slip_request(
         f"{kind.capitalize()} slip {number}",
     )
     return slip
+
+
+# ---------------------------------------------------------------------------------------- the slip series
+SERIES_CHECK = "slip_series"
+
+
+def slip_series_book(number: str, *, lock: bool = False) -> SlipBook | None:
+    """The book a slip number belongs to (a number of digits within a book's range), or None."""
+    if not number.isdigit():
+        return None
+    books = SlipBook.objects.filter(first__lte=int(number), last__gte=int(number))
+    return (books.select_for_update() if lock else books).first()
+
+
+def _series_check_number(*, kind: str, number: str) -> None:
+    """Once the casino keeps slip books, a new slip's number is one of a book's, not voided and not
+    taken by a slip of the other kind (fills and credits share the series). A replay of a recorded
+    slip passes (its number is its own)."""
+    if not SlipBook.objects.exists() or Slip.objects.filter(kind=kind, number=number).exists():
+        return
+    book = slip_series_book(number, lock=True)  # numbers of one book are taken one at a time
+    if book is None:
+        raise ValidationError(
+            {"number": gettext("%(number)s is not a number of any slip book received.") % {"number": number}}
+        )
+    if SlipVoid.objects.filter(number=int(number)).exists():
+        raise ValidationError({"number": gettext("Slip number %(number)s was voided.") % {"number": number}})
+    other = Slip.objects.filter(number=number).exclude(kind=kind).first()
+    if other is not None:
+        raise ValidationError(
+            {
+                "number": gettext("Slip number %(number)s is taken by %(slip)s: fills and credits share one series.")
+                % {"number": number, "slip": other}
+            }
+        )
+
+
+@transaction.atomic
+def slip_book_record(*, first: int, last: int, actor: Actor, received_at=None, note: str = "") -> SlipBook:
+    """Record a book of pre-numbered slip forms: numbers `first` to `last`, overlapping no other book."""
+    if first < 1 or last < first:
+        raise ValidationError(
+            {"last": gettext("A book runs from a first number of at least 1 to a last not below it.")}
+        )
+    if last - first >= 100_000:
+        raise ValidationError({"last": gettext("A book holds at most 100,000 forms.")})
+    overlapping = SlipBook.objects.select_for_update().filter(first__lte=last, last__gte=first).first()
+    if overlapping is not None:
+        raise ValidationError(
+            {
+                "first": gettext("Numbers %(first)s-%(last)s overlap %(book)s.")
+                % {"first": first, "last": last, "book": overlapping}
+            }
+        )
+    book = SlipBook(
+        first=first, last=last, received_at=received_at or timezone.now(), note=note.strip(), **actor.recorded_fields()
+    )
+    book.full_clean()
+    book.save()
+    return book
+
+
+@transaction.atomic
+def slip_number_void(*, number: int, reason: str, witness, actor: Actor) -> SlipVoid:
+    """Void a slip number of a book (a spoiled or cancelled form), with the reason and a witness who
+    is not the person voiding it. A number a slip used is not voided (the slip stays the record)."""
+    if not (reason or "").strip():
+        raise ValidationError({"reason": gettext("Say why the slip is voided.")})
+    if witness is None or (actor.user is not None and witness.pk == actor.user.pk):
+        raise ValidationError({"witness": gettext("A witness other than you signs the void.")})
+    book = slip_series_book(str(number), lock=True)
+    if book is None:
+        raise ValidationError({"number": gettext("%(number)s is not a number of any slip book.") % {"number": number}})
+    used = Slip.objects.filter(number=str(number)).first()
+    if used is not None:
+        raise ValidationError({"number": gettext("%(slip)s used this number.") % {"slip": used}})
+    existing = SlipVoid.objects.filter(number=number).first()
+    if existing is not None:
+        return existing
+    void = SlipVoid.objects.create(
+        book=book, number=number, reason=reason.strip(), witness=witness, **actor.recorded_fields()
+    )
+    slip_series_check()
+    return void
+
+
+def slip_series_check() -> int:
+    """Record `slip_number_gap` for each number of a book neither used nor voided while a later
+    number of the book is (Louisiana LAC 42:III.2717: every number accounted for), against the table
+    of the next slip after it; a gap since voided or used is cleared. Returns the gaps."""
+    found: set[str] = set()
+    for book in selectors.slip_series():
+        for gap in book.gaps:
+            finding = game.violation(
+                "slip_number_gap",
+                gettext(
+                    "Slip number %(number)s of book %(book)s was neither used nor voided, but %(next)s after it was."
+                )
+                % {"number": gap.number, "book": book.label, "next": gap.next_number},
+            )
+            fingerprint = f"slip_gap:{gap.number}"
+            violation_record(
+                finding=finding,
+                fingerprint=fingerprint,
+                table=Table.objects.get(pk=gap.table_id),
+                gaming_day=gap.gaming_day,
+                found_by=SERIES_CHECK,
+            )
+            found.add(fingerprint)
+    violations_clear_missing(
+        scope=RuleViolation.objects.filter(code="slip_number_gap"), found_by=SERIES_CHECK, fingerprints_found=found
+    )
+    return len(found)
 
 
 def _slip_step(

@@ -8,7 +8,7 @@ from pit.core.queues import WIN_RECHECK_TASK
 from pit.core.tasks import pit_task
 from pit.tables.models import Table
 
-from .services import win_reconcile
+from .services import slip_series_check, win_reconcile
 
 
 @pit_task(WIN_RECHECK_TASK)
@@ -20,3 +20,10 @@ def table_day_recheck(table_id: int, gaming_day: str) -> int | None:
         return None
     with transaction.atomic():
         return win_reconcile(table=table, gaming_day=dt.date.fromisoformat(gaming_day))
+
+
+@pit_task("accounting.slip_series_check")
+def slip_series_check_task() -> int:
+    """Every slip number accounted for: a gap in the series is a finding (recorded once)."""
+    with transaction.atomic():
+        return slip_series_check()

@@ -16,6 +16,7 @@ class Role(models.TextChoices):
     CAGE = "cage", "Cage"
     HOST = "host", "Host"
     COMPLIANCE = "compliance", "Compliance"
+    SURVEILLANCE = "surveillance", "Surveillance"
     FLOOR_DEVICE = "floor device", "Floor device"
 
 

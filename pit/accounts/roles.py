@@ -24,6 +24,7 @@ _FLOOR_RECORDS = _view(
     "tables.tablelimit",
     "tables.tablelimitversion",
     "tables.tableevent",
+    "tables.limitchange",
     "paytables.paytableconfiguration",
     "shoes.shoe",
     "shoes.coup",
@@ -50,6 +51,15 @@ _ACCOUNTING_RECORDS = _view(
     "accounting.holdfinding",
     "accounting.gamingdayevent",
     "accounting.adjustment",
+    "accounting.slipbook",
+    "accounting.slipvoid",
+)
+# What the pit owes surveillance and the regulator (pit.notices), and their acknowledgements and filings.
+_NOTICE_RECORDS = _view(
+    "notices.surveillancenotification",
+    "notices.surveillanceacknowledgement",
+    "notices.regulatornotice",
+    "notices.regulatornoticefiling",
 )
 # The pit's internal controls (pit.controls): card custody, sensitive keys, shift handovers.
 _CONTROL_RECORDS = _view(
@@ -137,6 +147,8 @@ ROLES: dict[str, frozenset[str]] = {
         | _ACCOUNTING_RECORDS
         | _DEALER_RECORDS
         | _PROGRESSIVE_RECORDS
+        | _NOTICE_RECORDS
+        | {"notices.notify_surveillancenotification"}
         | {"tables.change_table", "compliance.change_ruleviolation", "shoes.correct_coup"}
         | {"accounting.record_inventorycount", "accounting.request_slip", "accounting.receive_slip"}
         | {"dealers.record_dealerrotation", "dealers.attribute_violation"}
@@ -151,6 +163,8 @@ ROLES: dict[str, frozenset[str]] = {
         _FLOOR_RECORDS
         | _LEDGER_RECORDS
         | _ACCOUNTING_RECORDS
+        | _NOTICE_RECORDS
+        | {"accounting.keep_slipbook", "notices.file_regulatornotice"}
         | {"ledger.change_reconciliation", RUN_REPORTS, "accounting.record_dropcount", "reports.keep_reportschedule"}
         | {"accounting.investigate_holdflag", "accounting.close_gamingday", "accounting.record_adjustment"}
         | _PROGRESSIVE_RECORDS
@@ -160,11 +174,29 @@ ROLES: dict[str, frozenset[str]] = {
     # day's exchange rates; it sees the tables, the slips and the patrons by card number. It pays a
     # progressive hit out of the bankroll: its cashier is a payout's second signer.
     Role.CAGE.value: frozenset(
-        _view("tables.table", "accounting.slip", "accounting.slipstep", "players.patron")
+        _view("tables.table", "accounting.slip", "accounting.slipstep", "accounting.slipbook", "players.patron")
         | _view("cash.exchangerate", "cash.cashtransaction")
         | {"accounting.issue_slip", "cash.record_cashtransaction", "cash.record_exchangerate"}
         | _view("progressives.meter", "progressives.meterpayout")
         | {"progressives.witness_meterpayout"}
+    ),
+    # Surveillance sees what happens on the floor as it happens: tables and their openings, shoes and
+    # coups, violations (the alarms), fills and credits, and what the pit tells it, which it
+    # acknowledges. No ledger, no staff or personal data, no money figures of the accounts.
+    Role.SURVEILLANCE.value: frozenset(
+        _view(
+            "tables.table",
+            "tables.tableevent",
+            "tables.limitchange",
+            "shoes.shoe",
+            "shoes.coup",
+            "compliance.ruleviolation",
+            "accounting.slip",
+            "accounting.slipstep",
+            "notices.surveillancenotification",
+            "notices.surveillanceacknowledgement",
+        )
+        | {"notices.acknowledge_surveillancenotification"}
     ),
     # Compliance keeps the casino's anti-money-laundering duties: the cash rules, every cash
     # transaction, the findings it acknowledges, files or dismisses, and the patrons in person.
@@ -189,6 +221,7 @@ ROLES: dict[str, frozenset[str]] = {
         | _CASH_RECORDS
         | _PROGRESSIVE_RECORDS
         | _CONTROL_RECORDS
+        | _NOTICE_RECORDS
         | _view("accounts.device", "accounts.stafftoken", "records.chainhead", "records.streamlink")
         | {RUN_REPORTS}
     ),

@@ -44,6 +44,8 @@ RED_SUITS = frozenset({"H", "D"})
 # The mixins below are for ModelAdmin classes and call its methods: to the type checker they are one.
 # Django's admin classes are generic to the type checker only (not subscriptable at run time).
 if TYPE_CHECKING:
+    from django.utils.functional import _StrOrPromise as Text  # a string or a lazy translation
+
     _ModelAdmin = admin.ModelAdmin[Any]
     _TabularInline = admin.TabularInline[Any, Any]
 else:
@@ -299,7 +301,7 @@ class NoteForm(forms.Form):
 def note_action(
     *,
     service: Callable[[Any, Any, str], object],
-    description: str,
+    description: Text,
     verb: str,
     permission: str = "change",
     done: str,
@@ -367,8 +369,8 @@ class PageLink:
     opens (a link to a model's list checks what the admin's list checks)."""
 
     key: str
-    label: str
-    description: str
+    label: Text  # a lazy translation too
+    description: Text
     url: Callable[[], str]
     allowed: Callable[[HttpRequest], bool]
     position: int = 100  # the header's order, left to right
@@ -384,7 +386,7 @@ def page_link_register(link: PageLink) -> PageLink:
 
 
 def model_page_link(
-    key: str, label: str, description: str, model_label: str, query: str = "", position: int = 100
+    key: str, label: Text, description: Text, model_label: str, query: str = "", position: int = 100
 ) -> PageLink:
     """A link to a model's admin list (with an optional query: a filter), shown to whoever may open it."""
 
@@ -398,7 +400,7 @@ def model_page_link(
     return page_link_register(PageLink(key, label, description, url, allowed, position))
 
 
-def page_links(request: HttpRequest) -> list[dict[str, str]]:
+def page_links(request: HttpRequest) -> list[dict[str, Text]]:
     """The pit's pages this request's user may open, as (label, url, description) for a template."""
     user = getattr(request, "user", None)
     if user is None or not (user.is_active and user.is_staff):

@@ -59,6 +59,12 @@ EXEMPT: dict[str, str] = {
     "pit.ratings.services.round_minor": "arithmetic, no write",
     "pit.ratings.services.spans_condition": "a query condition, no write",
     "pit.tables.services": "tables, limits and their open/close status are set-up, no figure of a gaming day",
+    "pit.tables.services": (
+        "tables, limits (their announcements) and their open/close status are set-up, no figure of a gaming day"
+    ),
+    "pit.notices.services": (
+        "notices to surveillance and the regulator, their acknowledgements and filings go on after a close"
+    ),
     "pit.shoes.services.owed": "what a write owes after commit: outbox rows inside the write's own guard",
     "pit.shoes.services.reposts": "the comparison of a repost, inside coups_record's guard",
     "pit.shoes.services.settlement": "the engine's settlement in memory, no write",
@@ -102,6 +108,10 @@ EXEMPT: dict[str, str] = {
     "pit.progressives.services.meter_configuration_file": "a filed configuration is set-up, in force from now on",
     "pit.progressives.services.meters_read": "derived (docs/design/progressives.md): readings from the facts",
     "pit.progressives.services.meters_read_for_table": "derived, the re-check a correction or void owes",
+    "pit.accounting.services.slip_series_book": "a read",
+    "pit.accounting.services.slip_book_record": "blank slip forms received: stock, no figure of a gaming day",
+    "pit.accounting.services.slip_number_void": "a blank form voided: stock, no figure of a gaming day",
+    "pit.accounting.services.slip_series_check": "derived findings (a gap in the slip series)",
     "pit.accounting.services.adjustment_record": "the one fact a closed day takes (refused on an open day)",
 }
 

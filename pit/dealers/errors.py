@@ -61,6 +61,10 @@ CODE_FAULT: dict[str, Fault] = {
     "key_issued_unlisted": Fault.OTHER,
     "key_out_overdue": Fault.OTHER,
     "shift_not_handed_over": Fault.OTHER,
+    "slip_number_gap": Fault.OTHER,
+    "surveillance_unacknowledged": Fault.OTHER,
+    "regulator_notice_due": Fault.OTHER,
+    "regulator_notice_overdue": Fault.OTHER,
 }
 
 # The codes charged to the dealer of the coup (unless a pit boss put the violation down to a device or neither).

@@ -21,17 +21,24 @@ from collections.abc import Iterable
 from decimal import Decimal
 
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 
 from pit.accounting import services
-from pit.accounting.models import CountKind, InventoryCount
+from pit.accounting.models import CountKind, InventoryCount, Slip, SlipBook
 from pit.core.actors import SYSTEM
+from pit.core.jurisdictions import jurisdiction
 from pit.core.money import format_money, to_minor
 from pit.floor.simulator import InjectedFault
+from pit.notices.models import NotificationKind, SurveillanceNotification
+from pit.notices.services import drop_notify, notices_gather, surveillance_acknowledge, surveillance_late_check
 from pit.rollups.results import TableDays, table_result_rows
 from pit.shoes.models import Coup, Shoe, ShoeStatus
 from pit.tables.models import Table
 
 ACCOUNTING_FAULT_CODES = {"short_fill": "slip_amount_mismatch", "miscounted_drop": "win_reconciliation_variance"}
+# The internal controls' lapses (with `controls`): a slip form skipped in the series, a drop
+# notification surveillance did not acknowledge in time.
+CONTROL_FAULT_CODES = {"skipped_slip": "slip_number_gap", "late_acknowledgement": "surveillance_unacknowledged"}
 # The chips of a tray, largest first, in minor units (down to the cent: commission comes in quarters).
 DENOMINATIONS = (100000, 50000, 10000, 2500, 500, 100, 25, 1)
 OPENING_TRAY = 500000  # $5,000: a small tray, so the simulated floor needs fills and credits
@@ -48,16 +55,16 @@ def chips_for(amount: int) -> dict[str, int]:
     return dict(sorted(chips.items(), key=lambda item: int(item[0])))
 
 
+def _person(username: str):
+    user, created = get_user_model().objects.get_or_create(username=username, defaults={"is_active": True})
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+    return user
+
+
 def _signers():
-    User = get_user_model()
-    signers = []
-    for username in ("sim_dealer", "sim_pit_boss"):
-        user, created = User.objects.get_or_create(username=username, defaults={"is_active": True})
-        if created:
-            user.set_unusable_password()
-            user.save(update_fields=["password"])
-        signers.append(user)
-    return signers
+    return [_person(username) for username in ("sim_dealer", "sim_pit_boss")]
 
 
 def parse_accounting_faults(text: str | None) -> dict[str, float]:
@@ -81,12 +88,18 @@ def parse_accounting_faults(text: str | None) -> dict[str, float]:
 
 
 def simulate_accounting(
-    *, coup_ids: Iterable[int], seed: int = 0, faults: dict[str, float] | None = None
+    *, coup_ids: Iterable[int], seed: int = 0, faults: dict[str, float] | None = None, controls: bool = False
 ) -> list[InjectedFault]:
     """Record the table accounting of every table-day the given coups were dealt on (a table-day that
-    already has counts is left as it is; one whose shoe is still dealing gets only its opener)."""
-    rates = {**dict.fromkeys(ACCOUNTING_FAULT_CODES, 0.0), **(faults or {})}
+    already has counts is left as it is; one whose shoe is still dealing gets only its opener).
+
+    With `controls`, the pit keeps its internal controls as a well-run pit does: slips numbered from
+    a slip book in order, the drop notified to surveillance, and surveillance acknowledging every
+    notification at once; `faults` may then inject the lapses of CONTROL_FAULT_CODES too."""
+    rates = {**dict.fromkeys(ACCOUNTING_FAULT_CODES, 0.0), **dict.fromkeys(CONTROL_FAULT_CODES, 0.0), **(faults or {})}
     dealer, pit_boss = _signers()
+    if controls and not SlipBook.objects.exists():
+        services.slip_book_record(first=1, last=99999, actor=SYSTEM, note="simulated floor")
     played = sorted(set(Coup.objects.filter(pk__in=list(coup_ids)).values_list("shoe__table__code", "gaming_day")))
     injected: list[InjectedFault] = []
     for code, day in played:
@@ -94,8 +107,50 @@ def simulate_accounting(
         if InventoryCount.objects.filter(table=table, gaming_day=day).exists():
             continue
         rng = random.Random(f"pit-accounting:{seed}:{code}:{day}")
-        injected += _table_day(table, day, rng, rates, dealer, pit_boss)
+        injected += _table_day(table, day, rng, rates, dealer, pit_boss, controls)
+    if controls:
+        injected += _surveillance_acknowledges(rates, seed)
+        services.slip_series_check()
     return injected
+
+
+def _next_number(rng, rates, table, faults) -> str:
+    """The next form of the slip book, or the one after it when a form is skipped (a lapse)."""
+    used = [int(number) for number in Slip.objects.filter(number__regex=r"^[0-9]+$").values_list("number", flat=True)]
+    number = max(used, default=0) + 1
+    if rng.random() < rates["skipped_slip"]:
+        faults.append(
+            InjectedFault("skipped_slip", "slip_number_gap", table.code, 0, detail=f"slip form {number} skipped")
+        )
+        number += 1
+    return str(number)
+
+
+def _surveillance_acknowledges(rates, seed) -> list[InjectedFault]:
+    """Surveillance acknowledges what the pit told it, within a minute; a lapse leaves one unseen.
+    The minute's gather runs first (large fills, live alarms) and again past the acknowledgement time."""
+    watcher = _person("sim_surveillance")
+    rng = random.Random(f"pit-surveillance:{seed}")
+    now = timezone.now()
+    notices_gather(now=now)
+    faults = []
+    pending = SurveillanceNotification.objects.filter(acknowledgement__isnull=True).select_related("table")
+    for notification in pending.order_by("pk"):
+        if notification.kind == NotificationKind.DROP and rng.random() < rates["late_acknowledgement"]:
+            faults.append(
+                InjectedFault(
+                    "late_acknowledgement",
+                    "surveillance_unacknowledged",
+                    notification.table.code,
+                    0,
+                    detail=f"{notification} not acknowledged",
+                )
+            )
+            continue
+        surveillance_acknowledge(notification=notification, user=watcher, at=notification.notified_at)
+    ack_time = dt.timedelta(minutes=jurisdiction().surveillance_ack_minutes)
+    surveillance_late_check(now=now + ack_time + dt.timedelta(minutes=1))
+    return faults
 
 
 def _house_win(table: Table, day: dt.date) -> int:
@@ -103,7 +158,7 @@ def _house_win(table: Table, day: dt.date) -> int:
     return to_minor(sum((row["house_win"] for row in rows), Decimal(0)), table.currency)
 
 
-def _table_day(table, day, rng, rates, dealer, pit_boss) -> list[InjectedFault]:
+def _table_day(table, day, rng, rates, dealer, pit_boss, controls=False) -> list[InjectedFault]:
     faults: list[InjectedFault] = []
     previous = (
         InventoryCount.objects.filter(table=table, kind=CountKind.CLOSER, gaming_day__lt=day)
@@ -131,7 +186,7 @@ def _table_day(table, day, rng, rates, dealer, pit_boss) -> list[InjectedFault]:
         received = {"10000": amount // HUNDRED}
         slip = services.slip_request(
             kind="fill",
-            number=f"F-{number}",
+            number=_next_number(rng, rates, table, faults) if controls else f"F-{number}",
             table=table,
             gaming_day=day,
             reason="tray low",
@@ -156,7 +211,7 @@ def _table_day(table, day, rng, rates, dealer, pit_boss) -> list[InjectedFault]:
         amount = (tray - opener_total) // 100000 * 100000
         slip = services.slip_request(
             kind="credit",
-            number=f"C-{number}",
+            number=_next_number(rng, rates, table, faults) if controls else f"C-{number}",
             table=table,
             gaming_day=day,
             reason="tray full",
@@ -180,5 +235,7 @@ def _table_day(table, day, rng, rates, dealer, pit_boss) -> list[InjectedFault]:
                 f"against {format_money(drop, table.currency)}",
             )
         )
+    if controls:
+        drop_notify(table=table, gaming_day=day, actor=SYSTEM)
     services.drop_record(table=table, gaming_day=day, cash={str(HUNDRED): counted // HUNDRED}, actor=SYSTEM)
     return faults

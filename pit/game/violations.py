@@ -74,6 +74,11 @@ VIOLATION_CODES: dict[str, ViolationKind] = _kinds(
     ("win_deviation", "Win against theoretical beyond the alarm threshold (z-score)", Severity.MEDIUM),
     ("side_bet_advantage_play", "A seat's side bets fall on positive-expectation coups beyond chance", Severity.MEDIUM),
     ("dealer_error_rate", "A dealer's errors per 1,000 coups beyond the threshold, beyond chance", Severity.MEDIUM),
+    # Internal controls (pit.accounting's slip series, pit.notices): each number, notice and deadline kept.
+    ("slip_number_gap", "A fill or credit slip number neither used nor voided below one used", Severity.MEDIUM),
+    ("surveillance_unacknowledged", "A notification to surveillance not acknowledged in time", Severity.MEDIUM),
+    ("regulator_notice_due", "A notice to the regulator not filed, its deadline near", Severity.HIGH),
+    ("regulator_notice_overdue", "A notice to the regulator not filed by its deadline", Severity.HIGH),
     ("dealer_rotation_overdue", "A dealer's rotation ran past a shift with nobody recorded coming in", Severity.MEDIUM),
     # Players (pit.players): who sits at the tables.
     ("excluded_patron_seated", "An excluded patron seated at a table", Severity.HIGH),

@@ -19,6 +19,7 @@ from .cash import CASH_REPORTS
 from .controls import CONTROL_REPORTS
 from .definitions import Column, ColumnOptions, Level, ReportDefinition, Total, ratio
 from .definitions import ColumnType as T
+from .notices import NOTICE_REPORTS
 from .progressives import PROGRESSIVE_LIABILITY
 from .ratings import RATINGS_REPORTS
 
@@ -320,3 +321,4 @@ REPORTS.update({report.slug: report for report in ACCOUNTING_REPORTS})
 REPORTS.update({report.slug: report for report in RATINGS_REPORTS})
 REPORTS.update({report.slug: report for report in CASH_REPORTS})
 REPORTS.update({report.slug: report for report in CONTROL_REPORTS})
+REPORTS.update({report.slug: report for report in NOTICE_REPORTS})

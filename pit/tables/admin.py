@@ -12,7 +12,9 @@ from django.db.models.functions import Coalesce
 from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext
 
 from pit.compliance.models import RuleViolation
 from pit.compliance.selectors import OPEN, OPEN_LIST_QUERY
@@ -31,7 +33,7 @@ from pit.core.money import from_minor
 from pit.ledger.models import ReconciliationSeat
 from pit.paytables.selectors import engine_paytable
 from pit.shoes.models import Coup, Shoe, ShoeStatus
-from pit.tables.models import Table, TableLimit, TableLimitVersion
+from pit.tables.models import LimitChange, Table, TableLimit, TableLimitVersion
 from pit.tables.services import table_close, table_create, table_limits_set, table_open
 
 # The table page lists this many of its newest shoes; the rest are one click away.
@@ -350,7 +352,24 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
                     self.message_user(request, f"Not saved: {error_text(exc)}", messages.ERROR)
                     changes = None
                 else:
-                    self.message_user(request, f"The limits of {table.code} changed.", messages.SUCCESS)
+                    change = table.limit_changes.order_by("-announced_at", "-id").first()
+                    if change is not None and change.effective_from > change.announced_at:
+                        self.message_user(
+                            request,
+                            gettext(
+                                "The limits of %(table)s are announced: players are seated and the change "
+                                "tightens them, so they take effect at %(at)s (%(rule)s). Post the sign and "
+                                "announce it."
+                            )
+                            % {
+                                "table": table.code,
+                                "at": f"{timezone.localtime(change.effective_from):%Y-%m-%d %H:%M}",
+                                "rule": change.rule,
+                            },
+                            messages.WARNING,
+                        )
+                    else:
+                        self.message_user(request, f"The limits of {table.code} changed.", messages.SUCCESS)
                     return HttpResponseRedirect(reverse("admin:tables_table_change", args=[table.pk]))
         context = {
             **self.admin_site.each_context(request),
@@ -479,3 +498,46 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
     @admin.action(description="Close the selected tables", permissions=["change"])
     def close_tables(self, request, queryset):
         self._set_status(request, queryset, table_close, "closed")
+
+
+@admin.register(LimitChange)
+class LimitChangeAdmin(admin.ModelAdmin):
+    """Each limit change as announced: when, from when it applies, and the notice it took."""
+
+    list_display = (
+        "table",
+        "announced_at",
+        "effective_from",
+        "tightens",
+        "players_seated",
+        "notice_minutes",
+        "grandfathering",
+        "jurisdiction",
+        "set_by",
+    )
+    list_filter = ("table", "tightens", "players_seated", "jurisdiction")
+    list_select_related = ("table", "set_by")
+    date_hierarchy = "announced_at"
+    fields = (
+        "table",
+        "announced_at",
+        "effective_from",
+        "tightens",
+        "players_seated",
+        "notice_minutes",
+        "grandfathering",
+        "jurisdiction",
+        "rule",
+        "set_by",
+        "recorded_at",
+    )
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

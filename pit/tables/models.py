@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from pit.accounts.audit import audit_track
 from pit.core.immutable import Fact
@@ -105,6 +106,45 @@ class TableLimitVersion(Fact):
 
     def __str__(self) -> str:
         return f"{self.table.code} {self.bet} from {self.effective_from:%Y-%m-%d %H:%M}"
+
+
+class LimitChange(Recorded, Fact):
+    """A change of a table's limits as it was announced: when, and when it takes effect. A change
+    that raises a minimum or lowers a maximum while players are seated takes effect only after the
+    jurisdiction's notice (pit.core.jurisdictions: e.g. COMAR 36.05.03.21, 30 minutes); its limits
+    are the `TableLimitVersion` rows of the table from `effective_from`. A fact: insert-only."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="limit_changes")
+    announced_at = models.DateTimeField(_("announced at"), db_index=True)
+    effective_from = models.DateTimeField(_("effective from"))
+    tightens = models.BooleanField(_("tightens"), help_text=_("A minimum raised or a maximum lowered for some bet."))
+    players_seated = models.BooleanField(
+        _("players seated"), help_text=_("Wagers at the table within the continuous-play gap when announced.")
+    )
+    notice_minutes = models.PositiveIntegerField(_("notice (minutes)"))
+    grandfathering = models.BooleanField(
+        _("grandfathering"), help_text=_("Seated players keep the minimum they sat down under.")
+    )
+    jurisdiction = models.CharField(_("jurisdiction"), max_length=20)
+    rule = models.CharField(_("rule"), max_length=300)
+    set_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-announced_at", "-id"]
+        verbose_name = _("limit change")
+        verbose_name_plural = _("limit changes")
+        constraints = [
+            models.UniqueConstraint(fields=["table", "effective_from"], name="limit_change_once_per_start"),
+            models.CheckConstraint(
+                condition=models.Q(effective_from__gte=models.F("announced_at")) | models.Q(notice_minutes=0),
+                name="limit_change_effective_after_announced",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table.code} limits from {self.effective_from:%Y-%m-%d %H:%M}"
 
 
 class TableEventKind(models.TextChoices):

@@ -1,15 +1,29 @@
 """Writes to tables: creating them, their limits, and opening and closing them."""
 
+import datetime as dt
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from pit.core.actors import SYSTEM, Actor
 from pit.core.errors import Conflict
+from pit.core.jurisdictions import jurisdiction
 from pit.core.money import MoneyError, to_minor
-from pit.tables.models import Game, Table, TableEvent, TableEventKind, TableLimit, TableLimitVersion, TableStatus
+from pit.tables.models import (
+    Game,
+    LimitChange,
+    Table,
+    TableEvent,
+    TableEventKind,
+    TableLimit,
+    TableLimitVersion,
+    TableStatus,
+)
+from pit.tables.selectors import players_seated
 
 # Seat numbers players avoid: 4 everywhere, 13 where the layout goes that far (domain.md).
 UNLUCKY_SEATS = frozenset({4, 13})
@@ -68,13 +82,30 @@ def table_create(
     return table
 
 
+def _tightens(old: dict[str, tuple[int, int]], new: dict[str, tuple[int, int]]) -> bool:
+    """Whether a bet's minimum rises or its maximum falls (a bet new to the table tightens nothing)."""
+    return any(
+        bet in old and (minimum > old[bet][0] or maximum < old[bet][1]) for bet, (minimum, maximum) in new.items()
+    )
+
+
 @transaction.atomic
 def table_limits_set(
-    *, table: Table, limits: dict[str, tuple[Decimal, Decimal]], effective_from=None, user=None
+    *, table: Table, limits: dict[str, tuple[Decimal, Decimal]], effective_from=None, user=None, now=None
 ) -> list[TableLimit]:
-    """Replace the table's limits: per bet type, (minimum, maximum) in the table's currency, in force
-    from `effective_from` (default: now). The set is also kept as a new version
-    (`TableLimitVersion`), so coups dealt before it are still judged by the limits of their time."""
+    """Set the table's limits: per bet type, (minimum, maximum) in the table's currency, announced now
+    and in force from `effective_from` (default: now, or after the notice below). The set is kept as
+    a new version (`TableLimitVersion`), so coups dealt before it are still judged by the limits of
+    their time, and the announcement as a `LimitChange`.
+
+    A change that raises a minimum or lowers a maximum while players are seated (a wager at the
+    table within the jurisdiction's continuous-play gap) takes effect only after the jurisdiction's
+    notice (`pit.core.jurisdictions`): by default then; an `effective_from` before it is refused.
+    Until it takes effect the limits in force (`TableLimit`) stay; `table_limits_apply_due` (beat,
+    every minute) puts them in force when their time comes."""
+    rules = jurisdiction()
+    now = now or timezone.now()
+    table_limits_apply_due(table=table, now=now)
     bets = set(table.paytable.rules.get("bets", {}))
     rows = []
     for bet, (minimum, maximum) in sorted(limits.items()):
@@ -92,8 +123,23 @@ def table_limits_set(
         if row.minimum_minor <= 0 or row.maximum_minor < row.minimum_minor:
             raise ValidationError({"limits": f"{bet}: the minimum must be positive and at most the maximum."})
         rows.append(row)
-    table.limits.all().delete()
-    effective_from = effective_from or timezone.now()
+    old = {limit.bet: (limit.minimum_minor, limit.maximum_minor) for limit in table.limits.all()}
+    tightens = _tightens(old, {row.bet: (row.minimum_minor, row.maximum_minor) for row in rows})
+    seated = players_seated(table=table, at=now, gap_minutes=rules.continuous_play_minutes)
+    notice = rules.limit_notice_minutes if tightens and seated else 0
+    earliest = now + dt.timedelta(minutes=notice)
+    if effective_from is None:
+        effective_from = earliest
+    elif effective_from < earliest and notice:
+        raise ValidationError(
+            {
+                "effective_from": gettext(
+                    "Players are seated and the change tightens the limits: it takes effect %(minutes)s "
+                    "minutes after it is announced (%(rule)s), at %(earliest)s at the earliest."
+                )
+                % {"minutes": notice, "rule": rules.limit_notice_rule, "earliest": f"{earliest:%Y-%m-%d %H:%M}"}
+            }
+        )
     TableLimitVersion.objects.bulk_create(
         TableLimitVersion(
             table=table,
@@ -105,9 +151,64 @@ def table_limits_set(
         )
         for row in rows
     )
-    for row in rows:  # one by one (a handful): on SQLite too each is an audit event, which bulk_create is not
-        row.save()
+    LimitChange.objects.create(
+        table=table,
+        announced_at=now,
+        effective_from=effective_from,
+        tightens=tightens,
+        players_seated=seated,
+        notice_minutes=notice,
+        grandfathering=rules.grandfathering,
+        jurisdiction=rules.code,
+        rule=(rules.limit_notice_rule if notice else "no notice needed")[:300],
+        set_by=user,
+        recorded_by_user=user,
+    )
+    if effective_from <= now:
+        _limits_replace(table, rows)
     return rows
+
+
+def _limits_replace(table: Table, rows: list[TableLimit]) -> None:
+    table.limits.all().delete()
+    for row in rows:  # one by one (a handful): on SQLite too each is an audit event, which bulk_create is not
+        row.pk = None
+        row.save()
+
+
+def table_limits_apply_due(*, table: Table | None = None, now=None) -> int:
+    """Put in force the limit versions whose time has come (announced with notice, in force from a
+    moment now past) where the limits in force differ from them. Returns the tables changed."""
+    now = now or timezone.now()
+    pending = LimitChange.objects.filter(effective_from__lte=now, effective_from__gt=F("announced_at"))
+    if table is not None:
+        pending = pending.filter(table=table)
+    changed = 0
+    with transaction.atomic():
+        for table_id in sorted(set(pending.values_list("table_id", flat=True))):
+            latest = (
+                TableLimitVersion.objects.filter(table_id=table_id, effective_from__lte=now)
+                .order_by("-effective_from")
+                .values_list("effective_from", flat=True)
+                .first()
+            )
+            if latest is None:
+                continue
+            versions = TableLimitVersion.objects.filter(table_id=table_id, effective_from=latest)
+            wanted = {version.bet: (version.minimum_minor, version.maximum_minor) for version in versions}
+            held = Table.objects.select_for_update().get(pk=table_id)
+            current = {limit.bet: (limit.minimum_minor, limit.maximum_minor) for limit in held.limits.all()}
+            if wanted == current:
+                continue
+            _limits_replace(
+                held,
+                [
+                    TableLimit(table=held, bet=bet, minimum_minor=low, maximum_minor=high)
+                    for bet, (low, high) in wanted.items()
+                ],
+            )
+            changed += 1
+    return changed
 
 
 def _table_set_status(*, table: Table, status: str, kind: str, actor: Actor, at) -> Table:

@@ -61,6 +61,7 @@ def test_what_pit_bosses_and_accountants_may_change():
         Role.CAGE: set(),
         Role.HOST: set(),
         Role.COMPLIANCE: set(),
+        Role.SURVEILLANCE: set(),
         Role.FLOOR_DEVICE: set(),
     }
     assert RUN_REPORTS in ROLES[Role.ACCOUNTANT]
@@ -148,3 +149,14 @@ def test_user_create_with_role_refuses_a_taken_username(django_user_model):
         user_create_with_role(username="sam", password="another-long-phrase", role="pit boss")
     assert list(caught.value.message_dict) == ["username"]
     assert django_user_model.objects.get().groups.get().name == "auditor"
+
+
+def test_surveillance_sees_the_floor_and_acknowledges_only():
+    """Surveillance: the floor as it happens and what the pit tells it; no ledger, staff or accounts."""
+    perms = ROLES[Role.SURVEILLANCE]
+    assert {p for p in perms if not p.split(".")[1].startswith("view_")} == {
+        "notices.acknowledge_surveillancenotification"
+    }
+    assert not {p for p in perms if p.startswith(("ledger.", "accounts.", "pghistory.", "dealers."))}
+    assert "notices.view_regulatornotice" not in perms
+    assert "notices.acknowledge_surveillancenotification" not in ROLES[Role.PIT_BOSS]

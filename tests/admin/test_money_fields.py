@@ -21,8 +21,9 @@ from tests import factories
 
 pytestmark = pytest.mark.django_db
 
-# Integer form fields that are not money, by name: counts, not amounts.
-NOT_MONEY = {"shift", "seat", "coup", "decks"}  # a seat number, a coup id and a deck count are no amounts
+# Integers that are counts or numbers, not money: a period's shift, a seat, a coup id, a slip book's
+# and a voided form's numbers, decks.
+NOT_MONEY = {"shift", "seat", "coup", "first", "last", "number", "decks"}
 
 
 def _superuser_request():

@@ -18,8 +18,9 @@ from tests import factories
 pytestmark = pytest.mark.django_db
 
 
-# Reports this fixture gives no row: no adjustment of a closed gaming day was recorded.
-NOTHING_TO_LIST_HERE = {"adjustments"}
+# Reports this fixture gives no row: no adjustment of a closed gaming day was recorded, no slip book,
+# no notification to surveillance, no notice to the regulator.
+NOTHING_TO_LIST_HERE = {"adjustments", "slip-series", "surveillance-notifications", "regulator-notices"}
 
 
 def test_each_report_answer_conforms_to_its_typed_schema(accountant, django_capture_on_commit_callbacks):

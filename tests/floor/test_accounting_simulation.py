@@ -64,3 +64,40 @@ def test_every_accounting_fault_is_found_and_nothing_else(played):
         for code, table in RuleViolation.objects.filter(code__in=ACCOUNTING_CODES).values_list("code", "table__code")
     )
     assert recorded == sorted((fault.code, fault.table) for fault in faults)
+
+
+CONTROL_CODES = {"slip_number_gap", "surveillance_unacknowledged"}
+
+
+def test_honest_controls_find_nothing(played):
+    assert simulate_accounting(coup_ids=played.coup_ids, seed=3, controls=True) == []
+    assert not RuleViolation.objects.filter(code__in=CONTROL_CODES | ACCOUNTING_CODES).exists()
+    from pit.notices.models import SurveillanceNotification  # noqa: PLC0415 - only this test reads them
+
+    assert SurveillanceNotification.objects.filter(kind="drop").count() == 9  # every drop notified
+    assert all(number.isdigit() for number in Slip.objects.values_list("number", flat=True))
+
+
+def test_every_control_lapse_is_found_and_nothing_else(played):
+    faults = simulate_accounting(
+        coup_ids=played.coup_ids, seed=3, controls=True, faults={"skipped_slip": 1.0, "late_acknowledgement": 1.0}
+    )
+    assert {fault.kind for fault in faults} == {"skipped_slip", "late_acknowledgement"}
+    recorded = sorted(RuleViolation.objects.filter(code__in=CONTROL_CODES).values_list("code", "table__code"))
+    assert recorded == sorted((fault.code, fault.table) for fault in faults)
+
+
+@pytest.mark.slow
+def test_thirty_honest_days_keep_every_control(pit_tables, settings, django_capture_on_commit_callbacks):
+    """A well-run pit for 30 gaming days under Washington's rules: every slip from the book in order,
+    every drop notified and acknowledged, every opener its closer: no control finds anything."""
+    from pit.notices.models import RegulatorNotice, SurveillanceNotification  # noqa: PLC0415 - this test only
+
+    settings.PIT_JURISDICTION = "us-wa"
+    with django_capture_on_commit_callbacks(execute=True):
+        played = simulate(ServicesFloorClient(), now=NOW, tables=["BB1"], days=30, seed=11)
+    assert simulate_accounting(coup_ids=played.coup_ids, seed=11, controls=True) == []
+    assert not RuleViolation.objects.filter(code__in=CONTROL_CODES | ACCOUNTING_CODES).exists()
+    assert not RuleViolation.objects.filter(code__startswith="regulator_").exists()
+    assert not RegulatorNotice.objects.exists()
+    assert SurveillanceNotification.objects.filter(kind="drop").count() == 30

@@ -61,6 +61,10 @@ PRODUCT_CODES = {
     # Players (pit/players): an excluded patron seated, one card at two tables.
     "excluded_patron_seated",
     "patron_at_two_tables",
+    "slip_number_gap",
+    "surveillance_unacknowledged",
+    "regulator_notice_due",
+    "regulator_notice_overdue",
 }
 
 

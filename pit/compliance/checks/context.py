@@ -10,10 +10,13 @@ from decimal import Decimal
 from typing import Any, cast
 
 from pit import game
+from pit.core.jurisdictions import jurisdiction
 from pit.core.money import from_minor, settlement_unit
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import engine_paytable
+from pit.shoes.models import Wager
 from pit.tables.models import Table, TableEvent, TableEventKind, TableLimit, TableLimitVersion, TableStatus
+from pit.tables.selectors import seat_sat_down_at
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +41,10 @@ class RunContext:
         # "settle"): each key's answer has that question's type.
         self._memo: dict[tuple, Any] = {}
         self.clean_wagers: set[tuple] = set()
+        rules = jurisdiction()
+        # Ohio 3772-11-04 and the like: a seat playing since before a minimum rose keeps the old one.
+        self.grandfathering = rules.grandfathering
+        self.continuous_play = dt.timedelta(minutes=rules.continuous_play_minutes)
 
     def card_seen(self, decks: int, code: str, count: int, coup_id: int) -> list[game.Violation]:
         """The engine's capacity findings for one card seen `count` times in a shoe of `decks` decks,
@@ -73,6 +80,38 @@ class RunContext:
             starts = cast("list[dt.datetime]", [start for start, _ in sets])
             index = max(bisect.bisect_right(starts, moment, lo=1) - 1, 0) if len(sets) > 1 else 0
         return index, sets[index][1]
+
+    def grandfathered(
+        self, *, table_id: int, seat: int, bet: str, amount_minor: int, currency: str, moment: dt.datetime | None
+    ) -> bool:
+        """Whether a wager under the minimum in force is within the minimum its seat sat down under:
+        the set in force when the seat's continuous play that reaches the wager began (its wagers
+        with no gap longer than the jurisdiction's continuous-play gap). Only where the jurisdiction
+        grandfathers seated players; asked only of wagers found under the minimum (rare)."""
+        if not self.grandfathering or moment is None or len(self.limits[table_id]) < 2:
+            return False
+        key = ("sat_down", table_id, seat, moment)
+        sat_down: dt.datetime | None = self._memo.get(key)
+        if sat_down is None:
+            plays = list(
+                Wager.objects.filter(
+                    coup__shoe__table_id=table_id,
+                    seat=seat,
+                    coup__dealt_at__lte=moment,
+                    coup__dealt_at__gte=moment - dt.timedelta(days=1),
+                )
+                .order_by("-coup__dealt_at")
+                .values_list("coup__dealt_at", flat=True)
+                .distinct()[:5000]
+            )
+            sat_down = self._memo[key] = seat_sat_down_at(plays, moment, self.continuous_play)
+        _, sat_under = self.limits_at(table_id, sat_down)
+        if bet not in sat_under.bets:
+            return False
+        # The engine judges the wager against the limits the seat sat down under (the minimum only).
+        line = game.WagerLine(seat=seat, bet=bet, amount=self.money(amount_minor, currency))
+        found = game.check_wager_limits(game.TableLimits({bet: sat_under.bets[bet]}), [line])
+        return not any(finding.code == "wager_under_minimum" for finding in found)
 
     def coup_verdict(self, player_codes, banker_codes, reported: str | None) -> tuple[list, game.Evaluation | None]:
         """The engine's draw and winner findings for a dealt coup, and its evaluation (None when its

@@ -14,6 +14,8 @@ from pit.core.rows import AnyOf, values_rows
 from pit.ledger.models import CommissionEntry, EntryKind
 from pit.protection.checks.rows import WagerRow
 
+UNDER_MINIMUM = "wager_under_minimum"
+
 
 def wager_findings(
     pk: int,
@@ -55,6 +57,14 @@ def wager_findings(
             version=version,
             limits=limits,
         )
+        if wrong and any(finding.code == UNDER_MINIMUM for finding in wrong):
+            moment = context.dealt_at.get(pk)
+            if context.grandfathered(
+                table_id=table_id, seat=seat, bet=bet, amount_minor=amount_minor, currency=currency, moment=moment
+            ):
+                wrong = tuple(finding for finding in wrong if finding.code != UNDER_MINIMUM)
+                if not wrong:
+                    continue  # clean for this seat only: not remembered as clean
         if not wrong:
             if len(clean) >= CACHE_LIMIT:
                 clean.clear()

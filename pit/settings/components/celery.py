@@ -87,6 +87,9 @@ CELERY_TASK_ROUTES = [
         "rollups.catch_up": {"queue": "bulk"},
         "api.idempotency_keys_purge": {"queue": "bulk"},
         "controls.controls_check": {"queue": "bulk"},
+        "notices.gather": {"queue": "urgent"},
+        "tables.limits_apply_due": {"queue": "urgent"},
+        "accounting.slip_series_check": {"queue": "bulk"},
     },
 ]
 
@@ -115,6 +118,13 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     # The patrons' cash of the current and the previous gaming day checked again (CTR worksheets,
     # identifications, suspicious patterns: pit.cash.patterns), every 5 minutes.
     "cash.cash_check_days": {"task": "cash.cash_check_days", "schedule": 5 * 60},
+    # What the pit owes surveillance and the regulator (pit.notices): live alarms, large fills and
+    # off-schedule tables notified, late acknowledgements and near deadlines found, every minute.
+    "notices.gather": {"task": "notices.gather", "schedule": 60},
+    # Limit changes announced with notice put in force when their time comes, every minute.
+    "tables.limits_apply_due": {"task": "tables.limits_apply_due", "schedule": 60},
+    # The fill and credit slip series: a number neither used nor voided below one used, every 15 minutes.
+    "accounting.slip_series_check": {"task": "accounting.slip_series_check", "schedule": 15 * 60},
     # Background export files older than PIT_REPORT_EXPORT_KEEP_DAYS, every 6 hours.
     "reports.report_exports_purge": {"task": "reports.report_exports_purge", "schedule": 6 * 60 * 60},
     # Report schedules whose hour has come on a day they are due (each runs once that day), every 5 minutes.

@@ -59,6 +59,7 @@ LOCAL_APPS = [
     "pit.cash",
     "pit.protection",
     "pit.progressives",
+    "pit.notices",
     "pit.reports",
     "pit.rollups",
     "pit.dashboard",

@@ -184,3 +184,16 @@ PIT_CONTROLS_SHIFT_CHANGES = env.list("PIT_CONTROLS_SHIFT_CHANGES", default=[])
 PIT_CONTROLS_HANDOVER_MINUTES = env.int("PIT_CONTROLS_HANDOVER_MINUTES", default=60)
 # Days back the periodic check of the controls looks (it clears what no longer holds within them).
 PIT_CONTROLS_CHECK_DAYS = env.int("PIT_CONTROLS_CHECK_DAYS", default=2)
+# ---------------------------------------------------------------- Internal controls and the jurisdiction
+# The jurisdiction whose preset the pit's internal controls follow (pit.core.jurisdictions.PRESETS:
+# house, us-md, us-oh, us-nj, us-wa, mo, sg). Each setting below left unset keeps the preset's value.
+PIT_JURISDICTION = env.str("PIT_JURISDICTION", default="house")
+PIT_LIMIT_NOTICE_MINUTES = env.int("PIT_LIMIT_NOTICE_MINUTES", default=None)
+PIT_LIMIT_GRANDFATHERING = env.bool("PIT_LIMIT_GRANDFATHERING", default=None)
+PIT_SEAT_CONTINUOUS_PLAY_MINUTES = env.int("PIT_SEAT_CONTINUOUS_PLAY_MINUTES", default=None)
+PIT_SURVEILLANCE_ACK_MINUTES = env.int("PIT_SURVEILLANCE_ACK_MINUTES", default=None)
+PIT_SURVEILLANCE_LARGE_FILL = env.str("PIT_SURVEILLANCE_LARGE_FILL", default=None)
+PIT_REGULATOR_WARN_HOURS = env.int("PIT_REGULATOR_WARN_HOURS", default=None)
+# The pit's scheduled hours, casino time, "HH:MM-HH:MM" (may pass midnight); a table opened or closed
+# outside them is notified to surveillance. Empty: open around the clock (nothing is outside).
+PIT_PIT_HOURS = env.str("PIT_PIT_HOURS", default="")
