@@ -58,7 +58,6 @@ EXEMPT: dict[str, str] = {
     "pit.ratings.services.to_places": "arithmetic, no write",
     "pit.ratings.services.round_minor": "arithmetic, no write",
     "pit.ratings.services.spans_condition": "a query condition, no write",
-    "pit.tables.services": "tables, limits and their open/close status are set-up, no figure of a gaming day",
     "pit.tables.services": (
         "tables, limits (their announcements) and their open/close status are set-up, no figure of a gaming day"
     ),
