@@ -14,6 +14,8 @@ class AccountsConfig(AppConfig):
         from pit.accounts import admin_audit  # noqa: F401  (registers the audit trail's admin)
         from pit.accounts.access import session_activity_start
         from pit.accounts.audit import receivers_connect
+        from pit.accounts.language import session_language_start
 
         receivers_connect()
         user_logged_in.connect(session_activity_start, dispatch_uid="pit_session_activity_start")
+        user_logged_in.connect(session_language_start, dispatch_uid="pit_session_language_start")

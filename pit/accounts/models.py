@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from pit.accounts.audit import audit_track
 
@@ -109,3 +110,21 @@ class AuditedUser(User):
     class Meta:
         proxy = True
         verbose_name = "user (audited)"
+
+
+class LanguagePreference(models.Model):
+    """A staff user's own language for the admin (pit.accounts.language): it wins over the browser's
+    Accept-Language; none set, the browser's (or English) is used. Not a fact: a person changes it."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="language_preference", verbose_name=_("user")
+    )
+    language = models.CharField(_("language"), max_length=16, choices=settings.LANGUAGES)
+    changed_at = models.DateTimeField(_("changed at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("language preference")
+        verbose_name_plural = _("language preferences")
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.language}"
