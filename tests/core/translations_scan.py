@@ -180,7 +180,20 @@ MESSAGE_CALLS = {
     "Conflict": 0,
     "message_user": 1,
     "add_error": 1,
+    "Http404": 0,
+    "AuthenticationFailed": 0,
+    "NotAuthenticated": 0,
+    "ParseError": 0,
+    "NotFound": 0,
+    "Unprocessable": 0,
+    "ConflictError": 0,
+    "error_response": 2,
+    "error_body": 2,
 }
+# Class attributes people read (an API exception's default message).
+USER_CLASS_ATTRIBUTES = frozenset({"default_detail"})
+# `errors[path] = [...]`: the problems of a field, named so in the API and the services.
+ERROR_DICTS = frozenset({"errors", "problems"})
 MESSAGES_FUNCTIONS = {"success": 1, "error": 1, "warning": 1, "info": 1, "debug": 1, "add_message": 2}
 # pit's own callables with labels people read, by position: name -> argument positions.
 LABELLED_CALLS = {"PageLink": (1, 2)}
@@ -188,6 +201,11 @@ LABELLED_CALLS = {"PageLink": (1, 2)}
 RELATED_FIELDS = frozenset({"ForeignKey", "OneToOneField", "ManyToManyField"})
 # The dict keys whose value is a sentence for people (API error envelopes, messages).
 MESSAGE_KEYS = frozenset({"message", "detail"})
+# The API's schema documentation (help texts and descriptions of its serializers and views, the
+# examples of its answers) is the integrators' reference, written in English like the API's names;
+# the API's answers themselves (error messages) are translated.
+SCHEMA_DOCS = ("pit/api/resources/", "pit/api/schema.py", "pit/api/examples.py", "pit/api/docs.py")
+SCHEMA_DOC_KINDS = frozenset({"help_text=", "description=", "'message' of a dict"})
 MARKERS = frozenset(
     {
         "_",
@@ -212,6 +230,7 @@ class Finding:
     line: int
     what: str
     text: str
+    node: ast.AST | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.what}: {self.text!r}"
@@ -225,40 +244,50 @@ def _call_name(node: ast.AST) -> str:
     return ""
 
 
-def _unmarked(node: ast.AST | None) -> str | None:
-    """The text of an expression people read that is not marked for translation, or None."""
+def _leaves(node: ast.AST | None) -> list[ast.AST]:
+    """The pieces of an expression people read that are not marked for translation: string
+    literals and f-strings with words in them, found through %, +, .format(), a conditional, a
+    list, a tuple, a dict's values, and self.style.X(...); a marked call hides what it holds."""
     if node is None:
-        return None
+        return []
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value if LETTERS.search(node.value) else None
+        return [node] if LETTERS.search(node.value) else []
     if isinstance(node, ast.JoinedStr):
         text = "".join(v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
-        return text if LETTERS.search(text) else None
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mod, ast.Add)):
-        return _unmarked(node.left) or (_unmarked(node.right) if isinstance(node.op, ast.Add) else None)
+        return [node] if LETTERS.search(text) else []
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        return _leaves(node.left)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _leaves(node.left) + _leaves(node.right)
     if isinstance(node, ast.Call):
         name = _call_name(node.func)
         if name in MARKERS:
-            return None
+            return []
         if name == "format" and isinstance(node.func, ast.Attribute):
-            return _unmarked(node.func.value)
+            return _leaves(node.func.value)
         if name in {"SUCCESS", "ERROR", "WARNING", "NOTICE", "HTTP_INFO"} and node.args:  # self.style.X(...)
-            return _unmarked(node.args[0])
-        return None
+            return _leaves(node.args[0])
+        return []
     if isinstance(node, ast.IfExp):
-        return _unmarked(node.body) or _unmarked(node.orelse)
+        return _leaves(node.body) + _leaves(node.orelse)
     if isinstance(node, (ast.List, ast.Tuple)):
-        for item in node.elts:
-            text = _unmarked(item)
-            if text:
-                return text
-        return None
+        return [leaf for item in node.elts for leaf in _leaves(item)]
     if isinstance(node, ast.Dict):
-        for value in node.values:
-            text = _unmarked(value)
-            if text:
-                return text
-    return None
+        return [leaf for value in node.values for leaf in _leaves(value)]
+    return []
+
+
+def _text(leaf: ast.AST) -> str:
+    if isinstance(leaf, ast.Constant):
+        return str(leaf.value)
+    assert isinstance(leaf, ast.JoinedStr)
+    return "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in leaf.values)
+
+
+def _unmarked(node: ast.AST | None) -> str | None:
+    """The text of the first unmarked piece of an expression people read, or None."""
+    leaves = _leaves(node)
+    return _text(leaves[0]) if leaves else None
 
 
 class _Scanner(ast.NodeVisitor):
@@ -269,9 +298,10 @@ class _Scanner(ast.NodeVisitor):
         self.classes: list[ast.ClassDef] = []
 
     def flag(self, node: ast.AST, what: str, value: ast.AST | None) -> None:
-        text = _unmarked(value)
-        if text:
-            self.findings.append(Finding(self.path, getattr(node, "lineno", 0), what, text))
+        if self.path.startswith(SCHEMA_DOCS) and what in SCHEMA_DOC_KINDS:
+            return
+        for leaf in _leaves(value):
+            self.findings.append(Finding(self.path, leaf.lineno, what, _text(leaf), leaf))
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         bases = {_call_name(b) for b in node.bases}
@@ -287,7 +317,7 @@ class _Scanner(ast.NodeVisitor):
                     for fieldset in statement.value.elts:
                         if isinstance(fieldset, (ast.Tuple, ast.List)) and fieldset.elts:
                             self.flag(fieldset, "fieldset title", fieldset.elts[0])
-                if set(names) & USER_KEYWORDS:
+                if set(names) & (USER_KEYWORDS | USER_CLASS_ATTRIBUTES):
                     self.flag(statement, names[0], statement.value)
         self.classes.append(node)
         self.generic_visit(node)
@@ -297,6 +327,8 @@ class _Scanner(ast.NodeVisitor):
         for target in node.targets:
             if isinstance(target, ast.Attribute) and target.attr in USER_KEYWORDS:
                 self.flag(node, target.attr, node.value)
+            if isinstance(target, ast.Subscript) and _call_name(target.value) in ERROR_DICTS:
+                self.flag(node, f"{_call_name(target.value)}[...]", node.value)
         self.generic_visit(node)
 
     def visit_Dict(self, node: ast.Dict) -> None:
