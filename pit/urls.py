@@ -3,6 +3,7 @@
 from django.contrib import admin
 from django.urls import include, path, reverse
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import last_modified
 from django.views.generic import RedirectView
 from django.views.i18n import JavaScriptCatalog
@@ -20,8 +21,8 @@ from pit.reports.permissions import reports_allowed
 page_link_register(
     PageLink(
         "reports",
-        "Reports",
-        "Commission, handle, win and hold by gaming day.",
+        _("Reports"),
+        _("Commission, handle, win and hold by gaming day."),
         url=lambda: reverse("reports:index"),
         allowed=lambda request: bool(reports_allowed(request.user)),
         position=20,

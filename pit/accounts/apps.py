@@ -1,11 +1,12 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class AccountsConfig(AppConfig):
     """Staff roles (pit boss, accountant, auditor, floor device) and the floor devices' API keys."""
 
     name = "pit.accounts"
-    verbose_name = "People and devices"
+    verbose_name = _("People and devices")
 
     def ready(self):
         from django.contrib.auth.signals import user_logged_in

@@ -11,11 +11,11 @@ from pit.accounts.audit import audit_track
 class Role(models.TextChoices):
     """The roles, as Django group names (created by a migration)."""
 
-    PIT_BOSS = "pit boss", "Pit boss"
-    ACCOUNTANT = "accountant", "Accountant"
-    AUDITOR = "auditor", "Auditor"
-    CAGE = "cage", "Cage"
-    FLOOR_DEVICE = "floor device", "Floor device"
+    PIT_BOSS = "pit boss", _("Pit boss")
+    ACCOUNTANT = "accountant", _("Accountant")
+    AUDITOR = "auditor", _("Auditor")
+    CAGE = "cage", _("Cage")
+    FLOOR_DEVICE = "floor device", _("Floor device")
 
 
 @audit_track("DeviceAuditEvent", exclude=("key_hash",))
@@ -58,7 +58,7 @@ class StaffToken(models.Model):
     valid until `expires_at` (PIT_STAFF_TOKEN_DAYS at most) unless revoked first."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="staff_tokens")
-    name = models.CharField(max_length=100, blank=True, help_text="What the token is for, e.g. 'reporting script'.")
+    name = models.CharField(max_length=100, blank=True, help_text=_("What the token is for, e.g. 'reporting script'."))
     key_prefix = models.CharField(max_length=12, unique=True, editable=False)
     key_hash = models.CharField(max_length=64, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -109,7 +109,7 @@ class AuditedUser(User):
 
     class Meta:
         proxy = True
-        verbose_name = "user (audited)"
+        verbose_name = _("user (audited)")
 
 
 class LanguagePreference(models.Model):

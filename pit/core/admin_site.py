@@ -25,6 +25,8 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import Resolver404, resolve, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from pit import game
 from pit.core.errors import Conflict
@@ -222,7 +224,9 @@ class ServiceErrorsAsMessagesMixin(_ModelAdmin):
         try:
             return super().changeform_view(request, object_id, form_url, extra_context)
         except SERVICE_ERRORS as exc:
-            self.message_user(request, f"Not saved: {error_text(exc)}", messages.ERROR)
+            self.message_user(
+                request, gettext("Not saved: {error_text}").format(error_text=error_text(exc)), messages.ERROR
+            )
             return HttpResponseRedirect(request.get_full_path())
 
 
@@ -248,7 +252,7 @@ class NoSaveWhenNothingEditableMixin(_ModelAdmin):
         obj = self.get_object(request, object_id) if object_id else None
         if obj is not None and self._nothing_editable(request, obj):
             if request.method == "POST":
-                raise PermissionDenied("Nothing on this page is yours to change.")
+                raise PermissionDenied(gettext("Nothing on this page is yours to change."))
             extra_context = {
                 **(extra_context or {}),
                 "show_save": False,
@@ -292,7 +296,7 @@ class NoteForm(forms.Form):
     note = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 4, "cols": 70}),
         strip=True,
-        help_text="Required: what was done, or why.",
+        help_text=_("Required: what was done, or why."),
     )
 
 

@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from pit.accounts.audit import audit_track
 from pit.core.immutable import Fact
@@ -9,17 +10,17 @@ from pit.core.models import Recorded
 
 
 class Game(models.TextChoices):
-    BIG = "big", "Big baccarat"
-    MIDI = "midi", "Midi baccarat"
-    MINI = "mini", "Mini baccarat"
+    BIG = "big", _("Big baccarat")
+    MIDI = "midi", _("Midi baccarat")
+    MINI = "mini", _("Mini baccarat")
 
 
 GAME_NAMES = dict(Game.choices)
 
 
 class TableStatus(models.TextChoices):
-    OPEN = "open", "Open"
-    CLOSED = "closed", "Closed"
+    OPEN = "open", _("Open")
+    CLOSED = "closed", _("Closed")
 
 
 def default_seats() -> list[int]:
@@ -29,18 +30,18 @@ def default_seats() -> list[int]:
 
 @audit_track("TableAuditEvent")
 class Table(models.Model):
-    code = models.SlugField(max_length=20, unique=True, help_text="Short code on the floor plan, e.g. BB1.")
+    code = models.SlugField(max_length=20, unique=True, help_text=_("Short code on the floor plan, e.g. BB1."))
     name = models.CharField(max_length=100)
     game = models.CharField(max_length=8, choices=Game.choices)
-    seats = models.JSONField(default=default_seats, help_text="Seat numbers in use, e.g. [1, 2, 3, 5, 6, 7, 8].")
-    squeeze = models.BooleanField(default=False, help_text="Players may squeeze the cards.")
+    seats = models.JSONField(default=default_seats, help_text=_("Seat numbers in use, e.g. [1, 2, 3, 5, 6, 7, 8]."))
+    squeeze = models.BooleanField(default=False, help_text=_("Players may squeeze the cards."))
     status = models.CharField(max_length=8, choices=TableStatus.choices, default=TableStatus.CLOSED)
     currency = models.CharField(max_length=3, default=settings.PIT_DEFAULT_CURRENCY)
     paytable = models.ForeignKey(
         "paytables.PaytableConfiguration",
         on_delete=models.PROTECT,
         related_name="tables",
-        help_text="The paytable configuration in force for new coups.",
+        help_text=_("The paytable configuration in force for new coups."),
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -108,8 +109,8 @@ class TableLimitVersion(Fact):
 
 
 class TableEventKind(models.TextChoices):
-    OPENED = "opened", "Opened"
-    CLOSED = "closed", "Closed"
+    OPENED = "opened", _("Opened")
+    CLOSED = "closed", _("Closed")
 
 
 class TableEvent(Recorded, Fact):
