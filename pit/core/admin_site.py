@@ -31,11 +31,11 @@ from django.utils.translation import gettext_lazy as _
 from pit import game
 from pit.core.errors import Conflict
 from pit.core.gaming_day import current_gaming_day, gaming_day_bounds
-from pit.core.money import format_money, variance_label
+from pit.core.money import format_money, variance_display
 
-admin.site.site_header = "Pit back-office"
-admin.site.site_title = "Pit back-office"
-admin.site.index_title = "The pit"
+admin.site.site_header = _("Pit back-office")
+admin.site.site_title = _("Pit back-office")
+admin.site.index_title = _("The pit")
 # The lists are wide (a table row carries its shoe, coups, violations and variance): no side bar.
 admin.site.enable_nav_sidebar = False
 # Rows of this back-office are history: nobody deletes them in bulk from a list.
@@ -83,7 +83,7 @@ def variance_html(minor: int | None, currency: str) -> str:
     """A box variance (counted - expected) with its word beside it: "-$5.00 short", "$2.00 over"."""
     if minor is None:
         return money_html(minor, currency)
-    return format_html("{} {}", money_html(minor, currency), variance_label(minor))
+    return format_html("{} {}", money_html(minor, currency), variance_display(minor))
 
 
 def admin_url(obj: Model, action: str = "change") -> str:

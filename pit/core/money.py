@@ -9,6 +9,7 @@ from decimal import Decimal, InvalidOperation
 from typing import overload
 
 from django.utils import translation
+from django.utils.translation import pgettext
 
 
 @dataclass(frozen=True)
@@ -155,3 +156,15 @@ def variance_label(variance: int | Decimal | None) -> str:
     if variance is None:
         return ""
     return "over" if variance > 0 else "short" if variance < 0 else "balanced"
+
+
+def variance_display(variance: int | Decimal | None) -> str:
+    """variance_label in the reader's language, for screens and people's sheets (the label itself
+    stays the machine value of exports): "over" / "short" / "balanced"; "" for None."""
+    label = variance_label(variance)
+    words = {
+        "over": pgettext("box variance", "over"),
+        "short": pgettext("box variance", "short"),
+        "balanced": pgettext("box variance", "balanced"),
+    }
+    return words.get(label, "")

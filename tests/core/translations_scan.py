@@ -169,6 +169,9 @@ USER_KEYWORDS = frozenset(
         "description",
         "empty_label",
         "empty_value_display",
+        "site_header",
+        "site_title",
+        "index_title",
     }
 )
 # Calls whose argument at that position (or keyword) people read: exceptions shown on a page, in
