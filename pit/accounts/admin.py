@@ -68,7 +68,7 @@ class PitUserAdmin(UserAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related("groups")
 
-    @admin.display(description=gettext("role"))
+    @admin.display(description=_("role"))
     def role(self, user):
         role = _role_of(user)
         return Role(role).label if role else "—"
@@ -101,11 +101,11 @@ class DeviceAdmin(admin.ModelAdmin):
     fields = ("name", "table", "key_prefix", "created_at", "created_by", "revoked_at", "revoked_by")
     readonly_fields = fields
 
-    @admin.display(description=gettext("active"), boolean=True, ordering="revoked_at")
+    @admin.display(description=_("active"), boolean=True, ordering="revoked_at")
     def active(self, device):
         return device.is_active
 
-    @admin.action(description=gettext("Revoke the selected devices' keys"), permissions=["change"])
+    @admin.action(description=_("Revoke the selected devices' keys"), permissions=["change"])
     def revoke(self, request, queryset):
         revoked = 0
         for device in queryset:
@@ -178,11 +178,11 @@ class StaffTokenAdmin(admin.ModelAdmin):
     fields = list_display[:3] + list_display[4:]
     readonly_fields = fields
 
-    @admin.display(description=gettext("live"), boolean=True)
+    @admin.display(description=_("live"), boolean=True)
     def live(self, token):
         return token.revoked_at is None and token.expires_at > timezone.now()
 
-    @admin.action(description=gettext("Revoke the selected tokens"), permissions=["change"])
+    @admin.action(description=_("Revoke the selected tokens"), permissions=["change"])
     def revoke(self, request, queryset):
         revoked = 0
         for token in queryset.filter(revoked_at__isnull=True):

@@ -58,7 +58,7 @@ def staff_names() -> dict[int, str]:
 
 
 class PersonFilter(admin.SimpleListFilter):
-    title = "person"
+    title = _("person")
     parameter_name = "person"
 
     def lookups(self, request, model_admin):
@@ -74,7 +74,7 @@ class PersonFilter(admin.SimpleListFilter):
 class RecordFilter(admin.SimpleListFilter):
     """One record's events (?record=<its id>): the link "this record's history" on each row sets it."""
 
-    title = "record"
+    title = _("record")
     parameter_name = "record"
 
     def lookups(self, request, model_admin):
@@ -131,19 +131,19 @@ class AuditEventAdmin(admin.ModelAdmin):
 
     # ------------------------------------------------------------------ columns
 
-    @admin.display(description=gettext("when"), ordering="pgh_created_at")
+    @admin.display(description=_("when"), ordering="pgh_created_at")
     def when(self, event):
         return timezone.localtime(event.pgh_created_at).strftime("%Y-%m-%d %H:%M:%S")
 
-    @admin.display(description=gettext("who"))
+    @admin.display(description=_("who"))
     def who(self, event):
         return who_text(event.pgh_context, staff_names())
 
-    @admin.display(description=gettext("what"), ordering="pgh_label")
+    @admin.display(description=_("what"), ordering="pgh_label")
     def action(self, event):
         return {"insert": "created", "update": "changed", "delete": "deleted"}.get(event.pgh_label, event.pgh_label)
 
-    @admin.display(description=gettext("record"))
+    @admin.display(description=_("record"))
     def record(self, event):
         tracked = event._meta.get_field("pgh_obj").related_model
         name = event.pit_record_text
@@ -155,7 +155,7 @@ class AuditEventAdmin(admin.ModelAdmin):
         parts.append(format_html('<a href="{}" class="pit-quiet">its history</a>', history))
         return format_html_join(" · ", "{}", ((part,) for part in parts))
 
-    @admin.display(description=gettext("what changed (before → after)"))
+    @admin.display(description=_("what changed (before → after)"))
     def changes(self, event):
         rows = event.pit_changes
         if event.pgh_label == "delete":
@@ -167,7 +167,7 @@ class AuditEventAdmin(admin.ModelAdmin):
             format_html_join("", "<li><strong>{}</strong>: {} → {}</li>", rows),
         )
 
-    @admin.display(description=gettext("how"))
+    @admin.display(description=_("how"))
     def how(self, event):
         context = event.pgh_context or {}
         parts = [f"{key}: {context[key]}" for key in ("url", "address", "task") if context.get(key)]

@@ -13,6 +13,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.text import Truncator
 from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from pit.core.models import FailedTask, FailedTaskState
 from pit.core.tasks import failed_task_requeue
@@ -54,7 +55,7 @@ class FailedTaskAdmin(_ModelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[FailedTask]:
         return super().get_queryset(request).filter(state=FailedTaskState.PARKED)
 
-    @admin.display(description=gettext("error"))
+    @admin.display(description=_("error"))
     def error_summary(self, obj: FailedTask) -> str:
         return Truncator(obj.error.splitlines()[0] if obj.error else "").chars(120)
 
@@ -64,7 +65,7 @@ class FailedTaskAdmin(_ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: FailedTask | None = None) -> bool:
         return False
 
-    @admin.action(description=gettext("Enqueue the selected parked tasks again"), permissions=["change"])
+    @admin.action(description=_("Enqueue the selected parked tasks again"), permissions=["change"])
     def requeue(self, request: HttpRequest, queryset: QuerySet[FailedTask]) -> None:
         sent = 0
         for failed_task in queryset:

@@ -25,7 +25,8 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import Resolver404, resolve, reverse
 from django.utils.html import format_html, format_html_join
-from django.utils.translation import gettext
+from django.utils.formats import date_format
+from django.utils.translation import gettext, pgettext
 from django.utils.translation import gettext_lazy as _
 
 from pit import game
@@ -110,13 +111,36 @@ def changelist_url(model: type[Model], **query: object) -> str:
     return url
 
 
+def winner_letter(winner: str) -> str:
+    """A winner as one letter (P, B, T), or its one character in Chinese (閒, 莊, 和)."""
+    letters = {
+        "player": pgettext("player, one letter", "P"),
+        "banker": pgettext("banker, one letter", "B"),
+        "tie": pgettext("tie, one letter", "T"),
+    }
+    return letters.get(winner, "?")
+
+
+def winner_word(winner: str) -> str:
+    """A winner or a derived road's colour in words, for titles ("banker", "red")."""
+    words = {
+        "player": pgettext("winner", "player"),
+        "banker": pgettext("winner", "banker"),
+        "tie": pgettext("winner", "tie"),
+        "red": pgettext("derived road", "red"),
+        "blue": pgettext("derived road", "blue"),
+    }
+    return words.get(winner, winner)
+
+
 def winner_html(winner: str) -> str:
-    letter = {"player": "P", "banker": "B", "tie": "T"}.get(winner, "?")
+    letter = winner_letter(winner)
     return format_html('<span class="pit-winner pit-winner-{}">{}</span>', winner, letter)
 
 
 def coup_marks_html(*, natural: bool, player_pair: bool, banker_pair: bool) -> str:
-    marks = [label for flag, label in ((natural, "natural"), (player_pair, "P pair"), (banker_pair, "B pair")) if flag]
+    labels = ((natural, gettext("natural")), (player_pair, gettext("P pair")), (banker_pair, gettext("B pair")))
+    marks = [label for flag, label in labels if flag]
     return format_html_join(" ", '<span class="pit-mark">{}</span>', ((mark,) for mark in marks)) or "—"
 
 
@@ -131,8 +155,9 @@ def bead_plate(coups: Iterable[Any], rows: int = 6) -> list[list[dict[str, Any] 
     grid: list[list[dict[str, Any] | None]] = [[None] * columns for _ in range(rows)]
     for index, coup in enumerate(coups):
         grid[index % rows][index // rows] = {
-            "letter": {"player": "P", "banker": "B", "tie": "T"}[coup.winner],
+            "letter": winner_letter(coup.winner),
             "winner": coup.winner,
+            "winner_display": winner_word(coup.winner),
             "number": coup.number,
             "player_pair": coup.player_pair,
             "banker_pair": coup.banker_pair,
@@ -147,7 +172,8 @@ def road_grid(cells: list[dict[str, Any]], rows: int = 6) -> list[list[dict[str,
     columns = max((cell["col"] for cell in cells), default=0) + 1
     grid: list[list[dict[str, Any] | None]] = [[None] * columns for _ in range(rows)]
     for cell in cells:
-        grid[cell["row"]][cell["col"]] = {"ties": 0, **cell, "mark": cell.get("winner") or cell.get("colour")}
+        mark = cell.get("winner") or cell.get("colour")
+        grid[cell["row"]][cell["col"]] = {"ties": 0, **cell, "mark": mark, "mark_display": winner_word(mark)}
     return grid
 
 
@@ -167,14 +193,14 @@ def gaming_day_filter(*, day_field: str | None = None, moment_field: str | None 
     """
 
     class GamingDayFilter(admin.SimpleListFilter):
-        title = "gaming day"
+        title = _("gaming day")
         parameter_name = "gaming_day"
 
         def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]) -> list[tuple[str, str]]:
             days = _recent_gaming_days()
-            labels = ["Current gaming day", "Previous gaming day"]
+            labels = [gettext("Current gaming day"), gettext("Previous gaming day")]
             return [
-                (day.isoformat(), labels[i] if i < 2 else day.strftime("%Y-%m-%d (%a)")) for i, day in enumerate(days)
+                (day.isoformat(), labels[i] if i < 2 else date_format(day, "Y-m-d (D)")) for i, day in enumerate(days)
             ]
 
         def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:

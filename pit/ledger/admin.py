@@ -46,7 +46,7 @@ RECENT_SHOES = 30
 class ShoeFilter(admin.SimpleListFilter):
     """The newest shoes, in one query; `?shoe=<id>` filters any shoe."""
 
-    title = "shoe"
+    title = _("shoe")
     parameter_name = "shoe"
 
     def lookups(self, request, model_admin):
@@ -70,11 +70,11 @@ class MoneyColumnsMixin:
     def _money(row, field: str):
         return money_html(getattr(row, f"{field}_minor"), row.currency)
 
-    @admin.display(description=gettext("table"), ordering="shoe__table__code")
+    @admin.display(description=_("table"), ordering="shoe__table__code")
     def table(self, row):
         return row.shoe.table.code
 
-    @admin.display(description=gettext("shoe"), ordering="shoe__sequence")
+    @admin.display(description=_("shoe"), ordering="shoe__sequence")
     def shoe_link(self, row):
         return admin_link(row.shoe)
 
@@ -129,11 +129,11 @@ class CommissionEntryAdmin(ReadOnlyAdminMixin, MoneyColumnsMixin, admin.ModelAdm
         rows), not a join of every wager partition into the page's SELECT."""
         return super().get_queryset(request).prefetch_related("wager")
 
-    @admin.display(description=gettext("amount"), ordering="amount_minor")
+    @admin.display(description=_("amount"), ordering="amount_minor")
     def amount(self, entry):
         return self._money(entry, "amount")
 
-    @admin.display(description=gettext("reverses"))
+    @admin.display(description=_("reverses"))
     def reverses_link(self, entry):
         if not entry.reverses_id:
             return "—"
@@ -152,7 +152,7 @@ class BoxCountAdmin(ReadOnlyAdminMixin, MoneyColumnsMixin, admin.ModelAdmin):
     fields = ("shoe_link", "seat", "counted", "recorded_at", "recorded_by")
     readonly_fields = fields
 
-    @admin.display(description=gettext("counted"), ordering="counted_minor")
+    @admin.display(description=_("counted"), ordering="counted_minor")
     def counted(self, count):
         return self._money(count, "counted")
 
@@ -168,23 +168,23 @@ class ReconciliationSeatInline(ReadOnlyInline):
     def _money(self, line, field):
         return money_html(getattr(line, f"{field}_minor"), line.reconciliation.currency)
 
-    @admin.display(description=gettext("accrued"))
+    @admin.display(description=_("accrued"))
     def accrued(self, line):
         return self._money(line, "accrued")
 
-    @admin.display(description=gettext("collected earlier"))
+    @admin.display(description=_("collected earlier"))
     def collected_earlier(self, line):
         return self._money(line, "collected_earlier")
 
-    @admin.display(description=gettext("expected in the box"))
+    @admin.display(description=_("expected in the box"))
     def expected(self, line):
         return self._money(line, "expected")
 
-    @admin.display(description=gettext("counted"))
+    @admin.display(description=_("counted"))
     def counted(self, line):
         return self._money(line, "counted")
 
-    @admin.display(description=gettext("variance (counted - expected)"))
+    @admin.display(description=_("variance (counted - expected)"))
     def variance(self, line):
         return variance_html(line.variance_minor, line.reconciliation.currency)
 
@@ -237,7 +237,7 @@ class ReconciliationAdmin(ReadOnlyAdminMixin, MoneyColumnsMixin, admin.ModelAdmi
     )
     readonly_fields = fields
 
-    @admin.display(description=gettext("supplementary reconciliations"))
+    @admin.display(description=_("supplementary reconciliations"))
     def supplements(self, reconciliation):
         """One row per seat of each supplement, in order: what changed after the reconciliation, what
         the box should have held then, what was counted (unchanged), the variance now."""
@@ -328,22 +328,22 @@ class ReconciliationAdmin(ReadOnlyAdminMixin, MoneyColumnsMixin, admin.ModelAdmi
         opts = self.opts
         return request.user.has_perm(f"{opts.app_label}.change_{opts.model_name}")
 
-    @admin.display(description=gettext("accrued"), ordering="accrued_minor")
+    @admin.display(description=_("accrued"), ordering="accrued_minor")
     def accrued(self, reconciliation):
         return self._money(reconciliation, "accrued")
 
-    @admin.display(description=gettext("collected earlier"), ordering="collected_earlier_minor")
+    @admin.display(description=_("collected earlier"), ordering="collected_earlier_minor")
     def collected_earlier(self, reconciliation):
         return self._money(reconciliation, "collected_earlier")
 
-    @admin.display(description=gettext("expected"), ordering="expected_minor")
+    @admin.display(description=_("expected"), ordering="expected_minor")
     def expected(self, reconciliation):
         return self._money(reconciliation, "expected")
 
-    @admin.display(description=gettext("counted"), ordering="counted_minor")
+    @admin.display(description=_("counted"), ordering="counted_minor")
     def counted(self, reconciliation):
         return self._money(reconciliation, "counted")
 
-    @admin.display(description=gettext("variance (counted - expected)"), ordering="variance_minor")
+    @admin.display(description=_("variance (counted - expected)"), ordering="variance_minor")
     def variance(self, reconciliation):
         return variance_html(reconciliation.variance_minor, reconciliation.currency)

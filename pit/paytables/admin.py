@@ -173,25 +173,25 @@ class PaytableConfigurationAdmin(ServiceErrorsAsMessagesMixin, admin.ModelAdmin)
 
     # ------------------------------------------------------------------ columns
 
-    @admin.display(description=gettext("commission"))
+    @admin.display(description=_("commission"))
     def commission(self, configuration):
         mode = configuration.rules.get("commission_mode", "none")
         rate = Decimal(configuration.rules.get("commission_rate") or "0") * 100
         return f"{mode} {rate.normalize():f}%" if mode != "none" else "none"
 
-    @admin.display(description=gettext("player edge"))
+    @admin.display(description=_("player edge"))
     def player_edge(self, configuration):
         return edge_percent(configuration, "player")
 
-    @admin.display(description=gettext("banker edge"))
+    @admin.display(description=_("banker edge"))
     def banker_edge(self, configuration):
         return edge_percent(configuration, "banker")
 
-    @admin.display(description=gettext("tie edge"))
+    @admin.display(description=_("tie edge"))
     def tie_edge(self, configuration):
         return edge_percent(configuration, "tie")
 
-    @admin.display(description=gettext("side bets"))
+    @admin.display(description=_("side bets"))
     def other_edges(self, configuration):
         others = sorted(bet for bet in configuration.house_edges if bet not in MAIN_BETS)
         return (
@@ -203,16 +203,16 @@ class PaytableConfigurationAdmin(ServiceErrorsAsMessagesMixin, admin.ModelAdmin)
             or "—"
         )
 
-    @admin.display(description=gettext("settled coups"), boolean=True, ordering="has_settled")
+    @admin.display(description=_("settled coups"), boolean=True, ordering="has_settled")
     def settled(self, configuration):
         return configuration.has_settled
 
-    @admin.display(description=gettext("superseded by"))
+    @admin.display(description=_("superseded by"))
     def superseded_by_link(self, configuration):
         successor = getattr(configuration, "superseded_by", None)
         return admin_link(successor) if successor is not None else "—"
 
-    @admin.display(description=gettext("house edges (exact, 8 decks)"))
+    @admin.display(description=_("house edges (exact, 8 decks)"))
     def edges_table(self, configuration):
         rows = format_html_join(
             "",

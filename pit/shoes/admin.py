@@ -49,10 +49,10 @@ from pit.shoes.selectors import commission_taken_minor, standing_condition, wage
 from pit.shoes.services import WagerInput, coup_correct, coup_correction_preview, coup_void
 
 ROAD_NAMES = (
-    ("big_road", "Big road"),
-    ("big_eye_boy", "Big eye boy"),
-    ("small_road", "Small road"),
-    ("cockroach_pig", "Cockroach pig"),
+    ("big_road", _("Big road")),
+    ("big_eye_boy", _("Big eye boy")),
+    ("small_road", _("Small road")),
+    ("cockroach_pig", _("Cockroach pig")),
 )
 
 
@@ -64,7 +64,7 @@ def _violations_count():
 class DealtOnFilter(admin.SimpleListFilter):
     """Shoes with a coup dealt on a gaming day (where the reports' table-day rows lead)."""
 
-    title = "dealt on gaming day"
+    title = _("dealt on gaming day")
     parameter_name = "dealt_on"
 
     def lookups(self, request, model_admin):
@@ -126,15 +126,15 @@ class ShoeAdmin(ShoeCloseMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
             .annotate(left_before_cut=Greatest(F("cut_card_position") - F("cards_dealt"), 0))
         )
 
-    @admin.display(description=gettext("cards left before the cut"), ordering="left_before_cut")
+    @admin.display(description=_("cards left before the cut"), ordering="left_before_cut")
     def cards_left(self, shoe):
         return getattr(shoe, "left_before_cut", shoe.cards_left_before_cut)
 
-    @admin.display(description=gettext("burned"))
+    @admin.display(description=_("burned"))
     def burn(self, shoe):
         return cards_html(shoe.burn_cards) if shoe.burn_cards else "—"
 
-    @admin.display(description=gettext("see also"))
+    @admin.display(description=_("see also"))
     def links(self, shoe):
         return format_html(
             '<a href="{}">coups</a> · <a href="{}">violations</a> · <a href="{}">commission entries</a>',
@@ -204,30 +204,30 @@ class WagerInline(ReadOnlyInline):
             .order_by(F("correction__sequence").asc(nulls_first=True), "seat", "bet")
         )
 
-    @admin.display(description=gettext("version"))
+    @admin.display(description=_("version"))
     def version(self, wager):
         return f"correction {wager.correction.sequence}" if wager.correction_id else "as recorded"
 
-    @admin.display(description=gettext("stands"), boolean=True)
+    @admin.display(description=_("stands"), boolean=True)
     def stands(self, wager):
         return wager.standing
 
-    @admin.display(description=gettext("amount"))
+    @admin.display(description=_("amount"))
     def amount(self, wager):
         return money_html(wager.amount_minor, wager.currency)
 
-    @admin.display(description=gettext("payout"))
+    @admin.display(description=_("payout"))
     def payout(self, wager):
         return money_html(wager.payout_minor, wager.currency)
 
-    @admin.display(description=gettext("commission taken"))
+    @admin.display(description=_("commission taken"))
     def commission(self, wager):
         minor, deducted = commission_taken_minor(wager)
         if deducted:
             return format_html("{} deducted from the payout", money_html(minor, wager.currency))
         return money_html(minor, wager.currency)
 
-    @admin.display(description=gettext("reported paid"))
+    @admin.display(description=_("reported paid"))
     def paid(self, wager):
         return money_html(wager.paid_minor, wager.currency)
 
@@ -327,7 +327,7 @@ def _preview_rows(coup: Coup, wagers: tuple[WagerInput, ...]) -> list[dict]:
     ]
 
 
-@admin.action(description=gettext("Correct the wagers of the selected coup (with a reason)"), permissions=["correct"])
+@admin.action(description=_("Correct the wagers of the selected coup (with a reason)"), permissions=["correct"])
 def correct_wagers(modeladmin, request, queryset):
     """One coup: a form with its standing wagers to edit and a reason, then a page showing what each
     wager owes under the paytable and what it is paid (saved only from there); the service has the
@@ -434,23 +434,23 @@ class CoupAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     def has_correct_permission(self, request) -> bool:
         return request.user.has_perm("shoes.correct_coup")
 
-    @admin.display(description=gettext("table"), ordering="shoe__table__code")
+    @admin.display(description=_("table"), ordering="shoe__table__code")
     def table(self, coup):
         return coup.shoe.table.code
 
-    @admin.display(description=gettext("dealt at"), ordering="dealt_at")
+    @admin.display(description=_("dealt at"), ordering="dealt_at")
     def dealt(self, coup):
         return timezone.localtime(coup.dealt_at).strftime("%Y-%m-%d %H:%M:%S")
 
-    @admin.display(description=gettext("shoe"), ordering="shoe__sequence")
+    @admin.display(description=_("shoe"), ordering="shoe__sequence")
     def shoe_link(self, coup):
         return admin_link(coup.shoe)
 
-    @admin.display(description=gettext("player"))
+    @admin.display(description=_("player"))
     def player(self, coup):
         return cards_html(coup.player_cards)
 
-    @admin.display(description=gettext("banker"))
+    @admin.display(description=_("banker"))
     def banker(self, coup):
         return cards_html(coup.banker_cards)
 
@@ -458,15 +458,15 @@ class CoupAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     def totals(self, coup):
         return f"{coup.player_total}–{coup.banker_total}"
 
-    @admin.display(description=gettext("winner"), ordering="winner")
+    @admin.display(description=_("winner"), ordering="winner")
     def winner_mark(self, coup):
         return winner_html(coup.winner)
 
-    @admin.display(description=gettext("marks"))
+    @admin.display(description=_("marks"))
     def marks(self, coup):
         return coup_marks_html(natural=coup.natural, player_pair=coup.player_pair, banker_pair=coup.banker_pair)
 
-    @admin.display(description=gettext("violations"), ordering="violations_count")
+    @admin.display(description=_("violations"), ordering="violations_count")
     def violations(self, coup):
         if not coup.violations_count:
             return 0
@@ -476,7 +476,7 @@ class CoupAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
             coup.violations_count,
         )
 
-    @admin.display(description=gettext("violations"))
+    @admin.display(description=_("violations"))
     def violation_links(self, coup):
         violations = list(coup.violations.order_by("found_at"))
         if not violations:

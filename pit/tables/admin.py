@@ -95,11 +95,11 @@ class TableLimitVersionInline(admin.TabularInline):
     fields = ("effective_from", "bet", "minimum", "maximum", "set_by")
     readonly_fields = fields
 
-    @admin.display(description=gettext("minimum"))
+    @admin.display(description=_("minimum"))
     def minimum(self, version):
         return money_html(version.minimum_minor, version.table.currency)
 
-    @admin.display(description=gettext("maximum"))
+    @admin.display(description=_("maximum"))
     def maximum(self, version):
         return money_html(version.maximum_minor, version.table.currency)
 
@@ -126,11 +126,11 @@ class TableLimitInline(admin.TabularInline):
     fields = ("bet", "minimum", "maximum")
     readonly_fields = fields
 
-    @admin.display(description=gettext("minimum"))
+    @admin.display(description=_("minimum"))
     def minimum(self, limit):
         return money_html(limit.minimum_minor, limit.table.currency)
 
-    @admin.display(description=gettext("maximum"))
+    @admin.display(description=_("maximum"))
     def maximum(self, limit):
         return money_html(limit.maximum_minor, limit.table.currency)
 
@@ -382,7 +382,7 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
         }
         return TemplateResponse(request, "admin/tables/table/limits.html", context)
 
-    @admin.display(description=gettext("limits"))
+    @admin.display(description=_("limits"))
     def limits_link(self, table):
         if not table.pk:
             return "—"
@@ -394,11 +394,11 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
 
     # ------------------------------------------------------------------ columns
 
-    @admin.display(description=gettext("status"), ordering="status")
+    @admin.display(description=_("status"), ordering="status")
     def status_badge(self, table):
         return format_html('<span class="pit-status pit-status-{}">{}</span>', table.status, table.get_status_display())
 
-    @admin.display(description=gettext("current shoe"), ordering="current_shoe_sequence")
+    @admin.display(description=_("current shoe"), ordering="current_shoe_sequence")
     def current_shoe(self, table):
         if table.current_shoe_id is None:
             return "—"
@@ -408,7 +408,7 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
             table.current_shoe_sequence,
         )
 
-    @admin.display(description=gettext("shoe progress"), ordering="current_shoe_cards_dealt")
+    @admin.display(description=_("shoe progress"), ordering="current_shoe_cards_dealt")
     def shoe_progress(self, table):
         if table.current_shoe_id is None:
             return "—"
@@ -419,11 +419,11 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
             left,
         )
 
-    @admin.display(description=gettext("coups today"), ordering="coups_today")
+    @admin.display(description=_("coups today"), ordering="coups_today")
     def coups_today(self, table):
         return table.coups_today
 
-    @admin.display(description=gettext("open violations (today · earlier)"), ordering="open_violations")
+    @admin.display(description=_("open violations (today · earlier)"), ordering="open_violations")
     def open_violations(self, table):
         """Open and still holding (as the dashboard counts them): today's apart from the backlog."""
         if not table.open_violations:
@@ -445,16 +445,16 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
             return format_html('<span title="{}">—</span>', "no box counted over or short today")
         return money_html(minor, table.currency)
 
-    @admin.display(description=gettext("box over, today's shoes"), ordering="box_over_minor")
+    @admin.display(description=_("box over, today's shoes"), ordering="box_over_minor")
     def box_over(self, table):
         """Commission box counts above the ledger, summed over the seats of today's reconciled shoes."""
         return self._box_figure(table, table.box_over_minor)
 
-    @admin.display(description=gettext("box short, today's shoes"), ordering="box_short_minor")
+    @admin.display(description=_("box short, today's shoes"), ordering="box_short_minor")
     def box_short(self, table):
         return self._box_figure(table, table.box_short_minor)
 
-    @admin.display(description=gettext("shoes"))
+    @admin.display(description=_("shoes"))
     def recent_shoes(self, table):
         shoes = list(table.shoes.order_by("-sequence")[:RECENT_SHOES])
         links = format_html_join(
@@ -469,7 +469,7 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
             table.code,
         )
 
-    @admin.display(description=gettext("violations"))
+    @admin.display(description=_("violations"))
     def violations_link(self, table):
         return format_html(
             '<a href="{}">violations at {}</a>',
@@ -497,10 +497,10 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
                 messages.SUCCESS,
             )
 
-    @admin.action(description=gettext("Open the selected tables"), permissions=["change"])
+    @admin.action(description=_("Open the selected tables"), permissions=["change"])
     def open_tables(self, request, queryset):
         self._set_status(request, queryset, table_open, "opened")
 
-    @admin.action(description=gettext("Close the selected tables"), permissions=["change"])
+    @admin.action(description=_("Close the selected tables"), permissions=["change"])
     def close_tables(self, request, queryset):
         self._set_status(request, queryset, table_close, "closed")

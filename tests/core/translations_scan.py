@@ -194,7 +194,7 @@ MESSAGE_CALLS = {
     "error_body": 2,
 }
 # Class attributes people read (an API exception's default message).
-USER_CLASS_ATTRIBUTES = frozenset({"default_detail"})
+USER_CLASS_ATTRIBUTES = frozenset({"default_detail", "title"})  # title: a list filter's
 # `errors[path] = [...]`: the problems of a field, named so in the API and the services.
 ERROR_DICTS = frozenset({"errors", "problems"})
 MESSAGES_FUNCTIONS = {"success": 1, "error": 1, "warning": 1, "info": 1, "debug": 1, "add_message": 2}
@@ -414,6 +414,8 @@ def unmarked_python(paths: Iterable[Path]) -> list[Finding]:
 _COMMENT = re.compile(r"{%\s*comment\s*%}.*?{%\s*endcomment\s*%}|{#.*?#}", re.S)
 _BLOCKTRANSLATE = re.compile(r"{%\s*blocktrans(?:late)?\b.*?{%\s*endblocktrans(?:late)?\s*%}", re.S)
 _SCRIPT_STYLE = re.compile(r"<(script|style)\b.*?</\1>", re.S | re.I)
+# Blocks that hold CSS classes, not text.
+_CLASS_BLOCKS = re.compile(r"{%\s*block\s+bodyclass\s*%}.*?{%\s*endblock\s*%}", re.S)
 _TAG = re.compile(r"{%.*?%}|{{.*?}}", re.S)
 _HTML = re.compile(r"<[^>]*>", re.S)
 _ATTRIBUTE = re.compile(r"""\b(title|placeholder|aria-label|alt|value)\s*=\s*("[^"]*"|'[^']*')""", re.I)
@@ -441,9 +443,13 @@ def unmarked_template(path: Path) -> list[Finding]:
     text = _COMMENT.sub(_blank, text)
     text = _BLOCKTRANSLATE.sub(_blank, text)
     text = _SCRIPT_STYLE.sub(_blank, text)
+    text = _CLASS_BLOCKS.sub(_blank, text)
+    # What the tags and variables print is Django's business (a {% translate %} is marked); the
+    # attributes are read around them.
+    text = _TAG.sub(lambda m: " " + "\n" * m.group(0).count("\n"), text)
     findings: list[Finding] = []
     for match in _ATTRIBUTE.finditer(text):
-        value = _TAG.sub(" ", match.group(2)[1:-1])
+        value = match.group(2)[1:-1]
         if match.group(1).lower() == "value" and not re.search(
             r"type=[\"'](submit|button|reset)", text[max(0, match.start() - 120) : match.end() + 120]
         ):
@@ -452,8 +458,7 @@ def unmarked_template(path: Path) -> list[Finding]:
             findings.append(
                 Finding(relative, _line_of(text, match.start()), f"{match.group(1)} attribute", value.strip())
             )
-    body = _TAG.sub(lambda m: " " * 0 + "\n" * m.group(0).count("\n"), text)
-    body = _HTML.sub(lambda m: " " + "\n" * m.group(0).count("\n"), body)
+    body = _HTML.sub(lambda m: " " + "\n" * m.group(0).count("\n"), text)
     body = _ENTITY.sub(" ", body)
     for number, line in enumerate(body.split("\n"), start=1):
         words = TEMPLATE_WORDS.findall(line)
