@@ -24,8 +24,8 @@ from django.db.models import Model, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import Resolver404, resolve, reverse
-from django.utils.html import format_html, format_html_join
 from django.utils.formats import date_format
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext, pgettext
 from django.utils.translation import gettext_lazy as _
 

@@ -37,7 +37,8 @@ def test_money_display_per_language(amount, currency, english, chinese):
         assert money_display(amount, currency, language=language) == chinese
     with translation.override("zh-hant"):
         assert money_display(amount, currency) == chinese
-        assert format_money(to_minor(amount.quantize(Decimal(1).scaleb(-exponent(currency))), currency), currency) == chinese
+        exact = amount.quantize(Decimal(1).scaleb(-exponent(currency)))
+        assert format_money(to_minor(exact, currency), currency) == chinese
     with translation.override("en-us"):
         assert money_display(amount, currency) == english
 
