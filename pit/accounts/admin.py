@@ -10,9 +10,8 @@ from django.contrib.auth.forms import UserChangeForm, UserCreationForm
 from django.core.exceptions import PermissionDenied
 from django.template.response import TemplateResponse
 from django.utils import timezone
-from django.utils.html import format_html
-from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from pit.accounts.models import Device, Role, StaffToken
 from pit.accounts.services import STAFF_ROLES, device_create, device_revoke, staff_token_revoke, user_role_set
@@ -119,7 +118,7 @@ class DeviceAdmin(admin.ModelAdmin):
                 revoked += 1
         self.message_user(
             request,
-            format_html("{} device key{} revoked.", revoked, "" if revoked == 1 else "s"),
+            ngettext("{count} device key revoked.", "{count} device keys revoked.", revoked).format(count=revoked),
             messages.SUCCESS,
         )
 
@@ -190,7 +189,7 @@ class StaffTokenAdmin(admin.ModelAdmin):
             revoked += 1
         self.message_user(
             request,
-            gettext("{revoked} token{value} revoked.").format(revoked=revoked, value="" if revoked == 1 else "s"),
+            ngettext("{count} token revoked.", "{count} tokens revoked.", revoked).format(count=revoked),
             messages.SUCCESS,
         )
 

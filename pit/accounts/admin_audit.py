@@ -152,7 +152,7 @@ class AuditEventAdmin(admin.ModelAdmin):
         url = event.pit_record_url
         if url:
             parts[0] = format_html('<a href="{}">{}</a>', url, parts[0])
-        parts.append(format_html('<a href="{}" class="pit-quiet">its history</a>', history))
+        parts.append(format_html(gettext('<a href="{}" class="pit-quiet">its history</a>'), history))
         return format_html_join(" · ", "{}", ((part,) for part in parts))
 
     @admin.display(description=_("what changed (before → after)"))

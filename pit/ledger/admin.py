@@ -138,7 +138,7 @@ class CommissionEntryAdmin(ReadOnlyAdminMixin, MoneyColumnsMixin, admin.ModelAdm
         if not entry.reverses_id:
             return "—"
         url = change_url(CommissionEntry, entry.reverses_id)
-        return format_html('<a href="{}">entry {}</a>', url, entry.reverses_id)
+        return format_html(gettext('<a href="{}">entry {}</a>'), url, entry.reverses_id)
 
 
 @admin.register(BoxCount)

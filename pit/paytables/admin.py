@@ -227,6 +227,6 @@ class PaytableConfigurationAdmin(ServiceErrorsAsMessagesMixin, admin.ModelAdmin)
             ),
         )
         return format_html(
-            '<table class="pit-edges"><tr><th>bet</th><th>house edge</th><th>variance</th></tr>{}</table>',
+            gettext('<table class="pit-edges"><tr><th>bet</th><th>house edge</th><th>variance</th></tr>{}</table>'),
             rows,
         )

@@ -137,7 +137,7 @@ class ShoeAdmin(ShoeCloseMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     @admin.display(description=_("see also"))
     def links(self, shoe):
         return format_html(
-            '<a href="{}">coups</a> · <a href="{}">violations</a> · <a href="{}">commission entries</a>',
+            gettext('<a href="{}">coups</a> · <a href="{}">violations</a> · <a href="{}">commission entries</a>'),
             changelist_url(Coup, shoe__id__exact=shoe.pk),
             changelist_url(RuleViolation, shoe__id__exact=shoe.pk),
             changelist_url(CommissionEntry, shoe=shoe.pk),
@@ -224,7 +224,7 @@ class WagerInline(ReadOnlyInline):
     def commission(self, wager):
         minor, deducted = commission_taken_minor(wager)
         if deducted:
-            return format_html("{} deducted from the payout", money_html(minor, wager.currency))
+            return format_html(gettext("{} deducted from the payout"), money_html(minor, wager.currency))
         return money_html(minor, wager.currency)
 
     @admin.display(description=_("reported paid"))

@@ -13,7 +13,7 @@ from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from pit.compliance.models import RuleViolation
@@ -387,7 +387,7 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
         if not table.pk:
             return "—"
         return format_html(
-            '<a href="{}">change the limits of {} &rarr;</a>',
+            gettext('<a href="{}">change the limits of {} &rarr;</a>'),
             reverse("admin:tables_table_limits", args=[table.pk]),
             table.code,
         )
@@ -403,7 +403,7 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
         if table.current_shoe_id is None:
             return "—"
         return format_html(
-            '<a href="{}">shoe {}</a>',
+            gettext('<a href="{}">shoe {}</a>'),
             reverse("admin:shoes_shoe_change", args=[table.current_shoe_id]),
             table.current_shoe_sequence,
         )
@@ -414,7 +414,7 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
             return "—"
         left = max(table.current_shoe_cut - table.current_shoe_cards_dealt, 0)
         return format_html(
-            '{} coups · <span title="cards left before the cut card">{} to the cut</span>',
+            gettext('{} coups · <span title="cards left before the cut card">{} to the cut</span>'),
             table.current_shoe_coups,
             left,
         )
@@ -463,7 +463,7 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
             ((shoe.status, reverse("admin:shoes_shoe_change", args=[shoe.pk]), shoe.sequence) for shoe in shoes),
         )
         return format_html(
-            '{} <a href="{}">all shoes of {} &rarr;</a>',
+            gettext('{} <a href="{}">all shoes of {} &rarr;</a>'),
             links,
             changelist_url(Shoe, table__id__exact=table.pk),
             table.code,
@@ -472,7 +472,7 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
     @admin.display(description=_("violations"))
     def violations_link(self, table):
         return format_html(
-            '<a href="{}">violations at {}</a>',
+            gettext('<a href="{}">violations at {}</a>'),
             changelist_url(RuleViolation, table__id__exact=table.pk),
             table.code,
         )
@@ -491,9 +491,11 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
         if changed:
             self.message_user(
                 request,
-                gettext("{changed} table{value} {verb}.").format(
-                    changed=changed, value="s" if changed != 1 else "", verb=verb
-                ),
+                (
+                    ngettext("{count} table opened.", "{count} tables opened.", changed)
+                    if verb == "opened"
+                    else ngettext("{count} table closed.", "{count} tables closed.", changed)
+                ).format(count=changed),
                 messages.SUCCESS,
             )
 

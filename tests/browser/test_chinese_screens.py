@@ -36,7 +36,9 @@ PASSWORD = "a-long-test-password-0123"
 # units of time the clock shows, and the names of things and people (collected from the database).
 ALLOWED = re.compile(
     r"^(?:"
-    r"[A-Z]{1,6}"  # codes and acronyms: HKD, USD, CSV, XLSX, PDF, API, ID, UTC, TOTP; card codes KD
+    r"[A-Z]{1,4}"  # codes and acronyms: HKD, USD, CSV, XLSX, PDF, API, ID, UTC, TOTP; card codes KD
+    r"|[A-Z0-9]*[0-9][A-Z0-9]*"  # table codes BB2, dealer codes D042, versions v1
+    r"|v[0-9]+"
     r"|[a-z]+(?:_[a-z0-9]+)+"  # machine codes: banker_missed_draw, table-results
     r"|[a-z]+(?:-[a-z0-9]+)+"
     r"|[AJQKT2-9][SHDC]"

@@ -198,6 +198,9 @@ USER_CLASS_ATTRIBUTES = frozenset({"default_detail", "title"})  # title: a list 
 # `errors[path] = [...]`: the problems of a field, named so in the API and the services.
 ERROR_DICTS = frozenset({"errors", "problems"})
 MESSAGES_FUNCTIONS = {"success": 1, "error": 1, "warning": 1, "info": 1, "debug": 1, "add_message": 2}
+# HTML built for a page: its template's words outside the markup and the placeholders.
+HTML_CALLS = frozenset({"format_html"})
+_PLACEHOLDER = re.compile(r"{[^{}]*}")
 # pit's own callables with labels people read, by position: name -> argument positions.
 LABELLED_CALLS = {"PageLink": (1, 2)}
 # Fields whose first positional argument is not the verbose name but the related model.
@@ -366,6 +369,12 @@ class _Scanner(ast.NodeVisitor):
             position = MESSAGES_FUNCTIONS[name]
             if len(node.args) > position:
                 self.flag(node, f"messages.{name}()", node.args[position])
+        if name in HTML_CALLS and node.args:
+            template = node.args[0]
+            if isinstance(template, ast.Constant) and isinstance(template.value, str):
+                words = LETTERS.search(_PLACEHOLDER.sub(" ", _HTML.sub(" ", template.value)))
+                if words:
+                    self.findings.append(Finding(self.path, template.lineno, f"{name}()", template.value, template))
         if name in LABELLED_CALLS:
             for position in LABELLED_CALLS[name]:
                 if len(node.args) > position:

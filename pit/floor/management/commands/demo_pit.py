@@ -5,7 +5,7 @@ import time
 
 from django.conf import settings
 from django.core.management.base import CommandError
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 from pit.core.arguments import PitCommand, at_least, port, text
 from pit.floor.demo import (
@@ -59,9 +59,11 @@ class Command(PitCommand):
         else:
             started = time.monotonic()
             self.stdout.write(
-                gettext("Setting up a demo pit: staff, {count} tables, {days} gaming day{value} of play ...").format(
-                    count=len(DEMO_TABLES), days=days, value="s" if days != 1 else ""
-                )
+                ngettext(
+                    "Setting up a demo pit: staff, {count} tables, {days} gaming day of play ...",
+                    "Setting up a demo pit: staff, {count} tables, {days} gaming days of play ...",
+                    days,
+                ).format(count=len(DEMO_TABLES), days=days)
             )
             keys = demo_pit_setup()
             progress = Progress(len(DEMO_TABLES) * int((days * shoes + 0.3) * COUPS_PER_SHOE))
