@@ -27,6 +27,7 @@ pytestmark = pytest.mark.skipif(not shutil.which("msgfmt"), reason="gettext is n
 # (path, text) -> why it is not for people or not to be translated. Keep it short.
 EXEMPT: dict[tuple[str, str], str] = {}
 
+
 def _py_area(path) -> str:
     """An app of pit, or "top" for pit's own modules (urls.py, celery.py ...)."""
     parts = path.relative_to(scan.ROOT / "pit").parts
