@@ -24,8 +24,12 @@ LOCALE_LANGUAGES := zh_Hant zh_Hans
 MESSAGES_IGNORE := --ignore=.venv --ignore=tests --ignore=docs --ignore=deploy --ignore=var --ignore=staticfiles \
 	--ignore=site --ignore='*/migrations/*' --ignore='pit/settings/*'
 compilemessages: $(VENV)/.installed
-	for po in locale/*/LC_MESSAGES/*.po; do msgfmt --check --output-file=/dev/null "$$po" || exit 1; done
-	$(MANAGE) compilemessages --ignore=.venv --verbosity 0
+	@if ! command -v msgfmt >/dev/null; then \
+	  echo "warning: no msgfmt (apt-get install gettext): the pages stay in English until the catalogs are compiled" >&2; \
+	else \
+	  for po in locale/*/LC_MESSAGES/*.po; do msgfmt --check --output-file=/dev/null "$$po" || exit 1; done; \
+	  $(MANAGE) compilemessages --ignore=.venv --verbosity 0; \
+	fi
 
 messages: $(VENV)/.installed
 	$(MANAGE) makemessages $(addprefix -l ,$(LOCALE_LANGUAGES)) $(MESSAGES_IGNORE) --no-obsolete --no-location
