@@ -343,8 +343,8 @@ page_link_register(
 )
 model_page_link(
     "audit_trail",
-    "Audit trail",
-    "Who changed what and when: violations' reviews (the other records' trails are on the start page).",
+    _("Audit trail"),
+    _("Who changed what and when: violations' reviews (the other records' trails are on the start page)."),
     "compliance.RuleViolationAuditEvent",
     position=90,
 )

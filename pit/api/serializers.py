@@ -6,7 +6,7 @@ import datetime as dt
 import re
 from collections.abc import Callable
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.validators import RegexValidator
 from django.utils.translation import gettext
@@ -16,6 +16,9 @@ from rest_framework import serializers
 
 from pit import game
 from pit.core.money import exponent, from_minor
+
+if TYPE_CHECKING:
+    from django.utils.functional import _StrOrPromise as StrOrPromise
 
 # The enums SPECTACULAR_SETTINGS names (ENUM_NAME_OVERRIDES), by their path here.
 FACT_CHOICES = sorted(game.FACTS)
@@ -134,7 +137,7 @@ def money_problem(value, *, positive: bool, currency: str | None = None) -> tupl
     """`value` as an amount, or what is wrong with it. `currency`: its decimals are the most taken
     (without one, 3: the most any currency has; the table's currency is checked when it is known)."""
     if not isinstance(value, str):
-        return None, MONEY_TYPE
+        return None, str(MONEY_TYPE)
     decimals = money_decimals(currency)
     allowed = (
         gettext("at most {decimals} ({currency})").format(decimals=decimals, currency=currency)
@@ -147,7 +150,7 @@ def money_problem(value, *, positive: bool, currency: str | None = None) -> tupl
         return None, MONEY_FORMAT.format(shown=shown(value), decimals=allowed)
     amount = Decimal(value)
     if positive and amount <= 0:
-        return None, MONEY_POSITIVE
+        return None, str(MONEY_POSITIVE)
     return amount, None
 
 
@@ -195,10 +198,10 @@ class IdentifierField(KitField, serializers.CharField):
     """A name something is known by (a slip number, a table code, a username): a string matching a
     declared ASCII pattern exactly, nothing trimmed, so that two that look the same are the same."""
 
-    def __init__(self, *, pattern: str, rule: str, what: str, max_length: int, **kwargs):
+    def __init__(self, *, pattern: str, rule: "StrOrPromise", what: "StrOrPromise", max_length: int, **kwargs):
         self.pattern = re.compile(pattern, re.ASCII)
         self.rule, self.what = rule, what
-        kwargs.setdefault("help_text", f"{what[0].upper()}{what[1:]}: {rule}.")
+        kwargs.setdefault("help_text", f"{str(what)[0].upper()}{str(what)[1:]}: {rule}.")
         super().__init__(max_length=max_length, trim_whitespace=False, **kwargs)
         # Checked in `problem` with one message; declared here too, for the schema's pattern.
         self.validators.append(RegexValidator(f"^{pattern}$"))

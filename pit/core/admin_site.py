@@ -47,6 +47,8 @@ RED_SUITS = frozenset({"H", "D"})
 # The mixins below are for ModelAdmin classes and call its methods: to the type checker they are one.
 # Django's admin classes are generic to the type checker only (not subscriptable at run time).
 if TYPE_CHECKING:
+    from django.utils.functional import _StrOrPromise as StrOrPromise
+
     _ModelAdmin = admin.ModelAdmin[Any]
     _TabularInline = admin.TabularInline[Any, Any]
 else:
@@ -173,7 +175,12 @@ def road_grid(cells: list[dict[str, Any]], rows: int = 6) -> list[list[dict[str,
     grid: list[list[dict[str, Any] | None]] = [[None] * columns for _ in range(rows)]
     for cell in cells:
         mark = cell.get("winner") or cell.get("colour")
-        grid[cell["row"]][cell["col"]] = {"ties": 0, **cell, "mark": mark, "mark_display": winner_word(mark)}
+        grid[cell["row"]][cell["col"]] = {
+            "ties": 0,
+            **cell,
+            "mark": mark,
+            "mark_display": winner_word(mark) if mark else "",
+        }
     return grid
 
 
@@ -329,7 +336,7 @@ class NoteForm(forms.Form):
 def note_action(
     *,
     service: Callable[[Any, Any, str], object],
-    description: str,
+    description: StrOrPromise,
     verb: str,
     permission: str = "change",
     done: str,
@@ -397,8 +404,8 @@ class PageLink:
     opens (a link to a model's list checks what the admin's list checks)."""
 
     key: str
-    label: str
-    description: str
+    label: StrOrPromise  # marked for translation: gettext_lazy
+    description: StrOrPromise
     url: Callable[[], str]
     allowed: Callable[[HttpRequest], bool]
     position: int = 100  # the header's order, left to right
@@ -414,7 +421,7 @@ def page_link_register(link: PageLink) -> PageLink:
 
 
 def model_page_link(
-    key: str, label: str, description: str, model_label: str, query: str = "", position: int = 100
+    key: str, label: StrOrPromise, description: StrOrPromise, model_label: str, query: str = "", position: int = 100
 ) -> PageLink:
     """A link to a model's admin list (with an optional query: a filter), shown to whoever may open it."""
 
@@ -434,17 +441,17 @@ def page_links(request: HttpRequest) -> list[dict[str, str]]:
     if user is None or not (user.is_active and user.is_staff):
         return []
     return [
-        {"key": link.key, "label": link.label, "url": link.url(), "description": link.description}
+        {"key": link.key, "label": str(link.label), "url": link.url(), "description": str(link.description)}
         for link in sorted(PAGE_LINKS.values(), key=lambda link: link.position)
         if link.allowed(request)
     ]
 
 
-model_page_link("tables", "Tables", "Open and close tables; current shoes.", "tables.Table", position=30)
+model_page_link("tables", _("Tables"), _("Open and close tables; current shoes."), "tables.Table", position=30)
 model_page_link(
     "open_violations",
-    "Open violations",
-    "Review with a note: acknowledge, resolve or dismiss.",
+    _("Open violations"),
+    _("Review with a note: acknowledge, resolve or dismiss."),
     "compliance.RuleViolation",
     "status__exact=open",
     position=40,

@@ -202,7 +202,7 @@ MESSAGES_FUNCTIONS = {"success": 1, "error": 1, "warning": 1, "info": 1, "debug"
 HTML_CALLS = frozenset({"format_html"})
 _PLACEHOLDER = re.compile(r"{[^{}]*}")
 # pit's own callables with labels people read, by position: name -> argument positions.
-LABELLED_CALLS = {"PageLink": (1, 2)}
+LABELLED_CALLS = {"PageLink": (1, 2), "model_page_link": (1, 2)}
 # Fields whose first positional argument is not the verbose name but the related model.
 RELATED_FIELDS = frozenset({"ForeignKey", "OneToOneField", "ManyToManyField"})
 # The dict keys whose value is a sentence for people (API error envelopes, messages).

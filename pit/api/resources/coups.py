@@ -167,7 +167,7 @@ def wager_values(wager, where: str, errors: dict[str, list[str]], currency: str 
     item: dict[str, Any] = {}
     for name, low, high in _WAGER_INTEGERS:
         if name not in wager:
-            errors[f"{where}.{name}"] = [_REQUIRED]
+            errors[f"{where}.{name}"] = [str(_REQUIRED)]
         else:
             value = wager[name]
             problem = _empty(_SEAT, value) if value is None else integer_problem(value, low, high)
@@ -176,7 +176,7 @@ def wager_values(wager, where: str, errors: dict[str, list[str]], currency: str 
             else:
                 item[name] = wager[name]
     if "bet" not in wager:
-        errors[f"{where}.bet"] = [_REQUIRED]
+        errors[f"{where}.bet"] = [str(_REQUIRED)]
     else:
         bet = wager["bet"]
         problem = _empty(_BET, bet) if bet is None or bet == "" else _BET.problem(bet)
@@ -185,7 +185,7 @@ def wager_values(wager, where: str, errors: dict[str, list[str]], currency: str 
         else:
             item["bet"] = wager["bet"]
     if "amount" not in wager:
-        errors[f"{where}.amount"] = [_REQUIRED]
+        errors[f"{where}.amount"] = [str(_REQUIRED)]
     else:
         amount = wager["amount"]
         item["amount"], problem = (
@@ -219,7 +219,7 @@ def coup_values(data) -> dict:
     errors: dict[str, list[str]] = {name[:40]: [gettext("Unknown field.")] for name in data if name not in _COUP_FIELDS}
     values: dict = {}
     if "number" not in data:
-        errors["number"] = [_REQUIRED]
+        errors["number"] = [str(_REQUIRED)]
     else:
         number = data["number"]
         problem = _empty(_NUMBER, number) if number is None else integer_problem(number, _NUMBER_MIN, _NUMBER_MAX)
@@ -230,7 +230,7 @@ def coup_values(data) -> dict:
     for hand, fewest, most in _HANDS:
         cards = data.get(hand)
         if hand not in data:
-            errors[hand] = [_REQUIRED]
+            errors[hand] = [str(_REQUIRED)]
             continue
         problem = _list_problem(cards, fewest, most)
         if problem:
@@ -246,7 +246,7 @@ def coup_values(data) -> dict:
         if problem:
             errors["dealt_at"] = [problem]
     elif "dealt_at" in data:
-        errors["dealt_at"] = [_NULL]
+        errors["dealt_at"] = [str(_NULL)]
     if data.get("reported_winner") is not None:
         problem = _WINNER.problem(data["reported_winner"])
         if problem:
