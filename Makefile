@@ -7,7 +7,7 @@ MANAGE := $(PY) manage.py
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install migrate bench lint fmt typecheck check check-deploy clean
+.PHONY: run test install migrate bench lint fmt typecheck check check-deploy clean messages compilemessages
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "pit needs Python 3.11 or newer"'
@@ -16,7 +16,24 @@ $(VENV)/.installed: pyproject.toml
 	$(PIP) install --quiet -e '.[dev]'
 	touch $@
 
-install: $(VENV)/.installed
+install: $(VENV)/.installed compilemessages
+
+# The translation catalogs (locale/*/LC_MESSAGES/*.po) compiled to the .mo files Django reads; the
+# .mo files are built, never committed. `make messages` extracts new strings into the catalogs.
+LOCALE_LANGUAGES := zh_Hant zh_Hans
+MESSAGES_IGNORE := --ignore=.venv --ignore=tests --ignore=docs --ignore=deploy --ignore=var --ignore=staticfiles \
+	--ignore=site --ignore='*/migrations/*' --ignore='pit/settings/*'
+compilemessages: $(VENV)/.installed
+	@if ! command -v msgfmt >/dev/null; then \
+	  echo "warning: no msgfmt (apt-get install gettext): the pages stay in English until the catalogs are compiled" >&2; \
+	else \
+	  for po in locale/*/LC_MESSAGES/*.po; do msgfmt --check --output-file=/dev/null "$$po" || exit 1; done; \
+	  $(MANAGE) compilemessages --ignore=.venv --verbosity 0; \
+	fi
+
+messages: $(VENV)/.installed
+	$(MANAGE) makemessages $(addprefix -l ,$(LOCALE_LANGUAGES)) $(MESSAGES_IGNORE) --no-obsolete --no-location
+	$(MANAGE) makemessages -d djangojs $(addprefix -l ,$(LOCALE_LANGUAGES)) $(MESSAGES_IGNORE) --no-obsolete --no-location
 
 migrate: install
 	$(MANAGE) migrate --noinput

@@ -31,7 +31,26 @@ def _needs_services(item) -> bool:
     return any(item.get_closest_marker(name) for name in SERVICE_MARKERS)
 
 
+def _catalogs_compile() -> None:
+    """The translation catalogs compiled where a .po is newer than its .mo (they are built, not
+    committed: `make install` compiles them; a bare `pytest` after editing a catalog does it here)."""
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    if not shutil.which("msgfmt"):
+        return
+    for po in sorted(Path(settings.BASE_DIR, "locale").glob("*/LC_MESSAGES/*.po")):
+        mo = po.with_suffix(".mo")
+        if not mo.exists() or mo.stat().st_mtime < po.stat().st_mtime:
+            partial = mo.with_suffix(f".mo.{os.getpid()}")
+            subprocess.run(["msgfmt", "--check", "-o", str(partial), str(po)], check=True)
+            partial.replace(mo)
+
+
 def pytest_configure(config):
+    if not hasattr(config, "workerinput"):  # the controller (or a run without xdist), before the workers
+        _catalogs_compile()
     # Here and not at collection: under xdist only the workers collect, and a worker's error in
     # collection reaches the controller as an internal error without its message.
     missing = [name for name, present in _available_services().items() if not present]

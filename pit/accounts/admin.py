@@ -10,7 +10,8 @@ from django.contrib.auth.forms import UserChangeForm, UserCreationForm
 from django.core.exceptions import PermissionDenied
 from django.template.response import TemplateResponse
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from pit.accounts.models import Device, Role, StaffToken
 from pit.accounts.services import STAFF_ROLES, device_create, device_revoke, staff_token_revoke, user_role_set
@@ -32,7 +33,7 @@ def _role_of(user) -> str:
 
 class RoleFormMixin(forms.Form):
     role = forms.ChoiceField(
-        choices=ROLE_CHOICES, required=False, help_text="What the user may see and change (pit.accounts.roles)."
+        choices=ROLE_CHOICES, required=False, help_text=_("What the user may see and change (pit.accounts.roles).")
     )
 
 
@@ -56,17 +57,17 @@ class PitUserAdmin(UserAdmin):
     list_filter = ("groups", "is_active", "is_staff", "is_superuser")
     fieldsets = (
         (None, {"fields": ("username", "password")}),
-        ("Role", {"fields": ("role",)}),
-        ("Personal info", {"fields": ("first_name", "last_name", "email")}),
-        ("Permissions", {"fields": ("is_active", "is_staff", "is_superuser")}),
-        ("Important dates", {"fields": ("last_login", "date_joined")}),
+        (_("Role"), {"fields": ("role",)}),
+        (_("Personal info"), {"fields": ("first_name", "last_name", "email")}),
+        (_("Permissions"), {"fields": ("is_active", "is_staff", "is_superuser")}),
+        (_("Important dates"), {"fields": ("last_login", "date_joined")}),
     )
     add_fieldsets = ((None, {"classes": ("wide",), "fields": ("username", "password1", "password2", "role")}),)
 
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related("groups")
 
-    @admin.display(description="role")
+    @admin.display(description=_("role"))
     def role(self, user):
         role = _role_of(user)
         return Role(role).label if role else "—"
@@ -84,7 +85,7 @@ admin.site.register(User, PitUserAdmin)
 
 class DeviceCreateForm(forms.Form):
     table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code")
-    name = forms.CharField(max_length=100, help_text="Unique at the table, e.g. 'shoe reader 1'.")
+    name = forms.CharField(max_length=100, help_text=_("Unique at the table, e.g. 'shoe reader 1'."))
 
 
 @admin.register(Device)
@@ -99,11 +100,11 @@ class DeviceAdmin(admin.ModelAdmin):
     fields = ("name", "table", "key_prefix", "created_at", "created_by", "revoked_at", "revoked_by")
     readonly_fields = fields
 
-    @admin.display(description="active", boolean=True, ordering="revoked_at")
+    @admin.display(description=_("active"), boolean=True, ordering="revoked_at")
     def active(self, device):
         return device.is_active
 
-    @admin.action(description="Revoke the selected devices' keys", permissions=["change"])
+    @admin.action(description=_("Revoke the selected devices' keys"), permissions=["change"])
     def revoke(self, request, queryset):
         revoked = 0
         for device in queryset:
@@ -117,7 +118,7 @@ class DeviceAdmin(admin.ModelAdmin):
                 revoked += 1
         self.message_user(
             request,
-            format_html("{} device key{} revoked.", revoked, "" if revoked == 1 else "s"),
+            ngettext("{count} device key revoked.", "{count} device keys revoked.", revoked).format(count=revoked),
             messages.SUCCESS,
         )
 
@@ -176,17 +177,21 @@ class StaffTokenAdmin(admin.ModelAdmin):
     fields = list_display[:3] + list_display[4:]
     readonly_fields = fields
 
-    @admin.display(description="live", boolean=True)
+    @admin.display(description=_("live"), boolean=True)
     def live(self, token):
         return token.revoked_at is None and token.expires_at > timezone.now()
 
-    @admin.action(description="Revoke the selected tokens", permissions=["change"])
+    @admin.action(description=_("Revoke the selected tokens"), permissions=["change"])
     def revoke(self, request, queryset):
         revoked = 0
         for token in queryset.filter(revoked_at__isnull=True):
             staff_token_revoke(token=token, user=request.user)
             revoked += 1
-        self.message_user(request, f"{revoked} token{'' if revoked == 1 else 's'} revoked.", messages.SUCCESS)
+        self.message_user(
+            request,
+            ngettext("{count} token revoked.", "{count} tokens revoked.", revoked).format(count=revoked),
+            messages.SUCCESS,
+        )
 
     def has_add_permission(self, request):
         return False  # the command shows the token once; the admin never could

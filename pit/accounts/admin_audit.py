@@ -20,6 +20,8 @@ from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from pghistory.models import Events, MiddlewareEvents
 
 from pit.accounts.audit import _EVENT_MODELS, event_changes, who_text
@@ -56,7 +58,7 @@ def staff_names() -> dict[int, str]:
 
 
 class PersonFilter(admin.SimpleListFilter):
-    title = "person"
+    title = _("person")
     parameter_name = "person"
 
     def lookups(self, request, model_admin):
@@ -72,7 +74,7 @@ class PersonFilter(admin.SimpleListFilter):
 class RecordFilter(admin.SimpleListFilter):
     """One record's events (?record=<its id>): the link "this record's history" on each row sets it."""
 
-    title = "record"
+    title = _("record")
     parameter_name = "record"
 
     def lookups(self, request, model_admin):
@@ -129,19 +131,19 @@ class AuditEventAdmin(admin.ModelAdmin):
 
     # ------------------------------------------------------------------ columns
 
-    @admin.display(description="when", ordering="pgh_created_at")
+    @admin.display(description=_("when"), ordering="pgh_created_at")
     def when(self, event):
         return timezone.localtime(event.pgh_created_at).strftime("%Y-%m-%d %H:%M:%S")
 
-    @admin.display(description="who")
+    @admin.display(description=_("who"))
     def who(self, event):
         return who_text(event.pgh_context, staff_names())
 
-    @admin.display(description="what", ordering="pgh_label")
+    @admin.display(description=_("what"), ordering="pgh_label")
     def action(self, event):
         return {"insert": "created", "update": "changed", "delete": "deleted"}.get(event.pgh_label, event.pgh_label)
 
-    @admin.display(description="record")
+    @admin.display(description=_("record"))
     def record(self, event):
         tracked = event._meta.get_field("pgh_obj").related_model
         name = event.pit_record_text
@@ -150,10 +152,10 @@ class AuditEventAdmin(admin.ModelAdmin):
         url = event.pit_record_url
         if url:
             parts[0] = format_html('<a href="{}">{}</a>', url, parts[0])
-        parts.append(format_html('<a href="{}" class="pit-quiet">its history</a>', history))
+        parts.append(format_html(gettext('<a href="{}" class="pit-quiet">its history</a>'), history))
         return format_html_join(" · ", "{}", ((part,) for part in parts))
 
-    @admin.display(description="what changed (before → after)")
+    @admin.display(description=_("what changed (before → after)"))
     def changes(self, event):
         rows = event.pit_changes
         if event.pgh_label == "delete":
@@ -165,7 +167,7 @@ class AuditEventAdmin(admin.ModelAdmin):
             format_html_join("", "<li><strong>{}</strong>: {} → {}</li>", rows),
         )
 
-    @admin.display(description="how")
+    @admin.display(description=_("how"))
     def how(self, event):
         context = event.pgh_context or {}
         parts = [f"{key}: {context[key]}" for key in ("url", "address", "task") if context.get(key)]
@@ -280,17 +282,20 @@ for aggregate in (Events, MiddlewareEvents):
 
 
 class VerifyForm(forms.Form):
-    first_day = forms.DateField(label="From gaming day", widget=forms.DateInput(attrs={"type": "date"}))
-    last_day = forms.DateField(label="To gaming day", widget=forms.DateInput(attrs={"type": "date"}))
+    first_day = forms.DateField(label=_("From gaming day"), widget=forms.DateInput(attrs={"type": "date"}))
+    last_day = forms.DateField(label=_("To gaming day"), widget=forms.DateInput(attrs={"type": "date"}))
 
     def clean(self):
         data = super().clean() or {}
         first, last = data.get("first_day"), data.get("last_day")
         if first and last:
             if last < first:
-                self.add_error("last_day", "The last day comes before the first.")
+                self.add_error("last_day", gettext("The last day comes before the first."))
             elif (last - first).days + 1 > VERIFY_MAX_DAYS:
-                self.add_error("last_day", f"At most {VERIFY_MAX_DAYS} gaming days at a time.")
+                self.add_error(
+                    "last_day",
+                    gettext("At most {verify_max_days} gaming days at a time.").format(verify_max_days=VERIFY_MAX_DAYS),
+                )
         return data
 
 
@@ -304,7 +309,7 @@ def verify_records_view(request):
     days and every other fact's stream through the records service (a shoe's break is recorded as a
     violation, once) and show the result."""
     if not verify_allowed(request):
-        raise PermissionDenied("Verifying the records is for auditors.")
+        raise PermissionDenied(gettext("Verifying the records is for auditors."))
     today = current_gaming_day()
     form = VerifyForm(request.POST or None, initial={"first_day": today - dt.timedelta(days=1), "last_day": today})
     result = streams = None
@@ -329,8 +334,8 @@ def verify_records_view(request):
 page_link_register(
     PageLink(
         "verify_records",
-        "Verify the records",
-        "Check the hash chains of a range of gaming days; a break is recorded as a violation.",
+        _("Verify the records"),
+        _("Check the hash chains of a range of gaming days; a break is recorded as a violation."),
         url=lambda: reverse("verify-records"),
         allowed=verify_allowed,
         position=80,
@@ -338,8 +343,8 @@ page_link_register(
 )
 model_page_link(
     "audit_trail",
-    "Audit trail",
-    "Who changed what and when: violations' reviews (the other records' trails are on the start page).",
+    _("Audit trail"),
+    _("Who changed what and when: violations' reviews (the other records' trails are on the start page)."),
     "compliance.RuleViolationAuditEvent",
     position=90,
 )

@@ -26,6 +26,7 @@ import pghistory.middleware
 import pghistory.runtime
 from django.core.handlers.wsgi import WSGIRequest
 from django.db.models.signals import post_delete, post_save
+from django.utils.translation import gettext
 
 from pit.core.db import is_postgresql
 
@@ -274,13 +275,13 @@ def _comparable(value):
 def _on_save(sender, instance, created, raw=False, using="default", **kwargs):
     if raw or is_postgresql(using):
         return
-    event_record(instance, label="insert" if created else "update", using=using)
+    event_record(instance, label=gettext("insert") if created else gettext("update"), using=using)
 
 
 def _on_delete(sender, instance, using="default", **kwargs):
     if is_postgresql(using):
         return
-    event_record(instance, label="delete", using=using)
+    event_record(instance, label=gettext("delete"), using=using)
 
 
 def receivers_connect() -> None:

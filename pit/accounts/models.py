@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from pit.accounts.audit import audit_track
 
@@ -10,14 +11,14 @@ from pit.accounts.audit import audit_track
 class Role(models.TextChoices):
     """The roles, as Django group names (created by a migration)."""
 
-    PIT_BOSS = "pit boss", "Pit boss"
-    ACCOUNTANT = "accountant", "Accountant"
-    AUDITOR = "auditor", "Auditor"
-    CAGE = "cage", "Cage"
-    HOST = "host", "Host"
-    COMPLIANCE = "compliance", "Compliance"
-    SURVEILLANCE = "surveillance", "Surveillance"
-    FLOOR_DEVICE = "floor device", "Floor device"
+    PIT_BOSS = "pit boss", _("Pit boss")
+    ACCOUNTANT = "accountant", _("Accountant")
+    AUDITOR = "auditor", _("Auditor")
+    CAGE = "cage", _("Cage")
+    HOST = "host", _("Host")
+    COMPLIANCE = "compliance", _("Compliance")
+    SURVEILLANCE = "surveillance", _("Surveillance")
+    FLOOR_DEVICE = "floor device", _("Floor device")
 
 
 @audit_track("DeviceAuditEvent", exclude=("key_hash",))
@@ -60,7 +61,7 @@ class StaffToken(models.Model):
     valid until `expires_at` (PIT_STAFF_TOKEN_DAYS at most) unless revoked first."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="staff_tokens")
-    name = models.CharField(max_length=100, blank=True, help_text="What the token is for, e.g. 'reporting script'.")
+    name = models.CharField(max_length=100, blank=True, help_text=_("What the token is for, e.g. 'reporting script'."))
     key_prefix = models.CharField(max_length=12, unique=True, editable=False)
     key_hash = models.CharField(max_length=64, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -111,4 +112,22 @@ class AuditedUser(User):
 
     class Meta:
         proxy = True
-        verbose_name = "user (audited)"
+        verbose_name = _("user (audited)")
+
+
+class LanguagePreference(models.Model):
+    """A staff user's own language for the admin (pit.accounts.language): it wins over the browser's
+    Accept-Language; none set, the browser's (or English) is used. Not a fact: a person changes it."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="language_preference", verbose_name=_("user")
+    )
+    language = models.CharField(_("language"), max_length=16, choices=settings.LANGUAGES)
+    changed_at = models.DateTimeField(_("changed at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("language preference")
+        verbose_name_plural = _("language preferences")
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.language}"

@@ -11,6 +11,7 @@ from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from pit.accounts.models import Device, Role, StaffToken
 
@@ -46,9 +47,15 @@ def device_create(*, table, name: str, user=None) -> tuple[Device, str]:
     """A new floor device for `table` and its API key, returned only here: only its hash is kept."""
     name = (name or "").strip()
     if not name:
-        raise ValidationError({"name": "Name the device, e.g. 'shoe reader 1'."})
+        raise ValidationError({"name": gettext("Name the device, e.g. 'shoe reader 1'.")})
     if Device.objects.filter(table=table, name=name).exists():
-        raise ValidationError({"name": f"Table {table.code} has a device named {name!r} already."})
+        raise ValidationError(
+            {
+                "name": gettext("Table {table_code} has a device named {name!r} already.").format(
+                    table_code=table.code, name=name
+                )
+            }
+        )
     while True:
         prefix = secrets.token_hex(DEVICE_KEY_PREFIX_BYTES)
         if not Device.objects.filter(key_prefix=prefix).exists():
@@ -95,9 +102,9 @@ def staff_token_create(*, user, name: str = "", days: int | None = None, created
     limit = settings.PIT_STAFF_TOKEN_DAYS
     days = limit if days is None else days
     if not isinstance(days, int) or not 1 <= days <= limit:
-        raise ValidationError({"days": f"A token is valid for 1 to {limit} days."})
+        raise ValidationError({"days": gettext("A token is valid for 1 to {limit} days.").format(limit=limit)})
     if not user.is_active or not user.is_staff:
-        raise ValidationError({"user": f"{user} is not an active staff user."})
+        raise ValidationError({"user": gettext("{user} is not an active staff user.").format(user=user)})
     while True:
         prefix = secrets.token_hex(DEVICE_KEY_PREFIX_BYTES)
         if (
@@ -155,7 +162,9 @@ def user_role_set(*, user, role: str) -> None:
     """`user` holds `role` (one of STAFF_ROLES) and no other role; "" takes every role away. Groups
     that are not roles are left as they are."""
     if role and role not in STAFF_ROLES:
-        raise ValidationError({"role": f"Unknown role {role!r}; one of {', '.join(STAFF_ROLES)}."})
+        raise ValidationError(
+            {"role": gettext("Unknown role {role!r}; one of {names}.").format(role=role, names=", ".join(STAFF_ROLES))}
+        )
     user.groups.remove(*Group.objects.filter(name__in=[name for name in Role.values if name != role]))
     if role:
         user.groups.add(Group.objects.get(name=role))
@@ -165,9 +174,11 @@ def user_role_set(*, user, role: str) -> None:
 def user_create_with_role(*, username: str, password: str, role: str, email: str = ""):
     """A staff user (admin login) in the group of `role` ("pit boss", "accountant", "auditor")."""
     if role not in Role.values:
-        raise ValidationError({"role": f"Unknown role {role!r}; one of {', '.join(Role.values)}."})
+        raise ValidationError(
+            {"role": gettext("Unknown role {role!r}; one of {names}.").format(role=role, names=", ".join(Role.values))}
+        )
     if role == Role.FLOOR_DEVICE:
-        raise ValidationError({"role": "Floor devices authenticate with an API key, not as staff users."})
+        raise ValidationError({"role": gettext("Floor devices authenticate with an API key, not as staff users.")})
     user = get_user_model()(username=username, email=email, is_staff=True)
     user.set_password(password)
     user.full_clean(exclude=["password"])

@@ -24,6 +24,8 @@ from django.contrib.auth import logout
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from django_otp import login as otp_login
 from django_otp import user_has_device
 from django_otp.plugins.otp_totp.models import TOTPDevice
@@ -51,11 +53,11 @@ class TwoFactorLoginForm(AdminAuthenticationForm):
     """The admin login: username, password and, for a user with an authenticator, its current code."""
 
     otp_token = forms.CharField(
-        label="Authenticator code",
+        label=_("Authenticator code"),
         required=False,
         max_length=8,
         widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric"}),
-        help_text="The six digits your authenticator app shows (staff enrolled in two-factor login).",
+        help_text=_("The six digits your authenticator app shows (staff enrolled in two-factor login)."),
     )
 
     def confirm_login_allowed(self, user: Any) -> None:
@@ -65,9 +67,11 @@ class TwoFactorLoginForm(AdminAuthenticationForm):
             return  # not enrolled: signs in to the enrollment page only, if two-factor login is required
         token = (self.cleaned_data.get("otp_token") or "").strip()
         if not token:
-            raise forms.ValidationError("Enter the code your authenticator app shows.", code="otp_required")
+            raise forms.ValidationError(gettext("Enter the code your authenticator app shows."), code="otp_required")
         if not device.verify_token(token):
-            raise forms.ValidationError("That authenticator code is not valid; try the current one.", code="otp")
+            raise forms.ValidationError(
+                gettext("That authenticator code is not valid; try the current one."), code="otp"
+            )
         user.otp_device = device  # django-otp's user_logged_in handler verifies the session with it
 
 
@@ -98,7 +102,7 @@ class TwoFactorRequiredMiddleware:
 
 
 class EnrollForm(forms.Form):
-    otp_token = forms.CharField(label="Code from the app", max_length=8, strip=True)
+    otp_token = forms.CharField(label=_("Code from the app"), max_length=8, strip=True)
 
 
 def qr_svg(text: str) -> str:
@@ -122,9 +126,9 @@ def enroll_view(request: HttpRequest) -> HttpResponse:
             device.confirmed = True
             device.save(update_fields=["confirmed"])
             otp_login(request, device)
-            messages.success(request, "Two-factor login is on: you will be asked for a code at every login.")
+            messages.success(request, gettext("Two-factor login is on: you will be asked for a code at every login."))
             return HttpResponseRedirect(reverse("admin:index"))
-        form.add_error("otp_token", "That code is not valid; enter the one the app shows now.")
+        form.add_error("otp_token", gettext("That code is not valid; enter the one the app shows now."))
     context = {
         **site.each_context(request),
         "title": "Two-factor login",

@@ -5,6 +5,7 @@ Reuse these (they are the defaults in REST_FRAMEWORK): a view needs nothing but 
 """
 
 from django.utils.functional import cached_property
+from django.utils.translation import gettext
 from rest_framework import authentication, exceptions
 
 from pit.accounts.access import auth_blocked_for, auth_failure_record, client_address
@@ -113,7 +114,7 @@ class DeviceKeyAuthentication(authentication.BaseAuthentication):
             return None
         device = _authenticate_throttled(request, key, lambda key: device_authenticate(key=key))
         if device is None:
-            raise exceptions.AuthenticationFailed("The API key is unknown or revoked.")
+            raise exceptions.AuthenticationFailed(gettext("The API key is unknown or revoked."))
         return DevicePrincipal(device), device
 
     def authenticate_header(self, request) -> str:
@@ -132,7 +133,7 @@ class StaffTokenAuthentication(authentication.BaseAuthentication):
             return None
         token = _authenticate_throttled(request, key, lambda key: staff_token_authenticate(key=key))
         if token is None:
-            raise exceptions.AuthenticationFailed("The token is unknown, expired or revoked.")
+            raise exceptions.AuthenticationFailed(gettext("The token is unknown, expired or revoked."))
         return token.user, token
 
     def authenticate_header(self, request) -> str:

@@ -18,6 +18,8 @@ from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DataError, IntegrityError
 from django.http import Http404
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
@@ -33,7 +35,7 @@ ROOT = "body"
 class Unprocessable(exceptions.APIException):
     status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
     default_code = "unprocessable"
-    default_detail = "The request cannot be processed."
+    default_detail = _("The request cannot be processed.")
 
 
 class ConflictError(exceptions.APIException):
@@ -41,7 +43,7 @@ class ConflictError(exceptions.APIException):
 
     status_code = status.HTTP_409_CONFLICT
     default_code = "conflict"
-    default_detail = "The request clashes with another one."
+    default_detail = _("The request clashes with another one.")
 
     def __init__(self, detail=None, code=None, details=None):
         super().__init__(detail, code)
@@ -142,7 +144,9 @@ def exception_response(exc) -> Response | None:
     if isinstance(exc, RequestDataTooBig):
         exc = too_large()
     if isinstance(exc, DjangoValidationError):
-        return error_response(400, "invalid", "The request has errors; see `errors`.", django_validation_errors(exc))
+        return error_response(
+            400, "invalid", gettext("The request has errors; see `errors`."), django_validation_errors(exc)
+        )
     if isinstance(exc, Conflict):
         return error_response(409, "conflict", exc.message, exc.errors, exc.details)
     if isinstance(exc, DataError):
@@ -150,17 +154,21 @@ def exception_response(exc) -> Response | None:
         return error_response(
             400,
             "invalid",
-            "A value in the request cannot be stored (out of range or not representable); nothing was written.",
+            gettext(
+                "A value in the request cannot be stored (out of range or not representable); nothing was written."
+            ),
         )
     if isinstance(exc, IntegrityError):
         logger.warning("API request lost a race: %s", exc)
-        return error_response(409, "conflict", "The request clashed with a concurrent write; send it again.")
+        return error_response(409, "conflict", gettext("The request clashed with a concurrent write; send it again."))
     if isinstance(exc, Http404):
         return error_response(404, "not_found", str(exc) or "Not found.")
     if isinstance(exc, DjangoPermissionDenied):
         return error_response(403, "permission_denied", str(exc) or "You may not do this.")
     if isinstance(exc, exceptions.ValidationError):
-        return error_response(400, "invalid", "The request has errors; see `errors`.", flatten_errors(exc.detail))
+        return error_response(
+            400, "invalid", gettext("The request has errors; see `errors`."), flatten_errors(exc.detail)
+        )
     if isinstance(exc, exceptions.APIException):
         headers: dict[str, str] = {}
         auth_header = getattr(exc, "auth_header", None)  # NotAuthenticated/AuthenticationFailed, set by the view
@@ -193,5 +201,5 @@ def exception_handler(exc, context) -> Response:
     response = exception_response(exc)
     if response is None:
         logger.exception("API error in %s", context.get("view").__class__.__name__, exc_info=exc)
-        response = error_response(500, "server_error", "Something went wrong on our side; it is logged.")
+        response = error_response(500, "server_error", gettext("Something went wrong on our side; it is logged."))
     return response

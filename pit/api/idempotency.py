@@ -12,6 +12,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 from django.db.models import Field
 from django.utils import timezone
+from django.utils.translation import gettext
 from rest_framework import serializers
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
@@ -139,12 +140,16 @@ def _claim(request, key: str, fingerprint: str) -> tuple[int | None, Response | 
             continue
         if existing.request_hash != fingerprint:
             raise Unprocessable(
-                f"This {HEADER} was used for a different request "
-                f"({existing.method} {existing.path} with another "
-                "body); send a new key for a new request."
+                gettext(
+                    "This {header} was used for a different request ({existing_method} "
+                    "{existing_path} with another body); send a new key for a new request."
+                ).format(header=HEADER, existing_method=existing.method, existing_path=existing.path)
             )
         return None, _replay(existing)
-    raise ConflictError(f"The {HEADER} could not be taken; retry in a moment.", details={"retry_after_seconds": 1})
+    raise ConflictError(
+        gettext("The {header} could not be taken; retry in a moment.").format(header=HEADER),
+        details={"retry_after_seconds": 1},
+    )
 
 
 def _answer(response) -> tuple[int, str]:
@@ -161,7 +166,7 @@ def idempotent(handler):
             return handler(view, request, *args, **kwargs)
         key = key.strip()
         if not key or len(key) > 255 or not key.isprintable():
-            raise serializers.ValidationError({HEADER: ["Send 1 to 255 printable characters, e.g. a UUID."]})
+            raise serializers.ValidationError({HEADER: [gettext("Send 1 to 255 printable characters, e.g. a UUID.")]})
         fingerprint = request_hash(request.method, request.path, request.data)  # 400/415 here store nothing
         record_pk = None
         try:

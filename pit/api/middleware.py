@@ -3,6 +3,7 @@
 or fail deep inside a view. One check here covers every parameter of every API view."""
 
 from django.http import JsonResponse
+from django.utils.translation import gettext
 
 from pit.api.errors import error_body
 
@@ -26,6 +27,6 @@ class AsciiNumbersInQueryMiddleware:
                 if _non_ascii_numeral(value) or _non_ascii_numeral(name)
             }
             if errors:
-                body = error_body(400, "invalid", "The request has errors; see `errors`.", errors)
+                body = error_body(400, "invalid", gettext("The request has errors; see `errors`."), errors)
                 return JsonResponse(body, status=400)
         return self.get_response(request)

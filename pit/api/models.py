@@ -2,11 +2,12 @@
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class IdempotencyStatus(models.TextChoices):
-    IN_PROGRESS = "in_progress", "In progress"
-    COMPLETED = "completed", "Completed"
+    IN_PROGRESS = "in_progress", _("In progress")
+    COMPLETED = "completed", _("Completed")
 
 
 class IdempotencyKey(models.Model):
@@ -23,12 +24,12 @@ class IdempotencyKey(models.Model):
     )
     method = models.CharField(max_length=10)
     path = models.CharField(max_length=500)
-    request_hash = models.CharField(max_length=64, help_text="SHA-256 of method, path and the canonical JSON body.")
+    request_hash = models.CharField(max_length=64, help_text=_("SHA-256 of method, path and the canonical JSON body."))
     status = models.CharField(max_length=12, choices=IdempotencyStatus.choices, default=IdempotencyStatus.IN_PROGRESS)
-    locked_at = models.DateTimeField(help_text="When the request now running took the key.")
+    locked_at = models.DateTimeField(help_text=_("When the request now running took the key."))
     response_status = models.PositiveSmallIntegerField(null=True, blank=True)
     # JSON text, not jsonb: an answer may echo a field name with \u0000, which jsonb refuses.
-    response_body = models.TextField(blank=True, default="", help_text="The answer's JSON body, as sent.")
+    response_body = models.TextField(blank=True, default="", help_text=_("The answer's JSON body, as sent."))
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField(db_index=True)
 

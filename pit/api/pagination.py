@@ -5,6 +5,7 @@ ASCII digits only, no sign, no space, within bounds; anything else is a 400 nami
 import re
 from typing import Any
 
+from django.utils.translation import gettext
 from rest_framework import serializers
 from rest_framework.pagination import PageNumberPagination
 
@@ -19,15 +20,23 @@ def query_whole(params, name: str, *, most: int | None = None) -> int | None:
     if not values:
         return None
     if len(values) > 1:
-        raise serializers.ValidationError({name: ["Give this parameter once."]})
+        raise serializers.ValidationError({name: [gettext("Give this parameter once.")]})
     value = values[0]
     if not _WHOLE.fullmatch(value):
         raise serializers.ValidationError(
-            {name: [f"Send a whole number from 1 in ASCII digits; {shown(value)} is not one."]}
+            {
+                name: [
+                    gettext("Send a whole number from 1 in ASCII digits; {value} is not one.").format(
+                        value=shown(value)
+                    )
+                ]
+            }
         )
     number = int(value)
     if most is not None and number > most:
-        raise serializers.ValidationError({name: [f"Ensure this value is less than or equal to {most}."]})
+        raise serializers.ValidationError(
+            {name: [gettext("Ensure this value is less than or equal to {most}.").format(most=most)]}
+        )
     return number
 
 

@@ -9,6 +9,7 @@ import json
 from decimal import Decimal
 
 from django.conf import settings
+from django.utils.translation import gettext
 from rest_framework import exceptions, status
 from rest_framework.parsers import JSONParser, get_encoding  # type: ignore[attr-defined]
 from rest_framework.utils.json import strict_constant
@@ -56,9 +57,9 @@ class PitJSONParser(JSONParser):
             decoded = codecs.getreader(get_encoding(parser_context or {}))(stream)
             data = json.load(decoded, object_pairs_hook=pairs_hook, parse_float=Decimal, parse_constant=strict_constant)
         except RecursionError:
-            raise exceptions.ParseError("JSON parse error - the body nests too deeply.") from None
+            raise exceptions.ParseError(gettext("JSON parse error - the body nests too deeply.")) from None
         except ValueError as exc:
-            raise exceptions.ParseError(f"JSON parse error - {str(exc)[:200]}") from None
+            raise exceptions.ParseError(gettext("JSON parse error - {value}").format(value=str(exc)[:200])) from None
         if duplicated:
             raise exceptions.ValidationError(duplicate_keys(data))
         return data
@@ -76,7 +77,7 @@ def duplicate_keys(data, path: str = "") -> dict[str, list[str]]:
     if isinstance(data, dict):
         for key in getattr(data, "keys_twice", ()):
             where = f"{path}.{key[:40]}" if path else key[:40]
-            errors[where] = ["This key is given more than once in its object; send each field once."]
+            errors[where] = [gettext("This key is given more than once in its object; send each field once.")]
         for key, value in data.items():
             errors.update(duplicate_keys(value, f"{path}.{key[:40]}" if path else key[:40]))
     elif isinstance(data, list):

@@ -11,6 +11,7 @@ device for BB1 gets 403 on BB2's shoes. Reports: `read_permissions = ("accounts.
 and no device access.
 """
 
+from django.utils.translation import gettext
 from rest_framework import exceptions, permissions
 
 from pit.api.authentication import DevicePrincipal
@@ -39,18 +40,20 @@ class PitAccess(permissions.BasePermission):
             if kind in getattr(view, "device_access", frozenset()):
                 return True
             raise exceptions.PermissionDenied(
-                "Floor devices cannot read this resource."
+                gettext("Floor devices cannot read this resource.")
                 if kind == READ
-                else "Floor devices cannot write to this resource."
+                else gettext("Floor devices cannot write to this resource.")
             )
         if not user.is_active:
             return False
         needed = getattr(view, "read_permissions" if kind == READ else "write_permissions", None)
         if needed is None:  # a view that declares nothing is closed to staff rather than open
-            raise exceptions.PermissionDenied("This resource is for floor devices only.")
+            raise exceptions.PermissionDenied(gettext("This resource is for floor devices only."))
         missing = [perm for perm in needed if not user.has_perm(perm)]
         if missing:
-            raise exceptions.PermissionDenied(f"Your role lacks the permission {', '.join(missing)}.")
+            raise exceptions.PermissionDenied(
+                gettext("Your role lacks the permission {names}.").format(names=", ".join(missing))
+            )
         return True
 
 
@@ -59,5 +62,7 @@ def ensure_table_access(request, table) -> None:
     user = request.user
     if isinstance(user, DevicePrincipal) and user.device.table_id != table.pk:
         raise exceptions.PermissionDenied(
-            f"This device is registered for table {user.device.table.code}, not {table.code}."
+            gettext("This device is registered for table {code}, not {table_code}.").format(
+                code=user.device.table.code, table_code=table.code
+            )
         )

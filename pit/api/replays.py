@@ -17,6 +17,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from django.utils.translation import gettext
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
@@ -91,7 +92,9 @@ def recorded_once(
     found = differences(serializer_class, values, as_posted(record), context=context)
     if found:
         raise Conflict(
-            f"{what} is recorded already with other values ({', '.join(found)}); a recorded fact is never changed.",
+            gettext("{what} is recorded already with other values ({names}); a recorded fact is never changed.").format(
+                what=what, names=", ".join(found)
+            ),
             errors=found,
             existing_id=getattr(record, "pk", None),
         )

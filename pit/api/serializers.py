@@ -6,14 +6,19 @@ import datetime as dt
 import re
 from collections.abc import Callable
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.validators import RegexValidator
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from pit import game
 from pit.core.money import exponent, from_minor
+
+if TYPE_CHECKING:
+    from django.utils.functional import _StrOrPromise as StrOrPromise
 
 # The enums SPECTACULAR_SETTINGS names (ENUM_NAME_OVERRIDES), by their path here.
 FACT_CHOICES = sorted(game.FACTS)
@@ -34,7 +39,7 @@ def shown(value) -> str:
         if len(value) > SHOWN_CHARACTERS:
             return f"{value[:SHOWN_CHARACTERS]!r}... ({len(value)} characters)"
         return repr(value)
-    return f"a JSON {json_type(value)}"
+    return gettext("a JSON {type}").format(type=json_type(value))
 
 
 def json_type(value) -> str:
@@ -63,7 +68,7 @@ class StrictSerializer(serializers.Serializer):
         unknown = {}
         if isinstance(data, dict):
             writable = {name for name, field in self.fields.items() if not field.read_only}
-            unknown = {name[:SHOWN_CHARACTERS]: ["Unknown field."] for name in data if name not in writable}
+            unknown = {name[:SHOWN_CHARACTERS]: [gettext("Unknown field.")] for name in data if name not in writable}
         try:
             value = super().to_internal_value(data)
         except serializers.ValidationError as exc:
@@ -75,9 +80,9 @@ class StrictSerializer(serializers.Serializer):
         return value
 
 
-INTEGER_TYPE = "Send a whole number as a JSON integer (e.g. 5), not {shown}."
-INTEGER_MIN = "Ensure this value is greater than or equal to {low}."
-INTEGER_MAX = "Ensure this value is less than or equal to {high}."
+INTEGER_TYPE = _("Send a whole number as a JSON integer (e.g. 5), not {shown}.")
+INTEGER_MIN = _("Ensure this value is greater than or equal to {low}.")
+INTEGER_MAX = _("Ensure this value is less than or equal to {high}.")
 
 
 def integer_problem(value, low: int, high: int) -> str | None:
@@ -113,12 +118,12 @@ class IntegerField(KitField, serializers.IntegerField):
 MONEY_PATTERN = r"^[0-9]{1,15}(\.[0-9]{1,3})?$"
 SIGNED_MONEY_PATTERN = r"^-?[0-9]{1,15}(\.[0-9]{1,3})?$"
 _MONEY = re.compile(r"[0-9]{1,15}(\.[0-9]+)?", re.ASCII)
-MONEY_TYPE = 'Send the amount as a decimal string, e.g. "125.50"; JSON numbers are not accepted for money.'
-MONEY_FORMAT = (
+MONEY_TYPE = _('Send the amount as a decimal string, e.g. "125.50"; JSON numbers are not accepted for money.')
+MONEY_FORMAT = _(
     "{shown} is not a decimal amount: ASCII digits, at most 15 before the point and {decimals} after it, "
     'no sign, e.g. "125.50".'
 )
-MONEY_POSITIVE = "The amount must be more than zero."
+MONEY_POSITIVE = _("The amount must be more than zero.")
 
 
 def money_decimals(currency: str | None) -> int:
@@ -132,18 +137,20 @@ def money_problem(value, *, positive: bool, currency: str | None = None) -> tupl
     """`value` as an amount, or what is wrong with it. `currency`: its decimals are the most taken
     (without one, 3: the most any currency has; the table's currency is checked when it is known)."""
     if not isinstance(value, str):
-        return None, MONEY_TYPE
+        return None, str(MONEY_TYPE)
     decimals = money_decimals(currency)
     allowed = (
-        f"at most {decimals} ({currency})"
+        gettext("at most {decimals} ({currency})").format(decimals=decimals, currency=currency)
         if currency
-        else f"at most {decimals} (fewer where the table's currency has fewer: EUR 2, JPY 0)"
+        else gettext("at most {decimals} (fewer where the table's currency has fewer: EUR 2, JPY 0)").format(
+            decimals=decimals
+        )
     )
     if not _MONEY.fullmatch(value) or ("." in value and len(value.partition(".")[2]) > decimals):
         return None, MONEY_FORMAT.format(shown=shown(value), decimals=allowed)
     amount = Decimal(value)
     if positive and amount <= 0:
-        return None, MONEY_POSITIVE
+        return None, str(MONEY_POSITIVE)
     return amount, None
 
 
@@ -183,18 +190,18 @@ class SignedMoneyField(MoneyField):
     """Money in an answer that may be below zero (a variance, a balance)."""
 
 
-IDENTIFIER_TYPE = "Send {what} as a JSON string, not {shown}."
-IDENTIFIER_FORMAT = "{shown} is not {what}: {rule}."
+IDENTIFIER_TYPE = _("Send {what} as a JSON string, not {shown}.")
+IDENTIFIER_FORMAT = _("{shown} is not {what}: {rule}.")
 
 
 class IdentifierField(KitField, serializers.CharField):
     """A name something is known by (a slip number, a table code, a username): a string matching a
     declared ASCII pattern exactly, nothing trimmed, so that two that look the same are the same."""
 
-    def __init__(self, *, pattern: str, rule: str, what: str, max_length: int, **kwargs):
+    def __init__(self, *, pattern: str, rule: "StrOrPromise", what: "StrOrPromise", max_length: int, **kwargs):
         self.pattern = re.compile(pattern, re.ASCII)
         self.rule, self.what = rule, what
-        kwargs.setdefault("help_text", f"{what[0].upper()}{what[1:]}: {rule}.")
+        kwargs.setdefault("help_text", f"{str(what)[0].upper()}{str(what)[1:]}: {rule}.")
         super().__init__(max_length=max_length, trim_whitespace=False, **kwargs)
         # Checked in `problem` with one message; declared here too, for the schema's pattern.
         self.validators.append(RegexValidator(f"^{pattern}$"))
@@ -226,7 +233,9 @@ class LookupField(IdentifierField):
             return code
         row = self.queryset.filter(**{self.slug_field: code}).first()
         if row is None:
-            raise serializers.ValidationError(f"There is no {self.what} {shown(code)}.", code="invalid")
+            raise serializers.ValidationError(
+                gettext("There is no {what} {shown}.").format(what=self.what, shown=shown(code)), code="invalid"
+            )
         return row
 
     def to_representation(self, value):
@@ -236,8 +245,8 @@ class LookupField(IdentifierField):
 def table_code_field(**kwargs) -> IdentifierField:
     return IdentifierField(
         pattern=r"[A-Za-z0-9][A-Za-z0-9_-]{0,19}",
-        rule="1 to 20 ASCII letters, digits, - or _",
-        what="a table code",
+        rule=_("1 to 20 ASCII letters, digits, - or _"),
+        what=_("a table code"),
         max_length=20,
         **kwargs,
     )
@@ -246,8 +255,8 @@ def table_code_field(**kwargs) -> IdentifierField:
 def username_field(**kwargs) -> IdentifierField:
     return IdentifierField(
         pattern=r"[A-Za-z0-9_.@+-]{1,150}",
-        rule="1 to 150 ASCII letters, digits and @.+-_",
-        what="a username",
+        rule=_("1 to 150 ASCII letters, digits and @.+-_"),
+        what=_("a username"),
         max_length=150,
         **kwargs,
     )
@@ -256,8 +265,8 @@ def username_field(**kwargs) -> IdentifierField:
 def bet_field(**kwargs) -> IdentifierField:
     return IdentifierField(
         pattern=r"[a-z][a-z0-9_]{0,19}",
-        rule="a bet of the table's paytable: 1 to 20 lowercase ASCII letters, digits or _, e.g. banker",
-        what="a bet",
+        rule=_("a bet of the table's paytable: 1 to 20 lowercase ASCII letters, digits or _, e.g. banker"),
+        what=_("a bet"),
         max_length=20,
         **kwargs,
     )
@@ -266,15 +275,15 @@ def bet_field(**kwargs) -> IdentifierField:
 def card_field(**kwargs) -> IdentifierField:
     return IdentifierField(
         pattern=r"[0-9A-Za-z]{2,3}",
-        rule='rank A,2-9,T (or 10),J,Q,K then suit S,H,D,C, e.g. "5H"',
-        what="a card code",
+        rule=_('rank A,2-9,T (or 10),J,Q,K then suit S,H,D,C, e.g. "5H"'),
+        what=_("a card code"),
         max_length=3,
         **kwargs,
     )
 
 
-TEXT_TYPE = "Send text as a JSON string, not {shown}."
-TEXT_CONTROL = "Text cannot hold control characters (a NUL byte, an escape); only line breaks and tabs."
+TEXT_TYPE = _("Send text as a JSON string, not {shown}.")
+TEXT_CONTROL = _("Text cannot hold control characters (a NUL byte, an escape); only line breaks and tabs.")
 
 
 class TextField(KitField, serializers.CharField):
@@ -301,8 +310,8 @@ class SecretField(TextField):
         super().__init__(max_length=200, write_only=True, trim_whitespace=False, **kwargs)
 
 
-CHOICE_TYPE = "Send one of {choices} as a JSON string, not {shown}."
-CHOICE_INVALID = "{shown} is not one of {choices}."
+CHOICE_TYPE = _("Send one of {choices} as a JSON string, not {shown}.")
+CHOICE_INVALID = _("{shown} is not one of {choices}.")
 
 
 class ChoiceField(KitField, serializers.ChoiceField):
@@ -326,7 +335,7 @@ class ChoiceField(KitField, serializers.ChoiceField):
 # An ISO 8601 moment with its offset: seconds and fractions optional, "Z" or +hh:mm, ASCII only.
 MOMENT_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?(Z|[+-][0-9]{2}:[0-9]{2})$"
 _MOMENT = re.compile(MOMENT_PATTERN, re.ASCII)
-MOMENT_FORMAT = (
+MOMENT_FORMAT = _(
     'Send an ISO 8601 time with its UTC offset, e.g. "2026-11-29T21:14:05Z" or "2026-11-29T22:14:05+01:00"; '
     "{shown} is not one."
 )
@@ -338,7 +347,7 @@ def moment_problem(value) -> tuple[dt.datetime | None, str | None]:
     try:
         return dt.datetime.fromisoformat(value), None
     except ValueError:
-        return None, f"{shown(value)} is not a time that exists."
+        return None, gettext("{shown} is not a time that exists.").format(shown=shown(value))
 
 
 @extend_schema_field({"type": "string", "format": "date-time", "pattern": MOMENT_PATTERN, "maxLength": 32})
@@ -363,11 +372,15 @@ class DayField(KitField, serializers.DateField):
 
     def to_internal_value(self, value) -> dt.date:
         if not isinstance(value, str) or not _DAY.fullmatch(value):
-            raise serializers.ValidationError(f'Send a day as "YYYY-MM-DD"; {shown(value)} is not one.', code="invalid")
+            raise serializers.ValidationError(
+                gettext('Send a day as "YYYY-MM-DD"; {shown} is not one.').format(shown=shown(value)), code="invalid"
+            )
         try:
             return dt.date.fromisoformat(value)
         except ValueError:
-            raise serializers.ValidationError(f"{shown(value)} is not a day that exists.", code="invalid") from None
+            raise serializers.ValidationError(
+                gettext("{shown} is not a day that exists.").format(shown=shown(value)), code="invalid"
+            ) from None
 
 
 class FlagField(KitField, serializers.BooleanField):
@@ -375,7 +388,9 @@ class FlagField(KitField, serializers.BooleanField):
 
     def to_internal_value(self, data) -> bool:
         if not isinstance(data, bool):
-            raise serializers.ValidationError(f"Send true or false, not {shown(data)}.", code="invalid")
+            raise serializers.ValidationError(
+                gettext("Send true or false, not {shown}.").format(shown=shown(data)), code="invalid"
+            )
         return data
 
 
@@ -406,14 +421,16 @@ class DenominationsField(KitField, serializers.DictField):
 
     def to_internal_value(self, data) -> dict[Decimal, int]:
         if not isinstance(data, dict):
-            raise serializers.ValidationError(f"Send an object of pieces per denomination, not {shown(data)}.")
+            raise serializers.ValidationError(
+                gettext("Send an object of pieces per denomination, not {shown}.").format(shown=shown(data))
+            )
         pieces = super().to_internal_value(data)
         values: dict[Decimal, int] = {}
         errors: dict[str, list[str]] = {}
         for key, count in pieces.items():
             amount, problem = money_problem(key, positive=True, currency=self.context.get("currency"))
             if problem is None and amount in values:
-                problem = f"{shown(key)} is a denomination given twice."
+                problem = gettext("{shown} is a denomination given twice.").format(shown=shown(key))
             if problem:
                 errors[key[:SHOWN_CHARACTERS]] = [problem]
             else:
@@ -437,7 +454,9 @@ def query_flag(params, name: str) -> bool:
     if not values:
         return False
     if len(values) > 1 or values[0] not in ("true", "false"):
-        raise serializers.ValidationError({name: [f"Send true or false, once; not {shown(values[-1])}."]})
+        raise serializers.ValidationError(
+            {name: [gettext("Send true or false, once; not {shown}.").format(shown=shown(values[-1]))]}
+        )
     return values[0] == "true"
 
 

@@ -1,6 +1,7 @@
 """URLs of pit.api, under /api/v1/."""
 
 from django.urls import include, path, re_path
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.decorators import api_view, authentication_classes, permission_classes
@@ -33,7 +34,9 @@ app_name = "api"
 @permission_classes([AllowAny])
 def api_not_found(request, *args, **kwargs):
     """Any path under /api/v1/ that names no resource."""
-    return error_response(404, "not_found", f"There is no API resource at {request.path}.")
+    return error_response(
+        404, "not_found", gettext("There is no API resource at {request_path}.").format(request_path=request.path)
+    )
 
 
 urlpatterns = [

@@ -1,24 +1,25 @@
 """What became of a month of partitions: archived and detached, or the detached tables dropped."""
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from pit.core.immutable import Fact
 
 
 class ArchiveAction(models.TextChoices):
-    DETACHED = "detached", "Archived to files and detached"
-    DROPPED = "dropped", "Detached tables dropped (their archive verified again first)"
+    DETACHED = "detached", _("Archived to files and detached")
+    DROPPED = "dropped", _("Detached tables dropped (their archive verified again first)")
 
 
 class MonthArchive(Fact):
     """One step of archiving a month of gaming days (insert-only): the files written, their rows and
     SHA-256, and who ran it. Rows leave the database only through these steps, never silently."""
 
-    month = models.DateField(help_text="First day of the month of gaming days.")
+    month = models.DateField(help_text=_("First day of the month of gaming days."))
     action = models.CharField(max_length=8, choices=ArchiveAction.choices)
-    directory = models.CharField(max_length=500, help_text="Where the month's files and manifest are.")
-    manifest = models.JSONField(help_text="Per table: partition, file, rows, sha256.")
-    operator = models.CharField(max_length=150, help_text="Who ran manage.py archive_month (the OS user).")
+    directory = models.CharField(max_length=500, help_text=_("Where the month's files and manifest are."))
+    manifest = models.JSONField(help_text=_("Per table: partition, file, rows, sha256."))
+    operator = models.CharField(max_length=150, help_text=_("Who ran manage.py archive_month (the OS user)."))
     recorded_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -12,6 +12,8 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.text import Truncator
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from pit.core.models import FailedTask, FailedTaskState
 from pit.core.tasks import failed_task_requeue
@@ -53,7 +55,7 @@ class FailedTaskAdmin(_ModelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[FailedTask]:
         return super().get_queryset(request).filter(state=FailedTaskState.PARKED)
 
-    @admin.display(description="error")
+    @admin.display(description=_("error"))
     def error_summary(self, obj: FailedTask) -> str:
         return Truncator(obj.error.splitlines()[0] if obj.error else "").chars(120)
 
@@ -63,18 +65,20 @@ class FailedTaskAdmin(_ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: FailedTask | None = None) -> bool:
         return False
 
-    @admin.action(description="Enqueue the selected parked tasks again", permissions=["change"])
+    @admin.action(description=_("Enqueue the selected parked tasks again"), permissions=["change"])
     def requeue(self, request: HttpRequest, queryset: QuerySet[FailedTask]) -> None:
         sent = 0
         for failed_task in queryset:
             if failed_task.state != FailedTaskState.PARKED:
                 self.message_user(
                     request,
-                    f"{failed_task.task_name} {failed_task.task_id} is not parked; left as it is.",
+                    gettext("{failed_task_task_name} {failed_task_task_id} is not parked; left as it is.").format(
+                        failed_task_task_name=failed_task.task_name, failed_task_task_id=failed_task.task_id
+                    ),
                     messages.WARNING,
                 )
                 continue
             failed_task_requeue(failed_task=failed_task)
             sent += 1
         if sent:
-            self.message_user(request, f"{sent} task(s) enqueued again.", messages.SUCCESS)
+            self.message_user(request, gettext("{sent} task(s) enqueued again.").format(sent=sent), messages.SUCCESS)

@@ -24,16 +24,19 @@ from django.db.models import Model, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import Resolver404, resolve, reverse
+from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext, pgettext
+from django.utils.translation import gettext_lazy as _
 
 from pit import game
 from pit.core.errors import Conflict
 from pit.core.gaming_day import current_gaming_day, gaming_day_bounds
-from pit.core.money import format_money, variance_label
+from pit.core.money import format_money, variance_display
 
-admin.site.site_header = "Pit back-office"
-admin.site.site_title = "Pit back-office"
-admin.site.index_title = "The pit"
+admin.site.site_header = _("Pit back-office")
+admin.site.site_title = _("Pit back-office")
+admin.site.index_title = _("The pit")
 # The lists are wide (a table row carries its shoe, coups, violations and variance): no side bar.
 admin.site.enable_nav_sidebar = False
 # Rows of this back-office are history: nobody deletes them in bulk from a list.
@@ -44,7 +47,7 @@ RED_SUITS = frozenset({"H", "D"})
 # The mixins below are for ModelAdmin classes and call its methods: to the type checker they are one.
 # Django's admin classes are generic to the type checker only (not subscriptable at run time).
 if TYPE_CHECKING:
-    from django.utils.functional import _StrOrPromise as Text  # a string or a lazy translation
+    from django.utils.functional import _StrOrPromise as StrOrPromise
 
     _ModelAdmin = admin.ModelAdmin[Any]
     _TabularInline = admin.TabularInline[Any, Any]
@@ -83,7 +86,7 @@ def variance_html(minor: int | None, currency: str) -> str:
     """A box variance (counted - expected) with its word beside it: "-$5.00 short", "$2.00 over"."""
     if minor is None:
         return money_html(minor, currency)
-    return format_html("{} {}", money_html(minor, currency), variance_label(minor))
+    return format_html("{} {}", money_html(minor, currency), variance_display(minor))
 
 
 def admin_url(obj: Model, action: str = "change") -> str:
@@ -110,13 +113,36 @@ def changelist_url(model: type[Model], **query: object) -> str:
     return url
 
 
+def winner_letter(winner: str) -> str:
+    """A winner as one letter (P, B, T), or its one character in Chinese (閒, 莊, 和)."""
+    letters = {
+        "player": pgettext("player, one letter", "P"),
+        "banker": pgettext("banker, one letter", "B"),
+        "tie": pgettext("tie, one letter", "T"),
+    }
+    return letters.get(winner, "?")
+
+
+def winner_word(winner: str) -> str:
+    """A winner or a derived road's colour in words, for titles ("banker", "red")."""
+    words = {
+        "player": pgettext("winner", "player"),
+        "banker": pgettext("winner", "banker"),
+        "tie": pgettext("winner", "tie"),
+        "red": pgettext("derived road", "red"),
+        "blue": pgettext("derived road", "blue"),
+    }
+    return words.get(winner, winner)
+
+
 def winner_html(winner: str) -> str:
-    letter = {"player": "P", "banker": "B", "tie": "T"}.get(winner, "?")
+    letter = winner_letter(winner)
     return format_html('<span class="pit-winner pit-winner-{}">{}</span>', winner, letter)
 
 
 def coup_marks_html(*, natural: bool, player_pair: bool, banker_pair: bool) -> str:
-    marks = [label for flag, label in ((natural, "natural"), (player_pair, "P pair"), (banker_pair, "B pair")) if flag]
+    labels = ((natural, gettext("natural")), (player_pair, gettext("P pair")), (banker_pair, gettext("B pair")))
+    marks = [label for flag, label in labels if flag]
     return format_html_join(" ", '<span class="pit-mark">{}</span>', ((mark,) for mark in marks)) or "—"
 
 
@@ -131,8 +157,9 @@ def bead_plate(coups: Iterable[Any], rows: int = 6) -> list[list[dict[str, Any] 
     grid: list[list[dict[str, Any] | None]] = [[None] * columns for _ in range(rows)]
     for index, coup in enumerate(coups):
         grid[index % rows][index // rows] = {
-            "letter": {"player": "P", "banker": "B", "tie": "T"}[coup.winner],
+            "letter": winner_letter(coup.winner),
             "winner": coup.winner,
+            "winner_display": winner_word(coup.winner),
             "number": coup.number,
             "player_pair": coup.player_pair,
             "banker_pair": coup.banker_pair,
@@ -147,7 +174,13 @@ def road_grid(cells: list[dict[str, Any]], rows: int = 6) -> list[list[dict[str,
     columns = max((cell["col"] for cell in cells), default=0) + 1
     grid: list[list[dict[str, Any] | None]] = [[None] * columns for _ in range(rows)]
     for cell in cells:
-        grid[cell["row"]][cell["col"]] = {"ties": 0, **cell, "mark": cell.get("winner") or cell.get("colour")}
+        mark = cell.get("winner") or cell.get("colour")
+        grid[cell["row"]][cell["col"]] = {
+            "ties": 0,
+            **cell,
+            "mark": mark,
+            "mark_display": winner_word(mark) if mark else "",
+        }
     return grid
 
 
@@ -167,14 +200,14 @@ def gaming_day_filter(*, day_field: str | None = None, moment_field: str | None 
     """
 
     class GamingDayFilter(admin.SimpleListFilter):
-        title = "gaming day"
+        title = _("gaming day")
         parameter_name = "gaming_day"
 
         def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]) -> list[tuple[str, str]]:
             days = _recent_gaming_days()
-            labels = ["Current gaming day", "Previous gaming day"]
+            labels = [gettext("Current gaming day"), gettext("Previous gaming day")]
             return [
-                (day.isoformat(), labels[i] if i < 2 else day.strftime("%Y-%m-%d (%a)")) for i, day in enumerate(days)
+                (day.isoformat(), labels[i] if i < 2 else date_format(day, "Y-m-d (D)")) for i, day in enumerate(days)
             ]
 
         def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
@@ -224,7 +257,9 @@ class ServiceErrorsAsMessagesMixin(_ModelAdmin):
         try:
             return super().changeform_view(request, object_id, form_url, extra_context)
         except SERVICE_ERRORS as exc:
-            self.message_user(request, f"Not saved: {error_text(exc)}", messages.ERROR)
+            self.message_user(
+                request, gettext("Not saved: {error_text}").format(error_text=error_text(exc)), messages.ERROR
+            )
             return HttpResponseRedirect(request.get_full_path())
 
 
@@ -250,7 +285,7 @@ class NoSaveWhenNothingEditableMixin(_ModelAdmin):
         obj = self.get_object(request, object_id) if object_id else None
         if obj is not None and self._nothing_editable(request, obj):
             if request.method == "POST":
-                raise PermissionDenied("Nothing on this page is yours to change.")
+                raise PermissionDenied(gettext("Nothing on this page is yours to change."))
             extra_context = {
                 **(extra_context or {}),
                 "show_save": False,
@@ -294,14 +329,14 @@ class NoteForm(forms.Form):
     note = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 4, "cols": 70}),
         strip=True,
-        help_text="Required: what was done, or why.",
+        help_text=_("Required: what was done, or why."),
     )
 
 
 def note_action(
     *,
     service: Callable[[Any, Any, str], object],
-    description: Text,
+    description: StrOrPromise,
     verb: str,
     permission: str = "change",
     done: str,
@@ -369,8 +404,8 @@ class PageLink:
     opens (a link to a model's list checks what the admin's list checks)."""
 
     key: str
-    label: Text  # a lazy translation too
-    description: Text
+    label: StrOrPromise  # marked for translation: gettext_lazy
+    description: StrOrPromise
     url: Callable[[], str]
     allowed: Callable[[HttpRequest], bool]
     position: int = 100  # the header's order, left to right
@@ -386,7 +421,7 @@ def page_link_register(link: PageLink) -> PageLink:
 
 
 def model_page_link(
-    key: str, label: Text, description: Text, model_label: str, query: str = "", position: int = 100
+    key: str, label: StrOrPromise, description: StrOrPromise, model_label: str, query: str = "", position: int = 100
 ) -> PageLink:
     """A link to a model's admin list (with an optional query: a filter), shown to whoever may open it."""
 
@@ -400,23 +435,23 @@ def model_page_link(
     return page_link_register(PageLink(key, label, description, url, allowed, position))
 
 
-def page_links(request: HttpRequest) -> list[dict[str, Text]]:
+def page_links(request: HttpRequest) -> list[dict[str, StrOrPromise]]:
     """The pit's pages this request's user may open, as (label, url, description) for a template."""
     user = getattr(request, "user", None)
     if user is None or not (user.is_active and user.is_staff):
         return []
     return [
-        {"key": link.key, "label": link.label, "url": link.url(), "description": link.description}
+        {"key": link.key, "label": str(link.label), "url": link.url(), "description": str(link.description)}
         for link in sorted(PAGE_LINKS.values(), key=lambda link: link.position)
         if link.allowed(request)
     ]
 
 
-model_page_link("tables", "Tables", "Open and close tables; current shoes.", "tables.Table", position=30)
+model_page_link("tables", _("Tables"), _("Open and close tables; current shoes."), "tables.Table", position=30)
 model_page_link(
     "open_violations",
-    "Open violations",
-    "Review with a note: acknowledge, resolve or dismiss.",
+    _("Open violations"),
+    _("Review with a note: acknowledge, resolve or dismiss."),
     "compliance.RuleViolation",
     "status__exact=open",
     position=40,

@@ -1,11 +1,12 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class CoreConfig(AppConfig):
     """What every part of the pit shares: health checks, money helpers, the engine's commands."""
 
     name = "pit.core"
-    verbose_name = "Pit"
+    verbose_name = _("Pit")
 
     def ready(self) -> None:
         from celery import signals as celery_signals

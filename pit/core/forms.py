@@ -14,6 +14,7 @@ from typing import Any
 from django import forms
 from django.core.validators import DecimalValidator
 from django.db import models
+from django.utils.translation import gettext
 
 from pit.core.money import MoneyError, exponent, from_minor, to_minor
 
@@ -63,7 +64,7 @@ class MoneyField(forms.DecimalField):
         if amount is None or not self.minor:
             return amount
         if self.currency is None:
-            raise forms.ValidationError("The currency of this amount is not known.")
+            raise forms.ValidationError(gettext("The currency of this amount is not known."))
         try:
             return to_minor(amount, self.currency)
         except MoneyError as error:

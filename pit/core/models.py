@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class Recorded(models.Model):
@@ -28,10 +29,10 @@ class Recorded(models.Model):
 
 
 class FailedTaskState(models.TextChoices):
-    REDELIVERED = "redelivered", "Redelivered (the worker was lost under it); running again"
-    SUCCEEDED = "succeeded", "Succeeded after a redelivery"
-    PARKED = "parked", "Parked: failed, not run again"
-    REQUEUED = "requeued", "Enqueued again by staff"
+    REDELIVERED = "redelivered", _("Redelivered (the worker was lost under it); running again")
+    SUCCEEDED = "succeeded", _("Succeeded after a redelivery")
+    PARKED = "parked", _("Parked: failed, not run again")
+    REQUEUED = "requeued", _("Enqueued again by staff")
 
 
 class FailedTask(models.Model):
@@ -48,7 +49,7 @@ class FailedTask(models.Model):
     args = models.JSONField(default=list, blank=True)
     kwargs = models.JSONField(default=dict, blank=True)
     state = models.CharField(max_length=12, choices=FailedTaskState.choices)
-    attempts = models.PositiveIntegerField(default=1, help_text="Deliveries and retries seen so far.")
+    attempts = models.PositiveIntegerField(default=1, help_text=_("Deliveries and retries seen so far."))
     error = models.TextField(blank=True)
     first_seen_at = models.DateTimeField(auto_now_add=True)
     last_seen_at = models.DateTimeField(db_index=True)
@@ -75,15 +76,15 @@ class OutboxMessage(models.Model):
     rows never sent, and sends again rows whose task has not completed after a grace period.
     """
 
-    task_id = models.CharField(max_length=64, unique=True, help_text="The Celery task id every send uses.")
+    task_id = models.CharField(max_length=64, unique=True, help_text=_("The Celery task id every send uses."))
     task_name = models.CharField(max_length=200)
     args = models.JSONField(default=list, blank=True)
     kwargs = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     dispatched_at = models.DateTimeField(
-        null=True, blank=True, help_text="When the broker last took it; empty: never sent yet."
+        null=True, blank=True, help_text=_("When the broker last took it; empty: never sent yet.")
     )
-    attempts = models.PositiveIntegerField(default=0, help_text="Sends the broker accepted.")
+    attempts = models.PositiveIntegerField(default=0, help_text=_("Sends the broker accepted."))
 
     class Meta:
         ordering = ["created_at", "id"]
@@ -100,9 +101,9 @@ class WorkerHeartbeat(models.Model):
     deletes its rows when it stops. /healthz counts, per queue, the rows fresher than
     PIT_HEALTH_WORKER_STALE_SECONDS: a worker killed stops beating, and its queue is reported."""
 
-    worker = models.CharField(max_length=255, help_text="The worker's node name, e.g. urgent@host.")
+    worker = models.CharField(max_length=255, help_text=_("The worker's node name, e.g. urgent@host."))
     queue = models.CharField(max_length=200)
-    pid = models.PositiveIntegerField(help_text="The worker's main process.")
+    pid = models.PositiveIntegerField(help_text=_("The worker's main process."))
     beat_at = models.DateTimeField(db_index=True)
 
     class Meta:

@@ -4,22 +4,52 @@ Conversions are exact; a value with more decimals than its currency has is an er
 silently (rounding rules belong to the paytable, in the game engine).
 """
 
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import overload
 
-# ISO 4217 minor-unit exponents that differ from the usual two.
-_EXPONENTS = {"JPY": 0, "KRW": 0, "VND": 0, "CLP": 0, "ISK": 0, "BHD": 3, "KWD": 3, "JOD": 3, "OMR": 3, "TND": 3}
-_SYMBOLS = {
-    "USD": "$",
-    "EUR": "€",
-    "GBP": "£",
-    "AUD": "A$",
-    "NZD": "NZ$",
-    "CAD": "C$",
-    "SGD": "S$",
-    "HKD": "HK$",
-    "MOP": "MOP$",
-    "JPY": "¥",
+from django.utils import translation
+from django.utils.translation import pgettext
+
+
+@dataclass(frozen=True)
+class Currency:
+    """A currency of the pits: its ISO 4217 code and minor unit (the exponent: 2 for cents, 0 for
+    none), and its sign for people, in English and in Chinese (a reader in Macau or Manila writes
+    US$ for the dollar that an American writes $)."""
+
+    code: str
+    exponent: int
+    symbol: str
+    symbol_zh: str
+
+
+# The currencies the pits deal in. Macau's tables play in Hong Kong dollars and report in patacas.
+CURRENCIES: dict[str, Currency] = {
+    c.code: c
+    for c in (
+        Currency("HKD", 2, "HK$", "HK$"),
+        Currency("MOP", 2, "MOP$", "MOP$"),
+        Currency("USD", 2, "$", "US$"),
+        Currency("SGD", 2, "S$", "S$"),
+        Currency("PHP", 2, "₱", "₱"),
+        Currency("KRW", 0, "₩", "₩"),
+        Currency("AUD", 2, "A$", "A$"),
+        Currency("NZD", 2, "NZ$", "NZ$"),
+        Currency("CAD", 2, "C$", "C$"),
+        Currency("EUR", 2, "€", "€"),
+        Currency("GBP", 2, "£", "£"),
+        Currency("JPY", 0, "¥", "JP¥"),
+        Currency("CNY", 2, "CN¥", "¥"),
+        Currency("KHR", 2, "KHR ", "KHR "),
+        Currency("VND", 0, "₫", "₫"),
+        Currency("MYR", 2, "RM", "RM"),
+        Currency("THB", 2, "฿", "฿"),
+    )
+}
+# ISO 4217 minor-unit exponents of other currencies that differ from the usual two.
+_EXPONENTS = {"CLP": 0, "ISK": 0, "BHD": 3, "KWD": 3, "JOD": 3, "OMR": 3, "TND": 3} | {
+    c.code: c.exponent for c in CURRENCIES.values()
 }
 
 
@@ -78,15 +108,41 @@ def parse_amount(text: str, currency: str) -> Decimal:
     return amount
 
 
+def currency_symbol(currency: str, language: str | None = None) -> str:
+    """The sign people read before an amount in `language` (the active language by default); ""
+    for a currency outside the table, which is then written with its code after the number."""
+    known = CURRENCIES.get(currency)
+    if known is None:
+        return ""
+    language = language if language is not None else (translation.get_language() or "en")
+    return known.symbol_zh if language.lower().startswith("zh") else known.symbol
+
+
+def money_display(amount: Decimal | None, currency: str, *, language: str | None = None) -> str:
+    """An amount for people, in the active language (or `language`): the currency's sign, thousands
+    separated, as many decimals as the currency has. Decimal("-12345.5"), "HKD" -> "-HK$12,345.50";
+    in Chinese USD is "US$". For screens, PDFs and people's sheets, never for machine columns (CSV
+    and JSON keep their decimal strings). None -> "—"."""
+    if amount is None:
+        return "—"
+    if not isinstance(amount, Decimal):
+        raise MoneyError(f"{amount!r} is not a Decimal amount")
+    places = exponent(currency)
+    amount = amount.quantize(Decimal(1).scaleb(-places))
+    sign = "-" if amount < 0 else ""
+    # Both of pit's other languages group by thousands with "," and write "." before the decimals,
+    # as English does (Macau, Hong Kong, Taiwan and the mainland alike).
+    number = f"{abs(amount):,.{places}f}"
+    symbol = currency_symbol(currency, language)
+    return f"{sign}{symbol}{number}" if symbol else f"{sign}{number} {currency}"
+
+
 def format_money(minor: int | None, currency: str) -> str:
-    """12550, USD -> "$125.50"; -500, USD -> "-$5.00". For people, never for machines."""
+    """12550, USD -> "$125.50"; -500, USD -> "-$5.00" (in the active language: money_display).
+    For people, never for machines."""
     if minor is None:
         return "—"
-    amount = from_minor(minor, currency)
-    sign = "-" if amount < 0 else ""
-    symbol = _SYMBOLS.get(currency)
-    number = f"{abs(amount):,.{exponent(currency)}f}"
-    return f"{sign}{symbol}{number}" if symbol else f"{sign}{number} {currency}"
+    return money_display(from_minor(minor, currency), currency)
 
 
 # The sign of a box variance, said once for every screen, export and message: variance = counted -
@@ -100,3 +156,15 @@ def variance_label(variance: int | Decimal | None) -> str:
     if variance is None:
         return ""
     return "over" if variance > 0 else "short" if variance < 0 else "balanced"
+
+
+def variance_display(variance: int | Decimal | None) -> str:
+    """variance_label in the reader's language, for screens and people's sheets (the label itself
+    stays the machine value of exports): "over" / "short" / "balanced"; "" for None."""
+    label = variance_label(variance)
+    words = {
+        "over": pgettext("box variance", "over"),
+        "short": pgettext("box variance", "short"),
+        "balanced": pgettext("box variance", "balanced"),
+    }
+    return words.get(label, "")

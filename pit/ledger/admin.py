@@ -11,6 +11,8 @@ from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from pit.core.admin_site import (
     SERVICE_ERRORS,
@@ -44,7 +46,7 @@ RECENT_SHOES = 30
 class ShoeFilter(admin.SimpleListFilter):
     """The newest shoes, in one query; `?shoe=<id>` filters any shoe."""
 
-    title = "shoe"
+    title = _("shoe")
     parameter_name = "shoe"
 
     def lookups(self, request, model_admin):
@@ -68,11 +70,11 @@ class MoneyColumnsMixin:
     def _money(row, field: str):
         return money_html(getattr(row, f"{field}_minor"), row.currency)
 
-    @admin.display(description="table", ordering="shoe__table__code")
+    @admin.display(description=_("table"), ordering="shoe__table__code")
     def table(self, row):
         return row.shoe.table.code
 
-    @admin.display(description="shoe", ordering="shoe__sequence")
+    @admin.display(description=_("shoe"), ordering="shoe__sequence")
     def shoe_link(self, row):
         return admin_link(row.shoe)
 
@@ -127,16 +129,16 @@ class CommissionEntryAdmin(ReadOnlyAdminMixin, MoneyColumnsMixin, admin.ModelAdm
         rows), not a join of every wager partition into the page's SELECT."""
         return super().get_queryset(request).prefetch_related("wager")
 
-    @admin.display(description="amount", ordering="amount_minor")
+    @admin.display(description=_("amount"), ordering="amount_minor")
     def amount(self, entry):
         return self._money(entry, "amount")
 
-    @admin.display(description="reverses")
+    @admin.display(description=_("reverses"))
     def reverses_link(self, entry):
         if not entry.reverses_id:
             return "—"
         url = change_url(CommissionEntry, entry.reverses_id)
-        return format_html('<a href="{}">entry {}</a>', url, entry.reverses_id)
+        return format_html(gettext('<a href="{}">entry {}</a>'), url, entry.reverses_id)
 
 
 @admin.register(BoxCount)
@@ -150,7 +152,7 @@ class BoxCountAdmin(ReadOnlyAdminMixin, MoneyColumnsMixin, admin.ModelAdmin):
     fields = ("shoe_link", "seat", "counted", "recorded_at", "recorded_by")
     readonly_fields = fields
 
-    @admin.display(description="counted", ordering="counted_minor")
+    @admin.display(description=_("counted"), ordering="counted_minor")
     def counted(self, count):
         return self._money(count, "counted")
 
@@ -166,23 +168,23 @@ class ReconciliationSeatInline(ReadOnlyInline):
     def _money(self, line, field):
         return money_html(getattr(line, f"{field}_minor"), line.reconciliation.currency)
 
-    @admin.display(description="accrued")
+    @admin.display(description=_("accrued"))
     def accrued(self, line):
         return self._money(line, "accrued")
 
-    @admin.display(description="collected earlier")
+    @admin.display(description=_("collected earlier"))
     def collected_earlier(self, line):
         return self._money(line, "collected_earlier")
 
-    @admin.display(description="expected in the box")
+    @admin.display(description=_("expected in the box"))
     def expected(self, line):
         return self._money(line, "expected")
 
-    @admin.display(description="counted")
+    @admin.display(description=_("counted"))
     def counted(self, line):
         return self._money(line, "counted")
 
-    @admin.display(description="variance (counted - expected)")
+    @admin.display(description=_("variance (counted - expected)"))
     def variance(self, line):
         return variance_html(line.variance_minor, line.reconciliation.currency)
 
@@ -213,7 +215,7 @@ class ReconciliationAdmin(ReadOnlyAdminMixin, MoneyColumnsMixin, admin.ModelAdmi
             service=lambda reconciliation, user, note: reconciliation_explain(
                 reconciliation=reconciliation, user=user, note=note
             ),
-            description="Explain the variance of the selected reconciliations (with a note)",
+            description=_("Explain the variance of the selected reconciliations (with a note)"),
             verb="Explain variance",
             permission="explain",
             done="explained",
@@ -235,7 +237,7 @@ class ReconciliationAdmin(ReadOnlyAdminMixin, MoneyColumnsMixin, admin.ModelAdmi
     )
     readonly_fields = fields
 
-    @admin.display(description="supplementary reconciliations")
+    @admin.display(description=_("supplementary reconciliations"))
     def supplements(self, reconciliation):
         """One row per seat of each supplement, in order: what changed after the reconciliation, what
         the box should have held then, what was counted (unchanged), the variance now."""
@@ -304,36 +306,44 @@ class ReconciliationAdmin(ReadOnlyAdminMixin, MoneyColumnsMixin, admin.ModelAdmi
         require_permission(self.has_explain_permission(request))
         form = NoteForm(request.POST)
         if not form.is_valid():
-            self.message_user(request, "Not explained: a note is required.", messages.ERROR)
+            self.message_user(request, gettext("Not explained: a note is required."), messages.ERROR)
         else:
             try:
                 reconciliation_explain(reconciliation=reconciliation, user=request.user, note=form.cleaned_data["note"])
             except SERVICE_ERRORS as exc:
-                self.message_user(request, f"Not explained: {error_text(exc)}", messages.ERROR)
+                self.message_user(
+                    request, gettext("Not explained: {error_text}").format(error_text=error_text(exc)), messages.ERROR
+                )
             else:
-                self.message_user(request, f"The variance of {reconciliation.shoe} is explained.", messages.SUCCESS)
+                self.message_user(
+                    request,
+                    gettext("The variance of {reconciliation_shoe} is explained.").format(
+                        reconciliation_shoe=reconciliation.shoe
+                    ),
+                    messages.SUCCESS,
+                )
         return HttpResponseRedirect(reverse("admin:ledger_reconciliation_change", args=[reconciliation.pk]))
 
     def has_explain_permission(self, request):
         opts = self.opts
         return request.user.has_perm(f"{opts.app_label}.change_{opts.model_name}")
 
-    @admin.display(description="accrued", ordering="accrued_minor")
+    @admin.display(description=_("accrued"), ordering="accrued_minor")
     def accrued(self, reconciliation):
         return self._money(reconciliation, "accrued")
 
-    @admin.display(description="collected earlier", ordering="collected_earlier_minor")
+    @admin.display(description=_("collected earlier"), ordering="collected_earlier_minor")
     def collected_earlier(self, reconciliation):
         return self._money(reconciliation, "collected_earlier")
 
-    @admin.display(description="expected", ordering="expected_minor")
+    @admin.display(description=_("expected"), ordering="expected_minor")
     def expected(self, reconciliation):
         return self._money(reconciliation, "expected")
 
-    @admin.display(description="counted", ordering="counted_minor")
+    @admin.display(description=_("counted"), ordering="counted_minor")
     def counted(self, reconciliation):
         return self._money(reconciliation, "counted")
 
-    @admin.display(description="variance (counted - expected)", ordering="variance_minor")
+    @admin.display(description=_("variance (counted - expected)"), ordering="variance_minor")
     def variance(self, reconciliation):
         return variance_html(reconciliation.variance_minor, reconciliation.currency)

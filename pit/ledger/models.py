@@ -6,6 +6,7 @@ collections and reversals of accruals are negative. Balances are derived, never 
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from pit.accounts.audit import audit_track
 from pit.core.immutable import Fact
@@ -15,18 +16,18 @@ from pit.records.chain import chain_fields
 
 
 class EntryKind(models.TextChoices):
-    ACCRUED = "accrued", "Accrued on a winning Banker wager"
-    COLLECTED = "collected", "Collected from the seat"
-    REVERSAL = "reversal", "Reversal of an earlier entry"
+    ACCRUED = "accrued", _("Accrued on a winning Banker wager")
+    COLLECTED = "collected", _("Collected from the seat")
+    REVERSAL = "reversal", _("Reversal of an earlier entry")
 
 
 class CollectionReason(models.TextChoices):
-    SHUFFLE = "shuffle", "At the shuffle"
-    PLAYER_LEFT = "player_left", "Player left the seat"
+    SHUFFLE = "shuffle", _("At the shuffle")
+    PLAYER_LEFT = "player_left", _("Player left the seat")
     # What a seat's balance became after its shoe was reconciled (a late coup, a correction or a
     # void): brought back to zero by a supplementary reconciliation. Negative when the seat owes
     # more than the shuffle collected, positive when the shuffle collected more than it owes now.
-    SUPPLEMENT = "supplement", "At a supplementary reconciliation"
+    SUPPLEMENT = "supplement", _("At a supplementary reconciliation")
 
 
 class CommissionEntry(Recorded, Fact):
@@ -34,7 +35,7 @@ class CommissionEntry(Recorded, Fact):
     seat = models.PositiveSmallIntegerField()
     kind = models.CharField(max_length=10, choices=EntryKind.choices)
     currency = models.CharField(max_length=3)
-    amount_minor = models.BigIntegerField(help_text="Positive: owed by the seat. Negative: collected or reversed.")
+    amount_minor = models.BigIntegerField(help_text=_("Positive: owed by the seat. Negative: collected or reversed."))
     wager = models.ForeignKey(
         "shoes.Wager", null=True, blank=True, on_delete=models.PROTECT, related_name="commission_entries"
     )
@@ -48,7 +49,7 @@ class CommissionEntry(Recorded, Fact):
 
     class Meta:
         ordering = ["shoe", "seat", "id"]
-        verbose_name_plural = "commission entries"
+        verbose_name_plural = _("commission entries")
         constraints = [
             # One accrual per wager: recording a coup twice can never owe commission twice.
             models.UniqueConstraint(
@@ -84,9 +85,9 @@ class CommissionEntry(Recorded, Fact):
 
 
 class ReconciliationStatus(models.TextChoices):
-    BALANCED = "balanced", "Balanced"
-    VARIANCE = "variance", "Variance"
-    EXPLAINED = "explained", "Variance explained"
+    BALANCED = "balanced", _("Balanced")
+    VARIANCE = "variance", _("Variance")
+    EXPLAINED = "explained", _("Variance explained")
 
 
 class BoxCount(Recorded, Fact):
@@ -119,10 +120,10 @@ class Reconciliation(Fact):
     shoe = models.OneToOneField("shoes.Shoe", on_delete=models.PROTECT, related_name="reconciliation")
     currency = models.CharField(max_length=3)
     accrued_minor = models.BigIntegerField()
-    collected_earlier_minor = models.BigIntegerField(help_text="Collected from seats whose player left.")
+    collected_earlier_minor = models.BigIntegerField(help_text=_("Collected from seats whose player left."))
     expected_minor = models.BigIntegerField()
     counted_minor = models.BigIntegerField()
-    variance_minor = models.BigIntegerField(help_text="Counted minus expected.")
+    variance_minor = models.BigIntegerField(help_text=_("Counted minus expected."))
     status = models.CharField(max_length=10, choices=ReconciliationStatus.choices)
     reconciled_at = models.DateTimeField(auto_now_add=True)
     explanation = models.TextField(blank=True)
@@ -189,12 +190,12 @@ class ReconciliationSupplement(Recorded, Fact):
     """
 
     reconciliation = models.ForeignKey(Reconciliation, on_delete=models.PROTECT, related_name="supplements")
-    sequence = models.PositiveIntegerField(help_text="1, 2, 3 ... per reconciliation.")
+    sequence = models.PositiveIntegerField(help_text=_("1, 2, 3 ... per reconciliation."))
     currency = models.CharField(max_length=3)
-    change_minor = models.BigIntegerField(help_text="What the seats owed beyond what the shuffle collected.")
-    expected_minor = models.BigIntegerField(help_text="What the box should have held, as the ledger stands now.")
-    counted_minor = models.BigIntegerField(help_text="What was counted at the shuffle (unchanged).")
-    variance_minor = models.BigIntegerField(help_text="Counted minus expected, now.")
+    change_minor = models.BigIntegerField(help_text=_("What the seats owed beyond what the shuffle collected."))
+    expected_minor = models.BigIntegerField(help_text=_("What the box should have held, as the ledger stands now."))
+    counted_minor = models.BigIntegerField(help_text=_("What was counted at the shuffle (unchanged)."))
+    variance_minor = models.BigIntegerField(help_text=_("Counted minus expected, now."))
     status = models.CharField(max_length=10, choices=ReconciliationStatus.choices)
 
     class Meta:
@@ -221,7 +222,7 @@ class ReconciliationSupplementSeat(Fact):
 
     supplement = models.ForeignKey(ReconciliationSupplement, on_delete=models.PROTECT, related_name="seats")
     seat = models.PositiveSmallIntegerField()
-    change_minor = models.BigIntegerField(help_text="The seat's balance before this supplement collected it.")
+    change_minor = models.BigIntegerField(help_text=_("The seat's balance before this supplement collected it."))
     accrued_minor = models.BigIntegerField()
     collected_earlier_minor = models.BigIntegerField()
     expected_minor = models.BigIntegerField()
@@ -231,7 +232,7 @@ class ReconciliationSupplementSeat(Fact):
         CommissionEntry,
         on_delete=models.PROTECT,
         related_name="supplement_seat",
-        help_text="The ledger entry that brought the seat's balance back to zero.",
+        help_text=_("The ledger entry that brought the seat's balance back to zero."),
     )
 
     class Meta:

@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from pit import game
 from pit.compliance.models import RuleViolation
@@ -50,9 +51,13 @@ def commission_collect(*, shoe: Shoe, seat: int, actor: Actor = SYSTEM, note: st
     """The player at `seat` leaves: collect what the seat owes. None when it owes nothing."""
     shoe = shoe_lock(shoe.pk)
     if seat not in shoe.table.seats:
-        raise ValidationError({"seat": f"{seat} is not a seat at table {shoe.table.code}."})
+        raise ValidationError(
+            {"seat": gettext("{seat} is not a seat at table {code}.").format(seat=seat, code=shoe.table.code)}
+        )
     if shoe.status != ShoeStatus.DEALING:
-        raise ValidationError({"seat": f"{shoe} is closed; its commission was collected at the shuffle."})
+        raise ValidationError(
+            {"seat": gettext("{shoe} is closed; its commission was collected at the shuffle.").format(shoe=shoe)}
+        )
     days_ensure_open([gaming_day_for(timezone.now())])
     balance = seat_balance_minor(shoe=shoe, seat=seat)
     if balance <= 0:
@@ -74,13 +79,19 @@ def commission_collect(*, shoe: Shoe, seat: int, actor: Actor = SYSTEM, note: st
 def commission_entry_reverse(*, entry: CommissionEntry, note: str, actor: Actor = SYSTEM) -> CommissionEntry:
     """Correct an entry by a new one that cancels it; the original stays as it was."""
     if not note.strip():
-        raise ValidationError({"note": "Say why the entry is reversed."})
+        raise ValidationError({"note": gettext("Say why the entry is reversed.")})
     entry = CommissionEntry.objects.select_for_update().get(pk=entry.pk)
     days_ensure_open([entry.gaming_day or gaming_day_for(entry.recorded_at)])
     if entry.kind == EntryKind.REVERSAL:
-        raise ValidationError({"entry": "A reversal is not reversed; record a new entry instead."})
+        raise ValidationError({"entry": gettext("A reversal is not reversed; record a new entry instead.")})
     if hasattr(entry, "reversed_by"):
-        raise ValidationError({"entry": f"Entry {entry.pk} is reversed already (by entry {entry.reversed_by.pk})."})
+        raise ValidationError(
+            {
+                "entry": gettext("Entry {entry_pk} is reversed already (by entry {pk}).").format(
+                    entry_pk=entry.pk, pk=entry.reversed_by.pk
+                )
+            }
+        )
     # The reversal changes the table results, and a closed shoe's reconciliation (a supplement).
     closed = Shoe.objects.filter(pk=entry.shoe_id, status=ShoeStatus.CLOSED).exists()
     derived_follow(("ledger.CommissionEntry",), shoe_id=entry.shoe_id, shoe_closed=closed)
@@ -152,7 +163,9 @@ def shoe_reconcile(*, shoe_id: int) -> Reconciliation | None:
     """
     shoe = shoe_lock(shoe_id)
     if shoe.status != ShoeStatus.CLOSED:
-        raise ValidationError(f"{shoe} is still dealing; it is reconciled when it is closed at the shuffle.")
+        raise ValidationError(
+            gettext("{shoe} is still dealing; it is reconciled when it is closed at the shuffle.").format(shoe=shoe)
+        )
     existing = Reconciliation.objects.filter(shoe=shoe).first()
     what = f"The {'supplement' if existing else 'reconciliation'} of the commission box of {shoe}"
     gaming_day = _shoe_gaming_day(shoe)
@@ -311,16 +324,21 @@ def shoe_reconcile_supplement(*, shoe: Shoe, reconciliation: Reconciliation) -> 
 def reconciliation_explain(*, reconciliation: Reconciliation, user, note: str) -> Reconciliation:
     """Someone explains a variance (a miscount, a chip found later ...); the figures stay as counted."""
     if not (note or "").strip():
-        raise ValidationError({"note": "Explain the variance: what happened and what was done."})
+        raise ValidationError({"note": gettext("Explain the variance: what happened and what was done.")})
     reconciliation = Reconciliation.objects.select_for_update().get(pk=reconciliation.pk)
     if reconciliation.status == ReconciliationStatus.BALANCED:
-        raise ValidationError({"status": "A balanced reconciliation has no variance to explain."})
+        raise ValidationError({"status": gettext("A balanced reconciliation has no variance to explain.")})
     if reconciliation.status == ReconciliationStatus.EXPLAINED:
         # The first explanation stands (the audit trail keeps it); a second one would overwrite it.
         raise ValidationError(
             {
-                "status": f"The variance was explained already by {reconciliation.explained_by} "
-                f"on {reconciliation.explained_at:%Y-%m-%d %H:%M}."
+                "status": gettext(
+                    "The variance was explained already by {reconciliation_explained_by} "
+                    "on {reconciliation_explained_at:%Y-%m-%d %H:%M}."
+                ).format(
+                    reconciliation_explained_by=reconciliation.explained_by,
+                    reconciliation_explained_at=reconciliation.explained_at,
+                )
             }
         )
     reconciliation.status = ReconciliationStatus.EXPLAINED

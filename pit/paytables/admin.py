@@ -8,6 +8,8 @@ from django.contrib import admin, messages
 from django.db.models import Exists, OuterRef
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from pit import game
 from pit.core.admin_site import ServiceErrorsAsMessagesMixin, admin_link
@@ -39,15 +41,20 @@ class PaytableFromPresetForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.fields["code"].required = False
         self.fields["name"].required = False
-        self.fields["code"].help_text = "Defaults to the preset's name with dashes (commission-box)."
-        self.fields["name"].help_text = "Defaults to the preset's name."
+        self.fields["code"].help_text = gettext("Defaults to the preset's name with dashes (commission-box).")
+        self.fields["name"].help_text = gettext("Defaults to the preset's name.")
 
     def clean(self):
         cleaned = super().clean()
         assert cleaned is not None  # ModelForm.clean returns its cleaned_data
         code = cleaned.get("code") or (cleaned.get("preset") or "").replace("_", "-")
         if code and PaytableConfiguration.objects.filter(code=code).exists():
-            self.add_error("code", f"The paytable family {code!r} exists already; supersede its current version.")
+            self.add_error(
+                "code",
+                gettext("The paytable family {code!r} exists already; supersede its current version.").format(
+                    code=code
+                ),
+            )
         return cleaned
 
     def validate_unique(self):
@@ -58,7 +65,7 @@ class PaytableEditForm(forms.ModelForm):
     """Editing a version that has settled nothing yet: the rules as the engine's JSON."""
 
     rules = forms.JSONField(
-        widget=forms.Textarea(attrs={"rows": 20, "cols": 100}), help_text="The engine's paytable as JSON."
+        widget=forms.Textarea(attrs={"rows": 20, "cols": 100}), help_text=_("The engine's paytable as JSON.")
     )
 
     class Meta:
@@ -134,8 +141,11 @@ class PaytableConfigurationAdmin(ServiceErrorsAsMessagesMixin, admin.ModelAdmin)
         if obj is not None and obj.has_settled and request.method == "GET":
             self.message_user(
                 request,
-                f"{obj} has settled coups: it is never edited. To change it, supersede it with a new "
-                "version (tables playing it move to the new version for their next coups).",
+                gettext(
+                    "{obj} has settled coups: it is never edited. To change it, supersede "
+                    "it with a new version (tables playing it move to the new version for "
+                    "their next coups)."
+                ).format(obj=obj),
                 messages.WARNING,
             )
         return super().change_view(request, object_id, form_url, extra_context)
@@ -163,25 +173,25 @@ class PaytableConfigurationAdmin(ServiceErrorsAsMessagesMixin, admin.ModelAdmin)
 
     # ------------------------------------------------------------------ columns
 
-    @admin.display(description="commission")
+    @admin.display(description=_("commission"))
     def commission(self, configuration):
         mode = configuration.rules.get("commission_mode", "none")
         rate = Decimal(configuration.rules.get("commission_rate") or "0") * 100
         return f"{mode} {rate.normalize():f}%" if mode != "none" else "none"
 
-    @admin.display(description="player edge")
+    @admin.display(description=_("player edge"))
     def player_edge(self, configuration):
         return edge_percent(configuration, "player")
 
-    @admin.display(description="banker edge")
+    @admin.display(description=_("banker edge"))
     def banker_edge(self, configuration):
         return edge_percent(configuration, "banker")
 
-    @admin.display(description="tie edge")
+    @admin.display(description=_("tie edge"))
     def tie_edge(self, configuration):
         return edge_percent(configuration, "tie")
 
-    @admin.display(description="side bets")
+    @admin.display(description=_("side bets"))
     def other_edges(self, configuration):
         others = sorted(bet for bet in configuration.house_edges if bet not in MAIN_BETS)
         return (
@@ -193,16 +203,16 @@ class PaytableConfigurationAdmin(ServiceErrorsAsMessagesMixin, admin.ModelAdmin)
             or "—"
         )
 
-    @admin.display(description="settled coups", boolean=True, ordering="has_settled")
+    @admin.display(description=_("settled coups"), boolean=True, ordering="has_settled")
     def settled(self, configuration):
         return configuration.has_settled
 
-    @admin.display(description="superseded by")
+    @admin.display(description=_("superseded by"))
     def superseded_by_link(self, configuration):
         successor = getattr(configuration, "superseded_by", None)
         return admin_link(successor) if successor is not None else "—"
 
-    @admin.display(description="house edges (exact, 8 decks)")
+    @admin.display(description=_("house edges (exact, 8 decks)"))
     def edges_table(self, configuration):
         rows = format_html_join(
             "",
@@ -217,6 +227,6 @@ class PaytableConfigurationAdmin(ServiceErrorsAsMessagesMixin, admin.ModelAdmin)
             ),
         )
         return format_html(
-            '<table class="pit-edges"><tr><th>bet</th><th>house edge</th><th>variance</th></tr>{}</table>',
+            gettext('<table class="pit-edges"><tr><th>bet</th><th>house edge</th><th>variance</th></tr>{}</table>'),
             rows,
         )

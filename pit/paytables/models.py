@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from pit.accounts.audit import audit_track
 from pit.core.immutable import Fact
@@ -18,14 +19,14 @@ class PaytableConfiguration(Fact):
 
     fact_updatable = ("name", "rules", "house_edges", "override_reason")
 
-    code = models.SlugField(max_length=40, help_text="The family this version belongs to, e.g. commission-box.")
+    code = models.SlugField(max_length=40, help_text=_("The family this version belongs to, e.g. commission-box."))
     version = models.PositiveIntegerField(default=1)
     name = models.CharField(max_length=100)
-    preset = models.CharField(max_length=40, blank=True, help_text="The engine preset it was built from.")
+    preset = models.CharField(max_length=40, blank=True, help_text=_("The engine preset it was built from."))
     rules = models.JSONField()
-    house_edges = models.JSONField(default=dict, editable=False, help_text="Per bet: exact house edge and variance.")
+    house_edges = models.JSONField(default=dict, editable=False, help_text=_("Per bet: exact house edge and variance."))
     override_reason = models.TextField(
-        blank=True, help_text="Required when a bet gives the player the edge; says who approved it and why."
+        blank=True, help_text=_("Required when a bet gives the player the edge; says who approved it and why.")
     )
     supersedes = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="superseded_by"

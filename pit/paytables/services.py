@@ -8,6 +8,7 @@ from decimal import Decimal
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext
 
 from pit import game
 from pit.paytables.models import PaytableConfiguration
@@ -46,8 +47,10 @@ def _checked_rules(rules: dict | game.Paytable, override_reason: str) -> tuple[d
         )
         raise ValidationError(
             {
-                "override_reason": f"These bets give the player the edge: {details}. "
-                "Give an override reason to accept the configuration anyway."
+                "override_reason": gettext(
+                    "These bets give the player the edge: {details}. Give an override "
+                    "reason to accept the configuration anyway."
+                ).format(details=details)
             }
         )
     return rules, edges
@@ -79,7 +82,11 @@ def paytable_create_from_preset(*, preset: str, code: str = "", name: str = "", 
         paytable = game.PRESETS[preset]
     except KeyError:
         raise ValidationError(
-            {"preset": f"{preset!r} is not a preset; choose one of {', '.join(sorted(game.PRESETS))}"}
+            {
+                "preset": gettext("{preset!r} is not a preset; choose one of {names}").format(
+                    preset=preset, names=", ".join(sorted(game.PRESETS))
+                )
+            }
         ) from None
     return paytable_create(
         code=code or preset.replace("_", "-"), name=name or paytable.name, rules=paytable, preset=preset, user=user
@@ -102,7 +109,9 @@ def paytable_update(
     configuration = PaytableConfiguration.objects.select_for_update().get(pk=configuration.pk)
     if paytable_has_settled(configuration):
         raise ValidationError(
-            f"{configuration} has settled coups and can never be edited again; supersede it with a new version."
+            gettext(
+                "{configuration} has settled coups and can never be edited again; supersede it with a new version."
+            ).format(configuration=configuration)
         )
     reason = configuration.override_reason if override_reason is None else override_reason
     configuration.rules, configuration.house_edges = _checked_rules(rules, reason)
@@ -126,7 +135,11 @@ def paytable_supersede(
     """A new version of the family; tables playing the old version move to it for their next coups."""
     configuration = PaytableConfiguration.objects.select_for_update().get(pk=configuration.pk)
     if hasattr(configuration, "superseded_by"):
-        raise ValidationError(f"{configuration} is already superseded by {configuration.superseded_by}.")
+        raise ValidationError(
+            gettext("{configuration} is already superseded by {configuration_superseded_by}.").format(
+                configuration=configuration, configuration_superseded_by=configuration.superseded_by
+            )
+        )
     rules, edges = _checked_rules(rules, override_reason)
     successor = PaytableConfiguration(
         code=configuration.code,

@@ -1,6 +1,7 @@
 from django.apps import AppConfig
 from django.db import connections
 from django.db.models.signals import post_migrate
+from django.utils.translation import gettext_lazy as _
 
 
 def _ignore_nothing(using: str, **kwargs) -> None:
@@ -15,7 +16,7 @@ class RecordsConfig(AppConfig):
     verification of the chains."""
 
     name = "pit.records"
-    verbose_name = "Records and integrity"
+    verbose_name = _("Records and integrity")
 
     def ready(self) -> None:
         # After every migrate, as whoever migrates (the owner): pgtrigger's install of a trigger

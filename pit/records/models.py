@@ -2,6 +2,7 @@
 and the links of every other fact stream."""
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from pit.core.immutable import Fact
 
@@ -31,11 +32,11 @@ class StreamLink(Fact):
     position in the stream's chain. Insert-only: a stream's head is its last link, so the head only
     ever grows by appending. Written by the sealer (pit.records.services.streams_seal)."""
 
-    stream = models.CharField(max_length=100, help_text="The fact model, app_label.Model.")
-    seq = models.PositiveBigIntegerField(help_text="Position in the stream's chain, from 1.")
-    row_id = models.BigIntegerField(help_text="The primary key of the row this links.")
+    stream = models.CharField(max_length=100, help_text=_("The fact model, app_label.Model."))
+    seq = models.PositiveBigIntegerField(help_text=_("Position in the stream's chain, from 1."))
+    row_id = models.BigIntegerField(help_text=_("The primary key of the row this links."))
     hash = models.CharField(
-        max_length=64, help_text="SHA-256 of the previous link's hash and the row's canonical form."
+        max_length=64, help_text=_("SHA-256 of the previous link's hash and the row's canonical form.")
     )
     sealed_at = models.DateTimeField(db_index=True)
 

@@ -18,6 +18,8 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from pit.compliance.models import RuleViolation
 from pit.core.actors import Actor
@@ -47,10 +49,10 @@ from pit.shoes.selectors import commission_taken_minor, standing_condition, wage
 from pit.shoes.services import WagerInput, coup_correct, coup_correction_preview, coup_void
 
 ROAD_NAMES = (
-    ("big_road", "Big road"),
-    ("big_eye_boy", "Big eye boy"),
-    ("small_road", "Small road"),
-    ("cockroach_pig", "Cockroach pig"),
+    ("big_road", _("Big road")),
+    ("big_eye_boy", _("Big eye boy")),
+    ("small_road", _("Small road")),
+    ("cockroach_pig", _("Cockroach pig")),
 )
 
 
@@ -62,7 +64,7 @@ def _violations_count():
 class DealtOnFilter(admin.SimpleListFilter):
     """Shoes with a coup dealt on a gaming day (where the reports' table-day rows lead)."""
 
-    title = "dealt on gaming day"
+    title = _("dealt on gaming day")
     parameter_name = "dealt_on"
 
     def lookups(self, request, model_admin):
@@ -124,18 +126,18 @@ class ShoeAdmin(ShoeCloseMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
             .annotate(left_before_cut=Greatest(F("cut_card_position") - F("cards_dealt"), 0))
         )
 
-    @admin.display(description="cards left before the cut", ordering="left_before_cut")
+    @admin.display(description=_("cards left before the cut"), ordering="left_before_cut")
     def cards_left(self, shoe):
         return getattr(shoe, "left_before_cut", shoe.cards_left_before_cut)
 
-    @admin.display(description="burned")
+    @admin.display(description=_("burned"))
     def burn(self, shoe):
         return cards_html(shoe.burn_cards) if shoe.burn_cards else "—"
 
-    @admin.display(description="see also")
+    @admin.display(description=_("see also"))
     def links(self, shoe):
         return format_html(
-            '<a href="{}">coups</a> · <a href="{}">violations</a> · <a href="{}">commission entries</a>',
+            gettext('<a href="{}">coups</a> · <a href="{}">violations</a> · <a href="{}">commission entries</a>'),
             changelist_url(Coup, shoe__id__exact=shoe.pk),
             changelist_url(RuleViolation, shoe__id__exact=shoe.pk),
             changelist_url(CommissionEntry, shoe=shoe.pk),
@@ -202,38 +204,38 @@ class WagerInline(ReadOnlyInline):
             .order_by(F("correction__sequence").asc(nulls_first=True), "seat", "bet")
         )
 
-    @admin.display(description="version")
+    @admin.display(description=_("version"))
     def version(self, wager):
         return f"correction {wager.correction.sequence}" if wager.correction_id else "as recorded"
 
-    @admin.display(description="stands", boolean=True)
+    @admin.display(description=_("stands"), boolean=True)
     def stands(self, wager):
         return wager.standing
 
-    @admin.display(description="amount")
+    @admin.display(description=_("amount"))
     def amount(self, wager):
         return money_html(wager.amount_minor, wager.currency)
 
-    @admin.display(description="payout")
+    @admin.display(description=_("payout"))
     def payout(self, wager):
         return money_html(wager.payout_minor, wager.currency)
 
-    @admin.display(description="commission taken")
+    @admin.display(description=_("commission taken"))
     def commission(self, wager):
         minor, deducted = commission_taken_minor(wager)
         if deducted:
-            return format_html("{} deducted from the payout", money_html(minor, wager.currency))
+            return format_html(gettext("{} deducted from the payout"), money_html(minor, wager.currency))
         return money_html(minor, wager.currency)
 
-    @admin.display(description="reported paid")
+    @admin.display(description=_("reported paid"))
     def paid(self, wager):
         return money_html(wager.paid_minor, wager.currency)
 
 
 class CoupCorrectionInline(ReadOnlyInline):
     model = CoupCorrection
-    verbose_name = "correction or void"
-    verbose_name_plural = "corrections and voids (the last stands)"
+    verbose_name = _("correction or void")
+    verbose_name_plural = _("corrections and voids (the last stands)")
     fields = ("sequence", "kind", "reason", "recorded_at", "recorded_by")
     readonly_fields = fields
 
@@ -253,15 +255,17 @@ class CorrectionForm(forms.Form):
     wagers = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 8, "cols": 50}),
-        help_text="Every wager as it should stand, one a line: seat, bet, amount and, if the table paid "
-        "other than the paytable owes on that amount, what it paid (e.g. <code>2 banker 500.00</code>; "
-        "<code>2 banker 500.00 450.00</code>). Without a paid figure the wager is paid what it owes. "
-        "A wager left out no longer stands. The next page shows what each wager owes before anything is saved.",
+        help_text=_(
+            "Every wager as it should stand, one a line: seat, bet, amount and, if the table paid "
+            "other than the paytable owes on that amount, what it paid (e.g. <code>2 banker 500.00</code>; "
+            "<code>2 banker 500.00 450.00</code>). Without a paid figure the wager is paid what it owes. "
+            "A wager left out no longer stands. The next page shows what each wager owes before anything is saved."
+        ),
     )
     reason = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3, "cols": 70}),
         strip=True,
-        help_text="Required: why (the misread stake), in words read later.",
+        help_text=_("Required: why (the misread stake), in words read later."),
     )
 
     def clean_wagers(self) -> tuple[WagerInput, ...]:
@@ -323,14 +327,14 @@ def _preview_rows(coup: Coup, wagers: tuple[WagerInput, ...]) -> list[dict]:
     ]
 
 
-@admin.action(description="Correct the wagers of the selected coup (with a reason)", permissions=["correct"])
+@admin.action(description=_("Correct the wagers of the selected coup (with a reason)"), permissions=["correct"])
 def correct_wagers(modeladmin, request, queryset):
     """One coup: a form with its standing wagers to edit and a reason, then a page showing what each
     wager owes under the paytable and what it is paid (saved only from there); the service has the
     last word."""
     coups = list(queryset.select_related("shoe__table")[:2])
     if len(coups) != 1:
-        modeladmin.message_user(request, "Select exactly one coup to correct its wagers.", messages.ERROR)
+        modeladmin.message_user(request, gettext("Select exactly one coup to correct its wagers."), messages.ERROR)
         return None
     (coup,) = coups
     posted = request.POST.get("post") == "yes"
@@ -350,7 +354,11 @@ def correct_wagers(modeladmin, request, queryset):
                 actor=Actor(user=request.user),
             )
         except SERVICE_ERRORS as exc:
-            modeladmin.message_user(request, f"{coup}: not corrected: {error_text(exc)}", messages.ERROR)
+            modeladmin.message_user(
+                request,
+                gettext("{coup}: not corrected: {error_text}").format(coup=coup, error_text=error_text(exc)),
+                messages.ERROR,
+            )
         else:
             done = "corrected" if outcome.created else "stands corrected already; nothing written"
             level = messages.SUCCESS if outcome.created else messages.INFO
@@ -397,7 +405,7 @@ class CoupAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         correct_wagers,
         note_action(
             service=lambda coup, user, note: coup_void(coup=coup, reason=note, actor=Actor(user=user)),
-            description="Void the selected coups: a misdeal, every stake returned (with a reason)",
+            description=_("Void the selected coups: a misdeal, every stake returned (with a reason)"),
             verb="Void",
             permission="correct",
             done="voided",
@@ -426,23 +434,23 @@ class CoupAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     def has_correct_permission(self, request) -> bool:
         return request.user.has_perm("shoes.correct_coup")
 
-    @admin.display(description="table", ordering="shoe__table__code")
+    @admin.display(description=_("table"), ordering="shoe__table__code")
     def table(self, coup):
         return coup.shoe.table.code
 
-    @admin.display(description="dealt at", ordering="dealt_at")
+    @admin.display(description=_("dealt at"), ordering="dealt_at")
     def dealt(self, coup):
         return timezone.localtime(coup.dealt_at).strftime("%Y-%m-%d %H:%M:%S")
 
-    @admin.display(description="shoe", ordering="shoe__sequence")
+    @admin.display(description=_("shoe"), ordering="shoe__sequence")
     def shoe_link(self, coup):
         return admin_link(coup.shoe)
 
-    @admin.display(description="player")
+    @admin.display(description=_("player"))
     def player(self, coup):
         return cards_html(coup.player_cards)
 
-    @admin.display(description="banker")
+    @admin.display(description=_("banker"))
     def banker(self, coup):
         return cards_html(coup.banker_cards)
 
@@ -450,15 +458,15 @@ class CoupAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     def totals(self, coup):
         return f"{coup.player_total}–{coup.banker_total}"
 
-    @admin.display(description="winner", ordering="winner")
+    @admin.display(description=_("winner"), ordering="winner")
     def winner_mark(self, coup):
         return winner_html(coup.winner)
 
-    @admin.display(description="marks")
+    @admin.display(description=_("marks"))
     def marks(self, coup):
         return coup_marks_html(natural=coup.natural, player_pair=coup.player_pair, banker_pair=coup.banker_pair)
 
-    @admin.display(description="violations", ordering="violations_count")
+    @admin.display(description=_("violations"), ordering="violations_count")
     def violations(self, coup):
         if not coup.violations_count:
             return 0
@@ -468,7 +476,7 @@ class CoupAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
             coup.violations_count,
         )
 
-    @admin.display(description="violations")
+    @admin.display(description=_("violations"))
     def violation_links(self, coup):
         violations = list(coup.violations.order_by("found_at"))
         if not violations:

@@ -11,6 +11,7 @@ from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.translation import gettext
 
 from pit import game
 from pit.core.actors import Actor
@@ -38,11 +39,11 @@ class ShoeCloseForm(forms.Form):
         places = exponent(currency)
         for seat in seats:
             self.fields[f"seat_{seat}"] = forms.DecimalField(
-                label=f"Seat {seat} box ({currency})",
+                label=gettext("Seat {seat} box ({currency})").format(seat=seat, currency=currency),
                 min_value=Decimal(0),
                 decimal_places=places,
                 initial=Decimal(0),
-                help_text="What is in the seat's commission box; 0 for an empty box.",
+                help_text=gettext("What is in the seat's commission box; 0 for an empty box."),
             )
 
     def box_counts(self) -> list[tuple[int, Decimal]]:
@@ -63,7 +64,7 @@ class ShoeCloseMixin(_ModelAdmin):
         require_permission(request.user.has_perm(CLOSE_PERMISSION))
         page = reverse("admin:shoes_shoe_change", args=[shoe.pk])
         if shoe.status != ShoeStatus.DEALING:
-            self.message_user(request, f"{shoe} is closed already.", messages.WARNING)
+            self.message_user(request, gettext("{shoe} is closed already.").format(shoe=shoe), messages.WARNING)
             return HttpResponseRedirect(page)
         seats = box_seats(shoe)
         form = ShoeCloseForm(request.POST or None, seats=seats, currency=shoe.table.currency)
@@ -71,9 +72,13 @@ class ShoeCloseMixin(_ModelAdmin):
             try:
                 shoe_close(shoe=shoe, box_counts=form.box_counts(), actor=Actor(user=request.user))
             except SERVICE_ERRORS as exc:
-                self.message_user(request, f"Not closed: {error_text(exc)}", messages.ERROR)
+                self.message_user(
+                    request, gettext("Not closed: {error_text}").format(error_text=error_text(exc)), messages.ERROR
+                )
             else:
-                self.message_user(request, f"{shoe} closed; its commission boxes are being reconciled.")
+                self.message_user(
+                    request, gettext("{shoe} closed; its commission boxes are being reconciled.").format(shoe=shoe)
+                )
                 return HttpResponseRedirect(page)
         context = {
             **self.admin_site.each_context(request),

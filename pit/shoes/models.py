@@ -1,6 +1,7 @@
 """Shoes, coups and wagers: what was dealt and wagered, and how the engine settled it."""
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from pit.accounts.audit import audit_track
 from pit.core.immutable import Fact
@@ -11,8 +12,8 @@ from pit.records.chain import chain_fields
 
 
 class ShoeStatus(models.TextChoices):
-    DEALING = "dealing", "Dealing"
-    CLOSED = "closed", "Closed"
+    DEALING = "dealing", _("Dealing")
+    CLOSED = "closed", _("Closed")
 
 
 # Its close in the audit trail (verification compares the row with its latest event); the running
@@ -26,23 +27,25 @@ class Shoe(Recorded, Fact):
     fact_updatable = ("status", "closed_at", "close_recorded_at", "cards_seen", "cards_dealt", "coups_recorded")
 
     table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="shoes")
-    sequence = models.PositiveIntegerField(help_text="1, 2, 3 ... per table.")
+    sequence = models.PositiveIntegerField(help_text=_("1, 2, 3 ... per table."))
     decks = models.PositiveSmallIntegerField(default=8)
     shuffled_at = models.DateTimeField()
     cut_card_position = models.PositiveSmallIntegerField(
-        help_text="Cards from the top of the shoe to the cut card (after the burn)."
+        help_text=_("Cards from the top of the shoe to the cut card (after the burn).")
     )
     burn_cards = models.JSONField(default=list, blank=True)
     status = models.CharField(max_length=8, choices=ShoeStatus.choices, default=ShoeStatus.DEALING)
-    closed_at = models.DateTimeField(null=True, blank=True, help_text="When the floor says the shoe was closed.")
+    closed_at = models.DateTimeField(null=True, blank=True, help_text=_("When the floor says the shoe was closed."))
     close_recorded_at = models.DateTimeField(
         null=True,
         blank=True,
         editable=False,
-        help_text="When the close reached the back-office: coups recorded after it were posted to a closed shoe.",
+        help_text=_("When the close reached the back-office: coups recorded after it were posted to a closed shoe."),
     )
-    cards_seen = models.JSONField(default=dict, editable=False, help_text="Card code -> times seen (burns included).")
-    cards_dealt = models.PositiveIntegerField(default=0, editable=False, help_text="Cards dealt to coups.")
+    cards_seen = models.JSONField(
+        default=dict, editable=False, help_text=_("Card code -> times seen (burns included).")
+    )
+    cards_dealt = models.PositiveIntegerField(default=0, editable=False, help_text=_("Cards dealt to coups."))
     coups_recorded = models.PositiveIntegerField(default=0, editable=False)
 
     class Meta:
@@ -74,9 +77,9 @@ class Shoe(Recorded, Fact):
 
 
 class Winner(models.TextChoices):
-    PLAYER = "player", "Player"
-    BANKER = "banker", "Banker"
-    TIE = "tie", "Tie"
+    PLAYER = "player", _("Player")
+    BANKER = "banker", _("Banker")
+    TIE = "tie", _("Tie")
 
 
 class Coup(Recorded, Fact):
@@ -114,8 +117,8 @@ class Coup(Recorded, Fact):
 
 
 class CorrectionKind(models.TextChoices):
-    CORRECT = "correct", "Wagers corrected"
-    VOID = "void", "Coup voided"
+    CORRECT = "correct", _("Wagers corrected")
+    VOID = "void", _("Coup voided")
 
 
 class CoupCorrection(Recorded, Fact):
@@ -128,9 +131,9 @@ class CoupCorrection(Recorded, Fact):
     """
 
     coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="corrections")
-    sequence = models.PositiveIntegerField(help_text="1, 2, 3 ... per coup; the highest stands.")
+    sequence = models.PositiveIntegerField(help_text=_("1, 2, 3 ... per coup; the highest stands."))
     kind = models.CharField(max_length=8, choices=CorrectionKind.choices)
-    reason = models.TextField(help_text="Why: the misread stake, the misdeal ...")
+    reason = models.TextField(help_text=_("Why: the misread stake, the misdeal ..."))
 
     class Meta:
         ordering = ["coup", "sequence"]
@@ -150,9 +153,9 @@ class CoupCorrection(Recorded, Fact):
 
 
 class WagerResult(models.TextChoices):
-    WIN = "win", "Win"
-    LOSE = "lose", "Lose"
-    PUSH = "push", "Push"
+    WIN = "win", _("Win")
+    LOSE = "lose", _("Lose")
+    PUSH = "push", _("Push")
 
 
 class Wager(Fact):
@@ -164,16 +167,16 @@ class Wager(Fact):
     currency = models.CharField(max_length=3)
     amount_minor = models.BigIntegerField()
     result = models.CharField(max_length=4, choices=WagerResult.choices)
-    payout_minor = models.BigIntegerField(help_text="Paid to the player beyond the returned stake.")
-    commission_minor = models.BigIntegerField(default=0, help_text="Owed into the seat's commission box.")
-    paid_minor = models.BigIntegerField(null=True, blank=True, help_text="What the table reports it paid.")
+    payout_minor = models.BigIntegerField(help_text=_("Paid to the player beyond the returned stake."))
+    commission_minor = models.BigIntegerField(default=0, help_text=_("Owed into the seat's commission box."))
+    paid_minor = models.BigIntegerField(null=True, blank=True, help_text=_("What the table reports it paid."))
     correction = models.ForeignKey(
         CoupCorrection,
         null=True,
         blank=True,
         on_delete=models.PROTECT,
         related_name="wagers",
-        help_text="Empty: the wager as first recorded. Else the correction that wrote this version.",
+        help_text=_("Empty: the wager as first recorded. Else the correction that wrote this version."),
     )
     chain_seq, chain_hash = chain_fields()  # last: see pit.records.chain.ChainSeqField
     # Its coup's: the month partition it lives in on PostgreSQL (pit.core.partitions).

@@ -14,7 +14,8 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from pit.compliance.models import RuleViolation
 from pit.compliance.selectors import OPEN, OPEN_LIST_QUERY
@@ -88,18 +89,18 @@ class TableLimitVersionInline(admin.TabularInline):
     when it was dealt. History: read-only for everyone."""
 
     model = TableLimitVersion
-    verbose_name = "limits in force from"
-    verbose_name_plural = "limit history"
+    verbose_name = _("limits in force from")
+    verbose_name_plural = _("limit history")
     extra = 0
     can_delete = False
     fields = ("effective_from", "bet", "minimum", "maximum", "set_by")
     readonly_fields = fields
 
-    @admin.display(description="minimum")
+    @admin.display(description=_("minimum"))
     def minimum(self, version):
         return money_html(version.minimum_minor, version.table.currency)
 
-    @admin.display(description="maximum")
+    @admin.display(description=_("maximum"))
     def maximum(self, version):
         return money_html(version.maximum_minor, version.table.currency)
 
@@ -126,11 +127,11 @@ class TableLimitInline(admin.TabularInline):
     fields = ("bet", "minimum", "maximum")
     readonly_fields = fields
 
-    @admin.display(description="minimum")
+    @admin.display(description=_("minimum"))
     def minimum(self, limit):
         return money_html(limit.minimum_minor, limit.table.currency)
 
-    @admin.display(description="maximum")
+    @admin.display(description=_("maximum"))
     def maximum(self, limit):
         return money_html(limit.maximum_minor, limit.table.currency)
 
@@ -150,7 +151,7 @@ class TableLimitInline(admin.TabularInline):
 class LimitForm(forms.Form):
     """One bet's limits, typed in units of the table's currency (500 is 500.00, not 5.00)."""
 
-    bet = forms.ChoiceField(required=False, help_text="Leave empty to drop the row.")
+    bet = forms.ChoiceField(required=False, help_text=_("Leave empty to drop the row."))
     minimum = MoneyField(minor=True, required=False, min_value=0)
     maximum = MoneyField(minor=True, required=False, min_value=0)
 
@@ -170,7 +171,12 @@ class LimitForm(forms.Form):
         if cleaned.get("bet"):
             for name in ("minimum", "maximum"):
                 if cleaned.get(name) is None and name not in self.errors:
-                    self.add_error(name, f"Give the {name} of {cleaned['bet'].replace('_', ' ')}.")
+                    self.add_error(
+                        name,
+                        gettext("Give the {name} of {replace}.").format(
+                            name=name, replace=cleaned["bet"].replace("_", " ")
+                        ),
+                    )
         return cleaned
 
 
@@ -179,7 +185,9 @@ class BaseLimitFormSet(forms.BaseFormSet):
         bets = [form.cleaned_data.get("bet") for form in self.forms if form.cleaned_data.get("bet")]
         repeated = sorted({bet for bet in bets if bets.count(bet) > 1})
         if repeated:
-            raise forms.ValidationError(f"One row per bet: {', '.join(repeated)} given twice.")
+            raise forms.ValidationError(
+                gettext("One row per bet: {names} given twice.").format(names=", ".join(repeated))
+            )
 
     def limits_minor(self) -> dict[str, tuple[int, int]]:
         return {
@@ -318,10 +326,10 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
         """Change a table's limits: typed in units of its currency, then a page showing the limits in
         force beside the new ones, saved (through the service, as a new version) only from there."""
         if not request.user.is_superuser:
-            raise PermissionDenied("Only a superuser sets a table's limits.")
+            raise PermissionDenied(gettext("Only a superuser sets a table's limits."))
         table = self.get_object(request, object_id)
         if table is None:
-            raise Http404(f"There is no table {object_id}.")
+            raise Http404(gettext("There is no table {object_id}.").format(object_id=object_id))
         initial = [
             {"bet": limit.bet, "minimum": limit.minimum_minor, "maximum": limit.maximum_minor}
             for limit in table.limits.order_by("bet")
@@ -339,7 +347,11 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
             new = formset.limits_minor()
             changes = limit_changes(table, new)
             if not any(change["changed"] for change in changes):
-                self.message_user(request, f"The limits of {table.code} stay as they are.", messages.INFO)
+                self.message_user(
+                    request,
+                    gettext("The limits of {table_code} stay as they are.").format(table_code=table.code),
+                    messages.INFO,
+                )
                 return HttpResponseRedirect(reverse("admin:tables_table_change", args=[table.pk]))
             if request.POST.get("confirm") == "yes":
                 limits = {
@@ -349,7 +361,9 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
                 try:
                     table_limits_set(table=table, limits=limits, user=request.user)
                 except SERVICE_ERRORS as exc:
-                    self.message_user(request, f"Not saved: {error_text(exc)}", messages.ERROR)
+                    self.message_user(
+                        request, gettext("Not saved: {error_text}").format(error_text=error_text(exc)), messages.ERROR
+                    )
                     changes = None
                 else:
                     change = table.limit_changes.order_by("-announced_at", "-id").first()
@@ -369,7 +383,11 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
                             messages.WARNING,
                         )
                     else:
-                        self.message_user(request, f"The limits of {table.code} changed.", messages.SUCCESS)
+                        self.message_user(
+                            request,
+                            gettext("The limits of {table_code} changed.").format(table_code=table.code),
+                            messages.SUCCESS,
+                        )
                     return HttpResponseRedirect(reverse("admin:tables_table_change", args=[table.pk]))
         context = {
             **self.admin_site.each_context(request),
@@ -382,48 +400,48 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
         }
         return TemplateResponse(request, "admin/tables/table/limits.html", context)
 
-    @admin.display(description="limits")
+    @admin.display(description=_("limits"))
     def limits_link(self, table):
         if not table.pk:
             return "—"
         return format_html(
-            '<a href="{}">change the limits of {} &rarr;</a>',
+            gettext('<a href="{}">change the limits of {} &rarr;</a>'),
             reverse("admin:tables_table_limits", args=[table.pk]),
             table.code,
         )
 
     # ------------------------------------------------------------------ columns
 
-    @admin.display(description="status", ordering="status")
+    @admin.display(description=_("status"), ordering="status")
     def status_badge(self, table):
         return format_html('<span class="pit-status pit-status-{}">{}</span>', table.status, table.get_status_display())
 
-    @admin.display(description="current shoe", ordering="current_shoe_sequence")
+    @admin.display(description=_("current shoe"), ordering="current_shoe_sequence")
     def current_shoe(self, table):
         if table.current_shoe_id is None:
             return "—"
         return format_html(
-            '<a href="{}">shoe {}</a>',
+            gettext('<a href="{}">shoe {}</a>'),
             reverse("admin:shoes_shoe_change", args=[table.current_shoe_id]),
             table.current_shoe_sequence,
         )
 
-    @admin.display(description="shoe progress", ordering="current_shoe_cards_dealt")
+    @admin.display(description=_("shoe progress"), ordering="current_shoe_cards_dealt")
     def shoe_progress(self, table):
         if table.current_shoe_id is None:
             return "—"
         left = max(table.current_shoe_cut - table.current_shoe_cards_dealt, 0)
         return format_html(
-            '{} coups · <span title="cards left before the cut card">{} to the cut</span>',
+            gettext('{} coups · <span title="cards left before the cut card">{} to the cut</span>'),
             table.current_shoe_coups,
             left,
         )
 
-    @admin.display(description="coups today", ordering="coups_today")
+    @admin.display(description=_("coups today"), ordering="coups_today")
     def coups_today(self, table):
         return table.coups_today
 
-    @admin.display(description="open violations (today · earlier)", ordering="open_violations")
+    @admin.display(description=_("open violations (today · earlier)"), ordering="open_violations")
     def open_violations(self, table):
         """Open and still holding (as the dashboard counts them): today's apart from the backlog."""
         if not table.open_violations:
@@ -445,16 +463,16 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
             return format_html('<span title="{}">—</span>', "no box counted over or short today")
         return money_html(minor, table.currency)
 
-    @admin.display(description="box over, today's shoes", ordering="box_over_minor")
+    @admin.display(description=_("box over, today's shoes"), ordering="box_over_minor")
     def box_over(self, table):
         """Commission box counts above the ledger, summed over the seats of today's reconciled shoes."""
         return self._box_figure(table, table.box_over_minor)
 
-    @admin.display(description="box short, today's shoes", ordering="box_short_minor")
+    @admin.display(description=_("box short, today's shoes"), ordering="box_short_minor")
     def box_short(self, table):
         return self._box_figure(table, table.box_short_minor)
 
-    @admin.display(description="shoes")
+    @admin.display(description=_("shoes"))
     def recent_shoes(self, table):
         shoes = list(table.shoes.order_by("-sequence")[:RECENT_SHOES])
         links = format_html_join(
@@ -463,16 +481,16 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
             ((shoe.status, reverse("admin:shoes_shoe_change", args=[shoe.pk]), shoe.sequence) for shoe in shoes),
         )
         return format_html(
-            '{} <a href="{}">all shoes of {} &rarr;</a>',
+            gettext('{} <a href="{}">all shoes of {} &rarr;</a>'),
             links,
             changelist_url(Shoe, table__id__exact=table.pk),
             table.code,
         )
 
-    @admin.display(description="violations")
+    @admin.display(description=_("violations"))
     def violations_link(self, table):
         return format_html(
-            '<a href="{}">violations at {}</a>',
+            gettext('<a href="{}">violations at {}</a>'),
             changelist_url(RuleViolation, table__id__exact=table.pk),
             table.code,
         )
@@ -489,13 +507,21 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
             else:
                 changed += 1
         if changed:
-            self.message_user(request, f"{changed} table{'s' if changed != 1 else ''} {verb}.", messages.SUCCESS)
+            self.message_user(
+                request,
+                (
+                    ngettext("{count} table opened.", "{count} tables opened.", changed)
+                    if verb == "opened"
+                    else ngettext("{count} table closed.", "{count} tables closed.", changed)
+                ).format(count=changed),
+                messages.SUCCESS,
+            )
 
-    @admin.action(description="Open the selected tables", permissions=["change"])
+    @admin.action(description=_("Open the selected tables"), permissions=["change"])
     def open_tables(self, request, queryset):
         self._set_status(request, queryset, table_open, "opened")
 
-    @admin.action(description="Close the selected tables", permissions=["change"])
+    @admin.action(description=_("Close the selected tables"), permissions=["change"])
     def close_tables(self, request, queryset):
         self._set_status(request, queryset, table_close, "closed")
 

@@ -10,17 +10,17 @@ from pit.core.models import Recorded
 
 
 class Game(models.TextChoices):
-    BIG = "big", "Big baccarat"
-    MIDI = "midi", "Midi baccarat"
-    MINI = "mini", "Mini baccarat"
+    BIG = "big", _("Big baccarat")
+    MIDI = "midi", _("Midi baccarat")
+    MINI = "mini", _("Mini baccarat")
 
 
 GAME_NAMES = dict(Game.choices)
 
 
 class TableStatus(models.TextChoices):
-    OPEN = "open", "Open"
-    CLOSED = "closed", "Closed"
+    OPEN = "open", _("Open")
+    CLOSED = "closed", _("Closed")
 
 
 def default_seats() -> list[int]:
@@ -30,23 +30,34 @@ def default_seats() -> list[int]:
 
 @audit_track("TableAuditEvent")
 class Table(models.Model):
-    code = models.SlugField(max_length=20, unique=True, help_text="Short code on the floor plan, e.g. BB1.")
-    name = models.CharField(max_length=100)
-    game = models.CharField(max_length=8, choices=Game.choices)
-    seats = models.JSONField(default=default_seats, help_text="Seat numbers in use, e.g. [1, 2, 3, 5, 6, 7, 8].")
-    squeeze = models.BooleanField(default=False, help_text="Players may squeeze the cards.")
-    status = models.CharField(max_length=8, choices=TableStatus.choices, default=TableStatus.CLOSED)
-    currency = models.CharField(max_length=3, default=settings.PIT_DEFAULT_CURRENCY)
+    code = models.SlugField(
+        max_length=20, unique=True, help_text=_("Short code on the floor plan, e.g. BB1."), verbose_name=_("code")
+    )
+    name = models.CharField(max_length=100, verbose_name=_("name"))
+    game = models.CharField(max_length=8, choices=Game.choices, verbose_name=_("game"))
+    seats = models.JSONField(
+        default=default_seats, help_text=_("Seat numbers in use, e.g. [1, 2, 3, 5, 6, 7, 8]."), verbose_name=_("seats")
+    )
+    squeeze = models.BooleanField(
+        default=False, help_text=_("Players may squeeze the cards."), verbose_name=_("squeeze")
+    )
+    status = models.CharField(
+        max_length=8, choices=TableStatus.choices, default=TableStatus.CLOSED, verbose_name=_("status")
+    )
+    currency = models.CharField(max_length=3, default=settings.PIT_DEFAULT_CURRENCY, verbose_name=_("currency"))
     paytable = models.ForeignKey(
         "paytables.PaytableConfiguration",
         on_delete=models.PROTECT,
         related_name="tables",
-        help_text="The paytable configuration in force for new coups.",
+        help_text=_("The paytable configuration in force for new coups."),
+        verbose_name=_("paytable"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         ordering = ["code"]
+        verbose_name = _("table")
+        verbose_name_plural = _("tables")
         constraints = [
             models.CheckConstraint(condition=models.Q(status__in=TableStatus.values), name="table_status_valid"),
             models.CheckConstraint(condition=models.Q(game__in=Game.values), name="table_game_valid"),
@@ -60,10 +71,10 @@ class Table(models.Model):
 class TableLimit(models.Model):
     """Minimum and maximum for one bet type at a table, in minor units of the table's currency."""
 
-    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="limits")
-    bet = models.CharField(max_length=20)
-    minimum_minor = models.BigIntegerField()
-    maximum_minor = models.BigIntegerField()
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="limits", verbose_name=_("table"))
+    bet = models.CharField(max_length=20, verbose_name=_("bet"))
+    minimum_minor = models.BigIntegerField(verbose_name=_("minimum"))
+    maximum_minor = models.BigIntegerField(verbose_name=_("maximum"))
 
     class Meta:
         ordering = ["table", "bet"]
@@ -148,19 +159,21 @@ class LimitChange(Recorded, Fact):
 
 
 class TableEventKind(models.TextChoices):
-    OPENED = "opened", "Opened"
-    CLOSED = "closed", "Closed"
+    OPENED = "opened", _("Opened")
+    CLOSED = "closed", _("Closed")
 
 
 class TableEvent(Recorded, Fact):
     """A table opened or closed: the history behind `Table.status`. A fact: insert-only."""
 
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="events")
-    kind = models.CharField(max_length=8, choices=TableEventKind.choices)
-    at = models.DateTimeField()
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="events", verbose_name=_("table"))
+    kind = models.CharField(max_length=8, choices=TableEventKind.choices, verbose_name=_("kind"))
+    at = models.DateTimeField(verbose_name=_("at"))
 
     class Meta:
         ordering = ["-at", "-id"]
+        verbose_name = _("table event")
+        verbose_name_plural = _("table events")
         constraints = [
             models.CheckConstraint(condition=models.Q(kind__in=TableEventKind.values), name="table_event_kind_valid"),
         ]

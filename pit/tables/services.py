@@ -43,11 +43,13 @@ def default_seat_layout(game: str) -> list[int]:
 
 def _checked_seats(seats) -> list[int]:
     if not isinstance(seats, list | tuple) or not seats:
-        raise ValidationError({"seats": "Give the seat numbers as a non-empty list, e.g. [1, 2, 3, 5, 6, 7, 8]."})
+        raise ValidationError(
+            {"seats": gettext("Give the seat numbers as a non-empty list, e.g. [1, 2, 3, 5, 6, 7, 8].")}
+        )
     if any(not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= 99 for seat in seats):
-        raise ValidationError({"seats": "Seat numbers are whole numbers from 1 to 99."})
+        raise ValidationError({"seats": gettext("Seat numbers are whole numbers from 1 to 99.")})
     if len(set(seats)) != len(seats):
-        raise ValidationError({"seats": "A seat number appears twice."})
+        raise ValidationError({"seats": gettext("A seat number appears twice.")})
     return sorted(seats)
 
 
@@ -64,7 +66,13 @@ def table_create(
     limits: dict[str, tuple[Decimal, Decimal]] | None = None,
 ) -> Table:
     if game not in Game.values:
-        raise ValidationError({"game": f"{game!r} is not a game; choose one of {', '.join(Game.values)}."})
+        raise ValidationError(
+            {
+                "game": gettext("{game!r} is not a game; choose one of {names}.").format(
+                    game=game, names=", ".join(Game.values)
+                )
+            }
+        )
     table = Table(
         code=code,
         name=name,
@@ -110,7 +118,13 @@ def table_limits_set(
     rows = []
     for bet, (minimum, maximum) in sorted(limits.items()):
         if bet not in bets:
-            raise ValidationError({"limits": f"{bet!r} is not a bet of the paytable {table.paytable}."})
+            raise ValidationError(
+                {
+                    "limits": gettext("{bet!r} is not a bet of the paytable {table_paytable}.").format(
+                        bet=bet, table_paytable=table.paytable
+                    )
+                }
+            )
         try:
             row = TableLimit(
                 table=table,
@@ -121,7 +135,9 @@ def table_limits_set(
         except MoneyError as exc:
             raise ValidationError({"limits": f"{bet}: {exc}"}) from exc
         if row.minimum_minor <= 0 or row.maximum_minor < row.minimum_minor:
-            raise ValidationError({"limits": f"{bet}: the minimum must be positive and at most the maximum."})
+            raise ValidationError(
+                {"limits": gettext("{bet}: the minimum must be positive and at most the maximum.").format(bet=bet)}
+            )
         rows.append(row)
     old = {limit.bet: (limit.minimum_minor, limit.maximum_minor) for limit in table.limits.all()}
     tightens = _tightens(old, {row.bet: (row.minimum_minor, row.maximum_minor) for row in rows})
@@ -234,8 +250,11 @@ def table_close(*, table: Table, actor: Actor = SYSTEM, at=None) -> Table:
     dealing = table.shoes.filter(status="dealing").order_by("sequence").first()  # shoes sit above tables
     if dealing is not None and table.status != TableStatus.CLOSED:
         raise Conflict(
-            f"Table {table.code} cannot close while shoe {dealing.sequence} (id {dealing.pk}) is still "
-            "dealing; close the shoe with its commission box count first.",
+            gettext(
+                "Table {table_code} cannot close while shoe {dealing_sequence} (id "
+                "{dealing_pk}) is still dealing; close the shoe with its commission "
+                "box count first."
+            ).format(table_code=table.code, dealing_sequence=dealing.sequence, dealing_pk=dealing.pk),
             shoe_id=dealing.pk,
             sequence=dealing.sequence,
         )

@@ -5,6 +5,8 @@ from decimal import Decimal
 
 from django.http import Http404
 from django.urls import path
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions
@@ -63,7 +65,7 @@ class InventoryInputSerializer(s.StrictSerializer):
 
 class SlipInputSerializer(s.StrictSerializer):
     kind = s.ChoiceField(choices=SlipKind.values)
-    number = s.IdentifierField(**SLIP_NUMBER, what="a slip number", max_length=30)
+    number = s.IdentifierField(**SLIP_NUMBER, what=_("a slip number"), max_length=30)
     table = s.table_code_field()
     gaming_day = s.DayField()
     shift = s.IntegerField(min_value=1, max_value=3, default=1)
@@ -101,7 +103,13 @@ def _minor_chips(chips: dict[Decimal, int], currency: str, field: str) -> dict[s
             minor = to_minor(amount, currency)
         except MoneyError:
             raise exceptions.ValidationError(
-                {f"{field}.{amount}": [f"{amount} is not a denomination in {currency}."]}
+                {
+                    f"{field}.{amount}": [
+                        gettext("{amount} is not a denomination in {currency}.").format(
+                            amount=amount, currency=currency
+                        )
+                    ]
+                }
             ) from None
         converted[str(minor)] = pieces
     return converted
@@ -116,14 +124,18 @@ def _user(username: str, field: str):
 
     user = get_user_model().objects.filter(username=username, is_active=True).first()
     if user is None:
-        raise exceptions.ValidationError({field: [f"There is no active user {username!r}."]})
+        raise exceptions.ValidationError(
+            {field: [gettext("There is no active user {username!r}.").format(username=username)]}
+        )
     return user
 
 
 def _ensure_scope(request, scope: str) -> None:
     device = request_device(request)
     if device is not None and not DeviceGrant.objects.filter(device=device, scope=scope).exists():
-        raise exceptions.PermissionDenied(f"This device is not granted the {scope.replace('_', ' ')} scope.")
+        raise exceptions.PermissionDenied(
+            gettext("This device is not granted the {replace} scope.").format(replace=scope.replace("_", " "))
+        )
 
 
 def _slips():
@@ -135,7 +147,7 @@ def _slips():
 def _slip_for(request, kind: str, number: str, *, own_table: bool) -> Slip:
     slip = Slip.objects.select_related("table").filter(kind=kind, number=number).first()
     if slip is None:
-        raise Http404(f"There is no {kind} slip {number!r}.")
+        raise Http404(gettext("There is no {kind} slip {number!r}.").format(kind=kind, number=number))
     if own_table:
         table_for(request, slip.table.code)
     return slip
@@ -201,7 +213,7 @@ def drop_data(drop) -> dict:
 def day_win_data(day: str, figures: dict, codes: dict[int, str], *, by_shift: bool) -> dict:
     """The statutory win of each table (or table and shift) of a gaming day, by table code."""
     rows = []
-    for (_, table_id, shift), item in sorted(figures.items(), key=lambda entry: (codes[entry[0][1]], entry[0][2])):
+    for (_day, table_id, shift), item in sorted(figures.items(), key=lambda entry: (codes[entry[0][1]], entry[0][2])):
         money = {
             name: s.money(getattr(item, name), item.currency)
             for name in ("opener", "closer", "fills", "credits", "drop", "win")
@@ -389,7 +401,7 @@ class DropView(APIView):
         _ensure_scope(request, DeviceScope.COUNT_ROOM)
         table = Table.objects.filter(code=code).first()
         if table is None:
-            raise Http404(f"There is no table {code!r}.")
+            raise Http404(gettext("There is no table {code!r}.").format(code=code))
         data = validated(DropInputSerializer, request, currency=table.currency)
         amounts = {}
         for field in ("chips", "markers"):

@@ -3,6 +3,7 @@ wagers stay as recorded; the same correction posted again is answered with the o
 
 from django.db.models import Prefetch
 from django.http import Http404
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -84,7 +85,7 @@ class CorrectionSerializer(serializers.Serializer):
 def _coup_for(request, coup_id: int) -> Coup:
     coup = Coup.objects.select_related("shoe__table").filter(pk=coup_id).first()
     if coup is None:
-        raise Http404(f"There is no coup {coup_id}.")
+        raise Http404(gettext("There is no coup {coup_id}.").format(coup_id=coup_id))
     ensure_table_access(request, coup.shoe.table)
     return coup
 
@@ -105,8 +106,10 @@ def _answer(outcome: shoe_services.CorrectionOutcome, serializer_class, values: 
         found = differences(serializer_class, {"reason": values["reason"]}, {"reason": outcome.correction.reason})
         if found:
             raise Conflict(
-                f"The {outcome.correction.kind} standing on coup {outcome.correction.coup_id} was recorded with "
-                "another reason; a recorded correction is never changed.",
+                gettext(
+                    "The {kind} standing on coup {coup_id} was recorded with another "
+                    "reason; a recorded correction is never changed."
+                ).format(kind=outcome.correction.kind, coup_id=outcome.correction.coup_id),
                 errors=found,
                 existing_id=outcome.correction.pk,
             )

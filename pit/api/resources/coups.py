@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from django.http import Http404
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
@@ -127,8 +129,8 @@ _WAGER_INTEGERS = (("seat", _limit(_SEAT.min_value), _limit(_SEAT.max_value)),)
 _BET = _declared(_WAGER_DECLARED, "bet", IdentifierField)
 _POSITIVE_MONEY = _declared(_WAGER_DECLARED, "amount", MoneyField)
 _MONEY_FIELD = _declared(_WAGER_DECLARED, "paid", MoneyField)
-_REQUIRED = "This field is required."
-_NULL = "This field may not be null."
+_REQUIRED = _("This field is required.")
+_NULL = _("This field may not be null.")
 
 
 def _empty(field: serializers.Field, value) -> str | None:
@@ -143,11 +145,11 @@ def _empty(field: serializers.Field, value) -> str | None:
 
 def _list_problem(value, fewest: int, most: int) -> str | None:
     if not isinstance(value, list):
-        return f'Expected a list of items but got type "{type(value).__name__}".'
+        return gettext('Expected a list of items but got type "{input_type}".').format(input_type=type(value).__name__)
     if len(value) < fewest:
-        return f"Ensure this field has at least {fewest} elements."
+        return gettext("Ensure this field has at least {min_length} elements.").format(min_length=fewest)
     if len(value) > most:
-        return f"Ensure this field has no more than {most} elements."
+        return gettext("Ensure this field has no more than {max_length} elements.").format(max_length=most)
     return None
 
 
@@ -155,15 +157,17 @@ def wager_values(wager, where: str, errors: dict[str, list[str]], currency: str 
     """One posted wager, read by the rules of `WagerInputSerializer`'s fields (the coup POST's and the
     correction's one reader of wagers); its problems added to `errors` under `where` (`wagers[2]`)."""
     if not isinstance(wager, dict):
-        errors[where] = [f"Invalid data. Expected a dictionary, but got {type(wager).__name__}."]
+        errors[where] = [
+            gettext("Invalid data. Expected a dictionary, but got {datatype}.").format(datatype=type(wager).__name__)
+        ]
         return {}
     for name in wager:
         if name not in _WAGER_FIELDS:
-            errors[f"{where}.{name[:40]}"] = ["Unknown field."]
+            errors[f"{where}.{name[:40]}"] = [gettext("Unknown field.")]
     item: dict[str, Any] = {}
     for name, low, high in _WAGER_INTEGERS:
         if name not in wager:
-            errors[f"{where}.{name}"] = [_REQUIRED]
+            errors[f"{where}.{name}"] = [str(_REQUIRED)]
         else:
             value = wager[name]
             problem = _empty(_SEAT, value) if value is None else integer_problem(value, low, high)
@@ -172,7 +176,7 @@ def wager_values(wager, where: str, errors: dict[str, list[str]], currency: str 
             else:
                 item[name] = wager[name]
     if "bet" not in wager:
-        errors[f"{where}.bet"] = [_REQUIRED]
+        errors[f"{where}.bet"] = [str(_REQUIRED)]
     else:
         bet = wager["bet"]
         problem = _empty(_BET, bet) if bet is None or bet == "" else _BET.problem(bet)
@@ -181,7 +185,7 @@ def wager_values(wager, where: str, errors: dict[str, list[str]], currency: str 
         else:
             item["bet"] = wager["bet"]
     if "amount" not in wager:
-        errors[f"{where}.amount"] = [_REQUIRED]
+        errors[f"{where}.amount"] = [str(_REQUIRED)]
     else:
         amount = wager["amount"]
         item["amount"], problem = (
@@ -204,12 +208,18 @@ def coup_values(data) -> dict:
     messages as the kit's fields declared above (their own checks, called here without DRF)."""
     if not isinstance(data, dict):
         raise serializers.ValidationError(
-            {"non_field_errors": [f"Invalid data. Expected a dictionary, but got {type(data).__name__}."]}
+            {
+                "non_field_errors": [
+                    gettext("Invalid data. Expected a dictionary, but got {datatype}.").format(
+                        datatype=type(data).__name__
+                    )
+                ]
+            }
         )
-    errors: dict[str, list[str]] = {name[:40]: ["Unknown field."] for name in data if name not in _COUP_FIELDS}
+    errors: dict[str, list[str]] = {name[:40]: [gettext("Unknown field.")] for name in data if name not in _COUP_FIELDS}
     values: dict = {}
     if "number" not in data:
-        errors["number"] = [_REQUIRED]
+        errors["number"] = [str(_REQUIRED)]
     else:
         number = data["number"]
         problem = _empty(_NUMBER, number) if number is None else integer_problem(number, _NUMBER_MIN, _NUMBER_MAX)
@@ -220,7 +230,7 @@ def coup_values(data) -> dict:
     for hand, fewest, most in _HANDS:
         cards = data.get(hand)
         if hand not in data:
-            errors[hand] = [_REQUIRED]
+            errors[hand] = [str(_REQUIRED)]
             continue
         problem = _list_problem(cards, fewest, most)
         if problem:
@@ -236,7 +246,7 @@ def coup_values(data) -> dict:
         if problem:
             errors["dealt_at"] = [problem]
     elif "dealt_at" in data:
-        errors["dealt_at"] = [_NULL]
+        errors["dealt_at"] = [str(_NULL)]
     if data.get("reported_winner") is not None:
         problem = _WINNER.problem(data["reported_winner"])
         if problem:
@@ -573,7 +583,7 @@ class ShoeCoupsView(APIView):
             ensure_table_access(request, exc.table)  # 403: the device is registered for another table
             raise
         except Shoe.DoesNotExist:
-            raise Http404(f"There is no shoe {shoe_id}.") from None
+            raise Http404(gettext("There is no shoe {shoe_id}.").format(shoe_id=shoe_id)) from None
         except Conflict as exc:
             # Answered, not raised: the violation recorded for the clash must be kept.
             return error_response(409, "conflict", exc.message, exc.errors, exc.details)
@@ -630,7 +640,7 @@ class ShoeCoupsBatchView(APIView):
         answer = request.query_params.get("answer", "brief")
         errors = batch_request_errors(request.data, answer, self.MAX_COUPS)
         if errors:
-            return error_response(400, "invalid", "The request has errors; see `errors`.", errors)
+            return error_response(400, "invalid", gettext("The request has errors; see `errors`."), errors)
         items = request.data["coups"]
         shoe = shoe_for(request, shoe_id)
         results: list[dict] = [{}] * len(items)
@@ -665,7 +675,7 @@ class CoupDetailView(APIView):
             .first()
         )
         if coup is None:
-            raise Http404(f"There is no coup {coup_id}.")
+            raise Http404(gettext("There is no coup {coup_id}.").format(coup_id=coup_id))
         ensure_table_access(request, coup.shoe.table)
         (payload,) = coups_payload([coup])
         return Response(payload)

@@ -4,6 +4,8 @@ bosses say whose fault a violation was; staff read each dealer's figures."""
 import datetime as dt
 
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -28,8 +30,8 @@ class RotationInputSerializer(StrictSerializer):
         queryset=Dealer.objects.all(),
         slug_field="code",
         pattern=r"[A-Za-z0-9][A-Za-z0-9_-]{0,19}",
-        rule="1 to 20 ASCII letters, digits, - or _, e.g. D042",
-        what="a dealer code",
+        rule=_("1 to 20 ASCII letters, digits, - or _, e.g. D042"),
+        what=_("a dealer code"),
         max_length=20,
         allow_null=True,
         help_text="The dealer's code (badge), e.g. D042; null: the dealer went out and nobody came in.",
@@ -85,9 +87,11 @@ class DayRangeSerializer(StrictSerializer):
 
     def validate(self, attrs):
         if attrs["to"] < attrs["from"]:
-            raise serializers.ValidationError({"to": "The range ends before it starts."})
+            raise serializers.ValidationError({"to": gettext("The range ends before it starts.")})
         if (attrs["to"] - attrs["from"]).days >= MAX_DAYS:
-            raise serializers.ValidationError({"to": f"At most {MAX_DAYS} gaming days at a time."})
+            raise serializers.ValidationError(
+                {"to": gettext("At most {max_days} gaming days at a time.").format(max_days=MAX_DAYS)}
+            )
         return attrs
 
 

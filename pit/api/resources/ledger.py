@@ -3,6 +3,7 @@ the shoe's box reconciliation, and the supplementary reconciliations later corre
 
 from django.db.models import Prefetch
 from django.http import Http404
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -272,5 +273,5 @@ class ReconciliationSupplementsView(APIView):
     def get(self, request, shoe_id: int):
         shoe = shoe_for(request, shoe_id)
         if not Reconciliation.objects.filter(shoe=shoe).exists():
-            raise Http404(f"Shoe {shoe.pk} has no reconciliation yet.")
+            raise Http404(gettext("Shoe {shoe_pk} has no reconciliation yet.").format(shoe_pk=shoe.pk))
         return Response([supplement_data(supplement) for supplement in supplements_of(shoe)])

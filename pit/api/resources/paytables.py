@@ -1,6 +1,7 @@
 """Paytables over the API: every configuration version (a device sees its table's) and exact odds."""
 
 from django.http import Http404
+from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers
@@ -165,14 +166,16 @@ class PaytableOddsView(APIView):
             return error_response(
                 400,
                 "invalid",
-                "The request has errors; see `errors`.",
+                gettext("The request has errors; see `errors`."),
                 {"decks": ["Give a whole number of decks from 1 to 12."]},
             )
         configuration = paytables_for(request).filter(pk=paytable_id).first()
         if configuration is None:
             if PaytableConfiguration.objects.filter(pk=paytable_id).exists():
-                return error_response(403, "permission_denied", "This device may read its table's paytable only.")
-            raise Http404(f"There is no paytable configuration {paytable_id}.")
+                return error_response(
+                    403, "permission_denied", gettext("This device may read its table's paytable only.")
+                )
+            raise Http404(gettext("There is no paytable configuration {paytable_id}.").format(paytable_id=paytable_id))
         decks = int(raw)
         odds = game.exact_odds(engine_paytable(configuration.rules), decks)
         return Response(odds_data(configuration, decks, odds))

@@ -6,6 +6,7 @@ from typing import Any
 from django.conf import settings
 from django.http import StreamingHttpResponse
 from django.urls import path
+from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import exceptions
@@ -30,7 +31,9 @@ class ReportAccess(PitAccess):
             return super().has_permission(request, view)
         report = REPORTS[view.report]
         if not report_allowed(user, report):
-            raise exceptions.PermissionDenied(f"Your role may not run the {report.title} report.")
+            raise exceptions.PermissionDenied(
+                gettext("Your role may not run the {report_title} report.").format(report_title=report.title)
+            )
         return True
 
 
@@ -158,7 +161,13 @@ class ReportView(APIView):
         limit = settings.PIT_REPORT_INLINE_MAX_DAYS
         if filters.days > limit:
             raise exceptions.ValidationError(
-                {"to": [f"The API returns at most {limit} gaming days at a time; {filters.days} were asked for."]}
+                {
+                    "to": [
+                        gettext(
+                            "The API returns at most {limit} gaming days at a time; {filters_days} were asked for."
+                        ).format(limit=limit, filters_days=filters.days)
+                    ]
+                }
             )
         return StreamingHttpResponse(json_chunks(REPORTS[self.report], filters), content_type="application/json")
 

@@ -1,6 +1,7 @@
 """Shoes over the API: starting one after a shuffle, reading its progress, closing it with the box count."""
 
 from django.http import Http404
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -88,7 +89,7 @@ def shoe_for(request, shoe_id: int) -> Shoe:
     try:
         shoe = Shoe.objects.select_related("table", "recorded_by_device__table", "recorded_by_user").get(pk=shoe_id)
     except Shoe.DoesNotExist:
-        raise Http404(f"There is no shoe {shoe_id}.") from None
+        raise Http404(gettext("There is no shoe {shoe_id}.").format(shoe_id=shoe_id)) from None
     ensure_table_access(request, shoe.table)
     return shoe
 
@@ -166,7 +167,11 @@ class ShoeCloseView(APIView):
         if not data["commission_box"] and shoe.table.paytable.rules.get("commission_mode") == game.CommissionMode.BOX:
             # A floor system that sends no count at all has not counted: an empty box is a count of 0.00.
             raise serializers.ValidationError(
-                {"commission_box": ["This table keeps commission in boxes: send each seat's count (0.00 if empty)."]}
+                {
+                    "commission_box": [
+                        gettext("This table keeps commission in boxes: send each seat's count (0.00 if empty).")
+                    ]
+                }
             )
         shoe_services.shoe_close(
             shoe=shoe,

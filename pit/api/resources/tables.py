@@ -5,6 +5,7 @@ from typing import ClassVar
 
 from django.db.models import OuterRef, Prefetch, Subquery
 from django.http import Http404
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers
 from rest_framework.response import Response
@@ -87,7 +88,7 @@ def table_for(request, code: str, queryset=None) -> Table:
     try:
         table = (queryset if queryset is not None else Table.objects).get(code=code)
     except Table.DoesNotExist:
-        raise Http404(f"There is no table {code!r}.") from None
+        raise Http404(gettext("There is no table {code!r}.").format(code=code)) from None
     ensure_table_access(request, table)
     return table
 

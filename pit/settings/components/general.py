@@ -11,6 +11,12 @@ CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
 # The casino's time zone: gaming days and reports are in it.
 TIME_ZONE = env.str("DJANGO_TIME_ZONE", default="UTC")
 LANGUAGE_CODE = "en-us"
+# The languages of the pits that deal baccarat; English stays the default. A user's own choice
+# (pit.accounts.language) wins over the browser's Accept-Language on the admin; the API answers in
+# the language the client asks for. The catalogs are locale/<language>/LC_MESSAGES/django.po and
+# djangojs.po, compiled by `manage.py compilemessages` (docs/operations/languages.md).
+LANGUAGES = [("en-us", "English"), ("zh-hant", "繁體中文"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 FORMAT_MODULE_PATH = ["pit.formats"]  # ISO dates and 24-hour times on every page
 USE_I18N = True
 USE_TZ = True
@@ -73,9 +79,13 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The language of the request: the language cookie, else Accept-Language, else English.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # A signed-in staff user's own language (their preference) on the admin pages.
+    "pit.accounts.language.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "pit.api.middleware.AsciiNumbersInQueryMiddleware",

@@ -3,6 +3,7 @@ each a new version beside what was recorded, its commission reversed and accrued
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext
 
 from pit.core.actors import SYSTEM, Actor
 from pit.core.daylock import day_write, days_ensure_open
@@ -55,9 +56,11 @@ def _coup_correction_write(
     accrued on the wagers it replaces and accruals on its own. Nothing recorded before is changed."""
     reason = (reason or "").strip()
     if not reason:
-        raise ValidationError({"reason": "Say why: a correction or a void is recorded with its reason."})
+        raise ValidationError({"reason": gettext("Say why: a correction or a void is recorded with its reason.")})
     if len(reason) > MAX_REASON:
-        raise ValidationError({"reason": f"Keep the reason to {MAX_REASON} characters."})
+        raise ValidationError(
+            {"reason": gettext("Keep the reason to {max_reason} characters.").format(max_reason=MAX_REASON)}
+        )
     with transaction.atomic():
         shoe = shoe_lock(coup.shoe_id)  # one writer per shoe: its coups, their corrections, its reconciliation
         coup = Coup.objects.select_related("paytable").get(pk=coup.pk)
@@ -73,7 +76,9 @@ def _coup_correction_write(
             if sorted(map(_wager_key, settled)) == sorted(map(_wager_key, standing)):
                 if latest is not None and latest.kind == CorrectionKind.CORRECT:
                     return CorrectionOutcome(latest, created=False)
-                raise ValidationError({"wagers": "These are the wagers that stand already: nothing to correct."})
+                raise ValidationError(
+                    {"wagers": gettext("These are the wagers that stand already: nothing to correct.")}
+                )
         correction = CoupCorrection.objects.create(
             coup=coup,
             sequence=(latest.sequence if latest else 0) + 1,

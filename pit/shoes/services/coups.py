@@ -10,6 +10,7 @@ from typing import cast
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from pit.core.actors import SYSTEM, Actor
 from pit.core.daylock import day_write, days_ensure_open
@@ -170,10 +171,18 @@ def coup_record(
         cards = "other cards" if {"player", "banker"} & set(outcome.errors) else "other values"
         recorded = cast(Coup, outcome.coup)  # a conflict names the coup recorded
         raise Conflict(
-            f"Coup {coup.number} of {recorded.shoe} was recorded with {cards} "
-            f"(player {' '.join(recorded.player_cards)}, banker {' '.join(recorded.banker_cards)}); "
-            f"the repost differs in {', '.join(outcome.errors)}. Nothing of it was written; a violation is "
-            "recorded for the pit boss.",
+            gettext(
+                "Coup {coup_number} of {recorded_shoe} was recorded with {cards} "
+                "(player {names}, banker {names_2}); the repost differs in {names_3}. "
+                "Nothing of it was written; a violation is recorded for the pit boss."
+            ).format(
+                coup_number=coup.number,
+                recorded_shoe=recorded.shoe,
+                cards=cards,
+                names=" ".join(recorded.player_cards),
+                names_2=" ".join(recorded.banker_cards),
+                names_3=", ".join(outcome.errors),
+            ),
             errors=outcome.errors,
             coup_id=recorded.pk,
             violation_id=getattr(outcome.violation, "pk", None),

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext
 
 from pit import game
 from pit.core.money import MoneyError, settlement_unit, to_minor
@@ -14,7 +15,7 @@ from pit.tables.models import Table
 def posted_cards(codes, field_name: str) -> tuple[game.Card, ...]:
     """The cards posted as `field_name` (a list of card codes); ValidationError naming the field."""
     if not isinstance(codes, list | tuple):
-        raise ValidationError({field_name: 'Give the cards as a list of card codes, e.g. ["5H", "KD"].'})
+        raise ValidationError({field_name: gettext('Give the cards as a list of card codes, e.g. ["5H", "KD"].')})
     try:
         return game.parse_cards(codes)
     except game.InvalidCard as exc:
@@ -43,7 +44,7 @@ def coup_prepare(
     paytable, the bet, the stake and the evaluation, and a day repeats the same few thousand)."""
     errors: dict[str, str] = {}
     if not isinstance(item.number, int) or isinstance(item.number, bool) or item.number < 1:
-        errors["number"] = "A coup number is a whole number from 1 up."
+        errors["number"] = gettext("A coup number is a whole number from 1 up.")
     hands: dict[str, tuple[game.Card, ...]] = {}
     for name, codes in (("player", item.player), ("banker", item.banker)):
         try:
@@ -52,22 +53,30 @@ def coup_prepare(
             errors.update({k: v[0] for k, v in exc.message_dict.items()})
             continue
         if not 2 <= len(hands[name]) <= 3:
-            errors[name] = f"A hand holds two or three cards; {len(hands[name])} were given."
+            errors[name] = gettext("A hand holds two or three cards; {count} were given.").format(
+                count=len(hands[name])
+            )
     if item.reported_winner not in ("", *game.Winner):
-        errors["reported_winner"] = f"{item.reported_winner!r} is not a winner (player, banker or tie)."
+        errors["reported_winner"] = gettext("{item_reported_winner!r} is not a winner (player, banker or tie).").format(
+            item_reported_winner=item.reported_winner
+        )
     wager_keys: set[tuple[int, str]] = set()
     minors: list[tuple[int, int | None]] = []
     for index, wager in enumerate(item.wagers):
         where = f"wagers[{index}]"
         if wager.seat not in table.seats:
             seats = ", ".join(str(seat) for seat in table.seats)
-            errors[f"{where}.seat"] = f"{wager.seat} is not a seat at table {table.code} (seats {seats})."
+            errors[f"{where}.seat"] = gettext(
+                "{wager_seat} is not a seat at table {table_code} (seats {seats})."
+            ).format(wager_seat=wager.seat, table_code=table.code, seats=seats)
         if wager.bet not in paytable.bets:
-            errors[f"{where}.bet"] = (
-                f"{wager.bet!r} is not a bet at table {table.code} ({', '.join(sorted(paytable.bets))})."
+            errors[f"{where}.bet"] = gettext("{wager_bet!r} is not a bet at table {table_code} ({names}).").format(
+                wager_bet=wager.bet, table_code=table.code, names=", ".join(sorted(paytable.bets))
             )
         if (wager.seat, wager.bet) in wager_keys:
-            errors[f"{where}.bet"] = f"Seat {wager.seat} has two {wager.bet} wagers in this coup; send one."
+            errors[f"{where}.bet"] = gettext(
+                "Seat {wager_seat} has two {wager_bet} wagers in this coup; send one."
+            ).format(wager_seat=wager.seat, wager_bet=wager.bet)
         wager_keys.add((wager.seat, wager.bet))
         minor: dict[str, int | None] = {"amount": 0, "paid": None}
         for money_field in ("amount", "paid"):
@@ -80,9 +89,9 @@ def coup_prepare(
                 errors[f"{where}.{money_field}"] = str(exc)
                 continue
             if money_field == "amount" and converted <= 0:
-                errors[f"{where}.amount"] = "A wager amount must be positive."
+                errors[f"{where}.amount"] = gettext("A wager amount must be positive.")
             if money_field == "paid" and converted < 0:
-                errors[f"{where}.paid"] = "A paid amount cannot be negative."
+                errors[f"{where}.paid"] = gettext("A paid amount cannot be negative.")
         minors.append((cast(int, minor["amount"]), minor["paid"]))  # an amount is never None
     if errors:
         raise ValidationError(errors)

@@ -8,6 +8,7 @@ from decimal import Decimal
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from pit.core.actors import SYSTEM, Actor
 from pit.core.daylock import day_write, days_ensure_open
@@ -40,14 +41,22 @@ def shoe_start(
     dealing = Shoe.objects.filter(table=table, status=ShoeStatus.DEALING).first()
     if dealing is not None:
         raise Conflict(
-            f"Shoe {dealing.sequence} (id {dealing.pk}) is still dealing at table {table.code}; close it first.",
+            gettext(
+                "Shoe {dealing_sequence} (id {dealing_pk}) is still dealing at table {table_code}; close it first."
+            ).format(dealing_sequence=dealing.sequence, dealing_pk=dealing.pk, table_code=table.code),
             shoe_id=dealing.pk,
             sequence=dealing.sequence,
         )
     if not isinstance(decks, int) or not 1 <= decks <= 12:
-        raise ValidationError({"decks": "A shoe holds 1 to 12 decks."})
+        raise ValidationError({"decks": gettext("A shoe holds 1 to 12 decks.")})
     if not isinstance(cut_card_position, int) or not 1 <= cut_card_position <= decks * 52:
-        raise ValidationError({"cut_card_position": f"The cut card goes between card 1 and card {decks * 52}."})
+        raise ValidationError(
+            {
+                "cut_card_position": gettext("The cut card goes between card 1 and card {value}.").format(
+                    value=decks * 52
+                )
+            }
+        )
     shuffled_at = shuffled_at or timezone.now()
     days_ensure_open([gaming_day_for(shuffled_at)])
     last = Shoe.objects.filter(table=table).order_by("-sequence").values_list("sequence", flat=True).first()
@@ -91,15 +100,23 @@ def shoe_close(*, shoe: Shoe, box_counts: list[tuple[int, Decimal]], closed_at=N
     counts: dict[int, int] = {}
     for index, (seat, counted) in enumerate(box_counts):
         if seat not in table.seats:
-            raise ValidationError({f"commission_box[{index}].seat": f"{seat} is not a seat at table {table.code}."})
+            raise ValidationError(
+                {
+                    f"commission_box[{index}].seat": gettext("{seat} is not a seat at table {table_code}.").format(
+                        seat=seat, table_code=table.code
+                    )
+                }
+            )
         if seat in counts:
-            raise ValidationError({f"commission_box[{index}].seat": f"Seat {seat} is counted twice."})
+            raise ValidationError(
+                {f"commission_box[{index}].seat": gettext("Seat {seat} is counted twice.").format(seat=seat)}
+            )
         try:
             counted_minor = to_minor(Decimal(counted), table.currency)
         except MoneyError as exc:
             raise ValidationError({f"commission_box[{index}].counted": str(exc)}) from exc
         if counted_minor < 0:
-            raise ValidationError({f"commission_box[{index}].counted": "A count cannot be negative."})
+            raise ValidationError({f"commission_box[{index}].counted": gettext("A count cannot be negative.")})
         counts[seat] = counted_minor
     if shoe.status == ShoeStatus.CLOSED:
         recorded = dict(shoe.box_counts.values_list("seat", "counted_minor"))
@@ -118,7 +135,9 @@ def shoe_close(*, shoe: Shoe, box_counts: list[tuple[int, Decimal]], closed_at=N
                 if recorded.get(seat) != posted.get(seat)
             }
             raise Conflict(
-                f"{shoe} was closed already with other commission box counts.", errors=errors, shoe_id=shoe.pk
+                gettext("{shoe} was closed already with other commission box counts.").format(shoe=shoe),
+                errors=errors,
+                shoe_id=shoe.pk,
             )
         return shoe
     close_recorded_at = timezone.now()

@@ -2,6 +2,7 @@
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
+from django.utils.translation import gettext
 
 from pit.accounts.services import device_create
 from pit.core.arguments import PitCommand, text
@@ -21,13 +22,15 @@ class Command(PitCommand):
         try:
             table_obj = Table.objects.get(code=table)
         except Table.DoesNotExist:
-            raise CommandError(f"There is no table {table!r}.") from None
+            raise CommandError(gettext("There is no table {table!r}.").format(table=table)) from None
         try:
             device, key = device_create(table=table_obj, name=name)
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from None
         self.stderr.write(
-            f"Device {device.name!r} for table {table_obj.code} (id {device.pk}). "
-            "The key is shown this once; send it as 'Authorization: Api-Key <key>':"
+            gettext(
+                "Device {device_name!r} for table {table_obj_code} (id {device_pk}). "
+                "The key is shown this once; send it as 'Authorization: Api-Key <key>':"
+            ).format(device_name=device.name, table_obj_code=table_obj.code, device_pk=device.pk)
         )
         self.stdout.write(key)

@@ -4,6 +4,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
+from django.utils.translation import gettext
 
 from pit.accounts.audit import audit_context
 from pit.accounts.services import staff_token_create
@@ -27,14 +28,19 @@ class Command(PitCommand):
         try:
             user = get_user_model().objects.get(username=username)
         except get_user_model().DoesNotExist:
-            raise CommandError(f"There is no user {username!r}.") from None
+            raise CommandError(gettext("There is no user {username!r}.").format(username=username)) from None
         try:
             with audit_context(actor="system", command="create_staff_token"):
                 token, key = staff_token_create(user=user, name=name, days=days)
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from None
         self.stderr.write(
-            f"Token {token.key_prefix} for {user.get_username()}, valid until {token.expires_at:%Y-%m-%d %H:%M %Z}. "
-            "It is shown this once; send it as 'Authorization: Token <token>':"
+            gettext(
+                "Token {token_key_prefix} for {get_username}, valid until "
+                "{token_expires_at:%Y-%m-%d %H:%M %Z}. It is shown this once; send it "
+                "as 'Authorization: Token <token>':"
+            ).format(
+                token_key_prefix=token.key_prefix, get_username=user.get_username(), token_expires_at=token.expires_at
+            )
         )
         self.stdout.write(key)

@@ -7,6 +7,7 @@ import sys
 from django.contrib.auth import get_user_model, password_validation
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
+from django.utils.translation import gettext
 
 from pit.accounts.models import Role
 from pit.accounts.services import user_create_with_role
@@ -32,14 +33,18 @@ class Command(PitCommand):
 
     def handle(self, *args, username: str, role: str, email: str, **options):
         if get_user_model().objects.filter(username=username).exists():
-            raise CommandError(f"--username: a user {username!r} exists already.")
+            raise CommandError(gettext("--username: a user {username!r} exists already.").format(username=username))
         password = self._password()
         try:
             password_validation.validate_password(password, get_user_model()(username=username, email=email))
             user = user_create_with_role(username=username, password=password, role=role, email=email)
         except ValidationError as exc:
             raise CommandError(validation_message(exc)) from None
-        self.stderr.write(f"User {user.username!r} created with the role {role!r}; they sign in at /admin/.")
+        self.stderr.write(
+            gettext("User {user_username!r} created with the role {role!r}; they sign in at /admin/.").format(
+                user_username=user.username, role=role
+            )
+        )
         self.stdout.write(user.username)
 
     def _password(self) -> str:
@@ -47,8 +52,12 @@ class Command(PitCommand):
         if password:
             return password
         if not sys.stdin.isatty():
-            raise CommandError(f"No password: run it at a terminal to be asked, or set {PASSWORD_ENV}.")
+            raise CommandError(
+                gettext("No password: run it at a terminal to be asked, or set {password_env}.").format(
+                    password_env=PASSWORD_ENV
+                )
+            )
         password = getpass.getpass("Password: ")
         if password != getpass.getpass("Password (again): "):
-            raise CommandError("The two passwords differ.")
+            raise CommandError(gettext("The two passwords differ."))
         return password

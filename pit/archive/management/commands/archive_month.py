@@ -4,6 +4,7 @@ import getpass
 
 from django.core.management.base import CommandError
 from django.db import DatabaseError
+from django.utils.translation import gettext
 
 from pit.archive.services import ArchiveRefused, month_archive, month_archive_drop, month_archive_summary
 from pit.core.arguments import PitCommand, year_month
@@ -36,7 +37,7 @@ class Command(PitCommand):
             else:
                 archive = month_archive(month=month, operator=operator)
         except ArchiveRefused as exc:
-            raise CommandError(f"{month:%Y-%m} not archived: {exc}") from None
+            raise CommandError(gettext("{month:%Y-%m} not archived: {exc}").format(month=month, exc=exc)) from None
         except DatabaseError as exc:
             raise CommandError(f"{month:%Y-%m} not archived (nothing changed): {exc}".strip()) from None
         self.stdout.write(f"{month:%Y-%m} {archive.get_action_display().lower()}: {archive.directory}")

@@ -1,6 +1,7 @@
 """Make the month partitions of coups, wagers and commission entries ahead (what beat does nightly)."""
 
 from django.core.management.base import CommandError
+from django.utils.translation import gettext
 
 from pit.archive.services import partitions_ensure
 from pit.core.arguments import PitCommand, at_least
@@ -20,15 +21,21 @@ class Command(PitCommand):
 
     def handle(self, *args, months=None, **options):
         if not is_postgresql():
-            self.stdout.write("SQLite keeps plain tables: nothing to partition")
+            self.stdout.write(gettext("SQLite keeps plain tables: nothing to partition"))
             return
         result = partitions_ensure(months_ahead=months)
         for name in result.created:
-            self.stdout.write(f"created {name}")
+            self.stdout.write(gettext("created {name}").format(name=name))
         for table, rows in result.moved.items():
-            self.stdout.write(f"moved {rows} rows of {table} out of its DEFAULT partition")
+            self.stdout.write(
+                gettext("moved {rows} rows of {table} out of its DEFAULT partition").format(rows=rows, table=table)
+            )
         if not result.created:
-            self.stdout.write("every partition exists already")
+            self.stdout.write(gettext("every partition exists already"))
         if result.held_by_default:
             held = "; ".join(f"{table}: {', '.join(months)}" for table, months in result.held_by_default.items())
-            raise CommandError(f"rows held by the DEFAULT partition (their month's partition name is taken): {held}")
+            raise CommandError(
+                gettext("rows held by the DEFAULT partition (their month's partition name is taken): {held}").format(
+                    held=held
+                )
+            )

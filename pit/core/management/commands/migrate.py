@@ -14,6 +14,7 @@ from django.conf import settings
 from django.core.management.base import CommandError
 from django.core.management.commands.migrate import Command as DjangoMigrateCommand
 from django.db import connections, transaction
+from django.utils.translation import gettext
 
 from pit.core.arguments import PitCommand
 from pit.core.db import is_postgresql
@@ -37,8 +38,10 @@ class Command(PitCommand, DjangoMigrateCommand):
         owner = environ.Env.db_url_config(settings.DATABASE_MIGRATE_URL)
         if owner["ENGINE"] != runtime["ENGINE"] or owner["NAME"] != runtime["NAME"]:
             raise CommandError(
-                "DATABASE_MIGRATE_URL must name the same database as DATABASE_URL, as its owner "
-                f"(it names {owner['NAME']!r}, DATABASE_URL {runtime['NAME']!r})."
+                gettext(
+                    "DATABASE_MIGRATE_URL must name the same database as DATABASE_URL, as "
+                    "its owner (it names {name!r}, DATABASE_URL {name_2!r})."
+                ).format(name=owner["NAME"], name_2=runtime["NAME"])
             )
         connection.close()
         connection.settings_dict.update({key: owner.get(key, "") for key in OWNER_KEYS})
@@ -50,7 +53,11 @@ class Command(PitCommand, DjangoMigrateCommand):
                     for statement in runtime_privileges_sql(connection, runtime["USER"]):
                         cursor.execute(statement)
                 if options["verbosity"]:
-                    self.stdout.write(f"Privileges of the runtime role {runtime['USER']} granted table by table.")
+                    self.stdout.write(
+                        gettext("Privileges of the runtime role {user} granted table by table.").format(
+                            user=runtime["USER"]
+                        )
+                    )
         finally:
             connection.close()
             connection.settings_dict.clear()

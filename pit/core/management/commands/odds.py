@@ -6,6 +6,7 @@ from fractions import Fraction
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
+from django.utils.translation import gettext
 
 from pit.core.arguments import PitCommand, at_least, integer, text
 from pit.game import (
@@ -76,7 +77,9 @@ class Command(PitCommand):
             with open(path, encoding="utf-8") as stream:
                 return Paytable.from_dict(json.load(stream))
         except OSError as error:
-            raise CommandError(f"cannot read {path}: {error.strerror or error}") from None
+            raise CommandError(
+                gettext("cannot read {path}: {value}").format(path=path, value=error.strerror or error)
+            ) from None
         except ValueError as error:  # bad JSON, or InvalidPaytable naming the problem
             raise CommandError(f"{path}: {error}") from None
 

@@ -20,6 +20,7 @@ from typing import Any, NoReturn
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandParser
+from django.utils.translation import gettext
 
 from pit.core.arguments import PitCommand, port, text
 from pit.core.processes import Supervised
@@ -138,8 +139,16 @@ class Command(PitCommand):
     def announce(self, host: str, port: str, demo_logins: bool) -> None:
         """The broker and database, then the pit's address (with the demo's logins): printed last."""
         database = settings.DATABASES["default"]["ENGINE"]
-        self.stdout.write(f"\n  Broker: {settings.CELERY_BROKER_URL}  Database: {database}")
+        self.stdout.write(
+            gettext("\n  Broker: {settings_celery_broker_url}  Database: {database}").format(
+                settings_celery_broker_url=settings.CELERY_BROKER_URL, database=database
+            )
+        )
         if demo_logins:
             call_command("demo_pit", "--logins-only", "--host", host, "--port", str(port), stdout=self.stdout)
         else:
-            self.stdout.write(self.style.SUCCESS(f"\n  The pit is at http://{host}:{port}/admin/\n"))
+            self.stdout.write(
+                self.style.SUCCESS(
+                    gettext("\n  The pit is at http://{host}:{port}/admin/\n").format(host=host, port=port)
+                )
+            )

@@ -5,6 +5,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
+from django.utils.translation import gettext
 
 from pit.core.arguments import PitCommand, text
 from pit.game import VerifySummary, verify_json_lines
@@ -36,10 +37,20 @@ class Command(PitCommand):
                 with open(file, encoding="utf-8", errors="replace") as stream:
                     self._run(stream, summary)
             except OSError as error:
-                raise CommandError(f"cannot read {file}: {error.strerror or error}") from None
+                raise CommandError(
+                    gettext("cannot read {file}: {value}").format(file=file, value=error.strerror or error)
+                ) from None
         self.stderr.write(
-            f"{summary.coups} coups verified: {summary.with_violations} with rule violations "
-            f"({summary.violations} in all), {summary.errors} lines could not be read."
+            gettext(
+                "{summary_coups} coups verified: {summary_with_violations} with rule "
+                "violations ({summary_violations} in all), {summary_errors} lines "
+                "could not be read."
+            ).format(
+                summary_coups=summary.coups,
+                summary_with_violations=summary.with_violations,
+                summary_violations=summary.violations,
+                summary_errors=summary.errors,
+            )
         )
 
     def _run(self, stream: Iterable[str], summary: VerifySummary) -> None:

@@ -5,6 +5,7 @@ import time
 
 from django.conf import settings
 from django.core.management.base import CommandError
+from django.utils.translation import gettext, ngettext
 
 from pit.core.arguments import PitCommand, at_least, port, text
 from pit.floor.demo import (
@@ -42,8 +43,10 @@ class Command(PitCommand):
     def handle(self, *args, host, port, days, shoes, no_logins, logins_only, in_production, **options):
         if settings.PIT_PRODUCTION and not in_production:
             raise CommandError(
-                "refused under the production settings: the demo pit's logins (a superuser among them) are "
-                "published in the README; pass --in-production to set it up anyway"
+                gettext(
+                    "refused under the production settings: the demo pit's logins (a superuser among them) are "
+                    "published in the README; pass --in-production to set it up anyway"
+                )
             )
         if not logins_only:
             self.setup(host, port, days, shoes)
@@ -52,12 +55,15 @@ class Command(PitCommand):
 
     def setup(self, host, port, days, shoes):
         if demo_pit_exists():
-            self.stdout.write("The pit has tables already: keeping its data.")
+            self.stdout.write(gettext("The pit has tables already: keeping its data."))
         else:
             started = time.monotonic()
             self.stdout.write(
-                f"Setting up a demo pit: staff, {len(DEMO_TABLES)} tables, {days} gaming "
-                f"day{'s' if days != 1 else ''} of play ..."
+                ngettext(
+                    "Setting up a demo pit: staff, {count} tables, {days} gaming day of play ...",
+                    "Setting up a demo pit: staff, {count} tables, {days} gaming days of play ...",
+                    days,
+                ).format(count=len(DEMO_TABLES), days=days)
             )
             keys = demo_pit_setup()
             progress = Progress(len(DEMO_TABLES) * int((days * shoes + 0.3) * COUPS_PER_SHOE))
@@ -71,20 +77,37 @@ class Command(PitCommand):
                 trace.setLevel(level)
                 progress.finish()
             self.stdout.write(
-                f"Dealt {result.coups} coups in {result.shoes} shoes ({result.wagers} wagers) in "
-                f"{time.monotonic() - started:.0f}s, with {len(result.faults)} dealer mistakes to find."
+                gettext(
+                    "Dealt {result_coups} coups in {result_shoes} shoes ({result_wagers} "
+                    "wagers) in {value:.0f}s, with {count} dealer mistakes to find."
+                ).format(
+                    result_coups=result.coups,
+                    result_shoes=result.shoes,
+                    result_wagers=result.wagers,
+                    value=time.monotonic() - started,
+                    count=len(result.faults),
+                )
             )
             code = next(iter(keys))
             self.stdout.write(
-                f"Each table has a floor device. {code}'s API key, shown only now, plays it over the REST "
-                f"API\n(with `make run LIVE=0`, once `manage.py simulate --tables {code}` closed its shoe):\n"
-                f"  manage.py simulate --url http://{host}:{port} --key {keys[code]} --tables {code}"
+                gettext(
+                    "Each table has a floor device. {code}'s API key, shown only now, "
+                    "plays it over the REST API\n(with `make run LIVE=0`, once `manage.py "
+                    "simulate --tables {code_2}` closed its shoe):\n  manage.py simulate "
+                    "--url http://{host}:{port} --key {keys} --tables {code_3}"
+                ).format(code=code, code_2=code, host=host, port=port, keys=keys[code], code_3=code)
             )
 
     def logins(self, host, port):
-        self.stdout.write(self.style.SUCCESS(f"\n  The pit: http://{host}:{port}/admin/"))
-        self.stdout.write(f"  The pit boss's dashboard: http://{host}:{port}/admin/pit/dashboard/")
-        self.stdout.write("  Logins (demo only; change them before anyone else can reach this machine):")
+        self.stdout.write(
+            self.style.SUCCESS(gettext("\n  The pit: http://{host}:{port}/admin/").format(host=host, port=port))
+        )
+        self.stdout.write(
+            gettext("  The pit boss's dashboard: http://{host}:{port}/admin/pit/dashboard/").format(
+                host=host, port=port
+            )
+        )
+        self.stdout.write(gettext("  Logins (demo only; change them before anyone else can reach this machine):"))
         for login in LOGINS:
             self.stdout.write(f"    {login.role:<11} {login.username} / {login.password}")
         self.stdout.write("")

@@ -6,6 +6,7 @@ import time
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
+from django.utils.translation import gettext
 
 from pit.core.arguments import PitCommand, at_least, integer, positive_seconds, text
 from pit.core.errors import validation_message
@@ -136,12 +137,16 @@ class Command(PitCommand):
         if dealers is None:
             dealers = len(codes) + 1 if rates["erring_dealer"] > 0 else 0
         if 0 < dealers < len(codes):
-            raise CommandError(f"--dealers: {dealers} dealers cannot deal at {len(codes)} tables at once.")
+            raise CommandError(
+                gettext("--dealers: {dealers} dealers cannot deal at {count} tables at once.").format(
+                    dealers=dealers, count=len(codes)
+                )
+            )
         options["dealers"] = dealers
         client: FloorClient
         if options["url"]:
             if not options["key"]:
-                raise CommandError("--url needs --key (a device API key).")
+                raise CommandError(gettext("--url needs --key (a device API key)."))
             client = HttpFloorClient(options["url"], options["key"])
         else:
             client = ServicesFloorClient()
@@ -194,11 +199,22 @@ class Command(PitCommand):
                 dealer_error_rates_check(first_day=today - dt.timedelta(days=options["days"] - 1), last_day=today)
         seconds = time.monotonic() - started
         self.stdout.write(
-            f"Dealt {result.coups} coups in {result.shoes} shoe(s) at {len(codes)} table(s) "
-            f"({result.wagers} wagers, handle {format_amount(result.handle)}) in {seconds:.1f}s; "
-            f"seed {options['seed']}, digest {result.digest[:12]}."
+            gettext(
+                "Dealt {result_coups} coups in {result_shoes} shoe(s) at {count} "
+                "table(s) ({result_wagers} wagers, handle {format_amount}) in "
+                "{seconds:.1f}s; seed {seed}, digest {value}."
+            ).format(
+                result_coups=result.coups,
+                result_shoes=result.shoes,
+                count=len(codes),
+                result_wagers=result.wagers,
+                format_amount=format_amount(result.handle),
+                seconds=seconds,
+                seed=options["seed"],
+                value=result.digest[:12],
+            )
         )
-        self.stdout.write(f"Faults injected: {len(result.faults)}")
+        self.stdout.write(gettext("Faults injected: {count}").format(count=len(result.faults)))
         for fault in result.faults:
             ids = f" [shoe id {fault.shoe_id}" + (f", coup id {fault.coup_id}" if fault.coup_id else "") + "]"
             self.stdout.write(f"  {fault}{ids}")
@@ -215,12 +231,24 @@ class Command(PitCommand):
                 f"the meter stands at {format_money(figures.amount_minor, meter.currency)}."
             )
         if not options["url"]:
-            self.stdout.write(f"Table accounting recorded; accounting faults injected: {len(accounting_faults)}")
+            self.stdout.write(
+                gettext("Table accounting recorded; accounting faults injected: {count}").format(
+                    count=len(accounting_faults)
+                )
+            )
             for fault in accounting_faults:
-                self.stdout.write(f"  {fault.kind} ({fault.code}) at {fault.table}: {fault.detail}")
+                self.stdout.write(
+                    gettext("  {fault_kind} ({fault_code}) at {fault_table}: {fault_detail}").format(
+                        fault_kind=fault.kind, fault_code=fault.code, fault_table=fault.table, fault_detail=fault.detail
+                    )
+                )
 
     def _live(self, client, codes, rates, options) -> None:
-        self.stdout.write(f"Dealing live at {', '.join(codes)}: a coup every {options['interval']:g}s; Ctrl-C stops.")
+        self.stdout.write(
+            gettext("Dealing live at {names}: a coup every {interval:g}s; Ctrl-C stops.").format(
+                names=", ".join(codes), interval=options["interval"]
+            )
+        )
         try:
             with eager(options["eager"]):
                 result = deal_live(
@@ -238,7 +266,11 @@ class Command(PitCommand):
             return
         except SimulationError as exc:
             raise CommandError(str(exc)) from exc
-        self.stdout.write(f"Dealt {result.coups} coups live; faults injected: {len(result.faults)}")
+        self.stdout.write(
+            gettext("Dealt {result_coups} coups live; faults injected: {count}").format(
+                result_coups=result.coups, count=len(result.faults)
+            )
+        )
 
     def _tables(self, text: str, *, remote: bool) -> list[str]:
         """The codes asked for; over the API (remote) the server's tables need not be in this database."""
@@ -248,9 +280,13 @@ class Command(PitCommand):
         wanted = [code.strip() for code in text.split(",") if code.strip()] or available
         unknown = sorted(set(wanted) - set(available))
         if unknown and not remote:
-            raise CommandError(f"No table {', '.join(unknown)} (tables: {', '.join(available) or 'none'}).")
+            raise CommandError(
+                gettext("No table {names} (tables: {value}).").format(
+                    names=", ".join(unknown), value=", ".join(available) or "none"
+                )
+            )
         if not wanted:
-            raise CommandError("There are no tables to play at; run `manage.py demo_pit` or create some.")
+            raise CommandError(gettext("There are no tables to play at; run `manage.py demo_pit` or create some."))
         return wanted
 
 

@@ -2,6 +2,7 @@
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
+from django.utils.translation import gettext
 
 from pit import game
 from pit.core.arguments import PitCommand, text
@@ -29,5 +30,9 @@ class Command(PitCommand):
             paytable = paytable_create_from_preset(preset=preset, code=code, name=name)
         except ValidationError as exc:
             raise CommandError(validation_message(exc)) from None
-        self.stderr.write(f"Paytable {paytable.code!r} version {paytable.version} ({paytable.name}) created:")
+        self.stderr.write(
+            gettext("Paytable {paytable_code!r} version {paytable_version} ({paytable_name}) created:").format(
+                paytable_code=paytable.code, paytable_version=paytable.version, paytable_name=paytable.name
+            )
+        )
         self.stdout.write(paytable.code)

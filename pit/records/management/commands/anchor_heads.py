@@ -3,6 +3,7 @@
 import datetime as dt
 
 from django.core.management.base import CommandError
+from django.utils.translation import gettext
 
 from pit.core.arguments import PitCommand, gaming_day
 from pit.records.anchors import AnchorError, anchor_dir, heads_anchor
@@ -28,15 +29,26 @@ class Command(PitCommand):
         if first_day:
             last_day = last_day or first_day
             if last_day < first_day:
-                raise CommandError("--to comes before --from")
+                raise CommandError(gettext("--to comes before --from"))
             days = [first_day + dt.timedelta(days=n) for n in range((last_day - first_day).days + 1)]
         try:
             written = heads_anchor(days=days)
         except AnchorError as exc:
-            raise CommandError(f"no heads anchored: {exc}") from None
+            raise CommandError(gettext("no heads anchored: {exc}").format(exc=exc)) from None
         except OSError as exc:
-            raise CommandError(f"no heads anchored: {anchor_dir()}: {exc.strerror}") from None
+            raise CommandError(
+                gettext("no heads anchored: {anchor_dir}: {exc_strerror}").format(
+                    anchor_dir=anchor_dir(), exc_strerror=exc.strerror
+                )
+            ) from None
         for entry in written:
-            self.stdout.write(f"{entry.gaming_day} {entry.state}: {entry.shoes} shoes -> {entry.path}")
+            self.stdout.write(
+                gettext("{entry_gaming_day} {entry_state}: {entry_shoes} shoes -> {entry_path}").format(
+                    entry_gaming_day=entry.gaming_day,
+                    entry_state=entry.state,
+                    entry_shoes=entry.shoes,
+                    entry_path=entry.path,
+                )
+            )
         if not written:
-            self.stdout.write("no heads moved since their last entry")
+            self.stdout.write(gettext("no heads moved since their last entry"))

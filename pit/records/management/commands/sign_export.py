@@ -1,6 +1,7 @@
 """Sign a report export (the commission report's JSON or XLSX carries the day's chain heads)."""
 
 from django.core.management.base import CommandError
+from django.utils.translation import gettext
 
 from pit.core.arguments import PitCommand, file_path
 from pit.records.anchors import AnchorError, anchors_read, export_sign
@@ -22,7 +23,11 @@ class Command(PitCommand):
                 anchors = anchors_read(path, unsigned=True)
                 signature = export_sign(path)
             except AnchorError as exc:
-                raise CommandError(f"{path} not signed: {exc}") from None
+                raise CommandError(gettext("{path} not signed: {exc}").format(path=path, exc=exc)) from None
             except OSError as exc:
-                raise CommandError(f"{path} not signed: {exc.strerror}") from None
-            self.stdout.write(f"{signature}: signs {len(anchors)} shoe heads")
+                raise CommandError(
+                    gettext("{path} not signed: {exc_strerror}").format(path=path, exc_strerror=exc.strerror)
+                ) from None
+            self.stdout.write(
+                gettext("{signature}: signs {count} shoe heads").format(signature=signature, count=len(anchors))
+            )

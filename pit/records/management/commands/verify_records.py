@@ -5,6 +5,7 @@ import datetime as dt
 import time
 
 from django.core.management.base import CommandError
+from django.utils.translation import gettext
 
 from pit.core.arguments import PitCommand, file_path, gaming_day
 from pit.core.gaming_day import current_gaming_day, gaming_day_bounds
@@ -53,12 +54,12 @@ class Command(PitCommand):
 
     def handle(self, *args, first_day=None, last_day=None, against=(), unsigned=False, no_seal=False, **options):
         if last_day and not first_day:
-            raise CommandError("--to needs --from")
+            raise CommandError(gettext("--to needs --from"))
         if not against or first_day:
             first_day = first_day or current_gaming_day() - dt.timedelta(days=1)
             last_day = last_day or first_day
             if last_day < first_day:
-                raise CommandError("--to comes before --from")
+                raise CommandError(gettext("--to comes before --from"))
         started = time.monotonic()
         if not no_seal:
             streams_seal()
@@ -69,7 +70,7 @@ class Command(PitCommand):
                 try:
                     anchors += anchors_read(path, unsigned=unsigned)
                 except AnchorError as exc:
-                    raise CommandError(f"REFUSED {exc}", returncode=REFUSED) from None
+                    raise CommandError(gettext("REFUSED {exc}").format(exc=exc), returncode=REFUSED) from None
             check = anchors_check(anchors, shoe_ids=shoe_ids)
             result, findings = check.verification, check.findings
         else:
@@ -81,11 +82,11 @@ class Command(PitCommand):
             stream_breaks = []
         elapsed = time.monotonic() - started
         for found in result.breaks:
-            self.stderr.write(f"BROKEN {found}")
+            self.stderr.write(gettext("BROKEN {found}").format(found=found))
         for stream_break in stream_breaks:
-            self.stderr.write(f"BROKEN {stream_break}")
+            self.stderr.write(gettext("BROKEN {stream_break}").format(stream_break=stream_break))
         for finding in findings:
-            self.stderr.write(f"TAMPERED {finding}")
+            self.stderr.write(gettext("TAMPERED {finding}").format(finding=finding))
         scope = f"{first_day} to {last_day}" if first_day else "anchored shoes"
         summary = f"{scope}: {result.shoes} shoes, {result.rows} rows verified in {elapsed:.2f} s"
         if result.archived:
@@ -105,4 +106,4 @@ class Command(PitCommand):
             summary += f"; {streams.streams} streams, {streams.rows} rows, {len(stream_breaks)} broken"
         if result.breaks or findings or stream_breaks:
             raise CommandError(summary, returncode=1)
-        self.stdout.write(f"OK {summary}")
+        self.stdout.write(gettext("OK {summary}").format(summary=summary))

@@ -5,6 +5,7 @@ from decimal import Decimal, InvalidOperation
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
+from django.utils.translation import gettext
 
 from pit.core.arguments import PitCommand, argument_type, text
 from pit.core.errors import validation_message
@@ -65,7 +66,11 @@ class Command(PitCommand):
                 ", ".join(PaytableConfiguration.objects.order_by("code").values_list("code", flat=True).distinct())
                 or "none yet: create one with `manage.py create_paytable --preset ...`"
             )
-            raise CommandError(f"--paytable: there is no paytable {paytable!r} (known: {known}).")
+            raise CommandError(
+                gettext("--paytable: there is no paytable {paytable!r} (known: {known}).").format(
+                    paytable=paytable, known=known
+                )
+            )
         try:
             table = table_create(
                 code=code,
@@ -82,7 +87,16 @@ class Command(PitCommand):
         except ValidationError as exc:
             raise CommandError(validation_message(exc)) from None
         self.stderr.write(
-            f"Table {table.code} ({table.get_game_display()}, seats {', '.join(map(str, table.seats))}) plays "
-            f"{configuration.code} v{configuration.version}; it is {table.get_status_display().lower()}."
+            gettext(
+                "Table {table_code} ({get_game_display}, seats {names}) plays "
+                "{configuration_code} v{configuration_version}; it is {lower}."
+            ).format(
+                table_code=table.code,
+                get_game_display=table.get_game_display(),
+                names=", ".join(map(str, table.seats)),
+                configuration_code=configuration.code,
+                configuration_version=configuration.version,
+                lower=table.get_status_display().lower(),
+            )
         )
         self.stdout.write(table.code)
