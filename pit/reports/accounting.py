@@ -15,6 +15,8 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from pit.accounting.models import Adjustment
 from pit.accounting.selectors import PeriodFigures, period_figures, win_to_drop
@@ -69,7 +71,7 @@ def _complete_only(key: str) -> Callable[[dict[str, Any]], Any]:
 def _rows_totalled(sums: dict[str, Any]) -> str:
     """What a subtotal or total line's wins cover, in its Records column."""
     complete, rows = sums.get("complete_rows") or 0, sums.get("table_days") or 0
-    return f"wins over {complete} complete of {rows} table-days"
+    return gettext("wins over %(complete)s complete of %(rows)s table-days") % {"complete": complete, "rows": rows}
 
 
 def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
@@ -192,52 +194,52 @@ def master_game_estimate(filters: ReportFilters) -> int:
 
 MASTER_GAME = ReportDefinition(
     slug="master-game",
-    title="Master game report",
-    description=(
+    title=_("Master game report"),
+    description=_(
         "Per gaming day and table: opener, closer, fills, credits, drop, statutory win (drop + closer + credits "
         "- opener - fills) and win-to-drop, beside the wager-based house win, theoretical win and commission; "
         "month- and year-to-date; subtotals per game and per gaming day (the pit)."
     ),
     columns=(
-        Column("gaming_day", "Gaming day", T.DATE, Total.CARRY, width=12),
-        Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
-        Column("game", "Game", T.TEXT, Total.CARRY, width=14),
-        Column("table", "Table", T.TEXT, width=10),
-        Column("status", "Records", T.TEXT, _rows_totalled, width=16),
-        Column("opener", "Opener", **_money),
-        Column("closer", "Closer", **_money),
-        Column("fills", "Fills", **_money),
-        Column("credits", "Credits", **_money),
-        Column("drop", "Drop", **_money),
-        Column("win", "Statutory win", **_money),
-        Column("hold", "Win-to-drop %", T.PERCENTAGE, ratio("win", "drop_for_hold"), width=9, places=2),
-        Column("drop_for_hold", "Drop of complete rows", T.MONEY, Total.SUM, hidden=True),
-        Column("adjustments", "Adjustments (in the win)", **_money),
-        Column("adjustment_notes", "Adjustments made after the close", T.TEXT, width=40),
+        Column("gaming_day", _("Gaming day"), T.DATE, Total.CARRY, width=12),
+        Column("currency", _("Currency"), T.TEXT, Total.CARRY, width=9),
+        Column("game", _("Game"), T.TEXT, Total.CARRY, width=14),
+        Column("table", _("Table"), T.TEXT, width=10),
+        Column("status", _("Records"), T.TEXT, _rows_totalled, width=16),
+        Column("opener", _("Opener"), **_money),
+        Column("closer", _("Closer"), **_money),
+        Column("fills", _("Fills"), **_money),
+        Column("credits", _("Credits"), **_money),
+        Column("drop", _("Drop"), **_money),
+        Column("win", _("Statutory win"), **_money),
+        Column("hold", _("Win-to-drop %"), T.PERCENTAGE, ratio("win", "drop_for_hold"), width=9, places=2),
+        Column("drop_for_hold", _("Drop of complete rows"), T.MONEY, Total.SUM, hidden=True),
+        Column("adjustments", _("Adjustments (in the win)"), **_money),
+        Column("adjustment_notes", _("Adjustments made after the close"), T.TEXT, width=40),
         # Totalled over the complete rows, the days the statutory win beside it totals.
         Column(
-            "house_win", "House win (wagers; totals: complete rows)", T.MONEY, _complete_only("house_win"), width=14
+            "house_win", _("House win (wagers; totals: complete rows)"), T.MONEY, _complete_only("house_win"), width=14
         ),
-        Column("theoretical_win", "Theoretical win", **_money),
-        Column("commission", "Commission owed", **_money),
-        Column("win_difference", "Statutory - wager win", **_money),
-        Column("reconciliation", "Win reconciliation", T.TEXT, width=16),
-        Column("win_mtd", "Win MTD", T.MONEY, _to_date("win_mtd"), width=14),
-        Column("drop_mtd", "Drop MTD", T.MONEY, _to_date("drop_mtd"), width=14),
-        Column("hold_mtd", "Win-to-drop MTD %", T.PERCENTAGE, _to_date_ratio("win_mtd", "drop_mtd"), width=9),
-        Column("win_ytd", "Win YTD", T.MONEY, _to_date("win_ytd"), width=14),
-        Column("drop_ytd", "Drop YTD", T.MONEY, _to_date("drop_ytd"), width=14),
-        Column("hold_ytd", "Win-to-drop YTD %", T.PERCENTAGE, _to_date_ratio("win_ytd", "drop_ytd"), width=9),
+        Column("theoretical_win", _("Theoretical win"), **_money),
+        Column("commission", _("Commission owed"), **_money),
+        Column("win_difference", _("Statutory - wager win"), **_money),
+        Column("reconciliation", _("Win reconciliation"), T.TEXT, width=16),
+        Column("win_mtd", _("Win MTD"), T.MONEY, _to_date("win_mtd"), width=14),
+        Column("drop_mtd", _("Drop MTD"), T.MONEY, _to_date("drop_mtd"), width=14),
+        Column("hold_mtd", _("Win-to-drop MTD %"), T.PERCENTAGE, _to_date_ratio("win_mtd", "drop_mtd"), width=9),
+        Column("win_ytd", _("Win YTD"), T.MONEY, _to_date("win_ytd"), width=14),
+        Column("drop_ytd", _("Drop YTD"), T.MONEY, _to_date("drop_ytd"), width=14),
+        Column("hold_ytd", _("Win-to-drop YTD %"), T.PERCENTAGE, _to_date_ratio("win_ytd", "drop_ytd"), width=9),
         # Hidden sums: to-date columns total only within one gaming day (the `days` count tells).
-        Column("days", "Gaming days", T.INTEGER, Total.SUM, hidden=True),
-        Column("complete_rows", "Complete table-days", T.INTEGER, Total.SUM, hidden=True),
-        Column("table_days", "Table-days", T.INTEGER, Total.SUM, hidden=True),
-        Column("house_win_complete", "House win of complete rows", T.MONEY, Total.SUM, hidden=True),
+        Column("days", _("Gaming days"), T.INTEGER, Total.SUM, hidden=True),
+        Column("complete_rows", _("Complete table-days"), T.INTEGER, Total.SUM, hidden=True),
+        Column("table_days", _("Table-days"), T.INTEGER, Total.SUM, hidden=True),
+        Column("house_win_complete", _("House win of complete rows"), T.MONEY, Total.SUM, hidden=True),
         *(Column(f"{key}_sum", f"{key} (summed)", T.MONEY, Total.SUM, hidden=True) for key in TO_DATE),
     ),
     rows=master_game_rows,
     estimate=master_game_estimate,
-    levels=(Level("day", ("gaming_day", "currency"), "Gaming day"), Level("game", ("game",), "Game")),
+    levels=(Level("day", ("gaming_day", "currency"), _("Gaming day")), Level("game", ("game",), _("Game"))),
     audience="accounting",
     pdf_columns=(
         "gaming_day",
@@ -288,25 +290,25 @@ def adjustment_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
 
 ADJUSTMENTS = ReportDefinition(
     slug="adjustments",
-    title="Adjustments over the threshold",
-    description=(
+    title=_("Adjustments over the threshold"),
+    description=_(
         "Changes to the figures of closed gaming days of at least PIT_ADJUSTMENT_REPORT_THRESHOLD (New Jersey: "
         "$2,000), with their reason, who made them and when; subtotals per month."
     ),
     columns=(
-        Column("month", "Month", T.TEXT, Total.CARRY, width=9),
-        Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
-        Column("gaming_day", "Gaming day", T.DATE, width=12),
-        Column("table", "Table", T.TEXT, width=10),
-        Column("figure", "Figure", T.TEXT, width=10),
-        Column("amount", "Amount", **_money),
-        Column("reason", "Reason", T.TEXT, width=40),
-        Column("recorded_by", "By", T.TEXT, width=16),
-        Column("recorded_at", "At", T.DATETIME, width=20),
+        Column("month", _("Month"), T.TEXT, Total.CARRY, width=9),
+        Column("currency", _("Currency"), T.TEXT, Total.CARRY, width=9),
+        Column("gaming_day", _("Gaming day"), T.DATE, width=12),
+        Column("table", _("Table"), T.TEXT, width=10),
+        Column("figure", _("Figure"), T.TEXT, width=10),
+        Column("amount", _("Amount"), **_money),
+        Column("reason", _("Reason"), T.TEXT, width=40),
+        Column("recorded_by", _("By"), T.TEXT, width=16),
+        Column("recorded_at", _("At"), T.DATETIME, width=20),
     ),
     rows=adjustment_rows,
     estimate=lambda filters: Adjustment.objects.filter(gaming_day__range=(filters.date_from, filters.date_to)).count(),
-    levels=(Level("month", ("month", "currency"), "Month"),),
+    levels=(Level("month", ("month", "currency"), _("Month")),),
     audience="accounting",
 )
 

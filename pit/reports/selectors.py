@@ -34,6 +34,10 @@ from django.db.models import (
     Value,
 )
 from django.db.models.functions import Cast, Coalesce
+from django.utils.functional import lazy
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from pit.compliance.models import RuleViolation, ViolationStatus
 from pit.core.db import bytewise
@@ -45,6 +49,7 @@ from pit.ledger.models import (
     CommissionEntry,
     EntryKind,
     Reconciliation,
+    ReconciliationStatus,
     ReconciliationSupplement,
 )
 from pit.rollups.results import TableDays, coup_scope, open_violation_counts, table_result_row, table_result_rows
@@ -61,7 +66,7 @@ if TYPE_CHECKING:
 CHUNK = 2000  # rows per database round trip when streaming
 
 NO_ENTRIES = {"accrued": 0, "reversed": 0, "departed": 0, "shuffle": 0, "wagers": 0}
-UNRECONCILED_STATUS = {ShoeStatus.DEALING: "Dealing", ShoeStatus.CLOSED: "Awaiting reconciliation"}
+UNRECONCILED_STATUS = {ShoeStatus.DEALING: _("Dealing"), ShoeStatus.CLOSED: _("Awaiting reconciliation")}
 
 
 # ------------------------------------------------------------------------------------ shoes
@@ -188,18 +193,25 @@ def commission_supplements_by_shoe(shoe_ids) -> dict[int, str]:
         .values_list("reconciliation__shoe_id", "sequence", "status")
     ):
         latest[shoe_id] = (sequence, status)
-    return {
-        shoe_id: f"{count} supplement{'s' if count > 1 else ''}, the last: "
-        f"{ReconciliationSupplement(status=status).get_status_display()}"
-        for shoe_id, (count, status) in latest.items()
-    }
+    return {shoe_id: _supplements_text(count, status) for shoe_id, (count, status) in latest.items()}
+
+
+def _supplements_words(count: int, status: str) -> str:
+    words = ngettext("%(count)s supplement, the last: %(status)s", "%(count)s supplements, the last: %(status)s", count)
+    return words % {"count": count, "status": ReconciliationStatus(status).label}
+
+
+# Lazy: worded in the language in force where it is shown (English in CSV and JSON).
+_supplements_text = lazy(_supplements_words, str)
 
 
 # The commission report's two sections: closed shoes, whose box was counted (counted - expected =
 # variance on every line and total: a short box is negative), then shoes still dealing, with what they owe so far and
 # nothing counted, totalled apart so they never sit in the reconciled figures.
-SECTION_CLOSED = "Closed shoes"
-SECTION_DEALING = "Still dealing"
+# Text values of rows, marked: CSV and JSON carry them in English (definitions.machine_text), the
+# screen, XLSX and the PDF in the reader's language.
+SECTION_CLOSED = _("Closed shoes")
+SECTION_DEALING = _("Still dealing")
 
 
 def commission_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
@@ -247,9 +259,10 @@ def commission_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             currency = shoe["currency"]
             reconciliation = reconciliations.get(shoe["pk"])
             if reconciliation is not None:
-                status = Reconciliation(status=reconciliation["status"]).get_status_display()
+                # Lazily, so that CSV and JSON carry it in English and people read it in their language.
+                status = ReconciliationStatus(reconciliation["status"]).label
                 if shoe["pk"] in supplements:
-                    status = f"{status}; {supplements[shoe['pk']]}"
+                    status = format_lazy("{}; {}", status, supplements[shoe["pk"]])
             else:
                 status = UNRECONCILED_STATUS.get(shoe["status"], shoe["status"])
             closed = shoe["status"] == ShoeStatus.CLOSED

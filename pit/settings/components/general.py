@@ -11,6 +11,8 @@ CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
 # The casino's time zone: gaming days and reports are in it.
 TIME_ZONE = env.str("DJANGO_TIME_ZONE", default="UTC")
 LANGUAGE_CODE = "en-us"
+LANGUAGES = [("en-us", "English"), ("zh-hant", "繁體中文"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 FORMAT_MODULE_PATH = ["pit.formats"]  # ISO dates and 24-hour times on every page
 USE_I18N = True
 USE_TZ = True
