@@ -128,7 +128,7 @@ def _table_results_bridge(filters, totals) -> Iterator[dict[str, Any]]:
 def _bridge_lines(steps, result, currency, *, label, amount, heading) -> Iterator[dict[str, Any]]:
     """The steps, the figure they lead to (read apart), and what is left unexplained (0 when the
     reports tie)."""
-    for text, value in (*steps, result, (_("Unexplained difference"), sum(v for _, v in steps) - result[1])):
+    for text, value in (*steps, result, (_("Unexplained difference"), sum(v for _text, v in steps) - result[1])):
         yield {**heading, label: text, "currency": currency, amount: value}
 
 

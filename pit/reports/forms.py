@@ -87,7 +87,7 @@ class ReportFilterForm(forms.Form):
         return cleaned
 
     @property
-    def headers(self) -> str:
+    def csv_headers(self) -> str:
         """The CSV's header line asked for (stable names unless "translated")."""
         return self.cleaned_data.get("headers") or CsvHeaders.MACHINE
 

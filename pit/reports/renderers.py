@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from decimal import ROUND_HALF_UP, Decimal
 from typing import IO, Any
 
-from django.utils import timezone, translation
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell

@@ -103,8 +103,8 @@ def shoes_in_range(filters: ReportFilters):
     a 390k-row Materialize scanned 5,130 times.) Each shoe carries `last_coup`, the key of its
     last coup (None without coups): see `report_day`."""
     days = (filters.date_from, filters.date_to)
-    start, _ = gaming_day_bounds(filters.date_from)
-    _, end = gaming_day_bounds(filters.date_to)
+    start, _end = gaming_day_bounds(filters.date_from)
+    _start, end = gaming_day_bounds(filters.date_to)
     candidates = (
         Coup.objects.filter(gaming_day__range=days)
         .order_by()
@@ -549,7 +549,7 @@ def table_results(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             continue
         items = table_result_items(date_from=first, date_to=last, tables=filters.tables, game=filters.game)
         merged = heapq.merge(items, open_violation_counts(_table_days(segment)), key=lambda entry: (entry[0], entry[1]))
-        for (day, _, table), entries in itertools.groupby(merged, key=lambda entry: entry[0]):
-            row = table_result_row(day, table, [item for _, _, item in entries], edges_cache)
+        for (day, _middle, table), entries in itertools.groupby(merged, key=lambda entry: entry[0]):
+            row = table_result_row(day, table, [item for _day, _key, item in entries], edges_cache)
             if row is not None:
                 yield row

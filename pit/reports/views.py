@@ -159,8 +159,8 @@ def _background_fields(form: ReportFilterForm) -> list[tuple[str, str]]:
     fields += [("tables", code) for code in filters.tables]
     if filters.only_variances:
         fields.append(("only_variances", "on"))
-    if form.headers != CsvHeaders.MACHINE:
-        fields.append(("headers", form.headers))
+    if form.csv_headers != CsvHeaders.MACHINE:
+        fields.append(("headers", form.csv_headers))
     return fields
 
 
@@ -190,7 +190,7 @@ def report_export(request):
         return redirect(f"{reverse('reports:index')}?{query.urlencode()}")
     if request.method == "POST":
         export = report_export_request(
-            report=definition, filters=filters, format=file_format, user=request.user, headers=form.headers
+            report=definition, filters=filters, format=file_format, user=request.user, headers=form.csv_headers
         )
         messages.info(
             request,
@@ -209,7 +209,7 @@ def report_export(request):
         return redirect(f"{reverse('reports:index')}?{query.urlencode()}")
     filename = _filename(definition.slug, filters, file_format)
     if file_format == ExportFormat.CSV:
-        chunks = csv_chunks(definition, filters, headers=form.headers)
+        chunks = csv_chunks(definition, filters, headers=form.csv_headers)
         response = StreamingHttpResponse(chunks, content_type=CONTENT_TYPES["csv"])
         response["Content-Disposition"] = f'attachment; filename="{filename}"'
         return response
