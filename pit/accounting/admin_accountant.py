@@ -17,6 +17,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
 
 from pit.compliance.models import RuleViolation
 from pit.compliance.selectors import OPEN
@@ -122,7 +123,7 @@ class InvestigationForm(forms.ModelForm):
         fields = ("reconciliation", "hold_flag", "title", "assignee", "due_on", "conclusion")
         widgets = {"due_on": forms.DateInput(attrs={"type": "date"})}
 
-    close = forms.BooleanField(required=False, label="Close with this conclusion")
+    close = forms.BooleanField(required=False, label=_("Close with this conclusion"))
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -165,7 +166,7 @@ class AttachmentInline(admin.TabularInline):
     def has_delete_permission(self, request, obj=None):
         return False
 
-    @admin.display(description="download")
+    @admin.display(description=_("download"))
     def link(self, attachment):
         if not attachment.pk:
             return "—"
@@ -214,15 +215,15 @@ class VarianceInvestigationAdmin(ServiceErrorsAsMessagesMixin, admin.ModelAdmin)
             return (*fixed, "assignee", "due_on", "conclusion", "closed_at")
         return fixed
 
-    @admin.display(description="variance")
+    @admin.display(description=_("variance"))
     def variance(self, investigation):
         return admin_link(investigation.reconciliation or investigation.hold_flag)
 
-    @admin.display(description="overdue", boolean=True)
+    @admin.display(description=_("overdue"), boolean=True)
     def overdue(self, investigation):
         return investigation.status == InvestigationStatus.OPEN and investigation.due_on < timezone.localdate()
 
-    @admin.display(description="files")
+    @admin.display(description=_("files"))
     def files(self, investigation):
         return (
             format_html_join(

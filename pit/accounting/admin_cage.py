@@ -16,6 +16,7 @@ from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from pit.core.actors import Actor
 from pit.core.admin_site import SERVICE_ERRORS, PageLink, error_text, page_link_register, view_check_register
@@ -124,7 +125,7 @@ def cage_view(request):
 
 
 class IssueForm(forms.Form):
-    chips = ChipsField(help_text="What you count out (a fill) or take back (a credit): 25.00 x 40, 100.00 x 30")
+    chips = ChipsField(help_text=_("What you count out (a fill) or take back (a credit): 25.00 x 40, 100.00 x 30"))
 
 
 def cage_issue_view(request, pk: int):
