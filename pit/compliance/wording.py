@@ -73,6 +73,26 @@ SENTENCES: dict[str, tuple[str, ...]] = {
     "player_missing_card": (_("Player stood on %(total)s; the rule says Player draws on 0 to 5."),),
     "player_extra_card": (
         _("Player drew a third card (%(card)s) on %(total)s; the rule says Player stands on 6 or 7."),
+        _("Player drew a third card (%(card)s) on a natural %(total)s; on a natural both hands stand."),
+        _(
+            "Player drew a third card (%(card)s) although Banker has a natural %(total)s; "
+            "on a natural both hands stand."
+        ),
+    ),
+    "banker_extra_card": (
+        _("Banker drew a third card (%(card)s) on a natural %(total)s; on a natural both hands stand."),
+        _(
+            "Banker drew a third card (%(card)s) although Player has a natural %(total)s; "
+            "on a natural both hands stand."
+        ),
+        _("Banker drew a third card (%(card)s) on %(total)s %(after)s; the rule says Banker stands (%(rule)s)."),
+    ),
+    "banker_missing_card": (_("Banker stood on %(total)s %(after)s; the rule says Banker draws (%(rule)s)."),),
+    "reported_winner_mismatch": (_("Reported winner is %(said)s, but the cards give %(outcome)s."),),
+    "hand_size": (
+        _("%(hand)s holds no cards; a hand holds two or three cards."),
+        _("%(hand)s holds %(count)s card (%(cards)s); a hand holds two or three cards."),
+        _("%(hand)s holds %(count)s cards (%(cards)s); a hand holds two or three cards."),
     ),
     "coup_number_gap": (
         _("Coup %(number)s was posted as the shoe's first coup; coup %(expected)s is missing."),
@@ -107,6 +127,30 @@ SENTENCES: dict[str, tuple[str, ...]] = {
     ),
 }
 
+# Phrases the engine puts inside its sentences, by the placeholder that holds them: a value read
+# back from a recorded message is worded again when it is one of them (else kept as it is).
+_HANDS = (_("Player"), _("Banker"))
+PHRASES: dict[str, tuple[str, ...]] = {
+    "hand": _HANDS,
+    "said": (_("a tie"), *_HANDS),
+    "after": (_("after Player stood"), _("after Player's third card %(card)s")),
+    "outcome": (
+        _("Player %(player)s over Banker %(banker)s"),
+        _("Banker %(banker)s over Player %(player)s"),
+        _("a tie at %(total)s"),
+    ),
+    "rule": (
+        _("when Player stands, Banker draws on 0 to 5 and stands on 6 or 7"),
+        _("Banker always draws on 0, 1 or 2"),
+        _("Banker draws on 3 unless Player's third card is an 8"),
+        _("Banker draws on 4 when Player's third card is 2 to 7"),
+        _("Banker draws on 5 when Player's third card is 4 to 7"),
+        _("Banker draws on 6 only when Player's third card is 6 or 7"),
+        _("Banker always stands on 7"),
+        _("Banker stands on a natural 8 or 9"),
+    ),
+}
+
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 
 
@@ -129,6 +173,20 @@ def _english(text) -> str:
         return str(text)
 
 
+def _worded(forms, text: str) -> str | None:
+    """`text` in the active language if it has one of `forms` (its values worded again where they are
+    phrases of their own), else None."""
+    for form in forms:
+        found = _reading(_english(form)).fullmatch(text)
+        if found is not None:
+            values = {
+                name: _worded(PHRASES[name], value) or value if name in PHRASES else value
+                for name, value in found.groupdict().items()
+            }
+            return str(form) % values
+    return None
+
+
 def reads_in_english() -> bool:
     language = translation.get_language()
     return not language or language.lower().startswith("en")
@@ -144,10 +202,9 @@ def violation_sentence(code: str, message: str) -> str:
     """The violation's sentence in the active language (see the module docstring)."""
     if reads_in_english():
         return message
-    for form in SENTENCES.get(code, ()):
-        found = _reading(_english(form)).fullmatch(message)
-        if found is not None:
-            return str(form) % found.groupdict()
+    worded = _worded(SENTENCES.get(code, ()), message)
+    if worded is not None:
+        return worded
     if code not in CODE_TITLES:
         return message
     return gettext("%(title)s. As recorded: %(message)s") % {"title": violation_title(code), "message": message}
