@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.utils.translation import trans_real
+from django.test.signals import setting_changed
 
 
 def compile_catalogs() -> None:
@@ -16,9 +16,8 @@ def compile_catalogs() -> None:
             mo = po.with_suffix(".mo")
             if not mo.exists() or mo.stat().st_mtime < po.stat().st_mtime:
                 subprocess.run(["msgfmt", "--check-format", "-o", str(mo), str(po)], check=True)
-    trans_real._translations = {}
-    trans_real._default = None
-    trans_real._active = trans_real.Local()
+    # What Django does when LOCALE_PATHS changes: forget the catalogs it has read.
+    setting_changed.send(sender=None, setting="LOCALE_PATHS", value=settings.LOCALE_PATHS, enter=False)
 
 
 @pytest.fixture(scope="session")
