@@ -62,10 +62,12 @@ class ChipsField(forms.CharField):
                 continue
             denomination, _, pieces = part.lower().replace("×", "x").partition("x")
             if not pieces.strip().isdigit():
-                raise forms.ValidationError(f"Write each line as 'denomination x pieces', e.g. 25.00 x 40: {part!r}.")
+                raise forms.ValidationError(
+                    _("Write each line as 'denomination x pieces', e.g. 25.00 x 40: %(part)s.") % {"part": repr(part)}
+                )
             chips[denomination.strip().lstrip("$")] = pieces.strip()
         if not chips:
-            raise forms.ValidationError("Count at least one denomination.")
+            raise forms.ValidationError(_("Count at least one denomination."))
         return chips
 
 
@@ -76,7 +78,10 @@ def chips_minor(chips: dict[str, str], currency: str) -> dict[str, int]:
         try:
             minor = to_minor(parse_amount(denomination, currency), currency)
         except MoneyError:
-            raise forms.ValidationError(f"{denomination!r} is not a denomination in {currency}.") from None
+            raise forms.ValidationError(
+                _("%(denomination)s is not a denomination in %(currency)s.")
+                % {"denomination": repr(denomination), "currency": currency}
+            ) from None
         converted[str(minor)] = converted.get(str(minor), 0) + int(pieces)
     return converted
 
@@ -183,7 +188,7 @@ class RecordAdmin(admin.ModelAdmin):
             except SERVICE_ERRORS as error:
                 form_errors(form, error)
             else:
-                self.message_user(request, f"Recorded: {recorded}.", messages.SUCCESS)
+                self.message_user(request, _("Recorded: %(recorded)s.") % {"recorded": recorded}, messages.SUCCESS)
                 return HttpResponseRedirect(
                     reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_change", args=[recorded.pk])
                 )

@@ -85,7 +85,7 @@ def day_close_view(request):
     """The checklist of a gaming day, then Close: the close calls `gaming_day_close`, which refuses
     with the same list the page shows."""
     if not day_close_allowed(request):
-        raise PermissionDenied("Closing a gaming day is for accountants.")
+        raise PermissionDenied(_("Closing a gaming day is for accountants."))
     default = current_gaming_day() - dt.timedelta(days=1)
     form = CloseForm(request.POST or request.GET or None, initial={"gaming_day": default})
     day = form.cleaned_data["gaming_day"] if form.is_valid() else default
@@ -93,9 +93,9 @@ def day_close_view(request):
         try:
             services.gaming_day_close(gaming_day=day, user=request.user, note=form.cleaned_data["note"])
         except SERVICE_ERRORS as exc:
-            messages.error(request, f"Not closed: {error_text(exc)}")
+            messages.error(request, _("Not closed: %(error_text)s") % {"error_text": error_text(exc)})
         else:
-            messages.success(request, f"Gaming day {day} closed.")
+            messages.success(request, _("Gaming day %(day)s closed.") % {"day": day})
         return HttpResponseRedirect(f"{reverse('day-close')}?gaming_day={day.isoformat()}")
     blockers = services.day_close_blockers(gaming_day=day)
     context = {
@@ -273,7 +273,7 @@ def investigation_read_allowed(request) -> bool:
 def attachment_view(request, pk: int):
     """An attachment's file, to who may read investigations (the media root is not served)."""
     if not investigation_read_allowed(request):
-        raise PermissionDenied("Investigations are read by the accounting roles.")
+        raise PermissionDenied(_("Investigations are read by the accounting roles."))
     attachment = get_object_or_404(InvestigationAttachment, pk=pk)
     return FileResponse(
         attachment.file.open("rb"), as_attachment=True, filename=(attachment.file.name or "").rsplit("/", 1)[-1]

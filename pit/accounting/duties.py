@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
 
 from pit.core.actors import Actor
 
@@ -35,7 +36,12 @@ def signature_check(*, field: str, signer, role: str, actor: Actor, secrets: Map
             }
         )
     if not signer.is_active or not signer.check_password(secret):
-        raise ValidationError({f"{field}_password": f"{RULE}: that is not {signer.username}'s password."})
+        raise ValidationError(
+            {
+                f"{field}_password": _("%(rule)s: that is not %(username)s's password.")
+                % {"rule": RULE, "username": signer.username}
+            }
+        )
 
 
 def slip_person_check(*, slip, step: str, person, actor: Actor) -> None:

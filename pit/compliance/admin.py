@@ -470,7 +470,7 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
             problems = "; ".join(f"{name}: {' '.join(map(str, errors))}" for name, errors in form.errors.items())
             self.message_user(request, gettext("Not reviewed: %(problems)s") % {"problems": problems}, messages.ERROR)
             return HttpResponseRedirect(page)
-        service, _, done = REVIEWS[form.cleaned_data["decision"]]
+        service, _label, done = REVIEWS[form.cleaned_data["decision"]]
         try:
             service(violation=violation, user=request.user, note=form.cleaned_data["note"])
         except SERVICE_ERRORS as exc:

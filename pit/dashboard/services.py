@@ -7,6 +7,7 @@ import datetime as dt
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
 from pit.dashboard.models import ShiftNote
@@ -29,6 +30,6 @@ def shift_note_write(*, text: str, user, table=None, now: dt.datetime | None = N
     """A note for the next shift, stamped with the shift it is written in."""
     text = (text or "").strip()
     if not text:
-        raise ValidationError({"text": "A shift note needs its text."})
+        raise ValidationError({"text": _("A shift note needs its text.")})
     day, shift = shift_of(now or timezone.now())
     return ShiftNote.objects.create(gaming_day=day, shift=shift, table=table, text=text, written_by=user)
