@@ -741,7 +741,7 @@ def adjustment_record(
 
     if figure not in Figure.values:
         raise ValidationError(
-            {"figure": gettext("Figure must be one of %(join)s.") % {"join": ", ".join(Figure.values)}}
+            {"figure": gettext("Figure must be one of %(figures)s.") % {"figures": ", ".join(Figure.values)}}
         )
     if isinstance(amount_minor, bool) or not isinstance(amount_minor, int) or not 0 < abs(amount_minor) <= MAX_AMOUNT:
         raise ValidationError({"amount": gettext("An adjustment is a non-zero amount.")})
