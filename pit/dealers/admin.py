@@ -4,6 +4,7 @@ the rotations (pit bosses record who comes in), and whose fault a violation was.
 import datetime as dt
 
 from django.contrib import admin
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from pit.compliance.models import RuleViolation
@@ -27,7 +28,8 @@ class DealerAdmin(admin.ModelAdmin):
         last = current_gaming_day()
         first = last - dt.timedelta(days=STATISTICS_DAYS - 1)
         self._figures = {figures.dealer.pk: figures for figures in dealer_statistics(first_day=first, last_day=last)}
-        extra = {"title": f"Dealers: their last {STATISTICS_DAYS} gaming days ({first} to {last})"}
+        title = gettext("Dealers: their last %(days)s gaming days (%(first)s to %(last)s)")
+        extra = {"title": title % {"days": STATISTICS_DAYS, "first": first, "last": last}}
         return super().changelist_view(request, {**(extra_context or {}), **extra})
 
     def _of(self, dealer):
