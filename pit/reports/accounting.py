@@ -15,10 +15,11 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
+from django.utils.functional import lazy
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from pit.accounting.models import Adjustment
+from pit.accounting.models import Adjustment, Figure
 from pit.accounting.selectors import PeriodFigures, period_figures, win_to_drop
 from pit.core.money import from_minor
 from pit.reports import selectors as report_selectors
@@ -68,10 +69,33 @@ def _complete_only(key: str) -> Callable[[dict[str, Any]], Any]:
     return compute
 
 
-def _rows_totalled(sums: dict[str, Any]) -> str:
-    """What a subtotal or total line's wins cover, in its Records column."""
-    complete, rows = sums.get("complete_rows") or 0, sums.get("table_days") or 0
+def _rows_words(complete: int, rows: int) -> str:
     return gettext("wins over %(complete)s complete of %(rows)s table-days") % {"complete": complete, "rows": rows}
+
+
+def _status_words(missing: tuple[str, ...]) -> str:
+    if not missing:
+        return gettext("complete")
+    names = {
+        "opener": gettext("opener"),
+        "closer": gettext("closer"),
+        "drop": gettext("drop"),
+        "a shift's count": gettext("a shift's count"),
+    }
+    return gettext("missing %(what)s") % {"what": ", ".join(names.get(name, name) for name in missing)}
+
+
+# Text values worded where they are shown: English in CSV and JSON, the reader's language on screen,
+# in XLSX and in the PDF (pit.reports.definitions.machine_text).
+_rows_text = lazy(_rows_words, str)
+_status_text = lazy(_status_words, str)
+BEYOND_TOLERANCE = _("beyond tolerance")
+WITHIN_TOLERANCE = _("within tolerance")
+
+
+def _rows_totalled(sums: dict[str, Any]) -> Any:
+    """What a subtotal or total line's wins cover, in its Records column."""
+    return _rows_text(sums.get("complete_rows") or 0, sums.get("table_days") or 0)
 
 
 def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
@@ -139,7 +163,7 @@ def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             "currency": currency,
             "game": GAME_NAMES.get(table.game, table.game),
             "table": table.code,
-            "status": "complete" if not missing else "missing " + ", ".join(missing),
+            "status": _status_text(tuple(missing)),
             "opener": money(item.opener) if item and item.opener is not None else None,
             "closer": money(item.closer) if item and item.closer is not None else None,
             "fills": money(item.fills if item else 0),
@@ -156,7 +180,7 @@ def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             "win_difference": difference,
             "reconciliation": ""
             if difference is None
-            else ("beyond tolerance" if abs(difference) > tolerance else "within tolerance"),
+            else (BEYOND_TOLERANCE if abs(difference) > tolerance else WITHIN_TOLERANCE),
             "win_mtd": money(mtd_win),
             "drop_mtd": money(mtd_drop),
             "hold_mtd": win_to_drop(mtd_win, mtd_drop),
@@ -280,7 +304,7 @@ def adjustment_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             "gaming_day": adjustment.gaming_day,
             "currency": adjustment.currency,
             "table": adjustment.table.code,
-            "figure": adjustment.get_figure_display(),
+            "figure": Figure(adjustment.figure).label,
             "amount": amount,
             "reason": adjustment.reason,
             "recorded_by": adjustment.recorded_by,

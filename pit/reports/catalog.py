@@ -11,12 +11,12 @@ from urllib.parse import urlencode
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from pit.core.money import from_minor, variance_label
+from pit.core.money import from_minor
 from pit.game.money import decimal_sqrt
 
 from . import csv_copy, selectors
 from .accounting import ACCOUNTING_REPORTS
-from .definitions import Column, ColumnOptions, Level, ReportDefinition, Total, ratio
+from .definitions import Column, ColumnOptions, Level, ReportDefinition, Total, ratio, variance_words
 from .definitions import ColumnType as T
 
 # Who may run a report (see pit.reports.permissions): accountants and auditors run everything;
@@ -43,7 +43,7 @@ def _deviation(sums: dict[str, Any]) -> Decimal | None:
 
 def _over_short(sums: dict[str, Any]) -> str:
     """A subtotal's or total's variance in words (pit.core.money.VARIANCE_RULE): over, short, balanced."""
-    return variance_label(sums.get("variance"))
+    return variance_words(sums.get("variance"))
 
 
 def _reconciliation_link(row: dict[str, Any]) -> str | None:

@@ -15,11 +15,15 @@ from enum import StrEnum
 from typing import Any, TypedDict
 
 from django.utils import translation
-from django.utils.functional import Promise
+from django.utils.functional import Promise, lazy
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from pit.core.money import variance_label
 from pit.core.replica import read_from_replica
+
+# A variance in words (over, short, balanced) worded where it is shown, like the other text values.
+variance_words = lazy(variance_label, str)
 
 
 def machine_text(text: Any) -> Any:

@@ -42,7 +42,7 @@ from django.utils.translation import ngettext
 from pit.compliance.models import RuleViolation, ViolationStatus
 from pit.core.db import bytewise
 from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
-from pit.core.money import exponent, from_minor, variance_label
+from pit.core.money import exponent, from_minor
 from pit.ledger.models import (
     BoxCount,
     CollectionReason,
@@ -57,7 +57,7 @@ from pit.rollups.selectors import day_segments, rolled_up_days, table_result_ite
 from pit.shoes.models import Coup, Shoe, ShoeStatus
 from pit.tables.models import GAME_NAMES
 
-from .definitions import ReportFilters, batched
+from .definitions import ReportFilters, batched, variance_words
 
 if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper
@@ -293,7 +293,7 @@ def commission_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
                     "collected_at_shuffle": from_minor(-line["shuffle"], currency),
                     # A seat's own box against its ledger as it stands, beside the shoe's status: a seat
                     # whose accrual was reversed after the count reads "over" even in a "Balanced" shoe.
-                    "over_short": variance_label(variance),
+                    "over_short": variance_words(variance),
                     "status": status,
                     "explained_by": (reconciliation or {}).get("explained_by_name") or "",
                     "explanation": (reconciliation or {}).get("explanation") or "",
