@@ -1,7 +1,7 @@
 """The violation queue: open first, each linked to its coup, shoe and table, reviewed with a note
 (acknowledge, resolve, dismiss) through the compliance services, from the list or the page."""
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.contrib import admin, messages
@@ -192,11 +192,12 @@ class ReviewForm(forms.Form):
 
 def _review(decision: str):
     service, verb, done = REVIEWS[decision]
+    # note_action takes str: a lazy translation is one wherever it is shown.
     return note_action(
         service=lambda violation, user, note: service(violation=violation, user=user, note=note),
-        description=REVIEW_DESCRIPTIONS[decision],
-        verb=verb,
-        done=done,
+        description=cast(str, REVIEW_DESCRIPTIONS[decision]),
+        verb=cast(str, verb),
+        done=cast(str, done),
     )
 
 

@@ -22,6 +22,7 @@ from functools import cache
 from django.utils import translation
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
+from django_stubs_ext import StrOrPromise
 
 # The engine's titles (pit.game.VIOLATION_CODES), marked for translation; a test holds the two equal.
 CODE_TITLES = {
@@ -64,7 +65,7 @@ CODE_TITLES = {
 
 # Per code, the English forms its checks write (placeholders %(name)s) and their translations. The
 # English form is the msgid: the catalog entry and the reading of the recorded message are one text.
-SENTENCES: dict[str, tuple[str, ...]] = {
+SENTENCES: dict[str, tuple[StrOrPromise, ...]] = {
     "play_at_closed_table": (_("Coup %(number)s was posted while table %(table)s was closed."),),
     "coup_after_shoe_closed": (
         _("Coup %(number)s was posted after shoe %(shoe)s was closed."),
@@ -130,7 +131,7 @@ SENTENCES: dict[str, tuple[str, ...]] = {
 # Phrases the engine puts inside its sentences, by the placeholder that holds them: a value read
 # back from a recorded message is worded again when it is one of them (else kept as it is).
 _HANDS = (_("Player"), _("Banker"))
-PHRASES: dict[str, tuple[str, ...]] = {
+PHRASES: dict[str, tuple[StrOrPromise, ...]] = {
     "hand": _HANDS,
     "said": (_("a tie"), *_HANDS),
     "after": (_("after Player stood"), _("after Player's third card %(card)s")),

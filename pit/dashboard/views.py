@@ -1,5 +1,7 @@
 """The pit boss's dashboard: a page in the admin's look, and the JSON it refreshes itself from."""
 
+from typing import cast
+
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.http import JsonResponse
@@ -29,8 +31,9 @@ def dashboard_allowed(user) -> bool:
 page_link_register(
     PageLink(
         "dashboard",
-        _("Dashboard"),
-        _("The floor now: the pit's map, tables, shoes, alarms and the shift's notes."),
+        # PageLink takes str: a lazy translation is one wherever it is shown.
+        cast(str, _("Dashboard")),
+        cast(str, _("The floor now: the pit's map, tables, shoes, alarms and the shift's notes.")),
         url=lambda: reverse("dashboard:index"),
         allowed=lambda request: dashboard_allowed(request.user),
         position=10,

@@ -38,6 +38,7 @@ from django.utils.functional import lazy
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
+from django_stubs_ext import StrOrPromise
 
 from pit.compliance.models import RuleViolation, ViolationStatus
 from pit.core.db import bytewise
@@ -183,7 +184,7 @@ COLLECTED_AT_SHUFFLE = Q(kind=EntryKind.COLLECTED, collection_reason__in=AT_SHUF
 )
 
 
-def commission_supplements_by_shoe(shoe_ids) -> dict[int, str]:
+def commission_supplements_by_shoe(shoe_ids) -> dict[int, StrOrPromise]:
     """Per reconciled shoe that has supplementary reconciliations: how many and how the last stands,
     in words for the commission report's status column (e.g. "2 supplements, the last: Variance")."""
     latest: dict[int, tuple[int, str]] = {}
@@ -260,7 +261,7 @@ def commission_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             reconciliation = reconciliations.get(shoe["pk"])
             if reconciliation is not None:
                 # Lazily, so that CSV and JSON carry it in English and people read it in their language.
-                status = ReconciliationStatus(reconciliation["status"]).label
+                status: StrOrPromise = ReconciliationStatus(reconciliation["status"]).label
                 if shoe["pk"] in supplements:
                     status = format_lazy("{}; {}", status, supplements[shoe["pk"]])
             else:

@@ -214,3 +214,25 @@ def test_lines_and_totals_keep_their_order_in_every_language(pit, catalogs):  # 
     with translation.override("zh-hant"):
         chinese = [line.kind for line in report_lines(REPORTS["commission"], FILTERS)]
     assert chinese == english
+
+
+@pytest.mark.parametrize("slug", sorted(REPORTS))
+def test_every_reports_csv_and_json_are_the_same_in_every_language(slug, pit, catalogs):  # noqa: F811
+    definition = REPORTS[slug]
+    english_csv = b"".join(csv_chunks(definition, FILTERS))
+    english_json = json.loads(b"".join(json_chunks(definition, FILTERS)))
+    for language in ("zh-hant", "zh-hans"):
+        with translation.override(language):
+            assert b"".join(csv_chunks(definition, FILTERS)) == english_csv, language
+            body = json.loads(b"".join(json_chunks(definition, FILTERS)))
+        assert body["rows"] == english_json["rows"] and body["totals"] == english_json["totals"], language
+        assert [column["key"] for column in body["columns"]] == [column["key"] for column in english_json["columns"]]
+        assert body["title"] != english_json["title"], language
+
+
+def test_the_master_game_reports_text_values_read_in_chinese_in_the_workbook(pit, zh_hant):
+    rows = list(_xlsx("master-game").worksheets[0].iter_rows(values_only=True))
+    assert rows[0][:6] == ("行", "遊戲日", "貨幣", "遊戲", "賭枱", "紀錄")
+    records = {row[5] for row in rows[1:] if row[0] == "明細"}
+    assert records and all(text == "完整" or text.startswith("缺少") for text in records), records
+    assert any(str(row[5]).startswith("完整的") for row in rows[1:] if row[0] != "明細")
