@@ -60,7 +60,7 @@ class ChipsField(forms.CharField):
         for part in text.replace("\n", ",").split(","):
             if not part.strip():
                 continue
-            denomination, _, pieces = part.lower().replace("×", "x").partition("x")
+            denomination, _by, pieces = part.lower().replace("×", "x").partition("x")
             if not pieces.strip().isdigit():
                 raise forms.ValidationError(
                     _("Write each line as 'denomination x pieces', e.g. 25.00 x 40: %(part)s.") % {"part": repr(part)}

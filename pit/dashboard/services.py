@@ -16,7 +16,7 @@ from pit.dashboard.models import ShiftNote
 def shift_of(moment: dt.datetime) -> tuple[dt.date, int]:
     """(gaming day, shift from 1) of a moment: shifts of PIT_ACCOUNTING_SHIFT_HOURS from the day's start."""
     day = gaming_day_for(moment)
-    start, _ = gaming_day_bounds(day)
+    start, _end = gaming_day_bounds(day)
     return day, int((moment - start).total_seconds() // 3600) // settings.PIT_ACCOUNTING_SHIFT_HOURS + 1
 
 

@@ -98,7 +98,7 @@ class DealerRotationAdmin(ServiceErrorsAsMessagesMixin, admin.ModelAdmin):
         return False
 
     def save_model(self, request, obj, form, change):
-        rotation, _ = dealer_rotate(
+        rotation, _created = dealer_rotate(
             table=obj.table, dealer=obj.dealer, started_at=obj.started_at, actor=Actor(user=request.user)
         )
         obj.pk = rotation.pk

@@ -109,7 +109,7 @@ def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
     for figure in figures.values():
         by_table[figure.table_id].append(figure)
     code_to_id = {table.code: pk for pk, table in tables.items()}
-    keys = {(day, table_id) for (day, table_id, _) in figures if filters.date_from <= day <= filters.date_to}
+    keys = {(day, table_id) for (day, table_id, _currency) in figures if filters.date_from <= day <= filters.date_to}
     keys |= {(day, code_to_id[code]) for day, code in wagers if code in code_to_id}
 
     def to_date(table_id: int, day: dt.date, since: dt.date) -> tuple[int, int]:
@@ -204,7 +204,9 @@ def master_game_estimate(filters: ReportFilters) -> int:
     tables = _tables(filters)
     keys = {
         (day, table_id)
-        for (day, table_id, _) in period_figures(date_from=filters.date_from, date_to=filters.date_to, table_ids=tables)
+        for (day, table_id, _currency) in period_figures(
+            date_from=filters.date_from, date_to=filters.date_to, table_ids=tables
+        )
     }
     keys |= set(
         Coup.objects.filter(
