@@ -70,12 +70,14 @@ class ChipsField(forms.CharField):
         for part in text.replace("\n", ",").split(","):
             if not part.strip():
                 continue
-            denomination, _, pieces = part.lower().replace("×", "x").partition("x")
+            denomination, _by, pieces = part.lower().replace("×", "x").partition("x")
             if not pieces.strip().isdigit():
-                raise forms.ValidationError(f"Write each line as 'denomination x pieces', e.g. 25.00 x 40: {part!r}.")
+                raise forms.ValidationError(
+                    _("Write each line as 'denomination x pieces', e.g. 25.00 x 40: %(part)s.") % {"part": repr(part)}
+                )
             chips[denomination.strip().lstrip("$")] = pieces.strip()
         if not chips:
-            raise forms.ValidationError("Count at least one denomination.")
+            raise forms.ValidationError(_("Count at least one denomination."))
         return chips
 
 
@@ -86,7 +88,10 @@ def chips_minor(chips: dict[str, str], currency: str) -> dict[str, int]:
         try:
             minor = to_minor(parse_amount(denomination, currency), currency)
         except MoneyError:
-            raise forms.ValidationError(f"{denomination!r} is not a denomination in {currency}.") from None
+            raise forms.ValidationError(
+                _("%(denomination)s is not a denomination in %(currency)s.")
+                % {"denomination": repr(denomination), "currency": currency}
+            ) from None
         converted[str(minor)] = converted.get(str(minor), 0) + int(pieces)
     return converted
 
@@ -97,50 +102,52 @@ def _staff():
 
 class PeriodForm(forms.Form):
     gaming_day = forms.DateField(initial=current_gaming_day, widget=forms.DateInput(attrs={"type": "date"}))
-    shift = forms.IntegerField(min_value=1, max_value=3, initial=1, help_text="1 unless shifts are shorter than 24 h.")
+    shift = forms.IntegerField(
+        min_value=1, max_value=3, initial=1, help_text=_("1 unless shifts are shorter than 24 h.")
+    )
 
 
 class InventoryForm(PeriodForm):
     table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code")
     kind = forms.ChoiceField(choices=[("opener", "Opener"), ("closer", "Closer")])
-    chips = ChipsField(help_text="Pieces per denomination: 25.00 x 40, 100.00 x 30")
+    chips = ChipsField(help_text=_("Pieces per denomination: 25.00 x 40, 100.00 x 30"))
     dealer = forms.ModelChoiceField(queryset=_staff(), to_field_name="username")
     dealer_password = forms.CharField(
         widget=forms.PasswordInput,
         required=False,
         strip=False,
-        help_text="The dealer signs here with their own password (not needed if you are the dealer).",
+        help_text=_("The dealer signs here with their own password (not needed if you are the dealer)."),
     )
     pit_boss = forms.ModelChoiceField(queryset=_staff(), to_field_name="username")
     pit_boss_password = forms.CharField(
         widget=forms.PasswordInput,
         required=False,
         strip=False,
-        help_text="Only if the pit boss is not you: they sign here with their own password.",
+        help_text=_("Only if the pit boss is not you: they sign here with their own password."),
     )
     field_order = ["table", "gaming_day", "shift", "kind", "chips", "dealer", "dealer_password", "pit_boss"]
 
 
 class SlipForm(PeriodForm):
     kind = forms.ChoiceField(choices=SlipKind.choices)
-    number = forms.CharField(max_length=30, help_text="The slip number printed on the form.")
+    number = forms.CharField(max_length=30, help_text=_("The slip number printed on the form."))
     table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code")
     reason = forms.CharField(max_length=200)
-    chips = ChipsField(help_text="Pieces per denomination: 25.00 x 40, 100.00 x 30")
+    chips = ChipsField(help_text=_("Pieces per denomination: 25.00 x 40, 100.00 x 30"))
     field_order = ["kind", "number", "table", "gaming_day", "shift", "reason", "chips"]
 
 
 class SlipStepForm(forms.Form):
     slip = forms.ModelChoiceField(queryset=Slip.objects.select_related("table").order_by("-id"))
     step = forms.ChoiceField(choices=SlipStepKind.choices)
-    chips = ChipsField(help_text="What you counted: 25.00 x 40, 100.00 x 30")
+    chips = ChipsField(help_text=_("What you counted: 25.00 x 40, 100.00 x 30"))
 
 
 class DropForm(PeriodForm):
     table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code")
-    cash = ChipsField(help_text="Notes per denomination: 100 x 52, 20 x 5")
-    chips = MoneyField(min_value=0, initial=0, help_text="Chips found in the box, in the table's currency.")
-    markers = MoneyField(min_value=0, initial=0, help_text="Markers in the box, if any, in the table's currency.")
+    cash = ChipsField(help_text=_("Notes per denomination: 100 x 52, 20 x 5"))
+    chips = MoneyField(min_value=0, initial=0, help_text=_("Chips found in the box, in the table's currency."))
+    markers = MoneyField(min_value=0, initial=0, help_text=_("Markers in the box, if any, in the table's currency."))
     field_order = ["table", "gaming_day", "shift", "cash", "chips", "markers"]
 
 
@@ -191,7 +198,7 @@ class RecordAdmin(admin.ModelAdmin):
             except SERVICE_ERRORS as error:
                 form_errors(form, error)
             else:
-                self.message_user(request, f"Recorded: {recorded}.", messages.SUCCESS)
+                self.message_user(request, _("Recorded: %(recorded)s.") % {"recorded": recorded}, messages.SUCCESS)
                 return HttpResponseRedirect(
                     reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_change", args=[recorded.pk])
                 )
@@ -232,11 +239,11 @@ class InventoryCountAdmin(RecordAdmin):
     )
     readonly_fields = fields
 
-    @admin.display(description="total", ordering="total_minor")
+    @admin.display(description=_("total"), ordering="total_minor")
     def total(self, count):
         return money_html(count.total_minor, count.currency)
 
-    @admin.display(description="chips")
+    @admin.display(description=_("chips"))
     def chips_counted(self, count):
         return chips_text(count.chips, count.currency)
 
@@ -265,11 +272,11 @@ class SlipStepInline(ReadOnlyInline):
     fields = ("step", "chips_counted", "total", "signed_by", "recorded_at", "recorded_by")
     readonly_fields = fields
 
-    @admin.display(description="chips")
+    @admin.display(description=_("chips"))
     def chips_counted(self, step):
         return chips_text(step.chips, step.slip.currency)
 
-    @admin.display(description="total")
+    @admin.display(description=_("total"))
     def total(self, step):
         return money_html(step.total_minor, step.slip.currency)
 
@@ -303,15 +310,15 @@ class SlipAdmin(RecordAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related("steps")
 
-    @admin.display(description="total", ordering="total_minor")
+    @admin.display(description=_("total"), ordering="total_minor")
     def total(self, slip):
         return money_html(slip.total_minor, slip.currency)
 
-    @admin.display(description="chips")
+    @admin.display(description=_("chips"))
     def chips_requested(self, slip):
         return chips_text(slip.chips, slip.currency)
 
-    @admin.display(description="state")
+    @admin.display(description=_("state"))
     def state(self, slip):
         steps = {step.step for step in slip.steps.all()}
         return "received" if "received" in steps else "issued" if "issued" in steps else "requested"
@@ -349,11 +356,11 @@ class SlipStepAdmin(RecordAdmin):
     fields = ("slip", "step", "chips_counted", "total", "signed_by", "recorded_at", "recorded_by")
     readonly_fields = fields
 
-    @admin.display(description="total", ordering="total_minor")
+    @admin.display(description=_("total"), ordering="total_minor")
     def total(self, step):
         return money_html(step.total_minor, step.slip.currency)
 
-    @admin.display(description="chips")
+    @admin.display(description=_("chips"))
     def chips_counted(self, step):
         return chips_text(step.chips, step.slip.currency)
 
@@ -398,23 +405,23 @@ class DropCountAdmin(RecordAdmin):
     )
     readonly_fields = fields
 
-    @admin.display(description="notes")
+    @admin.display(description=_("notes"))
     def notes(self, drop):
         return chips_text(drop.cash, drop.currency)
 
-    @admin.display(description="cash", ordering="cash_minor")
+    @admin.display(description=_("cash"), ordering="cash_minor")
     def cash(self, drop):
         return money_html(drop.cash_minor, drop.currency)
 
-    @admin.display(description="chips")
+    @admin.display(description=_("chips"))
     def chips(self, drop):
         return money_html(drop.chips_minor, drop.currency)
 
-    @admin.display(description="markers")
+    @admin.display(description=_("markers"))
     def markers(self, drop):
         return money_html(drop.markers_minor, drop.currency)
 
-    @admin.display(description="total", ordering="total_minor")
+    @admin.display(description=_("total"), ordering="total_minor")
     def total(self, drop):
         return money_html(drop.total_minor, drop.currency)
 
@@ -434,21 +441,21 @@ class DropCountAdmin(RecordAdmin):
 
 class FindingForm(forms.Form):
     flag = forms.ModelChoiceField(queryset=HoldFlag.objects.select_related("table").order_by("-gaming_day"))
-    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 6, "cols": 70}), label="Finding")
+    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 6, "cols": 70}), label=_("Finding"))
 
 
 class DayForm(forms.Form):
     gaming_day = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
     action = forms.ChoiceField(choices=[("closed", "Close the day"), ("reopened", "Re-open the day")])
     note = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 3, "cols": 70}), required=False, help_text="Required to re-open: why."
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 70}), required=False, help_text=_("Required to re-open: why.")
     )
 
 
 class AdjustmentForm(PeriodForm):
     table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code")
     figure = forms.ChoiceField(choices=Figure.choices)
-    amount = MoneyField(help_text="In the table's currency, added to the figure; negative to take off.")
+    amount = MoneyField(help_text=_("In the table's currency, added to the figure; negative to take off."))
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 70}))
     field_order = ["table", "gaming_day", "shift", "figure", "amount", "reason"]
 
@@ -492,15 +499,15 @@ class HoldFlagAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
-    @admin.display(description="win")
+    @admin.display(description=_("win"))
     def win(self, flag):
         return money_html(flag.win_minor, flag.currency)
 
-    @admin.display(description="drop")
+    @admin.display(description=_("drop"))
     def drop(self, flag):
         return money_html(flag.drop_minor, flag.currency)
 
-    @admin.display(description="finding written", boolean=True)
+    @admin.display(description=_("finding written"), boolean=True)
     def explained(self, flag):
         return bool(flag.findings.all())
 
@@ -553,7 +560,7 @@ class AdjustmentAdmin(RecordAdmin):
     fields = ("table", "gaming_day", "shift", "figure", "amount", "reason", "recorded_at", "recorded_by")
     readonly_fields = fields
 
-    @admin.display(description="amount", ordering="amount_minor")
+    @admin.display(description=_("amount"), ordering="amount_minor")
     def amount(self, adjustment):
         return money_html(adjustment.amount_minor, adjustment.currency)
 

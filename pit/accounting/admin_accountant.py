@@ -17,6 +17,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
 
 from pit.compliance.models import RuleViolation
 from pit.compliance.selectors import OPEN
@@ -84,7 +85,7 @@ def day_close_view(request):
     """The checklist of a gaming day, then Close: the close calls `gaming_day_close`, which refuses
     with the same list the page shows."""
     if not day_close_allowed(request):
-        raise PermissionDenied("Closing a gaming day is for accountants.")
+        raise PermissionDenied(_("Closing a gaming day is for accountants."))
     default = current_gaming_day() - dt.timedelta(days=1)
     form = CloseForm(request.POST or request.GET or None, initial={"gaming_day": default})
     day = form.cleaned_data["gaming_day"] if form.is_valid() else default
@@ -92,9 +93,9 @@ def day_close_view(request):
         try:
             services.gaming_day_close(gaming_day=day, user=request.user, note=form.cleaned_data["note"])
         except SERVICE_ERRORS as exc:
-            messages.error(request, f"Not closed: {error_text(exc)}")
+            messages.error(request, _("Not closed: %(error_text)s") % {"error_text": error_text(exc)})
         else:
-            messages.success(request, f"Gaming day {day} closed.")
+            messages.success(request, _("Gaming day %(day)s closed.") % {"day": day})
         return HttpResponseRedirect(f"{reverse('day-close')}?gaming_day={day.isoformat()}")
     blockers = services.day_close_blockers(gaming_day=day)
     context = {
@@ -122,7 +123,7 @@ class InvestigationForm(forms.ModelForm):
         fields = ("reconciliation", "hold_flag", "title", "assignee", "due_on", "conclusion")
         widgets = {"due_on": forms.DateInput(attrs={"type": "date"})}
 
-    close = forms.BooleanField(required=False, label="Close with this conclusion")
+    close = forms.BooleanField(required=False, label=_("Close with this conclusion"))
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -165,7 +166,7 @@ class AttachmentInline(admin.TabularInline):
     def has_delete_permission(self, request, obj=None):
         return False
 
-    @admin.display(description="download")
+    @admin.display(description=_("download"))
     def link(self, attachment):
         if not attachment.pk:
             return "—"
@@ -214,15 +215,15 @@ class VarianceInvestigationAdmin(ServiceErrorsAsMessagesMixin, admin.ModelAdmin)
             return (*fixed, "assignee", "due_on", "conclusion", "closed_at")
         return fixed
 
-    @admin.display(description="variance")
+    @admin.display(description=_("variance"))
     def variance(self, investigation):
         return admin_link(investigation.reconciliation or investigation.hold_flag)
 
-    @admin.display(description="overdue", boolean=True)
+    @admin.display(description=_("overdue"), boolean=True)
     def overdue(self, investigation):
         return investigation.status == InvestigationStatus.OPEN and investigation.due_on < timezone.localdate()
 
-    @admin.display(description="files")
+    @admin.display(description=_("files"))
     def files(self, investigation):
         return (
             format_html_join(
@@ -272,7 +273,7 @@ def investigation_read_allowed(request) -> bool:
 def attachment_view(request, pk: int):
     """An attachment's file, to who may read investigations (the media root is not served)."""
     if not investigation_read_allowed(request):
-        raise PermissionDenied("Investigations are read by the accounting roles.")
+        raise PermissionDenied(_("Investigations are read by the accounting roles."))
     attachment = get_object_or_404(InvestigationAttachment, pk=pk)
     return FileResponse(
         attachment.file.open("rb"), as_attachment=True, filename=(attachment.file.name or "").rsplit("/", 1)[-1]

@@ -16,6 +16,7 @@ from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from pit.core.actors import Actor
 from pit.core.admin_site import SERVICE_ERRORS, PageLink, error_text, page_link_register, view_check_register
@@ -98,7 +99,7 @@ class DayForm(forms.Form):
 
 def cage_view(request):
     if not cage_allowed(request):
-        raise PermissionDenied("The cage's page is for the cage.")
+        raise PermissionDenied(_("The cage's page is for the cage."))
     today = current_gaming_day()
     form = DayForm(request.GET or None)
     day = form.cleaned_data["gaming_day"] if form.is_valid() and form.cleaned_data["gaming_day"] else today
@@ -124,13 +125,13 @@ def cage_view(request):
 
 
 class IssueForm(forms.Form):
-    chips = ChipsField(help_text="What you count out (a fill) or take back (a credit): 25.00 x 40, 100.00 x 30")
+    chips = ChipsField(help_text=_("What you count out (a fill) or take back (a credit): 25.00 x 40, 100.00 x 30"))
 
 
 def cage_issue_view(request, pk: int):
     """The issue form of one slip, its requested chips written in; the cage corrects what it counts."""
     if not cage_allowed(request):
-        raise PermissionDenied("Issuing slips is for the cage.")
+        raise PermissionDenied(_("Issuing slips is for the cage."))
     slip = get_object_or_404(Slip.objects.select_related("table"), pk=pk)
     requested = chips_text(slip.chips, slip.currency)
     form = IssueForm(request.POST or None, initial={"chips": requested})
@@ -147,7 +148,7 @@ def cage_issue_view(request, pk: int):
         except SERVICE_ERRORS as error:
             form.add_error(None, error_text(error))
         else:
-            messages.success(request, f"{slip} issued: print it for the table to sign.")
+            messages.success(request, _("%(slip)s issued: print it for the table to sign.") % {"slip": slip})
             return HttpResponseRedirect(reverse("slip-print", args=[slip.pk]))
     context = {
         **admin.site.each_context(request),
@@ -164,7 +165,7 @@ def slip_print_view(request, pk: int):
     """The slip as printed for signatures: number (and its barcode), table, period, chips, the
     steps so far and the signature lines."""
     if not print_allowed(request):
-        raise PermissionDenied("Printing a slip needs to see slips.")
+        raise PermissionDenied(_("Printing a slip needs to see slips."))
     slip = get_object_or_404(Slip.objects.select_related("table", "recorded_by_user"), pk=pk)
     steps = [
         {

@@ -1,11 +1,12 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class AccountingConfig(AppConfig):
     """Table accounting: chip inventories, fills and credits, the drop, the statutory win, the day close."""
 
     name = "pit.accounting"
-    verbose_name = "Table accounting"
+    verbose_name = _("Table accounting")
 
     def ready(self) -> None:
         from pit.core.daylock import day_guard_register  # imported once the apps are ready (AppConfig.ready)

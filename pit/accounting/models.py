@@ -18,8 +18,8 @@ from pit.core.percent import round_percent
 
 
 class CountKind(models.TextChoices):
-    OPENER = "opener", "Opener"
-    CLOSER = "closer", "Closer"
+    OPENER = "opener", _("Opener")
+    CLOSER = "closer", _("Closer")
 
 
 class InventoryCount(Recorded, Fact):
@@ -28,10 +28,10 @@ class InventoryCount(Recorded, Fact):
 
     table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="inventory_counts")
     gaming_day = models.DateField(db_index=True)
-    shift = models.PositiveSmallIntegerField(default=1, help_text="1 when shifts are 24 h; 1-3 for 8 h shifts.")
+    shift = models.PositiveSmallIntegerField(default=1, help_text=_("1 when shifts are 24 h; 1-3 for 8 h shifts."))
     kind = models.CharField(max_length=6, choices=CountKind.choices)
     currency = models.CharField(max_length=3)
-    chips = models.JSONField(help_text="Denomination in minor units -> pieces counted.")
+    chips = models.JSONField(help_text=_("Denomination in minor units -> pieces counted."))
     total_minor = models.BigIntegerField()
     dealer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     pit_boss = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
@@ -54,21 +54,21 @@ class InventoryCount(Recorded, Fact):
 
 
 class SlipKind(models.TextChoices):
-    FILL = "fill", "Fill (chips from the cage to the table)"
-    CREDIT = "credit", "Credit (chips from the table to the cage)"
+    FILL = "fill", _("Fill (chips from the cage to the table)")
+    CREDIT = "credit", _("Credit (chips from the table to the cage)")
 
 
 class Slip(Recorded, Fact):
     """A fill or credit as the pit requested it: the slip number, table, period, reason and chips."""
 
     kind = models.CharField(max_length=6, choices=SlipKind.choices)
-    number = models.CharField(max_length=30, help_text="The slip number printed on the form.")
+    number = models.CharField(max_length=30, help_text=_("The slip number printed on the form."))
     table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="slips")
     gaming_day = models.DateField(db_index=True)
     shift = models.PositiveSmallIntegerField(default=1)
     currency = models.CharField(max_length=3)
     reason = models.CharField(max_length=200)
-    chips = models.JSONField(help_text="Denomination in minor units -> pieces requested.")
+    chips = models.JSONField(help_text=_("Denomination in minor units -> pieces requested."))
     total_minor = models.BigIntegerField()
 
     class Meta:
@@ -90,8 +90,8 @@ class Slip(Recorded, Fact):
 
 
 class SlipStepKind(models.TextChoices):
-    ISSUED = "issued", "Issued by the cage"
-    RECEIVED = "received", "Received at the table"
+    ISSUED = "issued", _("Issued by the cage")
+    RECEIVED = "received", _("Received at the table")
 
 
 class SlipStep(Recorded, Fact):
@@ -108,7 +108,7 @@ class SlipStep(Recorded, Fact):
         blank=True,
         on_delete=models.PROTECT,
         related_name="+",
-        help_text="The person who signed the step (the device's operator is not known).",
+        help_text=_("The person who signed the step (the device's operator is not known)."),
     )
 
     class Meta:
@@ -130,10 +130,10 @@ class DropCount(Recorded, Fact):
     gaming_day = models.DateField(db_index=True)
     shift = models.PositiveSmallIntegerField(default=1)
     currency = models.CharField(max_length=3)
-    cash = models.JSONField(help_text="Note denomination in minor units -> notes counted.")
+    cash = models.JSONField(help_text=_("Note denomination in minor units -> notes counted."))
     cash_minor = models.BigIntegerField()
-    chips_minor = models.BigIntegerField(default=0, help_text="Chips found in the box.")
-    markers_minor = models.BigIntegerField(default=0, help_text="Markers (credit instruments) in the box.")
+    chips_minor = models.BigIntegerField(default=0, help_text=_("Chips found in the box."))
+    markers_minor = models.BigIntegerField(default=0, help_text=_("Markers (credit instruments) in the box."))
     total_minor = models.BigIntegerField()
 
     class Meta:
@@ -159,8 +159,8 @@ class DropCount(Recorded, Fact):
 
 
 class DeviceScope(models.TextChoices):
-    CAGE = "cage", "Cage (issues fills and credits, any table)"
-    COUNT_ROOM = "count_room", "Count room (posts drop counts, any table)"
+    CAGE = "cage", _("Cage (issues fills and credits, any table)")
+    COUNT_ROOM = "count_room", _("Count room (posts drop counts, any table)")
 
 
 class DeviceGrant(Fact):
@@ -187,7 +187,7 @@ class HoldFlag(Fact):
 
     table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="hold_flags")
     gaming_day = models.DateField(db_index=True)
-    rule = models.CharField(max_length=80, help_text="The rule as configured when the flag was raised.")
+    rule = models.CharField(max_length=80, help_text=_("The rule as configured when the flag was raised."))
     win_minor = models.BigIntegerField()
     drop_minor = models.BigIntegerField()
     hold_percent = models.DecimalField(max_digits=12, decimal_places=4)
@@ -224,8 +224,8 @@ class HoldFinding(Fact):
 
 
 class DayAction(models.TextChoices):
-    CLOSED = "closed", "Closed"
-    REOPENED = "reopened", "Re-opened"
+    CLOSED = "closed", _("Closed")
+    REOPENED = "reopened", _("Re-opened")
 
 
 class GamingDayEvent(Fact):
@@ -252,11 +252,11 @@ class GamingDayEvent(Fact):
 
 
 class Figure(models.TextChoices):
-    OPENER = "opener", "Opener"
-    CLOSER = "closer", "Closer"
-    FILLS = "fills", "Fills"
-    CREDITS = "credits", "Credits"
-    DROP = "drop", "Drop"
+    OPENER = "opener", _("Opener")
+    CLOSER = "closer", _("Closer")
+    FILLS = "fills", _("Fills")
+    CREDITS = "credits", _("Credits")
+    DROP = "drop", _("Drop")
 
 
 class Adjustment(Recorded, Fact):
@@ -267,7 +267,7 @@ class Adjustment(Recorded, Fact):
     shift = models.PositiveSmallIntegerField(default=1)
     figure = models.CharField(max_length=8, choices=Figure.choices)
     currency = models.CharField(max_length=3)
-    amount_minor = models.BigIntegerField(help_text="Added to the figure (negative: taken off).")
+    amount_minor = models.BigIntegerField(help_text=_("Added to the figure (negative: taken off)."))
     reason = models.TextField()
 
     class Meta:
@@ -284,8 +284,8 @@ class Adjustment(Recorded, Fact):
 
 
 class InvestigationStatus(models.TextChoices):
-    OPEN = "open", "Open"
-    CLOSED = "closed", "Closed with a conclusion"
+    OPEN = "open", _("Open")
+    CLOSED = "closed", _("Closed with a conclusion")
 
 
 class VarianceInvestigation(models.Model):

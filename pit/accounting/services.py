@@ -72,7 +72,7 @@ def chips_normalize(chips: Mapping, *, field: str = "chips") -> tuple[dict[str, 
     """{denomination in minor units: pieces} checked and in canonical form (string keys, ascending,
     no zero counts), with its total in minor units. ValidationError names the field and the entry."""
     if not isinstance(chips, Mapping):
-        raise ValidationError({field: 'Give the pieces counted per denomination, e.g. {"2500": 40}.'})
+        raise ValidationError({field: gettext('Give the pieces counted per denomination, e.g. {"2500": 40}.')})
     normalized: dict[int, int] = {}
     for key, pieces in chips.items():
         try:
@@ -80,11 +80,23 @@ def chips_normalize(chips: Mapping, *, field: str = "chips") -> tuple[dict[str, 
                 raise ValueError(key)
             denomination = int(str(key))
         except ValueError:
-            raise ValidationError({field: f"{key!r} is not a denomination in minor units."}) from None
+            raise ValidationError(
+                {field: gettext("%(key)s is not a denomination in minor units.") % {"key": repr(key)}}
+            ) from None
         if not 0 < denomination <= MAX_DENOMINATION:
-            raise ValidationError({field: f"Denomination {key} must be positive and at most {MAX_DENOMINATION}."})
+            raise ValidationError(
+                {
+                    field: gettext("Denomination %(key)s must be positive and at most %(max_denomination)s.")
+                    % {"key": key, "max_denomination": MAX_DENOMINATION}
+                }
+            )
         if isinstance(pieces, bool) or not isinstance(pieces, int) or not 0 <= pieces <= MAX_PIECES:
-            raise ValidationError({field: f"Pieces of {key} must be a whole number from 0 to {MAX_PIECES}."})
+            raise ValidationError(
+                {
+                    field: gettext("Pieces of %(key)s must be a whole number from 0 to %(max_pieces)s.")
+                    % {"key": key, "max_pieces": MAX_PIECES}
+                }
+            )
         if pieces:
             normalized[denomination] = normalized.get(denomination, 0) + pieces
     ordered = {str(denomination): normalized[denomination] for denomination in sorted(normalized)}
@@ -103,11 +115,16 @@ def chips_difference(expected: Mapping, counted: Mapping, currency: str) -> str:
 
 def _check_period(*, gaming_day: dt.date, shift: int) -> None:
     if not isinstance(gaming_day, dt.date):
-        raise ValidationError({"gaming_day": "A gaming day (a date) is required."})
+        raise ValidationError({"gaming_day": gettext("A gaming day (a date) is required.")})
     count = shifts_per_day()
     if not 1 <= shift <= count:
         hours = settings.PIT_ACCOUNTING_SHIFT_HOURS
-        raise ValidationError({"shift": f"Shift must be from 1 to {count} ({hours} h shifts)."})
+        raise ValidationError(
+            {
+                "shift": gettext("Shift must be from 1 to %(count)s (%(hours)s h shifts).")
+                % {"count": count, "hours": hours}
+            }
+        )
 
 
 def _period_before(day: dt.date, shift: int) -> Q:
@@ -184,11 +201,13 @@ def inventory_record(
     """
     _check_period(gaming_day=gaming_day, shift=shift)
     if kind not in CountKind.values:
-        raise ValidationError({"kind": f"Kind must be one of {', '.join(CountKind.values)}."})
+        raise ValidationError(
+            {"kind": gettext("Kind must be one of %(kinds)s.") % {"kinds": ", ".join(CountKind.values)}}
+        )
     if dealer is None or pit_boss is None:
-        raise ValidationError({"dealer" if dealer is None else "pit_boss": "Both signers are required."})
+        raise ValidationError({"dealer" if dealer is None else "pit_boss": gettext("Both signers are required.")})
     if dealer.pk == pit_boss.pk:
-        raise ValidationError({"pit_boss": "The dealer and the pit boss must be two different people."})
+        raise ValidationError({"pit_boss": gettext("The dealer and the pit boss must be two different people.")})
     for field, signer, role in (("dealer", dealer, "the dealer"), ("pit_boss", pit_boss, "the pit boss")):
         duties.signature_check(field=field, signer=signer, role=role, actor=actor, secrets=secrets or {})
     chips, total = chips_normalize(chips)
@@ -245,16 +264,18 @@ def slip_request(
 ) -> Slip:
     """The pit asks for a fill (chips from the cage) or a credit (chips back to the cage)."""
     if kind not in SlipKind.values:
-        raise ValidationError({"kind": f"Kind must be one of {', '.join(SlipKind.values)}."})
+        raise ValidationError(
+            {"kind": gettext("Kind must be one of %(kinds)s.") % {"kinds": ", ".join(SlipKind.values)}}
+        )
     number = (number or "").strip()
     if not number:
-        raise ValidationError({"number": "The slip number is required."})
+        raise ValidationError({"number": gettext("The slip number is required.")})
     if not (reason or "").strip():
-        raise ValidationError({"reason": "Say why the chips are needed or returned."})
+        raise ValidationError({"reason": gettext("Say why the chips are needed or returned.")})
     _check_period(gaming_day=gaming_day, shift=shift)
     chips, total = chips_normalize(chips)
     if total <= 0:
-        raise ValidationError({"chips": "A slip moves at least one chip."})
+        raise ValidationError({"chips": gettext("A slip moves at least one chip.")})
     day_ensure_open(gaming_day=gaming_day)
     _series_check_number(kind=kind, number=number)
     slip, _ = _create_once(
@@ -495,9 +516,16 @@ def drop_record(
     cash, cash_minor = chips_normalize(cash, field="cash")
     for name, value in (("chips", chips_minor), ("markers", markers_minor)):
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_AMOUNT:
-            raise ValidationError({name: f"An amount from zero to {MAX_AMOUNT} minor units is required."})
+            raise ValidationError(
+                {
+                    name: gettext("An amount from zero to %(max_amount)s minor units is required.")
+                    % {"max_amount": MAX_AMOUNT}
+                }
+            )
     if markers_minor and not settings.PIT_DROP_MARKERS:
-        raise ValidationError({"markers": "This casino does not take markers in the drop box (PIT_DROP_MARKERS)."})
+        raise ValidationError(
+            {"markers": gettext("This casino does not take markers in the drop box (PIT_DROP_MARKERS).")}
+        )
     day_ensure_open(gaming_day=gaming_day)
     drop, _ = _create_once(
         DropCount,
@@ -653,7 +681,7 @@ def hold_finding_write(*, flag, text: str, user):
     """Record the written finding of an investigation (who, when, what)."""
 
     if not (text or "").strip():
-        raise ValidationError({"text": "Write what the investigation found."})
+        raise ValidationError({"text": gettext("Write what the investigation found.")})
     return HoldFinding.objects.create(flag=flag, text=text.strip(), written_by=user)
 
 
@@ -822,7 +850,7 @@ def gaming_day_reopen(*, gaming_day: dt.date, user, note: str):
     """Re-open a closed day (say why): its records take new facts again; the events keep the history."""
 
     if not (note or "").strip():
-        raise ValidationError({"note": "Say why the day is re-opened."})
+        raise ValidationError({"note": gettext("Say why the day is re-opened.")})
     day_lock(gaming_day=gaming_day, exclusive=True)
     if not selectors.day_is_closed(gaming_day):
         raise Conflict(f"Gaming day {gaming_day} is not closed.", gaming_day=gaming_day.isoformat())
@@ -843,11 +871,13 @@ def adjustment_record(
     """Change a figure of a closed gaming day by an amount, with the reason; the win follows."""
 
     if figure not in Figure.values:
-        raise ValidationError({"figure": f"Figure must be one of {', '.join(Figure.values)}."})
+        raise ValidationError(
+            {"figure": gettext("Figure must be one of %(figures)s.") % {"figures": ", ".join(Figure.values)}}
+        )
     if isinstance(amount_minor, bool) or not isinstance(amount_minor, int) or not 0 < abs(amount_minor) <= MAX_AMOUNT:
-        raise ValidationError({"amount": "An adjustment is a non-zero amount."})
+        raise ValidationError({"amount": gettext("An adjustment is a non-zero amount.")})
     if not (reason or "").strip():
-        raise ValidationError({"reason": "Say why the figure changes."})
+        raise ValidationError({"reason": gettext("Say why the figure changes.")})
     _check_period(gaming_day=gaming_day, shift=shift)
     day_lock(gaming_day=gaming_day)
     if not selectors.day_is_closed(gaming_day):

@@ -1,7 +1,7 @@
 """The violation queue: open first, each linked to its coup, shoe and table, reviewed with a note
 (acknowledge, resolve, dismiss) through the compliance services, from the list or the page."""
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.contrib import admin, messages
@@ -25,10 +25,13 @@ from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.text import Truncator
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from pit import game
 from pit.compliance.models import RuleViolation, ViolationStatus
 from pit.compliance.services import violation_acknowledge, violation_dismiss, violation_resolve
+from pit.compliance.wording import violation_sentence, violation_title
 from pit.core.admin_site import (
     SERVICE_ERRORS,
     NoSaveWhenNothingEditableMixin,
@@ -90,8 +93,7 @@ def violation_in_context(violation) -> dict:
     """What the violation page shows beside the facts: the rule in words, the coup's cards as
     cards with what the engine reads from them against what was reported, and the coup's wagers
     with what the paytable owes against what was paid (the violation's own wager marked)."""
-    kind = game.VIOLATION_CODES.get(violation.code)
-    context: dict[str, Any] = {"rule": kind.title if kind else violation.code, "coup": None, "wagers": []}
+    context: dict[str, Any] = {"rule": violation_title(violation.code), "coup": None, "wagers": []}
     coup = violation.coup
     if coup is None:
         return context
@@ -126,9 +128,14 @@ def violation_in_context(violation) -> dict:
 FAULT_PERMISSION = "dealers.attribute_violation"
 
 REVIEWS = {
-    "acknowledge": (violation_acknowledge, "Acknowledge", "acknowledged"),
-    "resolve": (violation_resolve, "Resolve", "resolved"),
-    "dismiss": (violation_dismiss, "Dismiss", "dismissed"),
+    "acknowledge": (violation_acknowledge, _("Acknowledge"), _("acknowledged")),
+    "resolve": (violation_resolve, _("Resolve"), _("resolved")),
+    "dismiss": (violation_dismiss, _("Dismiss"), _("dismissed")),
+}
+REVIEW_DESCRIPTIONS = {
+    "acknowledge": _("Acknowledge the selected violations (with a note)"),
+    "resolve": _("Resolve the selected violations (with a note)"),
+    "dismiss": _("Dismiss the selected violations (with a note)"),
 }
 # Which review buttons a violation in a given status offers (the service has the final word).
 REVIEWS_FROM = {
@@ -138,11 +145,11 @@ REVIEWS_FROM = {
 
 
 class ClearedFilter(admin.SimpleListFilter):
-    title = "cleared by a re-check"
+    title = _("cleared by a re-check")
     parameter_name = "cleared"
 
     def lookups(self, request, model_admin):
-        return (("no", "Still holds"), ("yes", "Cleared"))
+        return (("no", _("Still holds")), ("yes", _("Cleared")))
 
     def queryset(self, request, queryset):
         if self.value() == "yes":
@@ -153,8 +160,8 @@ class ClearedFilter(admin.SimpleListFilter):
 
 
 class FaultForm(forms.Form):
-    fault = forms.ChoiceField(choices=Fault.choices, label="Whose fault")
-    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2, "cols": 70}), strip=True)
+    fault = forms.ChoiceField(choices=Fault.choices, label=_("Whose fault"))
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2, "cols": 70}), strip=True, label=_("Note"))
 
 
 def violation_people(violation) -> dict:
@@ -164,7 +171,7 @@ def violation_people(violation) -> dict:
     dealer = dealer_at(table=violation.table, moment=moment)
     fault = violation.faults.select_related("decided_by").order_by("-decided_at", "-id").first()
     return {
-        "dealer": admin_link(dealer) if dealer is not None else "nobody on the rotation",
+        "dealer": admin_link(dealer) if dealer is not None else gettext("nobody on the rotation"),
         "fault": None
         if fault is None
         else {
@@ -177,17 +184,20 @@ def violation_people(violation) -> dict:
 
 
 class ReviewForm(forms.Form):
-    decision = forms.ChoiceField(choices=[(key, label) for key, (_, label, _) in REVIEWS.items()])
-    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 70}), strip=True)
+    decision = forms.ChoiceField(
+        choices=[(key, label) for key, (_service, label, _done) in REVIEWS.items()], label=_("Decision")
+    )
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 70}), strip=True, label=_("Note"))
 
 
 def _review(decision: str):
     service, verb, done = REVIEWS[decision]
+    # note_action takes str: a lazy translation is one wherever it is shown.
     return note_action(
         service=lambda violation, user, note: service(violation=violation, user=user, note=note),
-        description=f"{verb} the selected violations (with a note)",
-        verb=verb,
-        done=done,
+        description=cast(str, REVIEW_DESCRIPTIONS[decision]),
+        verb=cast(str, verb),
+        done=cast(str, done),
     )
 
 
@@ -226,7 +236,7 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
     # (templates/admin/compliance/ruleviolation/change_form.html), then the raw record, folded.
     fieldsets = (
         (
-            "The record, field by field",
+            _("The record, field by field"),
             {
                 "classes": ("collapse",),
                 "fields": (
@@ -332,7 +342,7 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
 
     # ------------------------------------------------------------------ columns
 
-    @admin.display(description="status", ordering="open_first")
+    @admin.display(description=_("status"), ordering="open_first")
     def status_badge(self, violation):
         return format_html(
             '<span class="pit-status pit-status-{}">{}</span>',
@@ -340,7 +350,7 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
             violation.get_status_display(),
         )
 
-    @admin.display(description="at stake", ordering="at_stake_minor")
+    @admin.display(description=_("at stake"), ordering="at_stake_minor")
     def at_stake(self, violation):
         """The money the violation puts in doubt: a mispayment's difference, a wager's stake, a
         box's variance, or the handle of the coup whose result is in question."""
@@ -348,7 +358,7 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
             return "—"
         return money_html(violation.at_stake_minor, violation.table.currency)
 
-    @admin.display(description="severity", ordering="severity_rank")
+    @admin.display(description=_("severity"), ordering="severity_rank")
     def severity_badge(self, violation):
         return format_html(
             '<span class="pit-severity pit-severity-{}">{}</span>',
@@ -356,49 +366,51 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
             violation.get_severity_display(),
         )
 
-    @admin.display(description="message")
+    @admin.display(description=_("message"))
     def short_message(self, violation):
-        return Truncator(violation.message).chars(90)
+        """The sentence in the reader's language (the recorded English stays the record)."""
+        return Truncator(violation_sentence(violation.code, violation.message)).chars(90)
 
-    @admin.display(description="table", ordering="table__code")
+    @admin.display(description=_("table"), ordering="table__code")
     def table_link(self, violation):
         return admin_link(violation.table, violation.table.code)
 
-    @admin.display(description="shoe")
+    @admin.display(description=_("shoe"))
     def shoe_link(self, violation):
         return admin_link(violation.shoe)
 
-    @admin.display(description="coup")
+    @admin.display(description=_("coup"))
     def coup_link(self, violation):
         return admin_link(violation.coup)
 
-    @admin.display(description="where", ordering="table__code")
+    @admin.display(description=_("where"), ordering="table__code")
     def where(self, violation):
         """Table, shoe, coup and seat in one cell (the list fits a 1,366 px screen with room for
         the message)."""
         parts = [admin_link(violation.table, violation.table.code)]
         if violation.shoe_id:
-            parts.append(admin_link(violation.shoe, f"shoe {violation.shoe.sequence}"))
+            parts.append(admin_link(violation.shoe, gettext("shoe %(shoe)s") % {"shoe": violation.shoe.sequence}))
         if violation.coup_id:
-            parts.append(admin_link(violation.coup, f"coup {violation.coup.number}"))
+            parts.append(admin_link(violation.coup, gettext("coup %(coup)s") % {"coup": violation.coup.number}))
         if violation.seat:
-            parts.append(format_html("seat {}", violation.seat))
+            parts.append(format_html("{}", gettext("seat %(seat)s") % {"seat": violation.seat}))
         return format_html_join(" · ", "{}", ((part,) for part in parts))
 
-    @admin.display(description="the violation")
+    @admin.display(description=_("the violation"))
     def summary(self, violation):
-        """Severity, status, where and what, on one line above everything else."""
+        """Severity, status, where and what, on one line above everything else; the sentence in the
+        reader's language (pit.compliance.wording), the code as it is."""
         return format_html(
-            "{} {} <strong>{}</strong> at {} on gaming day {}: {}",
-            self.severity_badge(violation),
-            self.status_badge(violation),
-            violation.code,
-            self.where(violation),
-            violation.gaming_day,
-            violation.message,
+            gettext("{severity} {status} <strong>{code}</strong> at {where} on gaming day {day}: {sentence}"),
+            severity=self.severity_badge(violation),
+            status=self.status_badge(violation),
+            code=violation.code,
+            where=self.where(violation),
+            day=violation.gaming_day,
+            sentence=violation_sentence(violation.code, violation.message),
         )
 
-    @admin.display(description="cleared", boolean=True, ordering="cleared_at")
+    @admin.display(description=_("cleared"), boolean=True, ordering="cleared_at")
     def cleared(self, violation):
         return violation.cleared_at is not None
 
@@ -457,15 +469,19 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
         form = ReviewForm(request.POST)
         if not form.is_valid():
             problems = "; ".join(f"{name}: {' '.join(map(str, errors))}" for name, errors in form.errors.items())
-            self.message_user(request, f"Not reviewed: {problems}", messages.ERROR)
+            self.message_user(request, gettext("Not reviewed: %(problems)s") % {"problems": problems}, messages.ERROR)
             return HttpResponseRedirect(page)
-        service, _, done = REVIEWS[form.cleaned_data["decision"]]
+        service, _label, done = REVIEWS[form.cleaned_data["decision"]]
         try:
             service(violation=violation, user=request.user, note=form.cleaned_data["note"])
         except SERVICE_ERRORS as exc:
-            self.message_user(request, f"Not reviewed: {error_text(exc)}", messages.ERROR)
+            self.message_user(
+                request, gettext("Not reviewed: %(problems)s") % {"problems": error_text(exc)}, messages.ERROR
+            )
         else:
-            self.message_user(request, f"{violation} {done}.", messages.SUCCESS)
+            self.message_user(
+                request, gettext("%(violation)s %(done)s.") % {"violation": violation, "done": done}, messages.SUCCESS
+            )
         return HttpResponseRedirect(page)
 
     def fault_view(self, request, object_id):
@@ -478,16 +494,23 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
         form = FaultForm(request.POST)
         if not form.is_valid():
             problems = "; ".join(f"{name}: {' '.join(map(str, errors))}" for name, errors in form.errors.items())
-            self.message_user(request, f"Not recorded: {problems}", messages.ERROR)
+            self.message_user(request, gettext("Not recorded: %(problems)s") % {"problems": problems}, messages.ERROR)
             return HttpResponseRedirect(page)
         try:
             violation_attribute(
                 violation=violation, fault=form.cleaned_data["fault"], user=request.user, note=form.cleaned_data["note"]
             )
         except SERVICE_ERRORS as exc:
-            self.message_user(request, f"Not recorded: {error_text(exc)}", messages.ERROR)
+            self.message_user(
+                request, gettext("Not recorded: %(problems)s") % {"problems": error_text(exc)}, messages.ERROR
+            )
         else:
-            self.message_user(request, f"{violation}: {Fault(form.cleaned_data['fault']).label}.", messages.SUCCESS)
+            fault = Fault(form.cleaned_data["fault"]).label
+            self.message_user(
+                request,
+                gettext("%(violation)s: %(fault)s.") % {"violation": violation, "fault": fault},
+                messages.SUCCESS,
+            )
         return HttpResponseRedirect(page)
 
     def alarm_acknowledge_view(self, request, object_id):
@@ -498,7 +521,7 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
             return HttpResponseNotAllowed(["POST"])
         violation = get_object_or_404(RuleViolation.objects.all(), pk=object_id)
         require_permission(self.has_change_permission(request, violation))
-        note = request.POST.get("note", "").strip() or "Acknowledged from the dashboard's alarm banner."
+        note = request.POST.get("note", "").strip() or gettext("Acknowledged from the dashboard's alarm banner.")
         where = f"{violation.table.code} {violation.code}"
         try:
             with transaction.atomic():  # the whole event or none of it
@@ -506,7 +529,16 @@ class RuleViolationAdmin(NoSaveWhenNothingEditableMixin, admin.ModelAdmin):
                 for member in members:
                     violation_acknowledge(violation=member, user=request.user, note=note)
         except SERVICE_ERRORS as exc:
-            self.message_user(request, f"{where}: not acknowledged: {error_text(exc)}", messages.ERROR)
+            self.message_user(
+                request,
+                gettext("%(where)s: not acknowledged: %(problems)s") % {"where": where, "problems": error_text(exc)},
+                messages.ERROR,
+            )
         else:
-            self.message_user(request, f"{where}: {len(members)} finding(s) acknowledged.", messages.SUCCESS)
+            acknowledged = ngettext(
+                "%(where)s: %(count)s finding acknowledged.",
+                "%(where)s: %(count)s findings acknowledged.",
+                len(members),
+            )
+            self.message_user(request, acknowledged % {"where": where, "count": len(members)}, messages.SUCCESS)
         return HttpResponseRedirect(reverse("dashboard:index"))

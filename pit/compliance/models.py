@@ -2,22 +2,23 @@
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from pit.accounts.audit import audit_track
 from pit.core.immutable import Fact
 
 
 class Severity(models.TextChoices):
-    LOW = "low", "Low"
-    MEDIUM = "medium", "Medium"
-    HIGH = "high", "High"
+    LOW = "low", _("Low")
+    MEDIUM = "medium", _("Medium")
+    HIGH = "high", _("High")
 
 
 class ViolationStatus(models.TextChoices):
-    OPEN = "open", "Open"
-    ACKNOWLEDGED = "acknowledged", "Acknowledged"
-    RESOLVED = "resolved", "Resolved"
-    DISMISSED = "dismissed", "Dismissed"
+    OPEN = "open", _("Open")
+    ACKNOWLEDGED = "acknowledged", _("Acknowledged")
+    RESOLVED = "resolved", _("Resolved")
+    DISMISSED = "dismissed", _("Dismissed")
 
 
 @audit_track("RuleViolationAuditEvent")
@@ -29,7 +30,7 @@ class RuleViolation(Fact):
     # `message`: a re-check words a finding as the engine now does (the audit trail keeps the old words).
     fact_updatable = ("cleared_at", "status", "status_note", "status_changed_by", "status_changed_at", "message")
 
-    code = models.CharField(max_length=40, db_index=True, help_text="The engine's machine-readable code.")
+    code = models.CharField(max_length=40, db_index=True, help_text=_("The engine's machine-readable code."))
     message = models.TextField()
     severity = models.CharField(max_length=6, choices=Severity.choices)
     fingerprint = models.CharField(max_length=200, unique=True)
@@ -40,9 +41,9 @@ class RuleViolation(Fact):
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
     gaming_day = models.DateField(db_index=True)
     found_at = models.DateTimeField(auto_now_add=True, db_index=True)
-    found_by = models.CharField(max_length=40, help_text="The check that found it.")
+    found_by = models.CharField(max_length=40, help_text=_("The check that found it."))
     cleared_at = models.DateTimeField(
-        null=True, blank=True, help_text="When a re-check found it no longer holds (e.g. after a rules fix)."
+        null=True, blank=True, help_text=_("When a re-check found it no longer holds (e.g. after a rules fix).")
     )
     status = models.CharField(max_length=12, choices=ViolationStatus.choices, default=ViolationStatus.OPEN)
     status_note = models.TextField(blank=True)

@@ -4,6 +4,7 @@ the pit boss's review (acknowledge, resolve, dismiss), each with a required note
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from pit import game
 from pit.compliance.models import RuleViolation, ViolationStatus
@@ -67,11 +68,14 @@ _REVIEW_TRANSITIONS: dict[str, set[str]] = {
 @transaction.atomic
 def _violation_review(*, violation: RuleViolation, status: str, user, note: str) -> RuleViolation:
     if not (note or "").strip():
-        raise ValidationError({"note": "A note is required: say what was done or why."})
+        raise ValidationError({"note": _("A note is required: say what was done or why.")})
     violation = RuleViolation.objects.select_for_update().get(pk=violation.pk)
     if violation.status not in _REVIEW_TRANSITIONS[status]:
         raise ValidationError(
-            {"status": f"A violation that is {violation.get_status_display().lower()} cannot be marked {status}."}
+            {
+                "status": _("A violation that is %(now)s cannot be marked %(status)s.")
+                % {"now": violation.get_status_display().lower(), "status": ViolationStatus(status).label.lower()}
+            }
         )
     violation.status = status
     violation.status_note = note.strip()

@@ -3,6 +3,7 @@ pit boss hands to the next shift."""
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class FloorPosition(models.Model):
@@ -10,8 +11,8 @@ class FloorPosition(models.Model):
     operator places the tables; a table with no position is drawn after the placed ones)."""
 
     table = models.OneToOneField("tables.Table", on_delete=models.CASCADE, primary_key=True, related_name="+")
-    row = models.PositiveSmallIntegerField(help_text="From 1, the front of the pit first.")
-    column = models.PositiveSmallIntegerField(help_text="From 1, left to right.")
+    row = models.PositiveSmallIntegerField(help_text=_("From 1, the front of the pit first."))
+    column = models.PositiveSmallIntegerField(help_text=_("From 1, left to right."))
 
     class Meta:
         # Who may read and write these is decided in pit.dashboard.admin (the operator places the
@@ -33,9 +34,14 @@ class ShiftNote(models.Model):
     new note."""
 
     gaming_day = models.DateField(db_index=True)
-    shift = models.PositiveSmallIntegerField(help_text="The shift of the gaming day it was written in, from 1.")
+    shift = models.PositiveSmallIntegerField(help_text=_("The shift of the gaming day it was written in, from 1."))
     table = models.ForeignKey(
-        "tables.Table", null=True, blank=True, on_delete=models.PROTECT, related_name="+", help_text="Empty: the pit."
+        "tables.Table",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text=_("Empty: the pit."),
     )
     text = models.TextField()
     written_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")

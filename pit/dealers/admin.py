@@ -4,6 +4,8 @@ the rotations (pit bosses record who comes in), and whose fault a violation was.
 import datetime as dt
 
 from django.contrib import admin
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from pit.compliance.models import RuleViolation
 from pit.core.actors import Actor
@@ -26,33 +28,34 @@ class DealerAdmin(admin.ModelAdmin):
         last = current_gaming_day()
         first = last - dt.timedelta(days=STATISTICS_DAYS - 1)
         self._figures = {figures.dealer.pk: figures for figures in dealer_statistics(first_day=first, last_day=last)}
-        extra = {"title": f"Dealers: their last {STATISTICS_DAYS} gaming days ({first} to {last})"}
+        title = gettext("Dealers: their last %(days)s gaming days (%(first)s to %(last)s)")
+        extra = {"title": title % {"days": STATISTICS_DAYS, "first": first, "last": last}}
         return super().changelist_view(request, {**(extra_context or {}), **extra})
 
     def _of(self, dealer):
         return getattr(self, "_figures", {}).get(dealer.pk)
 
-    @admin.display(description="Coups")
+    @admin.display(description=_("Coups"))
     def coups(self, dealer):
         return self._of(dealer).coups if self._of(dealer) else "—"
 
-    @admin.display(description="Hours dealt")
+    @admin.display(description=_("Hours dealt"))
     def hours(self, dealer):
         return self._of(dealer).hours if self._of(dealer) else "—"
 
-    @admin.display(description="Coups per hour")
+    @admin.display(description=_("Coups per hour"))
     def coups_per_hour(self, dealer):
         figures = self._of(dealer)
         return figures.coups_per_hour if figures and figures.coups_per_hour is not None else "—"
 
-    @admin.display(description="Dealer errors per 1,000 coups")
+    @admin.display(description=_("Dealer errors per 1,000 coups"))
     def errors(self, dealer):
         figures = self._of(dealer)
         if not figures or not figures.errors:
             return "—"
         return ", ".join(f"{code} {rate}" for code, rate in figures.errors_per_1000_coups.items())
 
-    @admin.display(description="Mispays")
+    @admin.display(description=_("Mispays"))
     def mispaid(self, dealer):
         figures = self._of(dealer)
         if not figures or not figures.mispays:
@@ -60,7 +63,7 @@ class DealerAdmin(admin.ModelAdmin):
         money = ", ".join(f"{amount} {currency}" for currency, amount in sorted(figures.mispaid.items()))
         return f"{figures.mispays} ({money})" if money else str(figures.mispays)
 
-    @admin.display(description="Not the dealer's (machine faults, put down to a device)")
+    @admin.display(description=_("Not the dealer's (machine faults, put down to a device)"))
     def device_faults(self, dealer):
         figures = self._of(dealer)
         return figures.device_faults if figures else "—"
@@ -95,7 +98,7 @@ class DealerRotationAdmin(ServiceErrorsAsMessagesMixin, admin.ModelAdmin):
         return False
 
     def save_model(self, request, obj, form, change):
-        rotation, _ = dealer_rotate(
+        rotation, _created = dealer_rotate(
             table=obj.table, dealer=obj.dealer, started_at=obj.started_at, actor=Actor(user=request.user)
         )
         obj.pk = rotation.pk

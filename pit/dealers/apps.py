@@ -1,6 +1,7 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class DealersConfig(AppConfig):
     name = "pit.dealers"
-    verbose_name = "Dealers"
+    verbose_name = _("Dealers")

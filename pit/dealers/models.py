@@ -6,13 +6,14 @@ and a violation's attribution is changed by recording a new one (the latest stan
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from pit.core.immutable import Fact
 from pit.core.models import Recorded
 
 
 class Dealer(models.Model):
-    code = models.SlugField(max_length=20, unique=True, help_text="The dealer's badge number, e.g. D042.")
+    code = models.SlugField(max_length=20, unique=True, help_text=_("The dealer's badge number, e.g. D042."))
     name = models.CharField(max_length=100)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -34,7 +35,7 @@ class DealerRotation(Recorded, Fact):
         blank=True,
         on_delete=models.PROTECT,
         related_name="rotations",
-        help_text="Empty: the dealer went out and nobody came in.",
+        help_text=_("Empty: the dealer went out and nobody came in."),
     )
     started_at = models.DateTimeField(db_index=True)
 
@@ -51,9 +52,9 @@ class DealerRotation(Recorded, Fact):
 
 
 class Fault(models.TextChoices):
-    DEALER = "dealer", "Dealer error"
-    DEVICE = "device", "Device fault (card reader, bet recognition)"
-    OTHER = "other", "Neither (player, procedure, unknown)"
+    DEALER = "dealer", _("Dealer error")
+    DEVICE = "device", _("Device fault (card reader, bet recognition)")
+    OTHER = "other", _("Neither (player, procedure, unknown)")
 
 
 class ViolationFault(Fact):

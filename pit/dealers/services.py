@@ -5,6 +5,7 @@ import datetime as dt
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from pit import game
 from pit.compliance.models import RuleViolation
@@ -37,9 +38,9 @@ def dealer_rotate(
     Returns (rotation, created). The same rotation posted again is a replay (created=False); another
     dealer at the same moment is a Conflict naming the one recorded."""
     if timezone.is_naive(started_at):
-        raise ValidationError({"started_at": "Give the time with its UTC offset, e.g. 2026-03-01T14:00:00+01:00."})
+        raise ValidationError({"started_at": _("Give the time with its UTC offset, e.g. 2026-03-01T14:00:00+01:00.")})
     if started_at > timezone.now() + dt.timedelta(minutes=5):
-        raise ValidationError({"started_at": f"{started_at.isoformat()} is in the future."})
+        raise ValidationError({"started_at": _("%(moment)s is in the future.") % {"moment": started_at.isoformat()}})
     recorded = DealerRotation.objects.filter(table=table, started_at=started_at).select_related("dealer").first()
     if recorded is None:
         try:
@@ -66,11 +67,14 @@ def violation_attribute(*, violation, fault: str, user, note: str) -> ViolationF
     note = (note or "").strip()
     errors = {}
     if fault not in Fault.values:
-        errors["fault"] = f"{fault!r} is not one of {', '.join(Fault.values)}."
+        errors["fault"] = _("%(fault)s is not one of %(faults)s.") % {
+            "fault": repr(fault),
+            "faults": ", ".join(Fault.values),
+        }
     if not note:
-        errors["note"] = "Say why: the attribution is kept with its note."
+        errors["note"] = _("Say why: the attribution is kept with its note.")
     elif len(note) > MAX_NOTE:
-        errors["note"] = f"Keep the note to {MAX_NOTE} characters."
+        errors["note"] = _("Keep the note to %(limit)s characters.") % {"limit": MAX_NOTE}
     if errors:
         raise ValidationError(errors)
     return ViolationFault.objects.create(violation=violation, fault=fault, note=note, decided_by=user)

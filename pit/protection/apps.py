@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class ProtectionConfig(AppConfig):
@@ -6,4 +7,4 @@ class ProtectionConfig(AppConfig):
     violations for surveillance and pit bosses to review."""
 
     name = "pit.protection"
-    verbose_name = "Game protection"
+    verbose_name = _("Game protection")

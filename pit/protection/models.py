@@ -1,6 +1,7 @@
 """Game protection's own records: the index of every shoe's card sequence as shingles."""
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class CardShingle(models.Model):
@@ -12,10 +13,12 @@ class CardShingle(models.Model):
     shoe = models.ForeignKey("shoes.Shoe", on_delete=models.CASCADE, related_name="+")
     table = models.ForeignKey("tables.Table", on_delete=models.CASCADE, related_name="+")
     gaming_day = models.DateField()
-    position = models.PositiveIntegerField(help_text="The first card's position in the shoe's dealt order (0-based).")
+    position = models.PositiveIntegerField(
+        help_text=_("The first card's position in the shoe's dealt order (0-based).")
+    )
     digest = models.BigIntegerField()
     coup = models.ForeignKey(
-        "shoes.Coup", on_delete=models.CASCADE, related_name="+", help_text="The coup that dealt the last card."
+        "shoes.Coup", on_delete=models.CASCADE, related_name="+", help_text=_("The coup that dealt the last card.")
     )
 
     class Meta:

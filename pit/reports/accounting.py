@@ -15,8 +15,11 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
+from django.utils.functional import lazy
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
-from pit.accounting.models import Adjustment
+from pit.accounting.models import Adjustment, Figure
 from pit.accounting.selectors import PeriodFigures, period_figures, win_to_drop
 from pit.core.money import from_minor
 from pit.reports import selectors as report_selectors
@@ -67,10 +70,33 @@ def _complete_only(key: str) -> Callable[[dict[str, Any]], Any]:
     return compute
 
 
-def _rows_totalled(sums: dict[str, Any]) -> str:
+def _rows_words(complete: int, rows: int) -> str:
+    return gettext("wins over %(complete)s complete of %(rows)s table-days") % {"complete": complete, "rows": rows}
+
+
+def _status_words(missing: tuple[str, ...]) -> str:
+    if not missing:
+        return gettext("complete")
+    names = {
+        "opener": gettext("opener"),
+        "closer": gettext("closer"),
+        "drop": gettext("drop"),
+        "a shift's count": gettext("a shift's count"),
+    }
+    return gettext("missing %(what)s") % {"what": ", ".join(names.get(name, name) for name in missing)}
+
+
+# Text values worded where they are shown: English in CSV and JSON, the reader's language on screen,
+# in XLSX and in the PDF (pit.reports.definitions.machine_text).
+_rows_text = lazy(_rows_words, str)
+_status_text = lazy(_status_words, str)
+BEYOND_TOLERANCE = _("beyond tolerance")
+WITHIN_TOLERANCE = _("within tolerance")
+
+
+def _rows_totalled(sums: dict[str, Any]) -> Any:
     """What a subtotal or total line's wins cover, in its Records column."""
-    complete, rows = sums.get("complete_rows") or 0, sums.get("table_days") or 0
-    return f"wins over {complete} complete of {rows} table-days"
+    return _rows_text(sums.get("complete_rows") or 0, sums.get("table_days") or 0)
 
 
 def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
@@ -84,7 +110,7 @@ def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
     for figure in figures.values():
         by_table[figure.table_id].append(figure)
     code_to_id = {table.code: pk for pk, table in tables.items()}
-    keys = {(day, table_id) for (day, table_id, _) in figures if filters.date_from <= day <= filters.date_to}
+    keys = {(day, table_id) for (day, table_id, _currency) in figures if filters.date_from <= day <= filters.date_to}
     keys |= {(day, code_to_id[code]) for day, code in wagers if code in code_to_id}
 
     def to_date(table_id: int, day: dt.date, since: dt.date) -> tuple[int, int]:
@@ -138,7 +164,7 @@ def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             "currency": currency,
             "game": GAME_NAMES.get(table.game, table.game),
             "table": table.code,
-            "status": "complete" if not missing else "missing " + ", ".join(missing),
+            "status": _status_text(tuple(missing)),
             "opener": money(item.opener) if item and item.opener is not None else None,
             "closer": money(item.closer) if item and item.closer is not None else None,
             "fills": money(item.fills if item else 0),
@@ -155,7 +181,7 @@ def master_game_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             "win_difference": difference,
             "reconciliation": ""
             if difference is None
-            else ("beyond tolerance" if abs(difference) > tolerance else "within tolerance"),
+            else (BEYOND_TOLERANCE if abs(difference) > tolerance else WITHIN_TOLERANCE),
             "win_mtd": money(mtd_win),
             "drop_mtd": money(mtd_drop),
             "hold_mtd": win_to_drop(mtd_win, mtd_drop),
@@ -179,7 +205,9 @@ def master_game_estimate(filters: ReportFilters) -> int:
     tables = _tables(filters)
     keys = {
         (day, table_id)
-        for (day, table_id, _) in period_figures(date_from=filters.date_from, date_to=filters.date_to, table_ids=tables)
+        for (day, table_id, _currency) in period_figures(
+            date_from=filters.date_from, date_to=filters.date_to, table_ids=tables
+        )
     }
     keys |= set(
         Coup.objects.filter(
@@ -193,55 +221,55 @@ def master_game_estimate(filters: ReportFilters) -> int:
 
 MASTER_GAME = ReportDefinition(
     slug="master-game",
-    title="Master game report",
-    description=(
+    title=_("Master game report"),
+    description=_(
         "Per gaming day and table: opener, closer, fills, credits, drop, statutory win (drop + closer + credits "
         "- opener - fills) and win-to-drop, beside the wager-based house win, theoretical win and commission; "
         "month- and year-to-date; subtotals per game and per gaming day (the pit)."
     ),
     columns=(
-        Column("gaming_day", "Gaming day", T.DATE, Total.CARRY, width=12),
-        Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
-        Column("game", "Game", T.TEXT, Total.CARRY, width=14),
-        Column("table", "Table", T.TEXT, width=10),
-        Column("status", "Records", T.TEXT, _rows_totalled, width=16),
-        Column("opener", "Opener", **_money),
-        Column("closer", "Closer", **_money),
-        Column("fills", "Fills", **_money),
-        Column("credits", "Credits", **_money),
-        Column("drop", "Drop", **_money),
-        Column("win", "Statutory win", **_money),
-        Column("hold", "Win-to-drop %", T.PERCENTAGE, ratio("win", "drop_for_hold"), width=9, places=2),
-        Column("drop_for_hold", "Drop of complete rows", T.MONEY, Total.SUM, hidden=True),
-        Column("adjustments", "Adjustments (in the win)", **_money),
-        Column("adjustment_notes", "Adjustments made after the close", T.TEXT, width=40),
+        Column("gaming_day", _("Gaming day"), T.DATE, Total.CARRY, width=12),
+        Column("currency", _("Currency"), T.TEXT, Total.CARRY, width=9),
+        Column("game", _("Game"), T.TEXT, Total.CARRY, width=14),
+        Column("table", _("Table"), T.TEXT, width=10),
+        Column("status", _("Records"), T.TEXT, _rows_totalled, width=16),
+        Column("opener", _("Opener"), **_money),
+        Column("closer", _("Closer"), **_money),
+        Column("fills", _("Fills"), **_money),
+        Column("credits", _("Credits"), **_money),
+        Column("drop", _("Drop"), **_money),
+        Column("win", _("Statutory win"), **_money),
+        Column("hold", _("Win-to-drop %"), T.PERCENTAGE, ratio("win", "drop_for_hold"), width=9, places=2),
+        Column("drop_for_hold", _("Drop of complete rows"), T.MONEY, Total.SUM, hidden=True),
+        Column("adjustments", _("Adjustments (in the win)"), **_money),
+        Column("adjustment_notes", _("Adjustments made after the close"), T.TEXT, width=40),
         # Totalled over the complete rows, the days the statutory win beside it totals.
         Column(
-            "house_win", "House win (wagers; totals: complete rows)", T.MONEY, _complete_only("house_win"), width=14
+            "house_win", _("House win (wagers; totals: complete rows)"), T.MONEY, _complete_only("house_win"), width=14
         ),
-        Column("theoretical_win", "Theoretical win", **_money),
-        Column("commission", "Commission owed", **_money),
-        Column("win_difference", "Statutory - wager win", **_money),
-        Column("reconciliation", "Win reconciliation", T.TEXT, width=16),
+        Column("theoretical_win", _("Theoretical win"), **_money),
+        Column("commission", _("Commission owed"), **_money),
+        Column("win_difference", _("Statutory - wager win"), **_money),
+        Column("reconciliation", _("Win reconciliation"), T.TEXT, width=16),
         # Filled by the lines after the totals: each progressive meter's liability as the report runs.
-        Column("progressive_liability", "Progressive liability (meters now)", T.MONEY, width=14),
-        Column("win_mtd", "Win MTD", T.MONEY, _to_date("win_mtd"), width=14),
-        Column("drop_mtd", "Drop MTD", T.MONEY, _to_date("drop_mtd"), width=14),
-        Column("hold_mtd", "Win-to-drop MTD %", T.PERCENTAGE, _to_date_ratio("win_mtd", "drop_mtd"), width=9),
-        Column("win_ytd", "Win YTD", T.MONEY, _to_date("win_ytd"), width=14),
-        Column("drop_ytd", "Drop YTD", T.MONEY, _to_date("drop_ytd"), width=14),
-        Column("hold_ytd", "Win-to-drop YTD %", T.PERCENTAGE, _to_date_ratio("win_ytd", "drop_ytd"), width=9),
+        Column("progressive_liability", _("Progressive liability (meters now)"), T.MONEY, width=14),
+        Column("win_mtd", _("Win MTD"), T.MONEY, _to_date("win_mtd"), width=14),
+        Column("drop_mtd", _("Drop MTD"), T.MONEY, _to_date("drop_mtd"), width=14),
+        Column("hold_mtd", _("Win-to-drop MTD %"), T.PERCENTAGE, _to_date_ratio("win_mtd", "drop_mtd"), width=9),
+        Column("win_ytd", _("Win YTD"), T.MONEY, _to_date("win_ytd"), width=14),
+        Column("drop_ytd", _("Drop YTD"), T.MONEY, _to_date("drop_ytd"), width=14),
+        Column("hold_ytd", _("Win-to-drop YTD %"), T.PERCENTAGE, _to_date_ratio("win_ytd", "drop_ytd"), width=9),
         # Hidden sums: to-date columns total only within one gaming day (the `days` count tells).
-        Column("days", "Gaming days", T.INTEGER, Total.SUM, hidden=True),
-        Column("complete_rows", "Complete table-days", T.INTEGER, Total.SUM, hidden=True),
-        Column("table_days", "Table-days", T.INTEGER, Total.SUM, hidden=True),
-        Column("house_win_complete", "House win of complete rows", T.MONEY, Total.SUM, hidden=True),
+        Column("days", _("Gaming days"), T.INTEGER, Total.SUM, hidden=True),
+        Column("complete_rows", _("Complete table-days"), T.INTEGER, Total.SUM, hidden=True),
+        Column("table_days", _("Table-days"), T.INTEGER, Total.SUM, hidden=True),
+        Column("house_win_complete", _("House win of complete rows"), T.MONEY, Total.SUM, hidden=True),
         *(Column(f"{key}_sum", f"{key} (summed)", T.MONEY, Total.SUM, hidden=True) for key in TO_DATE),
     ),
     rows=master_game_rows,
     estimate=master_game_estimate,
     bridge=master_game_liability,
-    levels=(Level("day", ("gaming_day", "currency"), "Gaming day"), Level("game", ("game",), "Game")),
+    levels=(Level("day", ("gaming_day", "currency"), _("Gaming day")), Level("game", ("game",), _("Game"))),
     audience="accounting",
     pdf_columns=(
         "gaming_day",
@@ -282,7 +310,7 @@ def adjustment_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             "gaming_day": adjustment.gaming_day,
             "currency": adjustment.currency,
             "table": adjustment.table.code,
-            "figure": adjustment.get_figure_display(),
+            "figure": Figure(adjustment.figure).label,
             "amount": amount,
             "reason": adjustment.reason,
             "recorded_by": adjustment.recorded_by,
@@ -292,25 +320,25 @@ def adjustment_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
 
 ADJUSTMENTS = ReportDefinition(
     slug="adjustments",
-    title="Adjustments over the threshold",
-    description=(
+    title=_("Adjustments over the threshold"),
+    description=_(
         "Changes to the figures of closed gaming days of at least PIT_ADJUSTMENT_REPORT_THRESHOLD (New Jersey: "
         "$2,000), with their reason, who made them and when; subtotals per month."
     ),
     columns=(
-        Column("month", "Month", T.TEXT, Total.CARRY, width=9),
-        Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
-        Column("gaming_day", "Gaming day", T.DATE, width=12),
-        Column("table", "Table", T.TEXT, width=10),
-        Column("figure", "Figure", T.TEXT, width=10),
-        Column("amount", "Amount", **_money),
-        Column("reason", "Reason", T.TEXT, width=40),
-        Column("recorded_by", "By", T.TEXT, width=16),
-        Column("recorded_at", "At", T.DATETIME, width=20),
+        Column("month", _("Month"), T.TEXT, Total.CARRY, width=9),
+        Column("currency", _("Currency"), T.TEXT, Total.CARRY, width=9),
+        Column("gaming_day", _("Gaming day"), T.DATE, width=12),
+        Column("table", _("Table"), T.TEXT, width=10),
+        Column("figure", _("Figure"), T.TEXT, width=10),
+        Column("amount", _("Amount"), **_money),
+        Column("reason", _("Reason"), T.TEXT, width=40),
+        Column("recorded_by", _("By"), T.TEXT, width=16),
+        Column("recorded_at", _("At"), T.DATETIME, width=20),
     ),
     rows=adjustment_rows,
     estimate=lambda filters: Adjustment.objects.filter(gaming_day__range=(filters.date_from, filters.date_to)).count(),
-    levels=(Level("month", ("month", "currency"), "Month"),),
+    levels=(Level("month", ("month", "currency"), _("Month")),),
     audience="accounting",
 )
 

@@ -14,7 +14,25 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any, TypedDict
 
+from django.utils import translation
+from django.utils.functional import Promise, lazy
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from pit.core.money import variance_label
 from pit.core.replica import read_from_replica
+
+# A variance in words (over, short, balanced) worded where it is shown, like the other text values.
+variance_words = lazy(variance_label, str)
+
+
+def machine_text(text: Any) -> Any:
+    """A marked string in the words it was written in (its msgid), whatever language is active:
+    what machines read (CSV headers, JSON values). Anything else comes back as it is."""
+    if isinstance(text, Promise):
+        with translation.override(None):
+            return str(text)
+    return text
 
 
 class ColumnType(StrEnum):
@@ -35,14 +53,21 @@ class Total(StrEnum):
 
 @dataclass(frozen=True)
 class Column:
+    """`key` is the column's JSON key; `label` its heading for people (marked for translation);
+    `name` the stable CSV header machines read (the label's English, in every language)."""
+
     key: str
-    label: str
+    label: Any  # str or a lazily translated string
     type: ColumnType = ColumnType.TEXT
     # How subtotal/total lines fill the column: a Total, or a function of the group's sums.
     total: Total | Callable[[dict[str, Any]], Any] = Total.NONE
     width: int = 12
     hidden: bool = False  # summed for derived totals (e.g. variance behind a z-score), never shown
     places: int = 2  # DECIMAL and PERCENTAGE: decimals shown in CSV/JSON (in percent for PERCENTAGE)
+
+    @property
+    def name(self) -> str:
+        return machine_text(self.label)
 
 
 class ColumnOptions(TypedDict, total=False):
@@ -61,7 +86,7 @@ class Level:
 
     name: str
     keys: tuple[str, ...]
-    label: str
+    label: Any  # str or a lazily translated string
 
 
 @dataclass(frozen=True)
@@ -99,8 +124,8 @@ class ReportFilters:
 @dataclass(frozen=True)
 class ReportDefinition:
     slug: str
-    title: str
-    description: str
+    title: Any  # str or a lazily translated string, as `description`
+    description: Any
     columns: tuple[Column, ...]
     rows: Callable[[ReportFilters], Iterable[dict[str, Any]]]  # detail rows, ordered by the levels' keys
     estimate: Callable[[ReportFilters], int]  # detail rows expected (progress of background exports)
@@ -135,6 +160,22 @@ class ReportDefinition:
 DETAIL = "detail"
 TOTAL = "total"
 BRIDGE = "bridge"
+
+
+# A line's kind ("detail", "shoe subtotal", "total", "bridge") stays as it is in CSV and JSON; XLSX,
+# the PDF and the screen show it in the reader's words (`line_label`).
+KIND_WORDS = {DETAIL: _("detail"), TOTAL: _("total"), BRIDGE: _("bridge")}
+LEVEL_WORDS = {"table": _("table"), "shoe": _("shoe"), "day": _("day"), "game": _("game"), "month": _("month")}
+
+
+def line_label(kind: str) -> str:
+    """A line's kind in the active language (in English, the kind itself)."""
+    if kind in KIND_WORDS:
+        return str(KIND_WORDS[kind])
+    level, _space, rest = kind.partition(" ")
+    if rest == "subtotal":
+        return gettext("%(level)s subtotal") % {"level": LEVEL_WORDS.get(level, level)}
+    return kind
 
 
 @dataclass
@@ -226,7 +267,8 @@ def report_lines(definition: ReportDefinition, filters: ReportFilters) -> Iterat
         total.rows += 1
         yield Line(DETAIL, row)
     yield from close_from(0)
-    ordered = sorted(totals, key=lambda values: tuple(str(value or "") for value in values))
+    # In the words the values were written in: the order is the same in every language.
+    ordered = sorted(totals, key=lambda values: tuple(str(machine_text(value) or "") for value in values))
     for key in ordered:
         yield Line(TOTAL, _total_values(definition, totals[key]))
     if definition.bridge is not None:

@@ -2,20 +2,29 @@
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class ExportFormat(models.TextChoices):
-    CSV = "csv", "CSV"
-    XLSX = "xlsx", "Excel workbook (XLSX)"
-    PDF = "pdf", "PDF for sign-off"
+    CSV = "csv", _("CSV")
+    XLSX = "xlsx", _("Excel workbook (XLSX)")
+    PDF = "pdf", _("PDF for sign-off")
+
+
+class CsvHeaders(models.TextChoices):
+    """A CSV's header line: the columns' stable names (what systems read) or their headings in the
+    reader's language (pit.reports.renderers.HEADERS)."""
+
+    MACHINE = "machine", _("Stable column names (for systems)")
+    TRANSLATED = "translated", _("Headings in my language")
 
 
 class ExportStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    DONE = "done", "Ready"
-    FAILED = "failed", "Failed"
-    EXPIRED = "expired", "Expired (file deleted)"
+    QUEUED = "queued", _("Queued")
+    RUNNING = "running", _("Running")
+    DONE = "done", _("Ready")
+    FAILED = "failed", _("Failed")
+    EXPIRED = "expired", _("Expired (file deleted)")
 
 
 class ReportExport(models.Model):
@@ -24,16 +33,24 @@ class ReportExport(models.Model):
 
     report = models.CharField(max_length=40)
     format = models.CharField(max_length=4, choices=ExportFormat.choices)
-    filters = models.JSONField(help_text="ReportFilters.to_dict() of the request.")
+    filters = models.JSONField(help_text=_("ReportFilters.to_dict() of the request."))
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     requested_at = models.DateTimeField(auto_now_add=True)
     status = models.CharField(max_length=8, choices=ExportStatus.choices, default=ExportStatus.QUEUED)
     rows_estimated = models.PositiveBigIntegerField(default=0)
     rows_written = models.PositiveBigIntegerField(default=0)
-    file = models.CharField(max_length=200, blank=True, help_text="Path under MEDIA_ROOT once written.")
+    file = models.CharField(max_length=200, blank=True, help_text=_("Path under MEDIA_ROOT once written."))
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True)
+    # The requester's language when asked (an XLSX or PDF is written in it) and the CSV's headers.
+    language = models.CharField(max_length=10, default="en-us", help_text=_("The language the file is written in."))
+    headers = models.CharField(
+        max_length=10,
+        choices=CsvHeaders.choices,
+        default=CsvHeaders.MACHINE,
+        help_text=_("CSV: the stable column names, or the headings in the file's language."),
+    )
 
     class Meta:
         ordering = ["-requested_at", "-id"]
@@ -63,18 +80,18 @@ class ReportExport(models.Model):
 
 
 class ScheduleFrequency(models.TextChoices):
-    DAILY = "daily", "Every day"
-    WEEKLY = "weekly", "Every week, on the weekday"
-    MONTHLY = "monthly", "Every month, on the day"
+    DAILY = "daily", _("Every day")
+    WEEKLY = "weekly", _("Every week, on the weekday")
+    MONTHLY = "monthly", _("Every month, on the day")
 
 
 class SchedulePeriod(models.TextChoices):
     """The gaming days a scheduled run covers, counted back from the last complete gaming day."""
 
-    PREVIOUS_DAY = "previous_day", "The last complete gaming day"
-    PREVIOUS_7_DAYS = "previous_7_days", "The last 7 complete gaming days"
-    MONTH_TO_DATE = "month_to_date", "The month to date (through the last complete gaming day)"
-    PREVIOUS_MONTH = "previous_month", "The calendar month before the last complete gaming day's"
+    PREVIOUS_DAY = "previous_day", _("The last complete gaming day")
+    PREVIOUS_7_DAYS = "previous_7_days", _("The last 7 complete gaming days")
+    MONTH_TO_DATE = "month_to_date", _("The month to date (through the last complete gaming day)")
+    PREVIOUS_MONTH = "previous_month", _("The calendar month before the last complete gaming day's")
 
 
 class ReportSchedule(models.Model):
@@ -84,20 +101,22 @@ class ReportSchedule(models.Model):
     PIT_REPORT_SCHEDULE_DIR. It runs with its owner's permissions, checked at each run."""
 
     name = models.CharField(max_length=80)
-    report = models.CharField(max_length=40, help_text="A report of the catalog (pit.reports.catalog).")
+    report = models.CharField(max_length=40, help_text=_("A report of the catalog (pit.reports.catalog)."))
     format = models.CharField(max_length=4, choices=ExportFormat.choices, default=ExportFormat.XLSX)
-    tables = models.JSONField(default=list, blank=True, help_text="Table codes; none: every table.")
-    game = models.CharField(max_length=8, blank=True, help_text="big, midi or mini; blank: every game.")
+    tables = models.JSONField(default=list, blank=True, help_text=_("Table codes; none: every table."))
+    game = models.CharField(max_length=8, blank=True, help_text=_("big, midi or mini; blank: every game."))
     period = models.CharField(max_length=16, choices=SchedulePeriod.choices, default=SchedulePeriod.PREVIOUS_DAY)
     frequency = models.CharField(max_length=8, choices=ScheduleFrequency.choices, default=ScheduleFrequency.DAILY)
-    weekday = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Weekly: 0 is Monday ... 6 is Sunday.")
-    day_of_month = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Monthly: 1 to 28.")
-    hour = models.PositiveSmallIntegerField(
-        default=8, help_text="The hour (casino time, 0-23) from which the run is due on its day."
+    weekday = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text=_("Weekly: 0 is Monday ... 6 is Sunday.")
     )
-    recipients = models.TextField(blank=True, help_text="E-mail addresses, one a line or comma-separated.")
+    day_of_month = models.PositiveSmallIntegerField(null=True, blank=True, help_text=_("Monthly: 1 to 28."))
+    hour = models.PositiveSmallIntegerField(
+        default=8, help_text=_("The hour (casino time, 0-23) from which the run is due on its day.")
+    )
+    recipients = models.TextField(blank=True, help_text=_("E-mail addresses, one a line or comma-separated."))
     folder = models.CharField(
-        max_length=120, blank=True, help_text="A folder under PIT_REPORT_SCHEDULE_DIR (e.g. accounting/daily)."
+        max_length=120, blank=True, help_text=_("A folder under PIT_REPORT_SCHEDULE_DIR (e.g. accounting/daily).")
     )
     active = models.BooleanField(default=True)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
@@ -106,7 +125,7 @@ class ReportSchedule(models.Model):
     class Meta:
         ordering = ["name", "id"]
         # Accountants keep the schedules (pit.accounts.roles); roles never hold add/delete themselves.
-        permissions = [("keep_reportschedule", "Can add, change and delete report schedules")]
+        permissions = [("keep_reportschedule", _("Can add, change and delete report schedules"))]
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(format__in=ExportFormat.values), name="report_schedule_format_valid"
@@ -132,9 +151,9 @@ class ReportSchedule(models.Model):
 
 
 class ScheduleRunStatus(models.TextChoices):
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed (tried again on the next beat)"
+    RUNNING = "running", _("Running")
+    DONE = "done", _("Done")
+    FAILED = "failed", _("Failed (tried again on the next beat)")
 
 
 class ReportScheduleRun(models.Model):
@@ -142,13 +161,13 @@ class ReportScheduleRun(models.Model):
     beat that fires twice, or two beats, write and send once. A failed run is tried again."""
 
     schedule = models.ForeignKey(ReportSchedule, on_delete=models.CASCADE, related_name="runs")
-    due_on = models.DateField(help_text="The calendar day (casino time) the run was due on.")
+    due_on = models.DateField(help_text=_("The calendar day (casino time) the run was due on."))
     date_from = models.DateField()
     date_to = models.DateField()
     status = models.CharField(max_length=8, choices=ScheduleRunStatus.choices, default=ScheduleRunStatus.RUNNING)
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    file = models.CharField(max_length=300, blank=True, help_text="Where it was written, if to a folder.")
+    file = models.CharField(max_length=300, blank=True, help_text=_("Where it was written, if to a folder."))
     sent_to = models.TextField(blank=True)
     error = models.TextField(blank=True)
 

@@ -3,6 +3,10 @@
 All three walk the same `report_lines`; none builds the whole report in memory. A first column,
 "Line", tells detail rows from subtotals and totals in CSV and XLSX ("line" in JSON).
 
+Languages: CSV headers are the columns' stable names (`Column.name`, the English labels) unless
+translated headers are asked for; CSV and JSON values and JSON keys are the same in every language;
+XLSX, the PDF and the screen are in the reader's language (see docs/design/reports.md).
+
 Text cells are written so that no spreadsheet evaluates them, whoever typed them (a floor device's
 note, an accountant's explanation, a table name): see `csv_safe_text` and `_Cells.text`.
 """
@@ -17,6 +21,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import IO, Any
 
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
 from openpyxl.styles import Alignment, Font
@@ -26,9 +31,22 @@ from pit.core.money import exponent, format_money, from_minor, to_minor
 from pit.core.percent import percent, percent_text
 from pit.records.selectors import record_heads
 
-from .definitions import Column, ColumnType, Line, ReportDefinition, ReportFilters, report_lines
+from .definitions import (
+    Column,
+    ColumnType,
+    Line,
+    ReportDefinition,
+    ReportFilters,
+    line_label,
+    machine_text,
+    report_lines,
+)
 
-LINE_LABEL = "Line"
+LINE_LABEL = _("Line")
+# CSV headers: the columns' stable names (what systems read), or their labels in the reader's language.
+HEADERS_MACHINE = "machine"
+HEADERS_TRANSLATED = "translated"
+HEADERS = (HEADERS_MACHINE, HEADERS_TRANSLATED)
 XLSX_MAX_ROWS = 1_048_576  # Excel's limit per sheet; a longer report continues on the next sheet
 Progress = Callable[[int], None]
 DETAIL_PROGRESS_EVERY = 1000  # detail rows between two calls of an export's progress
@@ -68,7 +86,7 @@ def value_converter(column: Column) -> Converter:
     if column.type == ColumnType.INTEGER:
         return _none_or(lambda value, _currency: int(value))
     if column.type == ColumnType.TEXT:
-        return _none_or(lambda value, _currency: str(value))
+        return _none_or(lambda value, _currency: str(value))  # a marked value in the active language
     return lambda value, _currency: value  # dates
 
 
@@ -82,6 +100,9 @@ def text_converter(column: Column) -> Converter:
         return lambda value, currency: None if value is None else typed(value, currency).isoformat(**separator)
     if column.type == ColumnType.INTEGER:
         return typed
+    if column.type == ColumnType.TEXT:
+        # A marked value (a bridging line, a section) as written, in every language.
+        return lambda value, _currency: None if value is None else str(machine_text(value))
     return lambda value, currency: None if value is None else str(typed(value, currency))
 
 
@@ -104,8 +125,8 @@ def csv_safe_text(text: str) -> str:
 def csv_converter(column: Column) -> Converter:
     if column.type != ColumnType.TEXT:
         return text_converter(column)
-    # Text as text_converter gives it (the value's str), made safe for spreadsheets.
-    return lambda value, _currency: None if value is None else csv_safe_text(str(value))
+    # Text as text_converter gives it (the value's str, a marked one in English), made safe for spreadsheets.
+    return lambda value, _currency: None if value is None else csv_safe_text(str(machine_text(value)))
 
 
 def _lines(definition: ReportDefinition, filters: ReportFilters, progress: Progress | None) -> Iterator[Line]:
@@ -130,8 +151,18 @@ class _Echo:
         return value
 
 
-def _csv_header(writer, definition: ReportDefinition) -> bytes:
-    return ("\ufeff" + writer.writerow([LINE_LABEL, *(column.label for column in definition.visible_columns)])).encode()
+def csv_header_names(definition: ReportDefinition, headers: str = HEADERS_MACHINE) -> list[str]:
+    """The CSV's header: the stable names ("Line", then each column's `name`: its English label, in
+    every language), or with `headers="translated"` the labels in the active language."""
+    if headers not in HEADERS:
+        raise ValueError(f"headers is one of {', '.join(HEADERS)}, not {headers!r}")
+    if headers == HEADERS_TRANSLATED:
+        return [str(LINE_LABEL), *(str(column.label) for column in definition.visible_columns)]
+    return [machine_text(LINE_LABEL), *(column.name for column in definition.visible_columns)]
+
+
+def _csv_header(writer, definition: ReportDefinition, headers: str = HEADERS_MACHINE) -> bytes:
+    return ("\ufeff" + writer.writerow(csv_header_names(definition, headers))).encode()
 
 
 def csv_chunks(
@@ -139,15 +170,22 @@ def csv_chunks(
     filters: ReportFilters,
     progress: Progress | None = None,
     lines_per_chunk: int = 500,
+    headers: str = HEADERS_MACHINE,
 ) -> Iterator[bytes]:
     """The CSV as UTF-8 byte chunks of a few hundred lines each (BOM first, so Excel reads UTF-8):
     from the database's COPY where the report and the database have one (`csv_lines`), else from
-    `report_lines`. Both write the same bytes."""
+    `report_lines`. Both write the same bytes. The header is worded now, in the language active at
+    the call (a streamed response sends it later)."""
+    header = _csv_header(csv.writer(_Echo()), definition, headers)
+    return _csv_chunks(definition, filters, progress, lines_per_chunk, header)
+
+
+def _csv_chunks(definition, filters, progress, lines_per_chunk, header: bytes) -> Iterator[bytes]:
     copied = definition.csv_lines(filters) if definition.csv_lines is not None else None
     if copied is None:
-        yield from python_csv_chunks(definition, filters, progress, lines_per_chunk)
+        yield from _python_csv_chunks(definition, filters, progress, lines_per_chunk, header)
         return
-    yield _csv_header(csv.writer(_Echo()), definition)
+    yield header
     # COPY sends one message per line, "\n"-ended (a note's own line breaks sit inside its quotes);
     # the csv module ends lines with "\r\n". Detail lines are those starting "detail,".
     live = progress is not None and copied.own_connection
@@ -176,12 +214,18 @@ def python_csv_chunks(
     filters: ReportFilters,
     progress: Progress | None = None,
     lines_per_chunk: int = 500,
+    headers: str = HEADERS_MACHINE,
 ) -> Iterator[bytes]:
     """`csv_chunks` rendered in Python from `report_lines` (every report, every database)."""
+    header = _csv_header(csv.writer(_Echo()), definition, headers)
+    return _python_csv_chunks(definition, filters, progress, lines_per_chunk, header)
+
+
+def _python_csv_chunks(definition, filters, progress, lines_per_chunk, header: bytes) -> Iterator[bytes]:
     writer = csv.writer(_Echo())
     columns = definition.visible_columns
     converters = [(column.key, csv_converter(column)) for column in columns]
-    yield _csv_header(writer, definition)
+    yield header
     buffer: list[str] = []
     for line in _lines(definition, filters, progress):
         values, currency = line.values, line.values.get("currency")
@@ -195,8 +239,14 @@ def python_csv_chunks(
         yield "".join(buffer).encode()
 
 
-def csv_write(definition: ReportDefinition, filters: ReportFilters, out: IO[bytes], progress: Progress | None = None):
-    for chunk in csv_chunks(definition, filters, progress):
+def csv_write(
+    definition: ReportDefinition,
+    filters: ReportFilters,
+    out: IO[bytes],
+    progress: Progress | None = None,
+    headers: str = HEADERS_MACHINE,
+):
+    for chunk in csv_chunks(definition, filters, progress, headers=headers):
         out.write(chunk)
 
 
@@ -205,14 +255,20 @@ def csv_write(definition: ReportDefinition, filters: ReportFilters, out: IO[byte
 
 def json_chunks(definition: ReportDefinition, filters: ReportFilters) -> Iterator[bytes]:
     """{"report", "title", "filters", "columns", "rows": [...], "totals": [...]}, streamed; money
-    is a decimal string, each row carries its currency and its line kind."""
+    is a decimal string, each row carries its currency and its line kind. Keys and values are the
+    same in every language; the title and the columns' labels are worded now, in the active one."""
     columns = definition.visible_columns
     head = {
         "report": definition.slug,
-        "title": definition.title,
+        "title": str(definition.title),
         "filters": filters.to_dict(),
-        "columns": [{"key": column.key, "label": column.label, "type": str(column.type)} for column in columns],
+        "columns": [{"key": column.key, "label": str(column.label), "type": str(column.type)} for column in columns],
     }
+    return _json_chunks(definition, filters, head)
+
+
+def _json_chunks(definition: ReportDefinition, filters: ReportFilters, head: dict[str, Any]) -> Iterator[bytes]:
+    columns = definition.visible_columns
     yield (json.dumps(head)[:-1] + ', "rows": [').encode()
     converters = [(column.key, text_converter(column)) for column in columns]
     totals = []
@@ -331,7 +387,8 @@ class _Cells:
 
 
 def _new_sheet(workbook: Workbook, definition: ReportDefinition, number: int):
-    title = definition.title[:28] if number == 1 else f"{definition.title[:24]} ({number})"
+    name = str(definition.title)
+    title = name[:28] if number == 1 else f"{name[:24]} ({number})"
     sheet = workbook.create_sheet(title=title)
     sheet.freeze_panes = "A2"
     sheet.column_dimensions["A"].width = 16
@@ -339,7 +396,7 @@ def _new_sheet(workbook: Workbook, definition: ReportDefinition, number: int):
         sheet.column_dimensions[get_column_letter(index)].width = column.width
     header = []
     for label in (LINE_LABEL, *(column.label for column in definition.visible_columns)):
-        cell = WriteOnlyCell(sheet, value=label)
+        cell = WriteOnlyCell(sheet, value=str(label))
         cell.font = Font(bold=True)
         cell.alignment = Alignment(wrap_text=True, vertical="top")
         header.append(cell)
@@ -357,7 +414,8 @@ def xlsx_write(
     """Write the report as an .xlsx workbook (write-only mode: rows go to disk as they come).
 
     Typed cells: money as numbers with the currency's format, dates as dates, percentages as
-    ratios shown in %; header row bold and frozen; subtotal and total rows bold."""
+    ratios shown in %; header row bold and frozen; subtotal and total rows bold. For people: the
+    sheet's title, headings, line kinds and text values in the active language."""
     workbook = Workbook(write_only=True)
     columns = definition.visible_columns
     converters = [(column, value_converter(column)) for column in columns]
@@ -371,12 +429,13 @@ def xlsx_write(
             rows_on_sheet = 1
         bold = not line.is_detail
         currency = line.values.get("currency")
-        kind = WriteOnlyCell(sheet, value=line.kind)
+        kind_text = line_label(line.kind)
+        kind = WriteOnlyCell(sheet, value=kind_text)
         if bold:
             kind.font = Font(bold=True)
         sheet.append(
             [
-                kind if bold else line.kind,
+                kind if bold else kind_text,
                 *(
                     cells.cell(column, convert(line.values.get(column.key), currency), currency, bold)
                     for column, convert in converters
@@ -397,13 +456,22 @@ REPORTS_WITH_RECORD_HEADS = frozenset({"commission"})
 
 def _record_heads_sheet(workbook: Workbook, filters: ReportFilters) -> None:
     """A last sheet, "Record heads": per gaming day its digest, then each shoe's chain length and head."""
-    sheet = workbook.create_sheet(title="Record heads")
+    sheet = workbook.create_sheet(title=str(_("Record heads")))
     for letter, width in zip("ABCDEF", (12, 10, 8, 8, 8, 68), strict=True):
         sheet.column_dimensions[letter].width = width
-    sheet.append(["Gaming day", "Table", "Shoe", "Shoe id", "Rows", "Head hash (SHA-256; a day's row: its digest)"])
+    heads = (
+        _("Gaming day"),
+        _("Table"),
+        _("Shoe"),
+        _("Shoe id"),
+        _("Rows"),
+        _("Head hash (SHA-256; a day's row: its digest)"),
+    )
+    sheet.append([str(head) for head in heads])
+    digest = str(_("day digest"))
     for day in record_heads(first_day=filters.date_from, last_day=filters.date_to):
         gaming_day = dt.date.fromisoformat(day["gaming_day"])
-        sheet.append([gaming_day, "day digest", None, None, sum(s["rows"] for s in day["shoes"]), day["digest"]])
+        sheet.append([gaming_day, digest, None, None, sum(s["rows"] for s in day["shoes"]), day["digest"]])
         for shoe in day["shoes"]:
             sheet.append([gaming_day, shoe["table"], shoe["sequence"], shoe["shoe"], shoe["rows"], shoe["head"]])
 
@@ -461,6 +529,7 @@ def report_page(definition: ReportDefinition, filters: ReportFilters, page: int,
         lines.append(
             {
                 "kind": line.kind,
+                "label": line_label(line.kind),
                 "link": definition.link(values) if definition.link and line.is_detail else None,
                 "cells": [
                     {"text": display_text(column, values.get(column.key), currency), "number": column.type in _NUMBERS}
@@ -493,6 +562,7 @@ def display_text(column: Column, value: Any, currency: str | None) -> str:
 
 __all__ = [
     "csv_chunks",
+    "csv_header_names",
     "csv_safe_text",
     "csv_write",
     "json_chunks",

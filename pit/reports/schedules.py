@@ -19,6 +19,7 @@ from django.core.mail import EmailMessage
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from pit.core.gaming_day import gaming_day_for
 from pit.tables.models import Game, Table
@@ -54,38 +55,49 @@ def schedule_problems(schedule: ReportSchedule) -> dict[str, str]:
     problems: dict[str, str] = {}
     definition = REPORTS.get(schedule.report)
     if definition is None:
-        problems["report"] = f"No report {schedule.report!r}; one of: {', '.join(sorted(REPORTS))}."
+        problems["report"] = _("No report %(report)s; one of: %(reports)s.") % {
+            "report": repr(schedule.report),
+            "reports": ", ".join(sorted(REPORTS)),
+        }
     elif schedule.format == ExportFormat.PDF and not definition.pdf_columns:
         printable = ", ".join(slug for slug, report in REPORTS.items() if report.pdf_columns)
-        problems["format"] = f"{definition.title} has no PDF; PDFs are of: {printable}."
+        problems["format"] = _("%(report)s has no PDF; PDFs are of: %(printable)s.") % {
+            "report": definition.title,
+            "printable": printable,
+        }
     elif schedule.owner_id is not None and not report_allowed(schedule.owner, definition):
-        problems["owner"] = f"{schedule.owner} may not run {definition.title}: the schedule runs as its owner."
+        problems["owner"] = _("%(owner)s may not run %(report)s: the schedule runs as its owner.") % {
+            "owner": schedule.owner,
+            "report": definition.title,
+        }
     if schedule.frequency == ScheduleFrequency.WEEKLY and (schedule.weekday is None or schedule.weekday > 6):
-        problems["weekday"] = "A weekly schedule needs a weekday, 0 (Monday) to 6 (Sunday)."
+        problems["weekday"] = _("A weekly schedule needs a weekday, 0 (Monday) to 6 (Sunday).")
     if schedule.frequency == ScheduleFrequency.MONTHLY and not 1 <= (schedule.day_of_month or 0) <= 28:
-        problems["day_of_month"] = "A monthly schedule needs a day of the month, 1 to 28 (every month has it)."
+        problems["day_of_month"] = _("A monthly schedule needs a day of the month, 1 to 28 (every month has it).")
     if schedule.hour is None or schedule.hour > 23:
-        problems["hour"] = "The hour is 0 to 23 (casino time)."
+        problems["hour"] = _("The hour is 0 to 23 (casino time).")
     for address in schedule.recipient_list:
         try:
             validate_email(address)
         except ValidationError:
-            problems["recipients"] = f"{address!r} is not an e-mail address."
+            problems["recipients"] = _("%(address)s is not an e-mail address.") % {"address": repr(address)}
             break
     if schedule.folder:
         parts = PurePosixPath(schedule.folder).parts
         if schedule.folder.startswith("/") or not parts or not all(FOLDER.fullmatch(part) for part in parts):
-            problems["folder"] = (
+            problems["folder"] = _(
                 "A folder inside PIT_REPORT_SCHEDULE_DIR: names of letters, digits, '_', '.', '-' joined by '/', "
                 "none starting with a dot (no '..')."
             )
     if not schedule.recipient_list and not schedule.folder:
-        problems["recipients"] = "Name the recipients, a folder, or both: the export must go somewhere."
+        problems["recipients"] = _("Name the recipients, a folder, or both: the export must go somewhere.")
     unknown = set(schedule.tables or ()) - set(_table_codes())
     if unknown:
-        problems["tables"] = f"No table {', '.join(sorted(unknown))}."
+        problems["tables"] = _("No table %(tables)s.") % {"tables": ", ".join(sorted(unknown))}
     if schedule.game and schedule.game not in Game.values:
-        problems["game"] = f"The game is one of {', '.join(Game.values)}, or blank for every game."
+        problems["game"] = _("The game is one of %(games)s, or blank for every game.") % {
+            "games": ", ".join(Game.values)
+        }
     return problems
 
 

@@ -34,17 +34,23 @@ from django.db.models import (
     Value,
 )
 from django.db.models.functions import Cast, Coalesce
+from django.utils.functional import lazy
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+from django_stubs_ext import StrOrPromise
 
 from pit.compliance.models import RuleViolation, ViolationStatus
 from pit.core.db import bytewise
 from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
-from pit.core.money import exponent, from_minor, variance_label
+from pit.core.money import exponent, from_minor
 from pit.ledger.models import (
     BoxCount,
     CollectionReason,
     CommissionEntry,
     EntryKind,
     Reconciliation,
+    ReconciliationStatus,
     ReconciliationSupplement,
 )
 from pit.rollups.results import TableDays, coup_scope, open_violation_counts, table_result_row, table_result_rows
@@ -52,7 +58,7 @@ from pit.rollups.selectors import day_segments, rolled_up_days, table_result_ite
 from pit.shoes.models import Coup, Shoe, ShoeStatus
 from pit.tables.models import GAME_NAMES
 
-from .definitions import ReportFilters, batched
+from .definitions import ReportFilters, batched, variance_words
 
 if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper
@@ -61,7 +67,7 @@ if TYPE_CHECKING:
 CHUNK = 2000  # rows per database round trip when streaming
 
 NO_ENTRIES = {"accrued": 0, "reversed": 0, "departed": 0, "shuffle": 0, "wagers": 0}
-UNRECONCILED_STATUS = {ShoeStatus.DEALING: "Dealing", ShoeStatus.CLOSED: "Awaiting reconciliation"}
+UNRECONCILED_STATUS = {ShoeStatus.DEALING: _("Dealing"), ShoeStatus.CLOSED: _("Awaiting reconciliation")}
 
 
 # ------------------------------------------------------------------------------------ shoes
@@ -98,8 +104,8 @@ def shoes_in_range(filters: ReportFilters):
     a 390k-row Materialize scanned 5,130 times.) Each shoe carries `last_coup`, the key of its
     last coup (None without coups): see `report_day`."""
     days = (filters.date_from, filters.date_to)
-    start, _ = gaming_day_bounds(filters.date_from)
-    _, end = gaming_day_bounds(filters.date_to)
+    start, _end = gaming_day_bounds(filters.date_from)
+    _start, end = gaming_day_bounds(filters.date_to)
     candidates = (
         Coup.objects.filter(gaming_day__range=days)
         .order_by()
@@ -178,7 +184,7 @@ COLLECTED_AT_SHUFFLE = Q(kind=EntryKind.COLLECTED, collection_reason__in=AT_SHUF
 )
 
 
-def commission_supplements_by_shoe(shoe_ids) -> dict[int, str]:
+def commission_supplements_by_shoe(shoe_ids) -> dict[int, StrOrPromise]:
     """Per reconciled shoe that has supplementary reconciliations: how many and how the last stands,
     in words for the commission report's status column (e.g. "2 supplements, the last: Variance")."""
     latest: dict[int, tuple[int, str]] = {}
@@ -188,18 +194,25 @@ def commission_supplements_by_shoe(shoe_ids) -> dict[int, str]:
         .values_list("reconciliation__shoe_id", "sequence", "status")
     ):
         latest[shoe_id] = (sequence, status)
-    return {
-        shoe_id: f"{count} supplement{'s' if count > 1 else ''}, the last: "
-        f"{ReconciliationSupplement(status=status).get_status_display()}"
-        for shoe_id, (count, status) in latest.items()
-    }
+    return {shoe_id: _supplements_text(count, status) for shoe_id, (count, status) in latest.items()}
+
+
+def _supplements_words(count: int, status: str) -> str:
+    words = ngettext("%(count)s supplement, the last: %(status)s", "%(count)s supplements, the last: %(status)s", count)
+    return words % {"count": count, "status": ReconciliationStatus(status).label}
+
+
+# Lazy: worded in the language in force where it is shown (English in CSV and JSON).
+_supplements_text = lazy(_supplements_words, str)
 
 
 # The commission report's two sections: closed shoes, whose box was counted (counted - expected =
 # variance on every line and total: a short box is negative), then shoes still dealing, with what they owe so far and
 # nothing counted, totalled apart so they never sit in the reconciled figures.
-SECTION_CLOSED = "Closed shoes"
-SECTION_DEALING = "Still dealing"
+# Text values of rows, marked: CSV and JSON carry them in English (definitions.machine_text), the
+# screen, XLSX and the PDF in the reader's language.
+SECTION_CLOSED = _("Closed shoes")
+SECTION_DEALING = _("Still dealing")
 
 
 def commission_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
@@ -247,9 +260,10 @@ def commission_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             currency = shoe["currency"]
             reconciliation = reconciliations.get(shoe["pk"])
             if reconciliation is not None:
-                status = Reconciliation(status=reconciliation["status"]).get_status_display()
+                # Lazily, so that CSV and JSON carry it in English and people read it in their language.
+                status: StrOrPromise = ReconciliationStatus(reconciliation["status"]).label
                 if shoe["pk"] in supplements:
-                    status = f"{status}; {supplements[shoe['pk']]}"
+                    status = format_lazy("{}; {}", status, supplements[shoe["pk"]])
             else:
                 status = UNRECONCILED_STATUS.get(shoe["status"], shoe["status"])
             closed = shoe["status"] == ShoeStatus.CLOSED
@@ -280,7 +294,7 @@ def commission_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
                     "collected_at_shuffle": from_minor(-line["shuffle"], currency),
                     # A seat's own box against its ledger as it stands, beside the shoe's status: a seat
                     # whose accrual was reversed after the count reads "over" even in a "Balanced" shoe.
-                    "over_short": variance_label(variance),
+                    "over_short": variance_words(variance),
                     "status": status,
                     "explained_by": (reconciliation or {}).get("explained_by_name") or "",
                     "explanation": (reconciliation or {}).get("explanation") or "",
@@ -536,7 +550,7 @@ def table_results(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             continue
         items = table_result_items(date_from=first, date_to=last, tables=filters.tables, game=filters.game)
         merged = heapq.merge(items, open_violation_counts(_table_days(segment)), key=lambda entry: (entry[0], entry[1]))
-        for (day, _, table), entries in itertools.groupby(merged, key=lambda entry: entry[0]):
-            row = table_result_row(day, table, [item for _, _, item in entries], edges_cache)
+        for (day, _middle, table), entries in itertools.groupby(merged, key=lambda entry: entry[0]):
+            row = table_result_row(day, table, [item for _day, _key, item in entries], edges_cache)
             if row is not None:
                 yield row

@@ -12,14 +12,15 @@ from pathlib import Path
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
 
 from pit.core.outbox import outbox_enqueue
 from pit.records.anchors import export_sign, signature_path
 
 from .catalog import REPORTS
 from .definitions import ReportDefinition, ReportFilters
-from .models import ExportFormat, ExportStatus, ReportExport
+from .models import CsvHeaders, ExportFormat, ExportStatus, ReportExport
 from .pdf import pdf_write
 from .renderers import REPORTS_WITH_RECORD_HEADS, csv_write, xlsx_write
 from .schedules import schedule_problems
@@ -34,12 +35,29 @@ def exports_root() -> Path:
 
 
 @transaction.atomic
-def report_export_request(*, report: ReportDefinition, filters: ReportFilters, format: str, user) -> ReportExport:
+def report_export_request(
+    *,
+    report: ReportDefinition,
+    filters: ReportFilters,
+    format: str,
+    user,
+    language: str | None = None,
+    headers: str = CsvHeaders.MACHINE,
+) -> ReportExport:
     """Queue a background export; the task runs after commit. Its rows are estimated by the task,
-    not here: over a year the count takes longer than a request may (see `report_export_run`)."""
+    not here: over a year the count takes longer than a request may (see `report_export_run`).
+    `language` (default: the active one) is the language an XLSX or PDF is written in; `headers`
+    the CSV's header line (stable names or translated headings)."""
     if format == ExportFormat.PDF and not report.pdf_columns:
-        raise ValidationError({"format": f"{report.title} has no PDF."})
-    export = ReportExport(report=report.slug, format=format, filters=filters.to_dict(), requested_by=user)
+        raise ValidationError({"format": _("%(report)s has no PDF.") % {"report": report.title}})
+    export = ReportExport(
+        report=report.slug,
+        format=format,
+        filters=filters.to_dict(),
+        requested_by=user,
+        language=language or translation.get_language() or settings.LANGUAGE_CODE,
+        headers=headers,
+    )
     export.full_clean()
     export.save()
     outbox_enqueue("reports.report_export_run", export.pk)  # by name: pit.reports.tasks imports this module
@@ -93,13 +111,14 @@ def report_export_run(*, export_id: int) -> ReportExport:
     try:
         # The rows the file will hold, what progress counts against (0% until counted).
         ReportExport.objects.filter(pk=export.pk).update(rows_estimated=report.estimate(filters))
-        with os.fdopen(handle, "wb") as out:
+        # Written in the requester's language (headings, titles, bridging lines); CSV values never change.
+        with os.fdopen(handle, "wb") as out, translation.override(export.language):
             if export.format == ExportFormat.XLSX:
                 xlsx_write(report, filters, out, progress=counting)
             elif export.format == ExportFormat.PDF:
                 pdf_write(report, filters, out)
             else:
-                csv_write(report, filters, out, progress=counting)
+                csv_write(report, filters, out, progress=counting, headers=export.headers)
         target = Path(settings.MEDIA_ROOT) / relative
         # A signature left beside a file of this export that is being written again signs that file, not this one.
         signature_path(target).unlink(missing_ok=True)

@@ -14,12 +14,13 @@ from django.core.exceptions import PermissionDenied
 from django.http import FileResponse, Http404, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 from .catalog import REPORTS
 from .definitions import ReportFilters
 from .forms import ReportFilterForm, days_label
-from .models import ExportFormat, ExportStatus, ReportExport
+from .models import CsvHeaders, ExportFormat, ExportStatus, ReportExport
 from .pdf import pdf_reports, pdf_write
 from .permissions import report_allowed, reports_allowed
 from .renderers import csv_chunks, report_page, report_summary, xlsx_write
@@ -50,11 +51,18 @@ def background_reason(definition, filters: ReportFilters) -> tuple[str, int]:
     estimated rows: more gaming days than PIT_REPORT_INLINE_MAX_DAYS, or more estimated rows than
     PIT_REPORT_INLINE_MAX_ROWS (the time a report takes grows with its rows, not its days)."""
     if filters.days > inline_max_days():
-        return f"{days_label(filters)} covers more than {inline_max_days()} gaming days", 0
+        return _("%(days)s covers more than %(limit)s gaming days") % {
+            "days": days_label(filters),
+            "limit": inline_max_days(),
+        }, 0
     estimate = definition.estimate(filters)
     if estimate > inline_max_rows():
-        limit = inline_max_rows()
-        return f"{days_label(filters)} holds about {estimate:,} rows, more than the {limit:,} written at once", estimate
+        words = _("%(days)s holds about %(rows)s rows, more than the %(limit)s written at once")
+        return words % {
+            "days": days_label(filters),
+            "rows": f"{estimate:,}",
+            "limit": f"{inline_max_rows():,}",
+        }, estimate
     return "", estimate
 
 
@@ -67,7 +75,7 @@ def staff_reports_view(view):
         if not (user.is_authenticated and user.is_active and user.is_staff):
             return redirect_to_login(request.get_full_path(), reverse("admin:login"))
         if not reports_allowed(user):
-            raise PermissionDenied("You may not run reports.")
+            raise PermissionDenied(_("You may not run reports."))
         return view(request, *args, **kwargs)
 
     return wrapped
@@ -110,7 +118,7 @@ def reports_index(request):
     exports = ReportExport.objects.filter(requested_by=request.user).order_by("-requested_at", "-id")[:10]
     context = {
         **admin.site.each_context(request),
-        "title": "Reports",
+        "title": _("Reports"),
         "form": form,
         "definition": definition,
         "filters": filters,
@@ -151,6 +159,8 @@ def _background_fields(form: ReportFilterForm) -> list[tuple[str, str]]:
     fields += [("tables", code) for code in filters.tables]
     if filters.only_variances:
         fields.append(("only_variances", "on"))
+    if form.csv_headers != CsvHeaders.MACHINE:
+        fields.append(("headers", form.csv_headers))
     return fields
 
 
@@ -164,33 +174,43 @@ def report_export(request):
     file_format = data.get("format", "")
     if file_format not in ExportFormat.values or not form.is_valid():
         if "report" in form.errors and data.get("report") in REPORTS:
-            raise PermissionDenied("You may not run this report.")
-        messages.error(request, "Choose a report, a valid range of gaming days and CSV, XLSX or PDF.")
+            raise PermissionDenied(_("You may not run this report."))
+        messages.error(request, _("Choose a report, a valid range of gaming days and CSV, XLSX or PDF."))
         return redirect("reports:index")
     definition, filters = form.definition, form.filters()
     if file_format == ExportFormat.PDF and not definition.pdf_columns:
-        printable = " and ".join(report.title for report in pdf_reports(REPORTS))
-        messages.error(request, f"{definition.title} has no PDF; the PDF for sign-off is of the {printable}.")
+        printable = _(" and ").join(str(report.title) for report in pdf_reports(REPORTS))
+        messages.error(
+            request,
+            _("%(report)s has no PDF; the PDF for sign-off is of the %(printable)s.")
+            % {"report": definition.title, "printable": printable},
+        )
         query = data.copy()
         query.pop("format", None)
         return redirect(f"{reverse('reports:index')}?{query.urlencode()}")
     if request.method == "POST":
-        export = report_export_request(report=definition, filters=filters, format=file_format, user=request.user)
+        export = report_export_request(
+            report=definition, filters=filters, format=file_format, user=request.user, headers=form.csv_headers
+        )
         messages.info(
             request,
-            f"{definition.title} for {days_label(filters)} is being written in the background "
-            f"(export {export.pk}); download it below once ready.",
+            _(
+                "%(report)s for %(days)s is being written in the background (export %(export)s); "
+                "download it below once ready."
+            )
+            % {"report": definition.title, "days": days_label(filters), "export": export.pk},
         )
         return redirect(f"{reverse('reports:index')}#export-{export.pk}")
-    reason, _ = background_reason(definition, filters)
+    reason, _estimate = background_reason(definition, filters)
     if reason:
-        messages.warning(request, f"{reason}: export it in the background.")
+        messages.warning(request, _("%(reason)s: export it in the background.") % {"reason": reason})
         query = data.copy()
         query.pop("format", None)
         return redirect(f"{reverse('reports:index')}?{query.urlencode()}")
     filename = _filename(definition.slug, filters, file_format)
     if file_format == ExportFormat.CSV:
-        response = StreamingHttpResponse(csv_chunks(definition, filters), content_type=CONTENT_TYPES["csv"])
+        chunks = csv_chunks(definition, filters, headers=form.csv_headers)
+        response = StreamingHttpResponse(chunks, content_type=CONTENT_TYPES["csv"])
         response["Content-Disposition"] = f'attachment; filename="{filename}"'
         return response
     # openpyxl's write-only mode spools rows to disk as they come; the zip is then sent from disk.
@@ -203,9 +223,9 @@ def report_export(request):
 def _own_export(request, pk: int) -> ReportExport:
     export = get_object_or_404(ReportExport, pk=pk)
     if export.requested_by_id != request.user.pk and not request.user.is_superuser:
-        raise Http404("No such export.")
+        raise Http404(_("No such export."))
     if export.report not in REPORTS or not report_allowed(request.user, REPORTS[export.report]):
-        raise PermissionDenied("You may not run this report.")
+        raise PermissionDenied(_("You may not run this report."))
     return export
 
 
@@ -236,10 +256,10 @@ def export_download(request, pk: int):
     """The export's file, to whoever asked for it (and may still run that report)."""
     export = _own_export(request, pk)
     if export.status != ExportStatus.DONE or not export.file:
-        raise Http404("The export is not ready.")
+        raise Http404(_("The export is not ready."))
     path = Path(settings.MEDIA_ROOT) / export.file
     if not path.is_file():
-        raise Http404("The export's file is gone; export the report again.")
+        raise Http404(_("The export's file is gone; export the report again."))
     return FileResponse(
         path.open("rb"),
         as_attachment=True,

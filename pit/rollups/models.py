@@ -6,6 +6,7 @@ not owed (pit.rollups.selectors), so what a report shows is always exactly what 
 """
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class RolledUpDay(models.Model):
@@ -30,10 +31,10 @@ class TableDayRollup(models.Model):
     table = models.ForeignKey("tables.Table", on_delete=models.CASCADE, related_name="+")
     gaming_day = models.DateField()
     coups = models.PositiveIntegerField()
-    reversed_minor = models.BigIntegerField(help_text="Reversals of accruals on standing wagers (negative).")
-    coup_mark = models.BigIntegerField(help_text="The highest coup id of the table-day.")
-    correction_mark = models.BigIntegerField(help_text="The highest correction id of its coups (0: none).")
-    reversal_mark = models.BigIntegerField(help_text="The highest reversal id of its accruals (0: none).")
+    reversed_minor = models.BigIntegerField(help_text=_("Reversals of accruals on standing wagers (negative)."))
+    coup_mark = models.BigIntegerField(help_text=_("The highest coup id of the table-day."))
+    correction_mark = models.BigIntegerField(help_text=_("The highest correction id of its coups (0: none)."))
+    reversal_mark = models.BigIntegerField(help_text=_("The highest reversal id of its accruals (0: none)."))
     refreshed_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -63,8 +64,8 @@ class BetRollup(models.Model):
     paid_minor = models.BigIntegerField()
     overpaid_minor = models.BigIntegerField()
     underpaid_minor = models.BigIntegerField()
-    deducted_minor = models.BigIntegerField(help_text="Commission deducted from payouts (deducting paytables).")
-    squares = models.DecimalField(max_digits=40, decimal_places=0, help_text="Sum of stake² in minor units.")
+    deducted_minor = models.BigIntegerField(help_text=_("Commission deducted from payouts (deducting paytables)."))
+    squares = models.DecimalField(max_digits=40, decimal_places=0, help_text=_("Sum of stake² in minor units."))
 
     class Meta:
         ordering = ["table_day", "paytable", "decks", "bet"]

@@ -9,6 +9,15 @@
   var ROWS = 6;
   var COLORS = ["#1565c0", "#c62828", "#2e7d32", "#6a1b9a", "#ef6c00", "#00838f", "#5d4037", "#ad1457"];
   var SVG = "http://www.w3.org/2000/svg";
+  // Words in the reader's language: Django's JavaScript catalog (gettext, ngettext, interpolate),
+  // loaded before this file; without it, the English as written.
+  var gettext = window.gettext || function (text) { return text; };
+  var ngettext = window.ngettext || function (one, many, count) { return count === 1 ? one : many; };
+  var interpolate = window.interpolate || function (format, values) {
+    return format.replace(/%\((\w+)\)s/g, function (whole, name) { return String(values[name]); });
+  };
+  function words(format, values) { return interpolate(format, values, true); }
+  var WINNERS = {player: gettext("Player"), banker: gettext("Banker"), tie: gettext("Tie")};
 
   function el(tag, attrs, children) {
     var node = document.createElement(tag);
@@ -46,14 +55,14 @@
 
   function bead(cell) {
     var letter = {player: "P", banker: "B", tie: "T"}[cell.winner];
-    var title = cell.winner + (cell.pp ? ", player pair" : "") + (cell.bp ? ", banker pair" : "");
+    var title = WINNERS[cell.winner] + (cell.pp ? gettext(", player pair") : "") + (cell.bp ? gettext(", banker pair") : "");
     var marks = (cell.pp ? " pp" : "") + (cell.bp ? " bp" : "");
     return el("i", {className: cell.winner + marks, title: title, text: letter});
   }
 
   function road(cell) {
     var node = el("i", {className: cell.winner + (cell.ties ? " ties" : ""),
-                        title: cell.winner + (cell.ties ? " (+" + cell.ties + " tie)" : "")});
+                        title: WINNERS[cell.winner] + (cell.ties ? words(ngettext(" (+%(ties)s tie)", " (+%(ties)s ties)", cell.ties), {ties: cell.ties}) : "")});
     if (cell.ties > 1) node.appendChild(el("b", {text: String(cell.ties)}));
     return node;
   }
@@ -61,12 +70,12 @@
   // A derived road (big eye boy, small road, cockroach pig): red repeats the big road's pattern,
   // blue breaks it; drawn as small rings (big eye boy), dots (small road) or slashes (cockroach pig).
   function derived(cell) {
-    return el("i", {className: cell.colour, title: cell.colour === "red" ? "repeats" : "breaks"});
+    return el("i", {className: cell.colour, title: cell.colour === "red" ? gettext("repeats") : gettext("breaks")});
   }
 
   function derivedRoads(shoe) {
     return el("div", {className: "pd-derived"}, [
-      ["big_eye_boy", "Big eye boy"], ["small_road", "Small road"], ["cockroach_pig", "Cockroach pig"]
+      ["big_eye_boy", gettext("Big eye boy")], ["small_road", gettext("Small road")], ["cockroach_pig", gettext("Cockroach pig")]
     ].map(function (road) {
       return el("div", {}, [el("span", {className: "pd-road-name", text: road[1]}),
                             board(road[0].replace(/_/g, "-"), shoe[road[0]] || [], derived)]);
@@ -81,7 +90,7 @@
   var closeShoeUrl = "";
 
   function alarmMark(count) {
-    return count ? el("span", {className: "pd-alarm-mark", title: count + " unreviewed alarm" + (count === 1 ? "" : "s"),
+    return count ? el("span", {className: "pd-alarm-mark", title: words(ngettext("%(count)s unreviewed alarm", "%(count)s unreviewed alarms", count), {count: count}),
                                text: "! " + count}) : null;
   }
 
@@ -90,12 +99,13 @@
   function floor(tables) {
     var cells = tables.map(function (t) {
       var band = t.hold_band || "none";
-      var hold = t.today.hold_percent === null ? "no play" : t.today.hold_percent + "% (theo " + t.today.theoretical_hold_percent + "%)";
+      var hold = t.today.hold_percent === null ? gettext("no play") : words(gettext("%(hold)s (theo %(theoretical)s)"),
+      {hold: t.today.hold_percent + "%", theoretical: t.today.theoretical_hold_percent + "%"});
       return el("a", {href: "#tile-" + t.code, role: "listitem",
                       className: "pd-spot " + t.status + " " + band + (t.alarms ? " alarmed" : ""),
                       "data-table": t.code, "data-band": band, "data-alarms": String(t.alarms),
                       style: "grid-row:" + t.position.row + ";grid-column:" + t.position.column,
-                      title: t.code + " " + t.status_display + ", hold " + hold}, [
+                      title: words(gettext("%(table)s %(status)s, hold %(hold)s"), {table: t.code, status: t.status_display, hold: hold})}, [
         el("strong", {text: t.code}), alarmMark(t.alarms),
         el("span", {text: t.status_display}), el("span", {text: hold})
       ]);
@@ -104,12 +114,12 @@
   }
 
   function notes(list) {
-    if (!list.length) return [el("li", {className: "pd-quiet", text: "No notes handed over."})];
+    if (!list.length) return [el("li", {className: "pd-quiet", text: gettext("No notes handed over.")})];
     return list.map(function (n) {
       return el("li", {className: n.handed_over ? "handed" : ""}, [
         el("strong", {text: (n.table ? n.table + ": " : "") }), document.createTextNode(n.text),
         el("span", {className: "pd-quiet", text: " \u2014 " + n.by + ", " + n.written_display +
-                    (n.handed_over ? " (previous shift)" : "")})
+                    (n.handed_over ? gettext(" (previous shift)") : "")})
       ]);
     });
   }
@@ -141,25 +151,26 @@
       var t = shoe.tally;
       children.push(
         el("p", {className: "pd-sub pd-shoe",
-                 text: "Shoe " + shoe.sequence + (shoe.status === "dealing" ? " dealing" : " closed") +
-                       " \u00b7 " + shoe.coups + " coups \u00b7 " + shoe.cards_left_before_cut +
-                       " cards before the cut card"}),
-        el("div", {className: "pd-progress", title: dealt + "% to the cut card"},
+                 text: words(shoe.status === "dealing"
+                   ? gettext("Shoe %(shoe)s dealing \u00b7 %(coups)s coups \u00b7 %(cards)s cards before the cut card")
+                   : gettext("Shoe %(shoe)s closed \u00b7 %(coups)s coups \u00b7 %(cards)s cards before the cut card"),
+                   {shoe: shoe.sequence, coups: shoe.coups, cards: shoe.cards_left_before_cut})}),
+        el("div", {className: "pd-progress", title: words(gettext("%(dealt)s to the cut card"), {dealt: dealt + "%"})},
            [el("span", {style: "width:" + dealt + "%"})]),
         el("p", {className: "pd-tally"}, [
-          el("span", {className: "p", text: "P " + t.player}), document.createTextNode(" \u00b7 "),
-          el("span", {className: "b", text: "B " + t.banker}), document.createTextNode(" \u00b7 "),
-          el("span", {className: "t", text: "T " + t.tie})
+          el("span", {className: "p", text: words(gettext("Player %(count)s"), {count: t.player})}), document.createTextNode(" \u00b7 "),
+          el("span", {className: "b", text: words(gettext("Banker %(count)s"), {count: t.banker})}), document.createTextNode(" \u00b7 "),
+          el("span", {className: "t", text: words(gettext("Tie %(count)s"), {count: t.tie})})
         ]),
         closeShoeUrl && shoe.status === "dealing" ? el("p", {className: "pd-sub"}, [
           el("a", {href: closeShoeUrl.replace("/0/", "/" + shoe.id + "/"), className: "pd-close-shoe",
-                   text: "Close shoe " + shoe.sequence + " (box count)"})]) : null,
+                   text: words(gettext("Close shoe %(shoe)s (box count)"), {shoe: shoe.sequence})})]) : null,
         board("bead", shoe.bead_plate, bead),
         board("road", shoe.big_road, road),
         derivedRoads(shoe)
       );
     } else {
-      children.push(el("p", {className: "pd-sub", text: "No shoe dealt yet."}));
+      children.push(el("p", {className: "pd-sub", text: gettext("No shoe dealt yet.")}));
     }
     // Who sits where: the card number in the tier's colour, an unrated player as such, excluded in red.
     if (table.seats && table.seats.length) {
@@ -177,16 +188,16 @@
     var list = violationsUrl + "?table__id__exact=" + table.id + "&status__exact=open&cleared=no";
     children.push(el("p", {className: "pd-violations" + (v ? "" : " none")}, v ? [
       el("a", {href: list + "&gaming_day=" + gamingDay, className: today ? "" : "quiet",
-               text: today + " open violation" + (today === 1 ? "" : "s") + " today"}),
+               text: words(ngettext("%(count)s open violation today", "%(count)s open violations today", today), {count: today})}),
       document.createTextNode(" \u00b7 "),
-      el("a", {href: list, className: "quiet", text: earlier + " from earlier days"})
-    ] : [document.createTextNode("No open violations")]));
+      el("a", {href: list, className: "quiet", text: words(gettext("%(count)s from earlier days"), {count: earlier})})
+    ] : [document.createTextNode(gettext("No open violations"))]));
     var today = table.today;
     children.push(el("div", {className: "pd-figures"}, [
-      figure("Handle today", today.handle_display),
-      figure("Win", today.win_display),
-      figure("Hold", today.hold_percent === null ? "\u2014" : today.hold_percent + "%"),
-      figure("Theoretical", today.theoretical_win_display +
+      figure(gettext("Handle today"), today.handle_display),
+      figure(gettext("Win"), today.win_display),
+      figure(gettext("Hold"), today.hold_percent === null ? "\u2014" : today.hold_percent + "%"),
+      figure(gettext("Theoretical"), today.theoretical_win_display +
              (today.theoretical_hold_percent === null ? "" : " (" + today.theoretical_hold_percent + "%)"))
     ]));
     return el("section", {className: "pd-tile" + (table.alarms ? " alarmed" : ""), id: "tile-" + table.code,
@@ -204,9 +215,9 @@
     series = series.map(function (s) { return {table: s.table, points: s.points.slice(first)}; });
     var hours = series.length ? series[0].points.length : 0;
     var root = svg("svg", {viewBox: "0 0 " + width + " " + height, role: "img",
-                           "aria-label": "Cumulative hold percent per table by hour"});
+                           "aria-label": gettext("Cumulative hold percent per table by hour")});
     if (!values.length || !hours) {
-      root.appendChild(svg("text", {x: 10, y: 30}, "No wagers yet this gaming day."));
+      root.appendChild(svg("text", {x: 10, y: 30}, gettext("No wagers yet this gaming day.")));
       return root;
     }
     // Hold swings wildly on a small handle: the scale stops at +-50% and the lines are clipped to it.
@@ -242,7 +253,7 @@
     gamingDay = data.gaming_day;
     var tiles = document.getElementById("pd-tiles");
     tiles.replaceChildren.apply(tiles, data.tables.map(function (t) { return tile(t, url); }));
-    if (!data.tables.length) tiles.appendChild(el("p", {text: "No tables yet."}));
+    if (!data.tables.length) tiles.appendChild(el("p", {text: gettext("No tables yet.")}));
     var map = document.getElementById("pd-floor");
     map.replaceChildren.apply(map, floor(data.tables));
     var noteList = document.getElementById("pd-notes-list");
@@ -257,8 +268,8 @@
 
   // The session ended: say so, offer the login, and stop polling (the figures are left as they were).
   function showSignedOut(state, loginUrl) {
-    state.replaceChildren(el("strong", {className: "pd-signed-out", text: "Signed out. "}),
-                          el("a", {href: loginUrl || "/admin/login/", text: "Log in again"}));
+    state.replaceChildren(el("strong", {className: "pd-signed-out", text: gettext("Signed out.") + " "}),
+                          el("a", {href: loginUrl || "/admin/login/", text: gettext("Log in again")}));
     document.getElementById("pit-dashboard").setAttribute("data-signed-out", "true");
   }
 
@@ -286,7 +297,7 @@
           if (!r.ok || type.indexOf("application/json") !== 0) throw new Error("HTTP " + r.status);
           return r.json().then(function (data) { render(root, data); state.textContent = ""; });
         })
-        .catch(function (err) { state.textContent = "(refresh failed: " + err.message + ")"; })
+        .catch(function (err) { state.textContent = words(gettext("(refresh failed: %(error)s)"), {error: err.message}); })
         .then(function () { if (!signedOut) setTimeout(poll, every); });
     }
     setTimeout(poll, every);

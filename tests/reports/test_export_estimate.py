@@ -51,14 +51,14 @@ def test_the_request_queues_without_estimating_and_the_task_counts_first(
     seen = []
     write = services.csv_write
 
-    def watched_write(report, filters, out, progress):
+    def watched_write(report, filters, out, progress, **options):
         def watching(rows):
             progress(rows)
             row = ReportExport.objects.get(pk=export.pk)
             seen.append((row.rows_written, row.rows_estimated, row.progress_percent))
 
         assert ReportExport.objects.get(pk=export.pk).rows_estimated == 5
-        write(report, filters, out, progress=watching)
+        write(report, filters, out, progress=watching, **options)
 
     monkeypatch.setattr(services, "csv_write", watched_write)
     for callback in callbacks:

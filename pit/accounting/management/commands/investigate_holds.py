@@ -4,6 +4,7 @@ a range against the win-to-drop investigation rule as configured now (after a ru
 import datetime as dt
 
 from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
 
 from pit.accounting.services import holds_investigate
 from pit.core.arguments import PitCommand, gaming_day
@@ -23,10 +24,15 @@ class Command(PitCommand):
     def handle(self, *args, date_from: dt.date, date_to: dt.date, **options):
         start, end = date_from, date_to
         if end < start:
-            raise CommandError(f"The range ends ({end}) before it starts ({start}).")
+            raise CommandError(
+                _("The range ends (%(end)s) before it starts (%(start)s).") % {"end": end, "start": start}
+            )
         flagged = 0
         day = start
         while day <= end:
             flagged += holds_investigate(gaming_day=day)
             day += dt.timedelta(days=1)
-        self.stdout.write(f"{flagged} table-day(s) outside the rule from {start} to {end}.")
+        self.stdout.write(
+            _("%(flagged)s table-day(s) outside the rule from %(start)s to %(end)s.")
+            % {"flagged": flagged, "start": start, "end": end}
+        )

@@ -5,6 +5,7 @@ import sys
 import time
 
 from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
 
 from pit.compliance.checks import coups_in_range_count, coups_sweep
 from pit.core.arguments import PitCommand, gaming_day
@@ -58,7 +59,7 @@ class Command(PitCommand):
         first = first or current_gaming_day() - dt.timedelta(days=1)
         last = last or first
         if last < first:
-            raise CommandError(f"--to {last} is before --from {first}")
+            raise CommandError(_("--to %(last)s is before --from %(first)s") % {"last": last, "first": first})
         total = coups_in_range_count(first_day=first, last_day=last)
         progress = None if no_progress else Progress(total, stream=self.stderr._out)
         started = time.monotonic()
@@ -67,10 +68,21 @@ class Command(PitCommand):
             progress.close()
         seconds = time.monotonic() - started
         self.stdout.write(
-            f"Re-verified {totals.coups:,} coups in {totals.shoes:,} shoes ({first} to {last}) "
-            f"in {seconds:.1f}s: "
-            f"{totals.holding:,} findings hold, {totals.created:,} new, {totals.restored:,} hold again, "
-            f"{totals.cleared:,} cleared."
+            _(
+                "Re-verified %(coups)s coups in %(shoes)s shoes (%(first)s to %(last)s) in %(seconds)ss: "
+                "%(holding)s findings hold, %(created)s new, %(restored)s hold again, %(cleared)s cleared."
+            )
+            % {
+                "coups": f"{totals.coups:,}",
+                "shoes": f"{totals.shoes:,}",
+                "first": first,
+                "last": last,
+                "seconds": f"{seconds:.1f}",
+                "holding": f"{totals.holding:,}",
+                "created": f"{totals.created:,}",
+                "restored": f"{totals.restored:,}",
+                "cleared": f"{totals.cleared:,}",
+            }
         )
         for code, count in sorted(totals.codes.items()):
             self.stdout.write(f"  {code}: {count:,}")

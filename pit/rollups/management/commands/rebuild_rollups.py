@@ -5,6 +5,7 @@ import datetime as dt
 import time
 
 from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
 
 from pit.core.arguments import PitCommand, gaming_day
 from pit.core.gaming_day import current_gaming_day
@@ -25,10 +26,16 @@ class Command(PitCommand):
         first = first or current_gaming_day() - dt.timedelta(days=1)
         last = last or first
         if last < first:
-            raise CommandError(f"--to {last} is before --from {first}")
+            raise CommandError(_("--to %(last)s is before --from %(first)s") % {"last": last, "first": first})
         started = time.monotonic()
         counts = rollups_rebuild(date_from=first, date_to=last)
         self.stdout.write(
-            f"Rolled up {counts['days']:,} gaming days ({counts['table_days']:,} table-days) from {first} to "
-            f"{min(last, current_gaming_day() - dt.timedelta(days=1))} in {time.monotonic() - started:.1f}s."
+            _("Rolled up %(days)s gaming days (%(table_days)s table-days) from %(first)s to %(last)s in %(seconds)ss.")
+            % {
+                "days": f"{counts['days']:,}",
+                "table_days": f"{counts['table_days']:,}",
+                "first": first,
+                "last": min(last, current_gaming_day() - dt.timedelta(days=1)),
+                "seconds": f"{time.monotonic() - started:.1f}",
+            }
         )
