@@ -329,7 +329,7 @@ def roles_remove(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("accounts", "0004_roles_streams_and_schedules"),
+        ("accounts", "0005_language_preference"),
         ("players", "0003_patron_looks"),
         ("ratings", "0002_ratings_records_insert_only"),
         ("cash", "0002_cash_records_insert_only"),

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("paytables", "0002_paytable_versions_insert_only"),
-        ("tables", "0002_table_events_insert_only"),
+        ("tables", "0003_limit_change_notices"),
     ]
 
     operations = [
