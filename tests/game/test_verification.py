@@ -65,6 +65,13 @@ PRODUCT_CODES = {
     "surveillance_unacknowledged",
     "regulator_notice_due",
     "regulator_notice_overdue",
+    # The pit's internal controls (pit/controls): cards, keys, shift handovers.
+    "shoe_cards_not_issued",
+    "deck_issued_twice",
+    "deck_in_use_overdue",
+    "key_issued_unlisted",
+    "key_out_overdue",
+    "shift_not_handed_over",
 }
 
 

@@ -14,6 +14,7 @@ from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
 from pit.core.money import format_money
 from pit.floor.accounting import parse_accounting_faults, simulate_accounting
 from pit.floor.clients import HttpFloorClient, ServicesFloorClient
+from pit.floor.controls import parse_control_faults, simulate_controls
 from pit.floor.progressives import progressive_bank_file, progressive_hit_pay
 from pit.floor.simulator import COUPS_PER_SHOE, FloorClient, SimulationError, deal_live, parse_fault_rates, simulate
 from pit.game import format_amount
@@ -101,6 +102,14 @@ class Command(PitCommand):
             help="Table accounting faults: short_fill=0.2,miscounted_drop=0.1 (a bare number sets both). "
             "Openers, closers, fills, credits and drops are recorded after the play (not with --url or --live).",
         )
+        parser.add_argument(
+            "--control-fault-rate",
+            type=text,
+            default="",
+            help="Internal control lapses: short_issue=0.05,unlisted_key=0.02,late_key=0.02,missed_handover=0.05 "
+            "(a bare number sets each). Decks, keys and shift handovers are recorded after the play (not with "
+            "--url or --live).",
+        )
         parser.add_argument("--seed", type=integer, default=0)
         parser.add_argument("--decks", type=at_least(1), default=8)
         parser.add_argument("--leave-open", action="store_true", help="End each table with a shoe still dealing.")
@@ -130,6 +139,7 @@ class Command(PitCommand):
         try:
             rates = parse_fault_rates(options["fault_rate"])
             accounting_rates = parse_accounting_faults(options["accounting_fault_rate"])
+            control_rates = parse_control_faults(options["control_fault_rate"])
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         codes = self._tables(options["tables"], remote=bool(options["url"]))
@@ -193,6 +203,7 @@ class Command(PitCommand):
                 if options["url"]
                 else simulate_accounting(coup_ids=result.coup_ids, seed=options["seed"], faults=accounting_rates)
             )
+            control_faults = [] if options["url"] else simulate_controls(seed=options["seed"], faults=control_rates)
             if options["eager"] and dealers and not options["url"]:
                 # Beat judges dealers every 10 minutes for today and yesterday; the days played now.
                 today = gaming_day_for(dt.datetime.now(dt.UTC))
@@ -240,6 +251,20 @@ class Command(PitCommand):
                 self.stdout.write(
                     gettext("  {fault_kind} ({fault_code}) at {fault_table}: {fault_detail}").format(
                         fault_kind=fault.kind, fault_code=fault.code, fault_table=fault.table, fault_detail=fault.detail
+                    )
+                )
+            self.stdout.write(
+                gettext("Internal controls recorded; control lapses injected: {count}").format(
+                    count=len(control_faults)
+                )
+            )
+            for fault in control_faults:
+                self.stdout.write(
+                    gettext("  {fault_kind} ({fault_code}) at {fault_table}: {fault_detail}").format(
+                        fault_kind=fault.kind,
+                        fault_code=fault.code,
+                        fault_table=fault.table or gettext("the pit"),
+                        fault_detail=fault.detail,
                     )
                 )
 
