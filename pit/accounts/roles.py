@@ -118,6 +118,11 @@ _PLAYER_RECORDS = _view(
     "players.patronlook",
 )
 PATRON_PERSONAL = "players.view_patron_personal"
+# Ratings (pit.ratings): each session's rating (exact and standard theo), estimated average bets,
+# the tiers' reinvestment rates and the comps ledger; `ratings.view_ratings` shows them on a patron's page.
+_RATING_RECORDS = _view(
+    "ratings.sessionrating", "ratings.averagebetestimate", "ratings.reinvestmentrate", "ratings.compentry"
+) | {"ratings.view_ratings"}
 # The patrons' cash (pit.cash): the rules and rates, every cash transaction, the findings.
 _CASH_RECORDS = _view(
     "cash.cashrules",
@@ -154,6 +159,8 @@ ROLES: dict[str, frozenset[str]] = {
         | {"dealers.record_dealerrotation", "dealers.attribute_violation"}
         | _PLAYER_RECORDS
         | {PATRON_PERSONAL, "players.record_patron", "players.record_exclusion", "players.record_seatsession"}
+        | _RATING_RECORDS
+        | {"ratings.record_estimate"}
         | _view("cash.cashtransaction")
         | {"progressives.pay_meterpayout"}
         | _CONTROL_RECORDS
@@ -202,13 +209,16 @@ ROLES: dict[str, frozenset[str]] = {
     # transaction, the findings it acknowledges, files or dismisses, and the patrons in person.
     Role.COMPLIANCE.value: frozenset(
         _PLAYER_RECORDS
+        | _RATING_RECORDS
         | _CASH_RECORDS
         | _view("tables.table")
         | {PATRON_PERSONAL, RUN_REPORTS, "cash.review_cashfinding", "cash.record_cashrules"}
     ),
     # Hosts look after patrons (enrolment, details, comps): they see the patrons and their sessions
     # with personal data, and nothing of the money of the tables.
-    Role.HOST.value: frozenset(_PLAYER_RECORDS | {PATRON_PERSONAL, "players.record_patron"}),
+    Role.HOST.value: frozenset(
+        _PLAYER_RECORDS | _RATING_RECORDS | {PATRON_PERSONAL, "players.record_patron", "ratings.redeem_comp"}
+    ),
     Role.AUDITOR.value: frozenset(
         _FLOOR_RECORDS
         | _LEDGER_RECORDS
@@ -218,8 +228,10 @@ ROLES: dict[str, frozenset[str]] = {
         | _OPERATIONS_RECORDS
         | _DEALER_RECORDS
         | _PLAYER_RECORDS
+        | _RATING_RECORDS
         | _CASH_RECORDS
         | _PROGRESSIVE_RECORDS
+        | _view("accounts.languagepreference")
         | _CONTROL_RECORDS
         | _NOTICE_RECORDS
         | _view("accounts.device", "accounts.stafftoken", "records.chainhead", "records.streamlink")

@@ -17,6 +17,7 @@ from pit.compliance.models import RuleViolation
 from pit.compliance.selectors import OPEN
 from pit.core.gaming_day import gaming_day_for
 from pit.core.money import format_money
+from pit.players.selectors import open_sessions, session_patron
 from pit.protection.selectors import ALARM_CODES
 from pit.tables.models import Table, TableEvent, TableEventKind
 
@@ -100,10 +101,39 @@ def outstanding_slips(moment: dt.datetime) -> list[dict[str, Any]]:
     ]
 
 
+def open_ratings(moment: dt.datetime) -> list[dict[str, Any]]:
+    """The seat sessions still open (seated or on a break) with their rating as it stands: the next
+    pit boss takes them over. Patrons by card number (names stay on the patron's page)."""
+    sessions = (
+        open_sessions()
+        .filter(started_at__lte=moment)
+        .select_related("table", "patron", "rating", "identification__patron")
+        .order_by("table__code", "seat")
+    )
+    rows = []
+    for session in sessions:
+        patron = session_patron(session)
+        rating = getattr(session, "rating", None)
+        rows.append(
+            {
+                "session": session.pk,
+                "table": session.table.code,
+                "seat": session.seat,
+                "card_number": patron.card_number if patron else None,
+                "description": session.description,
+                "since": session.started_at.isoformat(),
+                "handle": format_money(rating.handle_minor, rating.currency) if rating else None,
+                "coups_played": rating.coups_played if rating else 0,
+            }
+        )
+    return rows
+
+
 HANDOVER_SECTIONS: tuple[HandoverSection, ...] = (
     HandoverSection("violations", "Open violations and alarms", open_violations),
     HandoverSection("tables", "Tables open and their inventories", open_tables),
     HandoverSection("slips", "Outstanding fills and credits", outstanding_slips),
+    HandoverSection("ratings", "Open ratings (players seated or on a break)", open_ratings),
 )
 
 

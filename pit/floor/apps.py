@@ -7,7 +7,3 @@ class FloorConfig(AppConfig):
 
     name = "pit.floor"
     verbose_name = _("Floor simulator")
-
-    def ready(self) -> None:
-        # AppConfig.ready: the seating's write services declare themselves (pit.core.daylock) at start-up
-        from pit.floor import seating  # noqa: F401

@@ -13,6 +13,7 @@ import urllib.request
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
@@ -22,12 +23,13 @@ from pit.core.errors import Conflict
 from pit.core.money import from_minor
 from pit.dealers.models import Dealer
 from pit.dealers.services import dealer_create, dealer_rotate
-from pit.floor.seating import PatronClub, floor_seat, floor_session_event
+from pit.floor.seating import PatronClub
 from pit.floor.simulator import CoupPlay, DealingShoe, SimulationError, TableSetup
 from pit.ledger.models import CommissionEntry
 from pit.ledger.services import commission_collect
 from pit.paytables.selectors import engine_paytable
-from pit.players.models import SeatSession, SessionEventKind
+from pit.players.models import BuyInKind, SeatSession
+from pit.players.services import buy_in_record, session_sit, session_stand
 from pit.shoes.models import Shoe, ShoeStatus
 from pit.shoes.services import CoupInput, CoupOutcomeStatus, WagerInput, coups_record, shoe_close, shoe_start
 from pit.tables.models import Table
@@ -71,23 +73,29 @@ class ServicesFloorClient:
     def seat_player(self, code: str, seat: int, at: dt.datetime, *, card: str | None, buy_in: Decimal) -> int:
         """A player sits down: a patron's card swiped at the seat, or an unrated player described."""
         patron = self._patrons[card] if card else None
-        return floor_seat(
-            table=self._table(code),
-            seat=seat,
-            at=at,
-            patron=patron,
-            description="" if patron else f"unrated player, seat {seat}",
-            buy_in=buy_in,
-            actor=self.actor,
-        ).pk
+        table = self._table(code)
+        with transaction.atomic():
+            session = session_sit(
+                table=table,
+                seat=seat,
+                at=at,
+                patron=patron,
+                description="" if patron else f"unrated player, seat {seat}",
+                actor=self.actor,
+            )
+            if buy_in:
+                buy_in_record(
+                    session=session,
+                    kind=BuyInKind.CASH,
+                    amount=buy_in,
+                    currency=table.currency,
+                    at=at,
+                    actor=self.actor,
+                )
+        return session.pk
 
     def stand_player(self, session_id: int, at: dt.datetime) -> None:
-        floor_session_event(
-            session=SeatSession.objects.select_related("table").get(pk=session_id),
-            kind=SessionEventKind.STAND,
-            at=at,
-            actor=self.actor,
-        )
+        session_stand(session=SeatSession.objects.select_related("table").get(pk=session_id), at=at, actor=self.actor)
 
     def table_setup(self, code: str) -> TableSetup:
         try:

@@ -17,6 +17,7 @@ import operator
 
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
+from pit.core.gaming_day import current_gaming_day, gaming_day_for
 from pit.players.models import (
     Exclusion,
     Patron,
@@ -90,10 +91,19 @@ def session_wagers(session: SeatSession) -> QuerySet[Wager]:
     """The standing wagers (pit.shoes.selectors.wagers_standing: after corrections and voids) of the
     session's table and seat whose coup was dealt inside one of its played spans."""
     spans = session_spans(session)
+    if not spans:
+        return Wager.objects.none()
+    # The gaming days the spans cross (an open one: up to today's): PostgreSQL reads only their
+    # months' partitions of the coups and the wagers.
+    first = gaming_day_for(spans[0][0])
+    last = gaming_day_for(spans[-1][1]) if spans[-1][1] is not None else max(current_gaming_day(), first)
     return wagers_standing(
-        Wager.objects.filter(coup__shoe__table_id=session.table_id, seat=session.seat).filter(
-            spans_condition(spans, "coup__dealt_at")
-        )
+        Wager.objects.filter(
+            coup__shoe__table_id=session.table_id,
+            seat=session.seat,
+            gaming_day__range=(first, last),
+            coup__gaming_day__range=(first, last),
+        ).filter(spans_condition(spans, "coup__dealt_at"))
     )
 
 

@@ -23,6 +23,7 @@ from pit.compliance.models import RuleViolation
 from pit.compliance.services import violation_record, violations_clear_missing
 from pit.core.actors import SYSTEM, Actor
 from pit.core.daylock import day_write, days_ensure_open
+from pit.core.derived import derived_follow
 from pit.core.errors import Conflict
 from pit.core.gaming_day import gaming_day_for
 from pit.core.money import MoneyError, to_minor
@@ -280,6 +281,8 @@ def session_sit(
         gaming_day=gaming_day_for(at),
         **actor.recorded_fields(),
     )
+    # The ratings read who sits where (pit.core.derived): the table-day's are owed their re-run.
+    derived_follow(("players.SeatSession",), table_days=[(table.pk, session.gaming_day)])
     if patron is not None:
         _excluded_check(session, patron)
         _two_tables_check(session, patron)
@@ -319,8 +322,11 @@ def _event(session: SeatSession, kind: str, at: dt.datetime, actor: Actor) -> Se
         raise ValidationError({"at": gettext("The player is on a break already.")})
     if kind == SessionEventKind.RESUME and state != SessionEventKind.PAUSE:
         raise ValidationError({"at": gettext("The player is not on a break: nothing to resume.")})
-    days_ensure_open([gaming_day_for(at)])
-    return SessionEvent.objects.create(session=session, kind=kind, at=at, **actor.recorded_fields())
+    days = sorted({session.gaming_day, gaming_day_for(at)})
+    days_ensure_open(days)
+    event = SessionEvent.objects.create(session=session, kind=kind, at=at, **actor.recorded_fields())
+    derived_follow(("players.SessionEvent",), table_days=[(session.table_id, day) for day in days])
+    return event
 
 
 @day_write(writes=("players.SessionEvent",), day_of="the gaming day of the break")
@@ -397,6 +403,7 @@ def session_identify(
     identification = SessionIdentification.objects.create(
         session=session, patron=patron, reason=reason, **actor.recorded_fields()
     )
+    derived_follow(("players.SessionIdentification",), table_days=[(session.table_id, session.gaming_day)])
     _excluded_check(session, patron)
     _two_tables_check(session, patron)
     return identification

@@ -74,12 +74,11 @@ def timed(function, *args, **kwargs) -> float:
 def per_coup() -> None:
     from pit.compliance.checks import coups_check
     from pit.core.gaming_day import current_gaming_day, gaming_day_bounds
-    from pit.floor.seating import floor_seat
     from pit.game.shoe import new_shoe
     from pit.ratings.services import ratings_refresh
     from pit.shoes.services import CoupInput, WagerInput, coup_record
     from tests import factories
-    from tests.ratings.players import patron
+    from tests.ratings.players import floor_seat, patron
 
     rng = random.Random(20261202)
     day = current_gaming_day()

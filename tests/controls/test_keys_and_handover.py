@@ -127,7 +127,8 @@ def test_a_handover_records_every_section_and_the_next_boss_accepts_it(shift):
     pit = shift
     recorded = services.shift_handover_record(handed_by=pit.ann, note="BB1 tray low", at=pit.change - 5 * MINUTE)
     assert recorded.shift_change_at == pit.change and recorded.gaming_day == pit.day
-    assert list(recorded.sections) == ["violations", "tables", "slips"]
+    assert list(recorded.sections) == ["violations", "tables", "slips", "ratings"]
+    assert recorded.sections["ratings"] == []  # nobody seated
     assert recorded.sections["tables"] == [{"table": "BB1", "inventory": None}]
     assert recorded.sections["slips"] == [
         {
@@ -177,9 +178,9 @@ def test_a_section_added_to_the_registry_is_in_the_next_handover(shift, monkeypa
     pit = shift
     monkeypatch.setattr(handover, "HANDOVER_SECTIONS", handover.HANDOVER_SECTIONS)
     handover.handover_section_register(
-        handover.HandoverSection("ratings", "Open ratings", lambda moment: [{"seat": 3, "at": moment.isoformat()}])
+        handover.HandoverSection("comps", "Comps due", lambda moment: [{"seat": 3, "at": moment.isoformat()}])
     )
     with pytest.raises(ValueError, match="registered already"):
-        handover.handover_section_register(handover.HandoverSection("ratings", "Again", lambda moment: []))
+        handover.handover_section_register(handover.HandoverSection("comps", "Again", lambda moment: []))
     recorded = services.shift_handover_record(handed_by=pit.ann, at=pit.change)
-    assert recorded.sections["ratings"] == [{"seat": 3, "at": pit.change.isoformat()}]
+    assert recorded.sections["comps"] == [{"seat": 3, "at": pit.change.isoformat()}]

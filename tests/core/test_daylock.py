@@ -25,7 +25,6 @@ from pit.core.gaming_day import current_gaming_day, gaming_day_bounds
 from pit.core.immutable import protected_models
 from pit.core.models import OutboxMessage
 from pit.dealers.services import dealer_create, dealer_rotate
-from pit.floor.seating import floor_identify, floor_seat, floor_session_event
 from pit.ledger.models import CommissionEntry
 from pit.ledger.services import commission_collect, commission_entry_reverse
 from pit.players.models import Tier
@@ -243,13 +242,6 @@ SCENARIOS = {
     ),
     "pit.accounting.services.slip_issue": lambda p: slip_issue(slip=p.slip, chips={"10000": 2}, actor=p.actor),
     "pit.accounting.services.slip_receive": lambda p: slip_receive(slip=p.slip, chips={"10000": 2}, actor=p.actor),
-    "pit.floor.seating.floor_seat": lambda p: floor_seat(table=p.bb1, seat=1, at=p.start, description="a player"),
-    "pit.floor.seating.floor_session_event": lambda p: floor_session_event(
-        session=p.seated, kind="stand", at=p.start + dt.timedelta(minutes=5)
-    ),
-    "pit.floor.seating.floor_identify": lambda p: floor_identify(
-        session=p.seated, patron=p.patron, reason="card found"
-    ),
     "pit.ratings.services.average_bet_estimate": lambda p: average_bet_estimate(
         session=p.seated, average_bet_minor=10000
     ),

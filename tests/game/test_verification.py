@@ -61,6 +61,8 @@ PRODUCT_CODES = {
     # Players (pit/players): an excluded patron seated, one card at two tables.
     "excluded_patron_seated",
     "patron_at_two_tables",
+    # The patrons' cash (pit/cash): a seated patron near the CTR threshold.
+    "cash_threshold_near",
     "slip_number_gap",
     "surveillance_unacknowledged",
     "regulator_notice_due",

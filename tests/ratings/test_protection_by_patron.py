@@ -7,12 +7,12 @@ import pytest
 
 from pit.compliance.models import RuleViolation
 from pit.core.gaming_day import current_gaming_day, gaming_day_bounds
-from pit.floor.seating import floor_seat, floor_session_event
 from pit.protection.checks.by_patron import patron_checks
 from pit.protection.models import SideBetExpectation
 from pit.ratings.services import ratings_refresh
 from tests import factories
 from tests.ratings import players
+from tests.ratings.players import floor_seat, floor_session_event
 from tests.shoes import hands
 
 pytestmark = pytest.mark.django_db

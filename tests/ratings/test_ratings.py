@@ -12,7 +12,6 @@ import pytest
 from pit import game
 from pit.core.errors import Conflict
 from pit.core.gaming_day import current_gaming_day, gaming_day_bounds
-from pit.floor.seating import floor_identify, floor_seat, floor_session_event
 from pit.paytables.selectors import engine_paytable
 from pit.players.models import SeatSession
 from pit.ratings.models import CompEntry, CompKind, SessionRating
@@ -27,6 +26,7 @@ from pit.shoes.models import Coup, CoupCorrection, Wager
 from pit.shoes.services import coup_correct, coup_void
 from tests import factories
 from tests.ratings import players
+from tests.ratings.players import floor_identify, floor_seat, floor_session_event
 from tests.shoes import hands
 
 HANDS = [hands.BANKER_NATURAL, hands.PLAYER_NATURAL, hands.TIE, hands.BANKER_SIX, hands.PLAYER_PAIR, hands.DRAGON_7]

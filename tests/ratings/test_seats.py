@@ -7,10 +7,10 @@ import pytest
 from django.utils import timezone
 
 from pit.dashboard.selectors import pit_overview
-from pit.floor.seating import floor_seat, floor_session_event
 from pit.players.models import Exclusion
 from tests import factories
 from tests.ratings import players
+from tests.ratings.players import floor_seat, floor_session_event
 
 pytestmark = pytest.mark.django_db
 
