@@ -3,15 +3,20 @@ trail's triggers (`SET pgtrigger.ignore`), edit a settled paytable version, chan
 or shrink a chain head. And the insider's changes to the columns that may change (a violation's
 status, a shoe's close, a user made superuser), made past the audit trail: verification names them."""
 
+from decimal import Decimal
+
 import pytest
 from django.core.management import call_command
 from django.db import IntegrityError, connection, models, transaction
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from pit.accounts.audit import event_model_for
 from pit.accounts.services import device_create, staff_token_create
+from pit.cash.services import CashInput, cash_check_day, transaction_record
 from pit.compliance.models import RuleViolation, ViolationStatus
 from pit.compliance.services import violation_dismiss, violation_record
+from pit.controls.models import KeyKind, SensitiveKey, StoragePlace
 from pit.core.gaming_day import current_gaming_day
 from pit.core.immutable import runtime_privileges_sql
 from pit.game import violation
@@ -157,6 +162,21 @@ def test_postgres_the_insider_changing_updatable_columns_past_the_audit_trail_is
         gaming_day=current_gaming_day(),
         found_by="test",
     )
+    # A cash finding (a person not identified over the CTR threshold) and the controls' set-up rows.
+    transaction_record(
+        cash=CashInput(
+            reference="CAGE-1",
+            kind="chip_redemption",
+            at=timezone.now(),
+            currency="USD",
+            amount=Decimal("12000"),
+            location="cage window 1",
+            description="man, blue cap",
+        )
+    )
+    cash_check_day(day=current_gaming_day())
+    StoragePlace.objects.create(code="CR1", name="Card room")
+    SensitiveKey.objects.create(code="K1", kind=KeyKind.values[0], name="Drop box release")
     streams_seal()
     assert streams_verify().ok, streams_verify().breaks
     attacked = {}

@@ -177,12 +177,12 @@ def test_a_background_export_streams_copy_on_its_own_connection_with_progress(le
     )
     seen = []
 
-    def csv_write(definition, filters, out, progress):
+    def csv_write(definition, filters, out, progress, **options):
         def recorded(rows):
             progress(rows)  # saved at once (PROGRESS_EVERY is 1 here), while the COPY streams
             seen.append(ReportExport.objects.values_list("rows_written", flat=True).get(pk=export.pk))
 
-        renderers.csv_write(definition, filters, out, progress=recorded)
+        renderers.csv_write(definition, filters, out, progress=recorded, **options)
 
     with (
         mock.patch.object(services, "PROGRESS_EVERY", 1),

@@ -199,12 +199,18 @@ def test_the_one_coup_statement_writes_what_the_orm_writes(orm_twins, django_cap
             ("compliance.coups_verify", [[1]]),
             ("accounting.table_day_recheck", "table-day"),
             ("rollups.shoe_refresh", "shoe"),
+            ("ratings.table_day_refresh", "table-day"),
+            ("progressives.shoe_meters_read", "shoe"),
             ("compliance.coups_verify", [[2]]),
             ("accounting.table_day_recheck", "table-day"),
             ("rollups.shoe_refresh", "shoe"),
+            ("ratings.table_day_refresh", "table-day"),
+            ("progressives.shoe_meters_read", "shoe"),
             ("compliance.coups_verify", [[3]]),
             ("accounting.table_day_recheck", "table-day"),
             ("rollups.shoe_refresh", "shoe"),
+            ("ratings.table_day_refresh", "table-day"),
+            ("progressives.shoe_meters_read", "shoe"),
         ]
     )
     assert chains_verify(shoe_ids=[first.pk, second.pk]).breaks == []
