@@ -543,11 +543,12 @@ class Dealer:
             self._come_and_go(rng, dealt_at, flush, box, shoe_id)
 
             # The counter's count: what each side bet is worth on this coup, from every card seen.
-            worth = (
-                counting.side_bet_expectations(setup.paytable, shoe.decks, seen)
-                if (self.counter_seat is not None or self.perfect_pair_seat is not None) and shoe.cards_left >= 6
-                else {}
-            )
+            worth: dict = {}
+            if (self.counter_seat is not None or self.perfect_pair_seat is not None) and shoe.cards_left >= 6:
+                try:
+                    worth = counting.side_bet_expectations(setup.paytable, shoe.decks, seen)
+                except ValueError:  # a foreign card injected: counts the shoe cannot hold, nothing to count
+                    worth = {}
             coup = shoe.deal_coup()
             faults: list[InjectedFault] = []
             if rng.random() < self.faults["wrong_draw"] or mistake == "draw":

@@ -297,7 +297,9 @@ def test_a_broker_outage_loses_no_check_and_no_reconciliation(workers, not_eager
             assert posted == [201, 201, 200]
             assert list(OutboxMessage.objects.order_by("id").values_list("task_name", "dispatched_at")) == [
                 ("compliance.coups_verify", None),
+                ("ratings.table_day_refresh", None),
                 ("compliance.coups_verify", None),
+                ("ratings.table_day_refresh", None),
                 ("ledger.shoe_reconcile", None),
             ]
             health = floor.get("/healthz")
