@@ -71,6 +71,8 @@ def test_pit_bosses_may_run_table_results_but_not_commission(client, pit, users)
     assert [slug for slug, _ in page.context["form"].fields["report"].choices] == [
         "table-results",
         "violations",
+        "card-reconciliation",
+        "key-log",
     ]
     assert client.get(PAGE, {"report": "table-results", **RANGE}).status_code == 200
     assert client.get(PAGE, {"report": "commission", **RANGE}).status_code == 200  # not offered: form error
