@@ -6,164 +6,224 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('paytables', '0002_paytable_versions_insert_only'),
-        ('tables', '0002_table_events_insert_only'),
+        ("paytables", "0002_paytable_versions_insert_only"),
+        ("tables", "0002_table_events_insert_only"),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='table',
-            options={'ordering': ['code'], 'verbose_name': 'table', 'verbose_name_plural': 'tables'},
+            name="table",
+            options={"ordering": ["code"], "verbose_name": "table", "verbose_name_plural": "tables"},
         ),
         migrations.AlterModelOptions(
-            name='tableevent',
-            options={'ordering': ['-at', '-id'], 'verbose_name': 'table event', 'verbose_name_plural': 'table events'},
+            name="tableevent",
+            options={"ordering": ["-at", "-id"], "verbose_name": "table event", "verbose_name_plural": "table events"},
         ),
         migrations.AlterField(
-            model_name='table',
-            name='code',
-            field=models.SlugField(help_text='Short code on the floor plan, e.g. BB1.', max_length=20, unique=True, verbose_name='code'),
+            model_name="table",
+            name="code",
+            field=models.SlugField(
+                help_text="Short code on the floor plan, e.g. BB1.", max_length=20, unique=True, verbose_name="code"
+            ),
         ),
         migrations.AlterField(
-            model_name='table',
-            name='created_at',
-            field=models.DateTimeField(auto_now_add=True, verbose_name='created at'),
+            model_name="table",
+            name="created_at",
+            field=models.DateTimeField(auto_now_add=True, verbose_name="created at"),
         ),
         migrations.AlterField(
-            model_name='table',
-            name='currency',
-            field=models.CharField(default='USD', max_length=3, verbose_name='currency'),
+            model_name="table",
+            name="currency",
+            field=models.CharField(default="USD", max_length=3, verbose_name="currency"),
         ),
         migrations.AlterField(
-            model_name='table',
-            name='game',
-            field=models.CharField(choices=[('big', 'Big baccarat'), ('midi', 'Midi baccarat'), ('mini', 'Mini baccarat')], max_length=8, verbose_name='game'),
+            model_name="table",
+            name="game",
+            field=models.CharField(
+                choices=[("big", "Big baccarat"), ("midi", "Midi baccarat"), ("mini", "Mini baccarat")],
+                max_length=8,
+                verbose_name="game",
+            ),
         ),
         migrations.AlterField(
-            model_name='table',
-            name='name',
-            field=models.CharField(max_length=100, verbose_name='name'),
+            model_name="table",
+            name="name",
+            field=models.CharField(max_length=100, verbose_name="name"),
         ),
         migrations.AlterField(
-            model_name='table',
-            name='paytable',
-            field=models.ForeignKey(help_text='The paytable configuration in force for new coups.', on_delete=django.db.models.deletion.PROTECT, related_name='tables', to='paytables.paytableconfiguration', verbose_name='paytable'),
+            model_name="table",
+            name="paytable",
+            field=models.ForeignKey(
+                help_text="The paytable configuration in force for new coups.",
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="tables",
+                to="paytables.paytableconfiguration",
+                verbose_name="paytable",
+            ),
         ),
         migrations.AlterField(
-            model_name='table',
-            name='seats',
-            field=models.JSONField(default=pit.tables.models.default_seats, help_text='Seat numbers in use, e.g. [1, 2, 3, 5, 6, 7, 8].', verbose_name='seats'),
+            model_name="table",
+            name="seats",
+            field=models.JSONField(
+                default=pit.tables.models.default_seats,
+                help_text="Seat numbers in use, e.g. [1, 2, 3, 5, 6, 7, 8].",
+                verbose_name="seats",
+            ),
         ),
         migrations.AlterField(
-            model_name='table',
-            name='squeeze',
-            field=models.BooleanField(default=False, help_text='Players may squeeze the cards.', verbose_name='squeeze'),
+            model_name="table",
+            name="squeeze",
+            field=models.BooleanField(
+                default=False, help_text="Players may squeeze the cards.", verbose_name="squeeze"
+            ),
         ),
         migrations.AlterField(
-            model_name='table',
-            name='status',
-            field=models.CharField(choices=[('open', 'Open'), ('closed', 'Closed')], default='closed', max_length=8, verbose_name='status'),
+            model_name="table",
+            name="status",
+            field=models.CharField(
+                choices=[("open", "Open"), ("closed", "Closed")], default="closed", max_length=8, verbose_name="status"
+            ),
         ),
         migrations.AlterField(
-            model_name='tableauditevent',
-            name='code',
-            field=models.SlugField(db_index=False, help_text='Short code on the floor plan, e.g. BB1.', max_length=20, verbose_name='code'),
+            model_name="tableauditevent",
+            name="code",
+            field=models.SlugField(
+                db_index=False, help_text="Short code on the floor plan, e.g. BB1.", max_length=20, verbose_name="code"
+            ),
         ),
         migrations.AlterField(
-            model_name='tableauditevent',
-            name='created_at',
-            field=models.DateTimeField(auto_now_add=True, verbose_name='created at'),
+            model_name="tableauditevent",
+            name="created_at",
+            field=models.DateTimeField(auto_now_add=True, verbose_name="created at"),
         ),
         migrations.AlterField(
-            model_name='tableauditevent',
-            name='currency',
-            field=models.CharField(default='USD', max_length=3, verbose_name='currency'),
+            model_name="tableauditevent",
+            name="currency",
+            field=models.CharField(default="USD", max_length=3, verbose_name="currency"),
         ),
         migrations.AlterField(
-            model_name='tableauditevent',
-            name='game',
-            field=models.CharField(choices=[('big', 'Big baccarat'), ('midi', 'Midi baccarat'), ('mini', 'Mini baccarat')], max_length=8, verbose_name='game'),
+            model_name="tableauditevent",
+            name="game",
+            field=models.CharField(
+                choices=[("big", "Big baccarat"), ("midi", "Midi baccarat"), ("mini", "Mini baccarat")],
+                max_length=8,
+                verbose_name="game",
+            ),
         ),
         migrations.AlterField(
-            model_name='tableauditevent',
-            name='name',
-            field=models.CharField(max_length=100, verbose_name='name'),
+            model_name="tableauditevent",
+            name="name",
+            field=models.CharField(max_length=100, verbose_name="name"),
         ),
         migrations.AlterField(
-            model_name='tableauditevent',
-            name='paytable',
-            field=models.ForeignKey(db_constraint=False, help_text='The paytable configuration in force for new coups.', on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', related_query_name='+', to='paytables.paytableconfiguration', verbose_name='paytable'),
+            model_name="tableauditevent",
+            name="paytable",
+            field=models.ForeignKey(
+                db_constraint=False,
+                help_text="The paytable configuration in force for new coups.",
+                on_delete=django.db.models.deletion.DO_NOTHING,
+                related_name="+",
+                related_query_name="+",
+                to="paytables.paytableconfiguration",
+                verbose_name="paytable",
+            ),
         ),
         migrations.AlterField(
-            model_name='tableauditevent',
-            name='seats',
-            field=models.JSONField(default=pit.tables.models.default_seats, help_text='Seat numbers in use, e.g. [1, 2, 3, 5, 6, 7, 8].', verbose_name='seats'),
+            model_name="tableauditevent",
+            name="seats",
+            field=models.JSONField(
+                default=pit.tables.models.default_seats,
+                help_text="Seat numbers in use, e.g. [1, 2, 3, 5, 6, 7, 8].",
+                verbose_name="seats",
+            ),
         ),
         migrations.AlterField(
-            model_name='tableauditevent',
-            name='squeeze',
-            field=models.BooleanField(default=False, help_text='Players may squeeze the cards.', verbose_name='squeeze'),
+            model_name="tableauditevent",
+            name="squeeze",
+            field=models.BooleanField(
+                default=False, help_text="Players may squeeze the cards.", verbose_name="squeeze"
+            ),
         ),
         migrations.AlterField(
-            model_name='tableauditevent',
-            name='status',
-            field=models.CharField(choices=[('open', 'Open'), ('closed', 'Closed')], default='closed', max_length=8, verbose_name='status'),
+            model_name="tableauditevent",
+            name="status",
+            field=models.CharField(
+                choices=[("open", "Open"), ("closed", "Closed")], default="closed", max_length=8, verbose_name="status"
+            ),
         ),
         migrations.AlterField(
-            model_name='tableevent',
-            name='at',
-            field=models.DateTimeField(verbose_name='at'),
+            model_name="tableevent",
+            name="at",
+            field=models.DateTimeField(verbose_name="at"),
         ),
         migrations.AlterField(
-            model_name='tableevent',
-            name='kind',
-            field=models.CharField(choices=[('opened', 'Opened'), ('closed', 'Closed')], max_length=8, verbose_name='kind'),
+            model_name="tableevent",
+            name="kind",
+            field=models.CharField(
+                choices=[("opened", "Opened"), ("closed", "Closed")], max_length=8, verbose_name="kind"
+            ),
         ),
         migrations.AlterField(
-            model_name='tableevent',
-            name='table',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='events', to='tables.table', verbose_name='table'),
+            model_name="tableevent",
+            name="table",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="events",
+                to="tables.table",
+                verbose_name="table",
+            ),
         ),
         migrations.AlterField(
-            model_name='tablelimit',
-            name='bet',
-            field=models.CharField(max_length=20, verbose_name='bet'),
+            model_name="tablelimit",
+            name="bet",
+            field=models.CharField(max_length=20, verbose_name="bet"),
         ),
         migrations.AlterField(
-            model_name='tablelimit',
-            name='maximum_minor',
-            field=models.BigIntegerField(verbose_name='maximum'),
+            model_name="tablelimit",
+            name="maximum_minor",
+            field=models.BigIntegerField(verbose_name="maximum"),
         ),
         migrations.AlterField(
-            model_name='tablelimit',
-            name='minimum_minor',
-            field=models.BigIntegerField(verbose_name='minimum'),
+            model_name="tablelimit",
+            name="minimum_minor",
+            field=models.BigIntegerField(verbose_name="minimum"),
         ),
         migrations.AlterField(
-            model_name='tablelimit',
-            name='table',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='limits', to='tables.table', verbose_name='table'),
+            model_name="tablelimit",
+            name="table",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="limits",
+                to="tables.table",
+                verbose_name="table",
+            ),
         ),
         migrations.AlterField(
-            model_name='tablelimitauditevent',
-            name='bet',
-            field=models.CharField(max_length=20, verbose_name='bet'),
+            model_name="tablelimitauditevent",
+            name="bet",
+            field=models.CharField(max_length=20, verbose_name="bet"),
         ),
         migrations.AlterField(
-            model_name='tablelimitauditevent',
-            name='maximum_minor',
-            field=models.BigIntegerField(verbose_name='maximum'),
+            model_name="tablelimitauditevent",
+            name="maximum_minor",
+            field=models.BigIntegerField(verbose_name="maximum"),
         ),
         migrations.AlterField(
-            model_name='tablelimitauditevent',
-            name='minimum_minor',
-            field=models.BigIntegerField(verbose_name='minimum'),
+            model_name="tablelimitauditevent",
+            name="minimum_minor",
+            field=models.BigIntegerField(verbose_name="minimum"),
         ),
         migrations.AlterField(
-            model_name='tablelimitauditevent',
-            name='table',
-            field=models.ForeignKey(db_constraint=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', related_query_name='+', to='tables.table', verbose_name='table'),
+            model_name="tablelimitauditevent",
+            name="table",
+            field=models.ForeignKey(
+                db_constraint=False,
+                on_delete=django.db.models.deletion.DO_NOTHING,
+                related_name="+",
+                related_query_name="+",
+                to="tables.table",
+                verbose_name="table",
+            ),
         ),
     ]
