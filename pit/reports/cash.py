@@ -10,6 +10,8 @@ import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from pit.cash.models import CashFinding, CashTransaction, FindingKind
 from pit.cash.selectors import exact_text, mtl, rules_at
 from pit.core.gaming_day import gaming_day_bounds
@@ -51,8 +53,10 @@ MTL = ReportDefinition(
     slug="cash-mtl",
     title="Multiple transaction log",
     description=(
-        "Every cash transaction over the MTL threshold of the rules standing that day (e.g. Indiana 68 IAC "
-        "15-2-3): date and time, patron or description, type, amount, location and employee."
+        _(
+            "Every cash transaction over the MTL threshold of the rules standing that day (e.g. Indiana 68 IAC "
+            "15-2-3): date and time, patron or description, type, amount, location and employee."
+        )
     ),
     columns=(
         Column("gaming_day", "Gaming day", T.DATE, Total.CARRY, width=12),
@@ -135,9 +139,11 @@ CTR = ReportDefinition(
     slug="cash-ctr",
     title="Currency transaction report worksheets",
     description=(
-        "Each patron whose cash in or cash out of a gaming day passed the CTR threshold (31 CFR 1021.311, "
-        "totalled apart by 1021.313), the transactions behind it, its deadline and filing; and each person "
-        "known only by description who passed it (identification needed)."
+        _(
+            "Each patron whose cash in or cash out of a gaming day passed the CTR threshold (31 CFR 1021.311, "
+            "totalled apart by 1021.313), the transactions behind it, its deadline and filing; and each person "
+            "known only by description who passed it (identification needed)."
+        )
     ),
     columns=_FINDING_COLUMNS,
     rows=lambda filters: _finding_rows(filters, WORKSHEETS),
@@ -152,8 +158,10 @@ SAR = ReportDefinition(
     slug="cash-sar",
     title="Suspicious activity candidates",
     description=(
-        "Structuring, minimal gaming, chip walking and cash out for another person, each with its evidence "
-        "(docs/design/cash.md states each rule); filing a SAR is the casino's decision and act."
+        _(
+            "Structuring, minimal gaming, chip walking and cash out for another person, each with its evidence "
+            "(docs/design/cash.md states each rule); filing a SAR is the casino's decision and act."
+        )
     ),
     columns=_FINDING_COLUMNS,
     rows=lambda filters: _finding_rows(filters, PATTERNS),

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from pit.controls.models import KeyIssue
 from pit.controls.selectors import card_days, key_log_rows
 from pit.core.gaming_day import gaming_day_bounds
@@ -44,9 +46,11 @@ CARD_RECONCILIATION = ReportDefinition(
     slug="card-reconciliation",
     title="Card reconciliation",
     description=(
-        "Per gaming day: decks received, issued, returned, cancelled and destroyed; at the day's end decks received "
-        "= in storage + at tables + destroyed, each storage place's count beside its book, and the decks in use "
-        "longer than PIT_CONTROLS_DECK_MAX_HOURS named (N.J.A.C. 13:69E-1.18)."
+        _(
+            "Per gaming day: decks received, issued, returned, cancelled and destroyed; at the day's end decks "
+            "received = in storage + at tables + destroyed, each storage place's count beside its book, and the "
+            "decks in use longer than PIT_CONTROLS_DECK_MAX_HOURS named (N.J.A.C. 13:69E-1.18)."
+        )
     ),
     columns=(
         Column("gaming_day", "Gaming day", T.DATE, width=12),
@@ -77,8 +81,10 @@ KEY_LOG = ReportDefinition(
     slug="key-log",
     title="Key log",
     description=(
-        "Every sensitive key drawn in the range: for which table, by whom, issued by whom, when it was due back, "
-        "when it came back and who received it; whether the person was on its access list and whether it was late."
+        _(
+            "Every sensitive key drawn in the range: for which table, by whom, issued by whom, when it was due back, "
+            "when it came back and who received it; whether the person was on its access list and whether it was late."
+        )
     ),
     columns=(
         Column("issued_at", "Issued at", T.DATETIME, width=20),

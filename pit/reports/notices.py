@@ -11,6 +11,7 @@ from typing import Any
 
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from pit.accounting.selectors import slip_series
 from pit.core.gaming_day import gaming_day_bounds
@@ -80,8 +81,10 @@ SLIP_SERIES = ReportDefinition(
     slug="slip-series",
     title="Unused and voided slips",
     description=(
-        "The fill and credit slip series as it stands, per book: every voided number with its reason and "
-        "witness, every gap (a finding), every run of unused numbers (Louisiana LAC 42:III.2717)."
+        gettext_lazy(
+            "The fill and credit slip series as it stands, per book: every voided number with its reason and "
+            "witness, every gap (a finding), every run of unused numbers (Louisiana LAC 42:III.2717)."
+        )
     ),
     columns=(
         Column("book", "Book", T.TEXT, Total.CARRY, width=14),
@@ -127,8 +130,10 @@ LIMIT_CHANGES = ReportDefinition(
     slug="limit-changes",
     title="Limit changes",
     description=(
-        "Each change of a table's limits as announced: when, from when it applied, whether it tightened the "
-        "limits with players seated, the notice it took and the rule followed (e.g. COMAR 36.05.03.21)."
+        gettext_lazy(
+            "Each change of a table's limits as announced: when, from when it applied, whether it tightened the "
+            "limits with players seated, the notice it took and the rule followed (e.g. COMAR 36.05.03.21)."
+        )
     ),
     columns=(
         Column("table", "Table", T.TEXT, Total.CARRY, width=10),
@@ -175,8 +180,10 @@ SURVEILLANCE = ReportDefinition(
     slug="surveillance-notifications",
     title="Surveillance notifications",
     description=(
-        "What the pit told surveillance (drops, decks leaving storage, tables off schedule, large fills, live "
-        "alarms), when, and who acknowledged it when; late ones counted."
+        gettext_lazy(
+            "What the pit told surveillance (drops, decks leaving storage, tables off schedule, large fills, live "
+            "alarms), when, and who acknowledged it when; late ones counted."
+        )
     ),
     columns=(
         Column("table", "Table", T.TEXT, Total.CARRY, width=10),
@@ -223,8 +230,10 @@ REGULATOR = ReportDefinition(
     slug="regulator-notices",
     title="Notices to the regulator",
     description=(
-        "Errors reported to the regulator by their deadline (e.g. WAC 230-15-495: opener/closer discrepancies "
-        "over $200 within 24 hours), with the filing's reference, who filed and when."
+        gettext_lazy(
+            "Errors reported to the regulator by their deadline (e.g. WAC 230-15-495: opener/closer discrepancies "
+            "over $200 within 24 hours), with the filing's reference, who filed and when."
+        )
     ),
     columns=(
         Column("gaming_day", "Gaming day", T.DATE, Total.CARRY, width=12),

@@ -11,6 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.db.models import Count, Q, Sum
+from django.utils.translation import gettext_lazy as _
 
 from pit.core.money import exponent, from_minor
 from pit.players.models import BuyIn, PatronVersion
@@ -118,8 +119,10 @@ PATRON_DAY = ReportDefinition(
     slug="patron-day",
     title="Patron day",
     description=(
-        "Per gaming day and patron (card number): rated sessions, time played, handle, average bet, exact "
-        "and standard theo, the house's actual win, buy-ins and comps earned."
+        _(
+            "Per gaming day and patron (card number): rated sessions, time played, handle, average bet, exact "
+            "and standard theo, the house's actual win, buy-ins and comps earned."
+        )
     ),
     columns=(
         Column("gaming_day", "Gaming day", T.DATE, Total.CARRY, width=12),
@@ -182,7 +185,7 @@ def top_patron_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
 TOP_PATRONS = ReportDefinition(
     slug="top-patrons",
     title="Top patrons by theo",
-    description="Patrons (card number) over the range by exact theo, highest first, with handle and actual win.",
+    description=_("Patrons (card number) over the range by exact theo, highest first, with handle and actual win."),
     columns=(
         Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
         Column("rank", "Rank", T.INTEGER, width=6),
@@ -248,8 +251,10 @@ RATING_ACCURACY = ReportDefinition(
     slug="rating-accuracy",
     title="Rating accuracy by supervisor",
     description=(
-        "Per supervisor: sessions whose average bet they estimated at a table that also recorded the "
-        "wagers, the estimates against the recorded average bets, and by how much they were off."
+        _(
+            "Per supervisor: sessions whose average bet they estimated at a table that also recorded the "
+            "wagers, the estimates against the recorded average bets, and by how much they were off."
+        )
     ),
     columns=(
         Column("supervisor", "Supervisor", T.TEXT, Total.CARRY, width=14),
@@ -311,7 +316,7 @@ def foreigners_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
 FOREIGNERS = ReportDefinition(
     slug="play-by-nationality",
     title="Foreigners' play by nationality",
-    description="Per gaming day and nationality: rated patrons, sessions, handle, exact theo and actual win.",
+    description=_("Per gaming day and nationality: rated patrons, sessions, handle, exact theo and actual win."),
     columns=(
         Column("gaming_day", "Gaming day", T.DATE, Total.CARRY, width=12),
         Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
