@@ -51,7 +51,7 @@ def mtl_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
 
 MTL = ReportDefinition(
     slug="cash-mtl",
-    title="Multiple transaction log",
+    title=_("Multiple transaction log"),
     description=(
         _(
             "Every cash transaction over the MTL threshold of the rules standing that day (e.g. Indiana 68 IAC "
@@ -59,20 +59,20 @@ MTL = ReportDefinition(
         )
     ),
     columns=(
-        Column("gaming_day", "Gaming day", T.DATE, Total.CARRY, width=12),
-        Column("at", "Time", T.DATETIME, width=20),
-        Column("card_number", "Card", T.TEXT, width=12),
-        Column("description", "Description", T.TEXT, width=24),
-        Column("kind", "Type", T.TEXT, width=24),
-        Column("direction", "In/out", T.TEXT, width=7),
-        Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
-        Column("amount", "Amount", T.MONEY, width=14),
-        Column("rate", "Rate", T.TEXT, width=12),
-        Column("reporting_amount", "Reporting amount", T.TEXT, width=18),
-        Column("reporting_currency", "Reporting currency", T.TEXT, width=9),
-        Column("location", "Location", T.TEXT, width=16),
-        Column("employee", "Employee", T.TEXT, width=20),
-        Column("reverses", "Reverses", T.TEXT, width=14),
+        Column("gaming_day", _("Gaming day"), T.DATE, Total.CARRY, width=12),
+        Column("at", _("Time"), T.DATETIME, width=20),
+        Column("card_number", _("Card"), T.TEXT, width=12),
+        Column("description", _("Description"), T.TEXT, width=24),
+        Column("kind", _("Type"), T.TEXT, width=24),
+        Column("direction", _("In/out"), T.TEXT, width=7),
+        Column("currency", _("Currency"), T.TEXT, Total.CARRY, width=9),
+        Column("amount", _("Amount"), T.MONEY, width=14),
+        Column("rate", _("Rate"), T.TEXT, width=12),
+        Column("reporting_amount", _("Reporting amount"), T.TEXT, width=18),
+        Column("reporting_currency", _("Reporting currency"), T.TEXT, width=9),
+        Column("location", _("Location"), T.TEXT, width=16),
+        Column("employee", _("Employee"), T.TEXT, width=20),
+        Column("reverses", _("Reverses"), T.TEXT, width=14),
     ),
     rows=mtl_rows,
     estimate=lambda filters: CashTransaction.objects.filter(
@@ -110,21 +110,21 @@ def _finding_rows(filters: ReportFilters, kinds: tuple[str, ...]) -> Iterator[di
 
 
 _FINDING_COLUMNS = (
-    Column("gaming_day", "Gaming day", T.DATE, Total.CARRY, width=12),
-    Column("kind", "Finding", T.TEXT, width=28),
-    Column("card_number", "Card", T.TEXT, width=12),
-    Column("description", "Description", T.TEXT, width=24),
-    Column("table", "Table", T.TEXT, width=8),
-    Column("cash_in", "Cash in", T.TEXT, width=16),
-    Column("cash_out", "Cash out", T.TEXT, width=16),
-    Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
-    Column("transactions", "Transactions", T.TEXT, width=24),
-    Column("sessions", "Sessions", T.TEXT, width=12),
-    Column("deadline", "Deadline", T.DATE, width=12),
-    Column("status", "Status", T.TEXT, width=12),
-    Column("filing_reference", "Filing reference", T.TEXT, width=16),
-    Column("filed_on", "Filed on", T.DATE, width=12),
-    Column("cleared", "No longer holds", T.TEXT, width=8),
+    Column("gaming_day", _("Gaming day"), T.DATE, Total.CARRY, width=12),
+    Column("kind", _("Finding"), T.TEXT, width=28),
+    Column("card_number", _("Card"), T.TEXT, width=12),
+    Column("description", _("Description"), T.TEXT, width=24),
+    Column("table", _("Table"), T.TEXT, width=8),
+    Column("cash_in", _("Cash in"), T.TEXT, width=16),
+    Column("cash_out", _("Cash out"), T.TEXT, width=16),
+    Column("currency", _("Currency"), T.TEXT, Total.CARRY, width=9),
+    Column("transactions", _("Transactions"), T.TEXT, width=24),
+    Column("sessions", _("Sessions"), T.TEXT, width=12),
+    Column("deadline", _("Deadline"), T.DATE, width=12),
+    Column("status", _("Status"), T.TEXT, width=12),
+    Column("filing_reference", _("Filing reference"), T.TEXT, width=16),
+    Column("filed_on", _("Filed on"), T.DATE, width=12),
+    Column("cleared", _("No longer holds"), T.TEXT, width=8),
 )
 
 WORKSHEETS = (FindingKind.CTR, FindingKind.IDENTIFY)
@@ -137,7 +137,7 @@ PATTERNS = (
 
 CTR = ReportDefinition(
     slug="cash-ctr",
-    title="Currency transaction report worksheets",
+    title=_("Currency transaction report worksheets"),
     description=(
         _(
             "Each patron whose cash in or cash out of a gaming day passed the CTR threshold (31 CFR 1021.311, "
@@ -156,7 +156,7 @@ CTR = ReportDefinition(
 
 SAR = ReportDefinition(
     slug="cash-sar",
-    title="Suspicious activity candidates",
+    title=_("Suspicious activity candidates"),
     description=(
         _(
             "Structuring, minimal gaming, chip walking and cash out for another person, each with its evidence "
