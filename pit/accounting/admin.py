@@ -109,7 +109,7 @@ class PeriodForm(forms.Form):
 
 class InventoryForm(PeriodForm):
     table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code")
-    kind = forms.ChoiceField(choices=[("opener", "Opener"), ("closer", "Closer")])
+    kind = forms.ChoiceField(choices=[("opener", _("Opener")), ("closer", _("Closer"))])
     chips = ChipsField(help_text=_("Pieces per denomination: 25.00 x 40, 100.00 x 30"))
     dealer = forms.ModelChoiceField(queryset=_staff(), to_field_name="username")
     dealer_password = forms.CharField(
@@ -446,7 +446,7 @@ class FindingForm(forms.Form):
 
 class DayForm(forms.Form):
     gaming_day = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
-    action = forms.ChoiceField(choices=[("closed", "Close the day"), ("reopened", "Re-open the day")])
+    action = forms.ChoiceField(choices=[("closed", _("Close the day")), ("reopened", _("Re-open the day"))])
     note = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3, "cols": 70}), required=False, help_text=_("Required to re-open: why.")
     )

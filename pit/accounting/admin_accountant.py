@@ -283,8 +283,8 @@ def attachment_view(request, pk: int):
 page_link_register(
     PageLink(
         "day_close",
-        "Close the day",
-        "The day-close checklist: what blocks the close, what is pending; then Close.",
+        _("Close the day"),
+        _("The day-close checklist: what blocks the close, what is pending; then Close."),
         url=lambda: reverse("day-close"),
         allowed=day_close_allowed,
         position=60,

@@ -197,8 +197,8 @@ def slip_print_view(request, pk: int):
 page_link_register(
     PageLink(
         "cage",
-        "The cage",
-        "Slips waiting to be issued, the issue form with the requested chips, the cage's balance.",
+        _("The cage"),
+        _("Slips waiting to be issued, the issue form with the requested chips, the cage's balance."),
         url=lambda: reverse("cage"),
         allowed=cage_allowed,
         position=50,

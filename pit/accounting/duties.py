@@ -8,6 +8,7 @@ holds that). The system itself (a simulation, a migration) acts as no person and
 """
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext
 
 from pit.core.actors import Actor
 from pit.core.signatures import RULE, enforced, signature_check
@@ -27,7 +28,15 @@ def slip_person_check(*, slip, step: str, person, actor: Actor) -> None:
         if other_step != step and other == person.pk:
             raise ValidationError(
                 {
-                    "signed_by": f"{RULE}: {person.username} {other_step} {slip.kind} slip {slip.number}; "
-                    f"another person signs it as {step}."
+                    "signed_by": gettext(
+                        "{rule}: {person} {other_step} {kind} slip {number}; another person signs it as {step}."
+                    ).format(
+                        rule=RULE,
+                        person=person.username,
+                        other_step=other_step,
+                        kind=slip.kind,
+                        number=slip.number,
+                        step=step,
+                    )
                 }
             )

@@ -10,6 +10,8 @@ a closed day without importing this app).
 
 import datetime as dt
 
+from django.utils.translation import gettext
+
 from pit.core.db import advisory_xact_lock
 from pit.core.errors import Conflict
 
@@ -32,8 +34,10 @@ def days_ensure_open(days: list[dt.date]) -> None:
     if closed:
         gaming_day = closed[0]
         raise Conflict(
-            f"Gaming day {gaming_day} is closed: its records are locked. Record an adjustment (with its reason) "
-            "instead, or have an accountant re-open the day.",
+            gettext(
+                "Gaming day {gaming_day} is closed: its records are locked. Record an adjustment (with its reason) "
+                "instead, or have an accountant re-open the day."
+            ).format(gaming_day=gaming_day),
             gaming_day=gaming_day.isoformat(),
         )
 

@@ -299,7 +299,7 @@ class VarianceInvestigation(models.Model):
     hold_flag = models.ForeignKey(HoldFlag, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     title = models.CharField(max_length=200)
     assignee = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    due_on = models.DateField("due date")
+    due_on = models.DateField(_("due date"))
     status = models.CharField(max_length=6, choices=InvestigationStatus.choices, default=InvestigationStatus.OPEN)
     conclusion = models.TextField(blank=True)
     opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")

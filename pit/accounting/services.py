@@ -149,8 +149,9 @@ def _create_once(model, lookup: dict, values: dict, compare: tuple[str, ...], wh
     differing = [name for name in compare if getattr(existing, name) != values[name]]
     if differing:
         raise Conflict(
-            f"{what} is already recorded with other figures ({', '.join(differing)}); a recorded fact is "
-            "never changed.",
+            gettext(
+                "{what} is already recorded with other figures ({fields}); a recorded fact is never changed."
+            ).format(what=what, fields=", ".join(differing)),
             existing_id=existing.pk,
         )
     return existing, False
@@ -417,7 +418,7 @@ def _slip_step(
     slip = Slip.objects.select_related("table").get(pk=slip.pk)
     day_ensure_open(gaming_day=slip.gaming_day)
     if step == SlipStepKind.RECEIVED and not slip.steps.filter(step=SlipStepKind.ISSUED).exists():
-        raise Conflict(f"{slip} has not been issued by the cage yet.", slip=slip.number)
+        raise Conflict(gettext("{slip} has not been issued by the cage yet.").format(slip=slip), slip=slip.number)
     recorded_step = slip.steps.filter(step=step).first()
     if recorded_step is None:  # a replay of a recorded step is answered as recorded, below
         duties.signature_check(field="signed_by", signer=signed_by, role=step, actor=actor, secrets=secrets or {})
@@ -830,7 +831,10 @@ def gaming_day_close(*, gaming_day: dt.date, user, note: str = ""):
     with transaction.atomic():
         day_lock(gaming_day=gaming_day, exclusive=True)
         if selectors.day_is_closed(gaming_day):
-            raise Conflict(f"Gaming day {gaming_day} is already closed.", gaming_day=gaming_day.isoformat())
+            raise Conflict(
+                gettext("Gaming day {gaming_day} is already closed.").format(gaming_day=gaming_day),
+                gaming_day=gaming_day.isoformat(),
+            )
         for name in RECHECKED_UNDER_LOCK:
             RECHECKS[name](gaming_day)
         blockers = day_close_blockers(gaming_day=gaming_day)
@@ -853,7 +857,10 @@ def gaming_day_reopen(*, gaming_day: dt.date, user, note: str):
         raise ValidationError({"note": gettext("Say why the day is re-opened.")})
     day_lock(gaming_day=gaming_day, exclusive=True)
     if not selectors.day_is_closed(gaming_day):
-        raise Conflict(f"Gaming day {gaming_day} is not closed.", gaming_day=gaming_day.isoformat())
+        raise Conflict(
+            gettext("Gaming day {gaming_day} is not closed.").format(gaming_day=gaming_day),
+            gaming_day=gaming_day.isoformat(),
+        )
     return GamingDayEvent.objects.create(gaming_day=gaming_day, action=DayAction.REOPENED, note=note.strip(), by=user)
 
 
@@ -882,7 +889,9 @@ def adjustment_record(
     day_lock(gaming_day=gaming_day)
     if not selectors.day_is_closed(gaming_day):
         raise Conflict(
-            f"Gaming day {gaming_day} is open: record the count, slip or drop itself, not an adjustment.",
+            gettext(
+                "Gaming day {gaming_day} is open: record the count, slip or drop itself, not an adjustment."
+            ).format(gaming_day=gaming_day),
             gaming_day=gaming_day.isoformat(),
         )
     adjustment = Adjustment.objects.create(

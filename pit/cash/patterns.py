@@ -21,6 +21,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from django.utils.translation import gettext
+
 from pit.cash.models import CashRules, CashTransaction, FindingKind
 from pit.cash.selectors import PatronDay, aggregate, day_rows, exact_text, patron_sessions, rate_for, rules_at
 from pit.core.money import exponent
@@ -178,7 +180,7 @@ def _structuring_at_table(day: dt.date, standing: list[dict], rules: CashRules) 
                     kind=FindingKind.STRUCTURING,
                     fingerprint=f"structuring-table:{table_id}:{day}:{start['id']}",
                     table_id=table_id,
-                    description=f"{len(persons)} persons at one table",
+                    description=gettext("{count} persons at one table").format(count=len(persons)),
                     cash_in=total,
                     evidence={
                         "transactions": sorted(row["id"] for row, _ in group),

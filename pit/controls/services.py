@@ -180,7 +180,9 @@ def _witnessed(kind: str, *, deck: Deck, by, witness, at, note: str, actor: Acto
                 **actor.recorded_fields(),
             )
     except IntegrityError:
-        raise Conflict(f"Deck {deck.serial} is {kind} already.", deck=deck.serial) from None
+        raise Conflict(
+            gettext("Deck {deck} is {kind} already.").format(deck=deck.serial, kind=kind), deck=deck.serial
+        ) from None
 
 
 @transaction.atomic
@@ -261,7 +263,12 @@ def key_issue(
     moment = _moment(issued_at)
     out = key_out(key, moment)
     if out is not None:
-        raise Conflict(f"Key {key.code} is out since {out.issued_at:%Y-%m-%d %H:%M} ({out.issued_to}).", key=key.code)
+        raise Conflict(
+            gettext("Key {key} is out since {since} ({person}).").format(
+                key=key.code, since=f"{out.issued_at:%Y-%m-%d %H:%M}", person=out.issued_to
+            ),
+            key=key.code,
+        )
     issue = KeyIssue.objects.create(
         key=key,
         table=table,
@@ -287,7 +294,7 @@ def key_return(
     if moment < issue.issued_at:
         raise ValidationError({"returned_at": gettext("A key comes back after it was drawn.")})
     if KeyReturn.objects.filter(issue=issue).exists():
-        raise Conflict(f"{issue} is returned already.", key=issue.key.code)
+        raise Conflict(gettext("{issue} is returned already.").format(issue=issue), key=issue.key.code)
     return KeyReturn.objects.create(
         issue=issue, returned_at=moment, returned_by=returned_by, received_by=received_by, **actor.recorded_fields()
     )
@@ -307,7 +314,11 @@ def shift_handover_record(
     if change is None:
         raise ValidationError({"at": gettext("No shift change is near: a handover is recorded around one.")})
     if ShiftHandover.objects.filter(shift_change_at=change, handed_by=handed_by).exists():
-        raise Conflict(f"{handed_by} has handed over the shift change at {change:%Y-%m-%d %H:%M} already.")
+        raise Conflict(
+            gettext("{person} has handed over the shift change at {change} already.").format(
+                person=handed_by, change=f"{change:%Y-%m-%d %H:%M}"
+            )
+        )
     return ShiftHandover.objects.create(
         shift_change_at=change,
         gaming_day=gaming_day_for(change),
@@ -328,7 +339,7 @@ def shift_handover_accept(
     if accepted_by is None or accepted_by.pk == handover.handed_by_id:
         raise ValidationError({"accepted_by": gettext("The next pit boss accepts a handover, not who handed it over.")})
     if HandoverAcceptance.objects.filter(handover=handover).exists():
-        raise Conflict(f"The {handover} is accepted already.")
+        raise Conflict(gettext("The {handover} is accepted already.").format(handover=handover))
     moment = _moment(at)
     if moment < handover.handed_at:
         raise ValidationError({"at": gettext("A handover is accepted after it was handed over.")})

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext
 
 from pit.core.actors import Actor
 
@@ -26,9 +27,16 @@ def signature_check(*, field: str, signer: Any, role: str, actor: Actor, secrets
     if not secret:
         raise ValidationError(
             {
-                f"{field}_password": f"{RULE}: {signer.username} signs as {role}; they enter their password here "
-                "or sign from their own login."
+                f"{field}_password": gettext(
+                    "{rule}: {signer} signs as {role}; they enter their password here or sign from their own login."
+                ).format(rule=RULE, signer=signer.username, role=role)
             }
         )
     if not signer.is_active or not signer.check_password(secret):
-        raise ValidationError({f"{field}_password": f"{RULE}: that is not {signer.username}'s password."})
+        raise ValidationError(
+            {
+                f"{field}_password": gettext("{rule}: that is not {signer}'s password.").format(
+                    rule=RULE, signer=signer.username
+                )
+            }
+        )

@@ -54,8 +54,11 @@ def dealer_rotate(
     if recorded.dealer_id == (dealer.pk if dealer else None):
         return recorded, False
     raise Conflict(
-        f"At {started_at.isoformat()} table {table.code} already has "
-        f"{recorded.dealer.code if recorded.dealer_id else 'nobody'} coming in.",
+        _("At {at} table {table} already has {dealer} coming in.").format(
+            at=started_at.isoformat(),
+            table=table.code,
+            dealer=recorded.dealer.code if recorded.dealer_id else _("nobody"),
+        ),
         rotation_id=recorded.pk,
     )
 

@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from pit import game
 from pit.core.actors import SYSTEM, Actor
@@ -80,7 +81,7 @@ class ServicesFloorClient:
                 seat=seat,
                 at=at,
                 patron=patron,
-                description="" if patron else f"unrated player, seat {seat}",
+                description="" if patron else gettext("unrated player, seat {seat}").format(seat=seat),
                 actor=self.actor,
             )
             if buy_in:

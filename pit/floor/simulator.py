@@ -334,6 +334,7 @@ class Dealer:
         # wagers of a run without a club stay as they were).
         self.club = club
         self.club_rng = random.Random(f"pit-floor-club:{setup.code}")
+        self.seated_at: dict[int, dt.datetime] = {}  # each seat's last sit-down
         self.roster = roster
         self.dealing: str | None = None  # the dealer at the table now (with a roster)
         self.injections = injections or random.Random(f"pit-floor-inject:{setup.code}")
@@ -719,7 +720,10 @@ class Dealer:
         day = gaming_day_for(at)
         busy = {player.habit.card for player in self.players.values() if player.habit and player.habit.card}
         for seat, player in sorted(self.players.items()):
-            if player.session_id is None:
+            # A clock held at the end of the day deals several coups at one moment: a seat takes one
+            # sit-down per moment (its next player sits at the next one).
+            if player.session_id is None and self.seated_at.get(seat) != at:
+                self.seated_at[seat] = at
                 player.habit = self.club.draw(self.setup.code, day, self.club_rng, busy)
                 if player.habit.card:
                     busy.add(player.habit.card)

@@ -135,7 +135,7 @@ def pit_hours() -> tuple[dt.time, dt.time] | None:
     try:
         start, end = (dt.time.fromisoformat(part.strip()) for part in text.split("-"))
     except ValueError:
-        raise ValidationError({"PIT_PIT_HOURS": f"{text!r} is not HH:MM-HH:MM"}) from None
+        raise ValidationError({"PIT_PIT_HOURS": gettext("{text} is not HH:MM-HH:MM").format(text=repr(text))}) from None
     return start, end
 
 

@@ -525,12 +525,12 @@ def _record(session: SeatSession, data: dict, actor: Actor) -> str:
 
 
 model_page_link(
-    "patrons", "Patrons", "Patrons by card number; their sessions and exclusions.", "players.Patron", position=65
+    "patrons", _("Patrons"), _("Patrons by card number; their sessions and exclusions."), "players.Patron", position=65
 )
 model_page_link(
     "seat_sessions",
-    "Seat sessions",
-    "Who sits where: seat a player, breaks, stand-ups, buy-ins.",
+    _("Seat sessions"),
+    _("Who sits where: seat a player, breaks, stand-ups, buy-ins."),
     "players.SeatSession",
     position=66,
 )

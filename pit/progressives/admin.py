@@ -60,7 +60,12 @@ class MeterForm(forms.Form):
     effective_from = forms.DateTimeField(initial=timezone.now, label=_("effective from"))
     base = MoneyField(min_value=0, label=_("base amount"))
     reset = MoneyField(min_value=0, label=_("reset amount"))
-    rate = RateField(max_length=12, label=_("rate of progression"), help_text=_("0.05 is 5% of each stake."))
+    rate = RateField(
+        max_length=12,
+        label=_("rate of progression"),
+        # xgettext:no-python-format (a percent sign, no placeholder)
+        help_text=_("0.05 is 5% of each stake."),
+    )
     tables = forms.ModelMultipleChoiceField(queryset=Table.objects.order_by("code"), label=_("bank"))
     filing_reference = forms.CharField(max_length=80, label=_("filing reference"))
 
@@ -69,7 +74,12 @@ class ConfigurationForm(forms.Form):
     meter = forms.ModelChoiceField(queryset=Meter.objects.order_by("code"), to_field_name="code", label=_("meter"))
     effective_from = forms.DateTimeField(initial=timezone.now, label=_("effective from"))
     reset = MoneyField(min_value=0, label=_("reset amount"))
-    rate = RateField(max_length=12, label=_("rate of progression"), help_text=_("0.05 is 5% of each stake."))
+    rate = RateField(
+        max_length=12,
+        label=_("rate of progression"),
+        # xgettext:no-python-format (a percent sign, no placeholder)
+        help_text=_("0.05 is 5% of each stake."),
+    )
     tables = forms.ModelMultipleChoiceField(queryset=Table.objects.order_by("code"), label=_("bank"))
     filing_reference = forms.CharField(max_length=80, label=_("filing reference"))
 

@@ -149,6 +149,7 @@ class ReinvestmentRate(Recorded, Fact):
 
     tier = models.ForeignKey("players.Tier", on_delete=models.PROTECT, related_name="+")
     starts_on = models.DateField(help_text=_("The first gaming day it applies to."))
+    # xgettext:no-python-format (a percent sign, no placeholder)
     rate = models.DecimalField(max_digits=7, decimal_places=6, help_text=_("E.g. 0.250000 for 25% of theo."))
 
     class Meta:

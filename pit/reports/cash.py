@@ -10,6 +10,8 @@ import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from pit.cash.models import CashFinding, CashTransaction, FindingKind
 from pit.cash.selectors import exact_text, mtl, rules_at
 from pit.core.gaming_day import gaming_day_bounds
@@ -49,26 +51,28 @@ def mtl_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
 
 MTL = ReportDefinition(
     slug="cash-mtl",
-    title="Multiple transaction log",
+    title=_("Multiple transaction log"),
     description=(
-        "Every cash transaction over the MTL threshold of the rules standing that day (e.g. Indiana 68 IAC "
-        "15-2-3): date and time, patron or description, type, amount, location and employee."
+        _(
+            "Every cash transaction over the MTL threshold of the rules standing that day (e.g. Indiana 68 IAC "
+            "15-2-3): date and time, patron or description, type, amount, location and employee."
+        )
     ),
     columns=(
-        Column("gaming_day", "Gaming day", T.DATE, Total.CARRY, width=12),
-        Column("at", "Time", T.DATETIME, width=20),
-        Column("card_number", "Card", T.TEXT, width=12),
-        Column("description", "Description", T.TEXT, width=24),
-        Column("kind", "Type", T.TEXT, width=24),
-        Column("direction", "In/out", T.TEXT, width=7),
-        Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
-        Column("amount", "Amount", T.MONEY, width=14),
-        Column("rate", "Rate", T.TEXT, width=12),
-        Column("reporting_amount", "Reporting amount", T.TEXT, width=18),
-        Column("reporting_currency", "Reporting currency", T.TEXT, width=9),
-        Column("location", "Location", T.TEXT, width=16),
-        Column("employee", "Employee", T.TEXT, width=20),
-        Column("reverses", "Reverses", T.TEXT, width=14),
+        Column("gaming_day", _("Gaming day"), T.DATE, Total.CARRY, width=12),
+        Column("at", _("Time"), T.DATETIME, width=20),
+        Column("card_number", _("Card"), T.TEXT, width=12),
+        Column("description", _("Description"), T.TEXT, width=24),
+        Column("kind", _("Type"), T.TEXT, width=24),
+        Column("direction", _("In/out"), T.TEXT, width=7),
+        Column("currency", _("Currency"), T.TEXT, Total.CARRY, width=9),
+        Column("amount", _("Amount"), T.MONEY, width=14),
+        Column("rate", _("Rate"), T.TEXT, width=12),
+        Column("reporting_amount", _("Reporting amount"), T.TEXT, width=18),
+        Column("reporting_currency", _("Reporting currency"), T.TEXT, width=9),
+        Column("location", _("Location"), T.TEXT, width=16),
+        Column("employee", _("Employee"), T.TEXT, width=20),
+        Column("reverses", _("Reverses"), T.TEXT, width=14),
     ),
     rows=mtl_rows,
     estimate=lambda filters: CashTransaction.objects.filter(
@@ -106,21 +110,21 @@ def _finding_rows(filters: ReportFilters, kinds: tuple[str, ...]) -> Iterator[di
 
 
 _FINDING_COLUMNS = (
-    Column("gaming_day", "Gaming day", T.DATE, Total.CARRY, width=12),
-    Column("kind", "Finding", T.TEXT, width=28),
-    Column("card_number", "Card", T.TEXT, width=12),
-    Column("description", "Description", T.TEXT, width=24),
-    Column("table", "Table", T.TEXT, width=8),
-    Column("cash_in", "Cash in", T.TEXT, width=16),
-    Column("cash_out", "Cash out", T.TEXT, width=16),
-    Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
-    Column("transactions", "Transactions", T.TEXT, width=24),
-    Column("sessions", "Sessions", T.TEXT, width=12),
-    Column("deadline", "Deadline", T.DATE, width=12),
-    Column("status", "Status", T.TEXT, width=12),
-    Column("filing_reference", "Filing reference", T.TEXT, width=16),
-    Column("filed_on", "Filed on", T.DATE, width=12),
-    Column("cleared", "No longer holds", T.TEXT, width=8),
+    Column("gaming_day", _("Gaming day"), T.DATE, Total.CARRY, width=12),
+    Column("kind", _("Finding"), T.TEXT, width=28),
+    Column("card_number", _("Card"), T.TEXT, width=12),
+    Column("description", _("Description"), T.TEXT, width=24),
+    Column("table", _("Table"), T.TEXT, width=8),
+    Column("cash_in", _("Cash in"), T.TEXT, width=16),
+    Column("cash_out", _("Cash out"), T.TEXT, width=16),
+    Column("currency", _("Currency"), T.TEXT, Total.CARRY, width=9),
+    Column("transactions", _("Transactions"), T.TEXT, width=24),
+    Column("sessions", _("Sessions"), T.TEXT, width=12),
+    Column("deadline", _("Deadline"), T.DATE, width=12),
+    Column("status", _("Status"), T.TEXT, width=12),
+    Column("filing_reference", _("Filing reference"), T.TEXT, width=16),
+    Column("filed_on", _("Filed on"), T.DATE, width=12),
+    Column("cleared", _("No longer holds"), T.TEXT, width=8),
 )
 
 WORKSHEETS = (FindingKind.CTR, FindingKind.IDENTIFY)
@@ -133,11 +137,13 @@ PATTERNS = (
 
 CTR = ReportDefinition(
     slug="cash-ctr",
-    title="Currency transaction report worksheets",
+    title=_("Currency transaction report worksheets"),
     description=(
-        "Each patron whose cash in or cash out of a gaming day passed the CTR threshold (31 CFR 1021.311, "
-        "totalled apart by 1021.313), the transactions behind it, its deadline and filing; and each person "
-        "known only by description who passed it (identification needed)."
+        _(
+            "Each patron whose cash in or cash out of a gaming day passed the CTR threshold (31 CFR 1021.311, "
+            "totalled apart by 1021.313), the transactions behind it, its deadline and filing; and each person "
+            "known only by description who passed it (identification needed)."
+        )
     ),
     columns=_FINDING_COLUMNS,
     rows=lambda filters: _finding_rows(filters, WORKSHEETS),
@@ -150,10 +156,12 @@ CTR = ReportDefinition(
 
 SAR = ReportDefinition(
     slug="cash-sar",
-    title="Suspicious activity candidates",
+    title=_("Suspicious activity candidates"),
     description=(
-        "Structuring, minimal gaming, chip walking and cash out for another person, each with its evidence "
-        "(docs/design/cash.md states each rule); filing a SAR is the casino's decision and act."
+        _(
+            "Structuring, minimal gaming, chip walking and cash out for another person, each with its evidence "
+            "(docs/design/cash.md states each rule); filing a SAR is the casino's decision and act."
+        )
     ),
     columns=_FINDING_COLUMNS,
     rows=lambda filters: _finding_rows(filters, PATTERNS),

@@ -90,7 +90,7 @@ def _commission_bridge(filters, totals) -> Iterator[dict[str, Any]]:
             steps,
             (_("Equals: on the coups of the range (table results' commission less deducted)"), result),
             currency,
-            label="explanation",
+            text_column="explanation",
             amount="accrued",
             heading={"section": _("Bridge to table results")},
         )
@@ -124,17 +124,17 @@ def _table_results_bridge(filters, totals) -> Iterator[dict[str, Any]]:
             steps,
             (_("Equals: accrued in the commission report (by the shoe's gaming day)"), result),
             currency,
-            label="table",
+            text_column="table",
             amount="commission",
             heading={},
         )
 
 
-def _bridge_lines(steps, result, currency, *, label, amount, heading) -> Iterator[dict[str, Any]]:
+def _bridge_lines(steps, result, currency, *, text_column, amount, heading) -> Iterator[dict[str, Any]]:
     """The steps, the figure they lead to (read apart), and what is left unexplained (0 when the
     reports tie)."""
     for text, value in (*steps, result, (_("Unexplained difference"), sum(v for _text, v in steps) - result[1])):
-        yield {**heading, label: text, "currency": currency, amount: value}
+        yield {**heading, text_column: text, "currency": currency, amount: value}
 
 
 COMMISSION = ReportDefinition(

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from pit.controls.models import KeyIssue
 from pit.controls.selectors import card_days, key_log_rows
 from pit.core.gaming_day import gaming_day_bounds
@@ -42,28 +44,30 @@ def card_reconciliation_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]
 
 CARD_RECONCILIATION = ReportDefinition(
     slug="card-reconciliation",
-    title="Card reconciliation",
+    title=_("Card reconciliation"),
     description=(
-        "Per gaming day: decks received, issued, returned, cancelled and destroyed; at the day's end decks received "
-        "= in storage + at tables + destroyed, each storage place's count beside its book, and the decks in use "
-        "longer than PIT_CONTROLS_DECK_MAX_HOURS named (N.J.A.C. 13:69E-1.18)."
+        _(
+            "Per gaming day: decks received, issued, returned, cancelled and destroyed; at the day's end decks "
+            "received = in storage + at tables + destroyed, each storage place's count beside its book, and the "
+            "decks in use longer than PIT_CONTROLS_DECK_MAX_HOURS named (N.J.A.C. 13:69E-1.18)."
+        )
     ),
     columns=(
-        Column("gaming_day", "Gaming day", T.DATE, width=12),
-        Column("received", "Received", **_count),
-        Column("issued", "Issued", **_count),
-        Column("returned", "Returned", **_count),
-        Column("cancelled", "Cancelled", **_count),
-        Column("destroyed", "Destroyed", **_count),
-        Column("received_to_date", "Received to date", **_stock),
-        Column("in_storage", "In storage", **_stock),
-        Column("at_tables", "At tables", **_stock),
-        Column("destroyed_to_date", "Destroyed to date", **_stock),
-        Column("balanced", "Balanced", T.TEXT, width=9),
-        Column("by_place", "In storage by place", T.TEXT, width=24),
-        Column("counted", "Counted", T.TEXT, width=24),
-        Column("count_difference", "Count - book", T.INTEGER, width=10),
-        Column("overdue", "In use too long", T.TEXT, width=40),
+        Column("gaming_day", _("Gaming day"), T.DATE, width=12),
+        Column("received", _("Received"), **_count),
+        Column("issued", _("Issued"), **_count),
+        Column("returned", _("Returned"), **_count),
+        Column("cancelled", _("Cancelled"), **_count),
+        Column("destroyed", _("Destroyed"), **_count),
+        Column("received_to_date", _("Received to date"), **_stock),
+        Column("in_storage", _("In storage"), **_stock),
+        Column("at_tables", _("At tables"), **_stock),
+        Column("destroyed_to_date", _("Destroyed to date"), **_stock),
+        Column("balanced", _("Balanced"), T.TEXT, width=9),
+        Column("by_place", _("In storage by place"), T.TEXT, width=24),
+        Column("counted", _("Counted"), T.TEXT, width=24),
+        Column("count_difference", _("Count - book"), T.INTEGER, width=10),
+        Column("overdue", _("In use too long"), T.TEXT, width=40),
     ),
     rows=card_reconciliation_rows,
     estimate=lambda filters: filters.days,
@@ -75,26 +79,28 @@ CARD_RECONCILIATION = ReportDefinition(
 
 KEY_LOG = ReportDefinition(
     slug="key-log",
-    title="Key log",
+    title=_("Key log"),
     description=(
-        "Every sensitive key drawn in the range: for which table, by whom, issued by whom, when it was due back, "
-        "when it came back and who received it; whether the person was on its access list and whether it was late."
+        _(
+            "Every sensitive key drawn in the range: for which table, by whom, issued by whom, when it was due back, "
+            "when it came back and who received it; whether the person was on its access list and whether it was late."
+        )
     ),
     columns=(
-        Column("issued_at", "Issued at", T.DATETIME, width=20),
-        Column("key", "Key", T.TEXT, width=14),
-        Column("kind", "Kind", T.TEXT, width=16),
-        Column("table", "Table", T.TEXT, width=8),
-        Column("issued_to", "Issued to", T.TEXT, width=14),
-        Column("issued_by", "Issued by", T.TEXT, width=14),
-        Column("purpose", "Purpose", T.TEXT, width=20),
-        Column("due_at", "Due back", T.DATETIME, width=20),
-        Column("returned_at", "Returned at", T.DATETIME, width=20),
-        Column("returned_by", "Returned by", T.TEXT, width=14),
-        Column("received_by", "Received by", T.TEXT, width=14),
-        Column("minutes_out", "Minutes out", T.INTEGER, width=9),
-        Column("on_list", "On its list", T.TEXT, width=8),
-        Column("overdue", "Late", T.TEXT, width=6),
+        Column("issued_at", _("Issued at"), T.DATETIME, width=20),
+        Column("key", _("Key"), T.TEXT, width=14),
+        Column("kind", _("Kind"), T.TEXT, width=16),
+        Column("table", _("Table"), T.TEXT, width=8),
+        Column("issued_to", _("Issued to"), T.TEXT, width=14),
+        Column("issued_by", _("Issued by"), T.TEXT, width=14),
+        Column("purpose", _("Purpose"), T.TEXT, width=20),
+        Column("due_at", _("Due back"), T.DATETIME, width=20),
+        Column("returned_at", _("Returned at"), T.DATETIME, width=20),
+        Column("returned_by", _("Returned by"), T.TEXT, width=14),
+        Column("received_by", _("Received by"), T.TEXT, width=14),
+        Column("minutes_out", _("Minutes out"), T.INTEGER, width=9),
+        Column("on_list", _("On its list"), T.TEXT, width=8),
+        Column("overdue", _("Late"), T.TEXT, width=6),
     ),
     rows=lambda filters: key_log_rows(filters.date_from, filters.date_to),
     estimate=lambda filters: KeyIssue.objects.filter(

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from pit.accounting.selectors import slip_series
 from pit.core.gaming_day import gaming_day_bounds
@@ -78,20 +79,22 @@ def slip_series_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
 
 SLIP_SERIES = ReportDefinition(
     slug="slip-series",
-    title="Unused and voided slips",
+    title=gettext_lazy("Unused and voided slips"),
     description=(
-        "The fill and credit slip series as it stands, per book: every voided number with its reason and "
-        "witness, every gap (a finding), every run of unused numbers (Louisiana LAC 42:III.2717)."
+        gettext_lazy(
+            "The fill and credit slip series as it stands, per book: every voided number with its reason and "
+            "witness, every gap (a finding), every run of unused numbers (Louisiana LAC 42:III.2717)."
+        )
     ),
     columns=(
-        Column("book", "Book", T.TEXT, Total.CARRY, width=14),
-        Column("numbers", "Numbers", T.TEXT, width=16),
-        Column("status", "Status", T.TEXT, width=8),
-        Column("count", "Forms", T.INTEGER, Total.SUM, width=8),
-        Column("reason", "Reason", T.TEXT, width=40),
-        Column("witness", "Witness", T.TEXT, width=14),
-        Column("recorded_by", "By", T.TEXT, width=16),
-        Column("recorded_at", "At", T.DATETIME, width=20),
+        Column("book", gettext_lazy("Book"), T.TEXT, Total.CARRY, width=14),
+        Column("numbers", gettext_lazy("Numbers"), T.TEXT, width=16),
+        Column("status", gettext_lazy("Status"), T.TEXT, width=8),
+        Column("count", gettext_lazy("Forms"), T.INTEGER, Total.SUM, width=8),
+        Column("reason", gettext_lazy("Reason"), T.TEXT, width=40),
+        Column("witness", gettext_lazy("Witness"), T.TEXT, width=14),
+        Column("recorded_by", gettext_lazy("By"), T.TEXT, width=16),
+        Column("recorded_at", gettext_lazy("At"), T.DATETIME, width=20),
     ),
     rows=slip_series_rows,
     estimate=lambda filters: 100,
@@ -125,21 +128,23 @@ def limit_change_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
 
 LIMIT_CHANGES = ReportDefinition(
     slug="limit-changes",
-    title="Limit changes",
+    title=gettext_lazy("Limit changes"),
     description=(
-        "Each change of a table's limits as announced: when, from when it applied, whether it tightened the "
-        "limits with players seated, the notice it took and the rule followed (e.g. COMAR 36.05.03.21)."
+        gettext_lazy(
+            "Each change of a table's limits as announced: when, from when it applied, whether it tightened the "
+            "limits with players seated, the notice it took and the rule followed (e.g. COMAR 36.05.03.21)."
+        )
     ),
     columns=(
-        Column("table", "Table", T.TEXT, Total.CARRY, width=10),
-        Column("announced_at", "Announced", T.DATETIME, width=20),
-        Column("effective_from", "In force from", T.DATETIME, width=20),
-        Column("tightens", "Tightens", T.TEXT, width=9),
-        Column("players_seated", "Players seated", T.TEXT, width=9),
-        Column("notice_minutes", "Notice (min)", T.INTEGER, width=9),
-        Column("grandfathering", "Grandfathering", T.TEXT, width=9),
-        Column("rule", "Rule", T.TEXT, width=40),
-        Column("set_by", "Set by", T.TEXT, width=14),
+        Column("table", gettext_lazy("Table"), T.TEXT, Total.CARRY, width=10),
+        Column("announced_at", gettext_lazy("Announced"), T.DATETIME, width=20),
+        Column("effective_from", gettext_lazy("In force from"), T.DATETIME, width=20),
+        Column("tightens", gettext_lazy("Tightens"), T.TEXT, width=9),
+        Column("players_seated", gettext_lazy("Players seated"), T.TEXT, width=9),
+        Column("notice_minutes", gettext_lazy("Notice (min)"), T.INTEGER, width=9),
+        Column("grandfathering", gettext_lazy("Grandfathering"), T.TEXT, width=9),
+        Column("rule", gettext_lazy("Rule"), T.TEXT, width=40),
+        Column("set_by", gettext_lazy("Set by"), T.TEXT, width=14),
     ),
     rows=limit_change_rows,
     estimate=lambda filters: LimitChange.objects.count(),
@@ -173,20 +178,22 @@ def surveillance_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
 
 SURVEILLANCE = ReportDefinition(
     slug="surveillance-notifications",
-    title="Surveillance notifications",
+    title=gettext_lazy("Surveillance notifications"),
     description=(
-        "What the pit told surveillance (drops, decks leaving storage, tables off schedule, large fills, live "
-        "alarms), when, and who acknowledged it when; late ones counted."
+        gettext_lazy(
+            "What the pit told surveillance (drops, decks leaving storage, tables off schedule, large fills, live "
+            "alarms), when, and who acknowledged it when; late ones counted."
+        )
     ),
     columns=(
-        Column("table", "Table", T.TEXT, Total.CARRY, width=10),
-        Column("kind", "Kind", T.TEXT, width=20),
-        Column("message", "Message", T.TEXT, width=40),
-        Column("notified_at", "Notified", T.DATETIME, width=20),
-        Column("due_by", "Acknowledge by", T.DATETIME, width=20),
-        Column("acknowledged_by", "Acknowledged by", T.TEXT, width=14),
-        Column("acknowledged_at", "Acknowledged", T.DATETIME, width=20),
-        Column("late", "Late", T.INTEGER, Total.SUM, width=6),
+        Column("table", gettext_lazy("Table"), T.TEXT, Total.CARRY, width=10),
+        Column("kind", gettext_lazy("Kind"), T.TEXT, width=20),
+        Column("message", gettext_lazy("Message"), T.TEXT, width=40),
+        Column("notified_at", gettext_lazy("Notified"), T.DATETIME, width=20),
+        Column("due_by", gettext_lazy("Acknowledge by"), T.DATETIME, width=20),
+        Column("acknowledged_by", gettext_lazy("Acknowledged by"), T.TEXT, width=14),
+        Column("acknowledged_at", gettext_lazy("Acknowledged"), T.DATETIME, width=20),
+        Column("late", gettext_lazy("Late"), T.INTEGER, Total.SUM, width=6),
     ),
     rows=surveillance_rows,
     estimate=lambda filters: SurveillanceNotification.objects.count(),
@@ -221,23 +228,25 @@ def regulator_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
 
 REGULATOR = ReportDefinition(
     slug="regulator-notices",
-    title="Notices to the regulator",
+    title=gettext_lazy("Notices to the regulator"),
     description=(
-        "Errors reported to the regulator by their deadline (e.g. WAC 230-15-495: opener/closer discrepancies "
-        "over $200 within 24 hours), with the filing's reference, who filed and when."
+        gettext_lazy(
+            "Errors reported to the regulator by their deadline (e.g. WAC 230-15-495: opener/closer discrepancies "
+            "over $200 within 24 hours), with the filing's reference, who filed and when."
+        )
     ),
     columns=(
-        Column("gaming_day", "Gaming day", T.DATE, Total.CARRY, width=12),
-        Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
-        Column("table", "Table", T.TEXT, width=10),
-        Column("rule_code", "Rule", T.TEXT, width=16),
-        Column("rule", "Rule cited", T.TEXT, width=40),
-        Column("discrepancy", "Discrepancy", T.MONEY, Total.SUM, width=14),
-        Column("message", "What", T.TEXT, width=40),
-        Column("due_at", "Report by", T.DATETIME, width=20),
-        Column("reference", "Reference", T.TEXT, width=16),
-        Column("filed_at", "Filed", T.DATETIME, width=20),
-        Column("filed_by", "Filed by", T.TEXT, width=14),
+        Column("gaming_day", gettext_lazy("Gaming day"), T.DATE, Total.CARRY, width=12),
+        Column("currency", gettext_lazy("Currency"), T.TEXT, Total.CARRY, width=9),
+        Column("table", gettext_lazy("Table"), T.TEXT, width=10),
+        Column("rule_code", gettext_lazy("Rule"), T.TEXT, width=16),
+        Column("rule", gettext_lazy("Rule cited"), T.TEXT, width=40),
+        Column("discrepancy", gettext_lazy("Discrepancy"), T.MONEY, Total.SUM, width=14),
+        Column("message", gettext_lazy("What"), T.TEXT, width=40),
+        Column("due_at", gettext_lazy("Report by"), T.DATETIME, width=20),
+        Column("reference", gettext_lazy("Reference"), T.TEXT, width=16),
+        Column("filed_at", gettext_lazy("Filed"), T.DATETIME, width=20),
+        Column("filed_by", gettext_lazy("Filed by"), T.TEXT, width=14),
     ),
     rows=regulator_rows,
     estimate=lambda filters: RegulatorNotice.objects.count(),

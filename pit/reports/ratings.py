@@ -11,6 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.db.models import Count, Q, Sum
+from django.utils.translation import gettext_lazy as _
 
 from pit.core.money import exponent, from_minor
 from pit.players.models import BuyIn, PatronVersion
@@ -116,27 +117,29 @@ def _average(sums: dict[str, Any]) -> Decimal | None:
 
 PATRON_DAY = ReportDefinition(
     slug="patron-day",
-    title="Patron day",
+    title=_("Patron day"),
     description=(
-        "Per gaming day and patron (card number): rated sessions, time played, handle, average bet, exact "
-        "and standard theo, the house's actual win, buy-ins and comps earned."
+        _(
+            "Per gaming day and patron (card number): rated sessions, time played, handle, average bet, exact "
+            "and standard theo, the house's actual win, buy-ins and comps earned."
+        )
     ),
     columns=(
-        Column("gaming_day", "Gaming day", T.DATE, Total.CARRY, width=12),
-        Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
-        Column("card_number", "Card number", T.TEXT, width=14),
-        Column("tier", "Tier", T.TEXT, width=10),
-        Column("sessions", "Sessions", T.INTEGER, Total.SUM, width=9),
-        Column("estimated", "Estimated sessions", T.INTEGER, Total.SUM, width=9),
-        Column("minutes", "Minutes played", T.INTEGER, Total.SUM, width=9),
-        Column("coups", "Coups played", T.INTEGER, Total.SUM, width=9),
-        Column("handle", "Handle", **_money_sum),
-        Column("average_bet", "Average bet", T.MONEY, _average, width=12),
-        Column("theo", "Exact theo", **_money_sum),
-        Column("standard_theo", "Standard theo", **_money_sum),
-        Column("won", "Actual win (house)", **_money_sum),
-        Column("buy_ins", "Buy-ins", **_money_sum),
-        Column("comps", "Comps earned", **_money_sum),
+        Column("gaming_day", _("Gaming day"), T.DATE, Total.CARRY, width=12),
+        Column("currency", _("Currency"), T.TEXT, Total.CARRY, width=9),
+        Column("card_number", _("Card number"), T.TEXT, width=14),
+        Column("tier", _("Tier"), T.TEXT, width=10),
+        Column("sessions", _("Sessions"), T.INTEGER, Total.SUM, width=9),
+        Column("estimated", _("Estimated sessions"), T.INTEGER, Total.SUM, width=9),
+        Column("minutes", _("Minutes played"), T.INTEGER, Total.SUM, width=9),
+        Column("coups", _("Coups played"), T.INTEGER, Total.SUM, width=9),
+        Column("handle", _("Handle"), **_money_sum),
+        Column("average_bet", _("Average bet"), T.MONEY, _average, width=12),
+        Column("theo", _("Exact theo"), **_money_sum),
+        Column("standard_theo", _("Standard theo"), **_money_sum),
+        Column("won", _("Actual win (house)"), **_money_sum),
+        Column("buy_ins", _("Buy-ins"), **_money_sum),
+        Column("comps", _("Comps earned"), **_money_sum),
     ),
     rows=lambda filters: ({**row, "average_bet": _average(row)} for row in patron_day_rows(filters)),
     estimate=patron_day_estimate,
@@ -181,19 +184,19 @@ def top_patron_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
 
 TOP_PATRONS = ReportDefinition(
     slug="top-patrons",
-    title="Top patrons by theo",
-    description="Patrons (card number) over the range by exact theo, highest first, with handle and actual win.",
+    title=_("Top patrons by theo"),
+    description=_("Patrons (card number) over the range by exact theo, highest first, with handle and actual win."),
     columns=(
-        Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
-        Column("rank", "Rank", T.INTEGER, width=6),
-        Column("card_number", "Card number", T.TEXT, width=14),
-        Column("tier", "Tier", T.TEXT, width=10),
-        Column("days", "Days played", T.INTEGER, width=8),
-        Column("sessions", "Sessions", T.INTEGER, Total.SUM, width=9),
-        Column("handle", "Handle", **_money_sum),
-        Column("theo", "Exact theo", **_money_sum),
-        Column("standard_theo", "Standard theo", **_money_sum),
-        Column("won", "Actual win (house)", **_money_sum),
+        Column("currency", _("Currency"), T.TEXT, Total.CARRY, width=9),
+        Column("rank", _("Rank"), T.INTEGER, width=6),
+        Column("card_number", _("Card number"), T.TEXT, width=14),
+        Column("tier", _("Tier"), T.TEXT, width=10),
+        Column("days", _("Days played"), T.INTEGER, width=8),
+        Column("sessions", _("Sessions"), T.INTEGER, Total.SUM, width=9),
+        Column("handle", _("Handle"), **_money_sum),
+        Column("theo", _("Exact theo"), **_money_sum),
+        Column("standard_theo", _("Standard theo"), **_money_sum),
+        Column("won", _("Actual win (house)"), **_money_sum),
     ),
     rows=top_patron_rows,
     estimate=lambda filters: _ratings(filters).filter(patron__isnull=False).values("patron_id").distinct().count(),
@@ -246,20 +249,22 @@ def _error(sums: dict[str, Any]) -> Decimal | None:
 
 RATING_ACCURACY = ReportDefinition(
     slug="rating-accuracy",
-    title="Rating accuracy by supervisor",
+    title=_("Rating accuracy by supervisor"),
     description=(
-        "Per supervisor: sessions whose average bet they estimated at a table that also recorded the "
-        "wagers, the estimates against the recorded average bets, and by how much they were off."
+        _(
+            "Per supervisor: sessions whose average bet they estimated at a table that also recorded the "
+            "wagers, the estimates against the recorded average bets, and by how much they were off."
+        )
     ),
     columns=(
-        Column("supervisor", "Supervisor", T.TEXT, Total.CARRY, width=14),
-        Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
-        Column("sessions", "Sessions", T.INTEGER, Total.SUM, width=9),
-        Column("overstated", "Overstated", T.INTEGER, Total.SUM, width=9),
-        Column("estimated", "Estimated average bets (sum)", **_money_sum),
-        Column("recorded", "Recorded average bets (sum)", **_money_sum),
-        Column("absolute_error", "Absolute error (sum)", **_money_sum),
-        Column("error", "Estimate vs recorded", T.PERCENTAGE, _error, width=10, places=2),
+        Column("supervisor", _("Supervisor"), T.TEXT, Total.CARRY, width=14),
+        Column("currency", _("Currency"), T.TEXT, Total.CARRY, width=9),
+        Column("sessions", _("Sessions"), T.INTEGER, Total.SUM, width=9),
+        Column("overstated", _("Overstated"), T.INTEGER, Total.SUM, width=9),
+        Column("estimated", _("Estimated average bets (sum)"), **_money_sum),
+        Column("recorded", _("Recorded average bets (sum)"), **_money_sum),
+        Column("absolute_error", _("Absolute error (sum)"), **_money_sum),
+        Column("error", _("Estimate vs recorded"), T.PERCENTAGE, _error, width=10, places=2),
     ),
     rows=lambda filters: ({**row, "error": _error(row)} for row in rating_accuracy_rows(filters)),
     estimate=lambda filters: _ratings(filters).filter(estimated_average_bet_minor__isnull=False).count(),
@@ -310,18 +315,18 @@ def foreigners_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
 
 FOREIGNERS = ReportDefinition(
     slug="play-by-nationality",
-    title="Foreigners' play by nationality",
-    description="Per gaming day and nationality: rated patrons, sessions, handle, exact theo and actual win.",
+    title=_("Foreigners' play by nationality"),
+    description=_("Per gaming day and nationality: rated patrons, sessions, handle, exact theo and actual win."),
     columns=(
-        Column("gaming_day", "Gaming day", T.DATE, Total.CARRY, width=12),
-        Column("currency", "Currency", T.TEXT, Total.CARRY, width=9),
-        Column("nationality", "Nationality", T.TEXT, width=8),
-        Column("patrons", "Patrons", T.INTEGER, Total.SUM, width=9),
-        Column("sessions", "Sessions", T.INTEGER, Total.SUM, width=9),
-        Column("handle", "Handle", **_money_sum),
-        Column("theo", "Exact theo", **_money_sum),
-        Column("won", "Actual win (house)", **_money_sum),
-        Column("hold", "Hold %", T.PERCENTAGE, ratio("won", "handle"), width=9, places=2),
+        Column("gaming_day", _("Gaming day"), T.DATE, Total.CARRY, width=12),
+        Column("currency", _("Currency"), T.TEXT, Total.CARRY, width=9),
+        Column("nationality", _("Nationality"), T.TEXT, width=8),
+        Column("patrons", _("Patrons"), T.INTEGER, Total.SUM, width=9),
+        Column("sessions", _("Sessions"), T.INTEGER, Total.SUM, width=9),
+        Column("handle", _("Handle"), **_money_sum),
+        Column("theo", _("Exact theo"), **_money_sum),
+        Column("won", _("Actual win (house)"), **_money_sum),
+        Column("hold", _("Hold %"), T.PERCENTAGE, ratio("won", "handle"), width=9, places=2),
     ),
     rows=foreigners_rows,
     estimate=lambda filters: _ratings(filters).filter(patron__isnull=False).count(),

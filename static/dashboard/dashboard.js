@@ -175,10 +175,10 @@
     // Who sits where: the card number in the tier's colour, an unrated player as such, excluded in red.
     if (table.seats && table.seats.length) {
       children.push(el("p", {className: "pd-seats"}, table.seats.map(function (s) {
-        var label = s.seat + ": " + (s.rated ? s.card : "unrated") + (s.paused ? " (break)" : "");
+        var label = s.seat + ": " + (s.rated ? s.card : gettext("unrated")) + (s.paused ? gettext(" (break)") : "");
         return el("span", {className: "pd-seat" + (s.excluded ? " excluded" : "") + (s.rated ? "" : " unrated"),
                            style: s.excluded ? "" : (s.colour ? "border-color:" + s.colour : ""),
-                           title: s.excluded ? "Excluded patron seated" : (s.tier || "Unrated player"),
+                           title: s.excluded ? gettext("Excluded patron seated") : (s.tier || gettext("Unrated player")),
                            text: label});
       })));
     }

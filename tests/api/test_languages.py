@@ -52,7 +52,7 @@ def test_a_conflict_keeps_its_code_and_field_paths_in_chinese(device, shoe):
     assert body["code"] == english["code"] == "conflict"
     assert set(body["errors"]) == set(english["errors"]) and body["errors"]
     assert body["message"] != english["message"]
-    assert "已記錄的事實不會更改" in body["message"]
+    assert "沒有寫入任何資料" in body["message"]
     assert Coup.objects.count() == 1
 
 

@@ -463,6 +463,12 @@ def unmarked_template(path: Path) -> list[Finding]:
             r"type=[\"'](submit|button|reset)", text[max(0, match.start() - 120) : match.end() + 120]
         ):
             continue
+        # A <button>'s value is what the form sends (format=csv), not what it shows: only an
+        # <input type="submit">'s value is its label.
+        if match.group(1).lower() == "value" and re.match(
+            r"<button\b", text[text.rfind("<", 0, match.start()) :], re.I
+        ):
+            continue
         if LETTERS.search(_ENTITY.sub(" ", value)):
             findings.append(
                 Finding(relative, _line_of(text, match.start()), f"{match.group(1)} attribute", value.strip())
@@ -490,7 +496,12 @@ _JS_CODE_CALLS = re.compile(
     r"hasAttribute|addEventListener|removeEventListener|classList\.(add|remove|toggle|contains)|"
     r"getItem|setItem|removeItem|get|fetch|el|closest|matches|replace|split|join|indexOf|startsWith)\(\s*$"
 )
-_JS_MARKERS = re.compile(r"\b(gettext|ngettext|pgettext|npgettext|gettext_noop|interpolate)\(\s*(\S+,\s*)?$")
+# The string after another argument: ngettext's plural, pgettext's message (a first argument that is
+# itself a string may hold spaces).
+_JS_MARKERS = re.compile(
+    r"""\b(gettext|ngettext|pgettext|npgettext|gettext_noop|interpolate)\(\s*"""
+    r"""("(?:\\.|[^"\\])*",\s*|'(?:\\.|[^'\\])*',\s*|\S+,\s*)?$"""
+)
 # Text for people: two words, or a capitalised word, or a single capital letter (a road's P/B/T).
 _JS_TEXT = re.compile(r"[A-Za-z]+ [A-Za-z]+|\b[A-Z][a-z]+\b|^\s*[A-Z]\s*$|^[a-z]+ ")
 _JS_NOT_TEXT = re.compile(r"^(use strict|[a-z0-9_.#\-\[\]=\"']*|https?://\S*|[^ ]*[:;{}=/][^ ]*|[A-Z_]+)$")

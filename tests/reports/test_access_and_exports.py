@@ -73,6 +73,8 @@ def test_pit_bosses_may_run_table_results_but_not_commission(client, pit, users)
         "violations",
         "limit-changes",
         "surveillance-notifications",
+        "card-reconciliation",
+        "key-log",
     ]
     assert client.get(PAGE, {"report": "table-results", **RANGE}).status_code == 200
     assert client.get(PAGE, {"report": "commission", **RANGE}).status_code == 200  # not offered: form error

@@ -9,6 +9,7 @@ is a 200 with the record, the same reference with other values a 409 naming each
 from decimal import Decimal
 
 from django.http import Http404
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -343,7 +344,7 @@ class FindingReviewView(APIView):
         data = validated(FindingReviewInputSerializer, request)
         finding = CashFinding.objects.filter(pk=finding_id).select_related("patron", "table").first()
         if finding is None:
-            raise Http404(f"There is no cash finding {finding_id}.")
+            raise Http404(gettext("There is no cash finding {finding_id}.").format(finding_id=finding_id))
         reviewed = services.finding_review(
             finding=finding,
             status=data["status"],

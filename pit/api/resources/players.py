@@ -9,6 +9,7 @@ naming each difference."""
 
 from django.http import Http404
 from django.utils import timezone
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError as RequestError
@@ -241,8 +242,8 @@ def _seated(table, seat: int) -> SeatSession:
     session = selectors.seated_now(table).get(seat)
     if session is None:
         raise Conflict(
-            f"Nobody is seated at seat {seat} of table {table.code}.",
-            errors={"seat": [f"Seat {seat} has no session open."]},
+            gettext("Nobody is seated at seat {seat} of table {table}.").format(seat=seat, table=table.code),
+            errors={"seat": [gettext("Seat {seat} has no session open.").format(seat=seat)]},
         )
     return session
 
@@ -494,7 +495,7 @@ class SeatedView(APIView):
 def _patron(card_number: str) -> Patron:
     patron = selectors.patron_by_card(card_number)
     if patron is None:
-        raise Http404(f"There is no patron with card {card_number!r}.")
+        raise Http404(gettext("There is no patron with card {card}.").format(card=repr(card_number)))
     return patron
 
 

@@ -4,6 +4,7 @@ floor display (a device of a bank table, or staff), and a hit paid by a pit boss
 from django.contrib.auth import get_user_model
 from django.shortcuts import get_object_or_404
 from django.urls import path
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, serializers
 from rest_framework.response import Response
@@ -134,10 +135,12 @@ class MeterDetailView(APIView):
     def get(self, request, code: str):
         meter = Meter.objects.filter(code=code).first()
         if meter is None or not meter.configurations.exists():
-            raise exceptions.NotFound(f"There is no progressive meter {code!r}.")
+            raise exceptions.NotFound(gettext("There is no progressive meter {code}.").format(code=repr(code)))
         figures = meter_figures(meter)
         if not _visible(request, figures):
-            raise exceptions.PermissionDenied(f"Meter {meter.code} is not of this device's table's bank.")
+            raise exceptions.PermissionDenied(
+                gettext("Meter {meter} is not of this device's table's bank.").format(meter=meter.code)
+            )
         return Response(meter_data(figures, _table_codes()))
 
 
@@ -161,7 +164,9 @@ def payout_data(payout: MeterPayout) -> dict:
 def _user(username: str, field: str):
     user = get_user_model().objects.filter(username=username, is_active=True).first()
     if user is None:
-        raise exceptions.ValidationError({field: [f"There is no active user {username!r}."]})
+        raise exceptions.ValidationError(
+            {field: [gettext("There is no active user {username}.").format(username=repr(username))]}
+        )
     return user
 
 

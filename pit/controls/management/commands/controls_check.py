@@ -4,6 +4,7 @@ internal controls (cards, keys, handovers) for each gaming day of a range (safe 
 import datetime as dt
 
 from django.core.management.base import CommandError
+from django.utils.translation import gettext
 
 from pit.controls.checks import controls_check
 from pit.core.arguments import PitCommand, gaming_day
@@ -22,7 +23,11 @@ class Command(PitCommand):
 
     def handle(self, *args, date_from: dt.date, date_to: dt.date, **options):
         if date_to < date_from:
-            raise CommandError(f"The range ends ({date_to}) before it starts ({date_from}).")
+            raise CommandError(
+                gettext("The range ends ({date_to}) before it starts ({date_from}).").format(
+                    date_to=date_to, date_from=date_from
+                )
+            )
         day = date_from
         while day <= date_to:
             held = controls_check(gaming_day=day)

@@ -2,6 +2,7 @@
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
+from django.utils.translation import gettext
 
 from pit.core.arguments import PitCommand, text
 from pit.core.errors import validation_message
@@ -20,5 +21,7 @@ class Command(PitCommand):
             dealer = dealer_create(code=code, name=name)
         except ValidationError as exc:
             raise CommandError(validation_message(exc)) from None
-        self.stderr.write(f"Dealer {dealer.code} ({dealer.name}) added to the roster.")
+        self.stderr.write(
+            gettext("Dealer {code} ({name}) added to the roster.").format(code=dealer.code, name=dealer.name)
+        )
         self.stdout.write(dealer.code)

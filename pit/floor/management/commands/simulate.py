@@ -238,8 +238,12 @@ class Command(PitCommand):
                 else "no hit"
             )
             self.stdout.write(
-                f"Progressive {meter.code} ({meter.bet}): {paid}; "
-                f"the meter stands at {format_money(figures.amount_minor, meter.currency)}."
+                gettext("Progressive {meter} ({bet}): {paid}; the meter stands at {amount}.").format(
+                    meter=meter.code,
+                    bet=meter.bet,
+                    paid=paid,
+                    amount=format_money(figures.amount_minor, meter.currency),
+                )
             )
         if not options["url"]:
             self.stdout.write(
