@@ -21,8 +21,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.utils.translation import gettext
-
 from pit.cash.models import CashRules, CashTransaction, FindingKind
 from pit.cash.selectors import PatronDay, aggregate, day_rows, exact_text, patron_sessions, rate_for, rules_at
 from pit.core.money import exponent
@@ -175,12 +173,13 @@ def _structuring_at_table(day: dt.date, standing: list[dict], rules: CashRules) 
             if len(persons) < rules.structuring_count or total <= rules.ctr_threshold:
                 continue
             used.update(row["id"] for row, _ in group)
+            together = f"{len(persons)} persons at one table"  # a record's words, the same in every language
             found.append(
                 Found(
                     kind=FindingKind.STRUCTURING,
                     fingerprint=f"structuring-table:{table_id}:{day}:{start['id']}",
                     table_id=table_id,
-                    description=gettext("{count} persons at one table").format(count=len(persons)),
+                    description=together,
                     cash_in=total,
                     evidence={
                         "transactions": sorted(row["id"] for row, _ in group),

@@ -16,7 +16,6 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
-from django.utils.translation import gettext
 
 from pit import game
 from pit.core.actors import SYSTEM, Actor
@@ -75,13 +74,15 @@ class ServicesFloorClient:
         """A player sits down: a patron's card swiped at the seat, or an unrated player described."""
         patron = self._patrons[card] if card else None
         table = self._table(code)
+        # What the pit sees of an unrated player: a record's words, the same in every language.
+        unrated = "" if patron else f"unrated player, seat {seat}"
         with transaction.atomic():
             session = session_sit(
                 table=table,
                 seat=seat,
                 at=at,
                 patron=patron,
-                description="" if patron else gettext("unrated player, seat {seat}").format(seat=seat),
+                description=unrated,
                 actor=self.actor,
             )
             if buy_in:
