@@ -61,6 +61,19 @@ CODE_TITLES = {
     "side_bet_advantage_play": _("A seat's side bets fall on positive-expectation coups beyond chance"),
     "dealer_error_rate": _("A dealer's errors per 1,000 coups beyond the threshold, beyond chance"),
     "dealer_rotation_overdue": _("A dealer's rotation ran past a shift with nobody recorded coming in"),
+    "cash_threshold_near": _("A seated patron's cash in today near the CTR threshold"),
+    "deck_in_use_overdue": _("A deck at a table longer than allowed without coming back"),
+    "deck_issued_twice": _("A deck issued to a table a second time"),
+    "excluded_patron_seated": _("An excluded patron seated at a table"),
+    "key_issued_unlisted": _("A sensitive key issued to someone not on its access list"),
+    "key_out_overdue": _("A sensitive key out past its time"),
+    "patron_at_two_tables": _("One patron's card seated at two tables at once"),
+    "regulator_notice_due": _("A notice to the regulator not filed, its deadline near"),
+    "regulator_notice_overdue": _("A notice to the regulator not filed by its deadline"),
+    "shift_not_handed_over": _("A shift change with no handover recorded and accepted"),
+    "shoe_cards_not_issued": _("A shoe dealt from decks not issued to it (or not as many as it holds)"),
+    "slip_number_gap": _("A fill or credit slip number neither used nor voided below one used"),
+    "surveillance_unacknowledged": _("A notification to surveillance not acknowledged in time"),
 }
 
 # Per code, the English forms its checks write (placeholders %(name)s) and their translations. The
