@@ -178,10 +178,10 @@ ROLES: dict[str, frozenset[str]] = {
         | {"progressives.file_meterconfiguration"}
     ),
     # The cage issues fills and takes credits back, and records the cage's cash transactions and the
-    # day's exchange rates; it sees the tables, the slips and the patrons by card number. It pays a
+    # day's exchange rates; it sees the tables and the slips (a patron named by card number). It pays a
     # progressive hit out of the bankroll: its cashier is a payout's second signer.
     Role.CAGE.value: frozenset(
-        _view("tables.table", "accounting.slip", "accounting.slipstep", "accounting.slipbook", "players.patron")
+        _view("tables.table", "accounting.slip", "accounting.slipstep", "accounting.slipbook")
         | _view("cash.exchangerate", "cash.cashtransaction")
         | {"accounting.issue_slip", "cash.record_cashtransaction", "cash.record_exchangerate"}
         | _view("progressives.meter", "progressives.meterpayout")

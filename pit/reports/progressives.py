@@ -63,10 +63,10 @@ PROGRESSIVE_LIABILITY = ReportDefinition(
     slug="progressive-liability",
     title=_("Progressive liability"),
     description=_(
-            "Per progressive meter, as it stands when the report runs: its filed configuration in force (bank, "
-            "rate, base, reset), the contributions of the standing wagers, what corrections and voids withdrew "
-            "and the meter carries, the resets and payouts of its hits, and the liability: what the meter shows. "
-            "Base + contributions + carried + resets - paid = liability (to the cent below)."
+        "Per progressive meter, as it stands when the report runs: its filed configuration in force (bank, "
+        "rate, base, reset), the contributions of the standing wagers, what corrections and voids withdrew "
+        "and the meter carries, the resets and payouts of its hits, and the liability: what the meter shows. "
+        "Base + contributions + carried + resets - paid = liability (to the cent below)."
     ),
     columns=(
         Column("currency", _("Currency"), T.TEXT, Total.CARRY, width=9),

@@ -141,6 +141,8 @@ def test_security_lists_only_the_schemes_that_can_succeed(schema):
                 "/api/v1/accounting/days/{day}/win/",
                 "/api/v1/patrons/",
                 "/api/v1/progressives/coups/",
+                "/api/v1/cash/days/",
+                "/api/v1/cash/findings/",
             )
         )
         expected = {"tokenAuth", "cookieAuth"} | (set() if staff_only else {"DeviceApiKey"})

@@ -86,7 +86,7 @@ def _expected(session, spans):
 
 @pytest.fixture
 def floor(db, django_capture_on_commit_callbacks):
-    day = current_gaming_day()
+    day = current_gaming_day() - dt.timedelta(days=1)  # a day whose moments have all passed
     t0 = gaming_day_bounds(day)[0] + dt.timedelta(hours=2)
     table = factories.table("BB1")
     gold = players.tier("gold")

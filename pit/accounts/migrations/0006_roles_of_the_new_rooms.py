@@ -153,7 +153,6 @@ ROLES = {
         "cash.record_exchangerate",
         "cash.view_cashtransaction",
         "cash.view_exchangerate",
-        "players.view_patron",
         "progressives.view_meter",
         "progressives.view_meterpayout",
         "progressives.witness_meterpayout",
