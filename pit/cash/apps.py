@@ -7,4 +7,5 @@ class CashConfig(AppConfig):
     verbose_name = _("Patrons' cash")
 
     def ready(self) -> None:
-        from pit.cash import receivers  # noqa: F401 (a seat's cash buy-in is a cash transaction)
+        # AppConfig.ready: the receiver that makes a seat's cash buy-in a cash transaction connects at start-up
+        from pit.cash import receivers  # noqa: F401

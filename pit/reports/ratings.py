@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from django.db.models import Count, Q, Sum
@@ -111,8 +111,9 @@ def patron_day_estimate(filters: ReportFilters) -> int:
 
 
 def _average(sums: dict[str, Any]) -> Decimal | None:
+    """The group's average bet, to the cent (half away from zero, the house rule of pit.core.percent)."""
     coups = sums.get("coups")
-    return sums["handle"] / coups if coups else None
+    return (sums["handle"] / coups).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP) if coups else None
 
 
 PATRON_DAY = ReportDefinition(
@@ -134,7 +135,8 @@ PATRON_DAY = ReportDefinition(
         Column("minutes", _("Minutes played"), T.INTEGER, Total.SUM, width=9),
         Column("coups", _("Coups played"), T.INTEGER, Total.SUM, width=9),
         Column("handle", _("Handle"), **_money_sum),
-        Column("average_bet", _("Average bet"), T.MONEY, _average, width=12),
+        # A ratio of money to a count, not an amount paid: to the cent in every currency (yen too).
+        Column("average_bet", _("Average bet"), T.DECIMAL, _average, width=12, places=2),
         Column("theo", _("Exact theo"), **_money_sum),
         Column("standard_theo", _("Standard theo"), **_money_sum),
         Column("won", _("Actual win (house)"), **_money_sum),

@@ -108,9 +108,9 @@ def test_a_coup_is_recorded_with_its_evaluation_settlement_and_writer(device, sh
     }
     assert coup.recorded_by_device == device.device and coup.recorded_by_user is None
     assert Wager.objects.filter(coup=coup).count() == 7
-    # The rule checks; the win re-check of its table-day and the refresh of rollups a coup of a past
-    # gaming day owes (pit.core.derived).
-    assert len(callbacks) == 3
+    # The rule checks; the win re-check of its table-day, the refresh of rollups, of the table-day's
+    # ratings and of the progressive meters a coup of a past gaming day owes (pit.core.derived).
+    assert len(callbacks) == 5
 
 
 def test_a_banker_win_owes_commission_and_a_wrong_draw_is_recorded_and_flagged(
@@ -304,7 +304,7 @@ def test_a_batch_records_each_coup_on_its_own(device, shoe, django_capture_on_co
     after = counts()
     assert after["Coup"] == before["Coup"] + 1 and after["Wager"] == before["Wager"] + 7
     assert after["RuleViolation"] == before["RuleViolation"] + 1
-    assert len(callbacks) == 1
+    assert len(callbacks) == 2  # the check of the coups, the refresh of the table-day's ratings
 
 
 @pytest.mark.parametrize("body", [{}, {"coups": []}, {"coups": {}}, {"coups": [coup_body()], "extra": 1}, [1]])
@@ -439,7 +439,7 @@ def test_a_batch_answers_each_item_with_its_status_id_and_errors_only(device, sh
         (7, "player_pair", 1000, 0),
         (8, "banker", 7500, 0),
     ]
-    assert len(callbacks) == 1
+    assert len(callbacks) == 2  # the check of the coups, the refresh of the table-day's ratings
 
 
 def test_with_answer_full_each_item_carries_its_coup_as_get_shows_it(device, shoe):

@@ -250,7 +250,7 @@ def test_the_check_leaves_other_checks_findings_alone(box_shoe):
 def test_recording_a_coup_runs_the_check_after_commit(box_shoe, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         factories.coup(box_shoe, 1, ["KH", "7D", "2C"], ["TS", "6H"])
-    assert len(callbacks) == 1
+    assert len(callbacks) == 2  # the check of the coups, the refresh of the table-day's ratings
     assert findings() == [
         ("player_extra_card", "Player drew a third card (2♣) on 7; the rule says Player stands on 6 or 7."),
     ]

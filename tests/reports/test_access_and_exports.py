@@ -71,10 +71,14 @@ def test_pit_bosses_may_run_table_results_but_not_commission(client, pit, users)
     assert [slug for slug, _ in page.context["form"].fields["report"].choices] == [
         "table-results",
         "violations",
-        "limit-changes",
-        "surveillance-notifications",
+        "patron-day",
+        "top-patrons",
+        "rating-accuracy",
+        "play-by-nationality",
         "card-reconciliation",
         "key-log",
+        "limit-changes",
+        "surveillance-notifications",
     ]
     assert client.get(PAGE, {"report": "table-results", **RANGE}).status_code == 200
     assert client.get(PAGE, {"report": "commission", **RANGE}).status_code == 200  # not offered: form error

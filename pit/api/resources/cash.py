@@ -38,6 +38,7 @@ from pit.api.serializers import (
 )
 from pit.cash import selectors, services
 from pit.cash.models import CashFinding, CashKind, CashTransaction, ExchangeRate, FindingStatus
+from pit.players.selectors import patron_current
 from pit.tables.models import Table
 
 PATRON_PERSONAL = "players.view_patron_personal"
@@ -206,8 +207,6 @@ class FindingSerializer(serializers.Serializer):
 
 
 def finding_data(finding: CashFinding, *, personal: bool) -> dict:
-    from pit.players.selectors import patron_current
-
     patron = finding.patron
     return {
         "id": finding.pk,
