@@ -97,7 +97,8 @@ SLIP_SERIES = ReportDefinition(
         Column("recorded_at", gettext_lazy("At"), T.DATETIME, width=20),
     ),
     rows=slip_series_rows,
-    estimate=lambda filters: 100,
+    # A series holds a few books of a few hundred forms: its runs are counted by reading them.
+    estimate=lambda filters: sum(1 for _ in slip_series_rows(filters)),
     levels=(Level("book", ("book",), "Book"),),
     filters_used=(),
     audience="accounting",
@@ -105,10 +106,14 @@ SLIP_SERIES = ReportDefinition(
 )
 
 
-def limit_change_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
+def _limit_changes(filters: ReportFilters):
     start, end = _range(filters)
+    return LimitChange.objects.filter(_tables(filters), announced_at__gte=start, announced_at__lt=end)
+
+
+def limit_change_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
     changes = (
-        LimitChange.objects.filter(_tables(filters), announced_at__gte=start, announced_at__lt=end)
+        _limit_changes(filters)
         .select_related("table", "set_by")
         .order_by("table__code", "announced_at", "id")
     )
@@ -147,7 +152,7 @@ LIMIT_CHANGES = ReportDefinition(
         Column("set_by", gettext_lazy("Set by"), T.TEXT, width=14),
     ),
     rows=limit_change_rows,
-    estimate=lambda filters: LimitChange.objects.count(),
+    estimate=lambda filters: _limit_changes(filters).count(),
     levels=(Level("table", ("table",), "Table"),),
     audience="floor",
     total_keys=(),
