@@ -299,11 +299,11 @@ def _cash_out_for_other(day: dt.date, standing: list[dict], rules: CashRules) ->
         total = sum((_amount(r["amount_minor"], r["currency"], r["rate"]) for r in items), Decimal(0))
         if total < rules.pattern_floor:
             continue
-        sessions = patron_sessions(patron_id, day - dt.timedelta(days=1), day)
+        sessions = list(patron_sessions(patron_id, day - dt.timedelta(days=1), day).prefetch_related("chips_walked"))
         walked = Decimal(0)
-        for session in sessions:
+        for session in sessions:  # the walks read with the sessions, not one query per session
             rate = _table_rate(session, []) or Decimal(0)
-            walked += _net(list(ChipsWalked.objects.filter(session=session))) * rate
+            walked += _net(list(session.chips_walked.all())) * rate
         if total - walked < rules.pattern_floor:
             continue
         found.append(
