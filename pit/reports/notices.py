@@ -112,11 +112,7 @@ def _limit_changes(filters: ReportFilters):
 
 
 def limit_change_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
-    changes = (
-        _limit_changes(filters)
-        .select_related("table", "set_by")
-        .order_by("table__code", "announced_at", "id")
-    )
+    changes = _limit_changes(filters).select_related("table", "set_by").order_by("table__code", "announced_at", "id")
     for change in changes.iterator(chunk_size=2000):
         yield {
             "table": change.table.code,
