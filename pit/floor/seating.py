@@ -33,7 +33,8 @@ class Habit:
 class PatronClub:
     """The simulated floor's patrons, enrolled once (tiers, nationalities, one excluded): on each
     gaming day each patron plays at one table (so patrons change tables from day to day), a share
-    of the players are unrated, and one lends their card: it is swiped at two tables the same day."""
+    of the players are unrated, one lends their card (it is swiped at a second table, once a day)
+    and the excluded one gets past the door once a day."""
 
     NATIONALITIES = ("MO", "MO", "CN", "CN", "CN", "HK", "HK", "TW", "JP", "KR", "SG", "US")
 
@@ -54,6 +55,7 @@ class PatronClub:
         self.excluded = self.cards[-1] if size >= 3 else None
         self.lender = self.cards[0] if size >= 3 and len(self.tables) >= 2 else None
         self.seated: set[tuple[str, dt.date, str]] = set()  # (table, gaming day, card) seated once
+        self.bought_in: set[tuple[str, dt.date]] = set()  # (card, gaming day) with the day's buy-in
 
     def enrol(self) -> dict[str, Patron]:
         """Every patron recorded (once: a second run finds them), the excluded one's exclusion too."""
@@ -89,14 +91,36 @@ class PatronClub:
     def table_of(self, card: str, day: dt.date) -> str:
         return self.tables[(self.cards.index(card) + day.toordinal()) % len(self.tables)]
 
+    def buys_in(self, card: str | None, day: dt.date) -> bool:
+        """Whether a player sitting down buys in: an unrated player always, a patron at the first
+        sit-down of the day (back from a walk, they play on with the chips they carry)."""
+        if card is None:
+            return True
+        if (card, day) in self.bought_in:
+            return False
+        self.bought_in.add((card, day))
+        return True
+
+    def lent_to(self, day: dt.date) -> str | None:
+        """The second table the lent card is swiped at on `day`: the table after its own."""
+        if self.lender is None:
+            return None
+        return self.tables[(self.cards.index(self.lender) + day.toordinal() + 1) % len(self.tables)]
+
     def draw(self, table: str, day: dt.date, rng: random.Random, busy: set[str]) -> Habit:
-        """The next player at the table: a patron whose table it is today (or the lent card at a
-        second table), or an unrated player (one in five)."""
+        """The next player at the table: a patron whose table it is today (the excluded one once a
+        day), the lent card at its second table once a day, or an unrated player (one in five)."""
         if rng.random() < 0.2:
             return Habit(None, rng.choice((1, 1, 2, 3)), rng.choice(("banker", "player")), 0.5, 0.04)
-        ours = [card for card in self.cards if self.table_of(card, day) == table and card not in busy]
-        if self.lender and table != self.table_of(self.lender, day) and (table, day, self.lender) not in self.seated:
-            ours.append(self.lender)  # the lent card, once a day at a second table
+        ours = [
+            card
+            for card in self.cards
+            if self.table_of(card, day) == table
+            and card not in busy
+            and (card != self.excluded or (table, day, card) not in self.seated)
+        ]
+        if self.lender and table == self.lent_to(day) and (table, day, self.lender) not in self.seated:
+            ours.append(self.lender)
         if not ours:
             return Habit(None, rng.choice((1, 1, 2, 3)), rng.choice(("banker", "player")), 0.5, 0.04)
         card = rng.choice(ours)

@@ -728,6 +728,8 @@ class Dealer:
                 if player.habit.card:
                     busy.add(player.habit.card)
                 buy_in = self._stake(player.habit.side, player.habit.unit) * self.club_rng.choice((10, 20, 50))
+                if not self.club.buys_in(player.habit.card, day):
+                    buy_in = Decimal(0)
                 player.session_id = cast(SeatingClient, self.client).seat_player(
                     self.setup.code, seat, at, card=player.habit.card, buy_in=buy_in
                 )
@@ -890,6 +892,9 @@ def simulate(
     club = PatronClub(patrons, codes, seed=seed) if patrons and hasattr(client, "seat_player") else None
     if club is not None:
         client.patrons_enrol(club)  # type: ignore[attr-defined]
+    # The tables play day by day (every table's day before the next day), as a floor posts: a
+    # patron's sessions at one table are stood before another table's next day is dealt.
+    tables_dealt: list[tuple[int, str, Dealer, random.Random]] = []
     for index, code in enumerate(codes):
         setup = client.table_setup(code)
         rng = random.Random(f"pit-floor:{seed}:{code}")
@@ -907,10 +912,11 @@ def simulate(
             injections=random.Random(f"pit-floor-inject:{seed}:{code}"),
             club=club,
         )
-        silent = "silent_reader" in dealer.injected
-        opened = False
-        for offset in range(days - 1, -1, -1):
-            day = last_day - dt.timedelta(days=offset)
+        tables_dealt.append((index, code, dealer, rng))
+    for offset in range(days - 1, -1, -1):
+        day = last_day - dt.timedelta(days=offset)
+        for index, code, dealer, rng in tables_dealt:
+            silent = "silent_reader" in dealer.injected
             # A fast table deals its first gaming day at an impossible pace, two shoes at least.
             fast = "fast_table" in dealer.injected and offset == days - 1
             shoes = max(shoes_per_day, 2) if fast else shoes_per_day
@@ -924,10 +930,9 @@ def simulate(
             if offset == 0:  # today ends now: play the last stretch before it
                 start = max(start, end - interval * wanted)
             clock = Clock(start, interval, end)
-            if not opened:
+            if offset == days - 1:
                 client.dealing_shoe_close(code, clock.peek())
                 client.table_open(code, clock.peek())
-                opened = True
             for _ in range(shoes):
                 dealer.play_shoe(clock)
             if fast:
