@@ -162,7 +162,8 @@ def _structuring_at_table(day: dt.date, standing: list[dict], rules: CashRules) 
         amount = _amount(row["amount_minor"], row["currency"], row["rate"])
         if _just_under(amount, rules) == "ctr":
             by_table[row["table_id"]].append((row, amount))
-    found, used = [], set()
+    found: list = []
+    used: set[int] = set()
     for table_id, items in sorted(by_table.items()):
         for index, (start, _) in enumerate(items):
             if start["id"] in used:

@@ -14,7 +14,7 @@ from pit.core.money import from_minor
 from pit.players import selectors as seats
 from pit.players.models import BuyIn, BuyInKind
 
-KINDS = {BuyInKind.CASH: CashKind.CHIP_PURCHASE, BuyInKind.MARKER: CashKind.MARKER_ISSUANCE}
+KINDS: dict[str, str] = {BuyInKind.CASH: CashKind.CHIP_PURCHASE, BuyInKind.MARKER: CashKind.MARKER_ISSUANCE}
 
 
 def reference(buy_in: BuyIn) -> str:

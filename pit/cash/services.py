@@ -5,6 +5,7 @@ review of a finding. Every write is atomic; a closed gaming day takes no new tra
 import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -29,6 +30,10 @@ from pit.core.actors import SYSTEM, Actor
 from pit.core.daylock import day_write, days_ensure_open
 from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
 from pit.core.money import MoneyError, to_minor
+
+if TYPE_CHECKING:
+    from pit.players.models import BuyIn, Patron, SeatSession
+    from pit.tables.models import Table
 
 RATE_PLACES = 10
 
@@ -118,12 +123,12 @@ class CashInput:
     at: dt.datetime
     currency: str
     amount: Decimal
-    table: object = None  # tables.Table, or None at the cage
+    table: "Table | None" = None  # None at the cage
     location: str = ""
-    patron: object = None  # players.Patron
+    patron: "Patron | None" = None  # None for a person known only by description
     description: str = ""
-    session: object = None  # players.SeatSession
-    buy_in: object = None  # players.BuyIn
+    session: "SeatSession | None" = None
+    buy_in: "BuyIn | None" = None
 
 
 @day_write(writes=("cash.CashTransaction",), day_of="the gaming day of the transaction's moment")
@@ -220,7 +225,7 @@ def threshold_near_check(*, cash: CashTransaction) -> None:
             "cash_threshold_near",
             _("Patron %(card)s has %(total)s %(currency)s cash in today, at %(share)s%% of the %(limit)s threshold.")
             % {
-                "card": cash.patron.card_number,
+                "card": cash.patron.card_number if cash.patron else cash.description,
                 "total": f"{total:,.2f}",
                 "currency": rules.reporting_currency,
                 "share": f"{(total / limit * 100):.0f}",
@@ -231,7 +236,7 @@ def threshold_near_check(*, cash: CashTransaction) -> None:
         table=cash.table,
         gaming_day=cash.gaming_day,
         found_by="cash.threshold_near",
-        seat=cash.session.seat if cash.session_id else None,
+        seat=cash.session.seat if cash.session else None,
     )
 
 
@@ -261,7 +266,7 @@ def cash_check_day(*, day: dt.date) -> dict[str, int]:
                 )
                 counts["found"] += 1
                 continue
-            changes = {}
+            changes: dict[str, object] = {}
             if (finding.cash_in, finding.cash_out, finding.evidence) != (
                 exact_text(item.cash_in),
                 exact_text(item.cash_out),
@@ -286,7 +291,7 @@ def cash_check_day(*, day: dt.date) -> dict[str, int]:
     return counts
 
 
-_REVIEWS = {
+_REVIEWS: dict[str, set[str]] = {
     FindingStatus.ACKNOWLEDGED: {FindingStatus.OPEN},
     FindingStatus.FILED: {FindingStatus.OPEN, FindingStatus.ACKNOWLEDGED},
     FindingStatus.DISMISSED: {FindingStatus.OPEN, FindingStatus.ACKNOWLEDGED},

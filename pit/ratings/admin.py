@@ -172,8 +172,8 @@ class CompEntryAdmin(_ReadOnly):
 
 model_page_link(
     "ratings",
-    _("Ratings"),  # type: ignore[arg-type]  # a lazy text, rendered in the request's language
-    _("Seat sessions rated: exact and standard theo, comps."),  # type: ignore[arg-type]
+    _("Ratings"),
+    _("Seat sessions rated: exact and standard theo, comps."),
     "ratings.SessionRating",
     position=70,
 )

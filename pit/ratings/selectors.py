@@ -75,8 +75,8 @@ def patron_figures(patron: Patron, *, gaming_day: dt.date) -> dict[str, dict[str
         for row in ratings.values("currency").annotate(
             sessions=Count("pk"),
             seconds=Sum("seconds_played"),
-            handle=Sum("handle_minor"),
-            theo=Sum("theo_minor"),
+            handle_sum=Sum("handle_minor"),
+            theo_sum=Sum("theo_minor"),
             standard=Sum("standard_theo_minor"),
             won=Sum("won_minor"),
         ):
@@ -84,8 +84,8 @@ def patron_figures(patron: Patron, *, gaming_day: dt.date) -> dict[str, dict[str
             figures.setdefault(scope, {})[currency] = {
                 "sessions": row["sessions"],
                 "minutes": (row["seconds"] or 0) // 60,
-                "handle": format_money(row["handle"] or 0, currency),
-                "theo": format_money(round(row["theo"] or 0), currency),
+                "handle": format_money(row["handle_sum"] or 0, currency),
+                "theo": format_money(round(row["theo_sum"] or 0), currency),
                 "standard_theo": format_money(round(row["standard"] or 0), currency),
                 "won": format_money(row["won"] or 0, currency),
             }

@@ -34,7 +34,7 @@ def mtl_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             yield {
                 "gaming_day": row.gaming_day,
                 "at": row.at,
-                "card_number": row.patron.card_number if row.patron_id else "",
+                "card_number": row.patron.card_number if row.patron else "",
                 "description": row.description,
                 "kind": row.get_kind_display(),
                 "direction": row.direction,
@@ -45,7 +45,7 @@ def mtl_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
                 "reporting_currency": row.reporting_currency,
                 "location": row.location,
                 "employee": row.recorded_by,
-                "reverses": row.reverses.reference if row.reverses_id else "",
+                "reverses": row.reverses.reference if row.reverses else "",
             }
 
 

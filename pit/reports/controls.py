@@ -12,11 +12,11 @@ from django.utils.translation import gettext_lazy as _
 from pit.controls.models import KeyIssue
 from pit.controls.selectors import card_days, key_log_rows
 from pit.core.gaming_day import gaming_day_bounds
-from pit.reports.definitions import Column, ReportDefinition, ReportFilters, Total
+from pit.reports.definitions import Column, ColumnOptions, ReportDefinition, ReportFilters, Total
 from pit.reports.definitions import ColumnType as T
 
-_count = {"type": T.INTEGER, "total": Total.SUM, "width": 9}
-_stock = {"type": T.INTEGER, "width": 10}
+_count: ColumnOptions = {"type": T.INTEGER, "total": Total.SUM, "width": 9}
+_stock: ColumnOptions = {"type": T.INTEGER, "width": 10}
 
 
 def card_reconciliation_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
