@@ -101,53 +101,61 @@ def _staff():
 
 
 class PeriodForm(forms.Form):
-    gaming_day = forms.DateField(initial=current_gaming_day, widget=forms.DateInput(attrs={"type": "date"}))
+    gaming_day = forms.DateField(
+        initial=current_gaming_day, widget=forms.DateInput(attrs={"type": "date"}), label=_("Gaming day")
+    )
     shift = forms.IntegerField(
-        min_value=1, max_value=3, initial=1, help_text=_("1 unless shifts are shorter than 24 h.")
+        min_value=1, max_value=3, initial=1, help_text=_("1 unless shifts are shorter than 24 h."), label=_("Shift")
     )
 
 
 class InventoryForm(PeriodForm):
-    table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code")
-    kind = forms.ChoiceField(choices=[("opener", _("Opener")), ("closer", _("Closer"))])
-    chips = ChipsField(help_text=_("Pieces per denomination: 25.00 x 40, 100.00 x 30"))
-    dealer = forms.ModelChoiceField(queryset=_staff(), to_field_name="username")
+    table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code", label=_("Table"))
+    kind = forms.ChoiceField(choices=[("opener", _("Opener")), ("closer", _("Closer"))], label=_("Kind"))
+    chips = ChipsField(help_text=_("Pieces per denomination: 25.00 x 40, 100.00 x 30"), label=_("Chips"))
+    dealer = forms.ModelChoiceField(queryset=_staff(), to_field_name="username", label=_("Dealer"))
     dealer_password = forms.CharField(
         widget=forms.PasswordInput,
         required=False,
         strip=False,
         help_text=_("The dealer signs here with their own password (not needed if you are the dealer)."),
+        label=_("Dealer password"),
     )
-    pit_boss = forms.ModelChoiceField(queryset=_staff(), to_field_name="username")
+    pit_boss = forms.ModelChoiceField(queryset=_staff(), to_field_name="username", label=_("Pit boss"))
     pit_boss_password = forms.CharField(
         widget=forms.PasswordInput,
         required=False,
         strip=False,
         help_text=_("Only if the pit boss is not you: they sign here with their own password."),
+        label=_("Pit boss password"),
     )
     field_order = ["table", "gaming_day", "shift", "kind", "chips", "dealer", "dealer_password", "pit_boss"]
 
 
 class SlipForm(PeriodForm):
-    kind = forms.ChoiceField(choices=SlipKind.choices)
-    number = forms.CharField(max_length=30, help_text=_("The slip number printed on the form."))
-    table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code")
-    reason = forms.CharField(max_length=200)
-    chips = ChipsField(help_text=_("Pieces per denomination: 25.00 x 40, 100.00 x 30"))
+    kind = forms.ChoiceField(choices=SlipKind.choices, label=_("Kind"))
+    number = forms.CharField(max_length=30, help_text=_("The slip number printed on the form."), label=_("Number"))
+    table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code", label=_("Table"))
+    reason = forms.CharField(max_length=200, label=_("Reason"))
+    chips = ChipsField(help_text=_("Pieces per denomination: 25.00 x 40, 100.00 x 30"), label=_("Chips"))
     field_order = ["kind", "number", "table", "gaming_day", "shift", "reason", "chips"]
 
 
 class SlipStepForm(forms.Form):
-    slip = forms.ModelChoiceField(queryset=Slip.objects.select_related("table").order_by("-id"))
-    step = forms.ChoiceField(choices=SlipStepKind.choices)
-    chips = ChipsField(help_text=_("What you counted: 25.00 x 40, 100.00 x 30"))
+    slip = forms.ModelChoiceField(queryset=Slip.objects.select_related("table").order_by("-id"), label=_("Slip"))
+    step = forms.ChoiceField(choices=SlipStepKind.choices, label=_("Step"))
+    chips = ChipsField(help_text=_("What you counted: 25.00 x 40, 100.00 x 30"), label=_("Chips"))
 
 
 class DropForm(PeriodForm):
-    table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code")
-    cash = ChipsField(help_text=_("Notes per denomination: 100 x 52, 20 x 5"))
-    chips = MoneyField(min_value=0, initial=0, help_text=_("Chips found in the box, in the table's currency."))
-    markers = MoneyField(min_value=0, initial=0, help_text=_("Markers in the box, if any, in the table's currency."))
+    table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code", label=_("Table"))
+    cash = ChipsField(help_text=_("Notes per denomination: 100 x 52, 20 x 5"), label=_("Cash"))
+    chips = MoneyField(
+        min_value=0, initial=0, help_text=_("Chips found in the box, in the table's currency."), label=_("Chips")
+    )
+    markers = MoneyField(
+        min_value=0, initial=0, help_text=_("Markers in the box, if any, in the table's currency."), label=_("Markers")
+    )
     field_order = ["table", "gaming_day", "shift", "cash", "chips", "markers"]
 
 
@@ -207,7 +215,7 @@ class RecordAdmin(admin.ModelAdmin):
             "opts": self.opts,
             "form": form,
             "help": self.help,
-            "title": f"Record {self.opts.verbose_name}",
+            "title": _("Record %(what)s") % {"what": self.opts.verbose_name},
             "submit_label": self.submit_label,
         }
         return TemplateResponse(request, "admin/accounting/record_form.html", context)
@@ -217,7 +225,7 @@ class RecordAdmin(admin.ModelAdmin):
 class InventoryCountAdmin(RecordAdmin):
     record_permissions = ("accounting.record_inventorycount",)
     form_class = InventoryForm
-    help = (
+    help = _(
         "The chip tray counted by denomination at the opening or closing of the table, signed by two people: "
         "you from your login, the other by their password here."
     )
@@ -285,8 +293,8 @@ class SlipStepInline(ReadOnlyInline):
 class SlipAdmin(RecordAdmin):
     record_permissions = ("accounting.request_slip",)
     form_class = SlipForm
-    help = "The pit asks the cage for chips (a fill) or sends chips back (a credit)."
-    submit_label = "Request"
+    help = _("The pit asks the cage for chips (a fill) or sends chips back (a credit).")
+    submit_label = _("Request")
     list_display = ("number", "kind", "table", "gaming_day", "shift", "total", "reason", "state", "recorded_by")
     list_filter = (gaming_day_filter(day_field="gaming_day"), "kind", "table")
     list_select_related = ("table", "recorded_by_user", "recorded_by_device__table")
@@ -347,8 +355,8 @@ _STEP_PERMISSIONS: dict[str, str] = {
 class SlipStepAdmin(RecordAdmin):
     record_permissions = tuple(_STEP_PERMISSIONS.values())
     form_class = SlipStepForm
-    help = "The cage issues a slip's chips; the table signs for them when they arrive. Count what you sign for."
-    submit_label = "Sign"
+    help = _("The cage issues a slip's chips; the table signs for them when they arrive. Count what you sign for.")
+    submit_label = _("Sign")
     list_display = ("slip", "step", "total", "signed_by", "recorded_at", "recorded_by")
     list_filter = ("step", "slip__kind", "slip__table")
     list_select_related = ("slip__table", "signed_by", "recorded_by_user", "recorded_by_device__table")
@@ -386,7 +394,7 @@ class SlipStepAdmin(RecordAdmin):
 class DropCountAdmin(RecordAdmin):
     record_permissions = ("accounting.record_dropcount",)
     form_class = DropForm
-    help = "The soft count of a table's drop box: notes by denomination, chips and markers found in it."
+    help = _("The soft count of a table's drop box: notes by denomination, chips and markers found in it.")
     list_display = ("gaming_day", "table", "shift", "cash", "chips", "markers", "total", "recorded_by")
     list_filter = (gaming_day_filter(day_field="gaming_day"), "table")
     list_select_related = ("table", "recorded_by_user", "recorded_by_device__table")
@@ -440,23 +448,32 @@ class DropCountAdmin(RecordAdmin):
 
 
 class FindingForm(forms.Form):
-    flag = forms.ModelChoiceField(queryset=HoldFlag.objects.select_related("table").order_by("-gaming_day"))
+    flag = forms.ModelChoiceField(
+        queryset=HoldFlag.objects.select_related("table").order_by("-gaming_day"), label=_("Flag")
+    )
     text = forms.CharField(widget=forms.Textarea(attrs={"rows": 6, "cols": 70}), label=_("Finding"))
 
 
 class DayForm(forms.Form):
-    gaming_day = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
-    action = forms.ChoiceField(choices=[("closed", _("Close the day")), ("reopened", _("Re-open the day"))])
+    gaming_day = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}), label=_("Gaming day"))
+    action = forms.ChoiceField(
+        choices=[("closed", _("Close the day")), ("reopened", _("Re-open the day"))], label=_("Action")
+    )
     note = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 3, "cols": 70}), required=False, help_text=_("Required to re-open: why.")
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 70}),
+        required=False,
+        help_text=_("Required to re-open: why."),
+        label=_("Note"),
     )
 
 
 class AdjustmentForm(PeriodForm):
-    table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code")
-    figure = forms.ChoiceField(choices=Figure.choices)
-    amount = MoneyField(help_text=_("In the table's currency, added to the figure; negative to take off."))
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 70}))
+    table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code", label=_("Table"))
+    figure = forms.ChoiceField(choices=Figure.choices, label=_("Figure"))
+    amount = MoneyField(
+        help_text=_("In the table's currency, added to the figure; negative to take off."), label=_("Amount")
+    )
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 70}), label=_("Reason"))
     field_order = ["table", "gaming_day", "shift", "figure", "amount", "reason"]
 
 
@@ -516,7 +533,7 @@ class HoldFlagAdmin(admin.ModelAdmin):
 class HoldFindingAdmin(RecordAdmin):
     record_permissions = ("accounting.investigate_holdflag",)
     form_class = FindingForm
-    help = "What the investigation of a flagged win-to-drop found: it stays on record with your name and the time."
+    help = _("What the investigation of a flagged win-to-drop found: it stays on record with your name and the time.")
     list_display = ("flag", "written_by", "written_at")
     list_select_related = ("flag__table", "written_by")
     fields = ("flag", "text", "written_by", "written_at")
@@ -532,11 +549,11 @@ class GamingDayEventAdmin(RecordAdmin):
 
     record_permissions = ("accounting.close_gamingday",)
     form_class = DayForm
-    help = (
+    help = _(
         "A day closes once every shoe is closed and reconciled, every variance explained and every table's "
         "opener, closer, fills, credits and drop recorded. A closed day is locked: later changes are adjustments."
     )
-    submit_label = "Record"
+    submit_label = _("Record")
     list_display = ("gaming_day", "action", "by", "at", "note")
     list_filter = ("action",)
     list_select_related = ("by",)
@@ -553,7 +570,7 @@ class GamingDayEventAdmin(RecordAdmin):
 class AdjustmentAdmin(RecordAdmin):
     record_permissions = ("accounting.record_adjustment",)
     form_class = AdjustmentForm
-    help = "A change to a figure of a closed gaming day, with its reason; the master game report lists it."
+    help = _("A change to a figure of a closed gaming day, with its reason; the master game report lists it.")
     list_display = ("gaming_day", "table", "figure", "amount", "reason", "recorded_by", "recorded_at")
     list_filter = (gaming_day_filter(day_field="gaming_day"), "table", "figure")
     list_select_related = ("table", "recorded_by_user", "recorded_by_device__table")

@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from pit.compliance.models import RuleViolation
 from pit.compliance.selectors import OPEN
@@ -57,19 +58,37 @@ def day_pending(*, gaming_day: dt.date) -> list[dict]:
     if violations:
         pending.append(
             {
-                "text": f"{violations} open violation{'s' if violations != 1 else ''} of the day to review.",
+                "text": ngettext(
+                    "%(count)s open violation of the day to review.",
+                    "%(count)s open violations of the day to review.",
+                    violations,
+                )
+                % {"count": violations},
                 "url": reverse("admin:compliance_ruleviolation_changelist")
                 + f"?gaming_day={gaming_day.isoformat()}&status__exact=open&cleared=no",
             }
         )
     not_issued = Slip.objects.filter(gaming_day=gaming_day).exclude(steps__step=SlipStepKind.ISSUED).count()
     if not_issued:
-        pending.append({"text": f"{not_issued} slip(s) the cage has not issued.", "url": ""})
+        pending.append(
+            {
+                "text": ngettext(
+                    "%(count)s slip the cage has not issued.", "%(count)s slips the cage has not issued.", not_issued
+                )
+                % {"count": not_issued},
+                "url": "",
+            }
+        )
     overdue = VarianceInvestigation.objects.filter(status=InvestigationStatus.OPEN, due_on__lte=gaming_day).count()
     if overdue:
         pending.append(
             {
-                "text": f"{overdue} open investigation(s) due by this day.",
+                "text": ngettext(
+                    "%(count)s open investigation due by this day.",
+                    "%(count)s open investigations due by this day.",
+                    overdue,
+                )
+                % {"count": overdue},
                 "url": reverse("admin:accounting_varianceinvestigation_changelist") + "?status__exact=open",
             }
         )
@@ -77,8 +96,8 @@ def day_pending(*, gaming_day: dt.date) -> list[dict]:
 
 
 class CloseForm(forms.Form):
-    gaming_day = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
-    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2, "cols": 70}), required=False)
+    gaming_day = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}), label=_("Gaming day"))
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2, "cols": 70}), required=False, label=_("Note"))
 
 
 def day_close_view(request):
@@ -100,7 +119,7 @@ def day_close_view(request):
     blockers = services.day_close_blockers(gaming_day=day)
     context = {
         **admin.site.each_context(request),
-        "title": f"Closing gaming day {day}",
+        "title": _("Closing gaming day %(day)s") % {"day": day},
         "day": day,
         "closed": day_is_closed(day),
         "blockers": blockers,

@@ -94,7 +94,7 @@ def cage_balance(*, gaming_day: dt.date) -> list[dict]:
 
 
 class DayForm(forms.Form):
-    gaming_day = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    gaming_day = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), label=_("Gaming day"))
 
 
 def cage_view(request):
@@ -115,7 +115,7 @@ def cage_view(request):
     ]
     context = {
         **admin.site.each_context(request),
-        "title": "The cage",
+        "title": _("The cage"),
         "waiting": waiting,
         "balance": cage_balance(gaming_day=day),
         "day": day,
@@ -125,7 +125,9 @@ def cage_view(request):
 
 
 class IssueForm(forms.Form):
-    chips = ChipsField(help_text=_("What you count out (a fill) or take back (a credit): 25.00 x 40, 100.00 x 30"))
+    chips = ChipsField(
+        help_text=_("What you count out (a fill) or take back (a credit): 25.00 x 40, 100.00 x 30"), label=_("Chips")
+    )
 
 
 def cage_issue_view(request, pk: int):
@@ -152,7 +154,7 @@ def cage_issue_view(request, pk: int):
             return HttpResponseRedirect(reverse("slip-print", args=[slip.pk]))
     context = {
         **admin.site.each_context(request),
-        "title": f"Issue {slip}",
+        "title": _("Issue %(slip)s") % {"slip": slip},
         "slip": slip,
         "requested": requested,
         "total": format_money(slip.total_minor, slip.currency),

@@ -26,17 +26,27 @@ class InventoryCount(Recorded, Fact):
     """The chip tray of a table counted at the opening or closing of a period (gaming day or shift),
     signed by the dealer and the pit boss."""
 
-    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="inventory_counts")
-    gaming_day = models.DateField(db_index=True)
-    shift = models.PositiveSmallIntegerField(default=1, help_text=_("1 when shifts are 24 h; 1-3 for 8 h shifts."))
-    kind = models.CharField(max_length=6, choices=CountKind.choices)
-    currency = models.CharField(max_length=3)
-    chips = models.JSONField(help_text=_("Denomination in minor units -> pieces counted."))
-    total_minor = models.BigIntegerField()
-    dealer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    pit_boss = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    table = models.ForeignKey(
+        "tables.Table", on_delete=models.PROTECT, related_name="inventory_counts", verbose_name=_("table")
+    )
+    gaming_day = models.DateField(db_index=True, verbose_name=_("gaming day"))
+    shift = models.PositiveSmallIntegerField(
+        default=1, help_text=_("1 when shifts are 24 h; 1-3 for 8 h shifts."), verbose_name=_("shift")
+    )
+    kind = models.CharField(max_length=6, choices=CountKind.choices, verbose_name=_("kind"))
+    currency = models.CharField(max_length=3, verbose_name=_("currency"))
+    chips = models.JSONField(help_text=_("Denomination in minor units -> pieces counted."), verbose_name=_("chips"))
+    total_minor = models.BigIntegerField(verbose_name=_("total minor"))
+    dealer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("dealer")
+    )
+    pit_boss = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("pit boss")
+    )
 
     class Meta:
+        verbose_name = _("inventory count")
+        verbose_name_plural = _("inventory counts")
         ordering = ["gaming_day", "table", "shift", "-kind"]
         permissions = [("record_inventorycount", "Can record a table's opener or closer")]
         constraints = [
@@ -61,17 +71,21 @@ class SlipKind(models.TextChoices):
 class Slip(Recorded, Fact):
     """A fill or credit as the pit requested it: the slip number, table, period, reason and chips."""
 
-    kind = models.CharField(max_length=6, choices=SlipKind.choices)
-    number = models.CharField(max_length=30, help_text=_("The slip number printed on the form."))
-    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="slips")
-    gaming_day = models.DateField(db_index=True)
-    shift = models.PositiveSmallIntegerField(default=1)
-    currency = models.CharField(max_length=3)
-    reason = models.CharField(max_length=200)
-    chips = models.JSONField(help_text=_("Denomination in minor units -> pieces requested."))
-    total_minor = models.BigIntegerField()
+    kind = models.CharField(max_length=6, choices=SlipKind.choices, verbose_name=_("kind"))
+    number = models.CharField(
+        max_length=30, help_text=_("The slip number printed on the form."), verbose_name=_("number")
+    )
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="slips", verbose_name=_("table"))
+    gaming_day = models.DateField(db_index=True, verbose_name=_("gaming day"))
+    shift = models.PositiveSmallIntegerField(default=1, verbose_name=_("shift"))
+    currency = models.CharField(max_length=3, verbose_name=_("currency"))
+    reason = models.CharField(max_length=200, verbose_name=_("reason"))
+    chips = models.JSONField(help_text=_("Denomination in minor units -> pieces requested."), verbose_name=_("chips"))
+    total_minor = models.BigIntegerField(verbose_name=_("total minor"))
 
     class Meta:
+        verbose_name = _("slip")
+        verbose_name_plural = _("slips")
         ordering = ["gaming_day", "table", "kind", "number"]
         permissions = [
             ("request_slip", "Can request a fill or credit (the pit)"),
@@ -98,10 +112,10 @@ class SlipStep(Recorded, Fact):
     """A later step of a slip: issued by the cage, then received at the table, with the chips each
     signer counted. A step that counts other chips than requested is a violation."""
 
-    slip = models.ForeignKey(Slip, on_delete=models.PROTECT, related_name="steps")
-    step = models.CharField(max_length=8, choices=SlipStepKind.choices)
-    chips = models.JSONField()
-    total_minor = models.BigIntegerField()
+    slip = models.ForeignKey(Slip, on_delete=models.PROTECT, related_name="steps", verbose_name=_("slip"))
+    step = models.CharField(max_length=8, choices=SlipStepKind.choices, verbose_name=_("step"))
+    chips = models.JSONField(verbose_name=_("chips"))
+    total_minor = models.BigIntegerField(verbose_name=_("total minor"))
     signed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -109,9 +123,12 @@ class SlipStep(Recorded, Fact):
         on_delete=models.PROTECT,
         related_name="+",
         help_text=_("The person who signed the step (the device's operator is not known)."),
+        verbose_name=_("signed by"),
     )
 
     class Meta:
+        verbose_name = _("slip step")
+        verbose_name_plural = _("slip steps")
         ordering = ["slip", "id"]
         constraints = [
             models.UniqueConstraint(fields=["slip", "step"], name="slip_step_once"),
@@ -126,17 +143,25 @@ class SlipStep(Recorded, Fact):
 class DropCount(Recorded, Fact):
     """A table's drop box for a period as the count team counted it in the soft count."""
 
-    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="drop_counts")
-    gaming_day = models.DateField(db_index=True)
-    shift = models.PositiveSmallIntegerField(default=1)
-    currency = models.CharField(max_length=3)
-    cash = models.JSONField(help_text=_("Note denomination in minor units -> notes counted."))
-    cash_minor = models.BigIntegerField()
-    chips_minor = models.BigIntegerField(default=0, help_text=_("Chips found in the box."))
-    markers_minor = models.BigIntegerField(default=0, help_text=_("Markers (credit instruments) in the box."))
-    total_minor = models.BigIntegerField()
+    table = models.ForeignKey(
+        "tables.Table", on_delete=models.PROTECT, related_name="drop_counts", verbose_name=_("table")
+    )
+    gaming_day = models.DateField(db_index=True, verbose_name=_("gaming day"))
+    shift = models.PositiveSmallIntegerField(default=1, verbose_name=_("shift"))
+    currency = models.CharField(max_length=3, verbose_name=_("currency"))
+    cash = models.JSONField(help_text=_("Note denomination in minor units -> notes counted."), verbose_name=_("cash"))
+    cash_minor = models.BigIntegerField(verbose_name=_("cash minor"))
+    chips_minor = models.BigIntegerField(
+        default=0, help_text=_("Chips found in the box."), verbose_name=_("chips minor")
+    )
+    markers_minor = models.BigIntegerField(
+        default=0, help_text=_("Markers (credit instruments) in the box."), verbose_name=_("markers minor")
+    )
+    total_minor = models.BigIntegerField(verbose_name=_("total minor"))
 
     class Meta:
+        verbose_name = _("drop count")
+        verbose_name_plural = _("drop counts")
         ordering = ["gaming_day", "table", "shift"]
         permissions = [("record_dropcount", "Can record a drop box's soft count")]
         constraints = [
@@ -167,11 +192,15 @@ class DeviceGrant(Fact):
     """An API device allowed to act for the cage or the count room on every table (a floor device
     otherwise reaches only its own table). Granted by a superuser; never edited, only added."""
 
-    device = models.ForeignKey("accounts.Device", on_delete=models.PROTECT, related_name="accounting_grants")
-    scope = models.CharField(max_length=12, choices=DeviceScope.choices)
-    granted_at = models.DateTimeField(auto_now_add=True)
+    device = models.ForeignKey(
+        "accounts.Device", on_delete=models.PROTECT, related_name="accounting_grants", verbose_name=_("device")
+    )
+    scope = models.CharField(max_length=12, choices=DeviceScope.choices, verbose_name=_("scope"))
+    granted_at = models.DateTimeField(auto_now_add=True, verbose_name=_("granted at"))
 
     class Meta:
+        verbose_name = _("device grant")
+        verbose_name_plural = _("device grants")
         constraints = [
             models.UniqueConstraint(fields=["device", "scope"], name="device_grant_once"),
             models.CheckConstraint(condition=models.Q(scope__in=DeviceScope.values), name="device_grant_scope_valid"),
@@ -185,18 +214,24 @@ class HoldFlag(Fact):
     """A table-day whose win-to-drop falls outside the investigation rule's range (see
     pit.accounting.services.holds_investigate): it needs a written finding before the day closes."""
 
-    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="hold_flags")
-    gaming_day = models.DateField(db_index=True)
-    rule = models.CharField(max_length=80, help_text=_("The rule as configured when the flag was raised."))
-    win_minor = models.BigIntegerField()
-    drop_minor = models.BigIntegerField()
-    hold_percent = models.DecimalField(max_digits=12, decimal_places=4)
-    low_percent = models.DecimalField(max_digits=12, decimal_places=4)
-    high_percent = models.DecimalField(max_digits=12, decimal_places=4)
-    currency = models.CharField(max_length=3)
-    flagged_at = models.DateTimeField(auto_now_add=True)
+    table = models.ForeignKey(
+        "tables.Table", on_delete=models.PROTECT, related_name="hold_flags", verbose_name=_("table")
+    )
+    gaming_day = models.DateField(db_index=True, verbose_name=_("gaming day"))
+    rule = models.CharField(
+        max_length=80, help_text=_("The rule as configured when the flag was raised."), verbose_name=_("rule")
+    )
+    win_minor = models.BigIntegerField(verbose_name=_("win minor"))
+    drop_minor = models.BigIntegerField(verbose_name=_("drop minor"))
+    hold_percent = models.DecimalField(max_digits=12, decimal_places=4, verbose_name=_("hold percent"))
+    low_percent = models.DecimalField(max_digits=12, decimal_places=4, verbose_name=_("low percent"))
+    high_percent = models.DecimalField(max_digits=12, decimal_places=4, verbose_name=_("high percent"))
+    currency = models.CharField(max_length=3, verbose_name=_("currency"))
+    flagged_at = models.DateTimeField(auto_now_add=True, verbose_name=_("flagged at"))
 
     class Meta:
+        verbose_name = _("hold flag")
+        verbose_name_plural = _("hold flags")
         ordering = ["-gaming_day", "table"]
         permissions = [("investigate_holdflag", "Can write the finding of a win-to-drop investigation")]
         constraints = [
@@ -210,12 +245,16 @@ class HoldFlag(Fact):
 class HoldFinding(Fact):
     """The written finding of an investigation: who wrote what, when. Later findings add, never replace."""
 
-    flag = models.ForeignKey(HoldFlag, on_delete=models.PROTECT, related_name="findings")
-    text = models.TextField()
-    written_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    written_at = models.DateTimeField(auto_now_add=True)
+    flag = models.ForeignKey(HoldFlag, on_delete=models.PROTECT, related_name="findings", verbose_name=_("flag"))
+    text = models.TextField(verbose_name=_("text"))
+    written_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("written by")
+    )
+    written_at = models.DateTimeField(auto_now_add=True, verbose_name=_("written at"))
 
     class Meta:
+        verbose_name = _("hold finding")
+        verbose_name_plural = _("hold findings")
         ordering = ["flag", "written_at", "id"]
         constraints = [models.CheckConstraint(condition=~models.Q(text=""), name="hold_finding_has_text")]
 
@@ -231,13 +270,15 @@ class DayAction(models.TextChoices):
 class GamingDayEvent(Fact):
     """A gaming day closed or re-opened by an accountant: the latest event says whether it is locked."""
 
-    gaming_day = models.DateField(db_index=True)
-    action = models.CharField(max_length=8, choices=DayAction.choices)
-    note = models.TextField(blank=True)
-    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    at = models.DateTimeField(auto_now_add=True)
+    gaming_day = models.DateField(db_index=True, verbose_name=_("gaming day"))
+    action = models.CharField(max_length=8, choices=DayAction.choices, verbose_name=_("action"))
+    note = models.TextField(blank=True, verbose_name=_("note"))
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("by"))
+    at = models.DateTimeField(auto_now_add=True, verbose_name=_("at"))
 
     class Meta:
+        verbose_name = _("gaming day event")
+        verbose_name_plural = _("gaming day events")
         ordering = ["-gaming_day", "-id"]
         permissions = [("close_gamingday", "Can close and re-open a gaming day")]
         constraints = [
@@ -262,15 +303,21 @@ class Figure(models.TextChoices):
 class Adjustment(Recorded, Fact):
     """A change to a figure of a closed gaming day: the closed records stay as they were counted."""
 
-    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="adjustments")
-    gaming_day = models.DateField(db_index=True)
-    shift = models.PositiveSmallIntegerField(default=1)
-    figure = models.CharField(max_length=8, choices=Figure.choices)
-    currency = models.CharField(max_length=3)
-    amount_minor = models.BigIntegerField(help_text=_("Added to the figure (negative: taken off)."))
-    reason = models.TextField()
+    table = models.ForeignKey(
+        "tables.Table", on_delete=models.PROTECT, related_name="adjustments", verbose_name=_("table")
+    )
+    gaming_day = models.DateField(db_index=True, verbose_name=_("gaming day"))
+    shift = models.PositiveSmallIntegerField(default=1, verbose_name=_("shift"))
+    figure = models.CharField(max_length=8, choices=Figure.choices, verbose_name=_("figure"))
+    currency = models.CharField(max_length=3, verbose_name=_("currency"))
+    amount_minor = models.BigIntegerField(
+        help_text=_("Added to the figure (negative: taken off)."), verbose_name=_("amount minor")
+    )
+    reason = models.TextField(verbose_name=_("reason"))
 
     class Meta:
+        verbose_name = _("adjustment")
+        verbose_name_plural = _("adjustments")
         ordering = ["gaming_day", "table", "id"]
         permissions = [("record_adjustment", "Can adjust a figure of a closed gaming day")]
         constraints = [
@@ -294,21 +341,36 @@ class VarianceInvestigation(models.Model):
     closed with a conclusion. Written through pit.accounting.investigations."""
 
     reconciliation = models.ForeignKey(
-        "ledger.Reconciliation", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        "ledger.Reconciliation",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("reconciliation"),
     )
-    hold_flag = models.ForeignKey(HoldFlag, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    title = models.CharField(max_length=200)
-    assignee = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    hold_flag = models.ForeignKey(
+        HoldFlag, null=True, blank=True, on_delete=models.PROTECT, related_name="+", verbose_name=_("hold flag")
+    )
+    title = models.CharField(max_length=200, verbose_name=_("title"))
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("assignee")
+    )
     due_on = models.DateField(_("due date"))
-    status = models.CharField(max_length=6, choices=InvestigationStatus.choices, default=InvestigationStatus.OPEN)
-    conclusion = models.TextField(blank=True)
-    opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    opened_at = models.DateTimeField(auto_now_add=True)
-    closed_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(
+        max_length=6, choices=InvestigationStatus.choices, default=InvestigationStatus.OPEN, verbose_name=_("status")
+    )
+    conclusion = models.TextField(blank=True, verbose_name=_("conclusion"))
+    opened_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("opened by")
+    )
+    opened_at = models.DateTimeField(auto_now_add=True, verbose_name=_("opened at"))
+    closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("closed at"))
 
     class Meta:
         # Read with the accounting records (accounting.view_holdflag), written by who investigates
         # win-to-drop flags (accounting.investigate_holdflag): pit.accounting.admin_investigations.
+        verbose_name = _("variance investigation")
+        verbose_name_plural = _("variance investigations")
         default_permissions = ()
         ordering = ["status", "due_on", "id"]
         constraints = [
@@ -333,13 +395,19 @@ class InvestigationAttachment(models.Model):
     """A file of evidence (a count sheet, a camera still, a signed statement) on an investigation,
     stored under the media root in PIT_VAR_DIR, served only to who may read the investigation."""
 
-    investigation = models.ForeignKey(VarianceInvestigation, on_delete=models.PROTECT, related_name="attachments")
-    file = models.FileField(upload_to="investigations/%Y/%m/")
-    description = models.CharField(max_length=200, blank=True)
-    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    uploaded_at = models.DateTimeField(auto_now_add=True)
+    investigation = models.ForeignKey(
+        VarianceInvestigation, on_delete=models.PROTECT, related_name="attachments", verbose_name=_("investigation")
+    )
+    file = models.FileField(upload_to="investigations/%Y/%m/", verbose_name=_("file"))
+    description = models.CharField(max_length=200, blank=True, verbose_name=_("description"))
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("uploaded by")
+    )
+    uploaded_at = models.DateTimeField(auto_now_add=True, verbose_name=_("uploaded at"))
 
     class Meta:
+        verbose_name = _("investigation attachment")
+        verbose_name_plural = _("investigation attachments")
         default_permissions = ()  # as its investigation's
         ordering = ["investigation", "uploaded_at", "id"]
 
@@ -378,10 +446,12 @@ class SlipVoid(Recorded, Fact):
     """A slip number of a book voided (a spoiled or cancelled form), with the reason and a witness who
     is not the person recording it. A voided number is accounted for and never used."""
 
-    book = models.ForeignKey(SlipBook, on_delete=models.PROTECT, related_name="voids")
+    book = models.ForeignKey(SlipBook, on_delete=models.PROTECT, related_name="voids", verbose_name=_("book"))
     number = models.PositiveBigIntegerField(_("number"))
     reason = models.CharField(_("reason"), max_length=200)
-    witness = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    witness = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("witness")
+    )
 
     class Meta:
         ordering = ["number"]

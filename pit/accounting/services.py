@@ -14,7 +14,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Q, Sum
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from pit import game
 from pit.compliance.models import RuleViolation
@@ -687,6 +687,9 @@ def hold_finding_write(*, flag, text: str, user):
 
 
 # ---------------------------------------------------------------------------------------- day close
+_COUNTS = (("opener", gettext_lazy("opener")), ("closer", gettext_lazy("closer")), ("drop", gettext_lazy("drop")))
+
+
 def day_close_blockers(*, gaming_day: dt.date) -> list[str]:
     """What still stands in the way of closing a gaming day, in words (empty: it may close)."""
 
@@ -695,21 +698,25 @@ def day_close_blockers(*, gaming_day: dt.date) -> list[str]:
     statuses = dict(Reconciliation.objects.filter(shoe__in=shoes).values_list("shoe_id", "status"))
     for shoe in shoes.order_by("table__code", "pk"):
         if shoe.status == ShoeStatus.DEALING:
-            blockers.append(f"Shoe {shoe} is still dealing.")
+            blockers.append(gettext("Shoe {shoe} is still dealing.").format(shoe=shoe))
             continue
         status = statuses.get(shoe.pk)
         if status is None:
-            blockers.append(f"Shoe {shoe} is not reconciled yet.")
+            blockers.append(gettext("Shoe {shoe} is not reconciled yet.").format(shoe=shoe))
         elif status == ReconciliationStatus.VARIANCE:
-            blockers.append(f"The commission box variance of shoe {shoe} is not explained.")
+            blockers.append(gettext("The commission box variance of shoe {shoe} is not explained.").format(shoe=shoe))
     figures = selectors.period_figures(date_from=gaming_day, date_to=gaming_day)
     played = {table_id for (_, table_id, _) in figures} | set(shoes.values_list("table_id", flat=True))
     codes = dict(Table.objects.filter(pk__in=played).values_list("pk", "code"))
     for table_id in sorted(played, key=lambda table_id: codes[table_id]):  # played tables exist
         item = figures.get((gaming_day, table_id, 0))
-        missing = [name for name in ("opener", "closer", "drop") if item is None or item.counted[name] != item.shifts]
+        missing = [str(word) for name, word in _COUNTS if item is None or item.counted[name] != item.shifts]
         if missing:
-            blockers.append(f"Table {codes[table_id]} has no {', '.join(missing)} recorded for every shift.")
+            blockers.append(
+                gettext("Table {table} has no {counts} recorded for every shift.").format(
+                    table=codes[table_id], counts=", ".join(missing)
+                )
+            )
     supplemented = RuleViolation.objects.filter(
         shoe__in=shoes.filter(reconciliation__supplements__isnull=False),
         code="box_variance",
@@ -719,28 +726,36 @@ def day_close_blockers(*, gaming_day: dt.date) -> list[str]:
     )
     for violation in supplemented.select_related("shoe__table").order_by("shoe_id", "seat"):
         blockers.append(
-            f"The commission box of shoe {violation.shoe} differs from its ledger at seat {violation.seat} since a "
-            f"supplement (violation {violation.pk}) and awaits a pit boss's review."
+            gettext(
+                "The commission box of shoe {shoe} differs from its ledger at seat {seat} since a supplement "
+                "(violation {violation}) and awaits a pit boss's review."
+            ).format(shoe=violation.shoe, seat=violation.seat, violation=violation.pk)
         )
     for _, holding in sorted(shoes_quarantined(shoes.values_list("pk", flat=True)).items()):
         blockers.append(
-            f"Shoe {holding.shoe} is quarantined: its record chain is broken (violation {holding.pk}) and awaits a "
-            "person's review."
+            gettext(
+                "Shoe {shoe} is quarantined: its record chain is broken (violation {violation}) and awaits a "
+                "person's review."
+            ).format(shoe=holding.shoe, violation=holding.pk)
         )
     unreceived = Slip.objects.filter(gaming_day=gaming_day).exclude(steps__step=SlipStepKind.RECEIVED)
     for slip in unreceived.select_related("table"):
-        blockers.append(f"{slip} was never received at the table.")
+        blockers.append(gettext("{slip} was never received at the table.").format(slip=slip))
     unreviewed = RuleViolation.objects.filter(
         gaming_day=gaming_day, code="win_reconciliation_variance", status="open", cleared_at__isnull=True
     )
     for violation in unreviewed.select_related("table").order_by("table__code"):
         blockers.append(
-            f"The statutory win of {violation.table.code} differs from its wagers (violation {violation.pk}) and "
-            "awaits a pit boss's review."
+            gettext(
+                "The statutory win of {table} differs from its wagers (violation {violation}) and awaits a pit "
+                "boss's review."
+            ).format(table=violation.table.code, violation=violation.pk)
         )
     for flag in HoldFlag.objects.filter(gaming_day=gaming_day, findings__isnull=True).select_related("table"):
         blockers.append(
-            f"The win-to-drop of {flag.table.code} ({round_percent(flag.hold_percent)} %) awaits a finding."
+            gettext("The win-to-drop of {table} ({percent} %) awaits a finding.").format(
+                table=flag.table.code, percent=round_percent(flag.hold_percent)
+            )
         )
     return blockers
 
@@ -839,7 +854,9 @@ def gaming_day_close(*, gaming_day: dt.date, user, note: str = ""):
             RECHECKS[name](gaming_day)
         blockers = day_close_blockers(gaming_day=gaming_day)
         blockers += [
-            f"The commission of shoe {shoe} changed after its reconciliation: it is reconciled again first."
+            gettext(
+                "The commission of shoe {shoe} changed after its reconciliation: it is reconciled again first."
+            ).format(shoe=shoe)
             for shoe in _unsettled_shoes(gaming_day)
         ]
         if not blockers:

@@ -33,7 +33,10 @@ def _role_of(user) -> str:
 
 class RoleFormMixin(forms.Form):
     role = forms.ChoiceField(
-        choices=ROLE_CHOICES, required=False, help_text=_("What the user may see and change (pit.accounts.roles).")
+        choices=ROLE_CHOICES,
+        required=False,
+        help_text=_("What the user may see and change (pit.accounts.roles)."),
+        label=_("Role"),
     )
 
 
@@ -84,8 +87,8 @@ admin.site.register(User, PitUserAdmin)
 
 
 class DeviceCreateForm(forms.Form):
-    table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code")
-    name = forms.CharField(max_length=100, help_text=_("Unique at the table, e.g. 'shoe reader 1'."))
+    table = forms.ModelChoiceField(queryset=Table.objects.order_by("code"), to_field_name="code", label=_("Table"))
+    name = forms.CharField(max_length=100, help_text=_("Unique at the table, e.g. 'shoe reader 1'."), label=_("Name"))
 
 
 @admin.register(Device)
@@ -128,7 +131,7 @@ class DeviceAdmin(admin.ModelAdmin):
         if not self.has_add_permission(request):
             raise PermissionDenied
         form = DeviceCreateForm(request.POST or None)
-        context = {**self.admin_site.each_context(request), "opts": self.opts, "title": "Add a floor device"}
+        context = {**self.admin_site.each_context(request), "opts": self.opts, "title": _("Add a floor device")}
         if request.method == "POST" and form.is_valid():
             try:
                 device, key = device_create(
@@ -140,7 +143,7 @@ class DeviceAdmin(admin.ModelAdmin):
                 response = TemplateResponse(
                     request,
                     "admin/accounts/device/key_shown.html",
-                    {**context, "title": "The device's key, shown once", "device": device, "key": key},
+                    {**context, "title": _("The device's key, shown once"), "device": device, "key": key},
                 )
                 response["Cache-Control"] = "no-store"  # the admin adds no-cache, private: kept by nobody
                 return response

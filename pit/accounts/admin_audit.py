@@ -321,7 +321,7 @@ def verify_records_view(request):
         breaks = [str(found) for found in (*result.breaks, *streams.breaks)]
     context = {
         **admin.site.each_context(request),
-        "title": "Verify the records",
+        "title": _("Verify the records"),
         "form": form,
         "result": result,
         "streams": streams,

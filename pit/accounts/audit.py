@@ -26,7 +26,9 @@ import pghistory.middleware
 import pghistory.runtime
 from django.core.handlers.wsgi import WSGIRequest
 from django.db.models.signals import post_delete, post_save
+from django.utils.functional import lazy
 from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from pit.core.db import is_postgresql
 
@@ -57,10 +59,36 @@ def audit_track(model_name: str, *, exclude: tuple[str, ...] = (), tracked_label
 
     def decorate(model):
         model = tracker(model)
+        _event_labels(model.pgh_event_model, model)
         _EVENT_MODELS[tracked_label or model._meta.label] = model.pgh_event_model
         return model
 
     return decorate
+
+
+# The labels of the fields pghistory adds to every event model (and of the tracked row's id it
+# copies), in the reader's language. Set on the event model's fields at definition: they are labels
+# only, never in its migrations (pghistory's own fields carry none).
+_EVENT_FIELD_LABELS = {
+    "id": _("row id"),
+    "pgh_id": _("event id"),
+    "pgh_created_at": _("recorded at"),
+    "pgh_label": _("event"),
+    "pgh_obj": _("row"),
+    "pgh_context": _("context"),
+    "pgh_context_id": _("context id"),
+}
+
+
+def _event_labels(event_model, tracked) -> None:
+    meta = event_model._meta
+    meta.verbose_name = lazy(lambda: gettext("%(model)s audit event") % {"model": tracked._meta.verbose_name}, str)()
+    meta.verbose_name_plural = lazy(
+        lambda: gettext("%(model)s audit events") % {"model": tracked._meta.verbose_name}, str
+    )()
+    for field in meta.local_fields:
+        if field.name in _EVENT_FIELD_LABELS:
+            field.verbose_name = _EVENT_FIELD_LABELS[field.name]
 
 
 def event_model_for(model) -> EventModel | None:

@@ -28,20 +28,32 @@ class Device(models.Model):
     Its API key is shown once at creation and stored only as a SHA-256 hash; the prefix finds it.
     """
 
-    name = models.CharField(max_length=100)
-    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="devices")
-    key_prefix = models.CharField(max_length=12, unique=True, editable=False)
-    key_hash = models.CharField(max_length=64, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
+    name = models.CharField(max_length=100, verbose_name=_("name"))
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="devices", verbose_name=_("table"))
+    key_prefix = models.CharField(max_length=12, unique=True, editable=False, verbose_name=_("key prefix"))
+    key_hash = models.CharField(max_length=64, editable=False, verbose_name=_("key hash"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("created by"),
     )
-    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True, verbose_name=_("revoked at"))
     revoked_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("revoked by"),
     )
 
     class Meta:
+        verbose_name = _("device")
+        verbose_name_plural = _("devices")
         ordering = ["table__code", "name"]
         constraints = [
             models.UniqueConstraint(fields=["table", "name"], name="device_name_unique_per_table"),
@@ -60,21 +72,40 @@ class StaffToken(models.Model):
     """A staff user's personal API token: "<prefix>.<secret>", shown once, stored as its SHA-256,
     valid until `expires_at` (PIT_STAFF_TOKEN_DAYS at most) unless revoked first."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="staff_tokens")
-    name = models.CharField(max_length=100, blank=True, help_text=_("What the token is for, e.g. 'reporting script'."))
-    key_prefix = models.CharField(max_length=12, unique=True, editable=False)
-    key_hash = models.CharField(max_length=64, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="staff_tokens", verbose_name=_("user")
     )
-    expires_at = models.DateTimeField()
-    revoked_at = models.DateTimeField(null=True, blank=True)
+    name = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text=_("What the token is for, e.g. 'reporting script'."),
+        verbose_name=_("name"),
+    )
+    key_prefix = models.CharField(max_length=12, unique=True, editable=False, verbose_name=_("key prefix"))
+    key_hash = models.CharField(max_length=64, editable=False, verbose_name=_("key hash"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("created by"),
+    )
+    expires_at = models.DateTimeField(verbose_name=_("expires at"))
+    revoked_at = models.DateTimeField(null=True, blank=True, verbose_name=_("revoked at"))
     revoked_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("revoked by"),
     )
 
     class Meta:
+        verbose_name = _("staff token")
+        verbose_name_plural = _("staff tokens")
         ordering = ["-created_at"]
         constraints = [
             models.CheckConstraint(
@@ -94,6 +125,8 @@ class StaffPermission(models.Model):
     """
 
     class Meta:
+        verbose_name = _("staff permission")
+        verbose_name_plural = _("staff permissions")
         managed = False
         default_permissions = ()
         permissions = [("run_reports", "Can run and export pit reports")]

@@ -131,7 +131,7 @@ def enroll_view(request: HttpRequest) -> HttpResponse:
         form.add_error("otp_token", gettext("That code is not valid; enter the one the app shows now."))
     context = {
         **site.each_context(request),
-        "title": "Two-factor login",
+        "title": _("Two-factor login"),
         "enrolled": confirmed is not None,
         "required": two_factor_required(user),
         "form": form,

@@ -17,23 +17,45 @@ class IdempotencyKey(models.Model):
     written in the same transaction as the effect, so there is never an effect without its answer.
     """
 
-    key = models.CharField(max_length=255)
-    device = models.ForeignKey("accounts.Device", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    key = models.CharField(max_length=255, verbose_name=_("key"))
+    device = models.ForeignKey(
+        "accounts.Device", null=True, blank=True, on_delete=models.CASCADE, related_name="+", verbose_name=_("device")
     )
-    method = models.CharField(max_length=10)
-    path = models.CharField(max_length=500)
-    request_hash = models.CharField(max_length=64, help_text=_("SHA-256 of method, path and the canonical JSON body."))
-    status = models.CharField(max_length=12, choices=IdempotencyStatus.choices, default=IdempotencyStatus.IN_PROGRESS)
-    locked_at = models.DateTimeField(help_text=_("When the request now running took the key."))
-    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=_("user"),
+    )
+    method = models.CharField(max_length=10, verbose_name=_("method"))
+    path = models.CharField(max_length=500, verbose_name=_("path"))
+    request_hash = models.CharField(
+        max_length=64,
+        help_text=_("SHA-256 of method, path and the canonical JSON body."),
+        verbose_name=_("request hash"),
+    )
+    status = models.CharField(
+        max_length=12,
+        choices=IdempotencyStatus.choices,
+        default=IdempotencyStatus.IN_PROGRESS,
+        verbose_name=_("status"),
+    )
+    locked_at = models.DateTimeField(
+        help_text=_("When the request now running took the key."), verbose_name=_("locked at")
+    )
+    response_status = models.PositiveSmallIntegerField(null=True, blank=True, verbose_name=_("response status"))
     # JSON text, not jsonb: an answer may echo a field name with \u0000, which jsonb refuses.
-    response_body = models.TextField(blank=True, default="", help_text=_("The answer's JSON body, as sent."))
-    created_at = models.DateTimeField(auto_now_add=True)
-    expires_at = models.DateTimeField(db_index=True)
+    response_body = models.TextField(
+        blank=True, default="", help_text=_("The answer's JSON body, as sent."), verbose_name=_("response body")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    expires_at = models.DateTimeField(db_index=True, verbose_name=_("expires at"))
 
     class Meta:
+        verbose_name = _("idempotency key")
+        verbose_name_plural = _("idempotency keys")
         ordering = ["-created_at"]
         constraints = [
             models.UniqueConstraint(

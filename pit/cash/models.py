@@ -24,46 +24,60 @@ class CashRules(Recorded, Fact):
     """The cash-reporting rules from `effective_from` on (until the next version), from a preset of
     pit.cash.presets or the casino's own values. Amounts are in the reporting currency's units."""
 
-    preset = models.CharField(max_length=8, help_text=_("The preset these rules started from."))
-    effective_from = models.DateTimeField()
-    reporting_currency = models.CharField(max_length=3)
-    mtl_threshold = models.DecimalField(max_digits=14, decimal_places=2)
-    ctr_threshold = models.DecimalField(max_digits=14, decimal_places=2)
-    sar_threshold = models.DecimalField(max_digits=14, decimal_places=2)
+    preset = models.CharField(
+        max_length=8, help_text=_("The preset these rules started from."), verbose_name=_("preset")
+    )
+    effective_from = models.DateTimeField(verbose_name=_("effective from"))
+    reporting_currency = models.CharField(max_length=3, verbose_name=_("reporting currency"))
+    mtl_threshold = models.DecimalField(max_digits=14, decimal_places=2, verbose_name=_("mtl threshold"))
+    ctr_threshold = models.DecimalField(max_digits=14, decimal_places=2, verbose_name=_("ctr threshold"))
+    sar_threshold = models.DecimalField(max_digits=14, decimal_places=2, verbose_name=_("sar threshold"))
     alert_share = models.DecimalField(
         max_digits=4,
         decimal_places=2,
         help_text=_("A seated patron's cash in at this share of the CTR threshold is an alarm."),
+        verbose_name=_("alert share"),
     )
-    ctr_deadline_days = models.PositiveSmallIntegerField()
-    sar_deadline_days = models.PositiveSmallIntegerField()
-    business_days = models.BooleanField(help_text=_("Deadlines count business days (Monday to Friday)."))
-    retention_years = models.PositiveSmallIntegerField()
+    ctr_deadline_days = models.PositiveSmallIntegerField(verbose_name=_("ctr deadline days"))
+    sar_deadline_days = models.PositiveSmallIntegerField(verbose_name=_("sar deadline days"))
+    business_days = models.BooleanField(
+        help_text=_("Deadlines count business days (Monday to Friday)."), verbose_name=_("business days")
+    )
+    retention_years = models.PositiveSmallIntegerField(verbose_name=_("retention years"))
     structuring_band = models.DecimalField(
         max_digits=4,
         decimal_places=2,
         default=Decimal("0.80"),
         help_text=_("A transaction at this share of a threshold or more, but not over it, is 'just under'."),
+        verbose_name=_("structuring band"),
     )
     structuring_count = models.PositiveSmallIntegerField(
-        default=2, help_text=_("How many 'just under' transactions make a structuring pattern.")
+        default=2,
+        help_text=_("How many 'just under' transactions make a structuring pattern."),
+        verbose_name=_("structuring count"),
     )
     structuring_days = models.PositiveSmallIntegerField(
-        default=3, help_text=_("The consecutive gaming days a patron's 'just under' transactions are counted over.")
+        default=3,
+        help_text=_("The consecutive gaming days a patron's 'just under' transactions are counted over."),
+        verbose_name=_("structuring days"),
     )
     structuring_table_minutes = models.PositiveSmallIntegerField(
-        default=60, help_text=_("The window in which buy-ins just under by patrons at one table are taken together.")
+        default=60,
+        help_text=_("The window in which buy-ins just under by patrons at one table are taken together."),
+        verbose_name=_("structuring table minutes"),
     )
     minimal_gaming_share = models.DecimalField(
         max_digits=4,
         decimal_places=2,
         default=Decimal("0.10"),
         help_text=_("A session whose handle is under this share of its cash buy-ins is minimal gaming."),
+        verbose_name=_("minimal gaming share"),
     )
     pattern_floor = models.DecimalField(
         max_digits=14,
         decimal_places=2,
         help_text=_("Minimal gaming, chip walking and cash out for another are looked for from this amount on."),
+        verbose_name=_("pattern floor"),
     )
 
     class Meta:
@@ -90,12 +104,14 @@ class ExchangeRate(Recorded, Fact):
     """One unit of `currency` is `rate` units of `reporting_currency` on `day` (the rate of that
     gaming day's transactions). Exact decimal text, never a float."""
 
-    day = models.DateField()
-    currency = models.CharField(max_length=3)
-    reporting_currency = models.CharField(max_length=3)
-    rate = models.CharField(max_length=24)
+    day = models.DateField(verbose_name=_("day"))
+    currency = models.CharField(max_length=3, verbose_name=_("currency"))
+    reporting_currency = models.CharField(max_length=3, verbose_name=_("reporting currency"))
+    rate = models.CharField(max_length=24, verbose_name=_("rate"))
 
     class Meta:
+        verbose_name = _("exchange rate")
+        verbose_name_plural = _("exchange rates")
         ordering = ["-day", "currency"]
         permissions = [("record_exchangerate", "Can record the day's exchange rates")]
         constraints = [
@@ -147,31 +163,56 @@ class CashTransaction(Recorded, Fact):
     not yet identified, a description. `reference` is the terminal's own number (the key a repost
     names). A mistaken one is reversed by a record with `reverses` and a reason."""
 
-    reference = models.CharField(max_length=60, unique=True)
-    kind = models.CharField(max_length=24, choices=CashKind.choices)
-    direction = models.CharField(max_length=3, choices=Direction.choices)
-    at = models.DateTimeField(db_index=True)
-    gaming_day = models.DateField(db_index=True)
-    table = models.ForeignKey("tables.Table", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    location = models.CharField(max_length=60, help_text=_("Where: the table's code or the cage window."))
-    patron = models.ForeignKey(
-        "players.Patron", null=True, blank=True, on_delete=models.PROTECT, related_name="cash_transactions"
+    reference = models.CharField(max_length=60, unique=True, verbose_name=_("reference"))
+    kind = models.CharField(max_length=24, choices=CashKind.choices, verbose_name=_("kind"))
+    direction = models.CharField(max_length=3, choices=Direction.choices, verbose_name=_("direction"))
+    at = models.DateTimeField(db_index=True, verbose_name=_("at"))
+    gaming_day = models.DateField(db_index=True, verbose_name=_("gaming day"))
+    table = models.ForeignKey(
+        "tables.Table", null=True, blank=True, on_delete=models.PROTECT, related_name="+", verbose_name=_("table")
     )
-    description = models.CharField(max_length=200, blank=True, help_text=_("A patron not yet identified."))
+    location = models.CharField(
+        max_length=60, help_text=_("Where: the table's code or the cage window."), verbose_name=_("location")
+    )
+    patron = models.ForeignKey(
+        "players.Patron",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="cash_transactions",
+        verbose_name=_("patron"),
+    )
+    description = models.CharField(
+        max_length=200, blank=True, help_text=_("A patron not yet identified."), verbose_name=_("description")
+    )
     session = models.ForeignKey(
-        "players.SeatSession", null=True, blank=True, on_delete=models.PROTECT, related_name="cash_transactions"
+        "players.SeatSession",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="cash_transactions",
+        verbose_name=_("session"),
     )
     buy_in = models.OneToOneField(
-        "players.BuyIn", null=True, blank=True, on_delete=models.PROTECT, related_name="cash_transaction"
+        "players.BuyIn",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="cash_transaction",
+        verbose_name=_("buy in"),
     )
-    currency = models.CharField(max_length=3)
-    amount_minor = models.BigIntegerField()
-    reporting_currency = models.CharField(max_length=3)
-    rate = models.CharField(max_length=24, help_text=_("The exchange rate used, exact."))
-    reverses = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversed_by")
-    reason = models.CharField(max_length=200, blank=True)
+    currency = models.CharField(max_length=3, verbose_name=_("currency"))
+    amount_minor = models.BigIntegerField(verbose_name=_("amount minor"))
+    reporting_currency = models.CharField(max_length=3, verbose_name=_("reporting currency"))
+    rate = models.CharField(max_length=24, help_text=_("The exchange rate used, exact."), verbose_name=_("rate"))
+    reverses = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversed_by", verbose_name=_("reverses")
+    )
+    reason = models.CharField(max_length=200, blank=True, verbose_name=_("reason"))
 
     class Meta:
+        verbose_name = _("cash transaction")
+        verbose_name_plural = _("cash transactions")
         ordering = ["-at", "-id"]
         permissions = [("record_cashtransaction", "Can record cash transactions")]
         constraints = [
@@ -235,29 +276,48 @@ class CashFinding(Fact):
         "filed_on",
     )
 
-    kind = models.CharField(max_length=20, choices=FindingKind.choices)
-    fingerprint = models.CharField(max_length=200, unique=True)
-    gaming_day = models.DateField(db_index=True)
-    patron = models.ForeignKey("players.Patron", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    description = models.CharField(max_length=200, blank=True)
-    table = models.ForeignKey("tables.Table", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    reporting_currency = models.CharField(max_length=3)
-    cash_in = models.CharField(max_length=40, help_text=_("Exact decimal, reporting currency."))
-    cash_out = models.CharField(max_length=40, help_text=_("Exact decimal, reporting currency."))
-    evidence = models.JSONField(help_text=_("The transactions, sessions and wagers behind the finding."))
-    deadline = models.DateField(null=True, blank=True)
-    found_at = models.DateTimeField(auto_now_add=True)
-    cleared_at = models.DateTimeField(null=True, blank=True)
-    status = models.CharField(max_length=12, choices=FindingStatus.choices, default=FindingStatus.OPEN)
-    status_note = models.TextField(blank=True)
-    status_changed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    kind = models.CharField(max_length=20, choices=FindingKind.choices, verbose_name=_("kind"))
+    fingerprint = models.CharField(max_length=200, unique=True, verbose_name=_("fingerprint"))
+    gaming_day = models.DateField(db_index=True, verbose_name=_("gaming day"))
+    patron = models.ForeignKey(
+        "players.Patron", null=True, blank=True, on_delete=models.PROTECT, related_name="+", verbose_name=_("patron")
     )
-    status_changed_at = models.DateTimeField(null=True, blank=True)
-    filing_reference = models.CharField(max_length=60, blank=True)
-    filed_on = models.DateField(null=True, blank=True)
+    description = models.CharField(max_length=200, blank=True, verbose_name=_("description"))
+    table = models.ForeignKey(
+        "tables.Table", null=True, blank=True, on_delete=models.PROTECT, related_name="+", verbose_name=_("table")
+    )
+    reporting_currency = models.CharField(max_length=3, verbose_name=_("reporting currency"))
+    cash_in = models.CharField(
+        max_length=40, help_text=_("Exact decimal, reporting currency."), verbose_name=_("cash in")
+    )
+    cash_out = models.CharField(
+        max_length=40, help_text=_("Exact decimal, reporting currency."), verbose_name=_("cash out")
+    )
+    evidence = models.JSONField(
+        help_text=_("The transactions, sessions and wagers behind the finding."), verbose_name=_("evidence")
+    )
+    deadline = models.DateField(null=True, blank=True, verbose_name=_("deadline"))
+    found_at = models.DateTimeField(auto_now_add=True, verbose_name=_("found at"))
+    cleared_at = models.DateTimeField(null=True, blank=True, verbose_name=_("cleared at"))
+    status = models.CharField(
+        max_length=12, choices=FindingStatus.choices, default=FindingStatus.OPEN, verbose_name=_("status")
+    )
+    status_note = models.TextField(blank=True, verbose_name=_("status note"))
+    status_changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("status changed by"),
+    )
+    status_changed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("status changed at"))
+    filing_reference = models.CharField(max_length=60, blank=True, verbose_name=_("filing reference"))
+    filed_on = models.DateField(null=True, blank=True, verbose_name=_("filed on"))
 
     class Meta:
+        verbose_name = _("cash finding")
+        verbose_name_plural = _("cash findings")
         ordering = ["-gaming_day", "kind", "-id"]
         permissions = [("review_cashfinding", "Can acknowledge, file and dismiss cash findings")]
         constraints = [

@@ -28,7 +28,6 @@ from django.utils.text import Truncator
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from pit import game
 from pit.compliance.models import RuleViolation, ViolationStatus
 from pit.compliance.services import violation_acknowledge, violation_dismiss, violation_resolve
 from pit.compliance.wording import violation_sentence, violation_title
@@ -44,6 +43,7 @@ from pit.core.admin_site import (
     require_permission,
     winner_html,
 )
+from pit.core.bet_names import bet_name
 from pit.dealers.models import Fault
 from pit.dealers.selectors import dealer_at
 from pit.dealers.services import violation_attribute
@@ -113,7 +113,7 @@ def violation_in_context(violation) -> dict:
         context["wagers"].append(
             {
                 "seat": wager.seat,
-                "bet": game.BET_TYPES.get(wager.bet, wager.bet),
+                "bet": bet_name(wager.bet),
                 "stake": money_html(wager.amount_minor, currency),
                 "result": wager.get_result_display(),
                 "owed": money_html(wager.payout_minor, currency),

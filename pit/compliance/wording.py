@@ -24,6 +24,8 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django_stubs_ext import StrOrPromise
 
+from pit.core.bet_names import BET_NAMES
+
 # The engine's titles (pit.game.VIOLATION_CODES), marked for translation; a test holds the two equal.
 CODE_TITLES = {
     "player_extra_card": _("Player drew a card the rule did not call for"),
@@ -133,6 +135,26 @@ SENTENCES: dict[str, tuple[StrOrPromise, ...]] = {
             "%(hours)s hours: the rotation is charged no further; record who dealt."
         ),
     ),
+    "payout_mismatch": (
+        _("Paid %(paid)s on the winning %(bet)s bet of %(stake)s; the paytable pays %(due)s."),
+        _("Paid %(paid)s on the losing %(bet)s bet of %(stake)s; a losing bet is paid nothing."),
+        _(
+            "Paid %(paid)s on the %(bet)s bet of %(stake)s, which pushed; a push returns the stake and pays "
+            "nothing more."
+        ),
+    ),
+    "commission_mismatch": (
+        _("Commission of %(charged)s was charged on the winning %(bet)s bet of %(stake)s; the paytable says %(due)s."),
+        _(
+            "Commission of %(charged)s was charged on the winning %(bet)s bet of %(stake)s; "
+            "no commission is owed on it."
+        ),
+        _("Commission of %(charged)s was charged on the losing %(bet)s bet of %(stake)s; no commission is owed on it."),
+        _(
+            "Commission of %(charged)s was charged on the %(bet)s bet of %(stake)s, which pushed; no commission is "
+            "owed on it."
+        ),
+    ),
     "derivation_quarantined": (
         _(
             "%(what)s was not derived: shoe %(shoe)s is quarantined, its record chain is broken (violation "
@@ -146,6 +168,7 @@ SENTENCES: dict[str, tuple[StrOrPromise, ...]] = {
 _HANDS = (_("Player"), _("Banker"))
 PHRASES: dict[str, tuple[StrOrPromise, ...]] = {
     "hand": _HANDS,
+    "bet": tuple(BET_NAMES.values()),
     "said": (_("a tie"), *_HANDS),
     "after": (_("after Player stood"), _("after Player's third card %(card)s")),
     "outcome": (

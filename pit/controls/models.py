@@ -219,7 +219,12 @@ class KeyAccessList(Recorded, Fact):
     effective_from = models.DateTimeField(_("effective from"))
     holders = models.JSONField(_("holders"), help_text=_("The ids of the users who may draw the key, ascending."))
     set_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("set by"),
     )
 
     class Meta:

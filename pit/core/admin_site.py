@@ -19,12 +19,13 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.utils import flatten_fieldsets
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ImproperlyConfigured, PermissionDenied, ValidationError
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import Resolver404, resolve, reverse
 from django.utils.formats import date_format
+from django.utils.functional import Promise
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext, pgettext
 from django.utils.translation import gettext_lazy as _
@@ -330,6 +331,7 @@ class NoteForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 4, "cols": 70}),
         strip=True,
         help_text=_("Required: what was done, or why."),
+        label=_("Note"),
     )
 
 
@@ -373,7 +375,7 @@ def note_action(
         opts = modeladmin.model._meta
         context = {
             **modeladmin.admin_site.each_context(request),
-            "title": f"{verb}: a note is required",
+            "title": _("%(verb)s: a note is required") % {"verb": verb},
             "verb": verb,
             "objects": list(queryset),
             "form": form,
@@ -415,7 +417,12 @@ PAGE_LINKS: dict[str, PageLink] = {}
 
 
 def page_link_register(link: PageLink) -> PageLink:
-    """One registry of the pit's pages, in the order they are registered."""
+    """One registry of the pit's pages, in the order they are registered. A link is registered at
+    import, before any request has a language: its label and description are lazy translations,
+    rendered in each reader's language (a plain string would stay in the language of the import)."""
+    for text in (link.label, link.description):
+        if not isinstance(text, Promise):
+            raise ImproperlyConfigured(f"page link {link.key!r}: {text!r} is not a lazy translation (gettext_lazy)")
     PAGE_LINKS[link.key] = link
     return link
 

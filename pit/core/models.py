@@ -8,12 +8,22 @@ from django.utils.translation import gettext_lazy as _
 class Recorded(models.Model):
     """Who wrote a row and when: a floor device through the API, or a staff user."""
 
-    recorded_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    recorded_at = models.DateTimeField(auto_now_add=True, db_index=True, verbose_name=_("recorded at"))
     recorded_by_user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("recorded by user"),
     )
     recorded_by_device = models.ForeignKey(
-        "accounts.Device", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        "accounts.Device",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("recorded by device"),
     )
 
     class Meta:
@@ -44,17 +54,21 @@ class FailedTask(models.Model):
     task that kills its worker cannot loop forever. Staff see it in the admin and may enqueue it again.
     """
 
-    task_id = models.CharField(max_length=255, unique=True)
-    task_name = models.CharField(max_length=200, db_index=True)
-    args = models.JSONField(default=list, blank=True)
-    kwargs = models.JSONField(default=dict, blank=True)
-    state = models.CharField(max_length=12, choices=FailedTaskState.choices)
-    attempts = models.PositiveIntegerField(default=1, help_text=_("Deliveries and retries seen so far."))
-    error = models.TextField(blank=True)
-    first_seen_at = models.DateTimeField(auto_now_add=True)
-    last_seen_at = models.DateTimeField(db_index=True)
+    task_id = models.CharField(max_length=255, unique=True, verbose_name=_("task id"))
+    task_name = models.CharField(max_length=200, db_index=True, verbose_name=_("task name"))
+    args = models.JSONField(default=list, blank=True, verbose_name=_("args"))
+    kwargs = models.JSONField(default=dict, blank=True, verbose_name=_("kwargs"))
+    state = models.CharField(max_length=12, choices=FailedTaskState.choices, verbose_name=_("state"))
+    attempts = models.PositiveIntegerField(
+        default=1, help_text=_("Deliveries and retries seen so far."), verbose_name=_("attempts")
+    )
+    error = models.TextField(blank=True, verbose_name=_("error"))
+    first_seen_at = models.DateTimeField(auto_now_add=True, verbose_name=_("first seen at"))
+    last_seen_at = models.DateTimeField(db_index=True, verbose_name=_("last seen at"))
 
     class Meta:
+        verbose_name = _("failed task")
+        verbose_name_plural = _("failed tasks")
         ordering = ["-last_seen_at", "-id"]
         constraints = [
             models.CheckConstraint(
@@ -76,17 +90,26 @@ class OutboxMessage(models.Model):
     rows never sent, and sends again rows whose task has not completed after a grace period.
     """
 
-    task_id = models.CharField(max_length=64, unique=True, help_text=_("The Celery task id every send uses."))
-    task_name = models.CharField(max_length=200)
-    args = models.JSONField(default=list, blank=True)
-    kwargs = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-    dispatched_at = models.DateTimeField(
-        null=True, blank=True, help_text=_("When the broker last took it; empty: never sent yet.")
+    task_id = models.CharField(
+        max_length=64, unique=True, help_text=_("The Celery task id every send uses."), verbose_name=_("task id")
     )
-    attempts = models.PositiveIntegerField(default=0, help_text=_("Sends the broker accepted."))
+    task_name = models.CharField(max_length=200, verbose_name=_("task name"))
+    args = models.JSONField(default=list, blank=True, verbose_name=_("args"))
+    kwargs = models.JSONField(default=dict, blank=True, verbose_name=_("kwargs"))
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True, verbose_name=_("created at"))
+    dispatched_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text=_("When the broker last took it; empty: never sent yet."),
+        verbose_name=_("dispatched at"),
+    )
+    attempts = models.PositiveIntegerField(
+        default=0, help_text=_("Sends the broker accepted."), verbose_name=_("attempts")
+    )
 
     class Meta:
+        verbose_name = _("outbox message")
+        verbose_name_plural = _("outbox messages")
         ordering = ["created_at", "id"]
         # Plumbing, not a record anyone reviews: no admin page, no permissions.
         default_permissions = ()
@@ -101,12 +124,16 @@ class WorkerHeartbeat(models.Model):
     deletes its rows when it stops. /healthz counts, per queue, the rows fresher than
     PIT_HEALTH_WORKER_STALE_SECONDS: a worker killed stops beating, and its queue is reported."""
 
-    worker = models.CharField(max_length=255, help_text=_("The worker's node name, e.g. urgent@host."))
-    queue = models.CharField(max_length=200)
-    pid = models.PositiveIntegerField(help_text=_("The worker's main process."))
-    beat_at = models.DateTimeField(db_index=True)
+    worker = models.CharField(
+        max_length=255, help_text=_("The worker's node name, e.g. urgent@host."), verbose_name=_("worker")
+    )
+    queue = models.CharField(max_length=200, verbose_name=_("queue"))
+    pid = models.PositiveIntegerField(help_text=_("The worker's main process."), verbose_name=_("pid"))
+    beat_at = models.DateTimeField(db_index=True, verbose_name=_("beat at"))
 
     class Meta:
+        verbose_name = _("worker heartbeat")
+        verbose_name_plural = _("worker heartbeats")
         ordering = ["queue", "worker"]
         constraints = [models.UniqueConstraint(fields=["worker", "queue"], name="worker_heartbeat_one_per_queue")]
         # Plumbing, not a record anyone reviews: no admin page, no permissions.

@@ -31,23 +31,40 @@ class CollectionReason(models.TextChoices):
 
 
 class CommissionEntry(Recorded, Fact):
-    shoe = models.ForeignKey("shoes.Shoe", on_delete=models.PROTECT, related_name="commission_entries")
-    seat = models.PositiveSmallIntegerField()
-    kind = models.CharField(max_length=10, choices=EntryKind.choices)
-    currency = models.CharField(max_length=3)
-    amount_minor = models.BigIntegerField(help_text=_("Positive: owed by the seat. Negative: collected or reversed."))
-    wager = models.ForeignKey(
-        "shoes.Wager", null=True, blank=True, on_delete=models.PROTECT, related_name="commission_entries"
+    shoe = models.ForeignKey(
+        "shoes.Shoe", on_delete=models.PROTECT, related_name="commission_entries", verbose_name=_("shoe")
     )
-    collection_reason = models.CharField(max_length=12, choices=CollectionReason.choices, blank=True)
-    reverses = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversed_by")
-    note = models.TextField(blank=True)
+    seat = models.PositiveSmallIntegerField(verbose_name=_("seat"))
+    kind = models.CharField(max_length=10, choices=EntryKind.choices, verbose_name=_("kind"))
+    currency = models.CharField(max_length=3, verbose_name=_("currency"))
+    amount_minor = models.BigIntegerField(
+        help_text=_("Positive: owed by the seat. Negative: collected or reversed."), verbose_name=_("amount minor")
+    )
+    wager = models.ForeignKey(
+        "shoes.Wager",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="commission_entries",
+        verbose_name=_("wager"),
+    )
+    collection_reason = models.CharField(
+        max_length=12, choices=CollectionReason.choices, blank=True, verbose_name=_("collection reason")
+    )
+    reverses = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversed_by", verbose_name=_("reverses")
+    )
+    note = models.TextField(blank=True, verbose_name=_("note"))
     chain_seq, chain_hash = chain_fields()  # last: see pit.records.chain.ChainSeqField
     # The month partition it lives in on PostgreSQL (pit.core.partitions): an accrual's wager's
     # gaming day, a reversal's (the entry it reverses), else its shoe's (the day it was shuffled).
-    gaming_day = PartitionDayField(sources=("wager.gaming_day", "reverses.gaming_day", "shoe.shuffled_at"))
+    gaming_day = PartitionDayField(
+        sources=("wager.gaming_day", "reverses.gaming_day", "shoe.shuffled_at"), verbose_name=_("gaming day")
+    )
 
     class Meta:
+        verbose_name = _("commission entry")
+        verbose_name_plural = _("commission entries")
         ordering = ["shoe", "seat", "id"]
         verbose_name_plural = _("commission entries")
         constraints = [
@@ -93,13 +110,15 @@ class ReconciliationStatus(models.TextChoices):
 class BoxCount(Recorded, Fact):
     """What was counted in one seat's commission box at the shuffle."""
 
-    shoe = models.ForeignKey("shoes.Shoe", on_delete=models.PROTECT, related_name="box_counts")
-    seat = models.PositiveSmallIntegerField()
-    currency = models.CharField(max_length=3)
-    counted_minor = models.BigIntegerField()
+    shoe = models.ForeignKey("shoes.Shoe", on_delete=models.PROTECT, related_name="box_counts", verbose_name=_("shoe"))
+    seat = models.PositiveSmallIntegerField(verbose_name=_("seat"))
+    currency = models.CharField(max_length=3, verbose_name=_("currency"))
+    counted_minor = models.BigIntegerField(verbose_name=_("counted minor"))
     chain_seq, chain_hash = chain_fields()  # last: see pit.records.chain.ChainSeqField
 
     class Meta:
+        verbose_name = _("box count")
+        verbose_name_plural = _("box counts")
         ordering = ["shoe", "seat"]
         constraints = [
             models.UniqueConstraint(fields=["shoe", "seat"], name="box_count_unique_per_seat"),
@@ -117,23 +136,34 @@ class Reconciliation(Fact):
 
     fact_updatable = ("status", "explanation", "explained_by", "explained_at")
 
-    shoe = models.OneToOneField("shoes.Shoe", on_delete=models.PROTECT, related_name="reconciliation")
-    currency = models.CharField(max_length=3)
-    accrued_minor = models.BigIntegerField()
-    collected_earlier_minor = models.BigIntegerField(help_text=_("Collected from seats whose player left."))
-    expected_minor = models.BigIntegerField()
-    counted_minor = models.BigIntegerField()
-    variance_minor = models.BigIntegerField(help_text=_("Counted minus expected."))
-    status = models.CharField(max_length=10, choices=ReconciliationStatus.choices)
-    reconciled_at = models.DateTimeField(auto_now_add=True)
-    explanation = models.TextField(blank=True)
-    explained_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    shoe = models.OneToOneField(
+        "shoes.Shoe", on_delete=models.PROTECT, related_name="reconciliation", verbose_name=_("shoe")
     )
-    explained_at = models.DateTimeField(null=True, blank=True)
+    currency = models.CharField(max_length=3, verbose_name=_("currency"))
+    accrued_minor = models.BigIntegerField(verbose_name=_("accrued minor"))
+    collected_earlier_minor = models.BigIntegerField(
+        help_text=_("Collected from seats whose player left."), verbose_name=_("collected earlier minor")
+    )
+    expected_minor = models.BigIntegerField(verbose_name=_("expected minor"))
+    counted_minor = models.BigIntegerField(verbose_name=_("counted minor"))
+    variance_minor = models.BigIntegerField(help_text=_("Counted minus expected."), verbose_name=_("variance minor"))
+    status = models.CharField(max_length=10, choices=ReconciliationStatus.choices, verbose_name=_("status"))
+    reconciled_at = models.DateTimeField(auto_now_add=True, verbose_name=_("reconciled at"))
+    explanation = models.TextField(blank=True, verbose_name=_("explanation"))
+    explained_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("explained by"),
+    )
+    explained_at = models.DateTimeField(null=True, blank=True, verbose_name=_("explained at"))
     chain_seq, chain_hash = chain_fields()  # last: see pit.records.chain.ChainSeqField
 
     class Meta:
+        verbose_name = _("reconciliation")
+        verbose_name_plural = _("reconciliations")
         ordering = ["-reconciled_at"]
         constraints = [
             models.CheckConstraint(
@@ -157,16 +187,20 @@ class Reconciliation(Fact):
 class ReconciliationSeat(Fact):
     """One seat's line of a reconciliation."""
 
-    reconciliation = models.ForeignKey(Reconciliation, on_delete=models.CASCADE, related_name="seats")
-    seat = models.PositiveSmallIntegerField()
-    accrued_minor = models.BigIntegerField()
-    collected_earlier_minor = models.BigIntegerField()
-    expected_minor = models.BigIntegerField()
-    counted_minor = models.BigIntegerField()
-    variance_minor = models.BigIntegerField()
+    reconciliation = models.ForeignKey(
+        Reconciliation, on_delete=models.CASCADE, related_name="seats", verbose_name=_("reconciliation")
+    )
+    seat = models.PositiveSmallIntegerField(verbose_name=_("seat"))
+    accrued_minor = models.BigIntegerField(verbose_name=_("accrued minor"))
+    collected_earlier_minor = models.BigIntegerField(verbose_name=_("collected earlier minor"))
+    expected_minor = models.BigIntegerField(verbose_name=_("expected minor"))
+    counted_minor = models.BigIntegerField(verbose_name=_("counted minor"))
+    variance_minor = models.BigIntegerField(verbose_name=_("variance minor"))
     chain_seq, chain_hash = chain_fields()  # last: see pit.records.chain.ChainSeqField
 
     class Meta:
+        verbose_name = _("reconciliation seat")
+        verbose_name_plural = _("reconciliation seats")
         ordering = ["reconciliation", "seat"]
         constraints = [
             models.UniqueConstraint(fields=["reconciliation", "seat"], name="reconciliation_seat_unique"),
@@ -189,16 +223,28 @@ class ReconciliationSupplement(Recorded, Fact):
     (`CollectionReason.SUPPLEMENT`) bring every seat's balance back to zero.
     """
 
-    reconciliation = models.ForeignKey(Reconciliation, on_delete=models.PROTECT, related_name="supplements")
-    sequence = models.PositiveIntegerField(help_text=_("1, 2, 3 ... per reconciliation."))
-    currency = models.CharField(max_length=3)
-    change_minor = models.BigIntegerField(help_text=_("What the seats owed beyond what the shuffle collected."))
-    expected_minor = models.BigIntegerField(help_text=_("What the box should have held, as the ledger stands now."))
-    counted_minor = models.BigIntegerField(help_text=_("What was counted at the shuffle (unchanged)."))
-    variance_minor = models.BigIntegerField(help_text=_("Counted minus expected, now."))
-    status = models.CharField(max_length=10, choices=ReconciliationStatus.choices)
+    reconciliation = models.ForeignKey(
+        Reconciliation, on_delete=models.PROTECT, related_name="supplements", verbose_name=_("reconciliation")
+    )
+    sequence = models.PositiveIntegerField(help_text=_("1, 2, 3 ... per reconciliation."), verbose_name=_("sequence"))
+    currency = models.CharField(max_length=3, verbose_name=_("currency"))
+    change_minor = models.BigIntegerField(
+        help_text=_("What the seats owed beyond what the shuffle collected."), verbose_name=_("change minor")
+    )
+    expected_minor = models.BigIntegerField(
+        help_text=_("What the box should have held, as the ledger stands now."), verbose_name=_("expected minor")
+    )
+    counted_minor = models.BigIntegerField(
+        help_text=_("What was counted at the shuffle (unchanged)."), verbose_name=_("counted minor")
+    )
+    variance_minor = models.BigIntegerField(
+        help_text=_("Counted minus expected, now."), verbose_name=_("variance minor")
+    )
+    status = models.CharField(max_length=10, choices=ReconciliationStatus.choices, verbose_name=_("status"))
 
     class Meta:
+        verbose_name = _("reconciliation supplement")
+        verbose_name_plural = _("reconciliation supplements")
         ordering = ["reconciliation", "sequence"]
         constraints = [
             models.UniqueConstraint(
@@ -220,22 +266,29 @@ class ReconciliationSupplement(Recorded, Fact):
 class ReconciliationSupplementSeat(Fact):
     """One seat's line of a supplement: its change, and its figures as the ledger stands now."""
 
-    supplement = models.ForeignKey(ReconciliationSupplement, on_delete=models.PROTECT, related_name="seats")
-    seat = models.PositiveSmallIntegerField()
-    change_minor = models.BigIntegerField(help_text=_("The seat's balance before this supplement collected it."))
-    accrued_minor = models.BigIntegerField()
-    collected_earlier_minor = models.BigIntegerField()
-    expected_minor = models.BigIntegerField()
-    counted_minor = models.BigIntegerField()
-    variance_minor = models.BigIntegerField()
+    supplement = models.ForeignKey(
+        ReconciliationSupplement, on_delete=models.PROTECT, related_name="seats", verbose_name=_("supplement")
+    )
+    seat = models.PositiveSmallIntegerField(verbose_name=_("seat"))
+    change_minor = models.BigIntegerField(
+        help_text=_("The seat's balance before this supplement collected it."), verbose_name=_("change minor")
+    )
+    accrued_minor = models.BigIntegerField(verbose_name=_("accrued minor"))
+    collected_earlier_minor = models.BigIntegerField(verbose_name=_("collected earlier minor"))
+    expected_minor = models.BigIntegerField(verbose_name=_("expected minor"))
+    counted_minor = models.BigIntegerField(verbose_name=_("counted minor"))
+    variance_minor = models.BigIntegerField(verbose_name=_("variance minor"))
     entry = models.OneToOneField(
         CommissionEntry,
         on_delete=models.PROTECT,
         related_name="supplement_seat",
         help_text=_("The ledger entry that brought the seat's balance back to zero."),
+        verbose_name=_("entry"),
     )
 
     class Meta:
+        verbose_name = _("reconciliation supplement seat")
+        verbose_name_plural = _("reconciliation supplement seats")
         ordering = ["supplement", "seat"]
         constraints = [
             models.UniqueConstraint(fields=["supplement", "seat"], name="reconciliation_supplement_seat_unique"),

@@ -23,11 +23,18 @@ class SurveillanceNotification(Recorded, Fact):
     be acknowledged by `due_by` (the jurisdiction's acknowledgement time)."""
 
     kind = models.CharField(_("kind"), max_length=12, choices=NotificationKind.choices)
-    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="surveillance_notifications")
+    table = models.ForeignKey(
+        "tables.Table", on_delete=models.PROTECT, related_name="surveillance_notifications", verbose_name=_("table")
+    )
     message = models.TextField(_("message"))
     source = models.CharField(_("source"), max_length=80, unique=True, help_text=_("What it is about, once."))
     violation = models.ForeignKey(
-        "compliance.RuleViolation", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        "compliance.RuleViolation",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("violation"),
     )
     notified_at = models.DateTimeField(_("notified at"), db_index=True)
     due_by = models.DateTimeField(_("acknowledge by"))
@@ -57,9 +64,14 @@ class SurveillanceAcknowledgement(Recorded, Fact):
     """Surveillance saw a notification: who and when (late if after its `due_by`)."""
 
     notification = models.OneToOneField(
-        SurveillanceNotification, on_delete=models.PROTECT, related_name="acknowledgement"
+        SurveillanceNotification,
+        on_delete=models.PROTECT,
+        related_name="acknowledgement",
+        verbose_name=_("notification"),
     )
-    acknowledged_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    acknowledged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("acknowledged by")
+    )
     acknowledged_at = models.DateTimeField(_("acknowledged at"))
     note = models.CharField(_("note"), max_length=300, blank=True)
 
@@ -79,11 +91,13 @@ class RegulatorNotice(Recorded, Fact):
     rule_code = models.CharField(_("rule code"), max_length=40)
     jurisdiction = models.CharField(_("jurisdiction"), max_length=20)
     rule = models.CharField(_("rule"), max_length=300)
-    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="regulator_notices")
+    table = models.ForeignKey(
+        "tables.Table", on_delete=models.PROTECT, related_name="regulator_notices", verbose_name=_("table")
+    )
     gaming_day = models.DateField(_("gaming day"), db_index=True)
     message = models.TextField(_("message"))
     amount_minor = models.BigIntegerField(_("discrepancy (minor units)"))
-    currency = models.CharField(max_length=3)
+    currency = models.CharField(max_length=3, verbose_name=_("currency"))
     source = models.CharField(_("source"), max_length=80, unique=True)
     found_at = models.DateTimeField(_("found at"))
     due_at = models.DateTimeField(_("report by"), db_index=True)
@@ -107,10 +121,14 @@ class RegulatorNotice(Recorded, Fact):
 class RegulatorNoticeFiling(Recorded, Fact):
     """A notice filed with the regulator: the regulator's (or the filing's) reference, who and when."""
 
-    notice = models.OneToOneField(RegulatorNotice, on_delete=models.PROTECT, related_name="filing")
+    notice = models.OneToOneField(
+        RegulatorNotice, on_delete=models.PROTECT, related_name="filing", verbose_name=_("notice")
+    )
     reference = models.CharField(_("reference"), max_length=100)
     filed_at = models.DateTimeField(_("filed at"))
-    filed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    filed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("filed by")
+    )
     note = models.CharField(_("note"), max_length=300, blank=True)
 
     class Meta:

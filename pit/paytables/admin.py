@@ -31,7 +31,7 @@ def edge_percent(configuration: PaytableConfiguration, bet: str) -> str:
 class PaytableFromPresetForm(forms.ModelForm):
     """The add form: a new paytable family from one of the engine's presets."""
 
-    preset = forms.ChoiceField(choices=[(name, name) for name in game.PRESETS])
+    preset = forms.ChoiceField(choices=[(name, name) for name in game.PRESETS], label=_("Preset"))
 
     class Meta:
         model = PaytableConfiguration
@@ -65,7 +65,9 @@ class PaytableEditForm(forms.ModelForm):
     """Editing a version that has settled nothing yet: the rules as the engine's JSON."""
 
     rules = forms.JSONField(
-        widget=forms.Textarea(attrs={"rows": 20, "cols": 100}), help_text=_("The engine's paytable as JSON.")
+        widget=forms.Textarea(attrs={"rows": 20, "cols": 100}),
+        help_text=_("The engine's paytable as JSON."),
+        label=_("Rules"),
     )
 
     class Meta:

@@ -19,24 +19,47 @@ class PaytableConfiguration(Fact):
 
     fact_updatable = ("name", "rules", "house_edges", "override_reason")
 
-    code = models.SlugField(max_length=40, help_text=_("The family this version belongs to, e.g. commission-box."))
-    version = models.PositiveIntegerField(default=1)
-    name = models.CharField(max_length=100)
-    preset = models.CharField(max_length=40, blank=True, help_text=_("The engine preset it was built from."))
-    rules = models.JSONField()
-    house_edges = models.JSONField(default=dict, editable=False, help_text=_("Per bet: exact house edge and variance."))
+    code = models.SlugField(
+        max_length=40, help_text=_("The family this version belongs to, e.g. commission-box."), verbose_name=_("code")
+    )
+    version = models.PositiveIntegerField(default=1, verbose_name=_("version"))
+    name = models.CharField(max_length=100, verbose_name=_("name"))
+    preset = models.CharField(
+        max_length=40, blank=True, help_text=_("The engine preset it was built from."), verbose_name=_("preset")
+    )
+    rules = models.JSONField(verbose_name=_("rules"))
+    house_edges = models.JSONField(
+        default=dict,
+        editable=False,
+        help_text=_("Per bet: exact house edge and variance."),
+        verbose_name=_("house edges"),
+    )
     override_reason = models.TextField(
-        blank=True, help_text=_("Required when a bet gives the player the edge; says who approved it and why.")
+        blank=True,
+        help_text=_("Required when a bet gives the player the edge; says who approved it and why."),
+        verbose_name=_("override reason"),
     )
     supersedes = models.OneToOneField(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="superseded_by"
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="superseded_by",
+        verbose_name=_("supersedes"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("created by"),
     )
 
     class Meta:
+        verbose_name = _("paytable configuration")
+        verbose_name_plural = _("paytable configurations")
         ordering = ["code", "-version"]
         constraints = [
             models.UniqueConstraint(fields=["code", "version"], name="paytable_version_unique"),

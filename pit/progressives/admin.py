@@ -343,8 +343,8 @@ class MeterReadingAdmin(RecordAdmin):
 
 model_page_link(
     "progressive_meters",
-    str(_("Progressive meters")),
-    str(_("The meters as they stand; pay a hit with a second signer.")),
+    _("Progressive meters"),
+    _("The meters as they stand; pay a hit with a second signer."),
     "progressives.Meter",
     position=55,
 )

@@ -43,7 +43,7 @@ class MeterConfiguration(Recorded, Fact):
     the base (the meter's first amount), the reset (the amount after a hit), the rate, the tables.
     Never edited, only superseded (regulators audit the filing: N.J.A.C. 13:69D-1.52)."""
 
-    meter = models.ForeignKey(Meter, on_delete=models.PROTECT, related_name="configurations")
+    meter = models.ForeignKey(Meter, on_delete=models.PROTECT, related_name="configurations", verbose_name=_("meter"))
     version = models.PositiveIntegerField(_("version"))
     effective_from = models.DateTimeField(
         _("effective from"), help_text=_("Wagers of coups dealt from this moment feed the meter at this rate.")
@@ -57,7 +57,7 @@ class MeterConfiguration(Recorded, Fact):
         help_text=_("The share of each stake that goes onto the meter: 0.05 is 5%."),
     )
     filing_reference = models.CharField(_("filing reference"), max_length=80, help_text=_("The regulator's filing."))
-    tables = models.ManyToManyField("tables.Table", through="BankTable", related_name="+")
+    tables = models.ManyToManyField("tables.Table", through="BankTable", related_name="+", verbose_name=_("tables"))
 
     class Meta:
         ordering = ["meter", "version"]
@@ -78,8 +78,10 @@ class MeterConfiguration(Recorded, Fact):
 class BankTable(Fact):
     """A table of a configuration's bank: its wagers on the meter's bet feed the meter."""
 
-    configuration = models.ForeignKey(MeterConfiguration, on_delete=models.PROTECT, related_name="bank")
-    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="+")
+    configuration = models.ForeignKey(
+        MeterConfiguration, on_delete=models.PROTECT, related_name="bank", verbose_name=_("configuration")
+    )
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="+", verbose_name=_("table"))
 
     class Meta:
         ordering = ["configuration", "table"]
@@ -97,11 +99,13 @@ class MeterPayout(Recorded, Fact):
     """A hit paid: the meter's amount to the winning wager of a coup at a bank table, signed by the
     pit boss and a second signer (two people), after which the meter stands at `reset_minor`."""
 
-    meter = models.ForeignKey(Meter, on_delete=models.PROTECT, related_name="payouts")
+    meter = models.ForeignKey(Meter, on_delete=models.PROTECT, related_name="payouts", verbose_name=_("meter"))
     # By id alone on PostgreSQL (coups are partitioned): a deferred check of the key, frozen beside
     # the migration, refuses a coup that is not there, as a foreign key would.
-    coup = models.ForeignKey("shoes.Coup", on_delete=models.PROTECT, db_constraint=False, related_name="+")
-    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="+")
+    coup = models.ForeignKey(
+        "shoes.Coup", on_delete=models.PROTECT, db_constraint=False, related_name="+", verbose_name=_("coup")
+    )
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="+", verbose_name=_("table"))
     seat = models.PositiveSmallIntegerField(_("seat"))
     amount_minor = models.BigIntegerField(_("amount paid"), help_text=_("The meter as it stood, in minor units."))
     reset_minor = models.BigIntegerField(_("reset amount"), help_text=_("The filed reset amount it resets to."))
@@ -139,7 +143,7 @@ class MeterReading(Recorded, Fact):
     re-check after a correction or void, or the close of a gaming day. A BEFORE INSERT trigger
     refuses a reading lower than the meter's last one unless it is the reset of a payout."""
 
-    meter = models.ForeignKey(Meter, on_delete=models.PROTECT, related_name="readings")
+    meter = models.ForeignKey(Meter, on_delete=models.PROTECT, related_name="readings", verbose_name=_("meter"))
     amount_minor = models.BigIntegerField(_("amount"), help_text=_("What the meter shows, in minor units."))
     contributions = models.DecimalField(
         _("contributions"),
@@ -160,6 +164,7 @@ class MeterReading(Recorded, Fact):
         on_delete=models.PROTECT,
         related_name="reset_reading",
         help_text=_("Set on the reading after a payout: the meter reset."),
+        verbose_name=_("payout"),
     )
 
     class Meta:

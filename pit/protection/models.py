@@ -10,18 +10,24 @@ class CardShingle(models.Model):
     of the same and the previous gaming days in one indexed query. Derived data: rebuilt from the
     coups by the check whenever they change."""
 
-    shoe = models.ForeignKey("shoes.Shoe", on_delete=models.CASCADE, related_name="+")
-    table = models.ForeignKey("tables.Table", on_delete=models.CASCADE, related_name="+")
-    gaming_day = models.DateField()
+    shoe = models.ForeignKey("shoes.Shoe", on_delete=models.CASCADE, related_name="+", verbose_name=_("shoe"))
+    table = models.ForeignKey("tables.Table", on_delete=models.CASCADE, related_name="+", verbose_name=_("table"))
+    gaming_day = models.DateField(verbose_name=_("gaming day"))
     position = models.PositiveIntegerField(
-        help_text=_("The first card's position in the shoe's dealt order (0-based).")
+        help_text=_("The first card's position in the shoe's dealt order (0-based)."), verbose_name=_("position")
     )
-    digest = models.BigIntegerField()
+    digest = models.BigIntegerField(verbose_name=_("digest"))
     coup = models.ForeignKey(
-        "shoes.Coup", on_delete=models.CASCADE, related_name="+", help_text=_("The coup that dealt the last card.")
+        "shoes.Coup",
+        on_delete=models.CASCADE,
+        related_name="+",
+        help_text=_("The coup that dealt the last card."),
+        verbose_name=_("coup"),
     )
 
     class Meta:
+        verbose_name = _("card shingle")
+        verbose_name_plural = _("card shingles")
         default_permissions = ()  # an index for the check, in no screen: no role reads or writes it
         constraints = [models.UniqueConstraint(fields=["shoe", "position"], name="shingle_position_unique")]
         indexes = [models.Index(fields=["gaming_day", "digest"], name="shingle_day_digest")]
@@ -36,10 +42,14 @@ class IndexedShoe(models.Model):
     were indexed by one digest, without hashing and reading its shingles again. Derived data, written
     with the shingles in the same transaction."""
 
-    shoe = models.OneToOneField("shoes.Shoe", on_delete=models.CASCADE, primary_key=True, related_name="+")
-    digest = models.BigIntegerField()
+    shoe = models.OneToOneField(
+        "shoes.Shoe", on_delete=models.CASCADE, primary_key=True, related_name="+", verbose_name=_("shoe")
+    )
+    digest = models.BigIntegerField(verbose_name=_("digest"))
 
     class Meta:
+        verbose_name = _("indexed shoe")
+        verbose_name_plural = _("indexed shoes")
         default_permissions = ()  # an index for the check, in no screen: no role reads or writes it
 
     def __str__(self) -> str:
@@ -51,12 +61,14 @@ class SideBetExpectation(models.Model):
     it (burns and earlier coups): the expectation per unit staked, rounded to 12 places for
     display, and whether it was positive (decided on the exact fraction)."""
 
-    coup = models.ForeignKey("shoes.Coup", on_delete=models.CASCADE, related_name="+")
-    bet = models.CharField(max_length=20)
-    expectation = models.DecimalField(max_digits=16, decimal_places=12)
-    positive = models.BooleanField()
+    coup = models.ForeignKey("shoes.Coup", on_delete=models.CASCADE, related_name="+", verbose_name=_("coup"))
+    bet = models.CharField(max_length=20, verbose_name=_("bet"))
+    expectation = models.DecimalField(max_digits=16, decimal_places=12, verbose_name=_("expectation"))
+    positive = models.BooleanField(verbose_name=_("positive"))
 
     class Meta:
+        verbose_name = _("side bet expectation")
+        verbose_name_plural = _("side bet expectations")
         default_permissions = ()  # read through the violations it is evidence for, in no screen of its own
         constraints = [models.UniqueConstraint(fields=["coup", "bet"], name="side_bet_expectation_unique")]
         indexes = [models.Index(fields=["coup", "positive"], name="side_bet_expectation_positive")]

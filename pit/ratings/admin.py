@@ -99,7 +99,9 @@ class SessionRatingAdmin(_ReadOnly):
 
 
 class EstimateForm(forms.ModelForm):
-    average_bet = MoneyField(min_value=0, help_text=_("The session's average bet, in the table's currency."))
+    average_bet = MoneyField(
+        min_value=0, help_text=_("The session's average bet, in the table's currency."), label=_("Average bet")
+    )
 
     class Meta:
         model = AverageBetEstimate

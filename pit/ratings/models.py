@@ -23,11 +23,20 @@ class CoupEdges(models.Model):
     # The coups are partitioned on PostgreSQL (their id alone is no key): the reference is checked by
     # a constraint trigger (pit.core.partitions.CHECKED_REFERENCES), frozen into 0002.
     coup = models.OneToOneField(
-        "shoes.Coup", on_delete=models.DO_NOTHING, primary_key=True, related_name="exact_edges", db_constraint=False
+        "shoes.Coup",
+        on_delete=models.DO_NOTHING,
+        primary_key=True,
+        related_name="exact_edges",
+        db_constraint=False,
+        verbose_name=_("coup"),
     )
-    edges = models.JSONField(help_text=_("Bet -> exact house edge as a fraction 'numerator/denominator'."))
+    edges = models.JSONField(
+        help_text=_("Bet -> exact house edge as a fraction 'numerator/denominator'."), verbose_name=_("edges")
+    )
 
     class Meta:
+        verbose_name = _("coup edges")
+        verbose_name_plural = _("coup edges")
         default_permissions = ()  # read through the ratings it prices, in no screen of its own
 
     def __str__(self) -> str:
@@ -41,15 +50,17 @@ class RatedTableDay(models.Model):
     """How far the ratings of a table's gaming day have read its facts (the highest id of each):
     a refresh recomputes whole every session that anything newer touches. Derived data."""
 
-    table = models.ForeignKey("tables.Table", on_delete=models.CASCADE, related_name="+")
-    gaming_day = models.DateField()
-    coup_mark = models.BigIntegerField(default=0)
-    correction_mark = models.BigIntegerField(default=0)
-    event_mark = models.BigIntegerField(default=0)
-    identification_mark = models.BigIntegerField(default=0)
-    estimate_mark = models.BigIntegerField(default=0)
+    table = models.ForeignKey("tables.Table", on_delete=models.CASCADE, related_name="+", verbose_name=_("table"))
+    gaming_day = models.DateField(verbose_name=_("gaming day"))
+    coup_mark = models.BigIntegerField(default=0, verbose_name=_("coup mark"))
+    correction_mark = models.BigIntegerField(default=0, verbose_name=_("correction mark"))
+    event_mark = models.BigIntegerField(default=0, verbose_name=_("event mark"))
+    identification_mark = models.BigIntegerField(default=0, verbose_name=_("identification mark"))
+    estimate_mark = models.BigIntegerField(default=0, verbose_name=_("estimate mark"))
 
     class Meta:
+        verbose_name = _("rated table day")
+        verbose_name_plural = _("rated table days")
         default_permissions = ()  # the refresh's bookkeeping, in no screen
         constraints = [models.UniqueConstraint(fields=["table", "gaming_day"], name="rated_table_day_unique")]
 
@@ -61,39 +72,76 @@ class SessionRating(models.Model):
     """A session's rating, computed from what stands (never typed): derived, rewritten whole."""
 
     session = models.OneToOneField(
-        "players.SeatSession", on_delete=models.CASCADE, primary_key=True, related_name="rating"
+        "players.SeatSession",
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="rating",
+        verbose_name=_("session"),
     )
     patron = models.ForeignKey(
-        "players.Patron", null=True, blank=True, on_delete=models.CASCADE, related_name="ratings"
+        "players.Patron",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="ratings",
+        verbose_name=_("patron"),
     )
-    table = models.ForeignKey("tables.Table", on_delete=models.CASCADE, related_name="+")
-    gaming_day = models.DateField(db_index=True)
-    currency = models.CharField(max_length=3)
-    seconds_played = models.PositiveIntegerField(default=0)
-    coups_played = models.PositiveIntegerField(default=0, help_text=_("Coups the seat had a standing wager on."))
-    table_coups = models.PositiveIntegerField(default=0, help_text=_("Coups dealt at the table while it played."))
-    wagers = models.PositiveIntegerField(default=0)
-    handle_minor = models.BigIntegerField(default=0)
-    handle_by_bet = models.JSONField(default=dict, help_text=_("Bet -> handle in minor units."))
-    largest_bet_minor = models.BigIntegerField(default=0)
+    table = models.ForeignKey("tables.Table", on_delete=models.CASCADE, related_name="+", verbose_name=_("table"))
+    gaming_day = models.DateField(db_index=True, verbose_name=_("gaming day"))
+    currency = models.CharField(max_length=3, verbose_name=_("currency"))
+    seconds_played = models.PositiveIntegerField(default=0, verbose_name=_("seconds played"))
+    coups_played = models.PositiveIntegerField(
+        default=0, help_text=_("Coups the seat had a standing wager on."), verbose_name=_("coups played")
+    )
+    table_coups = models.PositiveIntegerField(
+        default=0, help_text=_("Coups dealt at the table while it played."), verbose_name=_("table coups")
+    )
+    wagers = models.PositiveIntegerField(default=0, verbose_name=_("wagers"))
+    handle_minor = models.BigIntegerField(default=0, verbose_name=_("handle minor"))
+    handle_by_bet = models.JSONField(
+        default=dict, help_text=_("Bet -> handle in minor units."), verbose_name=_("handle by bet")
+    )
+    largest_bet_minor = models.BigIntegerField(default=0, verbose_name=_("largest bet minor"))
     won_minor = models.BigIntegerField(
-        default=0, help_text=_("The house's actual win: stakes lost - payouts + commission owed.")
+        default=0,
+        help_text=_("The house's actual win: stakes lost - payouts + commission owed."),
+        verbose_name=_("won minor"),
     )
-    commission_owed_minor = models.BigIntegerField(default=0, help_text=_("Commission owed into the box."))
-    commission_deducted_minor = models.BigIntegerField(default=0, help_text=_("Commission taken off payouts."))
-    theo_numerator = models.TextField(default="0", help_text=_("Exact theo in minor units: numerator."))
-    theo_denominator = models.TextField(default="1", help_text=_("Exact theo in minor units: denominator."))
-    theo_minor = models.DecimalField(max_digits=24, decimal_places=6, default=0)
-    game_edge = models.TextField(default="0", help_text=_("The paytable's full-shoe Banker edge, as a fraction."))
-    standard_theo_minor = models.DecimalField(max_digits=24, decimal_places=6, default=0)
-    estimated = models.BooleanField(default=False)
-    estimated_average_bet_minor = models.BigIntegerField(null=True, blank=True)
-    final = models.BooleanField(default=False, help_text=_("The session has stood up."))
-    as_of = models.DateTimeField(help_text=_("An open session is rated up to its table's latest coup (or its start)."))
-    coup_mark = models.BigIntegerField(default=0, help_text=_("The highest coup id the rating has read."))
-    refreshed_at = models.DateTimeField(auto_now=True)
+    commission_owed_minor = models.BigIntegerField(
+        default=0, help_text=_("Commission owed into the box."), verbose_name=_("commission owed minor")
+    )
+    commission_deducted_minor = models.BigIntegerField(
+        default=0, help_text=_("Commission taken off payouts."), verbose_name=_("commission deducted minor")
+    )
+    theo_numerator = models.TextField(
+        default="0", help_text=_("Exact theo in minor units: numerator."), verbose_name=_("theo numerator")
+    )
+    theo_denominator = models.TextField(
+        default="1", help_text=_("Exact theo in minor units: denominator."), verbose_name=_("theo denominator")
+    )
+    theo_minor = models.DecimalField(max_digits=24, decimal_places=6, default=0, verbose_name=_("theo minor"))
+    game_edge = models.TextField(
+        default="0", help_text=_("The paytable's full-shoe Banker edge, as a fraction."), verbose_name=_("game edge")
+    )
+    standard_theo_minor = models.DecimalField(
+        max_digits=24, decimal_places=6, default=0, verbose_name=_("standard theo minor")
+    )
+    estimated = models.BooleanField(default=False, verbose_name=_("estimated"))
+    estimated_average_bet_minor = models.BigIntegerField(
+        null=True, blank=True, verbose_name=_("estimated average bet minor")
+    )
+    final = models.BooleanField(default=False, help_text=_("The session has stood up."), verbose_name=_("final"))
+    as_of = models.DateTimeField(
+        help_text=_("An open session is rated up to its table's latest coup (or its start)."), verbose_name=_("as of")
+    )
+    coup_mark = models.BigIntegerField(
+        default=0, help_text=_("The highest coup id the rating has read."), verbose_name=_("coup mark")
+    )
+    refreshed_at = models.DateTimeField(auto_now=True, verbose_name=_("refreshed at"))
 
     class Meta:
+        verbose_name = _("session rating")
+        verbose_name_plural = _("session ratings")
         ordering = ["gaming_day", "table", "session"]
         permissions = [("view_ratings", "Can see patrons' ratings and comps")]
         indexes = [models.Index(fields=["gaming_day", "patron"], name="rating_day_patron")]
@@ -127,11 +175,15 @@ class AverageBetEstimate(Recorded, Fact):
     """A pit boss's estimate of a session's average bet (where no wager is recorded, or beside the
     recorded ones: then it is measured against them). The latest estimate stands."""
 
-    session = models.ForeignKey("players.SeatSession", on_delete=models.PROTECT, related_name="estimates")
-    currency = models.CharField(max_length=3)
-    average_bet_minor = models.BigIntegerField()
+    session = models.ForeignKey(
+        "players.SeatSession", on_delete=models.PROTECT, related_name="estimates", verbose_name=_("session")
+    )
+    currency = models.CharField(max_length=3, verbose_name=_("currency"))
+    average_bet_minor = models.BigIntegerField(verbose_name=_("average bet minor"))
 
     class Meta:
+        verbose_name = _("average bet estimate")
+        verbose_name_plural = _("average bet estimates")
         ordering = ["session", "-recorded_at", "-id"]
         permissions = [("record_estimate", "Can estimate a session's average bet")]
         constraints = [
@@ -147,12 +199,16 @@ class ReinvestmentRate(Recorded, Fact):
     from `starts_on` on (a new rate is a new record; for a session, the one with the latest
     `starts_on` not after its gaming day applies, the latest recorded among equals)."""
 
-    tier = models.ForeignKey("players.Tier", on_delete=models.PROTECT, related_name="+")
-    starts_on = models.DateField(help_text=_("The first gaming day it applies to."))
+    tier = models.ForeignKey("players.Tier", on_delete=models.PROTECT, related_name="+", verbose_name=_("tier"))
+    starts_on = models.DateField(help_text=_("The first gaming day it applies to."), verbose_name=_("starts on"))
     # xgettext:no-python-format (a percent sign, no placeholder)
-    rate = models.DecimalField(max_digits=7, decimal_places=6, help_text=_("E.g. 0.250000 for 25% of theo."))
+    rate = models.DecimalField(
+        max_digits=7, decimal_places=6, help_text=_("E.g. 0.250000 for a quarter of the theo."), verbose_name=_("rate")
+    )
 
     class Meta:
+        verbose_name = _("reinvestment rate")
+        verbose_name_plural = _("reinvestment rates")
         ordering = ["tier", "-starts_on", "-id"]
         constraints = [
             models.CheckConstraint(condition=models.Q(rate__gte=0, rate__lte=1), name="reinvestment_rate_range")
@@ -172,24 +228,34 @@ class CompEntry(Recorded, Fact):
     """An entry of a patron's comp points ledger, in minor units of `currency`: positive earned,
     negative redeemed. The balance is the sum of the entries, never stored, never negative."""
 
-    patron = models.ForeignKey("players.Patron", on_delete=models.PROTECT, related_name="comp_entries")
-    kind = models.CharField(max_length=8, choices=CompKind.choices)
-    session = models.ForeignKey(
-        "players.SeatSession", null=True, blank=True, on_delete=models.PROTECT, related_name="comp_entries"
+    patron = models.ForeignKey(
+        "players.Patron", on_delete=models.PROTECT, related_name="comp_entries", verbose_name=_("patron")
     )
-    currency = models.CharField(max_length=3)
-    amount_minor = models.BigIntegerField()
-    rate = models.DecimalField(max_digits=7, decimal_places=6, null=True, blank=True)
+    kind = models.CharField(max_length=8, choices=CompKind.choices, verbose_name=_("kind"))
+    session = models.ForeignKey(
+        "players.SeatSession",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="comp_entries",
+        verbose_name=_("session"),
+    )
+    currency = models.CharField(max_length=3, verbose_name=_("currency"))
+    amount_minor = models.BigIntegerField(verbose_name=_("amount minor"))
+    rate = models.DecimalField(max_digits=7, decimal_places=6, null=True, blank=True, verbose_name=_("rate"))
     theo_minor = models.DecimalField(
         max_digits=24,
         decimal_places=6,
         null=True,
         blank=True,
         help_text=_("The session's exact theo it was earned on."),
+        verbose_name=_("theo minor"),
     )
-    reason = models.CharField(max_length=200, blank=True)
+    reason = models.CharField(max_length=200, blank=True, verbose_name=_("reason"))
 
     class Meta:
+        verbose_name = _("comp entry")
+        verbose_name_plural = _("comp entries")
         ordering = ["patron", "id"]
         verbose_name_plural = _("comp entries")
         permissions = [("redeem_comp", "Can redeem a patron's comps")]

@@ -4,7 +4,7 @@ canonical form, their hash) is pit.records.canonical, whose names are also impor
 """
 
 from django.db import models
-from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from pit.records.canonical import (
     FORMAT,
@@ -55,7 +55,13 @@ class ChainSeqField(models.PositiveIntegerField):
 def chain_fields() -> tuple[models.Field, models.Field]:
     """The two fields every chained model declares last: `chain_seq, chain_hash = chain_fields()`."""
     return (
-        ChainSeqField(null=True, blank=True, editable=False, help_text=gettext("Position in the shoe's hash chain.")),
+        ChainSeqField(
+            null=True,
+            blank=True,
+            editable=False,
+            verbose_name=_("chain position"),
+            help_text=_("Position in the shoe's hash chain."),
+        ),
         # Nullable, no default: adding the columns is a plain ALTER TABLE ADD COLUMN on SQLite too,
         # where a default would rebuild the table and drop its insert-only triggers.
         models.CharField(
@@ -63,6 +69,7 @@ def chain_fields() -> tuple[models.Field, models.Field]:
             null=True,
             blank=True,
             editable=False,  # noqa: DJ001
-            help_text=gettext("SHA-256 of the previous row's hash and this row's canonical form."),
+            verbose_name=_("chain hash"),
+            help_text=_("SHA-256 of the previous row's hash and this row's canonical form."),
         ),
     )

@@ -15,12 +15,16 @@ class ChainHead(models.Model):
     reports pin it for an outsider.
     """
 
-    shoe = models.OneToOneField("shoes.Shoe", on_delete=models.PROTECT, primary_key=True, related_name="chain_head")
-    length = models.PositiveIntegerField()
-    head = models.CharField(max_length=64)
-    updated_at = models.DateTimeField(auto_now=True)
+    shoe = models.OneToOneField(
+        "shoes.Shoe", on_delete=models.PROTECT, primary_key=True, related_name="chain_head", verbose_name=_("shoe")
+    )
+    length = models.PositiveIntegerField(verbose_name=_("length"))
+    head = models.CharField(max_length=64, verbose_name=_("head"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("chain head")
+        verbose_name_plural = _("chain heads")
         ordering = ["shoe"]
 
     def __str__(self) -> str:
@@ -32,15 +36,19 @@ class StreamLink(Fact):
     position in the stream's chain. Insert-only: a stream's head is its last link, so the head only
     ever grows by appending. Written by the sealer (pit.records.services.streams_seal)."""
 
-    stream = models.CharField(max_length=100, help_text=_("The fact model, app_label.Model."))
-    seq = models.PositiveBigIntegerField(help_text=_("Position in the stream's chain, from 1."))
-    row_id = models.BigIntegerField(help_text=_("The primary key of the row this links."))
+    stream = models.CharField(max_length=100, help_text=_("The fact model, app_label.Model."), verbose_name=_("stream"))
+    seq = models.PositiveBigIntegerField(help_text=_("Position in the stream's chain, from 1."), verbose_name=_("seq"))
+    row_id = models.BigIntegerField(help_text=_("The primary key of the row this links."), verbose_name=_("row id"))
     hash = models.CharField(
-        max_length=64, help_text=_("SHA-256 of the previous link's hash and the row's canonical form.")
+        max_length=64,
+        help_text=_("SHA-256 of the previous link's hash and the row's canonical form."),
+        verbose_name=_("hash"),
     )
-    sealed_at = models.DateTimeField(db_index=True)
+    sealed_at = models.DateTimeField(db_index=True, verbose_name=_("sealed at"))
 
     class Meta:
+        verbose_name = _("stream link")
+        verbose_name_plural = _("stream links")
         ordering = ["stream", "seq"]
         constraints = [
             models.UniqueConstraint(fields=["stream", "seq"], name="stream_link_seq_unique"),

@@ -5,6 +5,7 @@ keep them; auditors read them. Thin: the form shows `schedule_problems`, the sav
 from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
 from pit.accounts.roles import RUN_REPORTS
 from pit.core.admin_site import ReadOnlyInline
@@ -23,7 +24,7 @@ def _report_choices() -> list[tuple[str, str]]:
 
 
 class ReportScheduleForm(forms.ModelForm):
-    report = forms.ChoiceField(choices=_report_choices)
+    report = forms.ChoiceField(choices=_report_choices, label=_("Report"))
 
     class Meta:
         model = ReportSchedule

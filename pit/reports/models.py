@@ -31,28 +31,39 @@ class ReportExport(models.Model):
     """A report file written by a Celery task under MEDIA_ROOT/reports/ and downloaded through a
     permission-checked view (never a public media URL). Only the reports app writes these rows."""
 
-    report = models.CharField(max_length=40)
-    format = models.CharField(max_length=4, choices=ExportFormat.choices)
-    filters = models.JSONField(help_text=_("ReportFilters.to_dict() of the request."))
-    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    requested_at = models.DateTimeField(auto_now_add=True)
-    status = models.CharField(max_length=8, choices=ExportStatus.choices, default=ExportStatus.QUEUED)
-    rows_estimated = models.PositiveBigIntegerField(default=0)
-    rows_written = models.PositiveBigIntegerField(default=0)
-    file = models.CharField(max_length=200, blank=True, help_text=_("Path under MEDIA_ROOT once written."))
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    error = models.TextField(blank=True)
+    report = models.CharField(max_length=40, verbose_name=_("report"))
+    format = models.CharField(max_length=4, choices=ExportFormat.choices, verbose_name=_("format"))
+    filters = models.JSONField(help_text=_("ReportFilters.to_dict() of the request."), verbose_name=_("filters"))
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("requested by")
+    )
+    requested_at = models.DateTimeField(auto_now_add=True, verbose_name=_("requested at"))
+    status = models.CharField(
+        max_length=8, choices=ExportStatus.choices, default=ExportStatus.QUEUED, verbose_name=_("status")
+    )
+    rows_estimated = models.PositiveBigIntegerField(default=0, verbose_name=_("rows estimated"))
+    rows_written = models.PositiveBigIntegerField(default=0, verbose_name=_("rows written"))
+    file = models.CharField(
+        max_length=200, blank=True, help_text=_("Path under MEDIA_ROOT once written."), verbose_name=_("file")
+    )
+    started_at = models.DateTimeField(null=True, blank=True, verbose_name=_("started at"))
+    finished_at = models.DateTimeField(null=True, blank=True, verbose_name=_("finished at"))
+    error = models.TextField(blank=True, verbose_name=_("error"))
     # The requester's language when asked (an XLSX or PDF is written in it) and the CSV's headers.
-    language = models.CharField(max_length=10, default="en-us", help_text=_("The language the file is written in."))
+    language = models.CharField(
+        max_length=10, default="en-us", help_text=_("The language the file is written in."), verbose_name=_("language")
+    )
     headers = models.CharField(
         max_length=10,
         choices=CsvHeaders.choices,
         default=CsvHeaders.MACHINE,
         help_text=_("CSV: the stable column names, or the headings in the file's language."),
+        verbose_name=_("headers"),
     )
 
     class Meta:
+        verbose_name = _("report export")
+        verbose_name_plural = _("report exports")
         ordering = ["-requested_at", "-id"]
         constraints = [
             models.CheckConstraint(
@@ -100,29 +111,54 @@ class ReportSchedule(models.Model):
     e-mailed to the recipients (Django's e-mail, EMAIL_URL) and/or written to a folder under
     PIT_REPORT_SCHEDULE_DIR. It runs with its owner's permissions, checked at each run."""
 
-    name = models.CharField(max_length=80)
-    report = models.CharField(max_length=40, help_text=_("A report of the catalog (pit.reports.catalog)."))
-    format = models.CharField(max_length=4, choices=ExportFormat.choices, default=ExportFormat.XLSX)
-    tables = models.JSONField(default=list, blank=True, help_text=_("Table codes; none: every table."))
-    game = models.CharField(max_length=8, blank=True, help_text=_("big, midi or mini; blank: every game."))
-    period = models.CharField(max_length=16, choices=SchedulePeriod.choices, default=SchedulePeriod.PREVIOUS_DAY)
-    frequency = models.CharField(max_length=8, choices=ScheduleFrequency.choices, default=ScheduleFrequency.DAILY)
+    name = models.CharField(max_length=80, verbose_name=_("name"))
+    report = models.CharField(
+        max_length=40, help_text=_("A report of the catalog (pit.reports.catalog)."), verbose_name=_("report")
+    )
+    format = models.CharField(
+        max_length=4, choices=ExportFormat.choices, default=ExportFormat.XLSX, verbose_name=_("format")
+    )
+    tables = models.JSONField(
+        default=list, blank=True, help_text=_("Table codes; none: every table."), verbose_name=_("tables")
+    )
+    game = models.CharField(
+        max_length=8, blank=True, help_text=_("big, midi or mini; blank: every game."), verbose_name=_("game")
+    )
+    period = models.CharField(
+        max_length=16, choices=SchedulePeriod.choices, default=SchedulePeriod.PREVIOUS_DAY, verbose_name=_("period")
+    )
+    frequency = models.CharField(
+        max_length=8, choices=ScheduleFrequency.choices, default=ScheduleFrequency.DAILY, verbose_name=_("frequency")
+    )
     weekday = models.PositiveSmallIntegerField(
-        null=True, blank=True, help_text=_("Weekly: 0 is Monday ... 6 is Sunday.")
+        null=True, blank=True, help_text=_("Weekly: 0 is Monday ... 6 is Sunday."), verbose_name=_("weekday")
     )
-    day_of_month = models.PositiveSmallIntegerField(null=True, blank=True, help_text=_("Monthly: 1 to 28."))
+    day_of_month = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text=_("Monthly: 1 to 28."), verbose_name=_("day of month")
+    )
     hour = models.PositiveSmallIntegerField(
-        default=8, help_text=_("The hour (casino time, 0-23) from which the run is due on its day.")
+        default=8,
+        help_text=_("The hour (casino time, 0-23) from which the run is due on its day."),
+        verbose_name=_("hour"),
     )
-    recipients = models.TextField(blank=True, help_text=_("E-mail addresses, one a line or comma-separated."))
+    recipients = models.TextField(
+        blank=True, help_text=_("E-mail addresses, one a line or comma-separated."), verbose_name=_("recipients")
+    )
     folder = models.CharField(
-        max_length=120, blank=True, help_text=_("A folder under PIT_REPORT_SCHEDULE_DIR (e.g. accounting/daily).")
+        max_length=120,
+        blank=True,
+        help_text=_("A folder under PIT_REPORT_SCHEDULE_DIR (e.g. accounting/daily)."),
+        verbose_name=_("folder"),
     )
-    active = models.BooleanField(default=True)
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    created_at = models.DateTimeField(auto_now_add=True)
+    active = models.BooleanField(default=True, verbose_name=_("active"))
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("owner")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("report schedule")
+        verbose_name_plural = _("report schedules")
         ordering = ["name", "id"]
         # Accountants keep the schedules (pit.accounts.roles); roles never hold add/delete themselves.
         permissions = [("keep_reportschedule", _("Can add, change and delete report schedules"))]
@@ -160,18 +196,28 @@ class ReportScheduleRun(models.Model):
     """One run of a schedule for one day it was due on: at most one per (schedule, due_on), so a
     beat that fires twice, or two beats, write and send once. A failed run is tried again."""
 
-    schedule = models.ForeignKey(ReportSchedule, on_delete=models.CASCADE, related_name="runs")
-    due_on = models.DateField(help_text=_("The calendar day (casino time) the run was due on."))
-    date_from = models.DateField()
-    date_to = models.DateField()
-    status = models.CharField(max_length=8, choices=ScheduleRunStatus.choices, default=ScheduleRunStatus.RUNNING)
-    started_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    file = models.CharField(max_length=300, blank=True, help_text=_("Where it was written, if to a folder."))
-    sent_to = models.TextField(blank=True)
-    error = models.TextField(blank=True)
+    schedule = models.ForeignKey(
+        ReportSchedule, on_delete=models.CASCADE, related_name="runs", verbose_name=_("schedule")
+    )
+    due_on = models.DateField(
+        help_text=_("The calendar day (casino time) the run was due on."), verbose_name=_("due on")
+    )
+    date_from = models.DateField(verbose_name=_("date from"))
+    date_to = models.DateField(verbose_name=_("date to"))
+    status = models.CharField(
+        max_length=8, choices=ScheduleRunStatus.choices, default=ScheduleRunStatus.RUNNING, verbose_name=_("status")
+    )
+    started_at = models.DateTimeField(auto_now_add=True, verbose_name=_("started at"))
+    finished_at = models.DateTimeField(null=True, blank=True, verbose_name=_("finished at"))
+    file = models.CharField(
+        max_length=300, blank=True, help_text=_("Where it was written, if to a folder."), verbose_name=_("file")
+    )
+    sent_to = models.TextField(blank=True, verbose_name=_("sent to"))
+    error = models.TextField(blank=True, verbose_name=_("error"))
 
     class Meta:
+        verbose_name = _("report schedule run")
+        verbose_name_plural = _("report schedule runs")
         ordering = ["-due_on", "-id"]
         constraints = [
             models.UniqueConstraint(fields=["schedule", "due_on"], name="report_schedule_run_once_a_day"),

@@ -557,6 +557,8 @@ def display_text(column: Column, value: Any, currency: str | None) -> str:
         return format_money(to_minor(money_value(value, currency), currency), currency)
     if column.type == ColumnType.PERCENTAGE:
         return percent_text(value, column.places)
+    if column.type == ColumnType.TEXT:
+        return str(value)  # a marked value (a bridging line, a section) in the reader's language
     return str(text_value(column, value, currency))
 
 

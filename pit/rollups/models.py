@@ -13,10 +13,12 @@ class RolledUpDay(models.Model):
     """A complete gaming day whose every table-day with coups has its rollup (made by the catch-up or
     `rebuild_rollups`). Later changes of the day's detail owe a refresh of their table-day (outbox)."""
 
-    gaming_day = models.DateField(unique=True)
-    rolled_up_at = models.DateTimeField(auto_now=True)
+    gaming_day = models.DateField(unique=True, verbose_name=_("gaming day"))
+    rolled_up_at = models.DateTimeField(auto_now=True, verbose_name=_("rolled up at"))
 
     class Meta:
+        verbose_name = _("rolled up day")
+        verbose_name_plural = _("rolled up days")
         ordering = ["gaming_day"]
         default_permissions = ()
 
@@ -28,16 +30,26 @@ class TableDayRollup(models.Model):
     """One table's gaming day: coups, commission reversed on standing wagers, and the marks of the
     detail it was computed from (the catch-up compares them with the detail's)."""
 
-    table = models.ForeignKey("tables.Table", on_delete=models.CASCADE, related_name="+")
-    gaming_day = models.DateField()
-    coups = models.PositiveIntegerField()
-    reversed_minor = models.BigIntegerField(help_text=_("Reversals of accruals on standing wagers (negative)."))
-    coup_mark = models.BigIntegerField(help_text=_("The highest coup id of the table-day."))
-    correction_mark = models.BigIntegerField(help_text=_("The highest correction id of its coups (0: none)."))
-    reversal_mark = models.BigIntegerField(help_text=_("The highest reversal id of its accruals (0: none)."))
-    refreshed_at = models.DateTimeField(auto_now=True)
+    table = models.ForeignKey("tables.Table", on_delete=models.CASCADE, related_name="+", verbose_name=_("table"))
+    gaming_day = models.DateField(verbose_name=_("gaming day"))
+    coups = models.PositiveIntegerField(verbose_name=_("coups"))
+    reversed_minor = models.BigIntegerField(
+        help_text=_("Reversals of accruals on standing wagers (negative)."), verbose_name=_("reversed minor")
+    )
+    coup_mark = models.BigIntegerField(
+        help_text=_("The highest coup id of the table-day."), verbose_name=_("coup mark")
+    )
+    correction_mark = models.BigIntegerField(
+        help_text=_("The highest correction id of its coups (0: none)."), verbose_name=_("correction mark")
+    )
+    reversal_mark = models.BigIntegerField(
+        help_text=_("The highest reversal id of its accruals (0: none)."), verbose_name=_("reversal mark")
+    )
+    refreshed_at = models.DateTimeField(auto_now=True, verbose_name=_("refreshed at"))
 
     class Meta:
+        verbose_name = _("table day rollup")
+        verbose_name_plural = _("table day rollups")
         ordering = ["gaming_day", "table"]
         default_permissions = ()
         constraints = [
@@ -52,22 +64,32 @@ class BetRollup(models.Model):
     """The standing wagers of a table-day on one bet, per paytable version and deck count (the
     theoretical win and variance are computed from them at read time, exactly as from the detail)."""
 
-    table_day = models.ForeignKey(TableDayRollup, on_delete=models.CASCADE, related_name="bets")
-    paytable = models.ForeignKey("paytables.PaytableConfiguration", on_delete=models.PROTECT, related_name="+")
-    decks = models.PositiveSmallIntegerField()
-    bet = models.CharField(max_length=20)
-    wagers = models.PositiveIntegerField()
-    handle_minor = models.BigIntegerField()
-    payouts_minor = models.BigIntegerField()
-    commission_minor = models.BigIntegerField()
-    lost_minor = models.BigIntegerField()
-    paid_minor = models.BigIntegerField()
-    overpaid_minor = models.BigIntegerField()
-    underpaid_minor = models.BigIntegerField()
-    deducted_minor = models.BigIntegerField(help_text=_("Commission deducted from payouts (deducting paytables)."))
-    squares = models.DecimalField(max_digits=40, decimal_places=0, help_text=_("Sum of stake² in minor units."))
+    table_day = models.ForeignKey(
+        TableDayRollup, on_delete=models.CASCADE, related_name="bets", verbose_name=_("table day")
+    )
+    paytable = models.ForeignKey(
+        "paytables.PaytableConfiguration", on_delete=models.PROTECT, related_name="+", verbose_name=_("paytable")
+    )
+    decks = models.PositiveSmallIntegerField(verbose_name=_("decks"))
+    bet = models.CharField(max_length=20, verbose_name=_("bet"))
+    wagers = models.PositiveIntegerField(verbose_name=_("wagers"))
+    handle_minor = models.BigIntegerField(verbose_name=_("handle minor"))
+    payouts_minor = models.BigIntegerField(verbose_name=_("payouts minor"))
+    commission_minor = models.BigIntegerField(verbose_name=_("commission minor"))
+    lost_minor = models.BigIntegerField(verbose_name=_("lost minor"))
+    paid_minor = models.BigIntegerField(verbose_name=_("paid minor"))
+    overpaid_minor = models.BigIntegerField(verbose_name=_("overpaid minor"))
+    underpaid_minor = models.BigIntegerField(verbose_name=_("underpaid minor"))
+    deducted_minor = models.BigIntegerField(
+        help_text=_("Commission deducted from payouts (deducting paytables)."), verbose_name=_("deducted minor")
+    )
+    squares = models.DecimalField(
+        max_digits=40, decimal_places=0, help_text=_("Sum of stake² in minor units."), verbose_name=_("squares")
+    )
 
     class Meta:
+        verbose_name = _("bet rollup")
+        verbose_name_plural = _("bet rollups")
         ordering = ["table_day", "paytable", "decks", "bet"]
         default_permissions = ()
         constraints = [

@@ -261,11 +261,13 @@ class CorrectionForm(forms.Form):
             "<code>2 banker 500.00 450.00</code>). Without a paid figure the wager is paid what it owes. "
             "A wager left out no longer stands. The next page shows what each wager owes before anything is saved."
         ),
+        label=_("Wagers"),
     )
     reason = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3, "cols": 70}),
         strip=True,
         help_text=_("Required: why (the misread stake), in words read later."),
+        label=_("Reason"),
     )
 
     def clean_wagers(self) -> tuple[WagerInput, ...]:
@@ -366,7 +368,7 @@ def correct_wagers(modeladmin, request, queryset):
         return None
     context = {
         **modeladmin.admin_site.each_context(request),
-        "title": f"Correct the wagers of {coup}",
+        "title": _("Correct the wagers of %(coup)s") % {"coup": coup},
         "coup": coup,
         "form": form,
         "preview": preview,

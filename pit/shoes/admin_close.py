@@ -82,7 +82,7 @@ class ShoeCloseMixin(_ModelAdmin):
                 return HttpResponseRedirect(page)
         context = {
             **self.admin_site.each_context(request),
-            "title": f"Close {shoe}",
+            "title": gettext("Close %(shoe)s") % {"shoe": shoe},
             "shoe": shoe,
             "form": form,
             "seats": seats,

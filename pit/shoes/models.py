@@ -1,9 +1,11 @@
 """Shoes, coups and wagers: what was dealt and wagered, and how the engine settled it."""
 
 from django.db import models
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from pit.accounts.audit import audit_track
+from pit.core.bet_names import bet_name
 from pit.core.immutable import Fact
 from pit.core.models import Recorded
 from pit.core.money import from_minor
@@ -26,29 +28,42 @@ class Shoe(Recorded, Fact):
 
     fact_updatable = ("status", "closed_at", "close_recorded_at", "cards_seen", "cards_dealt", "coups_recorded")
 
-    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="shoes")
-    sequence = models.PositiveIntegerField(help_text=_("1, 2, 3 ... per table."))
-    decks = models.PositiveSmallIntegerField(default=8)
-    shuffled_at = models.DateTimeField()
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="shoes", verbose_name=_("table"))
+    sequence = models.PositiveIntegerField(help_text=_("1, 2, 3 ... per table."), verbose_name=_("sequence"))
+    decks = models.PositiveSmallIntegerField(default=8, verbose_name=_("decks"))
+    shuffled_at = models.DateTimeField(verbose_name=_("shuffled at"))
     cut_card_position = models.PositiveSmallIntegerField(
-        help_text=_("Cards from the top of the shoe to the cut card (after the burn).")
+        help_text=_("Cards from the top of the shoe to the cut card (after the burn)."),
+        verbose_name=_("cut card position"),
     )
-    burn_cards = models.JSONField(default=list, blank=True)
-    status = models.CharField(max_length=8, choices=ShoeStatus.choices, default=ShoeStatus.DEALING)
-    closed_at = models.DateTimeField(null=True, blank=True, help_text=_("When the floor says the shoe was closed."))
+    burn_cards = models.JSONField(default=list, blank=True, verbose_name=_("burn cards"))
+    status = models.CharField(
+        max_length=8, choices=ShoeStatus.choices, default=ShoeStatus.DEALING, verbose_name=_("status")
+    )
+    closed_at = models.DateTimeField(
+        null=True, blank=True, help_text=_("When the floor says the shoe was closed."), verbose_name=_("closed at")
+    )
     close_recorded_at = models.DateTimeField(
         null=True,
         blank=True,
         editable=False,
         help_text=_("When the close reached the back-office: coups recorded after it were posted to a closed shoe."),
+        verbose_name=_("close recorded at"),
     )
     cards_seen = models.JSONField(
-        default=dict, editable=False, help_text=_("Card code -> times seen (burns included).")
+        default=dict,
+        editable=False,
+        help_text=_("Card code -> times seen (burns included)."),
+        verbose_name=_("cards seen"),
     )
-    cards_dealt = models.PositiveIntegerField(default=0, editable=False, help_text=_("Cards dealt to coups."))
-    coups_recorded = models.PositiveIntegerField(default=0, editable=False)
+    cards_dealt = models.PositiveIntegerField(
+        default=0, editable=False, help_text=_("Cards dealt to coups."), verbose_name=_("cards dealt")
+    )
+    coups_recorded = models.PositiveIntegerField(default=0, editable=False, verbose_name=_("coups recorded"))
 
     class Meta:
+        verbose_name = _("shoe")
+        verbose_name_plural = _("shoes")
         ordering = ["table__code", "-sequence"]
         constraints = [
             models.UniqueConstraint(fields=["table", "sequence"], name="shoe_sequence_unique_per_table"),
@@ -65,7 +80,9 @@ class Shoe(Recorded, Fact):
         ]
 
     def __str__(self) -> str:
-        return f"{self.table.code} shoe {self.sequence}" if self.table_id else f"shoe {self.sequence}"
+        if self.table_id:
+            return gettext("%(table)s shoe %(sequence)s") % {"table": self.table.code, "sequence": self.sequence}
+        return gettext("shoe %(sequence)s") % {"sequence": self.sequence}
 
     @property
     def total_cards(self) -> int:
@@ -85,23 +102,29 @@ class Winner(models.TextChoices):
 class Coup(Recorded, Fact):
     """One round: the cards as dealt, the engine's evaluation, and the paytable it was settled under."""
 
-    shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="coups")
-    number = models.PositiveIntegerField()
-    dealt_at = models.DateTimeField(db_index=True)
-    gaming_day = models.DateField(db_index=True)
-    player_cards = models.JSONField()
-    banker_cards = models.JSONField()
-    player_total = models.PositiveSmallIntegerField()
-    banker_total = models.PositiveSmallIntegerField()
-    winner = models.CharField(max_length=8, choices=Winner.choices)
-    natural = models.BooleanField()
-    player_pair = models.BooleanField()
-    banker_pair = models.BooleanField()
-    reported_winner = models.CharField(max_length=8, choices=Winner.choices, blank=True)
-    paytable = models.ForeignKey("paytables.PaytableConfiguration", on_delete=models.PROTECT, related_name="coups")
+    shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="coups", verbose_name=_("shoe"))
+    number = models.PositiveIntegerField(verbose_name=_("number"))
+    dealt_at = models.DateTimeField(db_index=True, verbose_name=_("dealt at"))
+    gaming_day = models.DateField(db_index=True, verbose_name=_("gaming day"))
+    player_cards = models.JSONField(verbose_name=_("player cards"))
+    banker_cards = models.JSONField(verbose_name=_("banker cards"))
+    player_total = models.PositiveSmallIntegerField(verbose_name=_("player total"))
+    banker_total = models.PositiveSmallIntegerField(verbose_name=_("banker total"))
+    winner = models.CharField(max_length=8, choices=Winner.choices, verbose_name=_("winner"))
+    natural = models.BooleanField(verbose_name=_("natural"))
+    player_pair = models.BooleanField(verbose_name=_("player pair"))
+    banker_pair = models.BooleanField(verbose_name=_("banker pair"))
+    reported_winner = models.CharField(
+        max_length=8, choices=Winner.choices, blank=True, verbose_name=_("reported winner")
+    )
+    paytable = models.ForeignKey(
+        "paytables.PaytableConfiguration", on_delete=models.PROTECT, related_name="coups", verbose_name=_("paytable")
+    )
     chain_seq, chain_hash = chain_fields()  # last: see pit.records.chain.ChainSeqField
 
     class Meta:
+        verbose_name = _("coup")
+        verbose_name_plural = _("coups")
         ordering = ["shoe", "number"]
         constraints = [
             models.UniqueConstraint(fields=["shoe", "number"], name="coup_number_unique_per_shoe"),
@@ -113,7 +136,7 @@ class Coup(Recorded, Fact):
         indexes = [models.Index(fields=["gaming_day", "shoe"], name="coup_gaming_day_shoe")]
 
     def __str__(self) -> str:
-        return f"{self.shoe} coup {self.number}"
+        return gettext("%(shoe)s coup %(number)s") % {"shoe": self.shoe, "number": self.number}
 
 
 class CorrectionKind(models.TextChoices):
@@ -130,12 +153,16 @@ class CoupCorrection(Recorded, Fact):
     `pit.shoes.selectors.wagers_standing`.
     """
 
-    coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="corrections")
-    sequence = models.PositiveIntegerField(help_text=_("1, 2, 3 ... per coup; the highest stands."))
-    kind = models.CharField(max_length=8, choices=CorrectionKind.choices)
-    reason = models.TextField(help_text=_("Why: the misread stake, the misdeal ..."))
+    coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="corrections", verbose_name=_("coup"))
+    sequence = models.PositiveIntegerField(
+        help_text=_("1, 2, 3 ... per coup; the highest stands."), verbose_name=_("sequence")
+    )
+    kind = models.CharField(max_length=8, choices=CorrectionKind.choices, verbose_name=_("kind"))
+    reason = models.TextField(help_text=_("Why: the misread stake, the misdeal ..."), verbose_name=_("reason"))
 
     class Meta:
+        verbose_name = _("coup correction")
+        verbose_name_plural = _("coup corrections")
         ordering = ["coup", "sequence"]
         # Not `add_`: nobody adds rows in the admin; pit bosses correct and void through the service.
         permissions = [("correct_coup", "Can correct the wagers of a coup or void it")]
@@ -149,7 +176,11 @@ class CoupCorrection(Recorded, Fact):
         ]
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display().lower()} #{self.sequence} of {self.coup}"
+        return gettext("%(kind)s #%(sequence)s of %(coup)s") % {
+            "kind": self.get_kind_display().lower(),
+            "sequence": self.sequence,
+            "coup": self.coup,
+        }
 
 
 class WagerResult(models.TextChoices):
@@ -161,15 +192,21 @@ class WagerResult(models.TextChoices):
 class Wager(Fact):
     """A wager on a coup and its settlement by the engine, in minor units of `currency`."""
 
-    coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="wagers")
-    seat = models.PositiveSmallIntegerField()
-    bet = models.CharField(max_length=20)
-    currency = models.CharField(max_length=3)
-    amount_minor = models.BigIntegerField()
-    result = models.CharField(max_length=4, choices=WagerResult.choices)
-    payout_minor = models.BigIntegerField(help_text=_("Paid to the player beyond the returned stake."))
-    commission_minor = models.BigIntegerField(default=0, help_text=_("Owed into the seat's commission box."))
-    paid_minor = models.BigIntegerField(null=True, blank=True, help_text=_("What the table reports it paid."))
+    coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="wagers", verbose_name=_("coup"))
+    seat = models.PositiveSmallIntegerField(verbose_name=_("seat"))
+    bet = models.CharField(max_length=20, verbose_name=_("bet"))
+    currency = models.CharField(max_length=3, verbose_name=_("currency"))
+    amount_minor = models.BigIntegerField(verbose_name=_("amount minor"))
+    result = models.CharField(max_length=4, choices=WagerResult.choices, verbose_name=_("result"))
+    payout_minor = models.BigIntegerField(
+        help_text=_("Paid to the player beyond the returned stake."), verbose_name=_("payout minor")
+    )
+    commission_minor = models.BigIntegerField(
+        default=0, help_text=_("Owed into the seat's commission box."), verbose_name=_("commission minor")
+    )
+    paid_minor = models.BigIntegerField(
+        null=True, blank=True, help_text=_("What the table reports it paid."), verbose_name=_("paid minor")
+    )
     correction = models.ForeignKey(
         CoupCorrection,
         null=True,
@@ -177,12 +214,15 @@ class Wager(Fact):
         on_delete=models.PROTECT,
         related_name="wagers",
         help_text=_("Empty: the wager as first recorded. Else the correction that wrote this version."),
+        verbose_name=_("correction"),
     )
     chain_seq, chain_hash = chain_fields()  # last: see pit.records.chain.ChainSeqField
     # Its coup's: the month partition it lives in on PostgreSQL (pit.core.partitions).
-    gaming_day = PartitionDayField(sources=("coup.gaming_day",))
+    gaming_day = PartitionDayField(sources=("coup.gaming_day",), verbose_name=_("gaming day"))
 
     class Meta:
+        verbose_name = _("wager")
+        verbose_name_plural = _("wagers")
         ordering = ["coup", "seat", "bet"]
         constraints = [
             models.UniqueConstraint(
@@ -206,7 +246,11 @@ class Wager(Fact):
         ]
 
     def __str__(self) -> str:
-        return f"seat {self.seat} {self.bet} {from_minor(self.amount_minor, self.currency)}"
+        return gettext("seat %(seat)s %(bet)s %(amount)s") % {
+            "seat": self.seat,
+            "bet": bet_name(self.bet),
+            "amount": from_minor(self.amount_minor, self.currency),
+        }
 
     @property
     def amount(self):

@@ -151,9 +151,9 @@ class TableLimitInline(admin.TabularInline):
 class LimitForm(forms.Form):
     """One bet's limits, typed in units of the table's currency (500 is 500.00, not 5.00)."""
 
-    bet = forms.ChoiceField(required=False, help_text=_("Leave empty to drop the row."))
-    minimum = MoneyField(minor=True, required=False, min_value=0)
-    maximum = MoneyField(minor=True, required=False, min_value=0)
+    bet = forms.ChoiceField(required=False, help_text=_("Leave empty to drop the row."), label=_("Bet"))
+    minimum = MoneyField(minor=True, required=False, min_value=0, label=_("Minimum"))
+    maximum = MoneyField(minor=True, required=False, min_value=0, label=_("Maximum"))
 
     def __init__(self, *args, table: Table, **kwargs):
         super().__init__(*args, **kwargs)
@@ -396,7 +396,7 @@ class TableAdmin(NoSaveWhenNothingEditableMixin, ServiceErrorsAsMessagesMixin, a
             "table": table,
             "formset": formset,
             "changes": changes,
-            "title": f"Limits of {table.code} ({table.currency})",
+            "title": _("Limits of %(table)s (%(currency)s)") % {"table": table.code, "currency": table.currency},
         }
         return TemplateResponse(request, "admin/tables/table/limits.html", context)
 

@@ -77,6 +77,8 @@ class TableLimit(models.Model):
     maximum_minor = models.BigIntegerField(verbose_name=_("maximum"))
 
     class Meta:
+        verbose_name = _("table limit")
+        verbose_name_plural = _("table limits")
         ordering = ["table", "bet"]
         constraints = [
             models.UniqueConstraint(fields=["table", "bet"], name="table_limit_unique_per_bet"),
@@ -96,16 +98,23 @@ class TableLimitVersion(Fact):
     set in force when it was dealt: the one with the latest `effective_from` not after its
     `dealt_at`. `TableLimit` holds the set in force now."""
 
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="limit_versions")
-    bet = models.CharField(max_length=20)
-    minimum_minor = models.BigIntegerField()
-    maximum_minor = models.BigIntegerField()
-    effective_from = models.DateTimeField(db_index=True)
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="limit_versions", verbose_name=_("table"))
+    bet = models.CharField(max_length=20, verbose_name=_("bet"))
+    minimum_minor = models.BigIntegerField(verbose_name=_("minimum minor"))
+    maximum_minor = models.BigIntegerField(verbose_name=_("maximum minor"))
+    effective_from = models.DateTimeField(db_index=True, verbose_name=_("effective from"))
     set_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("set by"),
     )
 
     class Meta:
+        verbose_name = _("table limit version")
+        verbose_name_plural = _("table limit versions")
         ordering = ["table", "-effective_from", "bet"]
         constraints = [
             models.UniqueConstraint(fields=["table", "effective_from", "bet"], name="table_limit_version_unique"),
@@ -125,7 +134,7 @@ class LimitChange(Recorded, Fact):
     jurisdiction's notice (pit.core.jurisdictions: e.g. COMAR 36.05.03.21, 30 minutes); its limits
     are the `TableLimitVersion` rows of the table from `effective_from`. A fact: insert-only."""
 
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="limit_changes")
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="limit_changes", verbose_name=_("table"))
     announced_at = models.DateTimeField(_("announced at"), db_index=True)
     effective_from = models.DateTimeField(_("effective from"))
     tightens = models.BooleanField(_("tightens"), help_text=_("A minimum raised or a maximum lowered for some bet."))
@@ -139,7 +148,12 @@ class LimitChange(Recorded, Fact):
     jurisdiction = models.CharField(_("jurisdiction"), max_length=20)
     rule = models.CharField(_("rule"), max_length=300)
     set_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("set by"),
     )
 
     class Meta:

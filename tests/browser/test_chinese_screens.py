@@ -38,7 +38,10 @@ PASSWORD = "a-long-test-password-0123"
 # units of time the clock shows, and the names of things and people (collected from the database).
 ALLOWED = re.compile(
     r"^(?:"
-    r"[A-Z]{1,4}"  # codes and acronyms: HKD, USD, CSV, XLSX, PDF, API, ID, UTC, TOTP; card codes KD
+    r"[A-Z]{1,5}"  # codes and acronyms: HKD, USD, CSV, XLSX, PDF, API, ID, UTC, TOTP, COMAR; card codes KD
+    r"|[A-Z]+(?:_[A-Z0-9]+)+"  # the settings a sentence names: PIT_CONTROLS_DECK_MAX_HOURS
+    r"|(?:[A-Z]\.)+[A-Z]?"  # the rules' cited codes: N.J.A.C. 13:69E-1.18
+    r"|[A-Z0-9]+(?:[-.:][A-Z0-9]+)+"  # and their sections: 69E-1.18, III.2717
     r"|[A-Z0-9]*[0-9][A-Z0-9]*"  # table codes BB2, dealer codes D042, versions v1
     r"|v[0-9]+"
     r"|[a-z]+(?:_[a-z0-9]+)+"  # machine codes: banker_missed_draw, table-results
@@ -175,6 +178,7 @@ def test_the_screens_in_traditional_chinese_at_1366_by_768(browser_page, chinese
         ("賭台 BB2 牌靴 3,局 41:KD 5H,HK$1,250.00 banker_missed_draw", []),
         ("今日投注額 Handle today 盈利 Win", ["Handle", "Win", "today"]),
         ("荷官 Big baccarat 2 (MOP)", []),
+        ("（N.J.A.C. 13:69E-1.18；COMAR 36.05.03.21；LAC 42:III.2717）PIT_CONTROLS_DECK_MAX_HOURS", []),
     ],
 )
 def test_what_counts_as_english(text, left):

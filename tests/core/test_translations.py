@@ -121,3 +121,82 @@ def test_the_scan_is_fast():
     scan.unmarked_templates(scan.template_files())
     scan.unmarked_scripts(scan.javascript_files())
     assert time.monotonic() - started < 10
+
+
+# ------------------------------------------------------------------- labels Django would derive
+# What no scan of the source can see: a model, field or form field given no label gets one Django
+# derives from its name, in English in every language. So every model of pit, every field of it
+# and every field of pit's forms carries a lazy label, found by walking what is registered.
+
+
+def _pit_models():
+    from django.apps import apps
+
+    return [model for model in apps.get_models() if model.__module__.startswith("pit.")]
+
+
+def _lazy(text) -> bool:
+    from django.utils.functional import Promise
+
+    return isinstance(text, Promise)
+
+
+def test_every_model_and_field_of_pit_has_a_lazy_label():
+    unlabelled = []
+    for model in _pit_models():
+        meta = model._meta
+        for what, text in (("verbose_name", meta.verbose_name), ("verbose_name_plural", meta.verbose_name_plural)):
+            if not _lazy(text):
+                unlabelled.append(f"{meta.label}.Meta.{what} = {text!r}")
+        for field in meta.get_fields():
+            if (field.auto_created and not field.concrete) or (field.auto_created and field.primary_key):
+                continue  # reverse relations; the implicit id (ID, an acronym in every language)
+            if not _lazy(field.verbose_name):
+                unlabelled.append(f"{meta.label}.{field.name}: verbose_name={field.verbose_name!r}")
+    assert unlabelled == []
+
+
+def _pit_form_classes():
+    import importlib
+    import pkgutil
+
+    from django import forms
+
+    import pit
+
+    for module in pkgutil.walk_packages(pit.__path__, "pit."):
+        if ".migrations" not in module.name and not module.name.startswith(("pit.settings", "pit.wsgi", "pit.asgi")):
+            importlib.import_module(module.name)
+
+    def subclasses(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from subclasses(sub)
+
+    return sorted(
+        {cls for cls in subclasses(forms.BaseForm) if cls.__module__.startswith("pit.")}, key=lambda c: c.__qualname__
+    )
+
+
+def test_every_field_of_pit_forms_has_a_lazy_label():
+    from django.contrib.auth.forms import AuthenticationForm
+
+    unlabelled = []
+    for form in _pit_form_classes():
+        for name, field in form.base_fields.items():
+            if field.widget.is_hidden or (issubclass(form, AuthenticationForm) and name == "username"):
+                continue  # AuthenticationForm labels its username from the user model when made
+            if not _lazy(field.label):
+                unlabelled.append(f"{form.__module__}.{form.__qualname__}.{name}: label={field.label!r}")
+    assert unlabelled == []
+
+
+def test_every_bet_of_the_engine_has_a_name_for_people():
+    from django.utils import translation
+
+    from pit import game
+    from pit.core.bet_names import BET_NAMES
+
+    assert set(BET_NAMES) == set(game.BET_TYPES)
+    with translation.override(None):
+        assert {code: str(name) for code, name in BET_NAMES.items()} == dict(game.BET_TYPES)

@@ -194,7 +194,9 @@ MESSAGE_CALLS = {
     "error_body": 2,
 }
 # Class attributes people read (an API exception's default message).
-USER_CLASS_ATTRIBUTES = frozenset({"default_detail", "title"})  # title: a list filter's
+USER_CLASS_ATTRIBUTES = frozenset(
+    {"default_detail", "title", "help", "submit_label"}
+)  # title: a list filter's; help, submit_label: a record form's
 # `errors[path] = [...]`: the problems of a field, named so in the API and the services.
 ERROR_DICTS = frozenset({"errors", "problems"})
 MESSAGES_FUNCTIONS = {"success": 1, "error": 1, "warning": 1, "info": 1, "debug": 1, "add_message": 2}
@@ -206,12 +208,12 @@ LABELLED_CALLS = {"PageLink": (1, 2), "model_page_link": (1, 2)}
 # Fields whose first positional argument is not the verbose name but the related model.
 RELATED_FIELDS = frozenset({"ForeignKey", "OneToOneField", "ManyToManyField"})
 # The dict keys whose value is a sentence for people (API error envelopes, messages).
-MESSAGE_KEYS = frozenset({"message", "detail"})
+MESSAGE_KEYS = frozenset({"message", "detail", "title", "text"})  # title: a page's; text: a line on it
 # The API's schema documentation (help texts and descriptions of its serializers and views, the
 # examples of its answers) is the integrators' reference, written in English like the API's names;
 # the API's answers themselves (error messages) are translated.
 SCHEMA_DOCS = ("pit/api/resources/", "pit/api/schema.py", "pit/api/examples.py", "pit/api/docs.py")
-SCHEMA_DOC_KINDS = frozenset({"help_text=", "description=", "'message' of a dict"})
+SCHEMA_DOC_KINDS = frozenset({"help_text=", "description=", "'message' of a dict", "'title' of a dict"})
 MARKERS = frozenset(
     {
         "_",
@@ -323,7 +325,9 @@ class _Scanner(ast.NodeVisitor):
                     for fieldset in statement.value.elts:
                         if isinstance(fieldset, (ast.Tuple, ast.List)) and fieldset.elts:
                             self.flag(fieldset, "fieldset title", fieldset.elts[0])
-                if set(names) & (USER_KEYWORDS | USER_CLASS_ATTRIBUTES):
+                # A management command's `help` is its --help text, in English like its options.
+                read = USER_KEYWORDS | (USER_CLASS_ATTRIBUTES - {"help"} if self.command else USER_CLASS_ATTRIBUTES)
+                if set(names) & read:
                     self.flag(statement, names[0], statement.value)
         self.classes.append(node)
         self.generic_visit(node)

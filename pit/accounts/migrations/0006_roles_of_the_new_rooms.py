@@ -350,14 +350,26 @@ def roles_remove(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
+    # Every app whose permissions the roles name, at the migration that made its last model.
     dependencies = [
         ("accounts", "0005_language_preference"),
-        ("players", "0003_patron_looks"),
-        ("ratings", "0002_ratings_records_insert_only"),
+        ("accounting", "0004_slip_series"),
+        ("api", "0001_initial"),
         ("cash", "0002_cash_records_insert_only"),
-        ("progressives", "0002_meters_insert_only_and_never_down"),
+        ("compliance", "0001_initial"),
         ("controls", "0001_cards_keys_handover"),
+        ("core", "0003_worker_heartbeats"),
+        ("dealers", "0001_initial"),
+        ("ledger", "0001_initial"),
         ("notices", "0001_notices"),
+        ("paytables", "0002_paytable_versions_insert_only"),
+        ("players", "0003_patron_looks"),
+        ("progressives", "0002_meters_insert_only_and_never_down"),
+        ("ratings", "0002_ratings_records_insert_only"),
+        ("records", "0002_stream_links_and_guards"),
+        ("reports", "0003_export_language_and_headers"),
+        ("shoes", "0002_shoe_close_audited_and_events_insert_only"),
+        ("tables", "0004_table_verbose_names"),
     ]
 
     operations = [migrations.RunPython(roles_sync, roles_remove)]
