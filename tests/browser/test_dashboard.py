@@ -22,6 +22,9 @@ pytestmark = pytest.mark.browser
 SCREENSHOT = Path(settings.BASE_DIR) / "var" / "screenshots" / "dashboard.png"
 
 
+DEALING = ("BB2", "MD1", "MN2")
+
+
 @pytest.fixture
 def dealing_pit(role_groups):
     """Three tables of the demo pit, each with a shoe dealing (12 to 40 coups in), and a pit boss.
@@ -29,7 +32,7 @@ def dealing_pit(role_groups):
     Tables with no commission box only: the test database is flushed after a live-server test, and
     SQLite's flush cannot delete the append-only ledger's rows (nor should anything else)."""
     for code, name, game_kind, preset, limits in DEMO_TABLES:
-        if preset in ("commission_box", "mini_commission_box"):
+        if code not in DEALING:
             continue
         table_create(
             code=code,
@@ -40,7 +43,7 @@ def dealing_pit(role_groups):
         )
     simulate(
         ServicesFloorClient(),
-        tables=["BB2", "MD1", "MN2"],
+        tables=list(DEALING),
         shoes_per_day=0,
         leave_open=True,
         seed=9,
