@@ -13,9 +13,9 @@ class Migration(migrations.Migration):
             name="Adjustment",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
-                ("gaming_day", models.DateField(db_index=True)),
-                ("shift", models.PositiveSmallIntegerField(default=1)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
+                ("gaming_day", models.DateField(db_index=True, verbose_name="gaming day")),
+                ("shift", models.PositiveSmallIntegerField(default=1, verbose_name="shift")),
                 (
                     "figure",
                     models.CharField(
@@ -27,13 +27,21 @@ class Migration(migrations.Migration):
                             ("drop", "Drop"),
                         ],
                         max_length=8,
+                        verbose_name="figure",
                     ),
                 ),
-                ("currency", models.CharField(max_length=3)),
-                ("amount_minor", models.BigIntegerField(help_text="Added to the figure (negative: taken off).")),
-                ("reason", models.TextField()),
+                ("currency", models.CharField(max_length=3, verbose_name="currency")),
+                (
+                    "amount_minor",
+                    models.BigIntegerField(
+                        help_text="Added to the figure (negative: taken off).", verbose_name="amount minor"
+                    ),
+                ),
+                ("reason", models.TextField(verbose_name="reason")),
             ],
             options={
+                "verbose_name": "adjustment",
+                "verbose_name_plural": "adjustments",
                 "ordering": ["gaming_day", "table", "id"],
                 "permissions": [("record_adjustment", "Can adjust a figure of a closed gaming day")],
             },
@@ -50,29 +58,43 @@ class Migration(migrations.Migration):
                             ("count_room", "Count room (posts drop counts, any table)"),
                         ],
                         max_length=12,
+                        verbose_name="scope",
                     ),
                 ),
-                ("granted_at", models.DateTimeField(auto_now_add=True)),
+                ("granted_at", models.DateTimeField(auto_now_add=True, verbose_name="granted at")),
             ],
+            options={"verbose_name": "device grant", "verbose_name_plural": "device grants"},
         ),
         migrations.CreateModel(
             name="DropCount",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
-                ("gaming_day", models.DateField(db_index=True)),
-                ("shift", models.PositiveSmallIntegerField(default=1)),
-                ("currency", models.CharField(max_length=3)),
-                ("cash", models.JSONField(help_text="Note denomination in minor units -> notes counted.")),
-                ("cash_minor", models.BigIntegerField()),
-                ("chips_minor", models.BigIntegerField(default=0, help_text="Chips found in the box.")),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
+                ("gaming_day", models.DateField(db_index=True, verbose_name="gaming day")),
+                ("shift", models.PositiveSmallIntegerField(default=1, verbose_name="shift")),
+                ("currency", models.CharField(max_length=3, verbose_name="currency")),
+                (
+                    "cash",
+                    models.JSONField(
+                        help_text="Note denomination in minor units -> notes counted.", verbose_name="cash"
+                    ),
+                ),
+                ("cash_minor", models.BigIntegerField(verbose_name="cash minor")),
+                (
+                    "chips_minor",
+                    models.BigIntegerField(default=0, help_text="Chips found in the box.", verbose_name="chips minor"),
+                ),
                 (
                     "markers_minor",
-                    models.BigIntegerField(default=0, help_text="Markers (credit instruments) in the box."),
+                    models.BigIntegerField(
+                        default=0, help_text="Markers (credit instruments) in the box.", verbose_name="markers minor"
+                    ),
                 ),
-                ("total_minor", models.BigIntegerField()),
+                ("total_minor", models.BigIntegerField(verbose_name="total minor")),
             ],
             options={
+                "verbose_name": "drop count",
+                "verbose_name_plural": "drop counts",
                 "ordering": ["gaming_day", "table", "shift"],
                 "permissions": [("record_dropcount", "Can record a drop box's soft count")],
             },
@@ -81,12 +103,19 @@ class Migration(migrations.Migration):
             name="GamingDayEvent",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("gaming_day", models.DateField(db_index=True)),
-                ("action", models.CharField(choices=[("closed", "Closed"), ("reopened", "Re-opened")], max_length=8)),
-                ("note", models.TextField(blank=True)),
-                ("at", models.DateTimeField(auto_now_add=True)),
+                ("gaming_day", models.DateField(db_index=True, verbose_name="gaming day")),
+                (
+                    "action",
+                    models.CharField(
+                        choices=[("closed", "Closed"), ("reopened", "Re-opened")], max_length=8, verbose_name="action"
+                    ),
+                ),
+                ("note", models.TextField(blank=True, verbose_name="note")),
+                ("at", models.DateTimeField(auto_now_add=True, verbose_name="at")),
             ],
             options={
+                "verbose_name": "gaming day event",
+                "verbose_name_plural": "gaming day events",
                 "ordering": ["-gaming_day", "-id"],
                 "permissions": [("close_gamingday", "Can close and re-open a gaming day")],
             },
@@ -95,10 +124,12 @@ class Migration(migrations.Migration):
             name="HoldFinding",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("text", models.TextField()),
-                ("written_at", models.DateTimeField(auto_now_add=True)),
+                ("text", models.TextField(verbose_name="text")),
+                ("written_at", models.DateTimeField(auto_now_add=True, verbose_name="written at")),
             ],
             options={
+                "verbose_name": "hold finding",
+                "verbose_name_plural": "hold findings",
                 "ordering": ["flag", "written_at", "id"],
             },
         ),
@@ -106,17 +137,24 @@ class Migration(migrations.Migration):
             name="HoldFlag",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("gaming_day", models.DateField(db_index=True)),
-                ("rule", models.CharField(help_text="The rule as configured when the flag was raised.", max_length=80)),
-                ("win_minor", models.BigIntegerField()),
-                ("drop_minor", models.BigIntegerField()),
-                ("hold_percent", models.DecimalField(decimal_places=4, max_digits=12)),
-                ("low_percent", models.DecimalField(decimal_places=4, max_digits=12)),
-                ("high_percent", models.DecimalField(decimal_places=4, max_digits=12)),
-                ("currency", models.CharField(max_length=3)),
-                ("flagged_at", models.DateTimeField(auto_now_add=True)),
+                ("gaming_day", models.DateField(db_index=True, verbose_name="gaming day")),
+                (
+                    "rule",
+                    models.CharField(
+                        help_text="The rule as configured when the flag was raised.", max_length=80, verbose_name="rule"
+                    ),
+                ),
+                ("win_minor", models.BigIntegerField(verbose_name="win minor")),
+                ("drop_minor", models.BigIntegerField(verbose_name="drop minor")),
+                ("hold_percent", models.DecimalField(decimal_places=4, max_digits=12, verbose_name="hold percent")),
+                ("low_percent", models.DecimalField(decimal_places=4, max_digits=12, verbose_name="low percent")),
+                ("high_percent", models.DecimalField(decimal_places=4, max_digits=12, verbose_name="high percent")),
+                ("currency", models.CharField(max_length=3, verbose_name="currency")),
+                ("flagged_at", models.DateTimeField(auto_now_add=True, verbose_name="flagged at")),
             ],
             options={
+                "verbose_name": "hold flag",
+                "verbose_name_plural": "hold flags",
                 "ordering": ["-gaming_day", "table"],
                 "permissions": [("investigate_holdflag", "Can write the finding of a win-to-drop investigation")],
             },
@@ -125,20 +163,30 @@ class Migration(migrations.Migration):
             name="InventoryCount",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
-                ("gaming_day", models.DateField(db_index=True)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
+                ("gaming_day", models.DateField(db_index=True, verbose_name="gaming day")),
                 (
                     "shift",
                     models.PositiveSmallIntegerField(
-                        default=1, help_text="1 when shifts are 24 h; 1-3 for 8 h shifts."
+                        default=1, help_text="1 when shifts are 24 h; 1-3 for 8 h shifts.", verbose_name="shift"
                     ),
                 ),
-                ("kind", models.CharField(choices=[("opener", "Opener"), ("closer", "Closer")], max_length=6)),
-                ("currency", models.CharField(max_length=3)),
-                ("chips", models.JSONField(help_text="Denomination in minor units -> pieces counted.")),
-                ("total_minor", models.BigIntegerField()),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("opener", "Opener"), ("closer", "Closer")], max_length=6, verbose_name="kind"
+                    ),
+                ),
+                ("currency", models.CharField(max_length=3, verbose_name="currency")),
+                (
+                    "chips",
+                    models.JSONField(help_text="Denomination in minor units -> pieces counted.", verbose_name="chips"),
+                ),
+                ("total_minor", models.BigIntegerField(verbose_name="total minor")),
             ],
             options={
+                "verbose_name": "inventory count",
+                "verbose_name_plural": "inventory counts",
                 "ordering": ["gaming_day", "table", "shift", "-kind"],
                 "permissions": [("record_inventorycount", "Can record a table's opener or closer")],
             },
@@ -147,7 +195,7 @@ class Migration(migrations.Migration):
             name="Slip",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
                 (
                     "kind",
                     models.CharField(
@@ -156,17 +204,30 @@ class Migration(migrations.Migration):
                             ("credit", "Credit (chips from the table to the cage)"),
                         ],
                         max_length=6,
+                        verbose_name="kind",
                     ),
                 ),
-                ("number", models.CharField(help_text="The slip number printed on the form.", max_length=30)),
-                ("gaming_day", models.DateField(db_index=True)),
-                ("shift", models.PositiveSmallIntegerField(default=1)),
-                ("currency", models.CharField(max_length=3)),
-                ("reason", models.CharField(max_length=200)),
-                ("chips", models.JSONField(help_text="Denomination in minor units -> pieces requested.")),
-                ("total_minor", models.BigIntegerField()),
+                (
+                    "number",
+                    models.CharField(
+                        help_text="The slip number printed on the form.", max_length=30, verbose_name="number"
+                    ),
+                ),
+                ("gaming_day", models.DateField(db_index=True, verbose_name="gaming day")),
+                ("shift", models.PositiveSmallIntegerField(default=1, verbose_name="shift")),
+                ("currency", models.CharField(max_length=3, verbose_name="currency")),
+                ("reason", models.CharField(max_length=200, verbose_name="reason")),
+                (
+                    "chips",
+                    models.JSONField(
+                        help_text="Denomination in minor units -> pieces requested.", verbose_name="chips"
+                    ),
+                ),
+                ("total_minor", models.BigIntegerField(verbose_name="total minor")),
             ],
             options={
+                "verbose_name": "slip",
+                "verbose_name_plural": "slips",
                 "ordering": ["gaming_day", "table", "kind", "number"],
                 "permissions": [
                     ("request_slip", "Can request a fill or credit (the pit)"),
@@ -179,17 +240,21 @@ class Migration(migrations.Migration):
             name="SlipStep",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
                 (
                     "step",
                     models.CharField(
-                        choices=[("issued", "Issued by the cage"), ("received", "Received at the table")], max_length=8
+                        choices=[("issued", "Issued by the cage"), ("received", "Received at the table")],
+                        max_length=8,
+                        verbose_name="step",
                     ),
                 ),
-                ("chips", models.JSONField()),
-                ("total_minor", models.BigIntegerField()),
+                ("chips", models.JSONField(verbose_name="chips")),
+                ("total_minor", models.BigIntegerField(verbose_name="total minor")),
             ],
             options={
+                "verbose_name": "slip step",
+                "verbose_name_plural": "slip steps",
                 "ordering": ["slip", "id"],
             },
         ),

@@ -26,6 +26,7 @@ class Migration(migrations.Migration):
                 on_delete=django.db.models.deletion.PROTECT,
                 related_name="+",
                 to="accounts.device",
+                verbose_name="recorded by device",
             ),
         ),
         migrations.AddField(
@@ -37,20 +38,27 @@ class Migration(migrations.Migration):
                 on_delete=django.db.models.deletion.PROTECT,
                 related_name="+",
                 to=settings.AUTH_USER_MODEL,
+                verbose_name="recorded by user",
             ),
         ),
         migrations.AddField(
             model_name="adjustment",
             name="table",
             field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT, related_name="adjustments", to="tables.table"
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="adjustments",
+                to="tables.table",
+                verbose_name="table",
             ),
         ),
         migrations.AddField(
             model_name="devicegrant",
             name="device",
             field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT, related_name="accounting_grants", to="accounts.device"
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="accounting_grants",
+                to="accounts.device",
+                verbose_name="device",
             ),
         ),
         migrations.AddField(
@@ -62,6 +70,7 @@ class Migration(migrations.Migration):
                 on_delete=django.db.models.deletion.PROTECT,
                 related_name="+",
                 to="accounts.device",
+                verbose_name="recorded by device",
             ),
         ),
         migrations.AddField(
@@ -73,55 +82,77 @@ class Migration(migrations.Migration):
                 on_delete=django.db.models.deletion.PROTECT,
                 related_name="+",
                 to=settings.AUTH_USER_MODEL,
+                verbose_name="recorded by user",
             ),
         ),
         migrations.AddField(
             model_name="dropcount",
             name="table",
             field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT, related_name="drop_counts", to="tables.table"
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="drop_counts",
+                to="tables.table",
+                verbose_name="table",
             ),
         ),
         migrations.AddField(
             model_name="gamingdayevent",
             name="by",
             field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+                verbose_name="by",
             ),
         ),
         migrations.AddField(
             model_name="holdfinding",
             name="written_by",
             field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+                verbose_name="written by",
             ),
         ),
         migrations.AddField(
             model_name="holdflag",
             name="table",
             field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT, related_name="hold_flags", to="tables.table"
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="hold_flags",
+                to="tables.table",
+                verbose_name="table",
             ),
         ),
         migrations.AddField(
             model_name="holdfinding",
             name="flag",
             field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT, related_name="findings", to="accounting.holdflag"
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="findings",
+                to="accounting.holdflag",
+                verbose_name="flag",
             ),
         ),
         migrations.AddField(
             model_name="inventorycount",
             name="dealer",
             field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+                verbose_name="dealer",
             ),
         ),
         migrations.AddField(
             model_name="inventorycount",
             name="pit_boss",
             field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+                verbose_name="pit boss",
             ),
         ),
         migrations.AddField(
@@ -133,6 +164,7 @@ class Migration(migrations.Migration):
                 on_delete=django.db.models.deletion.PROTECT,
                 related_name="+",
                 to="accounts.device",
+                verbose_name="recorded by device",
             ),
         ),
         migrations.AddField(
@@ -144,13 +176,17 @@ class Migration(migrations.Migration):
                 on_delete=django.db.models.deletion.PROTECT,
                 related_name="+",
                 to=settings.AUTH_USER_MODEL,
+                verbose_name="recorded by user",
             ),
         ),
         migrations.AddField(
             model_name="inventorycount",
             name="table",
             field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT, related_name="inventory_counts", to="tables.table"
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="inventory_counts",
+                to="tables.table",
+                verbose_name="table",
             ),
         ),
         migrations.AddField(
@@ -162,6 +198,7 @@ class Migration(migrations.Migration):
                 on_delete=django.db.models.deletion.PROTECT,
                 related_name="+",
                 to="accounts.device",
+                verbose_name="recorded by device",
             ),
         ),
         migrations.AddField(
@@ -173,13 +210,17 @@ class Migration(migrations.Migration):
                 on_delete=django.db.models.deletion.PROTECT,
                 related_name="+",
                 to=settings.AUTH_USER_MODEL,
+                verbose_name="recorded by user",
             ),
         ),
         migrations.AddField(
             model_name="slip",
             name="table",
             field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT, related_name="slips", to="tables.table"
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="slips",
+                to="tables.table",
+                verbose_name="table",
             ),
         ),
         migrations.AddField(
@@ -191,6 +232,7 @@ class Migration(migrations.Migration):
                 on_delete=django.db.models.deletion.PROTECT,
                 related_name="+",
                 to="accounts.device",
+                verbose_name="recorded by device",
             ),
         ),
         migrations.AddField(
@@ -202,6 +244,7 @@ class Migration(migrations.Migration):
                 on_delete=django.db.models.deletion.PROTECT,
                 related_name="+",
                 to=settings.AUTH_USER_MODEL,
+                verbose_name="recorded by user",
             ),
         ),
         migrations.AddField(
@@ -214,13 +257,17 @@ class Migration(migrations.Migration):
                 on_delete=django.db.models.deletion.PROTECT,
                 related_name="+",
                 to=settings.AUTH_USER_MODEL,
+                verbose_name="signed by",
             ),
         ),
         migrations.AddField(
             model_name="slipstep",
             name="slip",
             field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT, related_name="steps", to="accounting.slip"
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="steps",
+                to="accounting.slip",
+                verbose_name="slip",
             ),
         ),
         migrations.AddConstraint(

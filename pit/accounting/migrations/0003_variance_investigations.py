@@ -17,21 +17,27 @@ class Migration(migrations.Migration):
             name="VarianceInvestigation",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("title", models.CharField(max_length=200)),
+                ("title", models.CharField(max_length=200, verbose_name="title")),
                 ("due_on", models.DateField(verbose_name="due date")),
                 (
                     "status",
                     models.CharField(
-                        choices=[("open", "Open"), ("closed", "Closed with a conclusion")], default="open", max_length=6
+                        choices=[("open", "Open"), ("closed", "Closed with a conclusion")],
+                        default="open",
+                        max_length=6,
+                        verbose_name="status",
                     ),
                 ),
-                ("conclusion", models.TextField(blank=True)),
-                ("opened_at", models.DateTimeField(auto_now_add=True)),
-                ("closed_at", models.DateTimeField(blank=True, null=True)),
+                ("conclusion", models.TextField(blank=True, verbose_name="conclusion")),
+                ("opened_at", models.DateTimeField(auto_now_add=True, verbose_name="opened at")),
+                ("closed_at", models.DateTimeField(blank=True, null=True, verbose_name="closed at")),
                 (
                     "assignee",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="assignee",
                     ),
                 ),
                 (
@@ -42,12 +48,16 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounting.holdflag",
+                        verbose_name="hold flag",
                     ),
                 ),
                 (
                     "opened_by",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="opened by",
                     ),
                 ),
                 (
@@ -58,10 +68,13 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="ledger.reconciliation",
+                        verbose_name="reconciliation",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "variance investigation",
+                "verbose_name_plural": "variance investigations",
                 "ordering": ["status", "due_on", "id"],
                 "default_permissions": (),
             },
@@ -70,13 +83,16 @@ class Migration(migrations.Migration):
             name="InvestigationAttachment",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("file", models.FileField(upload_to="investigations/%Y/%m/")),
-                ("description", models.CharField(blank=True, max_length=200)),
-                ("uploaded_at", models.DateTimeField(auto_now_add=True)),
+                ("file", models.FileField(upload_to="investigations/%Y/%m/", verbose_name="file")),
+                ("description", models.CharField(blank=True, max_length=200, verbose_name="description")),
+                ("uploaded_at", models.DateTimeField(auto_now_add=True, verbose_name="uploaded at")),
                 (
                     "uploaded_by",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="uploaded by",
                     ),
                 ),
                 (
@@ -85,10 +101,13 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="attachments",
                         to="accounting.varianceinvestigation",
+                        verbose_name="investigation",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "investigation attachment",
+                "verbose_name_plural": "investigation attachments",
                 "ordering": ["investigation", "uploaded_at", "id"],
                 "default_permissions": (),
             },

@@ -34,7 +34,7 @@ class Migration(migrations.Migration):
             name="SlipBook",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
                 ("first", models.PositiveBigIntegerField(verbose_name="first number")),
                 ("last", models.PositiveBigIntegerField(verbose_name="last number")),
                 ("received_at", models.DateTimeField(verbose_name="received at")),
@@ -47,6 +47,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -57,6 +58,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
             ],
@@ -71,13 +73,16 @@ class Migration(migrations.Migration):
             name="SlipVoid",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
                 ("number", models.PositiveBigIntegerField(verbose_name="number")),
                 ("reason", models.CharField(max_length=200, verbose_name="reason")),
                 (
                     "book",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="voids", to="accounting.slipbook"
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="voids",
+                        to="accounting.slipbook",
+                        verbose_name="book",
                     ),
                 ),
                 (
@@ -88,6 +93,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -98,12 +104,16 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
                 (
                     "witness",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="witness",
                     ),
                 ),
             ],

@@ -24,6 +24,8 @@ class Migration(migrations.Migration):
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
             ],
             options={
+                "verbose_name": "staff permission",
+                "verbose_name_plural": "staff permissions",
                 "permissions": [("run_reports", "Can run and export pit reports")],
                 "managed": False,
                 "default_permissions": (),
@@ -38,10 +40,10 @@ class Migration(migrations.Migration):
                 ("pgh_context", pghistory.utils.JSONField(null=True)),
                 ("pgh_context_id", models.UUIDField(null=True)),
                 ("id", models.BigIntegerField()),
-                ("name", models.CharField(max_length=100)),
-                ("key_prefix", models.CharField(editable=False, max_length=12)),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
-                ("revoked_at", models.DateTimeField(blank=True, null=True)),
+                ("name", models.CharField(max_length=100, verbose_name="name")),
+                ("key_prefix", models.CharField(editable=False, max_length=12, verbose_name="key prefix")),
+                ("created_at", models.DateTimeField(auto_now_add=True, verbose_name="created at")),
+                ("revoked_at", models.DateTimeField(blank=True, null=True, verbose_name="revoked at")),
             ],
             options={
                 "abstract": False,
@@ -54,16 +56,21 @@ class Migration(migrations.Migration):
                 (
                     "name",
                     models.CharField(
-                        blank=True, help_text="What the token is for, e.g. 'reporting script'.", max_length=100
+                        blank=True,
+                        help_text="What the token is for, e.g. 'reporting script'.",
+                        max_length=100,
+                        verbose_name="name",
                     ),
                 ),
-                ("key_prefix", models.CharField(editable=False, max_length=12, unique=True)),
-                ("key_hash", models.CharField(editable=False, max_length=64)),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
-                ("expires_at", models.DateTimeField()),
-                ("revoked_at", models.DateTimeField(blank=True, null=True)),
+                ("key_prefix", models.CharField(editable=False, max_length=12, unique=True, verbose_name="key prefix")),
+                ("key_hash", models.CharField(editable=False, max_length=64, verbose_name="key hash")),
+                ("created_at", models.DateTimeField(auto_now_add=True, verbose_name="created at")),
+                ("expires_at", models.DateTimeField(verbose_name="expires at")),
+                ("revoked_at", models.DateTimeField(blank=True, null=True, verbose_name="revoked at")),
             ],
             options={
+                "verbose_name": "staff token",
+                "verbose_name_plural": "staff tokens",
                 "ordering": ["-created_at"],
             },
         ),
@@ -79,13 +86,16 @@ class Migration(migrations.Migration):
                 (
                     "name",
                     models.CharField(
-                        blank=True, help_text="What the token is for, e.g. 'reporting script'.", max_length=100
+                        blank=True,
+                        help_text="What the token is for, e.g. 'reporting script'.",
+                        max_length=100,
+                        verbose_name="name",
                     ),
                 ),
-                ("key_prefix", models.CharField(editable=False, max_length=12)),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
-                ("expires_at", models.DateTimeField()),
-                ("revoked_at", models.DateTimeField(blank=True, null=True)),
+                ("key_prefix", models.CharField(editable=False, max_length=12, verbose_name="key prefix")),
+                ("created_at", models.DateTimeField(auto_now_add=True, verbose_name="created at")),
+                ("expires_at", models.DateTimeField(verbose_name="expires at")),
+                ("revoked_at", models.DateTimeField(blank=True, null=True, verbose_name="revoked at")),
             ],
             options={
                 "abstract": False,
@@ -161,11 +171,11 @@ class Migration(migrations.Migration):
             name="Device",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("name", models.CharField(max_length=100)),
-                ("key_prefix", models.CharField(editable=False, max_length=12, unique=True)),
-                ("key_hash", models.CharField(editable=False, max_length=64)),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
-                ("revoked_at", models.DateTimeField(blank=True, null=True)),
+                ("name", models.CharField(max_length=100, verbose_name="name")),
+                ("key_prefix", models.CharField(editable=False, max_length=12, unique=True, verbose_name="key prefix")),
+                ("key_hash", models.CharField(editable=False, max_length=64, verbose_name="key hash")),
+                ("created_at", models.DateTimeField(auto_now_add=True, verbose_name="created at")),
+                ("revoked_at", models.DateTimeField(blank=True, null=True, verbose_name="revoked at")),
                 (
                     "created_by",
                     models.ForeignKey(
@@ -174,6 +184,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="created by",
                     ),
                 ),
                 (
@@ -184,10 +195,13 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="revoked by",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "device",
+                "verbose_name_plural": "devices",
                 "ordering": ["table__code", "name"],
             },
         ),

@@ -21,7 +21,10 @@ class Migration(migrations.Migration):
             model_name="device",
             name="table",
             field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT, related_name="devices", to="tables.table"
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="devices",
+                to="tables.table",
+                verbose_name="table",
             ),
         ),
         migrations.AddField(
@@ -35,6 +38,7 @@ class Migration(migrations.Migration):
                 related_name="+",
                 related_query_name="+",
                 to=settings.AUTH_USER_MODEL,
+                verbose_name="created by",
             ),
         ),
         migrations.AddField(
@@ -58,6 +62,7 @@ class Migration(migrations.Migration):
                 related_name="+",
                 related_query_name="+",
                 to=settings.AUTH_USER_MODEL,
+                verbose_name="revoked by",
             ),
         ),
         migrations.AddField(
@@ -69,6 +74,7 @@ class Migration(migrations.Migration):
                 related_name="+",
                 related_query_name="+",
                 to="tables.table",
+                verbose_name="table",
             ),
         ),
         migrations.AddField(
@@ -80,6 +86,7 @@ class Migration(migrations.Migration):
                 on_delete=django.db.models.deletion.PROTECT,
                 related_name="+",
                 to=settings.AUTH_USER_MODEL,
+                verbose_name="created by",
             ),
         ),
         migrations.AddField(
@@ -91,13 +98,17 @@ class Migration(migrations.Migration):
                 on_delete=django.db.models.deletion.PROTECT,
                 related_name="+",
                 to=settings.AUTH_USER_MODEL,
+                verbose_name="revoked by",
             ),
         ),
         migrations.AddField(
             model_name="stafftoken",
             name="user",
             field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT, related_name="staff_tokens", to=settings.AUTH_USER_MODEL
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="staff_tokens",
+                to=settings.AUTH_USER_MODEL,
+                verbose_name="user",
             ),
         ),
         migrations.AddField(
@@ -111,6 +122,7 @@ class Migration(migrations.Migration):
                 related_name="+",
                 related_query_name="+",
                 to=settings.AUTH_USER_MODEL,
+                verbose_name="created by",
             ),
         ),
         migrations.AddField(
@@ -134,6 +146,7 @@ class Migration(migrations.Migration):
                 related_name="+",
                 related_query_name="+",
                 to=settings.AUTH_USER_MODEL,
+                verbose_name="revoked by",
             ),
         ),
         migrations.AddField(
@@ -145,6 +158,7 @@ class Migration(migrations.Migration):
                 related_name="+",
                 related_query_name="+",
                 to=settings.AUTH_USER_MODEL,
+                verbose_name="user",
             ),
         ),
         migrations.AddField(

@@ -18,12 +18,16 @@ class Migration(migrations.Migration):
             name="IdempotencyKey",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("key", models.CharField(max_length=255)),
-                ("method", models.CharField(max_length=10)),
-                ("path", models.CharField(max_length=500)),
+                ("key", models.CharField(max_length=255, verbose_name="key")),
+                ("method", models.CharField(max_length=10, verbose_name="method")),
+                ("path", models.CharField(max_length=500, verbose_name="path")),
                 (
                     "request_hash",
-                    models.CharField(help_text="SHA-256 of method, path and the canonical JSON body.", max_length=64),
+                    models.CharField(
+                        help_text="SHA-256 of method, path and the canonical JSON body.",
+                        max_length=64,
+                        verbose_name="request hash",
+                    ),
                 ),
                 (
                     "status",
@@ -31,16 +35,30 @@ class Migration(migrations.Migration):
                         choices=[("in_progress", "In progress"), ("completed", "Completed")],
                         default="in_progress",
                         max_length=12,
+                        verbose_name="status",
                     ),
                 ),
-                ("locked_at", models.DateTimeField(help_text="When the request now running took the key.")),
-                ("response_status", models.PositiveSmallIntegerField(blank=True, null=True)),
+                (
+                    "locked_at",
+                    models.DateTimeField(
+                        help_text="When the request now running took the key.", verbose_name="locked at"
+                    ),
+                ),
+                (
+                    "response_status",
+                    models.PositiveSmallIntegerField(blank=True, null=True, verbose_name="response status"),
+                ),
                 (
                     "response_body",
-                    models.TextField(blank=True, default="", help_text="The answer's JSON body, as sent."),
+                    models.TextField(
+                        blank=True,
+                        default="",
+                        help_text="The answer's JSON body, as sent.",
+                        verbose_name="response body",
+                    ),
                 ),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
-                ("expires_at", models.DateTimeField(db_index=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True, verbose_name="created at")),
+                ("expires_at", models.DateTimeField(db_index=True, verbose_name="expires at")),
                 (
                     "device",
                     models.ForeignKey(
@@ -49,6 +67,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.CASCADE,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="device",
                     ),
                 ),
                 (
@@ -59,10 +78,13 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.CASCADE,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="user",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "idempotency key",
+                "verbose_name_plural": "idempotency keys",
                 "ordering": ["-created_at"],
                 "constraints": [
                     models.UniqueConstraint(

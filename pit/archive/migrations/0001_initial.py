@@ -13,7 +13,7 @@ class Migration(migrations.Migration):
             name="MonthArchive",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("month", models.DateField(help_text="First day of the month of gaming days.")),
+                ("month", models.DateField(help_text="First day of the month of gaming days.", verbose_name="month")),
                 (
                     "action",
                     models.CharField(
@@ -22,17 +22,32 @@ class Migration(migrations.Migration):
                             ("dropped", "Detached tables dropped (their archive verified again first)"),
                         ],
                         max_length=8,
+                        verbose_name="action",
                     ),
                 ),
-                ("directory", models.CharField(help_text="Where the month's files and manifest are.", max_length=500)),
-                ("manifest", models.JSONField(help_text="Per table: partition, file, rows, sha256.")),
+                (
+                    "directory",
+                    models.CharField(
+                        help_text="Where the month's files and manifest are.", max_length=500, verbose_name="directory"
+                    ),
+                ),
+                (
+                    "manifest",
+                    models.JSONField(help_text="Per table: partition, file, rows, sha256.", verbose_name="manifest"),
+                ),
                 (
                     "operator",
-                    models.CharField(help_text="Who ran manage.py archive_month (the OS user).", max_length=150),
+                    models.CharField(
+                        help_text="Who ran manage.py archive_month (the OS user).",
+                        max_length=150,
+                        verbose_name="operator",
+                    ),
                 ),
-                ("recorded_at", models.DateTimeField(auto_now_add=True)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, verbose_name="recorded at")),
             ],
             options={
+                "verbose_name": "month archive",
+                "verbose_name_plural": "month archives",
                 "ordering": ["month", "recorded_at"],
                 "default_permissions": (),
                 "constraints": [

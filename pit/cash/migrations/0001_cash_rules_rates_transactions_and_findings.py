@@ -36,18 +36,34 @@ class Migration(migrations.Migration):
                             ("cash_out_for_other", "Cash out for another person"),
                         ],
                         max_length=20,
+                        verbose_name="kind",
                     ),
                 ),
-                ("fingerprint", models.CharField(max_length=200, unique=True)),
-                ("gaming_day", models.DateField(db_index=True)),
-                ("description", models.CharField(blank=True, max_length=200)),
-                ("reporting_currency", models.CharField(max_length=3)),
-                ("cash_in", models.CharField(help_text="Exact decimal, reporting currency.", max_length=40)),
-                ("cash_out", models.CharField(help_text="Exact decimal, reporting currency.", max_length=40)),
-                ("evidence", models.JSONField(help_text="The transactions, sessions and wagers behind the finding.")),
-                ("deadline", models.DateField(blank=True, null=True)),
-                ("found_at", models.DateTimeField(auto_now_add=True)),
-                ("cleared_at", models.DateTimeField(blank=True, null=True)),
+                ("fingerprint", models.CharField(max_length=200, unique=True, verbose_name="fingerprint")),
+                ("gaming_day", models.DateField(db_index=True, verbose_name="gaming day")),
+                ("description", models.CharField(blank=True, max_length=200, verbose_name="description")),
+                ("reporting_currency", models.CharField(max_length=3, verbose_name="reporting currency")),
+                (
+                    "cash_in",
+                    models.CharField(
+                        help_text="Exact decimal, reporting currency.", max_length=40, verbose_name="cash in"
+                    ),
+                ),
+                (
+                    "cash_out",
+                    models.CharField(
+                        help_text="Exact decimal, reporting currency.", max_length=40, verbose_name="cash out"
+                    ),
+                ),
+                (
+                    "evidence",
+                    models.JSONField(
+                        help_text="The transactions, sessions and wagers behind the finding.", verbose_name="evidence"
+                    ),
+                ),
+                ("deadline", models.DateField(blank=True, null=True, verbose_name="deadline")),
+                ("found_at", models.DateTimeField(auto_now_add=True, verbose_name="found at")),
+                ("cleared_at", models.DateTimeField(blank=True, null=True, verbose_name="cleared at")),
                 (
                     "status",
                     models.CharField(
@@ -59,12 +75,13 @@ class Migration(migrations.Migration):
                         ],
                         default="open",
                         max_length=12,
+                        verbose_name="status",
                     ),
                 ),
-                ("status_note", models.TextField(blank=True)),
-                ("status_changed_at", models.DateTimeField(blank=True, null=True)),
-                ("filing_reference", models.CharField(blank=True, max_length=60)),
-                ("filed_on", models.DateField(blank=True, null=True)),
+                ("status_note", models.TextField(blank=True, verbose_name="status note")),
+                ("status_changed_at", models.DateTimeField(blank=True, null=True, verbose_name="status changed at")),
+                ("filing_reference", models.CharField(blank=True, max_length=60, verbose_name="filing reference")),
+                ("filed_on", models.DateField(blank=True, null=True, verbose_name="filed on")),
                 (
                     "patron",
                     models.ForeignKey(
@@ -73,6 +90,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="players.patron",
+                        verbose_name="patron",
                     ),
                 ),
                 (
@@ -83,6 +101,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="status changed by",
                     ),
                 ),
                 (
@@ -93,10 +112,13 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="tables.table",
+                        verbose_name="table",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "cash finding",
+                "verbose_name_plural": "cash findings",
                 "ordering": ["-gaming_day", "kind", "-id"],
                 "permissions": [("review_cashfinding", "Can acknowledge, file and dismiss cash findings")],
             },
@@ -122,18 +144,34 @@ class Migration(migrations.Migration):
                             ("cash_out_for_other", "Cash out for another person"),
                         ],
                         max_length=20,
+                        verbose_name="kind",
                     ),
                 ),
-                ("fingerprint", models.CharField(max_length=200)),
-                ("gaming_day", models.DateField()),
-                ("description", models.CharField(blank=True, max_length=200)),
-                ("reporting_currency", models.CharField(max_length=3)),
-                ("cash_in", models.CharField(help_text="Exact decimal, reporting currency.", max_length=40)),
-                ("cash_out", models.CharField(help_text="Exact decimal, reporting currency.", max_length=40)),
-                ("evidence", models.JSONField(help_text="The transactions, sessions and wagers behind the finding.")),
-                ("deadline", models.DateField(blank=True, null=True)),
-                ("found_at", models.DateTimeField(auto_now_add=True)),
-                ("cleared_at", models.DateTimeField(blank=True, null=True)),
+                ("fingerprint", models.CharField(max_length=200, verbose_name="fingerprint")),
+                ("gaming_day", models.DateField(verbose_name="gaming day")),
+                ("description", models.CharField(blank=True, max_length=200, verbose_name="description")),
+                ("reporting_currency", models.CharField(max_length=3, verbose_name="reporting currency")),
+                (
+                    "cash_in",
+                    models.CharField(
+                        help_text="Exact decimal, reporting currency.", max_length=40, verbose_name="cash in"
+                    ),
+                ),
+                (
+                    "cash_out",
+                    models.CharField(
+                        help_text="Exact decimal, reporting currency.", max_length=40, verbose_name="cash out"
+                    ),
+                ),
+                (
+                    "evidence",
+                    models.JSONField(
+                        help_text="The transactions, sessions and wagers behind the finding.", verbose_name="evidence"
+                    ),
+                ),
+                ("deadline", models.DateField(blank=True, null=True, verbose_name="deadline")),
+                ("found_at", models.DateTimeField(auto_now_add=True, verbose_name="found at")),
+                ("cleared_at", models.DateTimeField(blank=True, null=True, verbose_name="cleared at")),
                 (
                     "status",
                     models.CharField(
@@ -145,12 +183,13 @@ class Migration(migrations.Migration):
                         ],
                         default="open",
                         max_length=12,
+                        verbose_name="status",
                     ),
                 ),
-                ("status_note", models.TextField(blank=True)),
-                ("status_changed_at", models.DateTimeField(blank=True, null=True)),
-                ("filing_reference", models.CharField(blank=True, max_length=60)),
-                ("filed_on", models.DateField(blank=True, null=True)),
+                ("status_note", models.TextField(blank=True, verbose_name="status note")),
+                ("status_changed_at", models.DateTimeField(blank=True, null=True, verbose_name="status changed at")),
+                ("filing_reference", models.CharField(blank=True, max_length=60, verbose_name="filing reference")),
+                ("filed_on", models.DateField(blank=True, null=True, verbose_name="filed on")),
                 (
                     "patron",
                     models.ForeignKey(
@@ -161,6 +200,7 @@ class Migration(migrations.Migration):
                         related_name="+",
                         related_query_name="+",
                         to="players.patron",
+                        verbose_name="patron",
                     ),
                 ),
                 (
@@ -182,6 +222,7 @@ class Migration(migrations.Migration):
                         related_name="+",
                         related_query_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="status changed by",
                     ),
                 ),
                 (
@@ -194,6 +235,7 @@ class Migration(migrations.Migration):
                         related_name="+",
                         related_query_name="+",
                         to="tables.table",
+                        verbose_name="table",
                     ),
                 ),
             ],
@@ -205,25 +247,36 @@ class Migration(migrations.Migration):
             name="CashRules",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
-                ("preset", models.CharField(help_text="The preset these rules started from.", max_length=8)),
-                ("effective_from", models.DateTimeField()),
-                ("reporting_currency", models.CharField(max_length=3)),
-                ("mtl_threshold", models.DecimalField(decimal_places=2, max_digits=14)),
-                ("ctr_threshold", models.DecimalField(decimal_places=2, max_digits=14)),
-                ("sar_threshold", models.DecimalField(decimal_places=2, max_digits=14)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
+                (
+                    "preset",
+                    models.CharField(
+                        help_text="The preset these rules started from.", max_length=8, verbose_name="preset"
+                    ),
+                ),
+                ("effective_from", models.DateTimeField(verbose_name="effective from")),
+                ("reporting_currency", models.CharField(max_length=3, verbose_name="reporting currency")),
+                ("mtl_threshold", models.DecimalField(decimal_places=2, max_digits=14, verbose_name="mtl threshold")),
+                ("ctr_threshold", models.DecimalField(decimal_places=2, max_digits=14, verbose_name="ctr threshold")),
+                ("sar_threshold", models.DecimalField(decimal_places=2, max_digits=14, verbose_name="sar threshold")),
                 (
                     "alert_share",
                     models.DecimalField(
                         decimal_places=2,
                         help_text="A seated patron's cash in at this share of the CTR threshold is an alarm.",
                         max_digits=4,
+                        verbose_name="alert share",
                     ),
                 ),
-                ("ctr_deadline_days", models.PositiveSmallIntegerField()),
-                ("sar_deadline_days", models.PositiveSmallIntegerField()),
-                ("business_days", models.BooleanField(help_text="Deadlines count business days (Monday to Friday).")),
-                ("retention_years", models.PositiveSmallIntegerField()),
+                ("ctr_deadline_days", models.PositiveSmallIntegerField(verbose_name="ctr deadline days")),
+                ("sar_deadline_days", models.PositiveSmallIntegerField(verbose_name="sar deadline days")),
+                (
+                    "business_days",
+                    models.BooleanField(
+                        help_text="Deadlines count business days (Monday to Friday).", verbose_name="business days"
+                    ),
+                ),
+                ("retention_years", models.PositiveSmallIntegerField(verbose_name="retention years")),
                 (
                     "structuring_band",
                     models.DecimalField(
@@ -231,12 +284,15 @@ class Migration(migrations.Migration):
                         default=Decimal("0.80"),
                         help_text="A transaction at this share of a threshold or more, but not over it, is 'just under'.",
                         max_digits=4,
+                        verbose_name="structuring band",
                     ),
                 ),
                 (
                     "structuring_count",
                     models.PositiveSmallIntegerField(
-                        default=2, help_text="How many 'just under' transactions make a structuring pattern."
+                        default=2,
+                        help_text="How many 'just under' transactions make a structuring pattern.",
+                        verbose_name="structuring count",
                     ),
                 ),
                 (
@@ -244,6 +300,7 @@ class Migration(migrations.Migration):
                     models.PositiveSmallIntegerField(
                         default=3,
                         help_text="The consecutive gaming days a patron's 'just under' transactions are counted over.",
+                        verbose_name="structuring days",
                     ),
                 ),
                 (
@@ -251,6 +308,7 @@ class Migration(migrations.Migration):
                     models.PositiveSmallIntegerField(
                         default=60,
                         help_text="The window in which buy-ins just under by patrons at one table are taken together.",
+                        verbose_name="structuring table minutes",
                     ),
                 ),
                 (
@@ -260,6 +318,7 @@ class Migration(migrations.Migration):
                         default=Decimal("0.10"),
                         help_text="A session whose handle is under this share of its cash buy-ins is minimal gaming.",
                         max_digits=4,
+                        verbose_name="minimal gaming share",
                     ),
                 ),
                 (
@@ -268,6 +327,7 @@ class Migration(migrations.Migration):
                         decimal_places=2,
                         help_text="Minimal gaming, chip walking and cash out for another are looked for from this amount on.",
                         max_digits=14,
+                        verbose_name="pattern floor",
                     ),
                 ),
                 (
@@ -278,6 +338,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -288,6 +349,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
             ],
@@ -302,8 +364,8 @@ class Migration(migrations.Migration):
             name="CashTransaction",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
-                ("reference", models.CharField(max_length=60, unique=True)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
+                ("reference", models.CharField(max_length=60, unique=True, verbose_name="reference")),
                 (
                     "kind",
                     models.CharField(
@@ -321,18 +383,37 @@ class Migration(migrations.Migration):
                             ("payout", "Cash payout (jackpot or bet paid in cash)"),
                         ],
                         max_length=24,
+                        verbose_name="kind",
                     ),
                 ),
-                ("direction", models.CharField(choices=[("in", "Cash in"), ("out", "Cash out")], max_length=3)),
-                ("at", models.DateTimeField(db_index=True)),
-                ("gaming_day", models.DateField(db_index=True)),
-                ("location", models.CharField(help_text="Where: the table's code or the cage window.", max_length=60)),
-                ("description", models.CharField(blank=True, help_text="A patron not yet identified.", max_length=200)),
-                ("currency", models.CharField(max_length=3)),
-                ("amount_minor", models.BigIntegerField()),
-                ("reporting_currency", models.CharField(max_length=3)),
-                ("rate", models.CharField(help_text="The exchange rate used, exact.", max_length=24)),
-                ("reason", models.CharField(blank=True, max_length=200)),
+                (
+                    "direction",
+                    models.CharField(
+                        choices=[("in", "Cash in"), ("out", "Cash out")], max_length=3, verbose_name="direction"
+                    ),
+                ),
+                ("at", models.DateTimeField(db_index=True, verbose_name="at")),
+                ("gaming_day", models.DateField(db_index=True, verbose_name="gaming day")),
+                (
+                    "location",
+                    models.CharField(
+                        help_text="Where: the table's code or the cage window.", max_length=60, verbose_name="location"
+                    ),
+                ),
+                (
+                    "description",
+                    models.CharField(
+                        blank=True, help_text="A patron not yet identified.", max_length=200, verbose_name="description"
+                    ),
+                ),
+                ("currency", models.CharField(max_length=3, verbose_name="currency")),
+                ("amount_minor", models.BigIntegerField(verbose_name="amount minor")),
+                ("reporting_currency", models.CharField(max_length=3, verbose_name="reporting currency")),
+                (
+                    "rate",
+                    models.CharField(help_text="The exchange rate used, exact.", max_length=24, verbose_name="rate"),
+                ),
+                ("reason", models.CharField(blank=True, max_length=200, verbose_name="reason")),
                 (
                     "buy_in",
                     models.OneToOneField(
@@ -341,6 +422,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="cash_transaction",
                         to="players.buyin",
+                        verbose_name="buy in",
                     ),
                 ),
                 (
@@ -351,6 +433,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="cash_transactions",
                         to="players.patron",
+                        verbose_name="patron",
                     ),
                 ),
                 (
@@ -361,6 +444,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -371,6 +455,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
                 (
@@ -381,6 +466,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="reversed_by",
                         to="cash.cashtransaction",
+                        verbose_name="reverses",
                     ),
                 ),
                 (
@@ -391,6 +477,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="cash_transactions",
                         to="players.seatsession",
+                        verbose_name="session",
                     ),
                 ),
                 (
@@ -401,10 +488,13 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="tables.table",
+                        verbose_name="table",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "cash transaction",
+                "verbose_name_plural": "cash transactions",
                 "ordering": ["-at", "-id"],
                 "permissions": [("record_cashtransaction", "Can record cash transactions")],
             },
@@ -413,11 +503,11 @@ class Migration(migrations.Migration):
             name="ExchangeRate",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
-                ("day", models.DateField()),
-                ("currency", models.CharField(max_length=3)),
-                ("reporting_currency", models.CharField(max_length=3)),
-                ("rate", models.CharField(max_length=24)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
+                ("day", models.DateField(verbose_name="day")),
+                ("currency", models.CharField(max_length=3, verbose_name="currency")),
+                ("reporting_currency", models.CharField(max_length=3, verbose_name="reporting currency")),
+                ("rate", models.CharField(max_length=24, verbose_name="rate")),
                 (
                     "recorded_by_device",
                     models.ForeignKey(
@@ -426,6 +516,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -436,10 +527,13 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "exchange rate",
+                "verbose_name_plural": "exchange rates",
                 "ordering": ["-day", "currency"],
                 "permissions": [("record_exchangerate", "Can record the day's exchange rates")],
             },

@@ -24,24 +24,37 @@ class Migration(migrations.Migration):
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
                 (
                     "code",
-                    models.CharField(db_index=True, help_text="The engine's machine-readable code.", max_length=40),
+                    models.CharField(
+                        db_index=True,
+                        help_text="The engine's machine-readable code.",
+                        max_length=40,
+                        verbose_name="code",
+                    ),
                 ),
-                ("message", models.TextField()),
+                ("message", models.TextField(verbose_name="message")),
                 (
                     "severity",
-                    models.CharField(choices=[("low", "Low"), ("medium", "Medium"), ("high", "High")], max_length=6),
+                    models.CharField(
+                        choices=[("low", "Low"), ("medium", "Medium"), ("high", "High")],
+                        max_length=6,
+                        verbose_name="severity",
+                    ),
                 ),
-                ("fingerprint", models.CharField(max_length=200, unique=True)),
-                ("seat", models.PositiveSmallIntegerField(blank=True, null=True)),
-                ("gaming_day", models.DateField(db_index=True)),
-                ("found_at", models.DateTimeField(auto_now_add=True, db_index=True)),
-                ("found_by", models.CharField(help_text="The check that found it.", max_length=40)),
+                ("fingerprint", models.CharField(max_length=200, unique=True, verbose_name="fingerprint")),
+                ("seat", models.PositiveSmallIntegerField(blank=True, null=True, verbose_name="seat")),
+                ("gaming_day", models.DateField(db_index=True, verbose_name="gaming day")),
+                ("found_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="found at")),
+                (
+                    "found_by",
+                    models.CharField(help_text="The check that found it.", max_length=40, verbose_name="found by"),
+                ),
                 (
                     "cleared_at",
                     models.DateTimeField(
                         blank=True,
                         help_text="When a re-check found it no longer holds (e.g. after a rules fix).",
                         null=True,
+                        verbose_name="cleared at",
                     ),
                 ),
                 (
@@ -55,10 +68,11 @@ class Migration(migrations.Migration):
                         ],
                         default="open",
                         max_length=12,
+                        verbose_name="status",
                     ),
                 ),
-                ("status_note", models.TextField(blank=True)),
-                ("status_changed_at", models.DateTimeField(blank=True, null=True)),
+                ("status_note", models.TextField(blank=True, verbose_name="status note")),
+                ("status_changed_at", models.DateTimeField(blank=True, null=True, verbose_name="status changed at")),
                 (
                     "coup",
                     models.ForeignKey(
@@ -67,6 +81,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="violations",
                         to="shoes.coup",
+                        verbose_name="coup",
                     ),
                 ),
                 (
@@ -77,6 +92,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="violations",
                         to="shoes.shoe",
+                        verbose_name="shoe",
                     ),
                 ),
                 (
@@ -87,12 +103,16 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="status changed by",
                     ),
                 ),
                 (
                     "table",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="violations", to="tables.table"
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="violations",
+                        to="tables.table",
+                        verbose_name="table",
                     ),
                 ),
                 (
@@ -103,10 +123,13 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="violations",
                         to="shoes.wager",
+                        verbose_name="wager",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "rule violation",
+                "verbose_name_plural": "rule violations",
                 "ordering": ["-found_at", "-id"],
                 "constraints": [
                     models.CheckConstraint(
@@ -138,23 +161,36 @@ class Migration(migrations.Migration):
                 ("pgh_context", pghistory.utils.JSONField(null=True)),
                 ("pgh_context_id", models.UUIDField(null=True)),
                 ("id", models.BigIntegerField()),
-                ("code", models.CharField(help_text="The engine's machine-readable code.", max_length=40)),
-                ("message", models.TextField()),
+                (
+                    "code",
+                    models.CharField(
+                        help_text="The engine's machine-readable code.", max_length=40, verbose_name="code"
+                    ),
+                ),
+                ("message", models.TextField(verbose_name="message")),
                 (
                     "severity",
-                    models.CharField(choices=[("low", "Low"), ("medium", "Medium"), ("high", "High")], max_length=6),
+                    models.CharField(
+                        choices=[("low", "Low"), ("medium", "Medium"), ("high", "High")],
+                        max_length=6,
+                        verbose_name="severity",
+                    ),
                 ),
-                ("fingerprint", models.CharField(max_length=200)),
-                ("seat", models.PositiveSmallIntegerField(blank=True, null=True)),
-                ("gaming_day", models.DateField()),
-                ("found_at", models.DateTimeField(auto_now_add=True)),
-                ("found_by", models.CharField(help_text="The check that found it.", max_length=40)),
+                ("fingerprint", models.CharField(max_length=200, verbose_name="fingerprint")),
+                ("seat", models.PositiveSmallIntegerField(blank=True, null=True, verbose_name="seat")),
+                ("gaming_day", models.DateField(verbose_name="gaming day")),
+                ("found_at", models.DateTimeField(auto_now_add=True, verbose_name="found at")),
+                (
+                    "found_by",
+                    models.CharField(help_text="The check that found it.", max_length=40, verbose_name="found by"),
+                ),
                 (
                     "cleared_at",
                     models.DateTimeField(
                         blank=True,
                         help_text="When a re-check found it no longer holds (e.g. after a rules fix).",
                         null=True,
+                        verbose_name="cleared at",
                     ),
                 ),
                 (
@@ -168,10 +204,11 @@ class Migration(migrations.Migration):
                         ],
                         default="open",
                         max_length=12,
+                        verbose_name="status",
                     ),
                 ),
-                ("status_note", models.TextField(blank=True)),
-                ("status_changed_at", models.DateTimeField(blank=True, null=True)),
+                ("status_note", models.TextField(blank=True, verbose_name="status note")),
+                ("status_changed_at", models.DateTimeField(blank=True, null=True, verbose_name="status changed at")),
                 (
                     "coup",
                     models.ForeignKey(
@@ -182,6 +219,7 @@ class Migration(migrations.Migration):
                         related_name="+",
                         related_query_name="+",
                         to="shoes.coup",
+                        verbose_name="coup",
                     ),
                 ),
                 (
@@ -203,6 +241,7 @@ class Migration(migrations.Migration):
                         related_name="+",
                         related_query_name="+",
                         to="shoes.shoe",
+                        verbose_name="shoe",
                     ),
                 ),
                 (
@@ -215,6 +254,7 @@ class Migration(migrations.Migration):
                         related_name="+",
                         related_query_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="status changed by",
                     ),
                 ),
                 (
@@ -225,6 +265,7 @@ class Migration(migrations.Migration):
                         related_name="+",
                         related_query_name="+",
                         to="tables.table",
+                        verbose_name="table",
                     ),
                 ),
                 (
@@ -237,6 +278,7 @@ class Migration(migrations.Migration):
                         related_name="+",
                         related_query_name="+",
                         to="shoes.wager",
+                        verbose_name="wager",
                     ),
                 ),
             ],

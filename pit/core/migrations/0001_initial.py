@@ -15,21 +15,36 @@ class Migration(migrations.Migration):
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
                 (
                     "task_id",
-                    models.CharField(help_text="The Celery task id every send uses.", max_length=64, unique=True),
+                    models.CharField(
+                        help_text="The Celery task id every send uses.",
+                        max_length=64,
+                        unique=True,
+                        verbose_name="task id",
+                    ),
                 ),
-                ("task_name", models.CharField(max_length=200)),
-                ("args", models.JSONField(blank=True, default=list)),
-                ("kwargs", models.JSONField(blank=True, default=dict)),
-                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("task_name", models.CharField(max_length=200, verbose_name="task name")),
+                ("args", models.JSONField(blank=True, default=list, verbose_name="args")),
+                ("kwargs", models.JSONField(blank=True, default=dict, verbose_name="kwargs")),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="created at")),
                 (
                     "dispatched_at",
                     models.DateTimeField(
-                        blank=True, help_text="When the broker last took it; empty: never sent yet.", null=True
+                        blank=True,
+                        help_text="When the broker last took it; empty: never sent yet.",
+                        null=True,
+                        verbose_name="dispatched at",
                     ),
                 ),
-                ("attempts", models.PositiveIntegerField(default=0, help_text="Sends the broker accepted.")),
+                (
+                    "attempts",
+                    models.PositiveIntegerField(
+                        default=0, help_text="Sends the broker accepted.", verbose_name="attempts"
+                    ),
+                ),
             ],
             options={
+                "verbose_name": "outbox message",
+                "verbose_name_plural": "outbox messages",
                 "ordering": ["created_at", "id"],
                 "default_permissions": (),
             },
@@ -38,10 +53,10 @@ class Migration(migrations.Migration):
             name="FailedTask",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("task_id", models.CharField(max_length=255, unique=True)),
-                ("task_name", models.CharField(db_index=True, max_length=200)),
-                ("args", models.JSONField(blank=True, default=list)),
-                ("kwargs", models.JSONField(blank=True, default=dict)),
+                ("task_id", models.CharField(max_length=255, unique=True, verbose_name="task id")),
+                ("task_name", models.CharField(db_index=True, max_length=200, verbose_name="task name")),
+                ("args", models.JSONField(blank=True, default=list, verbose_name="args")),
+                ("kwargs", models.JSONField(blank=True, default=dict, verbose_name="kwargs")),
                 (
                     "state",
                     models.CharField(
@@ -52,14 +67,22 @@ class Migration(migrations.Migration):
                             ("requeued", "Enqueued again by staff"),
                         ],
                         max_length=12,
+                        verbose_name="state",
                     ),
                 ),
-                ("attempts", models.PositiveIntegerField(default=1, help_text="Deliveries and retries seen so far.")),
-                ("error", models.TextField(blank=True)),
-                ("first_seen_at", models.DateTimeField(auto_now_add=True)),
-                ("last_seen_at", models.DateTimeField(db_index=True)),
+                (
+                    "attempts",
+                    models.PositiveIntegerField(
+                        default=1, help_text="Deliveries and retries seen so far.", verbose_name="attempts"
+                    ),
+                ),
+                ("error", models.TextField(blank=True, verbose_name="error")),
+                ("first_seen_at", models.DateTimeField(auto_now_add=True, verbose_name="first seen at")),
+                ("last_seen_at", models.DateTimeField(db_index=True, verbose_name="last seen at")),
             ],
             options={
+                "verbose_name": "failed task",
+                "verbose_name_plural": "failed tasks",
                 "ordering": ["-last_seen_at", "-id"],
                 "constraints": [
                     models.CheckConstraint(

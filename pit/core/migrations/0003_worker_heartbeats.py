@@ -13,12 +13,19 @@ class Migration(migrations.Migration):
             name="WorkerHeartbeat",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("worker", models.CharField(help_text="The worker's node name, e.g. urgent@host.", max_length=255)),
-                ("queue", models.CharField(max_length=200)),
-                ("pid", models.PositiveIntegerField(help_text="The worker's main process.")),
-                ("beat_at", models.DateTimeField(db_index=True)),
+                (
+                    "worker",
+                    models.CharField(
+                        help_text="The worker's node name, e.g. urgent@host.", max_length=255, verbose_name="worker"
+                    ),
+                ),
+                ("queue", models.CharField(max_length=200, verbose_name="queue")),
+                ("pid", models.PositiveIntegerField(help_text="The worker's main process.", verbose_name="pid")),
+                ("beat_at", models.DateTimeField(db_index=True, verbose_name="beat at")),
             ],
             options={
+                "verbose_name": "worker heartbeat",
+                "verbose_name_plural": "worker heartbeats",
                 "ordering": ["queue", "worker"],
                 "default_permissions": (),
                 "constraints": [

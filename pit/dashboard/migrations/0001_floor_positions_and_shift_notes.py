@@ -25,12 +25,20 @@ class Migration(migrations.Migration):
                         related_name="+",
                         serialize=False,
                         to="tables.table",
+                        verbose_name="table",
                     ),
                 ),
-                ("row", models.PositiveSmallIntegerField(help_text="From 1, the front of the pit first.")),
-                ("column", models.PositiveSmallIntegerField(help_text="From 1, left to right.")),
+                (
+                    "row",
+                    models.PositiveSmallIntegerField(
+                        help_text="From 1, the front of the pit first.", verbose_name="row"
+                    ),
+                ),
+                ("column", models.PositiveSmallIntegerField(help_text="From 1, left to right.", verbose_name="column")),
             ],
             options={
+                "verbose_name": "floor position",
+                "verbose_name_plural": "floor positions",
                 "ordering": ["row", "column"],
                 "default_permissions": (),
                 "constraints": [
@@ -45,15 +53,15 @@ class Migration(migrations.Migration):
             name="ShiftNote",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("gaming_day", models.DateField(db_index=True)),
+                ("gaming_day", models.DateField(db_index=True, verbose_name="gaming day")),
                 (
                     "shift",
                     models.PositiveSmallIntegerField(
-                        help_text="The shift of the gaming day it was written in, from 1."
+                        help_text="The shift of the gaming day it was written in, from 1.", verbose_name="shift"
                     ),
                 ),
-                ("text", models.TextField()),
-                ("written_at", models.DateTimeField(auto_now_add=True)),
+                ("text", models.TextField(verbose_name="text")),
+                ("written_at", models.DateTimeField(auto_now_add=True, verbose_name="written at")),
                 (
                     "table",
                     models.ForeignKey(
@@ -63,16 +71,22 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="tables.table",
+                        verbose_name="table",
                     ),
                 ),
                 (
                     "written_by",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="written by",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "shift note",
+                "verbose_name_plural": "shift notes",
                 "ordering": ["-written_at", "-id"],
                 "default_permissions": (),
                 "indexes": [models.Index(fields=["gaming_day", "shift"], name="shift_note_day_shift")],

@@ -22,12 +22,19 @@ class Migration(migrations.Migration):
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
                 (
                     "code",
-                    models.SlugField(help_text="The dealer's badge number, e.g. D042.", max_length=20, unique=True),
+                    models.SlugField(
+                        help_text="The dealer's badge number, e.g. D042.",
+                        max_length=20,
+                        unique=True,
+                        verbose_name="code",
+                    ),
                 ),
-                ("name", models.CharField(max_length=100)),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("name", models.CharField(max_length=100, verbose_name="name")),
+                ("created_at", models.DateTimeField(auto_now_add=True, verbose_name="created at")),
             ],
             options={
+                "verbose_name": "dealer",
+                "verbose_name_plural": "dealers",
                 "ordering": ["code"],
             },
         ),
@@ -35,8 +42,8 @@ class Migration(migrations.Migration):
             name="DealerRotation",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
-                ("started_at", models.DateTimeField(db_index=True)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
+                ("started_at", models.DateTimeField(db_index=True, verbose_name="started at")),
                 (
                     "dealer",
                     models.ForeignKey(
@@ -46,6 +53,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="rotations",
                         to="dealers.dealer",
+                        verbose_name="dealer",
                     ),
                 ),
                 (
@@ -56,6 +64,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -66,16 +75,22 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
                 (
                     "table",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="dealer_rotations", to="tables.table"
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="dealer_rotations",
+                        to="tables.table",
+                        verbose_name="table",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "dealer rotation",
+                "verbose_name_plural": "dealer rotations",
                 "ordering": ["table", "-started_at"],
                 "permissions": [("record_dealerrotation", "Can record who deals at a table")],
                 "constraints": [
@@ -96,14 +111,18 @@ class Migration(migrations.Migration):
                             ("other", "Neither (player, procedure, unknown)"),
                         ],
                         max_length=8,
+                        verbose_name="fault",
                     ),
                 ),
-                ("note", models.TextField()),
-                ("decided_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("note", models.TextField(verbose_name="note")),
+                ("decided_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="decided at")),
                 (
                     "decided_by",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="decided by",
                     ),
                 ),
                 (
@@ -112,10 +131,13 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="faults",
                         to="compliance.ruleviolation",
+                        verbose_name="violation",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "violation fault",
+                "verbose_name_plural": "violation faults",
                 "ordering": ["violation", "-decided_at", "-id"],
                 "permissions": [("attribute_violation", "Can say whose fault a violation was")],
                 "constraints": [

@@ -25,8 +25,8 @@ class Migration(migrations.Migration):
             name="CommissionEntry",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
-                ("seat", models.PositiveSmallIntegerField()),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
+                ("seat", models.PositiveSmallIntegerField(verbose_name="seat")),
                 (
                     "kind",
                     models.CharField(
@@ -36,12 +36,16 @@ class Migration(migrations.Migration):
                             ("reversal", "Reversal of an earlier entry"),
                         ],
                         max_length=10,
+                        verbose_name="kind",
                     ),
                 ),
-                ("currency", models.CharField(max_length=3)),
+                ("currency", models.CharField(max_length=3, verbose_name="currency")),
                 (
                     "amount_minor",
-                    models.BigIntegerField(help_text="Positive: owed by the seat. Negative: collected or reversed."),
+                    models.BigIntegerField(
+                        help_text="Positive: owed by the seat. Negative: collected or reversed.",
+                        verbose_name="amount minor",
+                    ),
                 ),
                 (
                     "collection_reason",
@@ -53,13 +57,18 @@ class Migration(migrations.Migration):
                             ("supplement", "At a supplementary reconciliation"),
                         ],
                         max_length=12,
+                        verbose_name="collection reason",
                     ),
                 ),
-                ("note", models.TextField(blank=True)),
+                ("note", models.TextField(blank=True, verbose_name="note")),
                 (
                     "chain_seq",
                     pit.records.chain.ChainSeqField(
-                        blank=True, editable=False, help_text="Position in the shoe's hash chain.", null=True
+                        blank=True,
+                        editable=False,
+                        help_text="Position in the shoe's hash chain.",
+                        null=True,
+                        verbose_name="chain position",
                     ),
                 ),
                 (
@@ -70,12 +79,14 @@ class Migration(migrations.Migration):
                         help_text="SHA-256 of the previous row's hash and this row's canonical form.",
                         max_length=64,
                         null=True,
+                        verbose_name="chain hash",
                     ),
                 ),
                 (
                     "gaming_day",
                     pit.core.partitions.PartitionDayField(
-                        sources=("wager.gaming_day", "reverses.gaming_day", "shoe.shuffled_at")
+                        sources=("wager.gaming_day", "reverses.gaming_day", "shoe.shuffled_at"),
+                        verbose_name="gaming day",
                     ),
                 ),
                 (
@@ -86,6 +97,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -96,6 +108,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
                 (
@@ -106,12 +119,16 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="reversed_by",
                         to="ledger.commissionentry",
+                        verbose_name="reverses",
                     ),
                 ),
                 (
                     "shoe",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="commission_entries", to="shoes.shoe"
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="commission_entries",
+                        to="shoes.shoe",
+                        verbose_name="shoe",
                     ),
                 ),
                 (
@@ -122,10 +139,12 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="commission_entries",
                         to="shoes.wager",
+                        verbose_name="wager",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "commission entry",
                 "verbose_name_plural": "commission entries",
                 "ordering": ["shoe", "seat", "id"],
                 "constraints": [
@@ -180,15 +199,20 @@ class Migration(migrations.Migration):
             name="Reconciliation",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("currency", models.CharField(max_length=3)),
-                ("accrued_minor", models.BigIntegerField()),
+                ("currency", models.CharField(max_length=3, verbose_name="currency")),
+                ("accrued_minor", models.BigIntegerField(verbose_name="accrued minor")),
                 (
                     "collected_earlier_minor",
-                    models.BigIntegerField(help_text="Collected from seats whose player left."),
+                    models.BigIntegerField(
+                        help_text="Collected from seats whose player left.", verbose_name="collected earlier minor"
+                    ),
                 ),
-                ("expected_minor", models.BigIntegerField()),
-                ("counted_minor", models.BigIntegerField()),
-                ("variance_minor", models.BigIntegerField(help_text="Counted minus expected.")),
+                ("expected_minor", models.BigIntegerField(verbose_name="expected minor")),
+                ("counted_minor", models.BigIntegerField(verbose_name="counted minor")),
+                (
+                    "variance_minor",
+                    models.BigIntegerField(help_text="Counted minus expected.", verbose_name="variance minor"),
+                ),
                 (
                     "status",
                     models.CharField(
@@ -198,15 +222,20 @@ class Migration(migrations.Migration):
                             ("explained", "Variance explained"),
                         ],
                         max_length=10,
+                        verbose_name="status",
                     ),
                 ),
-                ("reconciled_at", models.DateTimeField(auto_now_add=True)),
-                ("explanation", models.TextField(blank=True)),
-                ("explained_at", models.DateTimeField(blank=True, null=True)),
+                ("reconciled_at", models.DateTimeField(auto_now_add=True, verbose_name="reconciled at")),
+                ("explanation", models.TextField(blank=True, verbose_name="explanation")),
+                ("explained_at", models.DateTimeField(blank=True, null=True, verbose_name="explained at")),
                 (
                     "chain_seq",
                     pit.records.chain.ChainSeqField(
-                        blank=True, editable=False, help_text="Position in the shoe's hash chain.", null=True
+                        blank=True,
+                        editable=False,
+                        help_text="Position in the shoe's hash chain.",
+                        null=True,
+                        verbose_name="chain position",
                     ),
                 ),
                 (
@@ -217,6 +246,7 @@ class Migration(migrations.Migration):
                         help_text="SHA-256 of the previous row's hash and this row's canonical form.",
                         max_length=64,
                         null=True,
+                        verbose_name="chain hash",
                     ),
                 ),
                 (
@@ -227,16 +257,22 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="explained by",
                     ),
                 ),
                 (
                     "shoe",
                     models.OneToOneField(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="reconciliation", to="shoes.shoe"
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="reconciliation",
+                        to="shoes.shoe",
+                        verbose_name="shoe",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "reconciliation",
+                "verbose_name_plural": "reconciliations",
                 "ordering": ["-reconciled_at"],
                 "constraints": [
                     models.CheckConstraint(
@@ -274,15 +310,20 @@ class Migration(migrations.Migration):
                 ("pgh_context", pghistory.utils.JSONField(null=True)),
                 ("pgh_context_id", models.UUIDField(null=True)),
                 ("id", models.BigIntegerField()),
-                ("currency", models.CharField(max_length=3)),
-                ("accrued_minor", models.BigIntegerField()),
+                ("currency", models.CharField(max_length=3, verbose_name="currency")),
+                ("accrued_minor", models.BigIntegerField(verbose_name="accrued minor")),
                 (
                     "collected_earlier_minor",
-                    models.BigIntegerField(help_text="Collected from seats whose player left."),
+                    models.BigIntegerField(
+                        help_text="Collected from seats whose player left.", verbose_name="collected earlier minor"
+                    ),
                 ),
-                ("expected_minor", models.BigIntegerField()),
-                ("counted_minor", models.BigIntegerField()),
-                ("variance_minor", models.BigIntegerField(help_text="Counted minus expected.")),
+                ("expected_minor", models.BigIntegerField(verbose_name="expected minor")),
+                ("counted_minor", models.BigIntegerField(verbose_name="counted minor")),
+                (
+                    "variance_minor",
+                    models.BigIntegerField(help_text="Counted minus expected.", verbose_name="variance minor"),
+                ),
                 (
                     "status",
                     models.CharField(
@@ -292,11 +333,12 @@ class Migration(migrations.Migration):
                             ("explained", "Variance explained"),
                         ],
                         max_length=10,
+                        verbose_name="status",
                     ),
                 ),
-                ("reconciled_at", models.DateTimeField(auto_now_add=True)),
-                ("explanation", models.TextField(blank=True)),
-                ("explained_at", models.DateTimeField(blank=True, null=True)),
+                ("reconciled_at", models.DateTimeField(auto_now_add=True, verbose_name="reconciled at")),
+                ("explanation", models.TextField(blank=True, verbose_name="explanation")),
+                ("explained_at", models.DateTimeField(blank=True, null=True, verbose_name="explained at")),
                 (
                     "explained_by",
                     models.ForeignKey(
@@ -307,6 +349,7 @@ class Migration(migrations.Migration):
                         related_name="+",
                         related_query_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="explained by",
                     ),
                 ),
                 (
@@ -326,6 +369,7 @@ class Migration(migrations.Migration):
                         related_name="+",
                         related_query_name="+",
                         to="shoes.shoe",
+                        verbose_name="shoe",
                     ),
                 ),
             ],
@@ -337,16 +381,20 @@ class Migration(migrations.Migration):
             name="ReconciliationSeat",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("seat", models.PositiveSmallIntegerField()),
-                ("accrued_minor", models.BigIntegerField()),
-                ("collected_earlier_minor", models.BigIntegerField()),
-                ("expected_minor", models.BigIntegerField()),
-                ("counted_minor", models.BigIntegerField()),
-                ("variance_minor", models.BigIntegerField()),
+                ("seat", models.PositiveSmallIntegerField(verbose_name="seat")),
+                ("accrued_minor", models.BigIntegerField(verbose_name="accrued minor")),
+                ("collected_earlier_minor", models.BigIntegerField(verbose_name="collected earlier minor")),
+                ("expected_minor", models.BigIntegerField(verbose_name="expected minor")),
+                ("counted_minor", models.BigIntegerField(verbose_name="counted minor")),
+                ("variance_minor", models.BigIntegerField(verbose_name="variance minor")),
                 (
                     "chain_seq",
                     pit.records.chain.ChainSeqField(
-                        blank=True, editable=False, help_text="Position in the shoe's hash chain.", null=True
+                        blank=True,
+                        editable=False,
+                        help_text="Position in the shoe's hash chain.",
+                        null=True,
+                        verbose_name="chain position",
                     ),
                 ),
                 (
@@ -357,16 +405,22 @@ class Migration(migrations.Migration):
                         help_text="SHA-256 of the previous row's hash and this row's canonical form.",
                         max_length=64,
                         null=True,
+                        verbose_name="chain hash",
                     ),
                 ),
                 (
                     "reconciliation",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE, related_name="seats", to="ledger.reconciliation"
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="seats",
+                        to="ledger.reconciliation",
+                        verbose_name="reconciliation",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "reconciliation seat",
+                "verbose_name_plural": "reconciliation seats",
                 "ordering": ["reconciliation", "seat"],
                 "constraints": [
                     models.UniqueConstraint(fields=("reconciliation", "seat"), name="reconciliation_seat_unique"),
@@ -388,19 +442,35 @@ class Migration(migrations.Migration):
             name="ReconciliationSupplement",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
-                ("sequence", models.PositiveIntegerField(help_text="1, 2, 3 ... per reconciliation.")),
-                ("currency", models.CharField(max_length=3)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
+                (
+                    "sequence",
+                    models.PositiveIntegerField(help_text="1, 2, 3 ... per reconciliation.", verbose_name="sequence"),
+                ),
+                ("currency", models.CharField(max_length=3, verbose_name="currency")),
                 (
                     "change_minor",
-                    models.BigIntegerField(help_text="What the seats owed beyond what the shuffle collected."),
+                    models.BigIntegerField(
+                        help_text="What the seats owed beyond what the shuffle collected.", verbose_name="change minor"
+                    ),
                 ),
                 (
                     "expected_minor",
-                    models.BigIntegerField(help_text="What the box should have held, as the ledger stands now."),
+                    models.BigIntegerField(
+                        help_text="What the box should have held, as the ledger stands now.",
+                        verbose_name="expected minor",
+                    ),
                 ),
-                ("counted_minor", models.BigIntegerField(help_text="What was counted at the shuffle (unchanged).")),
-                ("variance_minor", models.BigIntegerField(help_text="Counted minus expected, now.")),
+                (
+                    "counted_minor",
+                    models.BigIntegerField(
+                        help_text="What was counted at the shuffle (unchanged).", verbose_name="counted minor"
+                    ),
+                ),
+                (
+                    "variance_minor",
+                    models.BigIntegerField(help_text="Counted minus expected, now.", verbose_name="variance minor"),
+                ),
                 (
                     "status",
                     models.CharField(
@@ -410,6 +480,7 @@ class Migration(migrations.Migration):
                             ("explained", "Variance explained"),
                         ],
                         max_length=10,
+                        verbose_name="status",
                     ),
                 ),
                 (
@@ -418,6 +489,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="supplements",
                         to="ledger.reconciliation",
+                        verbose_name="reconciliation",
                     ),
                 ),
                 (
@@ -428,6 +500,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -438,10 +511,13 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "reconciliation supplement",
+                "verbose_name_plural": "reconciliation supplements",
                 "ordering": ["reconciliation", "sequence"],
                 "constraints": [
                     models.UniqueConstraint(
@@ -469,16 +545,18 @@ class Migration(migrations.Migration):
             name="ReconciliationSupplementSeat",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("seat", models.PositiveSmallIntegerField()),
+                ("seat", models.PositiveSmallIntegerField(verbose_name="seat")),
                 (
                     "change_minor",
-                    models.BigIntegerField(help_text="The seat's balance before this supplement collected it."),
+                    models.BigIntegerField(
+                        help_text="The seat's balance before this supplement collected it.", verbose_name="change minor"
+                    ),
                 ),
-                ("accrued_minor", models.BigIntegerField()),
-                ("collected_earlier_minor", models.BigIntegerField()),
-                ("expected_minor", models.BigIntegerField()),
-                ("counted_minor", models.BigIntegerField()),
-                ("variance_minor", models.BigIntegerField()),
+                ("accrued_minor", models.BigIntegerField(verbose_name="accrued minor")),
+                ("collected_earlier_minor", models.BigIntegerField(verbose_name="collected earlier minor")),
+                ("expected_minor", models.BigIntegerField(verbose_name="expected minor")),
+                ("counted_minor", models.BigIntegerField(verbose_name="counted minor")),
+                ("variance_minor", models.BigIntegerField(verbose_name="variance minor")),
                 (
                     "entry",
                     models.OneToOneField(
@@ -486,6 +564,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="supplement_seat",
                         to="ledger.commissionentry",
+                        verbose_name="entry",
                     ),
                 ),
                 (
@@ -494,10 +573,13 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="seats",
                         to="ledger.reconciliationsupplement",
+                        verbose_name="supplement",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "reconciliation supplement seat",
+                "verbose_name_plural": "reconciliation supplement seats",
                 "ordering": ["supplement", "seat"],
                 "constraints": [
                     models.UniqueConstraint(
@@ -521,14 +603,18 @@ class Migration(migrations.Migration):
             name="BoxCount",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
-                ("seat", models.PositiveSmallIntegerField()),
-                ("currency", models.CharField(max_length=3)),
-                ("counted_minor", models.BigIntegerField()),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
+                ("seat", models.PositiveSmallIntegerField(verbose_name="seat")),
+                ("currency", models.CharField(max_length=3, verbose_name="currency")),
+                ("counted_minor", models.BigIntegerField(verbose_name="counted minor")),
                 (
                     "chain_seq",
                     pit.records.chain.ChainSeqField(
-                        blank=True, editable=False, help_text="Position in the shoe's hash chain.", null=True
+                        blank=True,
+                        editable=False,
+                        help_text="Position in the shoe's hash chain.",
+                        null=True,
+                        verbose_name="chain position",
                     ),
                 ),
                 (
@@ -539,6 +625,7 @@ class Migration(migrations.Migration):
                         help_text="SHA-256 of the previous row's hash and this row's canonical form.",
                         max_length=64,
                         null=True,
+                        verbose_name="chain hash",
                     ),
                 ),
                 (
@@ -549,6 +636,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -559,16 +647,22 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
                 (
                     "shoe",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="box_counts", to="shoes.shoe"
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="box_counts",
+                        to="shoes.shoe",
+                        verbose_name="shoe",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "box count",
+                "verbose_name_plural": "box counts",
                 "ordering": ["shoe", "seat"],
                 "constraints": [
                     models.UniqueConstraint(fields=("shoe", "seat"), name="box_count_unique_per_seat"),

@@ -37,14 +37,14 @@ class Migration(migrations.Migration):
             name="RegulatorNotice",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
                 ("rule_code", models.CharField(max_length=40, verbose_name="rule code")),
                 ("jurisdiction", models.CharField(max_length=20, verbose_name="jurisdiction")),
                 ("rule", models.CharField(max_length=300, verbose_name="rule")),
                 ("gaming_day", models.DateField(db_index=True, verbose_name="gaming day")),
                 ("message", models.TextField(verbose_name="message")),
                 ("amount_minor", models.BigIntegerField(verbose_name="discrepancy (minor units)")),
-                ("currency", models.CharField(max_length=3)),
+                ("currency", models.CharField(max_length=3, verbose_name="currency")),
                 ("source", models.CharField(max_length=80, unique=True, verbose_name="source")),
                 ("found_at", models.DateTimeField(verbose_name="found at")),
                 ("due_at", models.DateTimeField(db_index=True, verbose_name="report by")),
@@ -56,6 +56,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -66,12 +67,16 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
                 (
                     "table",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="regulator_notices", to="tables.table"
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="regulator_notices",
+                        to="tables.table",
+                        verbose_name="table",
                     ),
                 ),
             ],
@@ -86,20 +91,26 @@ class Migration(migrations.Migration):
             name="RegulatorNoticeFiling",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
                 ("reference", models.CharField(max_length=100, verbose_name="reference")),
                 ("filed_at", models.DateTimeField(verbose_name="filed at")),
                 ("note", models.CharField(blank=True, max_length=300, verbose_name="note")),
                 (
                     "filed_by",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="filed by",
                     ),
                 ),
                 (
                     "notice",
                     models.OneToOneField(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="filing", to="notices.regulatornotice"
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="filing",
+                        to="notices.regulatornotice",
+                        verbose_name="notice",
                     ),
                 ),
                 (
@@ -110,6 +121,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -120,6 +132,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
             ],
@@ -133,7 +146,7 @@ class Migration(migrations.Migration):
             name="SurveillanceNotification",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
                 (
                     "kind",
                     models.CharField(
@@ -165,6 +178,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -175,6 +189,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
                 (
@@ -183,6 +198,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="surveillance_notifications",
                         to="tables.table",
+                        verbose_name="table",
                     ),
                 ),
                 (
@@ -193,6 +209,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="compliance.ruleviolation",
+                        verbose_name="violation",
                     ),
                 ),
             ],
@@ -210,13 +227,16 @@ class Migration(migrations.Migration):
             name="SurveillanceAcknowledgement",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
                 ("acknowledged_at", models.DateTimeField(verbose_name="acknowledged at")),
                 ("note", models.CharField(blank=True, max_length=300, verbose_name="note")),
                 (
                     "acknowledged_by",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="acknowledged by",
                     ),
                 ),
                 (
@@ -227,6 +247,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -237,6 +258,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
                 (
@@ -245,6 +267,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="acknowledgement",
                         to="notices.surveillancenotification",
+                        verbose_name="notification",
                     ),
                 ),
             ],

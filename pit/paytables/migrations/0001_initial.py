@@ -23,28 +23,41 @@ class Migration(migrations.Migration):
                 (
                     "code",
                     models.SlugField(
-                        help_text="The family this version belongs to, e.g. commission-box.", max_length=40
+                        help_text="The family this version belongs to, e.g. commission-box.",
+                        max_length=40,
+                        verbose_name="code",
                     ),
                 ),
-                ("version", models.PositiveIntegerField(default=1)),
-                ("name", models.CharField(max_length=100)),
+                ("version", models.PositiveIntegerField(default=1, verbose_name="version")),
+                ("name", models.CharField(max_length=100, verbose_name="name")),
                 (
                     "preset",
-                    models.CharField(blank=True, help_text="The engine preset it was built from.", max_length=40),
+                    models.CharField(
+                        blank=True,
+                        help_text="The engine preset it was built from.",
+                        max_length=40,
+                        verbose_name="preset",
+                    ),
                 ),
-                ("rules", models.JSONField()),
+                ("rules", models.JSONField(verbose_name="rules")),
                 (
                     "house_edges",
-                    models.JSONField(default=dict, editable=False, help_text="Per bet: exact house edge and variance."),
+                    models.JSONField(
+                        default=dict,
+                        editable=False,
+                        help_text="Per bet: exact house edge and variance.",
+                        verbose_name="house edges",
+                    ),
                 ),
                 (
                     "override_reason",
                     models.TextField(
                         blank=True,
                         help_text="Required when a bet gives the player the edge; says who approved it and why.",
+                        verbose_name="override reason",
                     ),
                 ),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True, verbose_name="created at")),
                 (
                     "created_by",
                     models.ForeignKey(
@@ -53,6 +66,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="created by",
                     ),
                 ),
                 (
@@ -63,10 +77,13 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="superseded_by",
                         to="paytables.paytableconfiguration",
+                        verbose_name="supersedes",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "paytable configuration",
+                "verbose_name_plural": "paytable configurations",
                 "ordering": ["code", "-version"],
                 "constraints": [
                     models.UniqueConstraint(fields=("code", "version"), name="paytable_version_unique"),
@@ -89,27 +106,39 @@ class Migration(migrations.Migration):
                         db_index=False,
                         help_text="The family this version belongs to, e.g. commission-box.",
                         max_length=40,
+                        verbose_name="code",
                     ),
                 ),
-                ("version", models.PositiveIntegerField(default=1)),
-                ("name", models.CharField(max_length=100)),
+                ("version", models.PositiveIntegerField(default=1, verbose_name="version")),
+                ("name", models.CharField(max_length=100, verbose_name="name")),
                 (
                     "preset",
-                    models.CharField(blank=True, help_text="The engine preset it was built from.", max_length=40),
+                    models.CharField(
+                        blank=True,
+                        help_text="The engine preset it was built from.",
+                        max_length=40,
+                        verbose_name="preset",
+                    ),
                 ),
-                ("rules", models.JSONField()),
+                ("rules", models.JSONField(verbose_name="rules")),
                 (
                     "house_edges",
-                    models.JSONField(default=dict, editable=False, help_text="Per bet: exact house edge and variance."),
+                    models.JSONField(
+                        default=dict,
+                        editable=False,
+                        help_text="Per bet: exact house edge and variance.",
+                        verbose_name="house edges",
+                    ),
                 ),
                 (
                     "override_reason",
                     models.TextField(
                         blank=True,
                         help_text="Required when a bet gives the player the edge; says who approved it and why.",
+                        verbose_name="override reason",
                     ),
                 ),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True, verbose_name="created at")),
                 (
                     "created_by",
                     models.ForeignKey(
@@ -120,6 +149,7 @@ class Migration(migrations.Migration):
                         related_name="+",
                         related_query_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="created by",
                     ),
                 ),
                 (
@@ -141,6 +171,7 @@ class Migration(migrations.Migration):
                         related_name="+",
                         related_query_name="+",
                         to="paytables.paytableconfiguration",
+                        verbose_name="supersedes",
                     ),
                 ),
             ],

@@ -19,12 +19,24 @@ class Migration(migrations.Migration):
             name="Tier",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("code", models.SlugField(max_length=20, unique=True)),
-                ("name", models.CharField(max_length=60)),
-                ("colour", models.CharField(default="#888888", help_text="CSS colour, e.g. #d4af37.", max_length=7)),
-                ("rank", models.PositiveSmallIntegerField(default=0, help_text="Higher ranks are better tiers.")),
+                ("code", models.SlugField(max_length=20, unique=True, verbose_name="code")),
+                ("name", models.CharField(max_length=60, verbose_name="name")),
+                (
+                    "colour",
+                    models.CharField(
+                        default="#888888", help_text="CSS colour, e.g. #d4af37.", max_length=7, verbose_name="colour"
+                    ),
+                ),
+                (
+                    "rank",
+                    models.PositiveSmallIntegerField(
+                        default=0, help_text="Higher ranks are better tiers.", verbose_name="rank"
+                    ),
+                ),
             ],
             options={
+                "verbose_name": "tier",
+                "verbose_name_plural": "tiers",
                 "ordering": ["-rank", "code"],
             },
         ),
@@ -32,8 +44,8 @@ class Migration(migrations.Migration):
             name="Patron",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
-                ("card_number", models.CharField(max_length=32, unique=True)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
+                ("card_number", models.CharField(max_length=32, unique=True, verbose_name="card number")),
                 (
                     "recorded_by_device",
                     models.ForeignKey(
@@ -42,6 +54,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -52,10 +65,13 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "patron",
+                "verbose_name_plural": "patrons",
                 "ordering": ["card_number"],
                 "permissions": [
                     ("view_patron_personal", "Can see patrons' personal data (name, nationality)"),
@@ -67,18 +83,19 @@ class Migration(migrations.Migration):
             name="SeatSession",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
-                ("seat", models.PositiveSmallIntegerField()),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
+                ("seat", models.PositiveSmallIntegerField(verbose_name="seat")),
                 (
                     "description",
                     models.CharField(
                         blank=True,
                         help_text="An unrated player: what the pit sees (e.g. 'man, grey suit').",
                         max_length=200,
+                        verbose_name="description",
                     ),
                 ),
-                ("started_at", models.DateTimeField(db_index=True)),
-                ("gaming_day", models.DateField(db_index=True)),
+                ("started_at", models.DateTimeField(db_index=True, verbose_name="started at")),
+                ("gaming_day", models.DateField(db_index=True, verbose_name="gaming day")),
                 (
                     "patron",
                     models.ForeignKey(
@@ -87,6 +104,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="sessions",
                         to="players.patron",
+                        verbose_name="patron",
                     ),
                 ),
                 (
@@ -97,6 +115,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -107,16 +126,22 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
                 (
                     "table",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="seat_sessions", to="tables.table"
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="seat_sessions",
+                        to="tables.table",
+                        verbose_name="table",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "seat session",
+                "verbose_name_plural": "seat sessions",
                 "ordering": ["table", "seat", "-started_at"],
                 "permissions": [("record_seatsession", "Can seat, pause, resume and stand players")],
             },
@@ -125,12 +150,22 @@ class Migration(migrations.Migration):
             name="ChipsWalked",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
-                ("how", models.CharField(choices=[("counted", "Counted"), ("estimated", "Estimated")], max_length=9)),
-                ("currency", models.CharField(max_length=3)),
-                ("amount_minor", models.BigIntegerField()),
-                ("at", models.DateTimeField()),
-                ("reason", models.CharField(blank=True, help_text="Why a reversal was recorded.", max_length=200)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
+                (
+                    "how",
+                    models.CharField(
+                        choices=[("counted", "Counted"), ("estimated", "Estimated")], max_length=9, verbose_name="how"
+                    ),
+                ),
+                ("currency", models.CharField(max_length=3, verbose_name="currency")),
+                ("amount_minor", models.BigIntegerField(verbose_name="amount minor")),
+                ("at", models.DateTimeField(verbose_name="at")),
+                (
+                    "reason",
+                    models.CharField(
+                        blank=True, help_text="Why a reversal was recorded.", max_length=200, verbose_name="reason"
+                    ),
+                ),
                 (
                     "recorded_by_device",
                     models.ForeignKey(
@@ -139,6 +174,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -149,6 +185,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
                 (
@@ -159,6 +196,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="reversed_by",
                         to="players.chipswalked",
+                        verbose_name="reverses",
                     ),
                 ),
                 (
@@ -167,10 +205,12 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="chips_walked",
                         to="players.seatsession",
+                        verbose_name="session",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "chips walked",
                 "verbose_name_plural": "chips walked",
                 "ordering": ["session", "at", "id"],
             },
@@ -179,7 +219,7 @@ class Migration(migrations.Migration):
             name="BuyIn",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
                 (
                     "kind",
                     models.CharField(
@@ -189,12 +229,18 @@ class Migration(migrations.Migration):
                             ("marker", "Marker (credit) at the seat"),
                         ],
                         max_length=6,
+                        verbose_name="kind",
                     ),
                 ),
-                ("currency", models.CharField(max_length=3)),
-                ("amount_minor", models.BigIntegerField()),
-                ("at", models.DateTimeField()),
-                ("reason", models.CharField(blank=True, help_text="Why a reversal was recorded.", max_length=200)),
+                ("currency", models.CharField(max_length=3, verbose_name="currency")),
+                ("amount_minor", models.BigIntegerField(verbose_name="amount minor")),
+                ("at", models.DateTimeField(verbose_name="at")),
+                (
+                    "reason",
+                    models.CharField(
+                        blank=True, help_text="Why a reversal was recorded.", max_length=200, verbose_name="reason"
+                    ),
+                ),
                 (
                     "recorded_by_device",
                     models.ForeignKey(
@@ -203,6 +249,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -213,6 +260,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
                 (
@@ -223,16 +271,22 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="reversed_by",
                         to="players.buyin",
+                        verbose_name="reverses",
                     ),
                 ),
                 (
                     "session",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="buy_ins", to="players.seatsession"
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="buy_ins",
+                        to="players.seatsession",
+                        verbose_name="session",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "buy in",
+                "verbose_name_plural": "buy ins",
                 "ordering": ["session", "at", "id"],
             },
         ),
@@ -240,7 +294,7 @@ class Migration(migrations.Migration):
             name="SessionEvent",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
                 (
                     "kind",
                     models.CharField(
@@ -250,9 +304,10 @@ class Migration(migrations.Migration):
                             ("stand", "Stand-up (the session ends)"),
                         ],
                         max_length=6,
+                        verbose_name="kind",
                     ),
                 ),
-                ("at", models.DateTimeField()),
+                ("at", models.DateTimeField(verbose_name="at")),
                 (
                     "recorded_by_device",
                     models.ForeignKey(
@@ -261,6 +316,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -271,16 +327,22 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
                 (
                     "session",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="events", to="players.seatsession"
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="events",
+                        to="players.seatsession",
+                        verbose_name="session",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "session event",
+                "verbose_name_plural": "session events",
                 "ordering": ["session", "at", "id"],
             },
         ),
@@ -288,14 +350,15 @@ class Migration(migrations.Migration):
             name="SessionIdentification",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
-                ("reason", models.CharField(max_length=200)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
+                ("reason", models.CharField(max_length=200, verbose_name="reason")),
                 (
                     "patron",
                     models.ForeignKey(
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="identified_sessions",
                         to="players.patron",
+                        verbose_name="patron",
                     ),
                 ),
                 (
@@ -306,6 +369,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -316,6 +380,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
                 (
@@ -324,10 +389,13 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="identification",
                         to="players.seatsession",
+                        verbose_name="session",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "session identification",
+                "verbose_name_plural": "session identifications",
                 "ordering": ["-recorded_at"],
             },
         ),
@@ -335,11 +403,15 @@ class Migration(migrations.Migration):
             name="PatronVersion",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
-                ("name", models.CharField(max_length=120)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
+                ("name", models.CharField(max_length=120, verbose_name="name")),
                 (
                     "nationality",
-                    models.CharField(help_text="ISO 3166-1 alpha-2 country code, e.g. MO, CN, HK.", max_length=2),
+                    models.CharField(
+                        help_text="ISO 3166-1 alpha-2 country code, e.g. MO, CN, HK.",
+                        max_length=2,
+                        verbose_name="nationality",
+                    ),
                 ),
                 (
                     "status",
@@ -351,18 +423,25 @@ class Migration(migrations.Migration):
                         ],
                         default="active",
                         max_length=9,
+                        verbose_name="status",
                     ),
                 ),
                 (
                     "reason",
                     models.CharField(
-                        blank=True, help_text="Why the details changed (empty at enrolment).", max_length=200
+                        blank=True,
+                        help_text="Why the details changed (empty at enrolment).",
+                        max_length=200,
+                        verbose_name="reason",
                     ),
                 ),
                 (
                     "patron",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="versions", to="players.patron"
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="versions",
+                        to="players.patron",
+                        verbose_name="patron",
                     ),
                 ),
                 (
@@ -373,6 +452,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -383,14 +463,22 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
                 (
                     "tier",
-                    models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name="+", to="players.tier"),
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="players.tier",
+                        verbose_name="tier",
+                    ),
                 ),
             ],
             options={
+                "verbose_name": "patron version",
+                "verbose_name_plural": "patron versions",
                 "ordering": ["patron", "-recorded_at", "-id"],
             },
         ),
@@ -398,7 +486,7 @@ class Migration(migrations.Migration):
             name="Exclusion",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
                 (
                     "kind",
                     models.CharField(
@@ -408,11 +496,17 @@ class Migration(migrations.Migration):
                             ("regulatory", "Regulatory exclusion"),
                         ],
                         max_length=10,
+                        verbose_name="kind",
                     ),
                 ),
-                ("starts_at", models.DateTimeField()),
-                ("ends_at", models.DateTimeField(blank=True, help_text="Empty: a lifetime exclusion.", null=True)),
-                ("reason", models.CharField(max_length=200)),
+                ("starts_at", models.DateTimeField(verbose_name="starts at")),
+                (
+                    "ends_at",
+                    models.DateTimeField(
+                        blank=True, help_text="Empty: a lifetime exclusion.", null=True, verbose_name="ends at"
+                    ),
+                ),
+                ("reason", models.CharField(max_length=200, verbose_name="reason")),
                 (
                     "lifts",
                     models.ForeignKey(
@@ -422,6 +516,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="lifted_by",
                         to="players.exclusion",
+                        verbose_name="lifts",
                     ),
                 ),
                 (
@@ -432,6 +527,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -442,16 +538,22 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
                 (
                     "patron",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="exclusions", to="players.patron"
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="exclusions",
+                        to="players.patron",
+                        verbose_name="patron",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "exclusion",
+                "verbose_name_plural": "exclusions",
                 "ordering": ["patron", "-starts_at"],
                 "permissions": [("record_exclusion", "Can record an exclusion of a patron")],
                 "constraints": [

@@ -31,23 +31,41 @@ class Migration(migrations.Migration):
             name="PatronLook",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("looked_at", models.DateTimeField(auto_now_add=True, db_index=True)),
-                ("where", models.CharField(help_text="The page or API call, e.g. admin patron page.", max_length=60)),
-                ("personal_shown", models.BooleanField(help_text="Whether the name and nationality were shown.")),
+                ("looked_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="looked at")),
+                (
+                    "where",
+                    models.CharField(
+                        help_text="The page or API call, e.g. admin patron page.", max_length=60, verbose_name="where"
+                    ),
+                ),
+                (
+                    "personal_shown",
+                    models.BooleanField(
+                        help_text="Whether the name and nationality were shown.", verbose_name="personal shown"
+                    ),
+                ),
                 (
                     "looked_by",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="looked by",
                     ),
                 ),
                 (
                     "patron",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="looks", to="players.patron"
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="looks",
+                        to="players.patron",
+                        verbose_name="patron",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "patron look",
+                "verbose_name_plural": "patron looks",
                 "ordering": ["-looked_at", "-id"],
             },
         ),

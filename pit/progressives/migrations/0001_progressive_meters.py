@@ -22,7 +22,12 @@ class Migration(migrations.Migration):
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
                 (
                     "table",
-                    models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name="+", to="tables.table"),
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="tables.table",
+                        verbose_name="table",
+                    ),
                 ),
             ],
             options={
@@ -35,7 +40,7 @@ class Migration(migrations.Migration):
             name="Meter",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
                 (
                     "code",
                     models.CharField(
@@ -58,6 +63,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -68,6 +74,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
             ],
@@ -82,7 +89,7 @@ class Migration(migrations.Migration):
             name="MeterConfiguration",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
                 ("version", models.PositiveIntegerField(verbose_name="version")),
                 (
                     "effective_from",
@@ -124,6 +131,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="configurations",
                         to="progressives.meter",
+                        verbose_name="meter",
                     ),
                 ),
                 (
@@ -134,6 +142,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -144,11 +153,14 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
                 (
                     "tables",
-                    models.ManyToManyField(related_name="+", through="progressives.BankTable", to="tables.table"),
+                    models.ManyToManyField(
+                        related_name="+", through="progressives.BankTable", to="tables.table", verbose_name="tables"
+                    ),
                 ),
             ],
             options={
@@ -161,14 +173,17 @@ class Migration(migrations.Migration):
             model_name="banktable",
             name="configuration",
             field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT, related_name="bank", to="progressives.meterconfiguration"
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="bank",
+                to="progressives.meterconfiguration",
+                verbose_name="configuration",
             ),
         ),
         migrations.CreateModel(
             name="MeterPayout",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
                 ("seat", models.PositiveSmallIntegerField(verbose_name="seat")),
                 (
                     "amount_minor",
@@ -190,12 +205,16 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="shoes.coup",
+                        verbose_name="coup",
                     ),
                 ),
                 (
                     "meter",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="payouts", to="progressives.meter"
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="payouts",
+                        to="progressives.meter",
+                        verbose_name="meter",
                     ),
                 ),
                 (
@@ -215,6 +234,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -225,11 +245,17 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
                 (
                     "table",
-                    models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name="+", to="tables.table"),
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="tables.table",
+                        verbose_name="table",
+                    ),
                 ),
                 (
                     "witnessed_by",
@@ -255,7 +281,7 @@ class Migration(migrations.Migration):
             name="MeterReading",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
                 (
                     "amount_minor",
                     models.BigIntegerField(help_text="What the meter shows, in minor units.", verbose_name="amount"),
@@ -281,7 +307,10 @@ class Migration(migrations.Migration):
                 (
                     "meter",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="readings", to="progressives.meter"
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="readings",
+                        to="progressives.meter",
+                        verbose_name="meter",
                     ),
                 ),
                 (
@@ -293,6 +322,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="reset_reading",
                         to="progressives.meterpayout",
+                        verbose_name="payout",
                     ),
                 ),
                 (
@@ -303,6 +333,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -313,6 +344,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
             ],

@@ -24,11 +24,14 @@ class Migration(migrations.Migration):
                         related_name="+",
                         serialize=False,
                         to="shoes.shoe",
+                        verbose_name="shoe",
                     ),
                 ),
-                ("digest", models.BigIntegerField()),
+                ("digest", models.BigIntegerField(verbose_name="digest")),
             ],
             options={
+                "verbose_name": "indexed shoe",
+                "verbose_name_plural": "indexed shoes",
                 "default_permissions": (),
             },
         ),
@@ -36,14 +39,15 @@ class Migration(migrations.Migration):
             name="CardShingle",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("gaming_day", models.DateField()),
+                ("gaming_day", models.DateField(verbose_name="gaming day")),
                 (
                     "position",
                     models.PositiveIntegerField(
-                        help_text="The first card's position in the shoe's dealt order (0-based)."
+                        help_text="The first card's position in the shoe's dealt order (0-based).",
+                        verbose_name="position",
                     ),
                 ),
-                ("digest", models.BigIntegerField()),
+                ("digest", models.BigIntegerField(verbose_name="digest")),
                 (
                     "coup",
                     models.ForeignKey(
@@ -51,18 +55,31 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.CASCADE,
                         related_name="+",
                         to="shoes.coup",
+                        verbose_name="coup",
                     ),
                 ),
                 (
                     "shoe",
-                    models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="+", to="shoes.shoe"),
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="shoes.shoe",
+                        verbose_name="shoe",
+                    ),
                 ),
                 (
                     "table",
-                    models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="+", to="tables.table"),
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="tables.table",
+                        verbose_name="table",
+                    ),
                 ),
             ],
             options={
+                "verbose_name": "card shingle",
+                "verbose_name_plural": "card shingles",
                 "default_permissions": (),
                 "indexes": [models.Index(fields=["gaming_day", "digest"], name="shingle_day_digest")],
                 "constraints": [models.UniqueConstraint(fields=("shoe", "position"), name="shingle_position_unique")],
@@ -72,15 +89,22 @@ class Migration(migrations.Migration):
             name="SideBetExpectation",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("bet", models.CharField(max_length=20)),
-                ("expectation", models.DecimalField(decimal_places=12, max_digits=16)),
-                ("positive", models.BooleanField()),
+                ("bet", models.CharField(max_length=20, verbose_name="bet")),
+                ("expectation", models.DecimalField(decimal_places=12, max_digits=16, verbose_name="expectation")),
+                ("positive", models.BooleanField(verbose_name="positive")),
                 (
                     "coup",
-                    models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="+", to="shoes.coup"),
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="shoes.coup",
+                        verbose_name="coup",
+                    ),
                 ),
             ],
             options={
+                "verbose_name": "side bet expectation",
+                "verbose_name_plural": "side bet expectations",
                 "default_permissions": (),
                 "indexes": [models.Index(fields=["coup", "positive"], name="side_bet_expectation_positive")],
                 "constraints": [models.UniqueConstraint(fields=("coup", "bet"), name="side_bet_expectation_unique")],

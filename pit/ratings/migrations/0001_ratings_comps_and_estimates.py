@@ -29,11 +29,19 @@ class Migration(migrations.Migration):
                         related_name="exact_edges",
                         serialize=False,
                         to="shoes.coup",
+                        verbose_name="coup",
                     ),
                 ),
-                ("edges", models.JSONField(help_text="Bet -> exact house edge as a fraction 'numerator/denominator'.")),
+                (
+                    "edges",
+                    models.JSONField(
+                        help_text="Bet -> exact house edge as a fraction 'numerator/denominator'.", verbose_name="edges"
+                    ),
+                ),
             ],
             options={
+                "verbose_name": "coup edges",
+                "verbose_name_plural": "coup edges",
                 "default_permissions": (),
             },
         ),
@@ -41,9 +49,9 @@ class Migration(migrations.Migration):
             name="AverageBetEstimate",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
-                ("currency", models.CharField(max_length=3)),
-                ("average_bet_minor", models.BigIntegerField()),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
+                ("currency", models.CharField(max_length=3, verbose_name="currency")),
+                ("average_bet_minor", models.BigIntegerField(verbose_name="average bet minor")),
                 (
                     "recorded_by_device",
                     models.ForeignKey(
@@ -52,6 +60,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -62,16 +71,22 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
                 (
                     "session",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="estimates", to="players.seatsession"
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="estimates",
+                        to="players.seatsession",
+                        verbose_name="session",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "average bet estimate",
+                "verbose_name_plural": "average bet estimates",
                 "ordering": ["session", "-recorded_at", "-id"],
                 "permissions": [("record_estimate", "Can estimate a session's average bet")],
                 "constraints": [
@@ -85,7 +100,7 @@ class Migration(migrations.Migration):
             name="CompEntry",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
                 (
                     "kind",
                     models.CharField(
@@ -95,11 +110,15 @@ class Migration(migrations.Migration):
                             ("redeemed", "Redeemed by a host"),
                         ],
                         max_length=8,
+                        verbose_name="kind",
                     ),
                 ),
-                ("currency", models.CharField(max_length=3)),
-                ("amount_minor", models.BigIntegerField()),
-                ("rate", models.DecimalField(blank=True, decimal_places=6, max_digits=7, null=True)),
+                ("currency", models.CharField(max_length=3, verbose_name="currency")),
+                ("amount_minor", models.BigIntegerField(verbose_name="amount minor")),
+                (
+                    "rate",
+                    models.DecimalField(blank=True, decimal_places=6, max_digits=7, null=True, verbose_name="rate"),
+                ),
                 (
                     "theo_minor",
                     models.DecimalField(
@@ -108,13 +127,17 @@ class Migration(migrations.Migration):
                         help_text="The session's exact theo it was earned on.",
                         max_digits=24,
                         null=True,
+                        verbose_name="theo minor",
                     ),
                 ),
-                ("reason", models.CharField(blank=True, max_length=200)),
+                ("reason", models.CharField(blank=True, max_length=200, verbose_name="reason")),
                 (
                     "patron",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="comp_entries", to="players.patron"
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="comp_entries",
+                        to="players.patron",
+                        verbose_name="patron",
                     ),
                 ),
                 (
@@ -125,6 +148,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -135,6 +159,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
                 (
@@ -145,10 +170,12 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="comp_entries",
                         to="players.seatsession",
+                        verbose_name="session",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "comp entry",
                 "verbose_name_plural": "comp entries",
                 "ordering": ["patron", "id"],
                 "permissions": [("redeem_comp", "Can redeem a patron's comps")],
@@ -180,18 +207,25 @@ class Migration(migrations.Migration):
             name="RatedTableDay",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("gaming_day", models.DateField()),
-                ("coup_mark", models.BigIntegerField(default=0)),
-                ("correction_mark", models.BigIntegerField(default=0)),
-                ("event_mark", models.BigIntegerField(default=0)),
-                ("identification_mark", models.BigIntegerField(default=0)),
-                ("estimate_mark", models.BigIntegerField(default=0)),
+                ("gaming_day", models.DateField(verbose_name="gaming day")),
+                ("coup_mark", models.BigIntegerField(default=0, verbose_name="coup mark")),
+                ("correction_mark", models.BigIntegerField(default=0, verbose_name="correction mark")),
+                ("event_mark", models.BigIntegerField(default=0, verbose_name="event mark")),
+                ("identification_mark", models.BigIntegerField(default=0, verbose_name="identification mark")),
+                ("estimate_mark", models.BigIntegerField(default=0, verbose_name="estimate mark")),
                 (
                     "table",
-                    models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="+", to="tables.table"),
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="tables.table",
+                        verbose_name="table",
+                    ),
                 ),
             ],
             options={
+                "verbose_name": "rated table day",
+                "verbose_name_plural": "rated table days",
                 "default_permissions": (),
                 "constraints": [models.UniqueConstraint(fields=("table", "gaming_day"), name="rated_table_day_unique")],
             },
@@ -200,11 +234,19 @@ class Migration(migrations.Migration):
             name="ReinvestmentRate",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
-                ("starts_on", models.DateField(help_text="The first gaming day it applies to.")),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
+                (
+                    "starts_on",
+                    models.DateField(help_text="The first gaming day it applies to.", verbose_name="starts on"),
+                ),
                 (
                     "rate",
-                    models.DecimalField(decimal_places=6, help_text="E.g. 0.250000 for 25% of theo.", max_digits=7),
+                    models.DecimalField(
+                        decimal_places=6,
+                        help_text="E.g. 0.250000 for a quarter of the theo.",
+                        max_digits=7,
+                        verbose_name="rate",
+                    ),
                 ),
                 (
                     "recorded_by_device",
@@ -214,6 +256,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -224,14 +267,22 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
                 (
                     "tier",
-                    models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name="+", to="players.tier"),
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="players.tier",
+                        verbose_name="tier",
+                    ),
                 ),
             ],
             options={
+                "verbose_name": "reinvestment rate",
+                "verbose_name_plural": "reinvestment rates",
                 "ordering": ["tier", "-starts_on", "-id"],
                 "constraints": [
                     models.CheckConstraint(
@@ -251,56 +302,106 @@ class Migration(migrations.Migration):
                         related_name="rating",
                         serialize=False,
                         to="players.seatsession",
+                        verbose_name="session",
                     ),
                 ),
-                ("gaming_day", models.DateField(db_index=True)),
-                ("currency", models.CharField(max_length=3)),
-                ("seconds_played", models.PositiveIntegerField(default=0)),
+                ("gaming_day", models.DateField(db_index=True, verbose_name="gaming day")),
+                ("currency", models.CharField(max_length=3, verbose_name="currency")),
+                ("seconds_played", models.PositiveIntegerField(default=0, verbose_name="seconds played")),
                 (
                     "coups_played",
-                    models.PositiveIntegerField(default=0, help_text="Coups the seat had a standing wager on."),
+                    models.PositiveIntegerField(
+                        default=0, help_text="Coups the seat had a standing wager on.", verbose_name="coups played"
+                    ),
                 ),
                 (
                     "table_coups",
-                    models.PositiveIntegerField(default=0, help_text="Coups dealt at the table while it played."),
+                    models.PositiveIntegerField(
+                        default=0, help_text="Coups dealt at the table while it played.", verbose_name="table coups"
+                    ),
                 ),
-                ("wagers", models.PositiveIntegerField(default=0)),
-                ("handle_minor", models.BigIntegerField(default=0)),
-                ("handle_by_bet", models.JSONField(default=dict, help_text="Bet -> handle in minor units.")),
-                ("largest_bet_minor", models.BigIntegerField(default=0)),
+                ("wagers", models.PositiveIntegerField(default=0, verbose_name="wagers")),
+                ("handle_minor", models.BigIntegerField(default=0, verbose_name="handle minor")),
+                (
+                    "handle_by_bet",
+                    models.JSONField(
+                        default=dict, help_text="Bet -> handle in minor units.", verbose_name="handle by bet"
+                    ),
+                ),
+                ("largest_bet_minor", models.BigIntegerField(default=0, verbose_name="largest bet minor")),
                 (
                     "won_minor",
                     models.BigIntegerField(
-                        default=0, help_text="The house's actual win: stakes lost - payouts + commission owed."
+                        default=0,
+                        help_text="The house's actual win: stakes lost - payouts + commission owed.",
+                        verbose_name="won minor",
                     ),
                 ),
-                ("commission_owed_minor", models.BigIntegerField(default=0, help_text="Commission owed into the box.")),
+                (
+                    "commission_owed_minor",
+                    models.BigIntegerField(
+                        default=0, help_text="Commission owed into the box.", verbose_name="commission owed minor"
+                    ),
+                ),
                 (
                     "commission_deducted_minor",
-                    models.BigIntegerField(default=0, help_text="Commission taken off payouts."),
+                    models.BigIntegerField(
+                        default=0, help_text="Commission taken off payouts.", verbose_name="commission deducted minor"
+                    ),
                 ),
-                ("theo_numerator", models.TextField(default="0", help_text="Exact theo in minor units: numerator.")),
+                (
+                    "theo_numerator",
+                    models.TextField(
+                        default="0", help_text="Exact theo in minor units: numerator.", verbose_name="theo numerator"
+                    ),
+                ),
                 (
                     "theo_denominator",
-                    models.TextField(default="1", help_text="Exact theo in minor units: denominator."),
+                    models.TextField(
+                        default="1",
+                        help_text="Exact theo in minor units: denominator.",
+                        verbose_name="theo denominator",
+                    ),
                 ),
-                ("theo_minor", models.DecimalField(decimal_places=6, default=0, max_digits=24)),
+                (
+                    "theo_minor",
+                    models.DecimalField(decimal_places=6, default=0, max_digits=24, verbose_name="theo minor"),
+                ),
                 (
                     "game_edge",
-                    models.TextField(default="0", help_text="The paytable's full-shoe Banker edge, as a fraction."),
+                    models.TextField(
+                        default="0",
+                        help_text="The paytable's full-shoe Banker edge, as a fraction.",
+                        verbose_name="game edge",
+                    ),
                 ),
-                ("standard_theo_minor", models.DecimalField(decimal_places=6, default=0, max_digits=24)),
-                ("estimated", models.BooleanField(default=False)),
-                ("estimated_average_bet_minor", models.BigIntegerField(blank=True, null=True)),
-                ("final", models.BooleanField(default=False, help_text="The session has stood up.")),
+                (
+                    "standard_theo_minor",
+                    models.DecimalField(decimal_places=6, default=0, max_digits=24, verbose_name="standard theo minor"),
+                ),
+                ("estimated", models.BooleanField(default=False, verbose_name="estimated")),
+                (
+                    "estimated_average_bet_minor",
+                    models.BigIntegerField(blank=True, null=True, verbose_name="estimated average bet minor"),
+                ),
+                (
+                    "final",
+                    models.BooleanField(default=False, help_text="The session has stood up.", verbose_name="final"),
+                ),
                 (
                     "as_of",
                     models.DateTimeField(
-                        help_text="An open session is rated up to its table's latest coup (or its start)."
+                        help_text="An open session is rated up to its table's latest coup (or its start).",
+                        verbose_name="as of",
                     ),
                 ),
-                ("coup_mark", models.BigIntegerField(default=0, help_text="The highest coup id the rating has read.")),
-                ("refreshed_at", models.DateTimeField(auto_now=True)),
+                (
+                    "coup_mark",
+                    models.BigIntegerField(
+                        default=0, help_text="The highest coup id the rating has read.", verbose_name="coup mark"
+                    ),
+                ),
+                ("refreshed_at", models.DateTimeField(auto_now=True, verbose_name="refreshed at")),
                 (
                     "patron",
                     models.ForeignKey(
@@ -309,14 +410,22 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.CASCADE,
                         related_name="ratings",
                         to="players.patron",
+                        verbose_name="patron",
                     ),
                 ),
                 (
                     "table",
-                    models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="+", to="tables.table"),
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="tables.table",
+                        verbose_name="table",
+                    ),
                 ),
             ],
             options={
+                "verbose_name": "session rating",
+                "verbose_name_plural": "session ratings",
                 "ordering": ["gaming_day", "table", "session"],
                 "permissions": [("view_ratings", "Can see patrons' ratings and comps")],
                 "indexes": [models.Index(fields=["gaming_day", "patron"], name="rating_day_patron")],

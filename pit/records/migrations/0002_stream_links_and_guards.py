@@ -31,18 +31,35 @@ class Migration(migrations.Migration):
             name="StreamLink",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("stream", models.CharField(help_text="The fact model, app_label.Model.", max_length=100)),
-                ("seq", models.PositiveBigIntegerField(help_text="Position in the stream's chain, from 1.")),
-                ("row_id", models.BigIntegerField(help_text="The primary key of the row this links.")),
+                (
+                    "stream",
+                    models.CharField(
+                        help_text="The fact model, app_label.Model.", max_length=100, verbose_name="stream"
+                    ),
+                ),
+                (
+                    "seq",
+                    models.PositiveBigIntegerField(
+                        help_text="Position in the stream's chain, from 1.", verbose_name="seq"
+                    ),
+                ),
+                (
+                    "row_id",
+                    models.BigIntegerField(help_text="The primary key of the row this links.", verbose_name="row id"),
+                ),
                 (
                     "hash",
                     models.CharField(
-                        help_text="SHA-256 of the previous link's hash and the row's canonical form.", max_length=64
+                        help_text="SHA-256 of the previous link's hash and the row's canonical form.",
+                        max_length=64,
+                        verbose_name="hash",
                     ),
                 ),
-                ("sealed_at", models.DateTimeField(db_index=True)),
+                ("sealed_at", models.DateTimeField(db_index=True, verbose_name="sealed at")),
             ],
             options={
+                "verbose_name": "stream link",
+                "verbose_name_plural": "stream links",
                 "ordering": ["stream", "seq"],
                 "constraints": [
                     models.UniqueConstraint(fields=("stream", "seq"), name="stream_link_seq_unique"),

@@ -17,10 +17,18 @@ class Migration(migrations.Migration):
             name="ReportExport",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("report", models.CharField(max_length=40)),
-                ("format", models.CharField(choices=[("csv", "CSV"), ("xlsx", "Excel workbook (XLSX)")], max_length=4)),
-                ("filters", models.JSONField(help_text="ReportFilters.to_dict() of the request.")),
-                ("requested_at", models.DateTimeField(auto_now_add=True)),
+                ("report", models.CharField(max_length=40, verbose_name="report")),
+                (
+                    "format",
+                    models.CharField(
+                        choices=[("csv", "CSV"), ("xlsx", "Excel workbook (XLSX)")], max_length=4, verbose_name="format"
+                    ),
+                ),
+                (
+                    "filters",
+                    models.JSONField(help_text="ReportFilters.to_dict() of the request.", verbose_name="filters"),
+                ),
+                ("requested_at", models.DateTimeField(auto_now_add=True, verbose_name="requested at")),
                 (
                     "status",
                     models.CharField(
@@ -33,22 +41,33 @@ class Migration(migrations.Migration):
                         ],
                         default="queued",
                         max_length=8,
+                        verbose_name="status",
                     ),
                 ),
-                ("rows_estimated", models.PositiveBigIntegerField(default=0)),
-                ("rows_written", models.PositiveBigIntegerField(default=0)),
-                ("file", models.CharField(blank=True, help_text="Path under MEDIA_ROOT once written.", max_length=200)),
-                ("started_at", models.DateTimeField(blank=True, null=True)),
-                ("finished_at", models.DateTimeField(blank=True, null=True)),
-                ("error", models.TextField(blank=True)),
+                ("rows_estimated", models.PositiveBigIntegerField(default=0, verbose_name="rows estimated")),
+                ("rows_written", models.PositiveBigIntegerField(default=0, verbose_name="rows written")),
+                (
+                    "file",
+                    models.CharField(
+                        blank=True, help_text="Path under MEDIA_ROOT once written.", max_length=200, verbose_name="file"
+                    ),
+                ),
+                ("started_at", models.DateTimeField(blank=True, null=True, verbose_name="started at")),
+                ("finished_at", models.DateTimeField(blank=True, null=True, verbose_name="finished at")),
+                ("error", models.TextField(blank=True, verbose_name="error")),
                 (
                     "requested_by",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="requested by",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "report export",
+                "verbose_name_plural": "report exports",
                 "ordering": ["-requested_at", "-id"],
                 "constraints": [
                     models.CheckConstraint(

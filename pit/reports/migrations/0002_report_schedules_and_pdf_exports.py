@@ -16,18 +16,34 @@ class Migration(migrations.Migration):
             name="ReportSchedule",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("name", models.CharField(max_length=80)),
-                ("report", models.CharField(help_text="A report of the catalog (pit.reports.catalog).", max_length=40)),
+                ("name", models.CharField(max_length=80, verbose_name="name")),
+                (
+                    "report",
+                    models.CharField(
+                        help_text="A report of the catalog (pit.reports.catalog).", max_length=40, verbose_name="report"
+                    ),
+                ),
                 (
                     "format",
                     models.CharField(
                         choices=[("csv", "CSV"), ("xlsx", "Excel workbook (XLSX)"), ("pdf", "PDF for sign-off")],
                         default="xlsx",
                         max_length=4,
+                        verbose_name="format",
                     ),
                 ),
-                ("tables", models.JSONField(blank=True, default=list, help_text="Table codes; none: every table.")),
-                ("game", models.CharField(blank=True, help_text="big, midi or mini; blank: every game.", max_length=8)),
+                (
+                    "tables",
+                    models.JSONField(
+                        blank=True, default=list, help_text="Table codes; none: every table.", verbose_name="tables"
+                    ),
+                ),
+                (
+                    "game",
+                    models.CharField(
+                        blank=True, help_text="big, midi or mini; blank: every game.", max_length=8, verbose_name="game"
+                    ),
+                ),
                 (
                     "period",
                     models.CharField(
@@ -39,6 +55,7 @@ class Migration(migrations.Migration):
                         ],
                         default="previous_day",
                         max_length=16,
+                        verbose_name="period",
                     ),
                 ),
                 (
@@ -51,27 +68,36 @@ class Migration(migrations.Migration):
                         ],
                         default="daily",
                         max_length=8,
+                        verbose_name="frequency",
                     ),
                 ),
                 (
                     "weekday",
                     models.PositiveSmallIntegerField(
-                        blank=True, help_text="Weekly: 0 is Monday ... 6 is Sunday.", null=True
+                        blank=True, help_text="Weekly: 0 is Monday ... 6 is Sunday.", null=True, verbose_name="weekday"
                     ),
                 ),
                 (
                     "day_of_month",
-                    models.PositiveSmallIntegerField(blank=True, help_text="Monthly: 1 to 28.", null=True),
+                    models.PositiveSmallIntegerField(
+                        blank=True, help_text="Monthly: 1 to 28.", null=True, verbose_name="day of month"
+                    ),
                 ),
                 (
                     "hour",
                     models.PositiveSmallIntegerField(
-                        default=8, help_text="The hour (casino time, 0-23) from which the run is due on its day."
+                        default=8,
+                        help_text="The hour (casino time, 0-23) from which the run is due on its day.",
+                        verbose_name="hour",
                     ),
                 ),
                 (
                     "recipients",
-                    models.TextField(blank=True, help_text="E-mail addresses, one a line or comma-separated."),
+                    models.TextField(
+                        blank=True,
+                        help_text="E-mail addresses, one a line or comma-separated.",
+                        verbose_name="recipients",
+                    ),
                 ),
                 (
                     "folder",
@@ -79,12 +105,15 @@ class Migration(migrations.Migration):
                         blank=True,
                         help_text="A folder under PIT_REPORT_SCHEDULE_DIR (e.g. accounting/daily).",
                         max_length=120,
+                        verbose_name="folder",
                     ),
                 ),
-                ("active", models.BooleanField(default=True)),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("active", models.BooleanField(default=True, verbose_name="active")),
+                ("created_at", models.DateTimeField(auto_now_add=True, verbose_name="created at")),
             ],
             options={
+                "verbose_name": "report schedule",
+                "verbose_name_plural": "report schedules",
                 "ordering": ["name", "id"],
                 "permissions": [("keep_reportschedule", "Can add, change and delete report schedules")],
             },
@@ -93,9 +122,14 @@ class Migration(migrations.Migration):
             name="ReportScheduleRun",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("due_on", models.DateField(help_text="The calendar day (casino time) the run was due on.")),
-                ("date_from", models.DateField()),
-                ("date_to", models.DateField()),
+                (
+                    "due_on",
+                    models.DateField(
+                        help_text="The calendar day (casino time) the run was due on.", verbose_name="due on"
+                    ),
+                ),
+                ("date_from", models.DateField(verbose_name="date from")),
+                ("date_to", models.DateField(verbose_name="date to")),
                 (
                     "status",
                     models.CharField(
@@ -106,18 +140,26 @@ class Migration(migrations.Migration):
                         ],
                         default="running",
                         max_length=8,
+                        verbose_name="status",
                     ),
                 ),
-                ("started_at", models.DateTimeField(auto_now_add=True)),
-                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("started_at", models.DateTimeField(auto_now_add=True, verbose_name="started at")),
+                ("finished_at", models.DateTimeField(blank=True, null=True, verbose_name="finished at")),
                 (
                     "file",
-                    models.CharField(blank=True, help_text="Where it was written, if to a folder.", max_length=300),
+                    models.CharField(
+                        blank=True,
+                        help_text="Where it was written, if to a folder.",
+                        max_length=300,
+                        verbose_name="file",
+                    ),
                 ),
-                ("sent_to", models.TextField(blank=True)),
-                ("error", models.TextField(blank=True)),
+                ("sent_to", models.TextField(blank=True, verbose_name="sent to")),
+                ("error", models.TextField(blank=True, verbose_name="error")),
             ],
             options={
+                "verbose_name": "report schedule run",
+                "verbose_name_plural": "report schedule runs",
                 "ordering": ["-due_on", "-id"],
             },
         ),
@@ -129,7 +171,9 @@ class Migration(migrations.Migration):
             model_name="reportexport",
             name="format",
             field=models.CharField(
-                choices=[("csv", "CSV"), ("xlsx", "Excel workbook (XLSX)"), ("pdf", "PDF for sign-off")], max_length=4
+                choices=[("csv", "CSV"), ("xlsx", "Excel workbook (XLSX)"), ("pdf", "PDF for sign-off")],
+                max_length=4,
+                verbose_name="format",
             ),
         ),
         migrations.AddConstraint(
@@ -142,14 +186,20 @@ class Migration(migrations.Migration):
             model_name="reportschedule",
             name="owner",
             field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+                verbose_name="owner",
             ),
         ),
         migrations.AddField(
             model_name="reportschedulerun",
             name="schedule",
             field=models.ForeignKey(
-                on_delete=django.db.models.deletion.CASCADE, related_name="runs", to="reports.reportschedule"
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="runs",
+                to="reports.reportschedule",
+                verbose_name="schedule",
             ),
         ),
         migrations.AddConstraint(

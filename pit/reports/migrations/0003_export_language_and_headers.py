@@ -17,11 +17,17 @@ class Migration(migrations.Migration):
                 default="machine",
                 help_text="CSV: the stable column names, or the headings in the file's language.",
                 max_length=10,
+                verbose_name="headers",
             ),
         ),
         migrations.AddField(
             model_name="reportexport",
             name="language",
-            field=models.CharField(default="en-us", help_text="The language the file is written in.", max_length=10),
+            field=models.CharField(
+                default="en-us",
+                help_text="The language the file is written in.",
+                max_length=10,
+                verbose_name="language",
+            ),
         ),
     ]

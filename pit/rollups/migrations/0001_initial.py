@@ -17,10 +17,12 @@ class Migration(migrations.Migration):
             name="RolledUpDay",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("gaming_day", models.DateField(unique=True)),
-                ("rolled_up_at", models.DateTimeField(auto_now=True)),
+                ("gaming_day", models.DateField(unique=True, verbose_name="gaming day")),
+                ("rolled_up_at", models.DateTimeField(auto_now=True, verbose_name="rolled up at")),
             ],
             options={
+                "verbose_name": "rolled up day",
+                "verbose_name_plural": "rolled up days",
                 "ordering": ["gaming_day"],
                 "default_permissions": (),
             },
@@ -29,28 +31,44 @@ class Migration(migrations.Migration):
             name="TableDayRollup",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("gaming_day", models.DateField()),
-                ("coups", models.PositiveIntegerField()),
+                ("gaming_day", models.DateField(verbose_name="gaming day")),
+                ("coups", models.PositiveIntegerField(verbose_name="coups")),
                 (
                     "reversed_minor",
-                    models.BigIntegerField(help_text="Reversals of accruals on standing wagers (negative)."),
+                    models.BigIntegerField(
+                        help_text="Reversals of accruals on standing wagers (negative).", verbose_name="reversed minor"
+                    ),
                 ),
-                ("coup_mark", models.BigIntegerField(help_text="The highest coup id of the table-day.")),
+                (
+                    "coup_mark",
+                    models.BigIntegerField(help_text="The highest coup id of the table-day.", verbose_name="coup mark"),
+                ),
                 (
                     "correction_mark",
-                    models.BigIntegerField(help_text="The highest correction id of its coups (0: none)."),
+                    models.BigIntegerField(
+                        help_text="The highest correction id of its coups (0: none).", verbose_name="correction mark"
+                    ),
                 ),
                 (
                     "reversal_mark",
-                    models.BigIntegerField(help_text="The highest reversal id of its accruals (0: none)."),
+                    models.BigIntegerField(
+                        help_text="The highest reversal id of its accruals (0: none).", verbose_name="reversal mark"
+                    ),
                 ),
-                ("refreshed_at", models.DateTimeField(auto_now=True)),
+                ("refreshed_at", models.DateTimeField(auto_now=True, verbose_name="refreshed at")),
                 (
                     "table",
-                    models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="+", to="tables.table"),
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="tables.table",
+                        verbose_name="table",
+                    ),
                 ),
             ],
             options={
+                "verbose_name": "table day rollup",
+                "verbose_name_plural": "table day rollups",
                 "ordering": ["gaming_day", "table"],
                 "default_permissions": (),
                 "constraints": [
@@ -62,23 +80,31 @@ class Migration(migrations.Migration):
             name="BetRollup",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("decks", models.PositiveSmallIntegerField()),
-                ("bet", models.CharField(max_length=20)),
-                ("wagers", models.PositiveIntegerField()),
-                ("handle_minor", models.BigIntegerField()),
-                ("payouts_minor", models.BigIntegerField()),
-                ("commission_minor", models.BigIntegerField()),
-                ("lost_minor", models.BigIntegerField()),
-                ("paid_minor", models.BigIntegerField()),
-                ("overpaid_minor", models.BigIntegerField()),
-                ("underpaid_minor", models.BigIntegerField()),
+                ("decks", models.PositiveSmallIntegerField(verbose_name="decks")),
+                ("bet", models.CharField(max_length=20, verbose_name="bet")),
+                ("wagers", models.PositiveIntegerField(verbose_name="wagers")),
+                ("handle_minor", models.BigIntegerField(verbose_name="handle minor")),
+                ("payouts_minor", models.BigIntegerField(verbose_name="payouts minor")),
+                ("commission_minor", models.BigIntegerField(verbose_name="commission minor")),
+                ("lost_minor", models.BigIntegerField(verbose_name="lost minor")),
+                ("paid_minor", models.BigIntegerField(verbose_name="paid minor")),
+                ("overpaid_minor", models.BigIntegerField(verbose_name="overpaid minor")),
+                ("underpaid_minor", models.BigIntegerField(verbose_name="underpaid minor")),
                 (
                     "deducted_minor",
-                    models.BigIntegerField(help_text="Commission deducted from payouts (deducting paytables)."),
+                    models.BigIntegerField(
+                        help_text="Commission deducted from payouts (deducting paytables).",
+                        verbose_name="deducted minor",
+                    ),
                 ),
                 (
                     "squares",
-                    models.DecimalField(decimal_places=0, help_text="Sum of stake² in minor units.", max_digits=40),
+                    models.DecimalField(
+                        decimal_places=0,
+                        help_text="Sum of stake² in minor units.",
+                        max_digits=40,
+                        verbose_name="squares",
+                    ),
                 ),
                 (
                     "paytable",
@@ -86,16 +112,22 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="paytables.paytableconfiguration",
+                        verbose_name="paytable",
                     ),
                 ),
                 (
                     "table_day",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE, related_name="bets", to="rollups.tabledayrollup"
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="bets",
+                        to="rollups.tabledayrollup",
+                        verbose_name="table day",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "bet rollup",
+                "verbose_name_plural": "bet rollups",
                 "ordering": ["table_day", "paytable", "decks", "bet"],
                 "default_permissions": (),
                 "constraints": [

@@ -22,33 +22,42 @@ class Migration(migrations.Migration):
             name="Coup",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
-                ("number", models.PositiveIntegerField()),
-                ("dealt_at", models.DateTimeField(db_index=True)),
-                ("gaming_day", models.DateField(db_index=True)),
-                ("player_cards", models.JSONField()),
-                ("banker_cards", models.JSONField()),
-                ("player_total", models.PositiveSmallIntegerField()),
-                ("banker_total", models.PositiveSmallIntegerField()),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
+                ("number", models.PositiveIntegerField(verbose_name="number")),
+                ("dealt_at", models.DateTimeField(db_index=True, verbose_name="dealt at")),
+                ("gaming_day", models.DateField(db_index=True, verbose_name="gaming day")),
+                ("player_cards", models.JSONField(verbose_name="player cards")),
+                ("banker_cards", models.JSONField(verbose_name="banker cards")),
+                ("player_total", models.PositiveSmallIntegerField(verbose_name="player total")),
+                ("banker_total", models.PositiveSmallIntegerField(verbose_name="banker total")),
                 (
                     "winner",
                     models.CharField(
-                        choices=[("player", "Player"), ("banker", "Banker"), ("tie", "Tie")], max_length=8
+                        choices=[("player", "Player"), ("banker", "Banker"), ("tie", "Tie")],
+                        max_length=8,
+                        verbose_name="winner",
                     ),
                 ),
-                ("natural", models.BooleanField()),
-                ("player_pair", models.BooleanField()),
-                ("banker_pair", models.BooleanField()),
+                ("natural", models.BooleanField(verbose_name="natural")),
+                ("player_pair", models.BooleanField(verbose_name="player pair")),
+                ("banker_pair", models.BooleanField(verbose_name="banker pair")),
                 (
                     "reported_winner",
                     models.CharField(
-                        blank=True, choices=[("player", "Player"), ("banker", "Banker"), ("tie", "Tie")], max_length=8
+                        blank=True,
+                        choices=[("player", "Player"), ("banker", "Banker"), ("tie", "Tie")],
+                        max_length=8,
+                        verbose_name="reported winner",
                     ),
                 ),
                 (
                     "chain_seq",
                     pit.records.chain.ChainSeqField(
-                        blank=True, editable=False, help_text="Position in the shoe's hash chain.", null=True
+                        blank=True,
+                        editable=False,
+                        help_text="Position in the shoe's hash chain.",
+                        null=True,
+                        verbose_name="chain position",
                     ),
                 ),
                 (
@@ -59,6 +68,7 @@ class Migration(migrations.Migration):
                         help_text="SHA-256 of the previous row's hash and this row's canonical form.",
                         max_length=64,
                         null=True,
+                        verbose_name="chain hash",
                     ),
                 ),
                 (
@@ -67,6 +77,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="coups",
                         to="paytables.paytableconfiguration",
+                        verbose_name="paytable",
                     ),
                 ),
                 (
@@ -77,6 +88,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -87,10 +99,13 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "coup",
+                "verbose_name_plural": "coups",
                 "ordering": ["shoe", "number"],
             },
         ),
@@ -98,17 +113,32 @@ class Migration(migrations.Migration):
             name="CoupCorrection",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
-                ("sequence", models.PositiveIntegerField(help_text="1, 2, 3 ... per coup; the highest stands.")),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
+                (
+                    "sequence",
+                    models.PositiveIntegerField(
+                        help_text="1, 2, 3 ... per coup; the highest stands.", verbose_name="sequence"
+                    ),
+                ),
                 (
                     "kind",
-                    models.CharField(choices=[("correct", "Wagers corrected"), ("void", "Coup voided")], max_length=8),
+                    models.CharField(
+                        choices=[("correct", "Wagers corrected"), ("void", "Coup voided")],
+                        max_length=8,
+                        verbose_name="kind",
+                    ),
                 ),
-                ("reason", models.TextField(help_text="Why: the misread stake, the misdeal ...")),
+                (
+                    "reason",
+                    models.TextField(help_text="Why: the misread stake, the misdeal ...", verbose_name="reason"),
+                ),
                 (
                     "coup",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="corrections", to="shoes.coup"
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="corrections",
+                        to="shoes.coup",
+                        verbose_name="coup",
                     ),
                 ),
                 (
@@ -119,6 +149,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -129,10 +160,13 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "coup correction",
+                "verbose_name_plural": "coup corrections",
                 "ordering": ["coup", "sequence"],
                 "permissions": [("correct_coup", "Can correct the wagers of a coup or void it")],
                 "constraints": [
@@ -153,26 +187,35 @@ class Migration(migrations.Migration):
             name="Shoe",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
-                ("sequence", models.PositiveIntegerField(help_text="1, 2, 3 ... per table.")),
-                ("decks", models.PositiveSmallIntegerField(default=8)),
-                ("shuffled_at", models.DateTimeField()),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
+                ("sequence", models.PositiveIntegerField(help_text="1, 2, 3 ... per table.", verbose_name="sequence")),
+                ("decks", models.PositiveSmallIntegerField(default=8, verbose_name="decks")),
+                ("shuffled_at", models.DateTimeField(verbose_name="shuffled at")),
                 (
                     "cut_card_position",
                     models.PositiveSmallIntegerField(
-                        help_text="Cards from the top of the shoe to the cut card (after the burn)."
+                        help_text="Cards from the top of the shoe to the cut card (after the burn).",
+                        verbose_name="cut card position",
                     ),
                 ),
-                ("burn_cards", models.JSONField(blank=True, default=list)),
+                ("burn_cards", models.JSONField(blank=True, default=list, verbose_name="burn cards")),
                 (
                     "status",
                     models.CharField(
-                        choices=[("dealing", "Dealing"), ("closed", "Closed")], default="dealing", max_length=8
+                        choices=[("dealing", "Dealing"), ("closed", "Closed")],
+                        default="dealing",
+                        max_length=8,
+                        verbose_name="status",
                     ),
                 ),
                 (
                     "closed_at",
-                    models.DateTimeField(blank=True, help_text="When the floor says the shoe was closed.", null=True),
+                    models.DateTimeField(
+                        blank=True,
+                        help_text="When the floor says the shoe was closed.",
+                        null=True,
+                        verbose_name="closed at",
+                    ),
                 ),
                 (
                     "close_recorded_at",
@@ -181,19 +224,28 @@ class Migration(migrations.Migration):
                         editable=False,
                         help_text="When the close reached the back-office: coups recorded after it were posted to a closed shoe.",
                         null=True,
+                        verbose_name="close recorded at",
                     ),
                 ),
                 (
                     "cards_seen",
                     models.JSONField(
-                        default=dict, editable=False, help_text="Card code -> times seen (burns included)."
+                        default=dict,
+                        editable=False,
+                        help_text="Card code -> times seen (burns included).",
+                        verbose_name="cards seen",
                     ),
                 ),
                 (
                     "cards_dealt",
-                    models.PositiveIntegerField(default=0, editable=False, help_text="Cards dealt to coups."),
+                    models.PositiveIntegerField(
+                        default=0, editable=False, help_text="Cards dealt to coups.", verbose_name="cards dealt"
+                    ),
                 ),
-                ("coups_recorded", models.PositiveIntegerField(default=0, editable=False)),
+                (
+                    "coups_recorded",
+                    models.PositiveIntegerField(default=0, editable=False, verbose_name="coups recorded"),
+                ),
                 (
                     "recorded_by_device",
                     models.ForeignKey(
@@ -202,6 +254,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -212,16 +265,22 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
                 (
                     "table",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="shoes", to="tables.table"
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="shoes",
+                        to="tables.table",
+                        verbose_name="table",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "shoe",
+                "verbose_name_plural": "shoes",
                 "ordering": ["table__code", "-sequence"],
                 "constraints": [
                     models.UniqueConstraint(fields=("table", "sequence"), name="shoe_sequence_unique_per_table"),
@@ -248,33 +307,52 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="coup",
             name="shoe",
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name="coups", to="shoes.shoe"),
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT, related_name="coups", to="shoes.shoe", verbose_name="shoe"
+            ),
         ),
         migrations.CreateModel(
             name="Wager",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("seat", models.PositiveSmallIntegerField()),
-                ("bet", models.CharField(max_length=20)),
-                ("currency", models.CharField(max_length=3)),
-                ("amount_minor", models.BigIntegerField()),
+                ("seat", models.PositiveSmallIntegerField(verbose_name="seat")),
+                ("bet", models.CharField(max_length=20, verbose_name="bet")),
+                ("currency", models.CharField(max_length=3, verbose_name="currency")),
+                ("amount_minor", models.BigIntegerField(verbose_name="amount minor")),
                 (
                     "result",
-                    models.CharField(choices=[("win", "Win"), ("lose", "Lose"), ("push", "Push")], max_length=4),
+                    models.CharField(
+                        choices=[("win", "Win"), ("lose", "Lose"), ("push", "Push")],
+                        max_length=4,
+                        verbose_name="result",
+                    ),
                 ),
-                ("payout_minor", models.BigIntegerField(help_text="Paid to the player beyond the returned stake.")),
+                (
+                    "payout_minor",
+                    models.BigIntegerField(
+                        help_text="Paid to the player beyond the returned stake.", verbose_name="payout minor"
+                    ),
+                ),
                 (
                     "commission_minor",
-                    models.BigIntegerField(default=0, help_text="Owed into the seat's commission box."),
+                    models.BigIntegerField(
+                        default=0, help_text="Owed into the seat's commission box.", verbose_name="commission minor"
+                    ),
                 ),
                 (
                     "paid_minor",
-                    models.BigIntegerField(blank=True, help_text="What the table reports it paid.", null=True),
+                    models.BigIntegerField(
+                        blank=True, help_text="What the table reports it paid.", null=True, verbose_name="paid minor"
+                    ),
                 ),
                 (
                     "chain_seq",
                     pit.records.chain.ChainSeqField(
-                        blank=True, editable=False, help_text="Position in the shoe's hash chain.", null=True
+                        blank=True,
+                        editable=False,
+                        help_text="Position in the shoe's hash chain.",
+                        null=True,
+                        verbose_name="chain position",
                     ),
                 ),
                 (
@@ -285,9 +363,13 @@ class Migration(migrations.Migration):
                         help_text="SHA-256 of the previous row's hash and this row's canonical form.",
                         max_length=64,
                         null=True,
+                        verbose_name="chain hash",
                     ),
                 ),
-                ("gaming_day", pit.core.partitions.PartitionDayField(sources=("coup.gaming_day",))),
+                (
+                    "gaming_day",
+                    pit.core.partitions.PartitionDayField(sources=("coup.gaming_day",), verbose_name="gaming day"),
+                ),
                 (
                     "correction",
                     models.ForeignKey(
@@ -297,16 +379,22 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="wagers",
                         to="shoes.coupcorrection",
+                        verbose_name="correction",
                     ),
                 ),
                 (
                     "coup",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="wagers", to="shoes.coup"
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="wagers",
+                        to="shoes.coup",
+                        verbose_name="coup",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "wager",
+                "verbose_name_plural": "wagers",
                 "ordering": ["coup", "seat", "bet"],
                 "constraints": [
                     models.UniqueConstraint(

@@ -43,26 +43,35 @@ class Migration(migrations.Migration):
                 ("pgh_context", pghistory.utils.JSONField(null=True)),
                 ("pgh_context_id", models.UUIDField(null=True)),
                 ("id", models.BigIntegerField()),
-                ("recorded_at", models.DateTimeField(auto_now_add=True)),
-                ("sequence", models.PositiveIntegerField(help_text="1, 2, 3 ... per table.")),
-                ("decks", models.PositiveSmallIntegerField(default=8)),
-                ("shuffled_at", models.DateTimeField()),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, verbose_name="recorded at")),
+                ("sequence", models.PositiveIntegerField(help_text="1, 2, 3 ... per table.", verbose_name="sequence")),
+                ("decks", models.PositiveSmallIntegerField(default=8, verbose_name="decks")),
+                ("shuffled_at", models.DateTimeField(verbose_name="shuffled at")),
                 (
                     "cut_card_position",
                     models.PositiveSmallIntegerField(
-                        help_text="Cards from the top of the shoe to the cut card (after the burn)."
+                        help_text="Cards from the top of the shoe to the cut card (after the burn).",
+                        verbose_name="cut card position",
                     ),
                 ),
-                ("burn_cards", models.JSONField(blank=True, default=list)),
+                ("burn_cards", models.JSONField(blank=True, default=list, verbose_name="burn cards")),
                 (
                     "status",
                     models.CharField(
-                        choices=[("dealing", "Dealing"), ("closed", "Closed")], default="dealing", max_length=8
+                        choices=[("dealing", "Dealing"), ("closed", "Closed")],
+                        default="dealing",
+                        max_length=8,
+                        verbose_name="status",
                     ),
                 ),
                 (
                     "closed_at",
-                    models.DateTimeField(blank=True, help_text="When the floor says the shoe was closed.", null=True),
+                    models.DateTimeField(
+                        blank=True,
+                        help_text="When the floor says the shoe was closed.",
+                        null=True,
+                        verbose_name="closed at",
+                    ),
                 ),
                 (
                     "close_recorded_at",
@@ -71,6 +80,7 @@ class Migration(migrations.Migration):
                         editable=False,
                         help_text="When the close reached the back-office: coups recorded after it were posted to a closed shoe.",
                         null=True,
+                        verbose_name="close recorded at",
                     ),
                 ),
             ],
@@ -142,6 +152,7 @@ class Migration(migrations.Migration):
                 related_name="+",
                 related_query_name="+",
                 to="accounts.device",
+                verbose_name="recorded by device",
             ),
         ),
         migrations.AddField(
@@ -155,6 +166,7 @@ class Migration(migrations.Migration):
                 related_name="+",
                 related_query_name="+",
                 to=settings.AUTH_USER_MODEL,
+                verbose_name="recorded by user",
             ),
         ),
         migrations.AddField(
@@ -166,6 +178,7 @@ class Migration(migrations.Migration):
                 related_name="+",
                 related_query_name="+",
                 to="tables.table",
+                verbose_name="table",
             ),
         ),
         migrations.RunPython(forward, migrations.RunPython.noop, elidable=False),

@@ -25,14 +25,20 @@ class Migration(migrations.Migration):
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
                 (
                     "code",
-                    models.SlugField(help_text="Short code on the floor plan, e.g. BB1.", max_length=20, unique=True),
+                    models.SlugField(
+                        help_text="Short code on the floor plan, e.g. BB1.",
+                        max_length=20,
+                        unique=True,
+                        verbose_name="code",
+                    ),
                 ),
-                ("name", models.CharField(max_length=100)),
+                ("name", models.CharField(max_length=100, verbose_name="name")),
                 (
                     "game",
                     models.CharField(
                         choices=[("big", "Big baccarat"), ("midi", "Midi baccarat"), ("mini", "Mini baccarat")],
                         max_length=8,
+                        verbose_name="game",
                     ),
                 ),
                 (
@@ -40,15 +46,26 @@ class Migration(migrations.Migration):
                     models.JSONField(
                         default=pit.tables.models.default_seats,
                         help_text="Seat numbers in use, e.g. [1, 2, 3, 5, 6, 7, 8].",
+                        verbose_name="seats",
                     ),
                 ),
-                ("squeeze", models.BooleanField(default=False, help_text="Players may squeeze the cards.")),
+                (
+                    "squeeze",
+                    models.BooleanField(
+                        default=False, help_text="Players may squeeze the cards.", verbose_name="squeeze"
+                    ),
+                ),
                 (
                     "status",
-                    models.CharField(choices=[("open", "Open"), ("closed", "Closed")], default="closed", max_length=8),
+                    models.CharField(
+                        choices=[("open", "Open"), ("closed", "Closed")],
+                        default="closed",
+                        max_length=8,
+                        verbose_name="status",
+                    ),
                 ),
-                ("currency", models.CharField(default="USD", max_length=3)),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("currency", models.CharField(default="USD", max_length=3, verbose_name="currency")),
+                ("created_at", models.DateTimeField(auto_now_add=True, verbose_name="created at")),
                 (
                     "paytable",
                     models.ForeignKey(
@@ -56,10 +73,13 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="tables",
                         to="paytables.paytableconfiguration",
+                        verbose_name="paytable",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "table",
+                "verbose_name_plural": "tables",
                 "ordering": ["code"],
                 "constraints": [
                     models.CheckConstraint(
@@ -83,15 +103,19 @@ class Migration(migrations.Migration):
                 (
                     "code",
                     models.SlugField(
-                        db_index=False, help_text="Short code on the floor plan, e.g. BB1.", max_length=20
+                        db_index=False,
+                        help_text="Short code on the floor plan, e.g. BB1.",
+                        max_length=20,
+                        verbose_name="code",
                     ),
                 ),
-                ("name", models.CharField(max_length=100)),
+                ("name", models.CharField(max_length=100, verbose_name="name")),
                 (
                     "game",
                     models.CharField(
                         choices=[("big", "Big baccarat"), ("midi", "Midi baccarat"), ("mini", "Mini baccarat")],
                         max_length=8,
+                        verbose_name="game",
                     ),
                 ),
                 (
@@ -99,15 +123,26 @@ class Migration(migrations.Migration):
                     models.JSONField(
                         default=pit.tables.models.default_seats,
                         help_text="Seat numbers in use, e.g. [1, 2, 3, 5, 6, 7, 8].",
+                        verbose_name="seats",
                     ),
                 ),
-                ("squeeze", models.BooleanField(default=False, help_text="Players may squeeze the cards.")),
+                (
+                    "squeeze",
+                    models.BooleanField(
+                        default=False, help_text="Players may squeeze the cards.", verbose_name="squeeze"
+                    ),
+                ),
                 (
                     "status",
-                    models.CharField(choices=[("open", "Open"), ("closed", "Closed")], default="closed", max_length=8),
+                    models.CharField(
+                        choices=[("open", "Open"), ("closed", "Closed")],
+                        default="closed",
+                        max_length=8,
+                        verbose_name="status",
+                    ),
                 ),
-                ("currency", models.CharField(default="USD", max_length=3)),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("currency", models.CharField(default="USD", max_length=3, verbose_name="currency")),
+                ("created_at", models.DateTimeField(auto_now_add=True, verbose_name="created at")),
                 (
                     "paytable",
                     models.ForeignKey(
@@ -117,6 +152,7 @@ class Migration(migrations.Migration):
                         related_name="+",
                         related_query_name="+",
                         to="paytables.paytableconfiguration",
+                        verbose_name="paytable",
                     ),
                 ),
                 (
@@ -137,9 +173,14 @@ class Migration(migrations.Migration):
             name="TableEvent",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
-                ("kind", models.CharField(choices=[("opened", "Opened"), ("closed", "Closed")], max_length=8)),
-                ("at", models.DateTimeField()),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("opened", "Opened"), ("closed", "Closed")], max_length=8, verbose_name="kind"
+                    ),
+                ),
+                ("at", models.DateTimeField(verbose_name="at")),
                 (
                     "recorded_by_device",
                     models.ForeignKey(
@@ -148,6 +189,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -158,16 +200,22 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
                 (
                     "table",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="events", to="tables.table"
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="events",
+                        to="tables.table",
+                        verbose_name="table",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "table event",
+                "verbose_name_plural": "table events",
                 "ordering": ["-at", "-id"],
                 "constraints": [
                     models.CheckConstraint(
@@ -180,17 +228,22 @@ class Migration(migrations.Migration):
             name="TableLimit",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("bet", models.CharField(max_length=20)),
-                ("minimum_minor", models.BigIntegerField()),
-                ("maximum_minor", models.BigIntegerField()),
+                ("bet", models.CharField(max_length=20, verbose_name="bet")),
+                ("minimum_minor", models.BigIntegerField(verbose_name="minimum")),
+                ("maximum_minor", models.BigIntegerField(verbose_name="maximum")),
                 (
                     "table",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE, related_name="limits", to="tables.table"
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="limits",
+                        to="tables.table",
+                        verbose_name="table",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "table limit",
+                "verbose_name_plural": "table limits",
                 "ordering": ["table", "bet"],
                 "constraints": [
                     models.UniqueConstraint(fields=("table", "bet"), name="table_limit_unique_per_bet"),
@@ -213,9 +266,9 @@ class Migration(migrations.Migration):
                 ("pgh_context", pghistory.utils.JSONField(null=True)),
                 ("pgh_context_id", models.UUIDField(null=True)),
                 ("id", models.BigIntegerField()),
-                ("bet", models.CharField(max_length=20)),
-                ("minimum_minor", models.BigIntegerField()),
-                ("maximum_minor", models.BigIntegerField()),
+                ("bet", models.CharField(max_length=20, verbose_name="bet")),
+                ("minimum_minor", models.BigIntegerField(verbose_name="minimum")),
+                ("maximum_minor", models.BigIntegerField(verbose_name="maximum")),
                 (
                     "pgh_obj",
                     models.ForeignKey(
@@ -233,6 +286,7 @@ class Migration(migrations.Migration):
                         related_name="+",
                         related_query_name="+",
                         to="tables.table",
+                        verbose_name="table",
                     ),
                 ),
             ],
@@ -244,10 +298,10 @@ class Migration(migrations.Migration):
             name="TableLimitVersion",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("bet", models.CharField(max_length=20)),
-                ("minimum_minor", models.BigIntegerField()),
-                ("maximum_minor", models.BigIntegerField()),
-                ("effective_from", models.DateTimeField(db_index=True)),
+                ("bet", models.CharField(max_length=20, verbose_name="bet")),
+                ("minimum_minor", models.BigIntegerField(verbose_name="minimum minor")),
+                ("maximum_minor", models.BigIntegerField(verbose_name="maximum minor")),
+                ("effective_from", models.DateTimeField(db_index=True, verbose_name="effective from")),
                 (
                     "set_by",
                     models.ForeignKey(
@@ -256,16 +310,22 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="set by",
                     ),
                 ),
                 (
                     "table",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="limit_versions", to="tables.table"
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="limit_versions",
+                        to="tables.table",
+                        verbose_name="table",
                     ),
                 ),
             ],
             options={
+                "verbose_name": "table limit version",
+                "verbose_name_plural": "table limit versions",
                 "ordering": ["table", "-effective_from", "bet"],
                 "constraints": [
                     models.UniqueConstraint(

@@ -34,7 +34,7 @@ class Migration(migrations.Migration):
             name="LimitChange",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True, db_index=True, verbose_name="recorded at")),
                 ("announced_at", models.DateTimeField(db_index=True, verbose_name="announced at")),
                 ("effective_from", models.DateTimeField(verbose_name="effective from")),
                 (
@@ -67,6 +67,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to="accounts.device",
+                        verbose_name="recorded by device",
                     ),
                 ),
                 (
@@ -77,6 +78,7 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by user",
                     ),
                 ),
                 (
@@ -87,12 +89,16 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.PROTECT,
                         related_name="+",
                         to=settings.AUTH_USER_MODEL,
+                        verbose_name="set by",
                     ),
                 ),
                 (
                     "table",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT, related_name="limit_changes", to="tables.table"
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="limit_changes",
+                        to="tables.table",
+                        verbose_name="table",
                     ),
                 ),
             ],
