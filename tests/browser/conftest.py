@@ -10,7 +10,9 @@ import os
 from pathlib import Path
 
 import pytest
+from django.core.servers.basehttp import WSGIServer
 from django.db import connections
+from django.test.testcases import LiveServerThread, QuietWSGIRequestHandler
 
 CHROMIUM = Path(os.environ.get("PIT_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
@@ -23,6 +25,26 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 INSTALL_HINT = "install it with `apt-get install -y chromium chromium-driver`"
+
+
+class _OneRequestAtATime(WSGIServer):
+    """The live server on the embedded default: every request in the server's own thread, one after
+    the other. An in-memory SQLite database has one connection, shared by the test and every thread
+    of the server; two requests at once on it (a page and the dashboard's refresh) can wait on each
+    other for ever. Django's non-threaded server answers with `Connection: close`, which browsers
+    follow. On PostgreSQL every thread has its own connection and the threaded server stays."""
+
+
+_threaded_server = LiveServerThread._create_server  # noqa: SLF001 (the one seam Django offers)
+
+
+def _create_server(self, connections_override=None):
+    if connections_override:  # the shared connection of an in-memory SQLite database
+        return _OneRequestAtATime((self.host, self.port), QuietWSGIRequestHandler, allow_reuse_address=False)
+    return _threaded_server(self, connections_override=connections_override)
+
+
+LiveServerThread._create_server = _create_server  # noqa: SLF001 (pytest-django's live_server makes this thread)
 
 
 def _unavailable(reason: str):
