@@ -26,7 +26,7 @@ import pghistory.middleware
 import pghistory.runtime
 from django.core.handlers.wsgi import WSGIRequest
 from django.db.models.signals import post_delete, post_save
-from django.utils.functional import lazy
+from django.utils.text import format_lazy
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -82,10 +82,8 @@ _EVENT_FIELD_LABELS = {
 
 def _event_labels(event_model, tracked) -> None:
     meta = event_model._meta
-    meta.verbose_name = lazy(lambda: gettext("%(model)s audit event") % {"model": tracked._meta.verbose_name}, str)()
-    meta.verbose_name_plural = lazy(
-        lambda: gettext("%(model)s audit events") % {"model": tracked._meta.verbose_name}, str
-    )()
+    meta.verbose_name = format_lazy(_("{model} audit event"), model=tracked._meta.verbose_name)
+    meta.verbose_name_plural = format_lazy(_("{model} audit events"), model=tracked._meta.verbose_name)
     for field in meta.local_fields:
         if field.name in _EVENT_FIELD_LABELS:
             field.verbose_name = _EVENT_FIELD_LABELS[field.name]
