@@ -227,6 +227,17 @@ def _page(item):
     return {"count": 1, "next": None, "previous": None, "results": [item]}
 
 
+COMP_ENTRY = {
+    "id": 7012,
+    "kind": "redeemed",
+    "session": None,
+    "currency": "USD",
+    "amount": "-150.00",
+    "reason": "Dinner for two",
+    "reference": "CS-2026-004211",
+    "recorded_at": "2026-11-30T20:05:00Z",
+    "recorded_by": "user host",
+}
 COMPONENT_EXAMPLES = {
     "CashTransaction": {
         "id": 88120,
@@ -302,6 +313,32 @@ COMPONENT_EXAMPLES = {
         "excluded": False,
         "seated": ["BB1/3"],
     },
+    "Rating": {
+        "session": 5120,
+        "table": "BB1",
+        "seat": 3,
+        "gaming_day": "2026-11-29",
+        "currency": "USD",
+        "seconds_played": 3725,
+        "coups_played": 41,
+        "table_coups": 44,
+        "handle": "12300.00",
+        "handle_by_bet": {"banker": "10000.00", "tie": "2300.00"},
+        "average_bet": "300.00",
+        "largest_bet": "500.00",
+        "won": "-425.00",
+        "commission_owed": "175.00",
+        "theo": "19248.757812",
+        "theo_exact": "2463841/128",
+        "standard_theo": "13964.356352",
+        "game_edge": "114753351728/10847218479825",
+        "estimated": False,
+        "final": True,
+        "as_of": "2026-11-29T23:40:00Z",
+    },
+    "CompBalance": {"currency": "USD", "balance": "331.22"},
+    "CompEntry": COMP_ENTRY,
+    "Comps": {"card_number": "100234", "balances": [{"currency": "USD", "balance": "331.22"}], "entries": [COMP_ENTRY]},
     "Table": TABLE,
     "TableLimit": TABLE_LIMIT,
     "Shoe": SHOE,

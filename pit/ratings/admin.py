@@ -3,6 +3,7 @@
 Everything computed is read-only; the facts are added through their services, never edited."""
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin
 from django.utils.html import format_html_join
 from django.utils.translation import gettext_lazy as _
@@ -10,11 +11,11 @@ from django.utils.translation import gettext_lazy as _
 from pit.core.actors import Actor
 from pit.core.admin_site import ServiceErrorsAsMessagesMixin, model_page_link
 from pit.core.forms import MoneyField
-from pit.core.money import format_money, from_minor, to_minor
+from pit.core.money import exponent, format_money, from_minor, minor_unit, to_minor
 from pit.players.selectors import session_wagers
 
 from .models import AverageBetEstimate, CompEntry, ReinvestmentRate, SessionRating
-from .services import average_bet_estimate, reinvestment_rate_set
+from .services import average_bet_estimate, comp_redeem, reinvestment_rate_set
 
 
 class _ReadOnly(admin.ModelAdmin):
@@ -158,18 +159,82 @@ class ReinvestmentRateAdmin(ServiceErrorsAsMessagesMixin, admin.ModelAdmin):
         return False
 
 
-@admin.register(CompEntry)
-class CompEntryAdmin(_ReadOnly):
-    """The comp points ledger (redemptions go through the host's service)."""
+class RedemptionForm(forms.ModelForm):
+    """A host's redemption: the patron, the currency of the comps spent, the amount in its units,
+    the comp slip (optional: a slip number is recorded once per patron) and what it is for."""
 
-    list_display = ("patron", "kind", "session", "amount_shown", "reason", "recorded_at")
+    currency = forms.RegexField(
+        regex=r"^[A-Z]{3}$",
+        max_length=3,
+        initial=settings.PIT_DEFAULT_CURRENCY,
+        label=_("Currency"),
+        help_text=_("The currency of the comps spent (three capital letters, e.g. USD)."),
+    )
+    amount = MoneyField(min_value=0, label=_("Amount"), help_text=_("In the currency's units, e.g. 150 for 150.00."))
+
+    class Meta:
+        model = CompEntry
+        fields = ("patron", "reference", "reason")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["reason"].required = True
+
+    def clean(self):
+        # Not ModelForm.clean: the entry's kind and amount are the service's to set, so the model's
+        # constraints are checked when it writes the entry, not on this half-built instance.
+        data = self.cleaned_data
+        currency, amount = data.get("currency"), data.get("amount")
+        if currency and amount is not None and amount != amount.quantize(minor_unit(currency)):
+            self.add_error(
+                "amount",
+                _("%(currency)s has %(places)d decimals.")
+                % {
+                    "currency": currency,
+                    "places": exponent(currency),
+                },
+            )
+        return data
+
+
+@admin.register(CompEntry)
+class CompEntryAdmin(ServiceErrorsAsMessagesMixin, _ReadOnly):
+    """The comp points ledger; a host redeems here (the add form, through the service, which
+    refuses a redemption past the balance and names it)."""
+
+    list_display = ("patron", "kind", "session", "amount_shown", "reason", "reference", "recorded_at")
     list_filter = ("kind",)
-    search_fields = ("patron__card_number",)
+    search_fields = ("patron__card_number", "reference")
     list_select_related = ("patron",)
+    raw_id_fields = ("patron",)
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        if obj is None:
+            kwargs["form"] = RedemptionForm
+        return super().get_form(request, obj, change=change, **kwargs)
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return ("patron", "currency", "amount", "reference", "reason")
+        return super().get_fields(request, obj)
 
     @admin.display(description=_("Amount"))
     def amount_shown(self, entry):
         return format_money(entry.amount_minor, entry.currency)
+
+    def has_add_permission(self, request):
+        return request.user.has_perm("ratings.redeem_comp")
+
+    def save_model(self, request, obj, form, change):
+        data = form.cleaned_data
+        obj.pk = comp_redeem(
+            patron=data["patron"],
+            currency=data["currency"],
+            amount_minor=to_minor(data["amount"], data["currency"]),
+            reason=data["reason"],
+            reference=data["reference"] or None,
+            actor=Actor(user=request.user),
+        ).pk
 
 
 model_page_link(

@@ -252,17 +252,32 @@ class CompEntry(Recorded, Fact):
         verbose_name=_("theo minor"),
     )
     reason = models.CharField(max_length=200, blank=True, verbose_name=_("reason"))
+    # Null, not blank, for entries without a slip: the one-per-patron constraint skips them, and a
+    # nullable column leaves the chained hashes of the rows before it as they were.
+    reference = models.CharField(  # noqa: DJ001
+        max_length=60,
+        null=True,
+        blank=True,
+        help_text=_(
+            "A redemption's comp slip number, once per patron: the same slip posted again is the same redemption."
+        ),
+        verbose_name=_("reference"),
+    )
 
     class Meta:
         verbose_name = _("comp entry")
         verbose_name_plural = _("comp entries")
         ordering = ["patron", "id"]
-        verbose_name_plural = _("comp entries")
         permissions = [("redeem_comp", "Can redeem a patron's comps")]
         constraints = [
             models.CheckConstraint(condition=models.Q(kind__in=CompKind.values), name="comp_kind_valid"),
             models.UniqueConstraint(
                 fields=["session"], condition=models.Q(kind="earned"), name="comp_one_earned_per_session"
+            ),
+            models.UniqueConstraint(
+                fields=["patron", "reference"],
+                condition=models.Q(reference__isnull=False),
+                name="comp_reference_once_per_patron",
             ),
             models.CheckConstraint(
                 condition=models.Q(kind="redeemed", amount_minor__lt=0, session__isnull=True) & ~models.Q(reason="")

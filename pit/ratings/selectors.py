@@ -15,7 +15,7 @@ from pit.core.money import format_money
 from pit.players.models import Exclusion, Patron, SeatSession, SessionEventKind
 from pit.players.selectors import patron_current, seated_now, session_patron
 
-from .models import SessionRating
+from .models import CompEntry, SessionRating
 
 
 def excluded_patrons(patron_ids: Iterable[int], at: dt.datetime) -> set[int]:
@@ -90,3 +90,25 @@ def patron_figures(patron: Patron, *, gaming_day: dt.date) -> dict[str, dict[str
                 "won": format_money(row["won"] or 0, currency),
             }
     return figures
+
+
+def ratings_of_patron(patron: Patron):
+    """The patron's session ratings, newest first."""
+    return (
+        SessionRating.objects.filter(patron=patron)
+        .select_related("table", "session")
+        .order_by("-gaming_day", "-session__started_at", "-session_id")
+    )
+
+
+def comp_balances(patron: Patron) -> list[tuple[str, int]]:
+    """The patron's comp balance per currency (the sum of the ledger's entries), by currency."""
+    rows = CompEntry.objects.filter(patron=patron).values("currency").annotate(total=Sum("amount_minor"))
+    return [(row["currency"], row["total"]) for row in rows.order_by("currency")]
+
+
+def comp_entries(patron: Patron):
+    """The patron's comp ledger, newest first."""
+    return (
+        CompEntry.objects.filter(patron=patron).select_related("recorded_by_user", "recorded_by_device").order_by("-id")
+    )

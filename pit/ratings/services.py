@@ -417,9 +417,18 @@ def comp_balance_minor(patron: Patron, currency: str) -> int:
     return CompEntry.objects.filter(patron=patron, currency=currency).aggregate(total=Sum("amount_minor"))["total"] or 0
 
 
-def comp_redeem(*, patron: Patron, currency: str, amount_minor: int, reason: str, actor: Actor = SYSTEM) -> CompEntry:
-    """A host redeems comps for a patron, with a reason; refused (naming the balance) when the
-    balance would go negative. The patron's row is locked first: two redemptions never both spend it."""
+def comp_redeem(
+    *,
+    patron: Patron,
+    currency: str,
+    amount_minor: int,
+    reason: str,
+    reference: str | None = None,
+    actor: Actor = SYSTEM,
+) -> CompEntry:
+    """A host redeems comps for a patron, with a reason (and the comp slip's `reference`, once per
+    patron); refused (naming the balance) when the balance would go negative. The patron's row is
+    locked first: two redemptions never both spend it."""
     if amount_minor <= 0:
         message = gettext("A redemption is a positive amount.")
         raise Conflict(message, errors={"amount": [message]})
@@ -428,15 +437,30 @@ def comp_redeem(*, patron: Patron, currency: str, amount_minor: int, reason: str
         raise Conflict(message, errors={"reason": [message]})
     with transaction.atomic():
         Patron.objects.select_for_update().filter(pk=patron.pk).first()
+        if reference:
+            recorded = CompEntry.objects.filter(patron=patron, reference=reference).first()
+            if recorded is not None:  # the same slip again: the same redemption, or a conflict
+                if (recorded.currency, -recorded.amount_minor, recorded.reason) != (
+                    currency,
+                    amount_minor,
+                    reason.strip(),
+                ):
+                    message = gettext(
+                        "Comp slip %(reference)s of patron %(card)s is recorded already, with other values."
+                    )
+                    message %= {"reference": reference, "card": patron.card_number}
+                    raise Conflict(message, errors={"reference": [message]}, existing_id=recorded.pk)
+                return recorded
         balance = comp_balance_minor(patron, currency)
         if amount_minor > balance:
+            message = gettext("Patron %(card)s has %(balance)s in comps; %(amount)s cannot be redeemed.") % {
+                "card": patron.card_number,
+                "balance": format_money(balance, currency),
+                "amount": format_money(amount_minor, currency),
+            }
             raise Conflict(
-                gettext("Patron %(card)s has %(balance)s in comps; %(amount)s cannot be redeemed.")
-                % {
-                    "card": patron.card_number,
-                    "balance": format_money(balance, currency),
-                    "amount": format_money(amount_minor, currency),
-                },
+                message,
+                errors={"amount": [message]},
                 balance=str(balance),
                 amount=str(amount_minor),
             )
@@ -446,6 +470,7 @@ def comp_redeem(*, patron: Patron, currency: str, amount_minor: int, reason: str
             currency=currency,
             amount_minor=-amount_minor,
             reason=reason.strip(),
+            reference=reference or None,
             **actor.recorded_fields(),
         )
 

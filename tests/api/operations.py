@@ -16,8 +16,11 @@ from rest_framework.test import APIClient
 from pit import game
 from pit.accounts.services import user_create_with_role
 from pit.compliance.services import violation_record
+from pit.core.gaming_day import gaming_day_for
 from pit.dealers.models import Dealer
+from pit.players.models import Patron, PatronVersion, SeatSession, SessionEvent, Tier
 from pit.progressives.services import meter_file
+from pit.ratings.models import CompEntry
 from pit.shoes.models import Coup
 from tests import factories
 from tests.api.conftest import coup_body
@@ -129,6 +132,7 @@ class Floor:
             "day": DAY,
             "slug": "hourly-drop",
             "finding_id": 1,
+            "card_number": "100234",
             **given,
         }
         return re.sub(r"\{(\w+)\}", lambda match: str(values[match.group(1)]), path)
@@ -136,7 +140,8 @@ class Floor:
 
 def build_floor() -> Floor:
     """Table BB1 with a dealing shoe, coup 1 recorded with a violation, two signers (dana, boss), a
-    dealer D042 and fill slip F-1 requested; called by a superuser (every permission)."""
+    dealer D042, fill slip F-1 requested and patron 100234 with 500.00 in comps; called by a
+    superuser (every permission)."""
     table = factories.table("BB1")
     user_create_with_role(username="dana", password="a-long-password-123", role="pit boss")
     user_create_with_role(username="boss", password="a-long-password-123", role="pit boss")
@@ -171,6 +176,17 @@ def build_floor() -> Floor:
         tables=[table],
         filing_reference="F-1",
     )
+    # Patron 100234, with comps earned in a session at seat 7 that has stood up.
+    patron = Patron.objects.create(card_number="100234")
+    PatronVersion.objects.create(
+        patron=patron, name="Li Wei", tier=Tier.objects.get_or_create(code="gold", defaults={"name": "Gold"})[0]
+    )
+    sat = shoe.shuffled_at - dt.timedelta(hours=2)
+    session = SeatSession.objects.create(
+        table=table, seat=7, patron=patron, started_at=sat, gaming_day=gaming_day_for(sat)
+    )
+    SessionEvent.objects.create(session=session, kind="stand", at=sat + dt.timedelta(hours=1))
+    CompEntry.objects.create(patron=patron, kind="earned", session=session, currency="USD", amount_minor=50000)
     coup = Coup.objects.get(shoe=shoe, number=1)
     violation = violation_record(
         finding=game.violation("payout_mismatch", "Seat 1 was paid 90.00 for a 100.00 win."),

@@ -42,12 +42,11 @@ def _seat_a_player_on_a_break(floor: Floor) -> None:
 
 
 def _seat_a_patron_unrated(floor: Floor) -> None:
+    """An unrated player at seat 1, to be identified as patron 100234 (on the floor) or 100235."""
     from pit.players.models import Tier
     from pit.players.services import patron_enrol
 
-    gold = Tier.objects.create(code="gold", name="Gold")
-    patron_enrol(card_number="100234", name="Li Wei", tier=gold, nationality="MO")
-    patron_enrol(card_number="100235", name="Ana Lopes", tier=gold, nationality="PT")
+    patron_enrol(card_number="100235", name="Ana Lopes", tier=Tier.objects.get(code="gold"), nationality="PT")
     _seat_a_player(floor)
 
 
@@ -135,6 +134,11 @@ SCENARIOS = {
         body={"seat": 1, "how": "counted", "amount": "1200.00", "at": recent(100)},
         changes=[("amount", "1000.00"), ("how", "estimated")],
         setup=_seat_a_player,
+    ),
+    "/api/v1/patrons/{card_number}/comps/": Scenario(
+        body={"reference": "CS-1", "currency": "USD", "amount": "150.00", "reason": "Dinner for two"},
+        changes=[("amount", "160.00"), ("reason", "Room night"), ("currency", "HKD")],
+        same=[("amount", "150"), ("reason", "  Dinner for two  ")],
     ),
     "/api/v1/cash/transactions/": Scenario(
         body={

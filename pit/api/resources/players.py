@@ -492,7 +492,7 @@ class SeatedView(APIView):
         return Response([session_data(seated[seat]) for seat in sorted(seated)])
 
 
-def _patron(card_number: str) -> Patron:
+def patron_or_404(card_number: str) -> Patron:
     patron = selectors.patron_by_card(card_number)
     if patron is None:
         raise Http404(gettext("There is no patron with card {card}.").format(card=repr(card_number)))
@@ -509,7 +509,7 @@ class PatronLookupView(APIView):
         description="Every lookup is recorded as a look at the patron (who, when, whether personal data was shown).",
     )
     def get(self, request, card_number: str):
-        patron = _patron(card_number)
+        patron = patron_or_404(card_number)
         personal = request.user.has_perm("players.view_patron_personal")
         patron_look_record(patron=patron, user=request.user, where="api patron lookup", personal=personal)
         current = selectors.patron_current(patron)
@@ -541,7 +541,7 @@ class PatronSessionsView(APIView):
         summary=f"A patron's sessions, newest first (the latest {SESSIONS_LISTED})",
     )
     def get(self, request, card_number: str):
-        patron = _patron(card_number)
+        patron = patron_or_404(card_number)
         sessions = (
             selectors.sessions_of_patron(patron)
             .select_related("table", "patron")
