@@ -478,6 +478,8 @@ def exact_odds_reference(paytable: Paytable, shoe: int | Mapping[str, int] | Sho
 #   sum w*(n[x]-r[x])              = n[x]*W0 - W1[x]
 #   sum w*(n[x]-r[x])*(n[y]-d-r[y]) = n[x]*(n[y]-d)*W0 - n[x]*W1[y] - (n[y]-d)*W1[x] + W2[x,y]
 # (d = 1 when both third cards have the same value). Counts stay below 2**63 up to 22 decks.
+# A case removes at most four values, so these sums are taken over the non-zero terms only
+# (`_GroupSums`), and a row's ways are a product of at most four falling factorials (`_slots`).
 
 _KEYS = [
     (player_total, banker_total, player_cards, banker_cards, player_pair, banker_pair)
@@ -494,17 +496,107 @@ _INT64_LIMIT = 2**61
 
 
 @dataclass(frozen=True)
+class _GroupSums:
+    """Where each group's sums W0, W1[x] and (for the groups where both may draw) W2[x, y] take
+    their non-zero terms: term t adds w[row[t]] * coefficient[t] to the sum at target[t], targets
+    laid out as [W0 per group, W1 per group and x, W2 per drawing group, x and y], and the terms
+    sorted by target (the runs of one target start at `starts`)."""
+
+    row: np.ndarray
+    coefficient: np.ndarray
+    starts: np.ndarray
+    target: np.ndarray
+    groups: int
+    drawing_groups: int
+
+
+def _group_sums_of(row_removed: np.ndarray, starts: list[int], drawing_rows: int, drawing_groups: int) -> _GroupSums:
+    """The terms of the group sums, for rows sorted by group (first row of each at `starts`) taking
+    `row_removed` cards of each value, the rows of the groups where both may draw first."""
+    rows = len(row_removed)
+    groups = len(starts)
+    marks = np.zeros(rows, dtype=np.int64)
+    marks[starts[1:]] = 1
+    group = np.cumsum(marks)
+    row_ids, values = np.nonzero(row_removed)
+    drawing_removed = row_removed[:drawing_rows]
+    squares = (drawing_removed[:, :, None] * drawing_removed[:, None, :]).reshape(drawing_rows, 100)
+    square_rows, squares_at = np.nonzero(squares)
+    row = np.concatenate((np.arange(rows), row_ids, square_rows))
+    coefficient = np.concatenate(
+        (np.ones(rows, dtype=np.int64), row_removed[row_ids, values], squares[square_rows, squares_at])
+    )
+    target = np.concatenate(
+        (group, groups + group[row_ids] * 10 + values, 11 * groups + group[square_rows] * 100 + squares_at)
+    )
+    order = np.argsort(target, kind="stable")
+    row, coefficient, target = row[order], coefficient[order], target[order]
+    runs = np.flatnonzero(np.diff(target)) + 1
+    first = np.concatenate(([0], runs))
+    return _GroupSums(row, coefficient, first, target[first], groups, drawing_groups)
+
+
+def _group_sums(w: np.ndarray, sums: _GroupSums) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per run (rows of `w`), W0 (runs x groups), W1 (runs x groups x 10) and W2 (runs x drawing
+    groups x 10 x 10)."""
+    k, count, g = len(w), sums.groups, sums.drawing_groups
+    flat = np.zeros((k, 11 * count + 100 * g), dtype=np.int64)
+    flat[:, sums.target] = np.add.reduceat(w[:, sums.row] * sums.coefficient, sums.starts, axis=1)
+    return (
+        flat[:, :count],
+        flat[:, count : 11 * count].reshape(k, count, 10),
+        flat[:, 11 * count :].reshape(k, g, 10, 10),
+    )
+
+
+def _slots(counts: np.ndarray) -> np.ndarray:
+    """Per row of `counts` (cards taken of each value, at most four values), the index of each
+    falling(n[value], count) in a flattened runs x 10 x 5 table of falling factorials, padded with
+    index 0 (falling(n[0], 0) = 1): the row's ways are the product of its four."""
+    slots = np.zeros((len(counts), 4), dtype=np.int64)
+    for index, row in enumerate(counts.tolist()):
+        taken = [value * 5 + count for value, count in enumerate(row) if count]
+        slots[index, : len(taken)] = taken
+    return slots
+
+
+def _falling_table(n: np.ndarray) -> np.ndarray:
+    """falling(n[run, value], k) for k = 0..4, flattened to runs x 50 (`_slots` indexes it)."""
+    falling = np.ones((len(n), 10, 5), dtype=np.int64)
+    for step in range(1, 5):
+        falling[:, :, step] = falling[:, :, step - 1] * (n - (step - 1))
+    return falling.reshape(len(n), 50)
+
+
+def _third_cards_weights(
+    n: np.ndarray, w: np.ndarray, sums: _GroupSums, filler: int, entries: np.ndarray, entry_starts: np.ndarray
+) -> np.ndarray:
+    """Per run: the third-card sums above from the rows' four-card ways `w`, scaled so 4-, 5- and
+    6-card coups share the six-card denominator of a shoe of `filler` cards, summed per outcome."""
+    w0, w1, w2 = _group_sums(w, sums)
+    k, g = len(w), sums.drawing_groups
+    one = n[:, None, :] * w0[:, :, None] - w1
+    banker_n = n[:, None, :] - np.eye(10, dtype=np.int64)  # runs x 10 x 10, n[y] - d
+    two = (
+        (n[:, :, None] * banker_n)[:, None] * w0[:, :g, None, None]
+        - n[:, None, :, None] * w1[:, :g, None, :]
+        - banker_n[:, None] * w1[:, :g, :, None]
+        + w2
+    )
+    terms = np.concatenate(
+        (w0 * _falling(filler - 4, 2), (one * (filler - 5)).reshape(k, -1), two.reshape(k, -1)), axis=1
+    )
+    return np.add.reduceat(terms[:, entries], entry_starts, axis=1)
+
+
+@dataclass(frozen=True)
 class _Plan:
     """The composition-free half of the fast enumeration (built once, on first use)."""
 
     ordering: np.ndarray  # per row: orderings of the unordered value pairs (1, 2 or 4)
-    case: np.ndarray  # per row: its case (first four cards by value), into `removed`
-    removed: np.ndarray  # per case: how many cards of each value the first four take (3025 x 10)
+    slots: np.ndarray  # per row: its case's (first four cards by value) values 1-9, as `_slots`
     zeros: np.ndarray  # per row: index into the 3 x 3 x 4 table of ten-valued rank splits
-    starts: np.ndarray  # first row of each group (rows are sorted by group)
-    squares: np.ndarray  # per drawing row: removed[x] * removed[y], flattened (rows x 100)
-    drawing_groups: int  # groups where both may draw come first; their rows end at drawing_rows
-    drawing_rows: int
+    sums: _GroupSums  # rows are sorted by group; groups where both may draw come first
     entries: np.ndarray  # which of [W0 terms, W1 terms, W2 terms] feed an outcome, sorted by outcome
     entry_starts: np.ndarray
     entry_keys: np.ndarray  # the outcome index of each run of entries
@@ -545,8 +637,6 @@ def _build_plan() -> _Plan:
     drawing_rows = sum(1 for row in rows if not row[0][0])
     removed_array = np.array(removed, dtype=np.int64)
     case = np.array([row[2] for row in rows], dtype=np.int64)
-    drawing_removed = removed_array[case[:drawing_rows]]
-    squares = (drawing_removed[:, :, None] * drawing_removed[:, None, :]).reshape(drawing_rows, 100)
 
     # Outcome of every term: W0 terms (no third card), W1 terms (group, value), W2 terms (group, x, y).
     count = len(groups)
@@ -574,13 +664,9 @@ def _build_plan() -> _Plan:
     entry_starts = [0] + [i for i in range(1, len(by_key)) if by_key[i][0] != by_key[i - 1][0]]
     return _Plan(
         ordering=np.array([row[1] for row in rows], dtype=np.int64),
-        case=case,
-        removed=removed_array,
+        slots=_slots(np.concatenate((np.zeros((len(rows), 1), dtype=np.int64), removed_array[case, 1:]), axis=1)),
         zeros=np.array([row[3] for row in rows], dtype=np.int64),
-        starts=np.array(starts, dtype=np.int64),
-        squares=squares,
-        drawing_groups=drawing_groups,
-        drawing_rows=drawing_rows,
+        sums=_group_sums_of(removed_array[case], starts, drawing_rows, drawing_groups),
         entries=np.array([position for _key, position in by_key], dtype=np.int64),
         entry_starts=np.array(entry_starts, dtype=np.int64),
         entry_keys=np.array([by_key[i][0] for i in entry_starts], dtype=np.int64),
@@ -626,48 +712,42 @@ def _outcome_weights(counts: tuple[int, ...], filler: int | None = None) -> tupl
     could overflow 64 bits (the caller then takes the reference enumeration). With `filler`, the
     dealt cards come from `counts` and the cards left undealt of a prefix from a shoe of `filler`
     cards (the colour runs of `exact_card_odds`)."""
-    global _plan
-    value_counts = [0] * 10
-    for rank, count in zip(RANKS, counts, strict=True):
-        value_counts[RANK_VALUES[rank]] += count
-    total = sum(value_counts) if filler is None else filler
+    total = sum(counts) if filler is None else filler
     if total < 6:
         raise ValueError(f"a coup can need six cards; this shoe has {total}")
     if total**6 >= _INT64_LIMIT:
         return None  # over 22 decks
-    denominator = _falling(total, 6)
+    return _rank_weights([counts], total)[0], _falling(total, 6)
+
+
+def _rank_weights(runs: list[tuple[int, ...]], filler: int) -> np.ndarray:
+    """Per run (a count per rank of the cards the coup may deal), ordered six-card prefixes per
+    outcome key (`_KEYS`) whose undealt cards come from a shoe of `filler` cards: runs x keys.
+    Several runs share one pass over the plan (the colour runs of `exact_card_odds`)."""
+    global _plan
     plan = _plan if _plan is not None else (_plan := _build_plan())
-
-    n = np.array(value_counts, dtype=np.int64)
-    # falling(n[v], k) for k = 0..4, then each case's product over the non-zero values.
-    falling = np.ones((10, 5), dtype=np.int64)
-    for k in range(1, 5):
-        falling[:, k] = falling[:, k - 1] * (n - (k - 1))
-    case_ways = falling[np.arange(1, 10), plan.removed[:, 1:]].prod(axis=1)
-    zero_ways = np.array(_zero_splits(counts[9:]), dtype=np.int64)
-    w = plan.ordering * case_ways[plan.case] * zero_ways[plan.zeros]
-
-    w0 = np.add.reduceat(w, plan.starts)
-    w1 = np.add.reduceat(w[:, None] * plan.removed[plan.case], plan.starts, axis=0)
-    drawing = plan.drawing_rows
-    w2 = np.add.reduceat(w[:drawing, None] * plan.squares, plan.starts[: plan.drawing_groups], axis=0)
-
-    # The third-card sums above, scaled so 4-, 5- and 6-card coups share the six-card denominator.
-    one = n[None, :] * w0[:, None] - w1
-    same = np.eye(10, dtype=np.int64)
-    banker_n = n[None, :] - same  # n[y] - d, indexed [x, y]
-    g = plan.drawing_groups
-    two = (
-        (n[:, None] * banker_n)[None] * w0[:g, None, None]
-        - n[None, :, None] * w1[:g, None, :]
-        - banker_n[None] * w1[:g, :, None]
-        + w2.reshape(g, 10, 10)
+    values = [[0] * 10 for _run in runs]
+    for run, counts in zip(values, runs, strict=True):
+        for rank, count in zip(RANKS, counts, strict=True):
+            run[RANK_VALUES[rank]] += count
+    n = np.array(values, dtype=np.int64)
+    # Each row's ways: its case's product of falling(n[v], removed[v]) over the values 1-9, times
+    # the split of its ten-valued cards between ranks.
+    falling = _falling_table(n)
+    slots = plan.slots
+    zero_ways = np.array([_zero_splits(counts[9:]) for counts in runs], dtype=np.int64)
+    w = (
+        plan.ordering
+        * falling[:, slots[:, 0]]
+        * falling[:, slots[:, 1]]
+        * falling[:, slots[:, 2]]
+        * falling[:, slots[:, 3]]
+        * zero_ways[:, plan.zeros]
     )
-    terms = np.concatenate((w0 * _falling(total - 4, 2), (one * (total - 5)).ravel(), two.ravel()))
-    sums = np.add.reduceat(terms[plan.entries], plan.entry_starts)
-    weights = np.zeros(len(_KEYS), dtype=np.int64)
-    weights[plan.entry_keys] = sums
-    return weights, denominator
+    sums = _third_cards_weights(n, w, plan.sums, filler, plan.entries, plan.entry_starts)
+    weights = np.zeros((len(runs), len(_KEYS)), dtype=np.int64)
+    weights[:, plan.entry_keys] = sums
+    return weights
 
 
 @dataclass(frozen=True)
