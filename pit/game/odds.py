@@ -409,7 +409,7 @@ def _bet_odds(bet: str, by_net: Mapping[tuple[BetResult, Fraction], int], denomi
     """A bet's odds from the number of prefixes per (result, net); ways of 0 are left out."""
     outcomes = tuple(
         OutcomeOdds(result, net, Fraction(ways, denominator))
-        for (result, net), ways in sorted(by_net.items(), key=lambda item: -item[0][1])
+        for (result, net), ways in sorted(by_net.items(), key=lambda item: item[0][1], reverse=True)
         if ways
     )
     # The moments in whole numbers over one common denominator: a Fraction per bet, not per term.
@@ -419,8 +419,9 @@ def _bet_odds(bet: str, by_net: Mapping[tuple[BetResult, Fraction], int], denomi
         scaled = net.numerator * (scale // net.denominator)
         first += scaled * ways
         second += scaled * scaled * ways
-    mean = Fraction(first, scale * denominator)
-    return BetOdds(bet, -mean, Fraction(second, scale * scale * denominator) - mean * mean, outcomes)
+    # The variance second/(s*s*D) - (first/(s*D))**2 as one Fraction.
+    over = scale * denominator
+    return BetOdds(bet, Fraction(-first, over), Fraction(second * denominator - first * first, over * over), outcomes)
 
 
 def exact_odds_reference(paytable: Paytable, shoe: int | Mapping[str, int] | ShoeComposition = 8) -> Odds:
@@ -935,6 +936,26 @@ def _pair_ways(suits: Iterable[tuple[int, ...]]) -> dict[PairSpec, int]:
     return ways
 
 
+def _pair_ways_of_a_rank(counts: tuple[int, ...]) -> dict[PairSpec, int]:
+    """`_pair_ways` for a pair group of one rank (the values 1-9), its non-zero ways only: with one
+    rank every two cards of the group pair, so only suited and unsuited pairs and twins remain."""
+    m = sum(counts)
+    squares = [c * (c - 1) for c in counts]
+    suited = sum(squares)
+    unsuited = m * (m - 1) - suited
+    both = sum(x * (suited - x + (c - 2) * (c - 3)) for x, c in zip(squares, counts, strict=True))
+    one = suited * (m - 2) * (m - 3)
+    ways: dict[PairSpec, int] = {}
+    for other in (0, 1):
+        rest = m - 2 if other else 1
+        ways[2, other, 1, 0, 1, 0, 0] = ways[other, 2, 0, 1, 0, 1, 0] = suited * rest
+        ways[2, other, 1, 0, 0, 0, 0] = ways[other, 2, 0, 1, 0, 0, 0] = unsuited * rest
+    ways[2, 2, 1, 1, 1, 1, 1] = both
+    ways[2, 2, 1, 1, 1, 0, 1] = ways[2, 2, 1, 1, 0, 1, 1] = one - both
+    ways[2, 2, 1, 1, 0, 0, 1] = _falling(m, 4) - 2 * one + both
+    return ways
+
+
 @dataclass(frozen=True)
 class _CardPlan:
     """The composition-free half of the enumeration over ranks and suits (built once, on first use)."""
@@ -1074,7 +1095,10 @@ def _card_weights(runs: list[tuple[tuple[int, ...], ...]], filler: int) -> np.nd
     )
     pair_ways = np.ones((k, len(plan.specs) + 1), dtype=np.int64)
     for run, suits in enumerate(runs):
-        tables = [_pair_ways([suits[rank] for rank in ranks]) for ranks in _VALUE_RANKS]
+        tables = [
+            _pair_ways([suits[rank] for rank in ranks]) if len(ranks) > 1 else _pair_ways_of_a_rank(suits[ranks[0]])
+            for ranks in _VALUE_RANKS
+        ]
         pair_ways[run, 1:] = [tables[value].get(pair_spec, 0) for value, pair_spec in plan.specs]
     falling = _falling_table(n)
     w = np.take(pair_ways, plan.first, axis=1)
