@@ -757,6 +757,18 @@ class _PaytableVerdicts:
     facts: np.ndarray  # keys x shown: 1 where the outcome has the fact
     nets: tuple[tuple[str, tuple[tuple[BetResult, Fraction], ...], int], ...]  # bet, its nets, first column
     classes: np.ndarray  # keys x every bet's nets: 1 where the bet ends with that net
+    columns: np.ndarray  # facts' then classes' columns as rows, float64 (`ways`)
+
+    def ways(self, weights: np.ndarray) -> tuple[list[int], list[int]]:
+        """`weights @ facts` and `weights @ classes`, exactly, for weights of one composition (each
+        at most the number of six-card prefixes, below 2**61, and adding up to at most that per
+        colour). Through floating point, which multiplies matrices many times faster than int64:
+        each weight is split in its 32-bit halves, and every product and partial sum of a half
+        with these 0/1 columns is a whole number below 2**53, so exact in float64 in any order."""
+        halves = np.stack((weights >> 32, weights & 0xFFFFFFFF)).astype(np.float64)
+        high, low = (self.columns @ halves.T).astype(np.int64).T
+        both = ((high << 32) + low).tolist()
+        return both[: len(self.shown)], both[len(self.shown) :]
 
 
 def _verdicts(
@@ -785,7 +797,8 @@ def _verdicts(
     classes = np.zeros((len(key_facts), sum(len(n) for _b, n, _f in nets)), dtype=np.int64)
     for (_bet, _nets, first), column in zip(nets, columns, strict=True):
         classes[np.arange(len(key_facts)), first + np.array(column)] = 1
-    return _PaytableVerdicts(tuple(shown), facts, tuple(nets), classes)
+    columns = np.ascontiguousarray(np.concatenate((facts, classes), axis=1).T, dtype=np.float64)
+    return _PaytableVerdicts(tuple(shown), facts, tuple(nets), classes, columns)
 
 
 @lru_cache(maxsize=32)
@@ -805,9 +818,8 @@ def _odds_from(
     verdicts: _PaytableVerdicts,
     cards: CardComposition | None = None,
 ) -> Odds:
-    fact_ways = (weights @ verdicts.facts).tolist()
+    fact_ways, class_ways = verdicts.ways(weights)
     probabilities = {fact: Fraction(ways, denominator) for fact, ways in zip(verdicts.shown, fact_ways, strict=True)}
-    class_ways = (weights @ verdicts.classes).tolist()
     bet_odds = {
         bet: _bet_odds(bet, dict(zip(nets, class_ways[first : first + len(nets)], strict=True)), denominator)
         for bet, nets, first in verdicts.nets
@@ -1266,11 +1278,13 @@ def exact_card_odds(paytable: Paytable, shoe: int | Mapping[str, int] | ShoeComp
         raise ValueError("a shoe of more than 22 decks is beyond the exact odds over suits")
     every, by_colour, denominator = counted
     verdicts = _card_verdicts(paytable, colours)
-    ways = dict(zip(verdicts.plain.shown, (every @ verdicts.plain.facts).tolist(), strict=True))
-    class_ways = [(verdicts.plain, (every @ verdicts.plain.classes).tolist())]
+    fact_ways, plain_ways = verdicts.plain.ways(every)
+    ways = dict(zip(verdicts.plain.shown, fact_ways, strict=True))
+    class_ways = [(verdicts.plain, plain_ways)]
     if verdicts.coloured is not None and by_colour is not None:
-        ways.update(zip(verdicts.coloured.shown, (by_colour @ verdicts.coloured.facts).tolist(), strict=True))
-        class_ways.append((verdicts.coloured, (by_colour @ verdicts.coloured.classes).tolist()))
+        fact_ways, coloured_ways = verdicts.coloured.ways(by_colour)
+        ways.update(zip(verdicts.coloured.shown, fact_ways, strict=True))
+        class_ways.append((verdicts.coloured, coloured_ways))
     probabilities = {fact: Fraction(ways[fact], denominator) for fact in verdicts.shown}
     found = {
         bet: _bet_odds(bet, dict(zip(nets, counted[first : first + len(nets)], strict=True)), denominator)
