@@ -797,8 +797,8 @@ def _verdicts(
     classes = np.zeros((len(key_facts), sum(len(n) for _b, n, _f in nets)), dtype=np.int64)
     for (_bet, _nets, first), column in zip(nets, columns, strict=True):
         classes[np.arange(len(key_facts)), first + np.array(column)] = 1
-    columns = np.ascontiguousarray(np.concatenate((facts, classes), axis=1).T, dtype=np.float64)
-    return _PaytableVerdicts(tuple(shown), facts, tuple(nets), classes, columns)
+    products = np.ascontiguousarray(np.concatenate((facts, classes), axis=1).T, dtype=np.float64)
+    return _PaytableVerdicts(tuple(shown), facts, tuple(nets), classes, products)
 
 
 @lru_cache(maxsize=32)
