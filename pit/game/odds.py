@@ -867,7 +867,7 @@ def _is_card_code(key: object) -> bool:
 #   Given the first four cards' ranks, the third cards' values do not depend on their suits.
 # * Colours: every card red is the same enumeration over the red cards alone (hearts and
 #   diamonds), the cards left undealt of a six-card prefix still taken from the whole shoe; every
-#   card black likewise; mixed is the rest. Three runs of one plan.
+#   card black likewise; mixed is the rest. Three runs, in one pass over one plan.
 #
 # A key is (player total, banker total, player cards, banker cards, pair state): 5,200 in all.
 
@@ -1270,8 +1270,8 @@ def _card_composition(shoe: int | Mapping[str, int] | ShoeComposition | CardComp
 def exact_card_odds(paytable: Paytable, shoe: int | Mapping[str, int] | ShoeComposition | CardComposition = 8) -> Odds:
     """Exact odds over the 52 kinds of card, for any paytable (its card facts priced too)."""
     cards = _card_composition(shoe)
-    # Colours cost two more runs of the enumeration: taken only for a paytable that names one,
-    # and by ranks when its colour bets name no suited pair or twins.
+    # Colours cost two more runs of the enumeration (in the same pass): taken only for a paytable
+    # that names one, and by ranks when its colour bets name no suited pair or twins.
     colours = _colours(paytable)
     counted = _card_outcome_weights(cards, colours)
     if counted is None:

@@ -81,7 +81,7 @@ def main() -> None:
         exact_odds(paytable, shoes[0])
 
     cases = {
-        # Every bet of the richest preset, over 52 kinds with colours (three runs of the plan).
+        # Every bet of the richest preset, over 52 kinds with colours (three runs, in one pass).
         "richest_preset_all_bets": (lambda shoe: exact_odds(richest, shoe), shoes),
         # Perfect Pair alone: suits without colours (one run).
         "perfect_pair_preset": (lambda shoe: exact_odds(PRESETS["perfect_pair"], shoe), shoes),

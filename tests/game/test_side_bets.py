@@ -21,6 +21,7 @@ from pit.game import (
     SIDE_BET_PRESETS,
     BetResult,
     CardComposition,
+    CommissionMode,
     Coup,
     InvalidPaytable,
     Paytable,
@@ -336,3 +337,80 @@ def test_settling_a_perfect_pair_and_a_super_tie_by_hand():
     assert settle(PRESETS["tiger"], "tiger_pair", "12.35", twins).payout == Decimal("1235.00")
     big = evaluate(Coup.from_codes(player=["2H", "3D", "2S"], banker=["AH", "4H", "2H"]))
     assert settle(PRESETS["big_small"], "big", "12.35", big).payout == Decimal("6.66")
+
+
+def enumerate_by_kind(counts, paytable):
+    """Every coup a shoe of these counts per card code can deal, dealt by the engine card by card
+    (a prefix grows only while `deal_coup` asks for another card), each weighted by its ordered
+    ways and by the ways of the cards of a six-card prefix left undealt: per fact and per bet and
+    net, the number of ordered six-card prefixes. No composition, no plan, no colour runs."""
+    total = sum(counts.values())
+    facts = Counter()
+    by_bet = {bet: Counter() for bet in paytable.bets}
+
+    def deal(prefix, left, ways):
+        try:
+            coup = deal_coup(iter([CARDS[code] for code in prefix]))
+        except StopIteration:
+            for code, count in left.items():
+                if count:
+                    deal([*prefix, code], {**left, code: count - 1}, ways * count)
+            return
+        undealt = total - len(prefix)
+        ways *= 1 if len(prefix) == 6 else undealt * (undealt - 1) if len(prefix) == 4 else undealt
+        outcome = evaluate(coup).facts
+        for fact in outcome:
+            facts[fact] += ways
+        for bet in paytable.bets:
+            rule = paytable.resolve(bet, outcome)
+            net = (
+                rule.odds.as_fraction()
+                if rule.result is BetResult.WIN
+                else Fraction(0 if rule.result is BetResult.PUSH else -1)
+            )
+            if rule.result is BetResult.WIN and rule.commission and paytable.commission_mode is not CommissionMode.NONE:
+                net *= 1 - Fraction(paytable.commission_rate)
+            by_bet[bet][net] += ways
+
+    deal([], dict(counts), 1)
+    prefixes = total * (total - 1) * (total - 2) * (total - 3) * (total - 4) * (total - 5)
+    return {fact: Fraction(facts[fact], prefixes) for fact in FACTS}, by_bet, prefixes
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+@pytest.mark.parametrize(
+    "paytable", [PRESETS["live_side_bets"], EVERY_FACT], ids=["live_side_bets_by_rank", "every_fact_by_card"]
+)
+def test_one_pass_colour_odds_agree_with_an_enumeration_by_kind_on_depleted_shoes(paytable, seed):
+    """Every bet of the richest preset (its colour runs by ranks) and every card fact (colours by
+    card) on shoes of an 8-deck shoe's last few kinds, red and black ones, suited pairs possible."""
+    rng = random.Random(seed)
+    kinds = rng.sample(list(ALL_CARD_CODES), 6)
+    counts = {code: rng.randrange(1, 9) for code in kinds}
+    probabilities, by_bet, total = enumerate_by_kind(counts, paytable)
+    odds = exact_odds(paytable, CardComposition.from_mapping(counts))
+    assert odds.outcome_probabilities == {fact: probabilities[fact] for fact in odds.outcome_probabilities}
+    assert list(odds.bets) == list(paytable.bets)
+    for bet, ways in by_bet.items():
+        assert {o.net: o.probability for o in odds.bets[bet].outcomes} == {
+            net: Fraction(count, total) for net, count in ways.items() if count
+        }, bet
+
+
+def test_the_colour_runs_in_one_pass_are_the_runs_taken_one_by_one():
+    """On depleted 8-deck shoes: every card, the red and the black ones in one pass over a plan
+    give, run by run, what each gives alone."""
+    from pit.game.odds import _RED, _card_weights, _outcome_weights, _rank_weights
+
+    rng = random.Random(32)
+    for _ in range(3):
+        shoe = card_composition_after(8, rng.sample(list(ALL_CARD_CODES) * 8, rng.randrange(60, 330)))
+        suits = shoe.suit_counts()
+        red = tuple(tuple(c if _RED[i] else 0 for i, c in enumerate(rank)) for rank in suits)
+        black = tuple(tuple(0 if _RED[i] else c for i, c in enumerate(rank)) for rank in suits)
+        together = _card_weights([suits, red, black], shoe.total)
+        for run, part in enumerate((suits, red, black)):
+            assert (together[run] == _card_weights([part], shoe.total)[0]).all()
+        by_rank = _rank_weights([tuple(sum(rank) for rank in part) for part in (red, black)], shoe.total)
+        for run, part in enumerate((red, black)):
+            assert (by_rank[run] == _outcome_weights(tuple(sum(rank) for rank in part), shoe.total)[0]).all()
