@@ -829,7 +829,7 @@ def _odds_from(
 
 def exact_odds(paytable: Paytable, shoe: int | Mapping[str, int] | ShoeComposition | CardComposition = 8) -> Odds:
     """Exact odds for a deck count, a remaining count per rank (or per card), a ShoeComposition or
-    a CardComposition (the same Fractions as `exact_odds_reference`, about 20 times faster). A
+    a CardComposition (the same Fractions as `exact_odds_reference`, about 100 times faster). A
     paytable naming a card fact (`needs_cards`) is priced over the 52 kinds of card
     (`exact_card_odds`), and then needs the count per card; any other by ranks alone."""
     if needs_cards(paytable):
