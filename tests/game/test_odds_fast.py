@@ -4,6 +4,7 @@ last digit of every Fraction: outcome probabilities and every bet of every prese
 import random
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from pit.game import ALL_CARD_CODES, PRESETS, Paytable, ShoeComposition, composition_after, exact_odds, needs_cards
@@ -115,3 +116,20 @@ def test_a_shoe_too_big_for_64_bits_takes_the_reference():
 def test_too_few_cards_is_refused_as_before():
     with pytest.raises(ValueError, match="a coup can need six cards; this shoe has 5"):
         exact_odds(PRESETS["commission_box"], {"A": 5})
+
+
+def test_the_verdict_products_in_float64_halves_are_exact_at_the_largest_counts():
+    """`_PaytableVerdicts.ways` multiplies through float64: weights of 22 decks' size, every low bit
+    set, give the sums Python's integers give."""
+    from pit.game.odds import _INT64_LIMIT, _paytable_verdicts
+
+    verdicts = _paytable_verdicts(EXOTIC)
+    rng = random.Random(61)
+    for _ in range(20):
+        # Weights adding up to just under 2**61 (a 22-deck shoe's prefixes), some of them large.
+        cut = sorted(rng.randrange(_INT64_LIMIT) for _ in range(len(_KEYS) - 1))
+        weights = [b - a for a, b in zip([0, *cut], [*cut, _INT64_LIMIT - 1], strict=True)]
+        weights[rng.randrange(len(weights))] |= 0xFFFFFFFF
+        facts, classes = verdicts.ways(np.array(weights, dtype=np.int64))
+        assert facts == [sum(w for w, on in zip(weights, column, strict=True) if on) for column in verdicts.facts.T]
+        assert classes == [sum(w for w, on in zip(weights, column, strict=True) if on) for column in verdicts.classes.T]

@@ -414,3 +414,15 @@ def test_the_colour_runs_in_one_pass_are_the_runs_taken_one_by_one():
         by_rank = _rank_weights([tuple(sum(rank) for rank in part) for part in (red, black)], shoe.total)
         for run, part in enumerate((red, black)):
             assert (by_rank[run] == _outcome_weights(tuple(sum(rank) for rank in part), shoe.total)[0]).all()
+
+
+def test_the_pair_ways_of_one_rank_are_the_general_count():
+    """The closed form for a one-rank pair group (the values 1-9) against `_pair_ways`, on counts
+    per suit from empty to a 22-deck shoe's, their non-zero ways."""
+    from pit.game.odds import _pair_ways, _pair_ways_of_a_rank
+
+    rng = random.Random(9)
+    for _ in range(2000):
+        counts = tuple(rng.randrange(rng.choice([2, 4, 9, 23])) for _ in range(4))
+        general = {spec: ways for spec, ways in _pair_ways([counts]).items() if ways}
+        assert {spec: ways for spec, ways in _pair_ways_of_a_rank(counts).items() if ways} == general, counts
