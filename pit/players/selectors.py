@@ -140,6 +140,18 @@ def sessions_at(*, table_id: int, moment: dt.datetime) -> list[SeatSession]:
     return held
 
 
+def seat_session_at(*, table_id: int, seat: int, moment: dt.datetime) -> SeatSession | None:
+    """The session holding the seat at `moment`: sat down by then and not stood up before it (a
+    break keeps the seat)."""
+    stood = SessionEvent.objects.filter(session=OuterRef("pk"), kind=SessionEventKind.STAND, at__lte=moment)
+    return (
+        SeatSession.objects.filter(table_id=table_id, seat=seat, started_at__lte=moment)
+        .filter(~Exists(stood))
+        .order_by("-started_at", "-id")
+        .first()
+    )
+
+
 def sessions_for_coup(coup: Coup) -> QuerySet[SeatSession]:
     """The sessions holding a coup: those at its table whose played span holds its `dealt_at` (every
     seat's, whether or not the seat bet on it: a correction may add or remove a seat's wager)."""

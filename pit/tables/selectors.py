@@ -1,7 +1,8 @@
 """Reads of tables: whether players are seated, and since when a seat has played without a break.
 
-Until seat sessions are recorded, a seat is known by its play: it is seated while its wagers follow
-each other with no gap longer than the jurisdiction's continuous-play gap."""
+A seat is seated while a seat session holds it (pit.players, read here through the table's reverse
+relation: the players sit above tables), or, where none is recorded, while its wagers follow each
+other with no gap longer than the jurisdiction's continuous-play gap."""
 
 from __future__ import annotations
 
@@ -11,8 +12,13 @@ from pit.tables.models import Table
 
 
 def players_seated(*, table: Table, at: dt.datetime, gap_minutes: int) -> bool:
-    """Whether a coup with wagers was dealt at the table within `gap_minutes` before `at`. The shoes
-    sit above tables: read through the reverse relations, not an import."""
+    """Whether a seat session holds a seat of the table at `at` (sat down, not stood up; a break
+    keeps the seat), or a coup with wagers was dealt at the table within `gap_minutes` before `at`
+    (players not recorded as sessions). The shoes and the sessions sit above tables: read through
+    the reverse relations, not an import."""
+    seated = table.seat_sessions.filter(started_at__lte=at).exclude(events__kind="stand", events__at__lte=at)
+    if seated.exists():
+        return True
     since = at - dt.timedelta(minutes=gap_minutes)
     return table.shoes.filter(coups__dealt_at__gte=since, coups__dealt_at__lte=at, coups__wagers__isnull=False).exists()
 

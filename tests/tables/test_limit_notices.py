@@ -1,5 +1,6 @@
 """A limit change while players are seated takes the jurisdiction's notice; grandfathered seats are
-judged by the minimum they sat down under (their continuous play)."""
+judged by the minimum they sat down under: when their seat session began, or without one, when
+their continuous play began."""
 
 import datetime as dt
 from decimal import Decimal
@@ -11,6 +12,7 @@ from django.utils import timezone
 from pit.compliance.checks import coups_check
 from pit.compliance.models import RuleViolation
 from pit.core.jurisdictions import PRESETS, jurisdiction
+from pit.players.services import session_pause, session_resume, session_sit, session_stand
 from pit.tables.models import LimitChange, TableLimit, TableLimitVersion
 from pit.tables.services import table_limits_apply_due, table_limits_set
 from tests import factories as f
@@ -126,3 +128,41 @@ def test_without_grandfathering_every_seat_is_under_the_new_minimum(settings):
     seats, seat_one = _session(table, start, start + dt.timedelta(minutes=22), False, settings)
     assert seats == [1, 2, 3]
     assert seat_one == 7  # the coups dealt after 22 minutes: 25, 30 ... 55
+
+
+def test_a_seat_session_says_when_its_player_sat_down(settings):
+    """Seat 1's first player stands up after the raise and the next sits down at once: continuous
+    play would keep the old minimum for both, the sessions keep it for the first only. Seat 3's
+    40 minutes away were a break of its session: it keeps its seat and its minimum."""
+    table = f.table("BB1", limits={"player": ("25", "10000"), "banker": ("25", "10000")})
+    start = timezone.now() - dt.timedelta(hours=2)
+    minute = dt.timedelta(minutes=1)
+    first = session_sit(table=table, seat=1, at=start - minute, description="man, grey suit")
+    session_stand(session=first, at=start + 34 * minute)
+    session_sit(table=table, seat=1, at=start + 34 * minute, description="woman, red scarf")
+    third = session_sit(table=table, seat=3, at=start - minute, description="man, blue cap")
+    session_pause(session=third, at=start + 6 * minute)
+    session_resume(session=third, at=start + 49 * minute)
+    seats, seat_one = _session(table, start, start + 22 * minute, True, settings)
+    assert seats == [1, 2]
+    assert seat_one == 5  # the second player's coups: dealt at 35, 40 ... 55 minutes
+
+
+def test_a_player_seated_on_a_break_takes_notice_and_one_stood_up_does_not(settings):
+    """No wager for an hour: by the play alone nobody is seated. A session on a break still holds
+    its seat, so a raise waits for the notice; once it stood up, a raise is at once."""
+    settings.PIT_JURISDICTION = "us-md"
+    table = f.table("BB1", limits={"player": ("25", "10000"), "banker": ("25", "10000")})
+    now = timezone.now()
+    seated = session_sit(table=table, seat=2, at=now - dt.timedelta(hours=1), description="man, grey suit")
+    session_pause(session=seated, at=now - dt.timedelta(minutes=50))
+    table_limits_set(table=table, limits=RAISED, now=now)
+    change = LimitChange.objects.filter(table=table).latest("announced_at")
+    assert (change.players_seated, change.notice_minutes) == (True, 30)
+    assert minimums(table) == {"player": 2500, "banker": 2500}
+    session_stand(session=seated, at=now + dt.timedelta(minutes=1))
+    later = now + dt.timedelta(minutes=2)
+    table_limits_set(table=table, limits=LIMITS, now=later)
+    table_limits_set(table=table, limits=RAISED, now=later + dt.timedelta(seconds=1))
+    last = LimitChange.objects.filter(table=table).latest("announced_at")
+    assert (last.players_seated, last.notice_minutes) == (False, 0)

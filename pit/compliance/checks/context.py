@@ -14,6 +14,7 @@ from pit.core.jurisdictions import jurisdiction
 from pit.core.money import from_minor, settlement_unit
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import engine_paytable
+from pit.players.selectors import seat_session_at
 from pit.shoes.models import Wager
 from pit.tables.models import Table, TableEvent, TableEventKind, TableLimit, TableLimitVersion, TableStatus
 from pit.tables.selectors import seat_sat_down_at
@@ -85,14 +86,19 @@ class RunContext:
         self, *, table_id: int, seat: int, bet: str, amount_minor: int, currency: str, moment: dt.datetime | None
     ) -> bool:
         """Whether a wager under the minimum in force is within the minimum its seat sat down under:
-        the set in force when the seat's continuous play that reaches the wager began (its wagers
-        with no gap longer than the jurisdiction's continuous-play gap). Only where the jurisdiction
-        grandfathers seated players; asked only of wagers found under the minimum (rare)."""
+        the set in force when the seat's player sat down, that is when the seat session holding the
+        wager began (a break keeps the seat), or where no session is recorded, when the seat's
+        continuous play that reaches the wager began (its wagers with no gap longer than the
+        jurisdiction's continuous-play gap). Only where the jurisdiction grandfathers seated
+        players; asked only of wagers found under the minimum (rare)."""
         if not self.grandfathering or moment is None or len(self.limits[table_id]) < 2:
             return False
         key = ("sat_down", table_id, seat, moment)
         sat_down: dt.datetime | None = self._memo.get(key)
-        if sat_down is None:
+        session = None if sat_down is not None else seat_session_at(table_id=table_id, seat=seat, moment=moment)
+        if session is not None:
+            sat_down = self._memo[key] = session.started_at
+        elif sat_down is None:
             plays = list(
                 Wager.objects.filter(
                     coup__shoe__table_id=table_id,
