@@ -24,8 +24,9 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from pit.accounting import services
-from pit.accounting.models import CountKind, InventoryCount, Slip, SlipBook
+from pit.accounting.models import CountKind, InventoryCount, Slip, SlipBook, SlipVoid
 from pit.core.actors import SYSTEM
+from pit.core.gaming_day import gaming_day_for
 from pit.core.jurisdictions import jurisdiction
 from pit.core.money import format_money, to_minor
 from pit.floor.simulator import InjectedFault
@@ -43,6 +44,9 @@ CONTROL_FAULT_CODES = {"skipped_slip": "slip_number_gap", "late_acknowledgement"
 DENOMINATIONS = (100000, 50000, 10000, 2500, 500, 100, 25, 1)
 OPENING_TRAY = 500000  # $5,000: a small tray, so the simulated floor needs fills and credits
 HUNDRED = 10000
+# The share of slip forms spoiled as they are written, each voided before a witness (honest: the
+# number is accounted for, no gap).
+SPOILED_FORMS = 0.05
 
 
 def chips_for(amount: int) -> dict[str, int]:
@@ -94,8 +98,9 @@ def simulate_accounting(
     already has counts is left as it is; one whose shoe is still dealing gets only its opener).
 
     With `controls`, the pit keeps its internal controls as a well-run pit does: slips numbered from
-    a slip book in order, the drop notified to surveillance, and surveillance acknowledging every
-    notification at once; `faults` may then inject the lapses of CONTROL_FAULT_CODES too."""
+    a slip book in order (a spoiled form voided before a witness), the drop notified to
+    surveillance, and surveillance acknowledging every notification at once; `faults` may then
+    inject the lapses of CONTROL_FAULT_CODES too."""
     rates = {**dict.fromkeys(ACCOUNTING_FAULT_CODES, 0.0), **dict.fromkeys(CONTROL_FAULT_CODES, 0.0), **(faults or {})}
     dealer, pit_boss = _signers()
     if controls and not SlipBook.objects.exists():
@@ -114,13 +119,25 @@ def simulate_accounting(
     return injected
 
 
-def _next_number(rng, rates, table, faults) -> str:
-    """The next form of the slip book, or the one after it when a form is skipped (a lapse)."""
+def _next_number(rng, rates, table, day, faults, witness) -> str:
+    """The next form of the slip book, after the last used or voided; a spoiled form (a share
+    SPOILED_FORMS of them, chosen by number) is voided before a witness and the next one taken; a
+    form skipped (a lapse) leaves a gap."""
     used = [int(number) for number in Slip.objects.filter(number__regex=r"^[0-9]+$").values_list("number", flat=True)]
-    number = max(used, default=0) + 1
+    number = max([*used, *SlipVoid.objects.values_list("number", flat=True)], default=0) + 1
+    if random.Random(f"pit-slip-form:{number}").random() < SPOILED_FORMS:
+        services.slip_number_void(number=number, reason="form spoiled", witness=witness, actor=SYSTEM)
+        number += 1
     if rng.random() < rates["skipped_slip"]:
         faults.append(
-            InjectedFault("skipped_slip", "slip_number_gap", table.code, 0, detail=f"slip form {number} skipped")
+            InjectedFault(
+                "skipped_slip",
+                "slip_number_gap",
+                table.code,
+                0,
+                detail=f"slip form {number} skipped",
+                gaming_day=day,
+            )
         )
         number += 1
     return str(number)
@@ -144,6 +161,7 @@ def _surveillance_acknowledges(rates, seed) -> list[InjectedFault]:
                     notification.table.code,
                     0,
                     detail=f"{notification} not acknowledged",
+                    gaming_day=gaming_day_for(notification.notified_at),
                 )
             )
             continue
@@ -186,7 +204,7 @@ def _table_day(table, day, rng, rates, dealer, pit_boss, controls=False) -> list
         received = {"10000": amount // HUNDRED}
         slip = services.slip_request(
             kind="fill",
-            number=_next_number(rng, rates, table, faults) if controls else f"F-{number}",
+            number=_next_number(rng, rates, table, day, faults, pit_boss) if controls else f"F-{number}",
             table=table,
             gaming_day=day,
             reason="tray low",
@@ -211,7 +229,7 @@ def _table_day(table, day, rng, rates, dealer, pit_boss, controls=False) -> list
         amount = (tray - opener_total) // 100000 * 100000
         slip = services.slip_request(
             kind="credit",
-            number=_next_number(rng, rates, table, faults) if controls else f"C-{number}",
+            number=_next_number(rng, rates, table, day, faults, pit_boss) if controls else f"C-{number}",
             table=table,
             gaming_day=day,
             reason="tray full",

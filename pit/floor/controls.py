@@ -3,13 +3,21 @@ the dealer recorded: each shoe's decks received into the card room (two signers)
 its table for it before the shuffle, back in storage after the shoe, cancelled and destroyed
 before a witness; the card storage key drawn to fetch them and each table's drop box release key
 drawn for the drop, each back in time and drawn by a pit boss on its list; at every shift change
-with tables open, the outgoing pit boss's handover and the incoming one's acceptance.
+with tables open, the outgoing pit boss's handover and the incoming one's acceptance; surveillance
+told of each shoe's decks leaving storage and acknowledging at once, as it does the live alarms,
+large fills and off-schedule tables the minute's gather tells it of; each notice owed to the
+regulator filed with a reference within half an hour of being found. The slip series and the drop
+notices are kept with the table accounting (pit.floor.accounting, `controls=True`).
 
 Lapses, at set rates, each found by a check: `short_issue` (a shoe's last deck never recorded as
 issued: shoe_cards_not_issued), `unlisted_key` (the drop key drawn by the card-room clerk, who is
 not on its list: key_issued_unlisted), `late_key` (the drop key back after its time:
-key_out_overdue) and `missed_handover` (a shift change nobody handed over: shift_not_handed_over).
-Safe to run twice: what is recorded is not recorded again.
+key_out_overdue), `missed_handover` (a shift change nobody handed over: shift_not_handed_over),
+`unwatched_decks` (decks leaving storage that surveillance never acknowledged:
+surveillance_unacknowledged) and `unfiled_notice` (a regulator notice never filed:
+regulator_notice_overdue, once its deadline passes); with the table accounting's `skipped_slip` and
+`late_acknowledgement` (pit.floor.accounting.CONTROL_FAULT_CODES), the lapses the `simulate`
+command's --control-fault-rate sets. Safe to run twice: what is recorded is not recorded again.
 """
 
 from __future__ import annotations
@@ -27,7 +35,16 @@ from pit.controls.models import Deck, KeyIssue, KeyKind, SensitiveKey, ShiftHand
 from pit.controls.selectors import key_max_out, key_out
 from pit.controls.shifts import shift_changes
 from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
+from pit.floor.accounting import CONTROL_FAULT_CODES as ACCOUNTING_CONTROL_LAPSES
 from pit.floor.simulator import InjectedFault
+from pit.notices.models import NotificationKind, RegulatorNotice, SurveillanceNotification
+from pit.notices.services import (
+    decks_leaving_notify,
+    notices_gather,
+    regulator_notice_file,
+    surveillance_acknowledge,
+    surveillance_late_check,
+)
 from pit.shoes.models import Coup, Shoe
 from pit.tables.models import TableEvent
 
@@ -36,6 +53,9 @@ CONTROL_FAULT_CODES = {
     "unlisted_key": "key_issued_unlisted",
     "late_key": "key_out_overdue",
     "missed_handover": "shift_not_handed_over",
+    "unwatched_decks": "surveillance_unacknowledged",
+    "unfiled_notice": "regulator_notice_overdue",
+    **ACCOUNTING_CONTROL_LAPSES,
 }
 MINUTE = dt.timedelta(minutes=1)
 
@@ -58,7 +78,7 @@ def parse_control_faults(text: str | None) -> dict[str, float]:
 def _staff():
     User = get_user_model()
     people = []
-    for username in ("sim_pit_boss", "sim_pit_boss_2", "sim_card_clerk"):
+    for username in ("sim_pit_boss", "sim_pit_boss_2", "sim_card_clerk", "sim_surveillance"):
         user, created = User.objects.get_or_create(username=username, defaults={"is_active": True})
         if created:
             user.set_unusable_password()
@@ -90,7 +110,7 @@ def simulate_controls(
     rates = {**dict.fromkeys(CONTROL_FAULT_CODES, 0.0), **(faults or {})}
     rng = random.Random(f"pit-floor-controls:{seed}")
     now = now or timezone.now()
-    boss, relief, clerk = _staff()
+    boss, relief, clerk, watcher = _staff()
     shoes = list(Shoe.objects.select_related("table").order_by("shuffled_at", "pk"))
     first_open = TableEvent.objects.order_by("at").values_list("at", flat=True).first()
     if not shoes or first_open is None:
@@ -103,6 +123,7 @@ def simulate_controls(
         Coup.objects.values("shoe_id").order_by().annotate(last=Max("dealt_at")).values_list("shoe_id", "last")
     )
     drops: set[tuple[int, dt.date]] = set()
+    unwatched: list[SurveillanceNotification] = []
     for shoe in shoes:
         at = shoe.shuffled_at
         drops.add((shoe.table_id, gaming_day_for(at)))
@@ -140,6 +161,24 @@ def simulate_controls(
                 )
             )
         services.decks_issue(decks=issued, shoe=shoe, issued_by=clerk, taken_by=boss, issued_at=at - 15 * MINUTE)
+        told = decks_leaving_notify(
+            table=shoe.table, decks=len(issued), reference=f"shoe {shoe.pk}", at=at - 15 * MINUTE
+        )
+        if rng.random() < rates["unwatched_decks"]:
+            unwatched.append(told)
+            injected.append(
+                InjectedFault(
+                    "unwatched_decks",
+                    CONTROL_FAULT_CODES["unwatched_decks"],
+                    shoe.table.code,
+                    shoe.sequence,
+                    shoe_id=shoe.pk,
+                    gaming_day=gaming_day_for(told.notified_at),
+                    detail=f"{told} not acknowledged",
+                )
+            )
+        else:
+            surveillance_acknowledge(notification=told, user=watcher, at=told.notified_at + MINUTE)
         if shoe.closed_at is None:
             continue  # still dealing: its decks are at the table
         # The shoe ends at its last coup (a backlog's close may be posted later than it happened).
@@ -207,4 +246,45 @@ def simulate_controls(
             handover = services.shift_handover_record(handed_by=outgoing, at=change - 5 * MINUTE)
             services.shift_handover_accept(handover=handover, accepted_by=incoming, at=change + 5 * MINUTE)
         outgoing, incoming = incoming, outgoing
+    injected += _notices(seed=seed, rates=rates, boss=boss, watcher=watcher, unwatched=unwatched)
+    return injected
+
+
+def _notices(*, seed, rates, boss, watcher, unwatched) -> list[InjectedFault]:
+    """What the minute's gather makes (live alarms, large fills, off-schedule tables, the notices
+    owed to the regulator: stamped when their records were, so gathered now), acknowledged by
+    surveillance at once; every notice filed with a reference within half an hour of being found
+    (an unfiled one is found when its deadline passes). The drops' notifications are the table
+    accounting's. The decks surveillance left unseen are found as the minute's check would have."""
+    notices_gather(now=timezone.now())
+    pending = SurveillanceNotification.objects.filter(acknowledgement__isnull=True).exclude(
+        kind__in=(NotificationKind.DROP, NotificationKind.DECKS)
+    )
+    for notification in pending.order_by("pk"):
+        surveillance_acknowledge(notification=notification, user=watcher, at=notification.notified_at)
+    last_due: dict[dt.date, dt.datetime] = {}
+    for notification in unwatched:
+        day = gaming_day_for(notification.notified_at)
+        last_due[day] = max(last_due.get(day, notification.due_by), notification.due_by)
+    for due in sorted(last_due.values()):
+        surveillance_late_check(now=due + MINUTE)
+    injected = []
+    for notice in RegulatorNotice.objects.filter(filing__isnull=True).select_related("table").order_by("pk"):
+        # Drawn per notice, so that a run again leaves the same notices unfiled.
+        if random.Random(f"pit-floor-notices:{seed}:{notice.pk}").random() < rates["unfiled_notice"]:
+            injected.append(
+                InjectedFault(
+                    "unfiled_notice",
+                    CONTROL_FAULT_CODES["unfiled_notice"],
+                    notice.table.code,
+                    0,
+                    gaming_day=notice.gaming_day,
+                    detail=f"notice {notice} never filed (due {timezone.localtime(notice.due_at):%Y-%m-%d %H:%M})",
+                )
+            )
+            continue
+        filed_at = min(notice.found_at + 30 * MINUTE, max(notice.found_at, timezone.now()))
+        regulator_notice_file(
+            notice=notice, reference=f"SIM-{notice.rule_code}-{notice.pk}", user=boss, filed_at=filed_at
+        )
     return injected

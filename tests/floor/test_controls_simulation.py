@@ -1,23 +1,45 @@
 """The simulated floor keeps the pit's internal controls as a well-run pit does (decks received and
 issued for every shoe, keys drawn and back in time by people on their lists, every shift change
-handed over and accepted): on honest days no control finding at all; each injected lapse is found
-by its check, and nothing else."""
+handed over and accepted, slips from the one series with spoiled forms voided before a witness,
+surveillance acknowledging what it is told, every notice to the regulator filed in time): on
+honest days no control finding at all; each injected lapse is found by its check, and nothing else."""
+
+import dataclasses
+import datetime as dt
+from decimal import Decimal
 
 import pytest
 
+from pit.accounting.models import Slip, SlipVoid
 from pit.compliance.models import RuleViolation
 from pit.controls.checks import controls_check
 from pit.controls.models import DeckIssue, HandoverAcceptance, KeyIssue
 from pit.controls.selectors import card_days
-from pit.core.gaming_day import gaming_day_for
+from pit.core import jurisdictions
+from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
+from pit.floor.accounting import simulate_accounting
 from pit.floor.clients import ServicesFloorClient
 from pit.floor.controls import CONTROL_FAULT_CODES, parse_control_faults, simulate_controls
 from pit.floor.simulator import simulate
+from pit.notices.models import RegulatorNotice, SurveillanceNotification
+from pit.notices.services import regulator_deadlines_check, surveillance_late_check
 from pit.shoes.models import Shoe
 from tests.floor.conftest import NOW
 
 pytestmark = pytest.mark.django_db
-CODES = set(CONTROL_FAULT_CODES.values()) | {"deck_issued_twice", "deck_in_use_overdue"}
+CODES = set(CONTROL_FAULT_CODES.values()) | {"deck_issued_twice", "deck_in_use_overdue", "regulator_notice_due"}
+MINUTE = dt.timedelta(minutes=1)
+
+
+@pytest.fixture
+def reporting(settings, monkeypatch):
+    """Washington's rules with its fill/credit rule down to $50: each short fill ($100) is a notice."""
+    rule = jurisdictions.RegulatorRule(
+        "wa_slip", jurisdictions.SLIP_DISCREPANCY, Decimal("50"), 24, "WAC 230-15-495 (threshold lowered)"
+    )
+    preset = dataclasses.replace(jurisdictions.PRESETS["us-wa"], code="us-wa-test", regulator_rules=(rule,))
+    monkeypatch.setitem(jurisdictions.PRESETS, "us-wa-test", preset)
+    settings.PIT_JURISDICTION = "us-wa-test"
 
 
 def _play(days, tables, seed):
@@ -25,9 +47,17 @@ def _play(days, tables, seed):
 
 
 def _check(days_back):
+    """The checks as beat runs them: the controls of each day; surveillance's minute check at each
+    day's end and now; the regulator's deadlines once the last has passed."""
     first = gaming_day_for(NOW)
     for back in range(days_back, -1, -1):
-        controls_check(gaming_day=first.fromordinal(first.toordinal() - back), now=NOW)
+        day = first.fromordinal(first.toordinal() - back)
+        controls_check(gaming_day=day, now=NOW)
+        surveillance_late_check(now=gaming_day_bounds(day)[1])
+    surveillance_late_check(now=dt.datetime.now(dt.UTC) + dt.timedelta(hours=1))
+    last_due = max(RegulatorNotice.objects.values_list("due_at", flat=True), default=None)
+    if last_due is not None:
+        regulator_deadlines_check(now=last_due + MINUTE)
 
 
 def _findings():
@@ -42,28 +72,55 @@ def test_control_lapses_parse():
         "unlisted_key": 0.0,
         "late_key": 0.5,
         "missed_handover": 0.0,
+        "unwatched_decks": 0.0,
+        "unfiled_notice": 0.0,
+        "skipped_slip": 0.0,
+        "late_acknowledgement": 0.0,
     }
     with pytest.raises(ValueError, match="'lost_key' is not a control lapse"):
         parse_control_faults("lost_key=1")
 
 
-def test_every_lapse_is_found_and_nothing_else(pit_tables, django_capture_on_commit_callbacks):
+def test_every_lapse_is_found_and_nothing_else(pit_tables, reporting, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=False):
-        _play(3, ["BB1", "MN1"], seed=4)
-    faults = simulate_controls(seed=4, now=NOW, faults=dict.fromkeys(CONTROL_FAULT_CODES, 1.0))
+        played = _play(3, ["BB1", "MN1"], seed=4)
+    lapses = dict.fromkeys(CONTROL_FAULT_CODES, 1.0)
+    faults = simulate_accounting(coup_ids=played.coup_ids, seed=4, controls=True, faults={**lapses, "short_fill": 1.0})
+    faults = [fault for fault in faults if fault.kind in CONTROL_FAULT_CODES]
+    faults += simulate_controls(seed=4, now=NOW, faults=lapses)
     _check(4)
     assert {fault.kind for fault in faults} == set(CONTROL_FAULT_CODES)
     expected = sorted((fault.code, fault.gaming_day) for fault in faults)
-    # A key drawn late by the clerk is both lapses at once; every shoe, drop and change lapsed.
+    # A key drawn late by the clerk is both lapses at once; every shoe, drop, change, slip and notice lapsed.
     assert _findings() == expected
+    held = RuleViolation.objects.filter(code__in=CODES, cleared_at__isnull=True)
+    assert sorted(held.exclude(code="shift_not_handed_over").values_list("code", "table__code")) == sorted(
+        (fault.code, fault.table) for fault in faults if fault.kind != "missed_handover"
+    )
     shoes = Shoe.objects.count()
     assert sum(fault.kind == "short_issue" for fault in faults) == shoes
+    assert sum(fault.kind == "unwatched_decks" for fault in faults) == shoes
+    # Each skipped form is the gap its finding names; each unfiled notice is one of a short fill.
+    gaps = sorted(int(fault.detail.split()[2]) for fault in faults if fault.kind == "skipped_slip")
+    assert (
+        gaps
+        and sorted(
+            int(message.split()[2]) for message in held.filter(code="slip_number_gap").values_list("message", flat=True)
+        )
+        == gaps
+    )
+    fills = Slip.objects.filter(kind="fill").count()
+    assert sum(fault.kind == "unfiled_notice" for fault in faults) == RegulatorNotice.objects.count() == fills > 0
 
 
 @pytest.mark.slow
-def test_thirty_honest_days_raise_no_control_finding(pit_tables, django_capture_on_commit_callbacks):
+def test_thirty_honest_days_raise_no_control_finding(pit_tables, reporting, django_capture_on_commit_callbacks):
+    """Honest controls over 30 days of play whose table accounting has its errors (a fill in five
+    received short): every error reported to the regulator in time, and no control finds anything."""
     with django_capture_on_commit_callbacks(execute=False):
         result = _play(30, ["BB1", "MN2"], seed=30)
+    accounting = simulate_accounting(coup_ids=result.coup_ids, seed=30, controls=True, faults={"short_fill": 0.2})
+    assert {fault.kind for fault in accounting} == {"short_fill"}
     assert simulate_controls(seed=30, now=NOW) == []
     assert simulate_controls(seed=30, now=NOW) == []  # run again, nothing more is recorded
     _check(31)
@@ -76,3 +133,17 @@ def test_thirty_honest_days_raise_no_control_finding(pit_tables, django_capture_
     assert HandoverAcceptance.objects.count() == 29
     days = list(card_days(gaming_day_for(NOW).fromordinal(gaming_day_for(NOW).toordinal() - 29), gaming_day_for(NOW)))
     assert all(day.balanced and day.overdue == [] for day in days)
+    # Every shoe's decks, every drop (today's too: its shoes are closed) and the large fills told to
+    # surveillance, and acknowledged in time.
+    told = SurveillanceNotification.objects.all()
+    assert told.filter(kind="decks").count() == shoes
+    assert told.filter(kind="drop").count() == 2 * 30
+    assert (
+        told.filter(kind="large_fill").count() == Slip.objects.filter(kind="fill", total_minor__gte=1000000).count() > 0
+    )
+    assert told.filter(acknowledgement__isnull=True).count() == 0
+    # Every short fill reported and filed before its deadline; spoiled forms voided, witnessed.
+    notices = RegulatorNotice.objects.select_related("filing")
+    assert notices.count() == len(accounting) > 0
+    assert all(notice.filing.filed_at <= notice.due_at for notice in notices)
+    assert SlipVoid.objects.exclude(witness=None).count() == SlipVoid.objects.count() > 0

@@ -106,9 +106,10 @@ class Command(PitCommand):
             "--control-fault-rate",
             type=text,
             default="",
-            help="Internal control lapses: short_issue=0.05,unlisted_key=0.02,late_key=0.02,missed_handover=0.05 "
-            "(a bare number sets each). Decks, keys and shift handovers are recorded after the play (not with "
-            "--url or --live).",
+            help="Internal control lapses: short_issue=0.05,unlisted_key=0.02,late_key=0.02,missed_handover=0.05,"
+            "unwatched_decks=0.02,unfiled_notice=0.1,skipped_slip=0.02,late_acknowledgement=0.02 "
+            "(a bare number sets each). Decks, keys, shift handovers, the slip series, surveillance's "
+            "acknowledgements and the regulator's notices are recorded after the play (not with --url or --live).",
         )
         parser.add_argument("--seed", type=integer, default=0)
         parser.add_argument("--decks", type=at_least(1), default=8)
@@ -201,7 +202,12 @@ class Command(PitCommand):
             accounting_faults = (
                 []
                 if options["url"]
-                else simulate_accounting(coup_ids=result.coup_ids, seed=options["seed"], faults=accounting_rates)
+                else simulate_accounting(
+                    coup_ids=result.coup_ids,
+                    seed=options["seed"],
+                    faults={**accounting_rates, **control_rates},
+                    controls=True,
+                )
             )
             control_faults = [] if options["url"] else simulate_controls(seed=options["seed"], faults=control_rates)
             if options["eager"] and dealers and not options["url"]:
