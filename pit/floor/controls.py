@@ -6,16 +6,18 @@ drawn for the drop, each back in time and drawn by a pit boss on its list; at ev
 with tables open, the outgoing pit boss's handover and the incoming one's acceptance; surveillance
 told of each shoe's decks leaving storage and acknowledging at once, as it does the live alarms,
 large fills and off-schedule tables the minute's gather tells it of; each notice owed to the
-regulator filed with a reference within half an hour of being found. The slip series and the drop
-notices are kept with the table accounting (pit.floor.accounting, `controls=True`).
+regulator filed with a reference within half an hour of being found; the table-limit raises of
+pit.floor.limits. The slip series and the drop notices are kept with the table accounting
+(pit.floor.accounting, `controls=True`).
 
 Lapses, at set rates, each found by a check: `short_issue` (a shoe's last deck never recorded as
 issued: shoe_cards_not_issued), `unlisted_key` (the drop key drawn by the card-room clerk, who is
 not on its list: key_issued_unlisted), `late_key` (the drop key back after its time:
 key_out_overdue), `missed_handover` (a shift change nobody handed over: shift_not_handed_over),
 `unwatched_decks` (decks leaving storage that surveillance never acknowledged:
-surveillance_unacknowledged) and `unfiled_notice` (a regulator notice never filed:
-regulator_notice_overdue, once its deadline passes); with the table accounting's `skipped_slip` and
+surveillance_unacknowledged), `unfiled_notice` (a regulator notice never filed:
+regulator_notice_overdue, once its deadline passes) and `kept_raise` (a limit raise never put
+back: wager_under_minimum, pit.floor.limits); with the table accounting's `skipped_slip` and
 `late_acknowledgement` (pit.floor.accounting.CONTROL_FAULT_CODES), the lapses the `simulate`
 command's --control-fault-rate sets. Safe to run twice: what is recorded is not recorded again.
 """
@@ -36,6 +38,7 @@ from pit.controls.selectors import key_max_out, key_out
 from pit.controls.shifts import shift_changes
 from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
 from pit.floor.accounting import CONTROL_FAULT_CODES as ACCOUNTING_CONTROL_LAPSES
+from pit.floor.limits import LIMIT_FAULT_CODES, simulate_limit_changes
 from pit.floor.simulator import InjectedFault
 from pit.notices.models import NotificationKind, RegulatorNotice, SurveillanceNotification
 from pit.notices.services import (
@@ -55,6 +58,7 @@ CONTROL_FAULT_CODES = {
     "missed_handover": "shift_not_handed_over",
     "unwatched_decks": "surveillance_unacknowledged",
     "unfiled_notice": "regulator_notice_overdue",
+    **LIMIT_FAULT_CODES,
     **ACCOUNTING_CONTROL_LAPSES,
 }
 MINUTE = dt.timedelta(minutes=1)
@@ -246,6 +250,7 @@ def simulate_controls(
             handover = services.shift_handover_record(handed_by=outgoing, at=change - 5 * MINUTE)
             services.shift_handover_accept(handover=handover, accepted_by=incoming, at=change + 5 * MINUTE)
         outgoing, incoming = incoming, outgoing
+    injected += simulate_limit_changes(seed=seed, faults=rates, user=boss)
     injected += _notices(seed=seed, rates=rates, boss=boss, watcher=watcher, unwatched=unwatched)
     return injected
 

@@ -23,23 +23,35 @@ from pit.floor.controls import CONTROL_FAULT_CODES, parse_control_faults, simula
 from pit.floor.simulator import simulate
 from pit.notices.models import RegulatorNotice, SurveillanceNotification
 from pit.notices.services import regulator_deadlines_check, surveillance_late_check
-from pit.shoes.models import Shoe
+from pit.shoes.models import Coup, Shoe, Wager
+from pit.tables.models import LimitChange
 from tests.floor.conftest import NOW
 
 pytestmark = pytest.mark.django_db
-CODES = set(CONTROL_FAULT_CODES.values()) | {"deck_issued_twice", "deck_in_use_overdue", "regulator_notice_due"}
+LIMIT_CODES = {"wager_under_minimum", "wager_over_maximum", "wager_off_increment"}
+CODES = (
+    set(CONTROL_FAULT_CODES.values())
+    | {"deck_issued_twice", "deck_in_use_overdue", "regulator_notice_due"}
+    | LIMIT_CODES
+)
 MINUTE = dt.timedelta(minutes=1)
+
+
+def _rules(settings, monkeypatch, base: str) -> None:
+    """A jurisdiction's rules with Washington's fill/credit rule down to $50: each short fill ($100)
+    is a notice to the regulator."""
+    rule = jurisdictions.RegulatorRule(
+        "wa_slip", jurisdictions.SLIP_DISCREPANCY, Decimal("50"), 24, "WAC 230-15-495 (threshold lowered)"
+    )
+    preset = dataclasses.replace(jurisdictions.PRESETS[base], code=f"{base}-test", regulator_rules=(rule,))
+    monkeypatch.setitem(jurisdictions.PRESETS, preset.code, preset)
+    settings.PIT_JURISDICTION = preset.code
 
 
 @pytest.fixture
 def reporting(settings, monkeypatch):
-    """Washington's rules with its fill/credit rule down to $50: each short fill ($100) is a notice."""
-    rule = jurisdictions.RegulatorRule(
-        "wa_slip", jurisdictions.SLIP_DISCREPANCY, Decimal("50"), 24, "WAC 230-15-495 (threshold lowered)"
-    )
-    preset = dataclasses.replace(jurisdictions.PRESETS["us-wa"], code="us-wa-test", regulator_rules=(rule,))
-    monkeypatch.setitem(jurisdictions.PRESETS, "us-wa-test", preset)
-    settings.PIT_JURISDICTION = "us-wa-test"
+    """Ohio's rules (30 minutes' notice of a raise; seated players keep their minimum), reporting short fills."""
+    _rules(settings, monkeypatch, "us-oh")
 
 
 def _play(days, tables, seed):
@@ -60,6 +72,12 @@ def _check(days_back):
         regulator_deadlines_check(now=last_due + MINUTE)
 
 
+def _days(played, code):
+    return sorted(
+        set(Coup.objects.filter(pk__in=played.coup_ids, shoe__table__code=code).values_list("gaming_day", flat=True))
+    )
+
+
 def _findings():
     return sorted(
         RuleViolation.objects.filter(code__in=CODES, cleared_at__isnull=True).values_list("code", "gaming_day")
@@ -74,6 +92,7 @@ def test_control_lapses_parse():
         "missed_handover": 0.0,
         "unwatched_decks": 0.0,
         "unfiled_notice": 0.0,
+        "kept_raise": 0.0,
         "skipped_slip": 0.0,
         "late_acknowledgement": 0.0,
     }
@@ -81,7 +100,8 @@ def test_control_lapses_parse():
         parse_control_faults("lost_key=1")
 
 
-def test_every_lapse_is_found_and_nothing_else(pit_tables, reporting, django_capture_on_commit_callbacks):
+def test_every_lapse_is_found_and_nothing_else(pit_tables, reporting, monkeypatch, django_capture_on_commit_callbacks):
+    monkeypatch.setattr("pit.floor.limits.RAISE_SHARE", 1.0)  # a raise every day a table plays again after
     with django_capture_on_commit_callbacks(execute=False):
         played = _play(3, ["BB1", "MN1"], seed=4)
     lapses = dict.fromkeys(CONTROL_FAULT_CODES, 1.0)
@@ -90,13 +110,22 @@ def test_every_lapse_is_found_and_nothing_else(pit_tables, reporting, django_cap
     faults += simulate_controls(seed=4, now=NOW, faults=lapses)
     _check(4)
     assert {fault.kind for fault in faults} == set(CONTROL_FAULT_CODES)
-    expected = sorted((fault.code, fault.gaming_day) for fault in faults)
+    once = [fault for fault in faults if fault.kind != "kept_raise"]
+    expected = sorted((fault.code, fault.gaming_day) for fault in once)
     # A key drawn late by the clerk is both lapses at once; every shoe, drop, change, slip and notice lapsed.
-    assert _findings() == expected
+    assert [finding for finding in _findings() if finding[0] not in LIMIT_CODES] == expected
     held = RuleViolation.objects.filter(code__in=CODES, cleared_at__isnull=True)
-    assert sorted(held.exclude(code="shift_not_handed_over").values_list("code", "table__code")) == sorted(
-        (fault.code, fault.table) for fault in faults if fault.kind != "missed_handover"
-    )
+    assert sorted(
+        held.exclude(code__in={"shift_not_handed_over", *LIMIT_CODES}).values_list("code", "table__code")
+    ) == sorted((fault.code, fault.table) for fault in once if fault.kind != "missed_handover")
+    # A raise kept: the next day's players under it at that table (a wager each), and on no other day.
+    kept = {(fault.table, fault.gaming_day) for fault in faults if fault.kind == "kept_raise"}
+    assert kept == {("BB1", day) for day in _days(played, "BB1")[1:]} | {
+        ("MN1", day) for day in _days(played, "MN1")[1:]
+    }
+    limits = held.filter(code__in=LIMIT_CODES)
+    assert set(limits.values_list("code", flat=True)) == {"wager_under_minimum"}
+    assert set(limits.values_list("table__code", "gaming_day")) == kept
     shoes = Shoe.objects.count()
     assert sum(fault.kind == "short_issue" for fault in faults) == shoes
     assert sum(fault.kind == "unwatched_decks" for fault in faults) == shoes
@@ -147,3 +176,43 @@ def test_thirty_honest_days_raise_no_control_finding(pit_tables, reporting, djan
     assert notices.count() == len(accounting) > 0
     assert all(notice.filing.filed_at <= notice.due_at for notice in notices)
     assert SlipVoid.objects.exclude(witness=None).count() == SlipVoid.objects.count() > 0
+    # The raises: announced with 30 minutes' notice while players were seated, put back after the
+    # shoe; the seated players went on betting the old minimum, grandfathered (no limit finding above).
+    raises = list(LimitChange.objects.filter(tightens=True).order_by("announced_at"))
+    assert raises and all(change.players_seated and change.notice_minutes == 30 for change in raises)
+    grandfathered = 0
+    for change in raises:
+        restored = LimitChange.objects.filter(table=change.table, announced_at__gt=change.announced_at).earliest(
+            "announced_at"
+        )
+        raised = change.table.limit_versions.get(effective_from=change.effective_from, bet="banker").minimum_minor
+        grandfathered += Wager.objects.filter(
+            coup__shoe__table=change.table,
+            coup__dealt_at__gte=change.effective_from,
+            coup__dealt_at__lt=restored.effective_from,
+            bet__in=("player", "banker"),
+            amount_minor__lt=raised,
+        ).count()
+    assert grandfathered > 0
+
+
+def test_a_raise_without_grandfathering_waits_for_the_shoe_to_end(
+    pit_tables, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    """Maryland gives 30 minutes' notice and keeps no seated player on the old minimum: each raise is
+    announced before the shoe ends and takes effect when it has, and the sweep finds nothing."""
+    _rules(settings, monkeypatch, "us-md")
+    monkeypatch.setattr("pit.floor.limits.RAISE_SHARE", 1.0)
+    with django_capture_on_commit_callbacks(execute=False):
+        played = _play(3, ["BB1", "MN1"], seed=5)
+    assert simulate_controls(seed=5, now=NOW) == []
+    _check(4)
+    assert _findings() == []
+    raises = LimitChange.objects.filter(tightens=True)
+    assert raises.count() == len(_days(played, "BB1")[1:]) + len(_days(played, "MN1")[1:]) > 0
+    for change in raises:
+        last = Coup.objects.filter(shoe__table=change.table, dealt_at__lt=change.effective_from).latest("dealt_at")
+        assert change.effective_from - change.announced_at >= dt.timedelta(minutes=30)
+        assert not Coup.objects.filter(
+            shoe__table=change.table, dealt_at__gte=change.effective_from, gaming_day=last.gaming_day
+        ).exists()
