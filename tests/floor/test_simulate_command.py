@@ -7,6 +7,7 @@ from django.core.management import CommandError, call_command
 
 from pit.compliance.models import RuleViolation
 from pit.dealers.models import Dealer, DealerRotation
+from pit.floor.controls import CONTROL_FAULT_CODES
 from pit.floor.management.commands.simulate import Command
 from pit.floor.simulator import FAULT_KINDS
 from pit.shoes.models import Shoe, ShoeStatus
@@ -42,6 +43,31 @@ def test_simulate_plays_the_tables_asked_for_and_lists_the_faults_it_made(
         ("MD1", ShoeStatus.CLOSED),
         ("MD1", ShoeStatus.DEALING),
     }
+
+
+def test_simulate_keeps_the_controls_and_lists_the_lapses_it_made(pit_tables, django_capture_on_commit_callbacks):
+    out = StringIO()
+    with django_capture_on_commit_callbacks(execute=False):
+        call_command(
+            "simulate",
+            "--tables",
+            "BB1",
+            "--days",
+            "2",
+            "--seed",
+            "3",
+            "--no-progress",
+            "--control-fault-rate",
+            "unwatched_decks=1,skipped_slip=1",
+            stdout=out,
+        )
+    lines = out.getvalue().splitlines()
+    unwatched = [line for line in lines if line.startswith("  unwatched_decks (surveillance_unacknowledged) at BB1")]
+    skipped = [line for line in lines if line.startswith("  skipped_slip (slip_number_gap) at BB1")]
+    assert len(unwatched) == Shoe.objects.count() == 2
+    assert RuleViolation.objects.filter(code="surveillance_unacknowledged").count() == 2
+    assert skipped and RuleViolation.objects.filter(code="slip_number_gap").count() == len(skipped)
+    assert f"control lapses injected: {len(unwatched) + len(skipped)}" in out.getvalue()
 
 
 @pytest.mark.parametrize(
@@ -92,6 +118,6 @@ def test_an_erring_dealer_is_listed_and_found_by_an_eager_run(pit_tables):
 
 def test_help_documents_every_injection():
     text = " ".join(Command().create_parser("manage.py", "simulate").format_help().split())
-    for kind in FAULT_KINDS:
+    for kind in (*FAULT_KINDS, *CONTROL_FAULT_CODES):
         assert f"{kind}=" in text, kind
     assert "--dealers" in text

@@ -106,10 +106,11 @@ class Command(PitCommand):
             "--control-fault-rate",
             type=text,
             default="",
-            help="Internal control lapses: short_issue=0.05,unlisted_key=0.02,late_key=0.02,missed_handover=0.05,"
-            "unwatched_decks=0.02,unfiled_notice=0.1,skipped_slip=0.02,late_acknowledgement=0.02 "
-            "(a bare number sets each). Decks, keys, shift handovers, the slip series, surveillance's "
-            "acknowledgements and the regulator's notices are recorded after the play (not with --url or --live).",
+            help="Internal control lapses: short_issue=0.05, unlisted_key=0.02, late_key=0.02, "
+            "missed_handover=0.05, unwatched_decks=0.02, unfiled_notice=0.1, kept_raise=0.2, skipped_slip=0.02, "
+            "late_acknowledgement=0.02 (comma-separated; a bare number sets each). Decks, keys, shift "
+            "handovers, the slip series, surveillance's acknowledgements, the regulator's notices and "
+            "table-limit raises are recorded after the play (not with --url or --live).",
         )
         parser.add_argument("--seed", type=integer, default=0)
         parser.add_argument("--decks", type=at_least(1), default=8)
@@ -209,7 +210,12 @@ class Command(PitCommand):
                     controls=True,
                 )
             )
-            control_faults = [] if options["url"] else simulate_controls(seed=options["seed"], faults=control_rates)
+            # The slip series and the drops' acknowledgements are kept with the accounting; their
+            # lapses are the controls'.
+            control_faults = [fault for fault in accounting_faults if fault.kind in control_rates]
+            accounting_faults = [fault for fault in accounting_faults if fault.kind not in control_rates]
+            if not options["url"]:
+                control_faults += simulate_controls(seed=options["seed"], faults=control_rates)
             if options["eager"] and dealers and not options["url"]:
                 # Beat judges dealers every 10 minutes for today and yesterday; the days played now.
                 today = gaming_day_for(dt.datetime.now(dt.UTC))
