@@ -72,10 +72,10 @@ def _sessions(shoe: Shoe, gap: dt.timedelta) -> list[tuple[dt.datetime, dt.datet
 
 def _announced(shoe: Shoe, moments: list[dt.datetime], ended: dt.datetime, notice: dt.timedelta, rules):
     """When the raise is announced: where seated players keep their minimum, at the first coup from a
-    third into the shoe whose notice ends before every seat playing after it has sat down (the
-    simulated players who sit down later bet the minimum they found, which a pit would not accept
-    under the raised one); elsewhere the notice and ten minutes before the shoe ends. None: no
-    moment of the shoe will do."""
+    third into the shoe whose notice ends after every seat still playing then sat down (a simulated
+    player who sat down later would bet the minimum found, which a pit would not accept under the
+    raised one); elsewhere the notice and ten minutes before the shoe ends. None: no moment of the
+    shoe will do."""
     latest = ended - notice - MINUTE
     if not rules.grandfathering:
         return next((moment for moment in moments if moment >= ended - notice - 10 * MINUTE and moment <= latest), None)
@@ -104,7 +104,8 @@ def simulate_limit_changes(*, seed: int = 0, faults: dict[str, float] | None = N
     for table_id, days in sorted(days_of.items()):
         table = Table.objects.get(pk=table_id)
         first = Coup.objects.filter(shoe__table=table).order_by("dealt_at").values_list("dealt_at", flat=True).first()
-        assert first is not None  # the table has play
+        if first is None:
+            continue
         _posted(table, first - dt.timedelta(days=1))
         for day, next_day in zip(days, days[1:], strict=False):
             rng = random.Random(f"pit-floor-limits:{seed}:{table.code}:{day}")
