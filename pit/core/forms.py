@@ -14,9 +14,10 @@ from typing import Any
 from django import forms
 from django.core.validators import DecimalValidator
 from django.db import models
-from django.utils.translation import gettext
+from django.utils.text import format_lazy
+from django.utils.translation import gettext, gettext_lazy
 
-from pit.core.money import MoneyError, exponent, from_minor, to_minor
+from pit.core.money import MoneyError, exponent, from_minor, minor_unit, to_minor
 
 # The most decimals any currency has (ISO 4217: BHD, KWD ... have three): a field whose currency is
 # known only once the form is filled (the table chosen on it) accepts that many, and the caller's
@@ -47,8 +48,10 @@ class MoneyField(forms.DecimalField):
         self.currency = currency
         self.decimal_places = exponent(currency)
         self.widget.attrs["step"] = str(Decimal(1).scaleb(-self.decimal_places)) if self.decimal_places else "1"
-        units = f"In {currency}, e.g. 500 for 500.00."
-        self.help_text = f"{self.help_text} {units}" if self.help_text else units
+        example = str(Decimal(500).quantize(minor_unit(currency)))
+        # Lazy: a form declared at import shows it in the reader's language.
+        units = format_lazy(gettext_lazy("In {currency}, e.g. 500 for {example}."), currency=currency, example=example)
+        self.help_text = format_lazy("{} {}", self.help_text, units) if self.help_text else units
         self.validators = [
             *(validator for validator in self.validators if not isinstance(validator, DecimalValidator)),
             DecimalValidator(self.max_digits, self.decimal_places),
