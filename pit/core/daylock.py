@@ -50,6 +50,7 @@ EXEMPT: dict[str, str] = {
     "pit.ratings.services.ratings_refresh_day": "derived: the close's re-check of its day's ratings",
     "pit.ratings.services.session_rate": "a read: the rating computed, not saved",
     "pit.ratings.services.coup_edges": "derived: each coup's exact edges, priced once by the engine",
+    "pit.ratings.services.coup_edges_keep": "derived: each coup's exact edges, as the protection check priced them",
     "pit.ratings.services.comp_balance_minor": "a read",
     "pit.ratings.services.comp_redeem": "a patron's comp account, no figure of a gaming day's play",
     "pit.ratings.services.reinvestment_rate_set": "a tier's rate is set-up, no figure of a gaming day",
@@ -57,7 +58,6 @@ EXEMPT: dict[str, str] = {
     "pit.ratings.services.fraction_text": "words, no write",
     "pit.ratings.services.to_places": "arithmetic, no write",
     "pit.ratings.services.round_minor": "arithmetic, no write",
-    "pit.ratings.services.spans_condition": "a query condition, no write",
     "pit.tables.services": (
         "tables, limits (their announcements) and their open/close status are set-up, no figure of a gaming day"
     ),

@@ -8,7 +8,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 
-from .odds import card_composition_after, exact_odds
+from .odds import Odds, card_composition_after, exact_odds
 from .paytables import MAIN_BETS, Paytable
 from .violations import Violation, violation
 
@@ -25,7 +25,18 @@ def side_bet_expectations(
     """The exact expectation per unit staked of each side bet on the next coup, given the cards
     seen (by rank and suit: a suited or colour bet is priced over the 52 kinds of card, any other
     by ranks); ValueError for a shoe that cannot deal one (fewer than six cards, or impossible counts)."""
-    odds = exact_odds(paytable, card_composition_after(decks, cards_seen))
+    return side_bet_values(paytable, coup_odds(paytable, decks, cards_seen))
+
+
+def coup_odds(paytable: Paytable, decks: int, cards_seen: Mapping[str, int] | Iterable[str]) -> Odds:
+    """The exact odds of every bet on the next coup, given the cards seen (by rank and suit, as
+    `side_bet_expectations` prices them): what a coup's side bets are worth and what each of its bets'
+    house edge is come from this one enumeration. ValueError as `side_bet_expectations`."""
+    return exact_odds(paytable, card_composition_after(decks, cards_seen))
+
+
+def side_bet_values(paytable: Paytable, odds: Odds) -> dict[str, Fraction]:
+    """Each side bet's expectation per unit staked, from the coup's odds (`coup_odds`)."""
     return {bet: odds.bets[bet].expected_value for bet in side_bets(paytable)}
 
 

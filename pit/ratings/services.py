@@ -10,15 +10,19 @@ points ledger; a later change of the rating adds an adjusting entry. Design: doc
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
+import json
+import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any, NamedTuple
 
 from django.db import transaction
-from django.db.models import Max, OuterRef, Q, Subquery, Sum
+from django.db.models import Max, Sum
 from django.utils.translation import gettext
 
 from pit import game
@@ -28,31 +32,16 @@ from pit.core.db import advisory_xact_lock
 from pit.core.derived import derived_follow
 from pit.core.errors import Conflict
 from pit.core.gaming_day import current_gaming_day, gaming_day_bounds, gaming_day_for
-from pit.core.money import format_money
+from pit.core.money import format_money, from_minor, settlement_unit, to_minor
+from pit.game import counting
 from pit.paytables.models import PaytableConfiguration
 from pit.paytables.selectors import engine_paytable
-from pit.players.models import (
-    Patron,
-    PatronVersion,
-    SeatSession,
-    SessionEvent,
-    SessionEventKind,
-    SessionIdentification,
-    Tier,
-)
-from pit.players.selectors import session_patron, session_spans, session_wagers
-from pit.shoes.models import CorrectionKind, Coup, CoupCorrection, Shoe, Wager, WagerResult
-from pit.shoes.selectors import commission_taken_minor
+from pit.players.models import Patron, PatronVersion, SeatSession, SessionEventKind, Tier
+from pit.players.selectors import Span, spans_from_events
+from pit.shoes.models import CorrectionKind, Coup, Shoe, WagerResult
 
-from .models import (
-    AverageBetEstimate,
-    CompEntry,
-    CompKind,
-    CoupEdges,
-    RatedTableDay,
-    ReinvestmentRate,
-    SessionRating,
-)
+from . import persistence
+from .models import AverageBetEstimate, CompEntry, CompKind, CoupEdges, ReinvestmentRate, SessionRating
 
 # What a rating reads: the play of its table and the session's own facts (pit.core.derived).
 RATING_READS = frozenset(
@@ -86,8 +75,10 @@ def round_minor(value: Fraction) -> int:
 
 
 def coup_edges(coup_ids: Iterable[int]) -> dict[int, dict[str, Fraction]]:
-    """Each coup's exact house edge per bet, stored once (computed by the engine from the cards
-    seen before the coup: the shoe's burn and its earlier coups, in number order)."""
+    """Each coup's exact house edge per bet, stored once: as the protection check priced it (it
+    keeps them, `coup_edges_keep`), or priced here for a coup it has not checked yet, by the same
+    enumeration (`pit.game.counting.coup_odds`: the cards seen before the coup, the shoe's burn and
+    its earlier coups in number order)."""
     wanted = set(coup_ids)
     found: dict[int, dict[str, Fraction]] = {
         coup_id: {bet: Fraction(text) for bet, text in edges.items()}
@@ -99,7 +90,7 @@ def coup_edges(coup_ids: Iterable[int]) -> dict[int, dict[str, Fraction]]:
     by_shoe: dict[int, int] = dict(
         Coup.objects.filter(pk__in=missing).values_list("shoe_id").order_by().annotate(Max("number"))
     )
-    new: list[CoupEdges] = []
+    priced: dict[int, dict[str, Fraction]] = {}
     rules: dict[int, game.Paytable] = {}
     for shoe in Shoe.objects.filter(pk__in=by_shoe):
         seen = Counter(shoe.burn_cards or ())
@@ -109,15 +100,43 @@ def coup_edges(coup_ids: Iterable[int]) -> dict[int, dict[str, Fraction]]:
                 if paytable_id not in rules:
                     rules[paytable_id] = engine_paytable(PaytableConfiguration.objects.get(pk=paytable_id))
                 try:
-                    odds = game.exact_odds(rules[paytable_id], game.composition_after(shoe.decks, seen))
+                    odds = counting.coup_odds(rules[paytable_id], shoe.decks, seen)
                     edges = {bet: figures.house_edge for bet, figures in odds.bets.items()}
                 except (ValueError, game.InvalidCard):
                     edges = {}  # cards the shoe cannot hold: protection names the coup; it prices nothing
-                found[pk] = edges
-                new.append(CoupEdges(coup_id=pk, edges={bet: fraction_text(edge) for bet, edge in edges.items()}))
+                found[pk] = priced[pk] = edges
             seen.update([*player, *banker])
-    CoupEdges.objects.bulk_create(new, ignore_conflicts=True)
+    coup_edges_keep(priced)
     return found
+
+
+def coup_edges_keep(edges: dict[int, dict[str, Fraction]]) -> None:
+    """Store coups' exact edges per bet as priced (those stored already stay as they are)."""
+    CoupEdges.objects.bulk_create(
+        [
+            CoupEdges(coup_id=pk, edges={bet: fraction_text(edge) for bet, edge in bets.items()})
+            for pk, bets in edges.items()
+        ],
+        ignore_conflicts=True,
+    )
+
+
+class _Edges(NamedTuple):
+    """A coup's edges over one common denominator: edge of `bet` = numerators[bet] / denominator."""
+
+    denominator: int
+    numerators: dict[str, int]
+
+
+def _over_one_denominator(edges: dict[str, Fraction]) -> _Edges:
+    denominator = math.lcm(*(edge.denominator for edge in edges.values())) if edges else 1
+    return _Edges(denominator, {bet: edge.numerator * (denominator // edge.denominator) for bet, edge in edges.items()})
+
+
+@lru_cache(maxsize=4096)
+def _stored_edges(text: str) -> _Edges:
+    """A CoupEdges row's JSON as read (the same text gives the same edges: a coup's never change)."""
+    return _over_one_denominator({bet: Fraction(edge) for bet, edge in json.loads(text).items()})
 
 
 @lru_cache(maxsize=128)
@@ -125,6 +144,22 @@ def _deducts(paytable_id: int) -> bool:
     """Whether the paytable deducts commission from payouts (a paytable version never changes)."""
     rules = PaytableConfiguration.objects.values_list("rules", flat=True).get(pk=paytable_id)
     return rules.get("commission_mode") == game.CommissionMode.DEDUCTED
+
+
+@lru_cache(maxsize=4096)
+def _deducted_minor(paytable_id: int, bet: str, amount_minor: int, currency: str, cards: str) -> int:
+    """The commission taken off a winning wager's payout at a deducting paytable: the engine settles
+    it again from the coup's cards (as pit.shoes.selectors.commission_taken_minor does)."""
+    player, banker = json.loads(cards)
+    rules = PaytableConfiguration.objects.values_list("rules", flat=True).get(pk=paytable_id)
+    settlement = game.settle(
+        engine_paytable(rules),
+        bet,
+        from_minor(amount_minor, currency),
+        game.evaluate(game.Coup(player=player, banker=banker)),
+        unit=settlement_unit(currency),
+    )
+    return to_minor(settlement.deducted, currency)
 
 
 @lru_cache(maxsize=128)
@@ -137,91 +172,137 @@ def _full_shoe_edge(paytable_id: int, decks: int) -> Fraction:
 # ------------------------------------------------------------------------------------ the rating
 
 
-def _voided(coup_ids: Iterable[int]) -> set[int]:
-    """The coups whose latest correction is a void."""
-    latest = CoupCorrection.objects.filter(coup_id=OuterRef("coup_id")).order_by("-sequence").values("kind")[:1]
-    return set(
-        CoupCorrection.objects.filter(coup_id__in=list(coup_ids))
-        .annotate(latest_kind=Subquery(latest))
-        .filter(latest_kind=CorrectionKind.VOID)
-        .values_list("coup_id", flat=True)
-    )
+def _inside(spans: list[Span], moment: dt.datetime) -> bool:
+    return any(start <= moment and (end is None or moment < end) for start, end in spans)
 
 
-def spans_condition(spans: list[tuple[dt.datetime, dt.datetime | None]], field: str) -> Q:
-    """`field` (a moment) inside one of the spans: from its start, up to (not including) its end."""
-    condition = Q(pk__in=[])
-    for start, end in spans:
-        inside = Q(**{f"{field}__gte": start})
-        if end is not None:
-            inside &= Q(**{f"{field}__lt": end})
-        condition |= inside
-    return condition
+class _Session:
+    """A session as the refresh reads it (`persistence.table_day_sessions`), with its played spans."""
+
+    def __init__(self, row: dict[str, Any]) -> None:
+        self.row = row
+        self.pk: int = row["id"]
+        self.seat: int = row["seat"]
+        self.started_at: dt.datetime = row["started_at"]
+        self.spans = spans_from_events(self.started_at, row["events"])
+        self.final = any(kind == SessionEventKind.STAND for kind, _at in row["events"])
+        first = gaming_day_for(self.spans[0][0]) if self.spans else row["gaming_day"]
+        last = (
+            gaming_day_for(self.spans[-1][1]) if self.spans and self.spans[-1][1] is not None else current_gaming_day()
+        )
+        self.days = (first, max(first, last))
 
 
-def session_rate(session: SeatSession) -> SessionRating:
-    """The session's rating computed from the facts as they stand now (not saved)."""
-    spans = session_spans(session)
-    final = session.events.filter(kind=SessionEventKind.STAND).exists()
-    table = session.table
-    first_day = gaming_day_for(spans[0][0]) if spans else session.gaming_day
-    last_day = gaming_day_for(spans[-1][1]) if spans and spans[-1][1] is not None else current_gaming_day()
-    table_coups = Coup.objects.filter(
-        shoe__table_id=session.table_id, gaming_day__range=(first_day, max(first_day, last_day))
-    ).filter(spans_condition(spans, "dealt_at"))
-    coup_rows = list(table_coups.values_list("pk", "dealt_at", "paytable_id", "shoe__decks"))
-    voided = _voided(row[0] for row in coup_rows)
-    latest = max((row[1] for row in coup_rows), default=session.started_at)
+def _rate(table_id: int, sessions: list[_Session]) -> list[SessionRating]:
+    """The sessions' ratings computed from the facts as they stand now (not saved): the coups
+    dealt at the table in their spans and the standing wagers of their seats on those coups, read
+    for all of them at once (two statements), then split by seat and span here."""
+    spanned = [session for session in sessions if session.spans]
+    coups: list[tuple[Any, ...]] = []
+    if spanned:
+        days = (min(s.days[0] for s in spanned), max(s.days[1] for s in spanned))
+        ends = [s.spans[-1][1] for s in spanned]
+        end = None if None in ends else max(end for end in ends if end is not None)
+        coups = persistence.window_coups(table_id, days, min(s.spans[0][0] for s in spanned), end)
+    moments = [row[1] for row in coups]
+    owner: dict[tuple[int, int], int] = {}  # (seat, coup) -> the session whose span holds it
+    played: dict[int, list[tuple[Any, ...]]] = {}
+    for session in spanned:
+        mine = played[session.pk] = []
+        for span_start, span_end in session.spans:
+            low = bisect.bisect_left(moments, span_start)
+            high = len(moments) if span_end is None else bisect.bisect_left(moments, span_end)
+            mine.extend(row for row in coups[low:high] if session.days[0] <= _day(row[2]) <= session.days[1])
+        for row in mine:
+            owner[session.seat, row[0]] = session.pk
+    coup_of = {row[0]: row for row in coups}
+    by_session: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
+    if owner:
+        held = sorted({coup_id for _seat, coup_id in owner})
+        seats = sorted({seat for seat, _coup in owner})
+        days = (min(_day(coup_of[pk][2]) for pk in held), max(_day(coup_of[pk][2]) for pk in held))
+        for wager in persistence.coup_wagers(held, seats, days):
+            # Standing (pit.shoes.selectors.standing_condition): the version of the coup's latest correction.
+            if wager[7] == coup_of[wager[0]][5]:
+                session_id = owner.get((wager[1], wager[0]))
+                if session_id is not None:
+                    by_session[session_id].append(wager)
+    edges = _edges_of(coup_of, {wager[0] for rows in by_session.values() for wager in rows})
+    return [
+        _rating(session, played.get(session.pk, []), by_session[session.pk], coup_of, edges) for session in sessions
+    ]
+
+
+def _day(value: Any) -> dt.date:
+    return value if isinstance(value, dt.date) else dt.date.fromisoformat(value)
+
+
+def _edges_of(coup_of: dict[int, tuple[Any, ...]], coup_ids: set[int]) -> dict[int, _Edges]:
+    """The wagered coups' edges: as stored (read with the coups), or priced now for those without."""
+    edges = {pk: _stored_edges(coup_of[pk][7]) for pk in coup_ids if coup_of[pk][7] is not None}
+    missing = coup_ids - edges.keys()
+    if missing:
+        edges.update((pk, _over_one_denominator(priced)) for pk, priced in coup_edges(missing).items())
+    return edges
+
+
+def _rating(
+    session: _Session,
+    coups: list[tuple[Any, ...]],
+    wagers: list[tuple[Any, ...]],
+    coup_of: dict[int, tuple[Any, ...]],
+    edges: dict[int, _Edges],
+) -> SessionRating:
+    row, spans = session.row, session.spans
+    latest = max((coup[1] for coup in coups), default=session.started_at)
     as_of = max(latest, session.started_at)
     seconds = 0
     for start, end in spans:
         seconds += max(int(((end if end is not None else max(as_of, start)) - start).total_seconds()), 0)
-    if final and spans:
+    if session.final and spans:
         as_of = spans[-1][1] or as_of
-    rows = list(
-        session_wagers(session).values_list(
-            "pk", "coup_id", "bet", "amount_minor", "result", "payout_minor", "commission_minor", "coup__paytable_id"
-        )
-    )
-    edges = coup_edges({row[1] for row in rows})
+    currency = row["currency"]
     handle_by_bet: dict[str, int] = defaultdict(int)
-    coups_played: set[int] = set()
-    theo = Fraction(0)
+    theo_by_coup: dict[int, int] = defaultdict(int)  # per coup: Σ stake x edge numerator
     won = owed = deducted = largest = 0
-    deducting = {paytable_id for paytable_id in {row[7] for row in rows} if _deducts(paytable_id)}
-    for pk, coup_id, bet, amount, result, payout, commission, paytable_id in rows:
+    for coup_id, _seat, bet, amount, result, payout, commission, _version in wagers:
         handle_by_bet[bet] += amount
-        coups_played.add(coup_id)
         largest = max(largest, amount)
         won += (amount if result == WagerResult.LOSE else 0) - payout + commission
         owed += commission
-        if paytable_id in deducting and result == WagerResult.WIN:
-            deducted += commission_taken_minor(Wager.objects.select_related("coup__paytable").get(pk=pk))[0]
-        edge = edges.get(coup_id, {}).get(bet)
-        if edge is not None:
-            theo += amount * edge
+        coup = coup_of[coup_id]
+        if result == WagerResult.WIN and _deducts(coup[3]):
+            deducted += _deducted_minor(coup[3], bet, amount, currency, f"[{coup[8]}, {coup[9]}]")
+        numerator = edges[coup_id].numerators.get(bet)
+        if numerator is not None:
+            theo_by_coup[coup_id] += amount * numerator
+    # Σ over coups of (Σ stake x numerator) / denominator, over one common denominator: one Fraction.
+    common = math.lcm(*(edges[coup_id].denominator for coup_id in theo_by_coup)) if theo_by_coup else 1
+    theo = Fraction(
+        sum(total * (common // edges[coup_id].denominator) for coup_id, total in theo_by_coup.items()), common
+    )
     handle = sum(handle_by_bet.values())
-    estimate = session.estimates.order_by("-recorded_at", "-id").first()
+    played = {wager[0] for wager in wagers}
+    estimate = row["estimate"]
     estimated = False
-    average = Fraction(handle, len(coups_played)) if coups_played else Fraction(0)
-    if estimate is not None and not rows:
-        estimated, average = True, Fraction(estimate.average_bet_minor)
-    counted = [row for row in coup_rows if row[0] not in voided]
-    paytable_id, decks = (counted[-1][2], counted[-1][3]) if counted else (table.paytable_id, 8)
+    average = Fraction(handle, len(played)) if played else Fraction(0)
+    if estimate is not None and not wagers:
+        estimated, average = True, Fraction(estimate)
+    counted = [coup for coup in coups if coup[6] != CorrectionKind.VOID]
+    paytable_id, decks = (counted[-1][3], counted[-1][4]) if counted else (row["paytable_id"], 8)
     game_edge = _full_shoe_edge(paytable_id, decks)
     # average bet x hours x (coups per hour measured) x edge: the hours cancel against the pace.
     standard = average * len(counted) * game_edge
-    patron = session_patron(session)
     return SessionRating(
-        session=session,
-        patron=patron,
-        table_id=session.table_id,
-        gaming_day=session.gaming_day,
-        currency=table.currency,
+        session_id=session.pk,
+        patron_id=row["patron_id"],
+        table_id=row["table_id"],
+        gaming_day=row["gaming_day"],
+        currency=currency,
         seconds_played=seconds,
-        coups_played=len(coups_played),
+        coups_played=len(played),
         table_coups=len(counted),
-        wagers=len(rows),
+        wagers=len(wagers),
         handle_minor=handle,
         handle_by_bet=dict(sorted(handle_by_bet.items())),
         largest_bet_minor=largest,
@@ -234,75 +315,39 @@ def session_rate(session: SeatSession) -> SessionRating:
         game_edge=fraction_text(game_edge),
         standard_theo_minor=to_places(standard),
         estimated=estimated,
-        estimated_average_bet_minor=estimate.average_bet_minor if estimate is not None else None,
-        final=final,
+        estimated_average_bet_minor=estimate,
+        final=session.final,
         as_of=as_of,
-        coup_mark=max((row[0] for row in coup_rows), default=0),
+        coup_mark=max((coup[0] for coup in coups), default=0),
     )
 
 
-def _candidates(table_id: int, day: dt.date):
-    """The sessions at the table that overlap the gaming day."""
-    start, end = gaming_day_bounds(day)
-    return (
-        SeatSession.objects.filter(table_id=table_id, started_at__lt=end)
-        .exclude(events__kind=SessionEventKind.STAND, events__at__lt=start)
-        .select_related("table", "patron")
-    )
-
-
-def _marks(table_id: int, day: dt.date) -> dict[str, int]:
-    sessions = SeatSession.objects.filter(table_id=table_id)
-    return {
-        "coup_mark": Coup.objects.filter(shoe__table_id=table_id, gaming_day=day).aggregate(m=Max("pk"))["m"] or 0,
-        "correction_mark": CoupCorrection.objects.filter(coup__shoe__table_id=table_id, coup__gaming_day=day).aggregate(
-            m=Max("pk")
-        )["m"]
-        or 0,
-        "event_mark": SessionEvent.objects.filter(session__in=sessions).aggregate(m=Max("pk"))["m"] or 0,
-        "identification_mark": SessionIdentification.objects.filter(session__in=sessions).aggregate(m=Max("pk"))["m"]
-        or 0,
-        "estimate_mark": AverageBetEstimate.objects.filter(session__in=sessions).aggregate(m=Max("pk"))["m"] or 0,
-    }
+def session_rate(session: SeatSession) -> SessionRating:
+    """The session's rating computed from the facts as they stand now (not saved)."""
+    rows, _marks = persistence.table_day_sessions(session.table_id, session.gaming_day)
+    row = next(row for row in rows if row["id"] == session.pk)  # a session overlaps its own gaming day
+    return _rate(session.table_id, [_Session({**row, "table_id": session.table_id})])[0]
 
 
 def _touched(
-    table_id: int, day: dt.date, mark: RatedTableDay, candidates: list[SeatSession], stored: dict[int, SessionRating]
-) -> set[int]:
-    """The candidate sessions that anything newer than the marks touches (or not rated yet)."""
-    touched: set[int] = {session.pk for session in candidates if session.pk not in stored}
-    moments = list(
-        Coup.objects.filter(shoe__table_id=table_id, gaming_day=day, pk__gt=mark.coup_mark).values_list(
-            "dealt_at", flat=True
-        )
-    )
-    moments += list(
-        CoupCorrection.objects.filter(
-            coup__shoe__table_id=table_id, coup__gaming_day=day, pk__gt=mark.correction_mark
-        ).values_list("coup__dealt_at", flat=True)
-    )
-    ids = [session.pk for session in candidates]
-    touched |= set(
-        SessionEvent.objects.filter(session_id__in=ids, pk__gt=mark.event_mark).values_list("session_id", flat=True)
-    )
-    touched |= set(
-        SessionIdentification.objects.filter(session_id__in=ids, pk__gt=mark.identification_mark).values_list(
-            "session_id", flat=True
-        )
-    )
-    touched |= set(
-        AverageBetEstimate.objects.filter(session_id__in=ids, pk__gt=mark.estimate_mark).values_list(
-            "session_id", flat=True
-        )
-    )
-    if moments:
-        first, last = min(moments), max(moments)
-        for session in candidates:
-            if session.pk in touched or session.started_at > last:
-                continue
-            stood = stored[session.pk].final and stored[session.pk].as_of < first
-            if not stood:
-                touched.add(session.pk)
+    sessions: list[_Session], marks: dict[str, int], play: list[tuple[str, int, dt.datetime]]
+) -> list[_Session]:
+    """The sessions the new facts touch: those not rated yet, those with an event, identification or
+    estimate of their own newer than the marks, and those whose played spans hold a new coup or a
+    corrected one (a coup belongs to the sessions seated at its table when it was dealt, and to no
+    other: theirs are the only ratings it changes)."""
+    moments = sorted({at for _kind, _pk, at in play})
+    touched = []
+    for session in sessions:
+        facts = session.row["facts"]
+        if not session.row["rated"] or any(facts[kind] > marks[kind] for kind in marks):
+            touched.append(session)
+            continue
+        for start, end in session.spans:
+            low = bisect.bisect_left(moments, start)
+            if low < len(moments) and (end is None or moments[low] < end):
+                touched.append(session)
+                break
     return touched
 
 
@@ -312,26 +357,25 @@ def ratings_refresh(*, table_id: int, gaming_day: dt.date, whole: bool = False) 
     Serialized per table-day; safe to run twice. Returns the sessions rated."""
     with transaction.atomic():
         advisory_xact_lock(f"pit.ratings:{table_id}:{gaming_day}")
-        marks = _marks(table_id, gaming_day)
-        mark, _created = RatedTableDay.objects.get_or_create(table_id=table_id, gaming_day=gaming_day)
-        candidates = list(_candidates(table_id, gaming_day))
-        stored = {rating.session_id: rating for rating in SessionRating.objects.filter(session__in=candidates)}
-        every = {session.pk for session in candidates}
-        touched = every if whole else _touched(table_id, gaming_day, mark, candidates, stored)
-        for session in candidates:
-            if session.pk in touched:
-                _rating_write(session)
-        RatedTableDay.objects.filter(pk=mark.pk).update(**marks)
+        rows, marks = persistence.table_day_sessions(table_id, gaming_day)
+        play = persistence.new_play(table_id, gaming_day)
+        sessions = [_Session({**row, "table_id": table_id}) for row in rows]
+        touched = sessions if whole else _touched(sessions, marks, play)
+        if touched:
+            ratings = _rate(table_id, touched)
+            persistence.ratings_write(ratings)
+            for rating in ratings:
+                if rating.final and rating.patron_id is not None:
+                    _comp_follow(rating)
+        read = dict(marks)
+        for session in sessions:
+            for kind, pk in session.row["facts"].items():
+                read[kind] = max(read[kind], pk)
+        for kind, pk, _at in play:
+            read[kind] = max(read.get(kind, 0), pk)
+        if read != marks or play:
+            persistence.marks_advance(table_id, gaming_day, read)
     return len(touched)
-
-
-def _rating_write(session: SeatSession) -> SessionRating:
-    rating = session_rate(session)
-    SessionRating.objects.filter(session=session).delete()
-    rating.save(force_insert=True)
-    if rating.final and rating.patron is not None:
-        _comp_follow(rating)
-    return rating
 
 
 def ratings_refresh_day(*, gaming_day: dt.date) -> int:

@@ -1,11 +1,13 @@
 """`side_bet_advantage_play`: each coup's side-bet expectations stored, and each seat's side bets on
-positive coups tested against betting at random. Design: docs/design/protection-checks.md."""
+positive coups tested against betting at random (the same pricing gives the ratings each coup's house
+edges). Design: docs/design/protection-checks.md."""
 
 from __future__ import annotations
 
 import datetime as dt
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
+from fractions import Fraction
 from typing import Any
 
 from django.conf import settings
@@ -21,6 +23,7 @@ from pit.protection.checks.paytables import Paytables
 from pit.protection.checks.rows import PROTECTION_CHECK, CoupsByShoe, WagerRow
 from pit.protection.models import SideBetExpectation
 from pit.protection.statistics import SideBetDay, seat_chances
+from pit.ratings.services import coup_edges_keep
 from pit.shoes.models import Coup, Shoe, Wager
 from pit.tables.models import Table
 
@@ -47,6 +50,7 @@ def side_bet_expectations(
         bets[bet] = positive
     stored = worth.keys()
     new: list[SideBetExpectation] = []
+    edges: dict[int, dict[str, Fraction]] = {}
     for shoe in shoes:
         coups = coups_by_shoe[shoe.pk]
         if all(row[0] in stored for row in coups):
@@ -55,10 +59,13 @@ def side_bet_expectations(
         for row in coups:
             pk, player, banker, paytable_id = row[0], row[1], row[2], row[5]
             if pk not in stored:
+                rules = paytables.rules[paytable_id]
                 try:
-                    expectations = counting.side_bet_expectations(paytables.rules[paytable_id], shoe.decks, seen)
+                    odds = counting.coup_odds(rules, shoe.decks, seen)
                 except (ValueError, game.InvalidCard):
                     break  # cards the shoe cannot hold, or too few left: nothing after can be counted
+                expectations = counting.side_bet_values(rules, odds)
+                edges[pk] = {bet: figures.house_edge for bet, figures in odds.bets.items()}
                 new.extend(
                     SideBetExpectation(
                         coup_id=pk, bet=bet, expectation=game.fraction_to_decimal(value, 12), positive=value > 0
@@ -67,6 +74,9 @@ def side_bet_expectations(
                 )
             seen.update([*player, *banker])
     SideBetExpectation.objects.bulk_create(new, ignore_conflicts=True, batch_size=1000)
+    # The same enumeration priced every bet of the coup: the ratings' exact theo takes its house edges
+    # from here rather than pricing the coup again (pit.ratings.services.coup_edges).
+    coup_edges_keep(edges)
     for expectation in new:
         worth.setdefault(expectation.coup_id, {})[expectation.bet] = expectation.positive
     return worth

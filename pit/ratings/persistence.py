@@ -1,0 +1,251 @@
+"""Hand-written statements of the rating refresh: what is new at a table-day since its marks, its
+sessions with their events, the coups and standing wagers of the sessions it rates, and the marks
+written back. One text for PostgreSQL and SQLite: values go in as the ORM adapts them and come back
+as the ORM reads them (`_moment`). Design: docs/design/ratings.md."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, cast
+
+from django.db import connection
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from pit.core.gaming_day import gaming_day_bounds
+from pit.core.rows import statement_form
+from pit.players.models import SeatSession, SessionEvent, SessionIdentification
+from pit.shoes.models import Coup, CoupCorrection, Shoe, Wager
+from pit.tables.models import Table
+
+from .models import AverageBetEstimate, CoupEdges, RatedTableDay, SessionRating
+
+# What a refresh finds newer than the table-day's marks (`new_facts`): the kind, the row's id and
+# the coup's moment (a coup, a correction) or the session (an event, an identification, an estimate).
+COUP, CORRECTION, EVENT, IDENTIFICATION, ESTIMATE = "coup", "correction", "event", "identification", "estimate"
+MARKS = {
+    COUP: "coup_mark",
+    CORRECTION: "correction_mark",
+    EVENT: "event_mark",
+    IDENTIFICATION: "identification_mark",
+    ESTIMATE: "estimate_mark",
+}
+
+
+def _table(model) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def _at(value: dt.datetime) -> Any:
+    return connection.ops.adapt_datetimefield_value(value)
+
+
+def _day(value: dt.date) -> Any:
+    return connection.ops.adapt_datefield_value(value)
+
+
+def _moment(value: Any) -> dt.datetime | None:
+    """A moment read by hand as the ORM gives it: aware, in UTC (SQLite keeps naive UTC text)."""
+    if value is None or isinstance(value, dt.datetime) and timezone.is_aware(value):
+        return value
+    moment = parse_datetime(value) if isinstance(value, str) else value
+    assert moment is not None, f"not a moment: {value!r}"
+    return timezone.make_aware(moment, dt.UTC) if timezone.is_naive(moment) else moment
+
+
+@statement_form
+def _new_play_text() -> str:
+    marks = f"(SELECT {{mark}} FROM {_table(RatedTableDay)} WHERE table_id = %s AND gaming_day = %s)"  # noqa: S608
+    coup, shoe = _table(Coup), _table(Shoe)
+    return (
+        f"SELECT '{COUP}', c.id, c.dealt_at FROM {coup} c JOIN {shoe} s ON s.id = c.shoe_id "  # noqa: S608
+        f"WHERE s.table_id = %s AND c.gaming_day = %s AND c.id > COALESCE({marks.format(mark='coup_mark')}, 0) "
+        f"UNION ALL SELECT '{CORRECTION}', k.id, c.dealt_at FROM {_table(CoupCorrection)} k "
+        f"JOIN {coup} c ON c.id = k.coup_id JOIN {shoe} s ON s.id = c.shoe_id "
+        f"WHERE s.table_id = %s AND c.gaming_day = %s AND k.id > COALESCE({marks.format(mark='correction_mark')}, 0)"
+    )
+
+
+def new_play(table_id: int, day: dt.date) -> list[tuple[str, int, dt.datetime]]:
+    """Every coup and correction of the table-day newer than the table-day's marks (all of them
+    before its first refresh): (COUP or CORRECTION, its id, the coup's dealt_at). One statement."""
+    gaming_day = _day(day)
+    with connection.cursor() as cursor:
+        cursor.execute(_new_play_text(), [table_id, gaming_day, table_id, gaming_day] * 2)
+        return [(kind, pk, cast(dt.datetime, _moment(at))) for kind, pk, at in cursor.fetchall()]
+
+
+@statement_form
+def _sessions_text() -> str:
+    # One join (the events); the rest are subqueries of one table each: the join a planner orders
+    # is small, and planning costs more than running it here.
+    estimates, events, identification = _table(AverageBetEstimate), _table(SessionEvent), _table(SessionIdentification)
+    table, marks = _table(Table), _table(RatedTableDay)
+
+    def mark(column: str) -> str:
+        return f"(SELECT {column} FROM {marks} WHERE table_id = ss.table_id AND gaming_day = %s)"  # noqa: S608
+
+    return (
+        "SELECT ss.id, ss.seat, ss.started_at, ss.gaming_day, "  # noqa: S608
+        f"COALESCE(ss.patron_id, (SELECT si.patron_id FROM {identification} si WHERE si.session_id = ss.id)), "
+        f"EXISTS (SELECT 1 FROM {_table(SessionRating)} r WHERE r.session_id = ss.id), "
+        f"(SELECT t.currency FROM {table} t WHERE t.id = ss.table_id), "
+        f"(SELECT t.paytable_id FROM {table} t WHERE t.id = ss.table_id), "
+        f"(SELECT a.average_bet_minor FROM {estimates} a WHERE a.session_id = ss.id "
+        "ORDER BY a.recorded_at DESC, a.id DESC LIMIT 1), "
+        f"(SELECT max(a.id) FROM {estimates} a WHERE a.session_id = ss.id), "
+        f"(SELECT si.id FROM {identification} si WHERE si.session_id = ss.id), "
+        f"{mark('event_mark')}, {mark('identification_mark')}, {mark('estimate_mark')}, e.id, e.kind, e.at "
+        f"FROM {_table(SeatSession)} ss LEFT JOIN {events} e ON e.session_id = ss.id "
+        "WHERE ss.table_id = %s AND ss.started_at < %s "
+        f"AND NOT EXISTS (SELECT 1 FROM {events} x WHERE x.session_id = ss.id AND x.kind = 'stand' AND x.at < %s) "
+        "ORDER BY ss.id, e.at, e.id"
+    )
+
+
+def table_day_sessions(table_id: int, day: dt.date) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """The table's sessions that overlap the gaming day (sat down before its end, not stood up before
+    its start), each with its events in order, whose it is (the patron, or the one identified later),
+    whether it is rated yet, its latest estimate, its table's currency and paytable and the highest
+    id of its events, identification and estimates (`facts`); and the table-day's marks of those
+    (0 before its first refresh). One statement."""
+    start, end = gaming_day_bounds(day)
+    sessions: dict[int, dict[str, Any]] = {}
+    marks = dict.fromkeys((EVENT, IDENTIFICATION, ESTIMATE), 0)
+    with connection.cursor() as cursor:
+        gaming_day = _day(day)
+        cursor.execute(_sessions_text(), [gaming_day] * 3 + [table_id, _at(end), _at(start)])
+        rows = cursor.fetchall()
+    for row in rows:
+        pk, seat, started, gaming_day, patron_id, rated, currency, paytable_id, estimate, estimate_id = row[:10]
+        identification_id, event_mark, identification_mark, estimate_mark, event_id, kind, at = row[10:]
+        session = sessions.get(pk)
+        if session is None:
+            session = sessions[pk] = {
+                "id": pk,
+                "seat": seat,
+                "started_at": _moment(started),
+                "gaming_day": gaming_day if isinstance(gaming_day, dt.date) else dt.date.fromisoformat(gaming_day),
+                "patron_id": patron_id,
+                "rated": bool(rated),
+                "currency": currency,
+                "paytable_id": paytable_id,
+                "estimate": estimate,
+                "events": [],
+                "facts": {EVENT: 0, IDENTIFICATION: identification_id or 0, ESTIMATE: estimate_id or 0},
+            }
+            marks = {EVENT: event_mark or 0, IDENTIFICATION: identification_mark or 0, ESTIMATE: estimate_mark or 0}
+        if kind is not None:
+            session["events"].append((kind, _moment(at)))
+            session["facts"][EVENT] = max(session["facts"][EVENT], event_id)
+    return list(sessions.values()), marks
+
+
+@statement_form
+def _coups_text(bounded: bool) -> str:
+    correction = _table(CoupCorrection)
+    return (
+        "SELECT c.id, c.dealt_at, c.gaming_day, c.paytable_id, s.decks, k.id, k.kind, "  # noqa: S608
+        "e.edges, c.player_cards, c.banker_cards "
+        f"FROM {_table(Coup)} c JOIN {_table(Shoe)} s ON s.id = c.shoe_id "
+        f"LEFT JOIN {correction} k ON k.coup_id = c.id "
+        f"AND k.sequence = (SELECT max(l.sequence) FROM {correction} l WHERE l.coup_id = c.id) "
+        f"LEFT JOIN {_table(CoupEdges)} e ON e.coup_id = c.id "
+        "WHERE s.table_id = %s AND c.gaming_day BETWEEN %s AND %s AND c.dealt_at >= %s "
+        + ("AND c.dealt_at < %s " if bounded else "")
+        + "ORDER BY c.dealt_at, c.id"
+    )
+
+
+def window_coups(
+    table_id: int, days: tuple[dt.date, dt.date], start: dt.datetime, end: dt.datetime | None
+) -> list[tuple[Any, ...]]:
+    """The table's coups of the gaming days `days` (first, last) dealt in [start, end) (no end: up to
+    now), in the order dealt: (id, dealt_at, gaming day, paytable, the shoe's decks, its latest
+    correction's id and kind or None, its stored edges as JSON text or None, player cards, banker
+    cards as JSON text). One statement."""
+    params = [table_id, _day(days[0]), _day(days[1]), _at(start)] + ([_at(end)] if end is not None else [])
+    with connection.cursor() as cursor:
+        cursor.execute(_coups_text(end is not None), params)
+        return [(pk, _moment(at), *rest) for pk, at, *rest in cursor.fetchall()]
+
+
+def _ids(column: str) -> str:
+    """`column` is one of the ids of one parameter (`_ids_value`): an array on PostgreSQL (as
+    pit.core.rows.AnyOf), a JSON array on SQLite; one text however many ids."""
+    if connection.vendor == "postgresql":
+        return f"{column} = ANY(%s::bigint[])"
+    return f"{column} IN (SELECT value FROM json_each(%s))"  # noqa: S608
+
+
+def _ids_value(ids: list[int]) -> str:
+    text = ",".join(map(str, ids))
+    return "{" + text + "}" if connection.vendor == "postgresql" else "[" + text + "]"
+
+
+@statement_form
+def _wagers_text(vendor: str) -> str:
+    return (
+        "SELECT w.coup_id, w.seat, w.bet, w.amount_minor, w.result, w.payout_minor, w.commission_minor, "  # noqa: S608
+        f"w.correction_id FROM {_table(Wager)} w WHERE {_ids('w.coup_id')} AND {_ids('w.seat')} "
+        "AND w.gaming_day BETWEEN %s AND %s"
+    )
+
+
+def coup_wagers(coup_ids: list[int], seats: list[int], days: tuple[dt.date, dt.date]) -> list[tuple[Any, ...]]:
+    """Every version of the wagers at `seats` on the coups (of the gaming days `days`): (coup, seat,
+    bet, amount, result, payout, commission in minor units, the correction that wrote it or None).
+    One statement."""
+    if not coup_ids or not seats:
+        return []
+    params = [_ids_value(coup_ids), _ids_value(seats), _day(days[0]), _day(days[1])]
+    with connection.cursor() as cursor:
+        cursor.execute(_wagers_text(connection.vendor), params)
+        return cursor.fetchall()
+
+
+@statement_form
+def _marks_text() -> str:
+    table, columns = _table(RatedTableDay), list(MARKS.values())
+
+    def greatest(column: str) -> str:
+        new, old = f"excluded.{column}", f"{table}.{column}"
+        return f"{column} = CASE WHEN {new} > {old} THEN {new} ELSE {old} END"
+
+    return (
+        f"INSERT INTO {table} (table_id, gaming_day, {', '.join(columns)}) VALUES (%s, %s, %s, %s, %s, %s, %s) "  # noqa: S608
+        f"ON CONFLICT (table_id, gaming_day) DO UPDATE SET {', '.join(greatest(column) for column in columns)}"
+    )
+
+
+def marks_advance(table_id: int, day: dt.date, marks: dict[str, int]) -> None:
+    """The table-day's marks moved up to `marks` (kind -> highest id read); a mark never moves back.
+    One statement (the row inserted at the first refresh)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_marks_text(), [table_id, _day(day), *(marks.get(kind, 0) for kind in MARKS)])
+
+
+@statement_form
+def _ratings_text(rows: int) -> tuple[str, list[Any]]:
+    fields = list(SessionRating._meta.concrete_fields)
+    columns = [connection.ops.quote_name(cast(str, field.column)) for field in fields]
+    values = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    updates = ", ".join(
+        f"{column} = excluded.{column}" for field, column in zip(fields, columns, strict=True) if not field.primary_key
+    )
+    text = (
+        f"INSERT INTO {_table(SessionRating)} ({', '.join(columns)}) VALUES {', '.join([values] * rows)} "  # noqa: S608
+        f"ON CONFLICT ({connection.ops.quote_name(cast(str, SessionRating._meta.pk.column))}) DO UPDATE SET {updates}"
+    )
+    return text, fields
+
+
+def ratings_write(ratings: list[SessionRating]) -> None:
+    """The ratings written whole, each over its session's earlier one: one statement. The values as
+    the ORM prepares them (`get_db_prep_save`; `refreshed_at` set now by its `pre_save`)."""
+    text, fields = _ratings_text(len(ratings))
+    params = [
+        field.get_db_prep_save(field.pre_save(rating, add=False), connection) for rating in ratings for field in fields
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(text, params)
