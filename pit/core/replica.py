@@ -41,11 +41,13 @@ def read_from_replica(iterable: Iterable[T]) -> Iterator[T]:
     with replica_reads():
         iterator = iter(iterable)
     while True:
-        with replica_reads():
-            try:
-                item = next(iterator)
-            except StopIteration:
-                return
+        token = _reading_replica.set(True)  # replica_reads() by hand: once per item, cheaper
+        try:
+            item = next(iterator)
+        except StopIteration:
+            return
+        finally:
+            _reading_replica.reset(token)
         yield item
 
 

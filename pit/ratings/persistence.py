@@ -6,6 +6,7 @@ as the ORM reads them (`_moment`). Design: docs/design/ratings.md."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 from typing import Any, cast
 
 from django.db import connection
@@ -53,6 +54,43 @@ def _moment(value: Any) -> dt.datetime | None:
     return timezone.make_aware(moment, dt.UTC) if timezone.is_naive(moment) else moment
 
 
+def _run(statements: list[tuple[str, list[Any]] | None]) -> list[list[tuple[Any, ...]]]:
+    """Each statement's rows (none for a write), in order. On PostgreSQL in one round trip: the texts
+    sent together (client-side binding sends several statements at once), each statement still with
+    its own snapshot, taken when it starts, as it would be sent alone (READ COMMITTED); elsewhere one
+    after the other."""
+    given = [statement for statement in statements if statement is not None]
+    results: list[list[tuple[Any, ...]]] = []
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "; ".join(text for text, _params in given), [value for _text, params in given for value in params]
+            )
+            for index in range(len(given)):
+                results.append(cursor.fetchall() if cursor.description is not None else [])
+                if index < len(given) - 1:
+                    cursor.nextset()
+        else:
+            for text, params in given:
+                cursor.execute(text, params)
+                results.append(cursor.fetchall() if cursor.description is not None else [])
+    return results
+
+
+def _begin(table_id: int, day: dt.date) -> tuple[str, list[Any]] | None:
+    """The refresh's transaction takes the table-day's lock (refreshes of one table-day run one after
+    the other, as pit.core.db.advisory_xact_lock locks) and commits without waiting for the WAL to
+    reach the disk: what it writes is derived, and a crash that loses the commit loses its marks with
+    its ratings, so the owed refresh runs again and writes them anew. On SQLite, nothing (its
+    IMMEDIATE transactions already run one writer at a time)."""
+    if connection.vendor != "postgresql":
+        return None
+    return (
+        "SELECT set_config('synchronous_commit', 'off', true), pg_advisory_xact_lock(hashtextextended(%s, 0))",
+        [f"pit.ratings:{table_id}:{day}"],
+    )
+
+
 @statement_form
 def _new_play_text() -> str:
     marks = f"(SELECT {{mark}} FROM {_table(RatedTableDay)} WHERE table_id = %s AND gaming_day = %s)"  # noqa: S608
@@ -66,13 +104,11 @@ def _new_play_text() -> str:
     )
 
 
-def new_play(table_id: int, day: dt.date) -> list[tuple[str, int, dt.datetime]]:
+def _new_play(table_id: int, day: dt.date) -> tuple[str, list[Any]]:
     """Every coup and correction of the table-day newer than the table-day's marks (all of them
-    before its first refresh): (COUP or CORRECTION, its id, the coup's dealt_at). One statement."""
+    before its first refresh): (COUP or CORRECTION, its id, the coup's dealt_at)."""
     gaming_day = _day(day)
-    with connection.cursor() as cursor:
-        cursor.execute(_new_play_text(), [table_id, gaming_day, table_id, gaming_day] * 2)
-        return [(kind, pk, cast(dt.datetime, _moment(at))) for kind, pk, at in cursor.fetchall()]
+    return _new_play_text(), [table_id, gaming_day, table_id, gaming_day] * 2
 
 
 @statement_form
@@ -103,19 +139,25 @@ def _sessions_text() -> str:
     )
 
 
-def table_day_sessions(table_id: int, day: dt.date) -> tuple[list[dict[str, Any]], dict[str, int]]:
-    """The table's sessions that overlap the gaming day (sat down before its end, not stood up before
-    its start), each with its events in order, whose it is (the patron, or the one identified later),
-    whether it is rated yet, its latest estimate, its table's currency and paytable and the highest
-    id of its events, identification and estimates (`facts`); and the table-day's marks of those
-    (0 before its first refresh). One statement."""
+def table_day_read(
+    table_id: int, day: dt.date, *, lock: bool = True
+) -> tuple[list[dict[str, Any]], dict[str, int], list[tuple[str, int, dt.datetime]]]:
+    """What a refresh of the table-day reads first, in one round trip on PostgreSQL (after its lock,
+    `lock`): the table's sessions that overlap the gaming day (sat down before its end, not stood up
+    before its start), each with its events in order, whose it is (the patron, or the one identified
+    later), whether it is rated yet, its latest estimate, its table's currency and paytable and the
+    highest id of its events, identification and estimates (`facts`); the table-day's marks of those
+    (0 before its first refresh); and its new coups and corrections (`_new_play`)."""
     start, end = gaming_day_bounds(day)
+    gaming_day = _day(day)
+    statements = [
+        _begin(table_id, day) if lock else None,
+        (_sessions_text(), [gaming_day] * 3 + [table_id, _at(end), _at(start)]),
+        _new_play(table_id, day),
+    ]
+    *_locked, rows, play = _run(statements)
     sessions: dict[int, dict[str, Any]] = {}
     marks = dict.fromkeys((EVENT, IDENTIFICATION, ESTIMATE), 0)
-    with connection.cursor() as cursor:
-        gaming_day = _day(day)
-        cursor.execute(_sessions_text(), [gaming_day] * 3 + [table_id, _at(end), _at(start)])
-        rows = cursor.fetchall()
     for row in rows:
         pk, seat, started, gaming_day, patron_id, rated, currency, paytable_id, estimate, estimate_id = row[:10]
         identification_id, event_mark, identification_mark, estimate_mark, event_id, kind, at = row[10:]
@@ -138,7 +180,7 @@ def table_day_sessions(table_id: int, day: dt.date) -> tuple[list[dict[str, Any]
         if kind is not None:
             session["events"].append((kind, _moment(at)))
             session["facts"][EVENT] = max(session["facts"][EVENT], event_id)
-    return list(sessions.values()), marks
+    return list(sessions.values()), marks, [(kind, pk, cast(dt.datetime, _moment(at))) for kind, pk, at in play]
 
 
 @statement_form
@@ -157,17 +199,31 @@ def _coups_text(bounded: bool) -> str:
     )
 
 
-def window_coups(
-    table_id: int, days: tuple[dt.date, dt.date], start: dt.datetime, end: dt.datetime | None
-) -> list[tuple[Any, ...]]:
+def _window(table_id: int, days: tuple[dt.date, dt.date], start: dt.datetime, end: dt.datetime | None) -> list[Any]:
+    return [table_id, _day(days[0]), _day(days[1]), _at(start)] + ([_at(end)] if end is not None else [])
+
+
+def play_read(
+    table_id: int, seats: list[int], days: tuple[dt.date, dt.date], start: dt.datetime, end: dt.datetime | None
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     """The table's coups of the gaming days `days` (first, last) dealt in [start, end) (no end: up to
     now), in the order dealt: (id, dealt_at, gaming day, paytable, the shoe's decks, its latest
     correction's id and kind or None, its stored edges as JSON text or None, player cards, banker
-    cards as JSON text). One statement."""
-    params = [table_id, _day(days[0]), _day(days[1]), _at(start)] + ([_at(end)] if end is not None else [])
-    with connection.cursor() as cursor:
-        cursor.execute(_coups_text(end is not None), params)
-        return [(pk, _moment(at), *rest) for pk, at, *rest in cursor.fetchall()]
+    cards as JSON text); and every version of the wagers at `seats` on those coups: (coup, seat,
+    bet, amount, result, payout, commission in minor units, the correction that wrote it or None).
+    One round trip on PostgreSQL."""
+    window = _window(table_id, days, start, end)
+    coups, wagers = _run(
+        [
+            (_coups_text(end is not None), window),
+            (_wagers_text(connection.vendor, end is not None), [_ids_value(seats), *days_params(days), *window]),
+        ]
+    )
+    return [(pk, _moment(at), *rest) for pk, at, *rest in coups], wagers
+
+
+def days_params(days: tuple[dt.date, dt.date]) -> list[Any]:
+    return [_day(days[0]), _day(days[1])]
 
 
 def _ids(column: str) -> str:
@@ -184,24 +240,14 @@ def _ids_value(ids: list[int]) -> str:
 
 
 @statement_form
-def _wagers_text(vendor: str) -> str:
+def _wagers_text(vendor: str, bounded: bool) -> str:
     return (
         "SELECT w.coup_id, w.seat, w.bet, w.amount_minor, w.result, w.payout_minor, w.commission_minor, "  # noqa: S608
-        f"w.correction_id FROM {_table(Wager)} w WHERE {_ids('w.coup_id')} AND {_ids('w.seat')} "
-        "AND w.gaming_day BETWEEN %s AND %s"
+        f"w.correction_id FROM {_table(Wager)} w WHERE {_ids('w.seat')} AND w.gaming_day BETWEEN %s AND %s "
+        f"AND w.coup_id IN (SELECT c.id FROM {_table(Coup)} c WHERE c.shoe_id IN "
+        f"(SELECT s.id FROM {_table(Shoe)} s WHERE s.table_id = %s) "
+        "AND c.gaming_day BETWEEN %s AND %s AND c.dealt_at >= %s " + ("AND c.dealt_at < %s" if bounded else "") + ")"
     )
-
-
-def coup_wagers(coup_ids: list[int], seats: list[int], days: tuple[dt.date, dt.date]) -> list[tuple[Any, ...]]:
-    """Every version of the wagers at `seats` on the coups (of the gaming days `days`): (coup, seat,
-    bet, amount, result, payout, commission in minor units, the correction that wrote it or None).
-    One statement."""
-    if not coup_ids or not seats:
-        return []
-    params = [_ids_value(coup_ids), _ids_value(seats), _day(days[0]), _day(days[1])]
-    with connection.cursor() as cursor:
-        cursor.execute(_wagers_text(connection.vendor), params)
-        return cursor.fetchall()
 
 
 @statement_form
@@ -218,34 +264,61 @@ def _marks_text() -> str:
     )
 
 
-def marks_advance(table_id: int, day: dt.date, marks: dict[str, int]) -> None:
-    """The table-day's marks moved up to `marks` (kind -> highest id read); a mark never moves back.
-    One statement (the row inserted at the first refresh)."""
-    with connection.cursor() as cursor:
-        cursor.execute(_marks_text(), [table_id, _day(day), *(marks.get(kind, 0) for kind in MARKS)])
+def refresh_write(table_id: int, day: dt.date, ratings: list[SessionRating], marks: dict[str, int] | None) -> None:
+    """The ratings written whole, each over its session's earlier one (one statement, whose one
+    parameter is the rows as JSON: no placeholder per value to bind; `refreshed_at` is now), and the
+    table-day's marks moved up to `marks` (kind -> highest id read; a mark never moves back, the row
+    inserted at the first refresh). One round trip on PostgreSQL."""
+    statements: list[tuple[str, list[Any]] | None] = []
+    if ratings:
+        statements.append(_ratings_statement(ratings))
+    if marks is not None:
+        statements.append((_marks_text(), [table_id, _day(day), *(marks.get(kind, 0) for kind in MARKS)]))
+    if statements:
+        _run(statements)
 
 
 @statement_form
-def _ratings_text(rows: int) -> tuple[str, list[Any]]:
+def _ratings_text(vendor: str) -> tuple[str, list[tuple[str, str]]]:
     fields = list(SessionRating._meta.concrete_fields)
-    columns = [connection.ops.quote_name(cast(str, field.column)) for field in fields]
-    values = "(" + ", ".join(["%s"] * len(fields)) + ")"
-    updates = ", ".join(
-        f"{column} = excluded.{column}" for field, column in zip(fields, columns, strict=True) if not field.primary_key
-    )
-    text = (
-        f"INSERT INTO {_table(SessionRating)} ({', '.join(columns)}) VALUES {', '.join([values] * rows)} "  # noqa: S608
-        f"ON CONFLICT ({connection.ops.quote_name(cast(str, SessionRating._meta.pk.column))}) DO UPDATE SET {updates}"
-    )
-    return text, fields
+    columns = [cast(str, field.column) for field in fields]
+    quoted = [connection.ops.quote_name(column) for column in columns]
+    table = _table(SessionRating)
+    if vendor == "postgresql":
+        source = f"SELECT {', '.join(quoted)} FROM json_populate_recordset(NULL::{table}, %s)"  # noqa: S608
+    else:  # WHERE true: SQLite's parser reads ON CONFLICT after a SELECT only so
+        values = ", ".join(f"json_extract(value, '$.{column}')" for column in columns)
+        source = f"SELECT {values} FROM json_each(%s) WHERE true"  # noqa: S608
+    pk = connection.ops.quote_name(cast(str, SessionRating._meta.pk.column))
+    updates = ", ".join(f"{column} = excluded.{column}" for column in quoted if column != pk)
+    text = f"INSERT INTO {table} ({', '.join(quoted)}) {source} ON CONFLICT ({pk}) DO UPDATE SET {updates}"  # noqa: S608
+    kinds = [(field.attname, field.get_internal_type()) for field in fields]
+    return text, [(column, kind) for column, (_attname, kind) in zip(columns, kinds, strict=True)]
 
 
-def ratings_write(ratings: list[SessionRating]) -> None:
-    """The ratings written whole, each over its session's earlier one: one statement. The values as
-    the ORM prepares them (`get_db_prep_save`; `refreshed_at` set now by its `pre_save`)."""
-    text, fields = _ratings_text(len(ratings))
-    params = [
-        field.get_db_prep_save(field.pre_save(rating, add=False), connection) for rating in ratings for field in fields
+def _json_value(value: Any, kind: str) -> Any:
+    if value is None or kind == "JSONField":
+        return value
+    if kind == "DateTimeField":
+        return (
+            connection.ops.adapt_datetimefield_value(value) if connection.vendor != "postgresql" else value.isoformat()
+        )
+    if kind in ("DateField", "DecimalField"):
+        return str(value)
+    return value
+
+
+def _ratings_statement(ratings: list[SessionRating]) -> tuple[str, list[Any]]:
+    text, columns = _ratings_text(connection.vendor)
+    now = timezone.now()
+    for rating in ratings:
+        rating.refreshed_at = now
+    fields = SessionRating._meta.concrete_fields
+    rows = [
+        {
+            column: _json_value(getattr(rating, field.attname), kind)
+            for field, (column, kind) in zip(fields, columns, strict=True)
+        }
+        for rating in ratings
     ]
-    with connection.cursor() as cursor:
-        cursor.execute(text, params)
+    return text, [json.dumps(rows)]

@@ -28,7 +28,6 @@ from django.utils.translation import gettext
 from pit import game
 from pit.core.actors import SYSTEM, Actor
 from pit.core.daylock import day_write, days_ensure_open
-from pit.core.db import advisory_xact_lock
 from pit.core.derived import derived_follow
 from pit.core.errors import Conflict
 from pit.core.gaming_day import current_gaming_day, gaming_day_bounds, gaming_day_for
@@ -177,7 +176,7 @@ def _inside(spans: list[Span], moment: dt.datetime) -> bool:
 
 
 class _Session:
-    """A session as the refresh reads it (`persistence.table_day_sessions`), with its played spans."""
+    """A session as the refresh reads it (`persistence.table_day_read`), with its played spans."""
 
     def __init__(self, row: dict[str, Any]) -> None:
         self.row = row
@@ -199,11 +198,13 @@ def _rate(table_id: int, sessions: list[_Session]) -> list[SessionRating]:
     for all of them at once (two statements), then split by seat and span here."""
     spanned = [session for session in sessions if session.spans]
     coups: list[tuple[Any, ...]] = []
+    wagers: list[tuple[Any, ...]] = []
     if spanned:
         days = (min(s.days[0] for s in spanned), max(s.days[1] for s in spanned))
         ends = [s.spans[-1][1] for s in spanned]
         end = None if None in ends else max(end for end in ends if end is not None)
-        coups = persistence.window_coups(table_id, days, min(s.spans[0][0] for s in spanned), end)
+        seats = sorted({s.seat for s in spanned})
+        coups, wagers = persistence.play_read(table_id, seats, days, min(s.spans[0][0] for s in spanned), end)
     moments = [row[1] for row in coups]
     owner: dict[tuple[int, int], int] = {}  # (seat, coup) -> the session whose span holds it
     played: dict[int, list[tuple[Any, ...]]] = {}
@@ -217,16 +218,11 @@ def _rate(table_id: int, sessions: list[_Session]) -> list[SessionRating]:
             owner[session.seat, row[0]] = session.pk
     coup_of = {row[0]: row for row in coups}
     by_session: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
-    if owner:
-        held = sorted({coup_id for _seat, coup_id in owner})
-        seats = sorted({seat for seat, _coup in owner})
-        days = (min(_day(coup_of[pk][2]) for pk in held), max(_day(coup_of[pk][2]) for pk in held))
-        for wager in persistence.coup_wagers(held, seats, days):
-            # Standing (pit.shoes.selectors.standing_condition): the version of the coup's latest correction.
-            if wager[7] == coup_of[wager[0]][5]:
-                session_id = owner.get((wager[1], wager[0]))
-                if session_id is not None:
-                    by_session[session_id].append(wager)
+    for wager in wagers:
+        session_id = owner.get((wager[1], wager[0]))
+        # Standing (pit.shoes.selectors.standing_condition): the version of the coup's latest correction.
+        if session_id is not None and wager[7] == coup_of[wager[0]][5]:
+            by_session[session_id].append(wager)
     edges = _edges_of(coup_of, {wager[0] for rows in by_session.values() for wager in rows})
     return [
         _rating(session, played.get(session.pk, []), by_session[session.pk], coup_of, edges) for session in sessions
@@ -324,7 +320,7 @@ def _rating(
 
 def session_rate(session: SeatSession) -> SessionRating:
     """The session's rating computed from the facts as they stand now (not saved)."""
-    rows, _marks = persistence.table_day_sessions(session.table_id, session.gaming_day)
+    rows, _marks, _play = persistence.table_day_read(session.table_id, session.gaming_day, lock=False)
     row = next(row for row in rows if row["id"] == session.pk)  # a session overlaps its own gaming day
     return _rate(session.table_id, [_Session({**row, "table_id": session.table_id})])[0]
 
@@ -356,25 +352,20 @@ def ratings_refresh(*, table_id: int, gaming_day: dt.date, whole: bool = False) 
     the table-day's marks touches (`whole`: every one); the comps of those that stood up follow.
     Serialized per table-day; safe to run twice. Returns the sessions rated."""
     with transaction.atomic():
-        advisory_xact_lock(f"pit.ratings:{table_id}:{gaming_day}")
-        rows, marks = persistence.table_day_sessions(table_id, gaming_day)
-        play = persistence.new_play(table_id, gaming_day)
+        rows, marks, play = persistence.table_day_read(table_id, gaming_day)
         sessions = [_Session({**row, "table_id": table_id}) for row in rows]
         touched = sessions if whole else _touched(sessions, marks, play)
-        if touched:
-            ratings = _rate(table_id, touched)
-            persistence.ratings_write(ratings)
-            for rating in ratings:
-                if rating.final and rating.patron_id is not None:
-                    _comp_follow(rating)
+        ratings = _rate(table_id, touched) if touched else []
         read = dict(marks)
         for session in sessions:
             for kind, pk in session.row["facts"].items():
                 read[kind] = max(read[kind], pk)
         for kind, pk, _at in play:
             read[kind] = max(read.get(kind, 0), pk)
-        if read != marks or play:
-            persistence.marks_advance(table_id, gaming_day, read)
+        persistence.refresh_write(table_id, gaming_day, ratings, read if read != marks or play else None)
+        for rating in ratings:
+            if rating.final and rating.patron_id is not None:
+                _comp_follow(rating)
     return len(touched)
 
 

@@ -198,12 +198,15 @@ class _Group:
     rows: int = 0
 
 
-def _add(sums: dict[str, Any], row: dict[str, Any], keys: tuple[str, ...]) -> None:
-    for key in keys:
-        value = row.get(key)
-        if value is None:
-            continue
-        sums[key] = sums[key] + value if sums.get(key) is not None else value
+def _add(sums: dict[str, Any], values: list[tuple[str, Any]]) -> None:
+    """A row's summed values (those not None, `_summed`) added to a group's sums."""
+    for key, value in values:
+        current = sums.get(key)
+        sums[key] = value if current is None else current + value
+
+
+def _summed(row: dict[str, Any], keys: tuple[str, ...]) -> list[tuple[str, Any]]:
+    return [(key, value) for key in keys if (value := row.get(key)) is not None]
 
 
 def _summary_values(definition: ReportDefinition, group: _Group, carry: tuple[str, ...]) -> dict[str, Any]:
@@ -246,24 +249,26 @@ def report_lines(definition: ReportDefinition, filters: ReportFilters) -> Iterat
                 yield Line(f"{levels[index].name} subtotal", _summary_values(definition, group, carry))
                 open_groups[index] = None
 
+    total_keys = definition.total_keys
     for row in read_from_replica(definition.rows(filters)):
-        for depth, level in enumerate(levels):
-            key = tuple(row.get(name) for name in level.keys)
+        keys = [tuple([row.get(name) for name in level.keys]) for level in levels]
+        for depth, key in enumerate(keys):
             group = open_groups[depth]
             if group is None or group.key != key:
                 yield from close_from(depth)
                 break
-        for depth, level in enumerate(levels):
+        row_sums = _summed(row, summed)  # once for the row, added to each group it counts in
+        for depth, key in enumerate(keys):
             group = open_groups[depth]
             if group is None:
-                group = open_groups[depth] = _Group(tuple(row.get(name) for name in level.keys), row)
-            _add(group.sums, row, summed)
+                group = open_groups[depth] = _Group(key, row)
+            _add(group.sums, row_sums)
             group.rows += 1
-        key = tuple(row.get(name) for name in definition.total_keys)
+        key = tuple([row.get(name) for name in total_keys])
         total = totals.get(key)
         if total is None:
             total = totals[key] = _Group(key, {"currency": row.get("currency")})
-        _add(total.sums, row, summed)
+        _add(total.sums, row_sums)
         total.rows += 1
         yield Line(DETAIL, row)
     yield from close_from(0)
