@@ -30,8 +30,8 @@ def _patron_day_text(tables: bool, game: bool) -> str:
         "sum(r.handle_minor), sum(r.theo_minor), sum(r.standard_theo_minor), sum(r.won_minor), "
         "sum(b.amount), sum(c.amount) "
         f"FROM {ratings} r JOIN {_table(Patron)} p ON p.id = r.patron_id "
-        f"JOIN {_table(Table)} tt ON tt.id = r.table_id "
-        "LEFT JOIN (SELECT session_id, sum(CASE WHEN reverses_id IS NULL THEN amount_minor ELSE -amount_minor END) "
+        + (f"JOIN {_table(Table)} tt ON tt.id = r.table_id " if tables or game else "")
+        + "LEFT JOIN (SELECT session_id, sum(CASE WHEN reverses_id IS NULL THEN amount_minor ELSE -amount_minor END) "  # noqa: S608
         f"AS amount FROM {buy_ins} WHERE session_id IN ({in_range}) GROUP BY session_id) b "
         "ON b.session_id = r.session_id "
         f"LEFT JOIN (SELECT session_id, patron_id, sum(amount_minor) AS amount FROM {comps} "
