@@ -23,6 +23,7 @@ from pit.core.errors import Conflict
 from pit.core.money import from_minor
 from pit.dealers.models import Dealer
 from pit.dealers.services import dealer_create, dealer_rotate
+from pit.floor.cash import Cage
 from pit.floor.seating import PatronClub
 from pit.floor.simulator import CoupPlay, DealingShoe, SimulationError, TableSetup
 from pit.ledger.models import CommissionEntry
@@ -60,6 +61,7 @@ class ServicesFloorClient:
         self.actor = actor
         self._tables: dict[str, Table] = {}
         self._shoes: dict[int, Shoe] = {}
+        self.cage: Cage | None = None  # with a patron club: their chips and the cage (pit.floor.cash)
 
     def _table(self, code: str) -> Table:
         if code not in self._tables:
@@ -69,13 +71,14 @@ class ServicesFloorClient:
     def patrons_enrol(self, club: PatronClub) -> None:
         """The club's patrons recorded (once), so that their cards can be swiped at the seats."""
         self._patrons = club.enrol()
+        club.cage = self.cage = Cage(club.roles, self._patrons, self.actor)
 
     def seat_player(self, code: str, seat: int, at: dt.datetime, *, card: str | None, buy_in: Decimal) -> int:
         """A player sits down: a patron's card swiped at the seat, or an unrated player described."""
         patron = self._patrons[card] if card else None
         table = self._table(code)
         # What the pit sees of an unrated player: a record's words, the same in every language.
-        unrated = "" if patron else f"unrated player, seat {seat}"
+        unrated = "" if patron else f"unrated player, {code} seat {seat}, {at:%Y-%m-%d %H:%M}"
         with transaction.atomic():
             session = session_sit(
                 table=table,
@@ -94,10 +97,15 @@ class ServicesFloorClient:
                     at=at,
                     actor=self.actor,
                 )
+        if self.cage is not None:
+            self.cage.sat(card)
         return session.pk
 
     def stand_player(self, session_id: int, at: dt.datetime) -> None:
-        session_stand(session=SeatSession.objects.select_related("table").get(pk=session_id), at=at, actor=self.actor)
+        """The player stands, with the chips a patron walks away with (pit.floor.cash.Cage.walked)."""
+        session = SeatSession.objects.select_related("table").get(pk=session_id)
+        walked = self.cage.walked(session) if self.cage is not None else None
+        session_stand(session=session, at=at, chips_walked=walked, actor=self.actor)
 
     def table_setup(self, code: str) -> TableSetup:
         try:

@@ -12,6 +12,8 @@ from django.db import transaction
 
 from pit import game
 from pit.accounts.services import device_create, user_create_with_role
+from pit.cash.services import cash_check_day
+from pit.core.gaming_day import gaming_day_for
 from pit.floor.accounting import simulate_accounting
 from pit.floor.clients import ServicesFloorClient
 from pit.floor.simulator import simulate
@@ -178,7 +180,8 @@ def demo_pit_setup() -> dict[str, str]:
     return keys
 
 
-# The player club of the demo pit: rated patrons who change tables, one excluded, one lending a card.
+# The player club of the demo pit: rated patrons who change tables, one excluded, one lending a card,
+# two high rollers, one structuring at the cage and one playing minimally (pit.floor.cash).
 DEMO_PATRONS = 40
 
 
@@ -206,4 +209,9 @@ def demo_pit_play(
     )
     # The chip trays, fills, credits and drops that go with that play (see pit.floor.accounting).
     result.faults += simulate_accounting(coup_ids=result.coup_ids, seed=DEMO_SEED, faults=DEMO_ACCOUNTING_FAULTS)
+    # The days' cash checked (as the beat does every 5 minutes): the high rollers' CTR worksheets,
+    # the structurer's and the minimal gamer's findings (pit.floor.cash) wait for compliance.
+    last = gaming_day_for(now or dt.datetime.now(dt.UTC))
+    for back in range(days - 1, -1, -1):
+        cash_check_day(day=last - dt.timedelta(days=back))
     return result

@@ -7,6 +7,8 @@ from __future__ import annotations
 import datetime as dt
 import random
 from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from pit.players.models import (
     ExclusionKind,
@@ -14,6 +16,9 @@ from pit.players.models import (
     Tier,
 )
 from pit.players.services import exclusion_record, patron_enrol
+
+if TYPE_CHECKING:
+    from pit.floor.cash import Cage
 
 # ------------------------------------------------------------------------------------ the patrons
 
@@ -34,7 +39,8 @@ class PatronClub:
     """The simulated floor's patrons, enrolled once (tiers, nationalities, one excluded): on each
     gaming day each patron plays at one table (so patrons change tables from day to day), a share
     of the players are unrated, one lends their card (it is swiped at a second table, once a day)
-    and the excluded one gets past the door once a day."""
+    and the excluded one gets past the door once a day. Their cash (pit.floor.cash): most buy in
+    small, two are high rollers, one structures at the cage and one plays minimally."""
 
     NATIONALITIES = ("MO", "MO", "CN", "CN", "CN", "HK", "HK", "TW", "JP", "KR", "SG", "US")
 
@@ -52,6 +58,11 @@ class PatronClub:
             )
             for card in self.cards
         }
+        from pit.floor.cash import Roles
+
+        self.roles = Roles.of(self.cards)
+        self.habits = {card: self.roles.habit(habit) for card, habit in self.habits.items()}
+        self.cage: Cage | None = None  # the cage of a client that records cash (pit.floor.cash)
         self.excluded = self.cards[-1] if size >= 3 else None
         self.lender = self.cards[0] if size >= 3 and len(self.tables) >= 2 else None
         self.seated: set[tuple[str, dt.date, str]] = set()  # (table, gaming day, card) seated once
@@ -100,6 +111,15 @@ class PatronClub:
             return False
         self.bought_in.add((card, day))
         return True
+
+    def buy_in(self, card: str | None, day: dt.date, stake: Decimal, multiple: int) -> Decimal:
+        """The cash a player sitting down buys in with: none back from a walk (`buys_in`); else what
+        the cage's plan says (pit.floor.cash), or `multiple` stakes without one."""
+        if not self.buys_in(card, day):
+            return Decimal(0)
+        if self.cage is None:
+            return stake * multiple
+        return self.cage.buy_in(card, stake, multiple)
 
     def lent_to(self, day: dt.date) -> str | None:
         """The second table the lent card is swiped at on `day`: the table after its own."""

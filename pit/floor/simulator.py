@@ -727,9 +727,8 @@ class Dealer:
                 player.habit = self.club.draw(self.setup.code, day, self.club_rng, busy)
                 if player.habit.card:
                     busy.add(player.habit.card)
-                buy_in = self._stake(player.habit.side, player.habit.unit) * self.club_rng.choice((10, 20, 50))
-                if not self.club.buys_in(player.habit.card, day):
-                    buy_in = Decimal(0)
+                stake = self._stake(player.habit.side, player.habit.unit)
+                buy_in = self.club.buy_in(player.habit.card, day, stake, self.club_rng.choice((10, 20, 50)))
                 player.session_id = cast(SeatingClient, self.client).seat_player(
                     self.setup.code, seat, at, card=player.habit.card, buy_in=buy_in
                 )
@@ -915,6 +914,9 @@ def simulate(
         tables_dealt.append((index, code, dealer, rng))
     for offset in range(days - 1, -1, -1):
         day = last_day - dt.timedelta(days=offset)
+        cage = club.cage if club is not None else None  # the patrons' cash at the cage (pit.floor.cash)
+        if cage is not None:
+            cage.day_begins(day, day_window(day, now)[0])
         for index, code, dealer, rng in tables_dealt:
             silent = "silent_reader" in dealer.injected
             # A fast table deals its first gaming day at an impossible pace, two shoes at least.
@@ -955,6 +957,8 @@ def simulate(
                     dealer.fall_silent()
             else:
                 dealer.off_duty(clock.tick())
+        if cage is not None:
+            cage.day_ends(day, day_window(day, now)[1], now)
     return result
 
 

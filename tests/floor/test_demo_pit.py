@@ -8,6 +8,7 @@ from django.core.management import call_command
 from pit.accounting.models import DropCount, InventoryCount
 from pit.accounts.models import Device
 from pit.accounts.services import device_authenticate
+from pit.cash.models import CashFinding, CashTransaction
 from pit.compliance.models import RuleViolation
 from pit.core.gaming_day import current_gaming_day
 from pit.floor.demo import LOGINS
@@ -15,6 +16,8 @@ from pit.ledger.models import Reconciliation, ReconciliationStatus
 from pit.players.models import SeatSession
 from pit.shoes.models import Coup, Shoe, ShoeStatus
 from pit.tables.models import Table, TableStatus
+
+PATTERNS = {"structuring", "minimal_gaming", "chip_walking", "cash_out_for_other"}
 
 
 def test_demo_pit_sets_up_a_living_pit_once_and_prints_the_logins(db, django_capture_on_commit_callbacks):
@@ -63,6 +66,15 @@ def test_demo_pit_sets_up_a_living_pit_once_and_prints_the_logins(db, django_cap
     assert 5 <= violations <= 80
     assert Reconciliation.objects.filter(status=ReconciliationStatus.VARIANCE).exists()
     assert Reconciliation.objects.filter(status=ReconciliationStatus.BALANCED).count() >= 20
+    # The club's cash: the structurer and the minimal gamer found, the high rollers' CTR worksheets.
+    findings = {
+        (f.kind, f.patron.card_number)
+        for f in CashFinding.objects.filter(patron__isnull=False).select_related("patron")
+    }
+    assert {("structuring", "P-00004"), ("minimal_gaming", "P-00005")} <= findings
+    assert {card for kind, card in findings if kind in PATTERNS} == {"P-00004", "P-00005"}
+    assert {"P-00002", "P-00003"} <= {card for kind, card in findings if kind == "ctr"}
+    assert CashTransaction.objects.filter(kind="chip_redemption", table__isnull=True).exists()
     coups = Coup.objects.count()
 
     again = StringIO()
