@@ -12,8 +12,8 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
-from pit.cash.models import CashFinding, CashTransaction, FindingKind
-from pit.cash.selectors import exact_text, mtl, rules_at
+from pit.cash.models import CashFinding, FindingKind
+from pit.cash.selectors import exact_text, mtl, mtl_count, rules_at
 from pit.core.gaming_day import gaming_day_bounds
 from pit.core.money import from_minor
 from pit.reports.definitions import Column, ReportDefinition, ReportFilters, Total
@@ -75,9 +75,7 @@ MTL = ReportDefinition(
         Column("reverses", _("Reverses"), T.TEXT, width=14),
     ),
     rows=mtl_rows,
-    estimate=lambda filters: CashTransaction.objects.filter(
-        gaming_day__range=(filters.date_from, filters.date_to)
-    ).count(),
+    estimate=lambda filters: mtl_count(filters.date_from, filters.date_to),
     filters_used=(),
     audience=CASH,
 )
