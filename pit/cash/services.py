@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -24,8 +25,9 @@ from pit.cash.models import (
     FindingStatus,
 )
 from pit.cash.presets import PRESETS, preset_values
-from pit.cash.selectors import cash_in_today, exact_text, rate_for, rules_at
-from pit.compliance.services import violation_record
+from pit.cash.selectors import cash_in_today, exact_text, findings_due, patron_sessions, rate_for, rules_at
+from pit.compliance.models import RuleViolation
+from pit.compliance.services import violation_record, violations_clear_missing
 from pit.core.actors import SYSTEM, Actor
 from pit.core.daylock import day_write, days_ensure_open
 from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
@@ -240,6 +242,60 @@ def threshold_near_check(*, cash: CashTransaction) -> None:
     )
 
 
+DEADLINES_CHECK = "cash.deadlines"
+
+
+def _finding_table(finding: CashFinding) -> "Table | None":
+    """The table a finding's alarm shows at: its own, else the first of its transactions' tables,
+    else that of the patron's session of the day; None for cash at the cage alone."""
+    if finding.table is not None:
+        return finding.table
+    ids = (finding.evidence or {}).get("transactions", [])
+    cash = CashTransaction.objects.filter(pk__in=ids, table__isnull=False).select_related("table").order_by("at")
+    first = cash.first()
+    if first is not None:
+        return first.table
+    if finding.patron_id is None:
+        return None
+    session = patron_sessions(finding.patron_id, finding.gaming_day, finding.gaming_day).order_by("started_at").first()
+    return session.table if session is not None else None
+
+
+def cash_deadlines_check(*, today: dt.date) -> int:
+    """Alarm each open finding whose filing deadline is within `PIT_CASH_DEADLINE_WARNING_DAYS` of
+    `today` or passed (`cash_filing_due`, on the dashboard's banner and the alarms API, at the
+    finding's table); a finding filed, dismissed or cleared clears its alarm. Cash at the cage alone
+    has no table to show at: its deadline shows on the findings' list only. Returns the alarms holding."""
+    holding: set[str] = set()
+    for finding in findings_due(today=today, within_days=settings.PIT_CASH_DEADLINE_WARNING_DAYS):
+        table = _finding_table(finding)
+        if table is None:
+            continue
+        fingerprint = f"cash_filing_due:{finding.pk}"
+        who = finding.patron.card_number if finding.patron else finding.description
+        violation_record(
+            finding=game.violation(
+                "cash_filing_due",
+                _("%(kind)s of %(day)s (%(who)s) not filed; the deadline is %(deadline)s.")
+                % {
+                    "kind": finding.get_kind_display(),
+                    "day": finding.gaming_day,
+                    "who": who,
+                    "deadline": finding.deadline,
+                },
+            ),
+            fingerprint=fingerprint,
+            table=table,
+            gaming_day=finding.gaming_day,
+            found_by=DEADLINES_CHECK,
+        )
+        holding.add(fingerprint)
+    violations_clear_missing(
+        scope=RuleViolation.objects.filter(code="cash_filing_due"), found_by=DEADLINES_CHECK, fingerprints_found=holding
+    )
+    return len(holding)
+
+
 def cash_check_day(*, day: dt.date) -> dict[str, int]:
     """Find the day's worksheets and patterns (pit.cash.patterns), record the new ones, update the
     totals and evidence of those found before, clear those that no longer hold. Returns counts."""
@@ -333,4 +389,8 @@ def finding_review(
             locked.filed_on = filed_on
             fields += ["filing_reference", "filed_on"]
         locked.save(update_fields=fields)
+        if status != FindingStatus.ACKNOWLEDGED:  # filed or dismissed: its deadline's alarm is over
+            RuleViolation.objects.filter(fingerprint=f"cash_filing_due:{locked.pk}", cleared_at__isnull=True).update(
+                cleared_at=timezone.now()
+            )
         return locked

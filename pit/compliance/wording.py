@@ -64,6 +64,7 @@ CODE_TITLES = {
     "dealer_error_rate": _("A dealer's errors per 1,000 coups beyond the threshold, beyond chance"),
     "dealer_rotation_overdue": _("A dealer's rotation ran past a shift with nobody recorded coming in"),
     "cash_threshold_near": _("A seated patron's cash in today near the CTR threshold"),
+    "cash_filing_due": _("A cash finding not filed, its filing deadline near or passed"),
     "deck_in_use_overdue": _("A deck at a table longer than allowed without coming back"),
     "deck_issued_twice": _("A deck issued to a table a second time"),
     "excluded_patron_seated": _("An excluded patron seated at a table"),

@@ -55,6 +55,7 @@ CODE_FAULT: dict[str, Fault] = {
     "excluded_patron_seated": Fault.OTHER,
     "patron_at_two_tables": Fault.OTHER,
     "cash_threshold_near": Fault.OTHER,
+    "cash_filing_due": Fault.OTHER,
     "shoe_cards_not_issued": Fault.OTHER,
     "deck_issued_twice": Fault.OTHER,
     "deck_in_use_overdue": Fault.OTHER,

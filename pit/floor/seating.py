@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from pit.floor.cash import Roles
 from pit.players.models import (
     ExclusionKind,
     Patron,
@@ -58,8 +59,6 @@ class PatronClub:
             )
             for card in self.cards
         }
-        from pit.floor.cash import Roles
-
         self.roles = Roles.of(self.cards)
         self.habits = {card: self.roles.habit(habit) for card, habit in self.habits.items()}
         self.cage: Cage | None = None  # the cage of a client that records cash (pit.floor.cash)

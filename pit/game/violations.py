@@ -85,6 +85,7 @@ VIOLATION_CODES: dict[str, ViolationKind] = _kinds(
     ("patron_at_two_tables", "One patron's card seated at two tables at once", Severity.MEDIUM),
     # The patrons' cash (pit.cash): a seated patron near the day's reporting threshold.
     ("cash_threshold_near", "A seated patron's cash in today near the CTR threshold", Severity.MEDIUM),
+    ("cash_filing_due", "A cash finding not filed, its filing deadline near or passed", Severity.HIGH),
     # The pit's internal controls (pit.controls): cards, keys and the shift handover.
     ("shoe_cards_not_issued", "A shoe dealt from decks not issued to it (or not as many as it holds)", Severity.HIGH),
     ("deck_issued_twice", "A deck issued to a table a second time", Severity.HIGH),

@@ -28,6 +28,7 @@ ALARM_CODES: tuple[str, ...] = tuple(
         "excluded_patron_seated",
         "patron_at_two_tables",
         "cash_threshold_near",
+        "cash_filing_due",
         "regulator_notice_due",
         "regulator_notice_overdue",
     )

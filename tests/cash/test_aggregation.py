@@ -10,9 +10,18 @@ from django.core.exceptions import ValidationError
 
 from pit.cash.models import CashFinding, CashTransaction
 from pit.cash.selectors import cash_day, mtl, rules_at
-from pit.cash.services import cash_check_day, rate_record, rules_record, transaction_reverse
+from pit.cash.services import (
+    cash_check_day,
+    cash_deadlines_check,
+    finding_review,
+    rate_record,
+    rules_record,
+    transaction_reverse,
+)
 from pit.compliance.models import RuleViolation
+from pit.core.actors import Actor
 from pit.players.services import buy_in_reverse
+from pit.protection.selectors import alarm_banner
 from tests import factories
 from tests.cash.conftest import DAY, START, buy, cage, seated
 
@@ -141,3 +150,32 @@ def test_the_alarm_rises_at_the_alert_share_before_the_buy_in_that_crosses(floor
     assert "700001" in alarm.message
     buy(session, "500", minutes=3)
     assert RuleViolation.objects.filter(code="cash_threshold_near").count() == 1  # once per patron and day
+
+
+def test_a_filing_deadline_near_is_an_alarm_at_the_table_until_filed(floor, settings, django_user_model):
+    settings.PIT_CASH_DEADLINE_WARNING_DAYS = 3
+    patron = floor["patrons"][1]
+    buy(seated(floor["bb2"], 2, patron=patron), "12000")
+    cage("chip_purchase", "11000", description="woman, red coat")  # at the cage alone: no table to show at
+    cash_check_day(day=DAY)
+    worksheet = CashFinding.objects.get(kind="ctr")
+    assert worksheet.deadline == DAY + dt.timedelta(days=15)  # 31 CFR 1021.311: within 15 days
+    assert cash_deadlines_check(today=DAY + dt.timedelta(days=11)) == 0  # 4 days left: not yet
+    assert cash_deadlines_check(today=DAY + dt.timedelta(days=12)) == 1  # 3 days left
+    alarm = RuleViolation.objects.get(code="cash_filing_due")
+    assert (alarm.table, alarm.gaming_day, alarm.cleared_at) == (floor["bb2"], DAY, None)
+    assert "700002" in alarm.message and str(worksheet.deadline) in alarm.message
+    assert [a["code"] for a in alarm_banner()] == ["cash_filing_due"]
+    assert cash_deadlines_check(today=DAY + dt.timedelta(days=20)) == 1  # passed: still alarmed, once
+    assert RuleViolation.objects.filter(code="cash_filing_due").count() == 1
+    finding_review(
+        finding=worksheet,
+        status="filed",
+        note="Form 112 filed",
+        filing_reference="BSA-1",
+        filed_on=DAY + dt.timedelta(days=20),
+        actor=Actor(user=django_user_model.objects.create_user("compliance")),
+    )
+    alarm.refresh_from_db()
+    assert alarm.cleared_at is not None
+    assert cash_deadlines_check(today=DAY + dt.timedelta(days=20)) == 0

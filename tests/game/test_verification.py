@@ -63,6 +63,7 @@ PRODUCT_CODES = {
     "patron_at_two_tables",
     # The patrons' cash (pit/cash): a seated patron near the CTR threshold.
     "cash_threshold_near",
+    "cash_filing_due",
     "slip_number_gap",
     "surveillance_unacknowledged",
     "regulator_notice_due",
