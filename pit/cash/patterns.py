@@ -21,11 +21,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from django.db.models import Q
+
 from pit.cash.models import CashRules, CashTransaction, FindingKind
-from pit.cash.selectors import PatronDay, aggregate, day_rows, exact_text, patron_sessions, rate_for, rules_at
+from pit.cash.selectors import PatronDay, aggregate, day_rows, exact_text, rate_for
 from pit.core.money import exponent
 from pit.players import selectors as seats
-from pit.players.models import BuyIn, ChipsWalked, SeatSession, SessionEvent
+from pit.players.models import BuyIn, ChipsWalked, SeatSession, SessionEvent, SessionIdentification
 from pit.shoes.models import WagerResult
 
 
@@ -63,15 +65,39 @@ def deadline(day: dt.date, kind: str, rules: CashRules) -> dt.date:
     return moment
 
 
+class _Rates:
+    """The reporting rates of the tables' currencies (minor units to reporting units) on the gaming
+    days read, each looked up once: a day's check reads thousands of sessions in a few currencies."""
+
+    def __init__(self, reporting_currency: str) -> None:
+        self.reporting_currency = reporting_currency
+        self.known: dict[tuple[dt.date, str], Decimal | None] = {}
+
+    def __call__(self, session: SeatSession, cash: list[CashTransaction]) -> Decimal | None:
+        """The rate of the session's table's currency, from the session's own cash transactions
+        where it has them, else the latest recorded by its day; None where no rate is recorded
+        (chips only, in a currency without a rate: nothing to compare it with)."""
+        currency = session.table.currency
+        for item in cash:
+            if item.currency == currency:
+                return Decimal(item.rate).scaleb(-exponent(currency))
+        key = (session.gaming_day, currency)
+        if key not in self.known:
+            rate = rate_for(session.gaming_day, currency, self.reporting_currency)
+            self.known[key] = None if rate is None else Decimal(rate).scaleb(-exponent(currency))
+        return self.known[key]
+
+
 def findings_of_day(*, day: dt.date, rules: CashRules) -> list[Found]:
     rows = day_rows(day)
     people = aggregate(rows)
     found = _thresholds(day, people, rules)
     standing = _standing(rows)
+    rates = _Rates(rules.reporting_currency)
     found += _structuring_by_patron(day, standing, rules)
     found += _structuring_at_table(day, standing, rules)
-    found += _sessions(day, rules)
-    found += _cash_out_for_other(day, standing, rules)
+    found += _sessions(day, rules, rates)
+    found += _cash_out_for_other(day, standing, rules, rates)
     return found
 
 
@@ -201,7 +227,7 @@ def _net_minor(wager) -> int:
     return -wager.commission_minor
 
 
-def _sessions(day: dt.date, rules: CashRules) -> list[Found]:
+def _sessions(day: dt.date, rules: CashRules, rates: _Rates) -> list[Found]:
     """Minimal gaming and chip walking, over the day's finished sessions with buy-ins of note."""
     finished = set(
         SessionEvent.objects.filter(kind="stand", session__gaming_day=day).values_list("session_id", flat=True)
@@ -215,9 +241,12 @@ def _sessions(day: dt.date, rules: CashRules) -> list[Found]:
     cash: dict[int, list[CashTransaction]] = defaultdict(list)
     for item in CashTransaction.objects.filter(session_id__in=finished, direction="in"):
         cash[item.session_id].append(item)
+    identified = dict(
+        SessionIdentification.objects.filter(session_id__in=finished).values_list("session_id", "patron_id")
+    )
     found = []
     for session in SeatSession.objects.filter(pk__in=buy_ins).select_related("table"):
-        rate = _table_rate(session, cash[session.pk])
+        rate = rates(session, cash[session.pk])
         if rate is None:
             continue
         chips_in = _net(buy_ins[session.pk])
@@ -227,8 +256,7 @@ def _sessions(day: dt.date, rules: CashRules) -> list[Found]:
         handle = sum((w.amount_minor for w in wagers), 0)
         result = sum((_net_minor(w) for w in wagers), 0)
         walked_minor = _net(walked[session.pk])
-        patron = seats.session_patron(session)
-        who = {"patron_id": patron.pk if patron else None, "description": session.description}
+        who = {"patron_id": session.patron_id or identified.get(session.pk), "description": session.description}
         evidence = {
             "sessions": [session.pk],
             "transactions": sorted(item.pk for item in cash[session.pk]),
@@ -278,32 +306,38 @@ def _net(records) -> int:
     return sum((-r.amount_minor if r.reverses_id else r.amount_minor) for r in records)
 
 
-def _table_rate(session: SeatSession, cash: list[CashTransaction]) -> Decimal | None:
-    """The reporting rate of the table's currency (minor units to reporting units), from the
-    session's own cash transactions where it has them, else the latest recorded; None where no
-    rate is recorded (chips only, in a currency without a rate: nothing to compare it with)."""
-    currency = session.table.currency
-    for item in cash:
-        if item.currency == currency:
-            return Decimal(item.rate).scaleb(-exponent(currency))
-    rate = rate_for(session.gaming_day, currency, rules_at(session.started_at).reporting_currency)
-    return None if rate is None else Decimal(rate).scaleb(-exponent(currency))
-
-
-def _cash_out_for_other(day: dt.date, standing: list[dict], rules: CashRules) -> list[Found]:
+def _cash_out_for_other(day: dt.date, standing: list[dict], rules: CashRules, rates: _Rates) -> list[Found]:
     redeemed: dict[int, list[dict]] = defaultdict(list)
     for row in standing:
         if row["kind"] == "chip_redemption" and row["patron_id"] is not None:
             redeemed[row["patron_id"]].append(row)
+    totals = {
+        patron_id: sum((_amount(r["amount_minor"], r["currency"], r["rate"]) for r in items), Decimal(0))
+        for patron_id, items in redeemed.items()
+    }
+    candidates = sorted(patron_id for patron_id, total in totals.items() if total >= rules.pattern_floor)
+    # The candidates' sessions of the day and the day before, and their walks, in two reads.
+    sessions_of: dict[int, list[SeatSession]] = defaultdict(list)
+    for chunk in range(0, len(candidates), 5000):
+        ids = candidates[chunk : chunk + 5000]
+        sessions = (
+            SeatSession.objects.filter(
+                Q(patron_id__in=ids) | Q(identification__patron_id__in=ids),
+                gaming_day__gte=day - dt.timedelta(days=1),
+                gaming_day__lte=day,
+            )
+            .select_related("table", "identification")
+            .prefetch_related("chips_walked")
+        )
+        for session in sessions:
+            owner = session.patron_id or session.identification.patron_id
+            sessions_of[owner].append(session)
     found = []
-    for patron_id, items in sorted(redeemed.items()):
-        total = sum((_amount(r["amount_minor"], r["currency"], r["rate"]) for r in items), Decimal(0))
-        if total < rules.pattern_floor:
-            continue
-        sessions = list(patron_sessions(patron_id, day - dt.timedelta(days=1), day).prefetch_related("chips_walked"))
+    for patron_id in candidates:
+        items, total, mine = redeemed[patron_id], totals[patron_id], sessions_of[patron_id]
         walked = Decimal(0)
-        for session in sessions:  # the walks read with the sessions, not one query per session
-            rate = _table_rate(session, []) or Decimal(0)
+        for session in mine:
+            rate = rates(session, []) or Decimal(0)
             walked += _net(list(session.chips_walked.all())) * rate
         if total - walked < rules.pattern_floor:
             continue
@@ -315,7 +349,7 @@ def _cash_out_for_other(day: dt.date, standing: list[dict], rules: CashRules) ->
                 cash_out=total,
                 evidence={
                     "transactions": sorted(r["id"] for r in items),
-                    "sessions": sorted(s.pk for s in sessions),
+                    "sessions": sorted(s.pk for s in mine),
                     "walked": exact_text(walked),
                 },
             )
