@@ -81,11 +81,13 @@ class _Rates:
         for item in cash:
             if item.currency == currency:
                 return Decimal(item.rate).scaleb(-exponent(currency))
-        key = (session.gaming_day, currency)
-        if key not in self.known:
-            rate = rate_for(session.gaming_day, currency, self.reporting_currency)
-            self.known[key] = None if rate is None else Decimal(rate).scaleb(-exponent(currency))
-        return self.known[key]
+        return self.of(session.gaming_day, currency)
+
+    def of(self, day: dt.date, currency: str) -> Decimal | None:
+        if (day, currency) not in self.known:
+            rate = rate_for(day, currency, self.reporting_currency)
+            self.known[day, currency] = None if rate is None else Decimal(rate).scaleb(-exponent(currency))
+        return self.known[day, currency]
 
 
 def findings_of_day(*, day: dt.date, rules: CashRules) -> list[Found]:
@@ -227,11 +229,36 @@ def _net_minor(wager) -> int:
     return -wager.commission_minor
 
 
+def _of_note(day: dt.date, rules: CashRules, rates: _Rates) -> list[int]:
+    """The day's finished sessions whose buy-ins reach the pattern floor, from plain rows (the rest,
+    most of a day's sessions, need no more reading): the rate of a session's own cash where it has
+    it, else the day's rate of its currency, as `_Rates` reads it."""
+    finished = SessionEvent.objects.filter(kind="stand", session__gaming_day=day).values("session_id")
+    net: dict[int, int] = defaultdict(int)
+    currency_of: dict[int, str] = {}
+    for session_id, currency, minor, reverses_id in BuyIn.objects.filter(session_id__in=finished).values_list(
+        "session_id", "currency", "amount_minor", "reverses_id"
+    ):
+        net[session_id] += -minor if reverses_id else minor
+        currency_of[session_id] = currency
+    own: dict[int, str] = {}
+    for session_id, currency, rate in CashTransaction.objects.filter(
+        session_id__in=finished, direction="in"
+    ).values_list("session_id", "currency", "rate"):
+        if currency == currency_of.get(session_id):
+            own.setdefault(session_id, rate)
+    noted = []
+    for session_id, minor in net.items():
+        currency = currency_of[session_id]
+        rate = Decimal(own[session_id]).scaleb(-exponent(currency)) if session_id in own else rates.of(day, currency)
+        if rate is not None and minor * rate >= rules.pattern_floor:
+            noted.append(session_id)
+    return sorted(noted)
+
+
 def _sessions(day: dt.date, rules: CashRules, rates: _Rates) -> list[Found]:
     """Minimal gaming and chip walking, over the day's finished sessions with buy-ins of note."""
-    finished = set(
-        SessionEvent.objects.filter(kind="stand", session__gaming_day=day).values_list("session_id", flat=True)
-    )
+    finished = _of_note(day, rules, rates)
     buy_ins: dict[int, list[BuyIn]] = defaultdict(list)
     for buy_in in BuyIn.objects.filter(session_id__in=finished).select_related("reverses"):
         buy_ins[buy_in.session_id].append(buy_in)
