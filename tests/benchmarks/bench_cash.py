@@ -225,7 +225,7 @@ def cash_day() -> None:
 
         profile = cProfile.Profile()
         profile.runcall(check)
-        pstats.Stats(profile).sort_stats("cumulative").print_stats(30)
+        pstats.Stats(profile).sort_stats("cumulative").print_stats("pit/", 40)
         return
     checks, anchors = [], []
     for _ in range(REPEATS):
