@@ -272,14 +272,16 @@ def _sessions(day: dt.date, rules: CashRules, rates: _Rates) -> list[Found]:
         SessionIdentification.objects.filter(session_id__in=finished).values_list("session_id", "patron_id")
     )
     found = []
-    for session in SeatSession.objects.filter(pk__in=buy_ins).select_related("table"):
+    noted = list(SeatSession.objects.filter(pk__in=buy_ins).select_related("table"))
+    wagers_of = seats.sessions_wagers(noted)
+    for session in noted:
         rate = rates(session, cash[session.pk])
         if rate is None:
             continue
         chips_in = _net(buy_ins[session.pk])
         if chips_in * rate < rules.pattern_floor:
             continue
-        wagers = list(seats.session_wagers(session))
+        wagers = wagers_of[session.pk]
         handle = sum((w.amount_minor for w in wagers), 0)
         result = sum((_net_minor(w) for w in wagers), 0)
         walked_minor = _net(walked[session.pk])

@@ -14,6 +14,7 @@ from pit.core.gaming_day import gaming_day_for
 from pit.floor.clients import ServicesFloorClient
 from pit.floor.simulator import simulate
 from pit.players.models import BuyIn, ChipsWalked, Patron, SeatSession
+from pit.players.selectors import session_wagers, sessions_wagers
 from tests.floor.conftest import NOW, pit_tables  # noqa: F401  the demo pit's tables
 
 pytestmark = pytest.mark.django_db
@@ -79,6 +80,12 @@ def test_a_day_of_cash_at_the_tables_and_the_cage(pit_tables, django_capture_on_
     # Every rated session stood carries its walk; unrated players' chips are nobody's count.
     stood = SeatSession.objects.filter(events__kind="stand")
     assert ChipsWalked.objects.count() == stood.filter(patron__isnull=False).count()
+    # The wagers of many sessions read at once are each session's own, read alone.
+    sessions = list(SeatSession.objects.all())
+    together = sessions_wagers(sessions)
+    assert sum(len(wagers) for wagers in together.values()) > 100
+    for session in sessions:
+        assert sorted(w.pk for w in together[session.pk]) == sorted(w.pk for w in session_wagers(session))
     # Most buy-ins are under the MTL threshold; the high rollers' over the CTR threshold.
     amounts = [(row.patron.card_number if row.patron else "", row.amount) for row in rows if row.buy_in_id]
     high = {card for card, amount in amounts if amount > 10000}
