@@ -87,6 +87,7 @@ EXEMPT: dict[str, str] = {
     "pit.cash.services.rules_record": "cash-reporting rules are set-up, versioned, never a fact of one gaming day",
     "pit.cash.services.rate_record": "a rate is set-up for its day's transactions, which keep the rate they used",
     "pit.cash.services.threshold_near_check": "an alarm (a finding), inside transaction_record's guard",
+    "pit.cash.services.cash_deadlines_check": "an alarm over filing deadlines (findings), no gaming day's figure",
     "pit.cash.services.cash_check_day": "derived findings, recomputed from the day's transactions",
     "pit.cash.services.finding_review": "compliance's review of a finding goes on after a close",
     "pit.accounting.services.chips_normalize": "input checking, no write",
