@@ -102,6 +102,9 @@ _AUDIT_RECORDS = _view(
     "pghistory.events",
     "pghistory.middlewareevents",
 )
+# Every delivery of a report (shown, downloaded, read by the API, sent by a schedule): the audit of
+# what left pit, to whom. Auditors and compliance (the cash reports are theirs) read it.
+_DELIVERY_RECORDS = _view("reports.reportdelivery")
 # Players (pit.players): patrons, their versions and exclusions, seat sessions and the money at the
 # seat, and every look at a patron. Seeing them shows card numbers only: a patron's name and
 # nationality take PATRON_PERSONAL as well, which only the roles that deal with the person hold.
@@ -213,6 +216,7 @@ ROLES: dict[str, frozenset[str]] = {
         | _CASH_RECORDS
         | _view("tables.table")
         | {PATRON_PERSONAL, RUN_REPORTS, "cash.review_cashfinding", "cash.record_cashrules"}
+        | _DELIVERY_RECORDS
     ),
     # Hosts look after patrons (enrolment, details, comps): they see the patrons and their sessions
     # with personal data, and nothing of the money of the tables.
@@ -225,6 +229,7 @@ ROLES: dict[str, frozenset[str]] = {
         | _ACCOUNTING_RECORDS
         | _view("accounting.devicegrant")
         | _AUDIT_RECORDS
+        | _DELIVERY_RECORDS
         | _OPERATIONS_RECORDS
         | _DEALER_RECORDS
         | _PLAYER_RECORDS

@@ -8,9 +8,9 @@ from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
 from pit.accounts.roles import RUN_REPORTS
-from pit.core.admin_site import ReadOnlyInline
+from pit.core.admin_site import ReadOnlyAdminMixin, ReadOnlyInline
 
-from .models import ReportSchedule, ReportScheduleRun
+from .models import ReportDelivery, ReportSchedule, ReportScheduleRun
 
 # The catalog, the schedules and the services are imported where used, function-locally: they load
 # openpyxl and reportlab, which Django's start (admin autodiscovery) should not; the worker's
@@ -135,3 +135,16 @@ class ReportScheduleAdmin(admin.ModelAdmin):
         from .services import report_schedule_save  # function-local: see the top of the module
 
         report_schedule_save(schedule=obj, user=request.user)
+
+
+@admin.register(ReportDelivery)
+class ReportDeliveryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    """Every time a report's rows left pit: which report and days, to whom, how, and when. Auditors
+    and compliance read it (`reports.view_reportdelivery`); nobody changes it."""
+
+    list_display = ("delivered_at", "report", "format", "via", "delivered_to", "detail")
+    list_filter = ("via", "format", "report")
+    list_select_related = ("delivered_to",)
+    search_fields = ("report", "delivered_to__username", "detail")
+    date_hierarchy = "delivered_at"
+    readonly_fields = ("report", "format", "via", "filters", "delivered_to", "delivered_at", "detail")

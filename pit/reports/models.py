@@ -4,6 +4,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from pit.core.immutable import Fact
+
 
 class ExportFormat(models.TextChoices):
     CSV = "csv", _("CSV")
@@ -88,6 +90,66 @@ class ReportExport(models.Model):
         if not self.rows_estimated:
             return 0
         return min(99, int(self.rows_written * 100 / self.rows_estimated))
+
+
+class DeliveryFormat(models.TextChoices):
+    """What a delivered report was: a file in an export format, the reports page, or the API's JSON."""
+
+    SCREEN = "html", _("The reports page")
+    CSV = "csv", _("CSV")
+    XLSX = "xlsx", _("Excel workbook (XLSX)")
+    PDF = "pdf", _("PDF for sign-off")
+    JSON = "json", _("JSON (API)")
+
+
+class DeliveryVia(models.TextChoices):
+    """The way a report left pit: every path that shows or sends a report's rows is one of these."""
+
+    SCREEN = "screen", _("Shown on the reports page")
+    DOWNLOAD = "download", _("Downloaded at once")
+    EXPORT = "export", _("Background export downloaded")
+    API = "api", _("Read through the API")
+    SCHEDULE = "schedule", _("Sent by a schedule")
+
+
+class ReportDelivery(Fact):
+    """A report's rows left pit, to a person, by one of the `DeliveryVia` paths: the audit event of
+    every export, every page shown and every API read (`pit.reports.services.report_delivery_record`,
+    the one writer). Insert-only and chained like every fact; the rows themselves are not kept (the
+    facts they are read from are)."""
+
+    report = models.CharField(max_length=40, verbose_name=_("report"))
+    format = models.CharField(max_length=4, choices=DeliveryFormat.choices, verbose_name=_("format"))
+    via = models.CharField(max_length=8, choices=DeliveryVia.choices, verbose_name=_("via"))
+    filters = models.JSONField(help_text=_("ReportFilters.to_dict() of the request."), verbose_name=_("filters"))
+    delivered_to = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text=_("Who saw or received it; a schedule's owner for a scheduled run."),
+        verbose_name=_("delivered to"),
+    )
+    delivered_at = models.DateTimeField(auto_now_add=True, db_index=True, verbose_name=_("delivered at"))
+    detail = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text=_("The export, or the schedule with the folder and addresses it went to."),
+        verbose_name=_("detail"),
+    )
+
+    class Meta:
+        verbose_name = _("report delivery")
+        verbose_name_plural = _("report deliveries")
+        ordering = ["-delivered_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(format__in=DeliveryFormat.values), name="report_delivery_format_valid"
+            ),
+            models.CheckConstraint(condition=models.Q(via__in=DeliveryVia.values), name="report_delivery_via_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.report} {self.format} to {self.delivered_to} ({self.via})"
 
 
 class ScheduleFrequency(models.TextChoices):

@@ -27,6 +27,7 @@ from pit.tables.models import Game, Table
 from .catalog import REPORTS
 from .definitions import ReportDefinition, ReportFilters
 from .models import (
+    DeliveryVia,
     ExportFormat,
     ReportSchedule,
     ReportScheduleRun,
@@ -167,6 +168,23 @@ def _range_text(filters: ReportFilters) -> str:
     return f"{filters.date_from.isoformat()} to {filters.date_to.isoformat()}"
 
 
+def _delivery_record(schedule, run, definition, filters, recipients) -> None:
+    """The run's delivery, recorded before the file goes to the folder or the mail (an attempt that
+    fails after is on record too: what was sent cannot be told apart from what was about to be)."""
+    from .services import report_delivery_record  # function-local: services imports this module
+
+    places = [f"folder {schedule.folder}"] if schedule.folder else []
+    places += [f"mailed to {', '.join(recipients)}"] if recipients else []
+    report_delivery_record(
+        report=definition,
+        filters=filters,
+        format=schedule.format,
+        via=DeliveryVia.SCHEDULE,
+        user=schedule.owner,
+        detail=f"schedule {schedule.pk} ({schedule.name}), run of {run.due_on.isoformat()}: {'; '.join(places)}",
+    )
+
+
 def report_schedule_execute(*, run: ReportScheduleRun) -> ReportScheduleRun:
     """Write the run's file (to the folder, atomically renamed into place) and e-mail it; the run
     records where it went, or why it failed (then it is tried again on the next beat)."""
@@ -187,6 +205,8 @@ def report_schedule_execute(*, run: ReportScheduleRun) -> ReportScheduleRun:
             path = Path(scratch) / filename
             with path.open("wb") as out:
                 _render(definition, filters, schedule.format, out)
+            recipients = schedule.recipient_list
+            _delivery_record(schedule, run, definition, filters, recipients)
             written = ""
             if schedule.folder:
                 folder = Path(settings.PIT_REPORT_SCHEDULE_DIR) / schedule.folder
@@ -195,7 +215,6 @@ def report_schedule_execute(*, run: ReportScheduleRun) -> ReportScheduleRun:
                 part.write_bytes(path.read_bytes())
                 os.replace(part, folder / filename)
                 written = str(folder / filename)
-            recipients = schedule.recipient_list
             if recipients:
                 message = EmailMessage(
                     subject=f"{definition.title}, {_range_text(filters)}",

@@ -1,7 +1,8 @@
-"""Writes of the reports app: only its own bookkeeping (ReportExport rows and the files they name).
+"""Writes of the reports app: only its own bookkeeping (ReportExport rows and the files they name)
+and the audit event of every delivery (ReportDelivery).
 
 Reports never write a domain row; these services record that an export was asked for, run it
-(from the Celery task) and keep its progress, nothing else.
+(from the Celery task) and keep its progress, and record each time a report's rows leave pit.
 """
 
 import datetime as dt
@@ -20,7 +21,7 @@ from pit.records.anchors import export_sign, signature_path
 
 from .catalog import REPORTS
 from .definitions import ReportDefinition, ReportFilters
-from .models import CsvHeaders, ExportFormat, ExportStatus, ReportExport
+from .models import CsvHeaders, ExportFormat, ExportStatus, ReportDelivery, ReportExport
 from .pdf import pdf_write
 from .renderers import REPORTS_WITH_RECORD_HEADS, csv_write, xlsx_write
 from .schedules import schedule_problems
@@ -62,6 +63,22 @@ def report_export_request(
     export.save()
     outbox_enqueue("reports.report_export_run", export.pk)  # by name: pit.reports.tasks imports this module
     return export
+
+
+@transaction.atomic
+def report_delivery_record(
+    *, report: ReportDefinition, filters: ReportFilters, format: str, via: str, user, detail: str = ""
+) -> ReportDelivery:
+    """The audit event of a report's rows leaving pit: shown on the reports page, downloaded, read
+    through the API or sent by a schedule (`via`, a DeliveryVia). Every path that delivers rows calls
+    this before the rows go (tests/reports/test_deliveries.py enumerates them), so no report is seen
+    or sent without its record."""
+    delivery = ReportDelivery(
+        report=report.slug, format=format, via=via, filters=filters.to_dict(), delivered_to=user, detail=detail[:300]
+    )
+    delivery.full_clean()
+    delivery.save()
+    return delivery
 
 
 @transaction.atomic

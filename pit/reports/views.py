@@ -20,11 +20,11 @@ from django.views.decorators.http import require_GET, require_http_methods
 from .catalog import REPORTS
 from .definitions import ReportFilters
 from .forms import ReportFilterForm, days_label
-from .models import CsvHeaders, ExportFormat, ExportStatus, ReportExport
+from .models import CsvHeaders, DeliveryFormat, DeliveryVia, ExportFormat, ExportStatus, ReportExport
 from .pdf import pdf_reports, pdf_write
 from .permissions import report_allowed, reports_allowed
 from .renderers import csv_chunks, report_page, report_summary, xlsx_write
-from .services import report_export_request
+from .services import report_delivery_record, report_export_request
 
 # The page totals a report on screen only up to this many detail rows (a month of the ledger detail
 # can hold millions); beyond it, download the file.
@@ -110,8 +110,17 @@ def reports_index(request):
         too_long = bool(reason)
         too_many = estimate > SUMMARY_MAX_ROWS
         if not (too_long or too_many):
+            page = _page_number(request)
+            report_delivery_record(
+                report=definition,
+                filters=filters,
+                format=DeliveryFormat.SCREEN,
+                via=DeliveryVia.SCREEN,
+                user=request.user,
+                detail=f"page {page}",
+            )
             summary = report_summary(definition, filters)
-            rows = report_page(definition, filters, _page_number(request), ROWS_PER_PAGE)
+            rows = report_page(definition, filters, page, ROWS_PER_PAGE)
             query = request.GET.copy()
             query.pop("page", None)
             page_query = query.urlencode()
@@ -207,6 +216,9 @@ def report_export(request):
         query = data.copy()
         query.pop("format", None)
         return redirect(f"{reverse('reports:index')}?{query.urlencode()}")
+    report_delivery_record(
+        report=definition, filters=filters, format=file_format, via=DeliveryVia.DOWNLOAD, user=request.user
+    )
     filename = _filename(definition.slug, filters, file_format)
     if file_format == ExportFormat.CSV:
         chunks = csv_chunks(definition, filters, headers=form.csv_headers)
@@ -260,6 +272,14 @@ def export_download(request, pk: int):
     path = Path(settings.MEDIA_ROOT) / export.file
     if not path.is_file():
         raise Http404(_("The export's file is gone; export the report again."))
+    report_delivery_record(
+        report=REPORTS[export.report],
+        filters=ReportFilters.from_dict(export.filters),
+        format=export.format,
+        via=DeliveryVia.EXPORT,
+        user=request.user,
+        detail=f"export {export.pk}",
+    )
     return FileResponse(
         path.open("rb"),
         as_attachment=True,

@@ -17,8 +17,10 @@ from pit.api.permissions import PitAccess
 from pit.reports.catalog import REPORTS
 from pit.reports.definitions import ColumnType
 from pit.reports.forms import ReportFilterForm
+from pit.reports.models import DeliveryFormat, DeliveryVia
 from pit.reports.permissions import report_allowed
 from pit.reports.renderers import json_chunks
+from pit.reports.services import report_delivery_record
 
 
 class ReportAccess(PitAccess):
@@ -169,7 +171,11 @@ class ReportView(APIView):
                     ]
                 }
             )
-        return StreamingHttpResponse(json_chunks(REPORTS[self.report], filters), content_type="application/json")
+        report = REPORTS[self.report]
+        report_delivery_record(
+            report=report, filters=filters, format=DeliveryFormat.JSON, via=DeliveryVia.API, user=request.user
+        )
+        return StreamingHttpResponse(json_chunks(report, filters), content_type="application/json")
 
 
 def report_view(slug: str):
