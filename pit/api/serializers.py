@@ -4,7 +4,7 @@ plain functions build (docs/design/api.md)."""
 
 import datetime as dt
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -118,6 +118,7 @@ class IntegerField(KitField, serializers.IntegerField):
 MONEY_PATTERN = r"^[0-9]{1,15}(\.[0-9]{1,3})?$"
 SIGNED_MONEY_PATTERN = r"^-?[0-9]{1,15}(\.[0-9]{1,3})?$"
 _MONEY = re.compile(r"[0-9]{1,15}(\.[0-9]+)?", re.ASCII)
+CURRENCY_CODE = re.compile(r"[A-Z]{3}", re.ASCII)  # ISO 4217
 MONEY_TYPE = _('Send the amount as a decimal string, e.g. "125.50"; JSON numbers are not accepted for money.')
 MONEY_FORMAT = _(
     "{shown} is not a decimal amount: ASCII digits, at most 15 before the point and {decimals} after it, "
@@ -167,14 +168,23 @@ def money_problem(value, *, positive: bool, currency: str | None = None) -> tupl
 class MoneyField(KitField, serializers.Field):
     """Money as a decimal string ("125.50"). JSON numbers are refused, floats and integers alike:
     a float cannot hold money exactly, and one rule for every amount is easier to get right. The
-    serializer's context may name the `currency`, whose decimals are then the most taken."""
+    currency whose decimals are the most taken is the serializer's context's `currency` or, in a body
+    that names its own (a `currency` field beside the amount), that one: one pass reads both."""
 
     def __init__(self, *, positive: bool = False, **kwargs):
         self.positive = positive
         super().__init__(**kwargs)
 
+    def _currency(self) -> str | None:
+        named = self.context.get("currency")
+        if named is None:
+            body = getattr(self.parent, "initial_data", None)
+            sent = body.get("currency") if isinstance(body, Mapping) else None
+            named = sent if isinstance(sent, str) and CURRENCY_CODE.fullmatch(sent) else None
+        return named
+
     def to_internal_value(self, data) -> Decimal:
-        amount, problem = money_problem(data, positive=self.positive, currency=self.context.get("currency"))
+        amount, problem = money_problem(data, positive=self.positive, currency=self._currency())
         if problem:
             raise serializers.ValidationError(problem, code="invalid")
         return amount  # type: ignore[return-value]

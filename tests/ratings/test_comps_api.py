@@ -141,6 +141,7 @@ def test_a_redemption_past_the_balance_is_a_409_naming_it_and_writes_nothing(pat
     [
         ({"amount": 150}, "amount"),
         ({"amount": "150.001"}, "amount"),
+        ({"currency": "JPY", "amount": "150.5"}, "amount"),  # yen have no decimals
         ({"amount": "-5.00"}, "amount"),
         ({"currency": "usd"}, "currency"),
         ({"reason": ""}, "reason"),
