@@ -205,6 +205,15 @@ def patron_current(patron: Patron) -> PatronVersion:
     return version
 
 
+def patrons_current(patron_ids) -> dict[int, PatronVersion]:
+    """Each patron's details that stand (as `patron_current`), for many patrons in one query."""
+    standing: dict[int, PatronVersion] = {}
+    versions = PatronVersion.objects.filter(patron_id__in=set(patron_ids)).order_by("patron_id", "-recorded_at", "-id")
+    for version in versions:
+        standing.setdefault(version.patron_id, version)
+    return standing
+
+
 def seated_now(table) -> dict[int, SeatSession]:
     """Seat -> the session that holds it now at `table` (a paused session keeps its seat)."""
     sessions = (

@@ -1,7 +1,8 @@
 """The compliance officer's cash reports: the multiple transaction log by gaming day, the CTR
 worksheets, and the SAR candidates (every pattern finding), each CSV/XLSX/JSON like the others.
-Patrons are named by card number (and a person not identified by the description recorded): names
-stay on the patron's page, shown only to the roles that may see them. Amounts in the reporting
+Patrons are named by card number (and a person not identified by the description recorded); their
+name and nationality (as their details stand) are personal columns, only in the reports of a reader
+who may see personal data (`ReportDefinition.for_reader`). Amounts in the reporting
 currency are exact (amount x the rate kept on the row), as decimal text."""
 
 from __future__ import annotations
@@ -16,10 +17,24 @@ from pit.cash.models import CashFinding, FindingKind
 from pit.cash.selectors import exact_text, mtl, mtl_count, rules_at
 from pit.core.gaming_day import gaming_day_bounds
 from pit.core.money import from_minor
+from pit.players.models import PatronVersion
+from pit.players.selectors import patrons_current
 from pit.reports.definitions import Column, ReportDefinition, ReportFilters, Total
 from pit.reports.definitions import ColumnType as T
 
 CASH = "accounting"  # who runs them: the holders of accounts.run_reports (compliance among them)
+
+
+def _personal(standing: dict[int, PatronVersion], patron_id: int | None) -> dict[str, str]:
+    version = standing.get(patron_id) if patron_id is not None else None
+    return {"name": version.name if version else "", "nationality": version.nationality if version else ""}
+
+
+# A patron's name and nationality, beside the card number: personal columns (only for readers who may see them).
+_PERSONAL_COLUMNS = (
+    Column("name", _("Name"), T.TEXT, width=24, personal=True),
+    Column("nationality", _("Nationality"), T.TEXT, width=8, personal=True),
+)
 
 
 def _days(filters: ReportFilters) -> Iterator[dt.date]:
@@ -30,11 +45,14 @@ def _days(filters: ReportFilters) -> Iterator[dt.date]:
 def mtl_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
     for day in _days(filters):
         rules = rules_at(gaming_day_bounds(day)[1])
-        for row in mtl(day, rules):
+        rows = list(mtl(day, rules))
+        standing = patrons_current(row.patron_id for row in rows if row.patron_id)
+        for row in rows:
             yield {
                 "gaming_day": row.gaming_day,
                 "at": row.at,
                 "card_number": row.patron.card_number if row.patron else "",
+                **_personal(standing, row.patron_id),
                 "description": row.description,
                 "kind": row.get_kind_display(),
                 "direction": row.direction,
@@ -62,6 +80,7 @@ MTL = ReportDefinition(
         Column("gaming_day", _("Gaming day"), T.DATE, Total.CARRY, width=12),
         Column("at", _("Time"), T.DATETIME, width=20),
         Column("card_number", _("Card"), T.TEXT, width=12),
+        *_PERSONAL_COLUMNS,
         Column("description", _("Description"), T.TEXT, width=24),
         Column("kind", _("Type"), T.TEXT, width=24),
         Column("direction", _("In/out"), T.TEXT, width=7),
@@ -82,16 +101,19 @@ MTL = ReportDefinition(
 
 
 def _finding_rows(filters: ReportFilters, kinds: tuple[str, ...]) -> Iterator[dict[str, Any]]:
-    findings = (
+    query = (
         CashFinding.objects.filter(gaming_day__range=(filters.date_from, filters.date_to), kind__in=kinds)
         .select_related("patron", "table")
         .order_by("gaming_day", "kind", "id")
     )
+    findings = list(query)
+    standing = patrons_current(finding.patron_id for finding in findings if finding.patron_id)
     for finding in findings:
         yield {
             "gaming_day": finding.gaming_day,
             "kind": finding.get_kind_display(),
             "card_number": finding.patron.card_number if finding.patron_id else "",
+            **_personal(standing, finding.patron_id),
             "description": finding.description,
             "table": finding.table.code if finding.table_id else "",
             "cash_in": finding.cash_in,
@@ -111,6 +133,7 @@ _FINDING_COLUMNS = (
     Column("gaming_day", _("Gaming day"), T.DATE, Total.CARRY, width=12),
     Column("kind", _("Finding"), T.TEXT, width=28),
     Column("card_number", _("Card"), T.TEXT, width=12),
+    *_PERSONAL_COLUMNS,
     Column("description", _("Description"), T.TEXT, width=24),
     Column("table", _("Table"), T.TEXT, width=8),
     Column("cash_in", _("Cash in"), T.TEXT, width=16),

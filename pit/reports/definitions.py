@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from enum import StrEnum
 from typing import Any, TypedDict
@@ -64,6 +64,9 @@ class Column:
     width: int = 12
     hidden: bool = False  # summed for derived totals (e.g. variance behind a z-score), never shown
     places: int = 2  # DECIMAL and PERCENTAGE: decimals shown in CSV/JSON (in percent for PERCENTAGE)
+    # A patron's personal data (name, nationality): only a reader who may see it gets the column
+    # (`ReportDefinition.for_reader`); everyone else gets the report without it.
+    personal: bool = False
 
     @property
     def name(self) -> str:
@@ -155,6 +158,30 @@ class ReportDefinition:
     @property
     def summed_keys(self) -> tuple[str, ...]:
         return tuple(column.key for column in self.columns if column.total == Total.SUM)
+
+    @property
+    def personal_keys(self) -> frozenset[str]:
+        return frozenset(column.key for column in self.columns if column.personal)
+
+    def for_reader(self, *, personal: bool) -> ReportDefinition:
+        """The report as one reader gets it: whole for a reader who may see personal data, otherwise
+        without its personal columns, and its rows without their values."""
+        keys = self.personal_keys
+        if personal or not keys:
+            return self
+        rows = self.rows
+
+        def without_personal(filters: ReportFilters) -> Iterator[dict[str, Any]]:
+            for row in rows(filters):
+                yield {key: value for key, value in row.items() if key not in keys}
+
+        return replace(
+            self,
+            columns=tuple(column for column in self.columns if not column.personal),
+            rows=without_personal,
+            csv_lines=None,
+            pdf_columns=tuple(key for key in self.pdf_columns if key not in keys),
+        )
 
 
 DETAIL = "detail"

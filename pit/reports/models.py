@@ -62,6 +62,10 @@ class ReportExport(models.Model):
         help_text=_("CSV: the stable column names, or the headings in the file's language."),
         verbose_name=_("headers"),
     )
+    # Whether the file holds the report's personal columns: its requester could see personal data.
+    personal = models.BooleanField(
+        default=False, help_text=_("Whether the name and nationality were shown."), verbose_name=_("personal shown")
+    )
 
     class Meta:
         verbose_name = _("report export")
@@ -114,7 +118,7 @@ class DeliveryVia(models.TextChoices):
 
 class ReportDelivery(Fact):
     """A report's rows left pit, to a person, by one of the `DeliveryVia` paths: the audit event of
-    every export, every page shown and every API read (`pit.reports.services.report_delivery_record`,
+    every export, every page shown and every API read (`pit.reports.services.report_deliver`,
     the one writer). Insert-only and chained like every fact; the rows themselves are not kept (the
     facts they are read from are)."""
 
@@ -135,6 +139,9 @@ class ReportDelivery(Fact):
         blank=True,
         help_text=_("The export, or the schedule with the folder and addresses it went to."),
         verbose_name=_("detail"),
+    )
+    personal_shown = models.BooleanField(
+        help_text=_("Whether the name and nationality were shown."), verbose_name=_("personal shown")
     )
 
     class Meta:

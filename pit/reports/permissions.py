@@ -6,7 +6,7 @@ commission reports. Floor devices and anonymous users may run none.
 """
 
 from pit.accounts.models import Role
-from pit.accounts.roles import RUN_REPORTS
+from pit.accounts.roles import PATRON_PERSONAL, RUN_REPORTS
 
 from .catalog import FLOOR, REPORTS
 from .definitions import ReportDefinition
@@ -27,3 +27,8 @@ def report_allowed(user, report: ReportDefinition) -> bool:
 
 def reports_allowed(user) -> list[ReportDefinition]:
     return [report for report in REPORTS.values() if report_allowed(user, report)]
+
+
+def reads_personal(user) -> bool:
+    """Whether `user` may see patrons' personal data (a report's personal columns among it)."""
+    return bool(user and user.is_authenticated and user.has_perm(PATRON_PERSONAL))

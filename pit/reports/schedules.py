@@ -168,14 +168,14 @@ def _range_text(filters: ReportFilters) -> str:
     return f"{filters.date_from.isoformat()} to {filters.date_to.isoformat()}"
 
 
-def _delivery_record(schedule, run, definition, filters, recipients) -> None:
-    """The run's delivery, recorded before the file goes to the folder or the mail (an attempt that
-    fails after is on record too: what was sent cannot be told apart from what was about to be)."""
-    from .services import report_delivery_record  # function-local: services imports this module
+def _deliver(schedule, run, definition, filters, recipients) -> ReportDefinition:
+    """The run's delivery, recorded before its file is written for the folder and the mail (an
+    attempt that fails after is on record too), and the report as its owner gets it."""
+    from .services import report_deliver  # function-local: services imports this module
 
     places = [f"folder {schedule.folder}"] if schedule.folder else []
     places += [f"mailed to {', '.join(recipients)}"] if recipients else []
-    report_delivery_record(
+    return report_deliver(
         report=definition,
         filters=filters,
         format=schedule.format,
@@ -203,10 +203,9 @@ def report_schedule_execute(*, run: ReportScheduleRun) -> ReportScheduleRun:
         filename = f"{definition.slug}_{run.date_from.isoformat()}_{run.date_to.isoformat()}.{schedule.format}"
         with tempfile.TemporaryDirectory(prefix="pit-schedule-") as scratch:
             path = Path(scratch) / filename
-            with path.open("wb") as out:
-                _render(definition, filters, schedule.format, out)
             recipients = schedule.recipient_list
-            _delivery_record(schedule, run, definition, filters, recipients)
+            with path.open("wb") as out:
+                _render(_deliver(schedule, run, definition, filters, recipients), filters, schedule.format, out)
             written = ""
             if schedule.folder:
                 folder = Path(settings.PIT_REPORT_SCHEDULE_DIR) / schedule.folder

@@ -23,6 +23,7 @@ from .catalog import REPORTS
 from .definitions import ReportDefinition, ReportFilters
 from .models import CsvHeaders, ExportFormat, ExportStatus, ReportDelivery, ReportExport
 from .pdf import pdf_write
+from .permissions import reads_personal
 from .renderers import REPORTS_WITH_RECORD_HEADS, csv_write, xlsx_write
 from .schedules import schedule_problems
 
@@ -56,6 +57,7 @@ def report_export_request(
         format=format,
         filters=filters.to_dict(),
         requested_by=user,
+        personal=bool(report.personal_keys) and reads_personal(user),
         language=language or translation.get_language() or settings.LANGUAGE_CODE,
         headers=headers,
     )
@@ -66,19 +68,36 @@ def report_export_request(
 
 
 @transaction.atomic
-def report_delivery_record(
-    *, report: ReportDefinition, filters: ReportFilters, format: str, via: str, user, detail: str = ""
-) -> ReportDelivery:
-    """The audit event of a report's rows leaving pit: shown on the reports page, downloaded, read
-    through the API or sent by a schedule (`via`, a DeliveryVia). Every path that delivers rows calls
-    this before the rows go (tests/reports/test_deliveries.py enumerates them), so no report is seen
-    or sent without its record."""
+def report_deliver(
+    *,
+    report: ReportDefinition,
+    filters: ReportFilters,
+    format: str,
+    via: str,
+    user,
+    detail: str = "",
+    personal: bool | None = None,
+) -> ReportDefinition:
+    """Record that a report's rows leave pit (shown on the reports page, downloaded, read through
+    the API or sent by a schedule: `via`, a DeliveryVia) and answer the report as `user` gets it:
+    with its personal columns only when the user may see personal data (`personal`: what a file
+    written earlier holds). Every path that delivers rows renders what this answers, after the
+    record is written (tests/reports/test_deliveries.py enumerates them): no report is seen or sent
+    without its record, and no personal column reaches a reader who may not see it."""
+    if personal is None:
+        personal = bool(report.personal_keys) and reads_personal(user)
     delivery = ReportDelivery(
-        report=report.slug, format=format, via=via, filters=filters.to_dict(), delivered_to=user, detail=detail[:300]
+        report=report.slug,
+        format=format,
+        via=via,
+        filters=filters.to_dict(),
+        delivered_to=user,
+        detail=detail[:300],
+        personal_shown=personal,
     )
     delivery.full_clean()
     delivery.save()
-    return delivery
+    return report.for_reader(personal=personal)
 
 
 @transaction.atomic
@@ -102,7 +121,7 @@ def report_export_run(*, export_id: int) -> ReportExport:
     export = ReportExport.objects.get(pk=export_id)
     if export.status == ExportStatus.DONE and export.file and (Path(settings.MEDIA_ROOT) / export.file).exists():
         return export
-    report = REPORTS[export.report]
+    report = REPORTS[export.report].for_reader(personal=export.personal)
     filters = ReportFilters.from_dict(export.filters)
     ReportExport.objects.filter(pk=export.pk).update(
         status=ExportStatus.RUNNING,

@@ -22,9 +22,9 @@ from .definitions import ReportFilters
 from .forms import ReportFilterForm, days_label
 from .models import CsvHeaders, DeliveryFormat, DeliveryVia, ExportFormat, ExportStatus, ReportExport
 from .pdf import pdf_reports, pdf_write
-from .permissions import report_allowed, reports_allowed
+from .permissions import reads_personal, report_allowed, reports_allowed
 from .renderers import csv_chunks, report_page, report_summary, xlsx_write
-from .services import report_delivery_record, report_export_request
+from .services import report_deliver, report_export_request
 
 # The page totals a report on screen only up to this many detail rows (a month of the ledger detail
 # can hold millions); beyond it, download the file.
@@ -111,7 +111,7 @@ def reports_index(request):
         too_many = estimate > SUMMARY_MAX_ROWS
         if not (too_long or too_many):
             page = _page_number(request)
-            report_delivery_record(
+            definition = report_deliver(
                 report=definition,
                 filters=filters,
                 format=DeliveryFormat.SCREEN,
@@ -216,7 +216,7 @@ def report_export(request):
         query = data.copy()
         query.pop("format", None)
         return redirect(f"{reverse('reports:index')}?{query.urlencode()}")
-    report_delivery_record(
+    definition = report_deliver(
         report=definition, filters=filters, format=file_format, via=DeliveryVia.DOWNLOAD, user=request.user
     )
     filename = _filename(definition.slug, filters, file_format)
@@ -272,13 +272,16 @@ def export_download(request, pk: int):
     path = Path(settings.MEDIA_ROOT) / export.file
     if not path.is_file():
         raise Http404(_("The export's file is gone; export the report again."))
-    report_delivery_record(
+    if export.personal and not reads_personal(request.user):
+        raise PermissionDenied(_("The export holds personal data you may not see; export the report again."))
+    report_deliver(
         report=REPORTS[export.report],
         filters=ReportFilters.from_dict(export.filters),
         format=export.format,
         via=DeliveryVia.EXPORT,
         user=request.user,
         detail=f"export {export.pk}",
+        personal=export.personal,
     )
     return FileResponse(
         path.open("rb"),

@@ -1,7 +1,9 @@
 """Every time a report's rows leave pit it is an audit event (`ReportDelivery`): the reports page,
 a download, a background export's download, the API, a schedule. The paths are enumerated from the
 code (every URL of the reports page and the API's reports, every function that renders a report's
-rows) so a path added later without its record fails here; refusals record nothing."""
+rows) so a path added later without its record fails here; refusals record nothing. A report's
+personal columns (a patron's name and nationality) reach, by every path, only the readers who may
+see personal data, and the delivery says whether they did."""
 
 import ast
 import datetime as dt
@@ -9,19 +11,24 @@ import json
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import Group
 from django.core import mail
 from django.urls import URLPattern, URLResolver, get_resolver
 
 import pit
 from pit.accounts.models import Role
 from pit.accounts.services import user_create_with_role
+from pit.cash.services import cash_check_day
 from pit.core.immutable import ImmutableRecordError
+from pit.players.models import Tier
+from pit.players.services import patron_enrol
 from pit.records.streams import chained_labels
 from pit.reports.catalog import REPORTS
 from pit.reports.definitions import ReportFilters
 from pit.reports.models import ReportDelivery, ReportExport, ReportSchedule
 from pit.reports.schedules import report_schedules_run
 from pit.reports.services import report_schedule_save
+from tests.cash.conftest import DAY, cage
 from tests.reports.conftest import DAY_1, DAY_2
 
 PAGE = "/admin/pit/reports/"
@@ -48,7 +55,7 @@ RENDERERS = {
 }
 # Where the renderers and the rows they walk are defined: they are what the callers call.
 RENDERING_MODULES = {"pit.reports.renderers", "pit.reports.pdf", "pit.reports.definitions", "pit.reports.csv_copy"}
-RECORDERS = {"report_delivery_record", "_delivery_record"}
+RECORDERS = {"report_deliver", "_deliver"}
 
 # The reports page's URLs: those that send a report's rows (each driven below) and those that do not.
 PAGE_URLS_DELIVERING = {"index", "export", "export-download"}
@@ -168,6 +175,82 @@ def test_the_cash_reports_are_deliveries_to_compliance(client, db):
     assert client.get("/admin/reports/reportdelivery/").status_code == 403
 
 
+# ------------------------------------------------------------------------------- personal data
+
+
+@pytest.fixture
+def worksheet(db, settings, tmp_path):
+    """A CTR worksheet of gaming day DAY for Patron 1 (card 700001, US), $12,000 bought at the cage."""
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    settings.PIT_REPORT_SCHEDULE_DIR = str(tmp_path / "scheduled")
+    gold = Tier.objects.create(code="gold", name="Gold")
+    patron = patron_enrol(card_number="700001", name="Patron 1", tier=gold, nationality="US")
+    cage("chip_purchase", "12000.00", patron=patron)
+    cash_check_day(day=DAY)
+    return {"from": DAY.isoformat(), "to": DAY.isoformat()}
+
+
+def _every_path(client, user, days, django_capture_on_commit_callbacks) -> list[bytes]:
+    """The CTR worksheets by every path, as `user`: what each delivered."""
+    client.force_login(user)
+    shown = client.get(PAGE, {"report": "cash-ctr", **days})
+    assert shown.status_code == 200
+    csv_file = b"".join(client.get(EXPORT, {"report": "cash-ctr", **days, "format": "csv"}).streaming_content)
+    api = b"".join(client.get(f"{API}cash-ctr/", days).streaming_content)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(EXPORT, {"report": "cash-ctr", **days, "format": "csv"})
+    export = ReportExport.objects.filter(requested_by=user).latest("pk")
+    exported = b"".join(client.get(f"{PAGE}exports/{export.pk}/download/").streaming_content)
+    report_schedule_save(
+        schedule=ReportSchedule(
+            name=f"CTR for {user.username}",
+            report="cash-ctr",
+            format="csv",
+            period="previous_day",
+            frequency="daily",
+            hour=8,
+            recipients=f"{user.username}@casino.example",
+            owner=user,
+        ),
+        user=user,
+    )
+    report_schedules_run(now=dt.datetime.combine(DAY + dt.timedelta(days=1), dt.time(9), tzinfo=dt.UTC))
+    mailed = mail.outbox[-1].attachments[0][1].encode()
+    return [shown.content, csv_file, api, exported, mailed]
+
+
+def test_personal_columns_reach_only_who_may_see_them_by_every_path(
+    client, worksheet, django_capture_on_commit_callbacks
+):
+    officer = user_create_with_role(username="officer", password="pw-officer", role=Role.COMPLIANCE.value)
+    accountant = user_create_with_role(username="counter", password="pw-counter", role=Role.ACCOUNTANT.value)
+    for user, personal in ((officer, True), (accountant, False)):
+        delivered = _every_path(client, user, worksheet, django_capture_on_commit_callbacks)
+        for output in delivered:
+            assert b"700001" in output  # the card number, for every reader
+            assert (b"Patron 1" in output) is personal, output[:300]
+            assert (b"Nationality" in output) is personal
+        assert list(
+            ReportDelivery.objects.filter(delivered_to=user).order_by("pk").values_list("via", "personal_shown")
+        ) == [(via, personal) for via in ("screen", "download", "api", "export", "schedule")]
+
+
+def test_an_export_with_personal_data_is_not_handed_to_who_may_no_longer_see_it(
+    client, worksheet, django_capture_on_commit_callbacks
+):
+    officer = user_create_with_role(username="officer", password="pw-officer", role=Role.COMPLIANCE.value)
+    client.force_login(officer)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(EXPORT, {"report": "cash-ctr", **worksheet, "format": "csv"})
+    export = ReportExport.objects.get()
+    assert export.personal and export.status == "done"
+    officer.groups.clear()
+    officer.groups.add(Group.objects.get(name=Role.ACCOUNTANT.value))  # moved to accounting: still runs reports
+    client.force_login(type(officer).objects.get(pk=officer.pk))
+    assert client.get(f"{PAGE}exports/{export.pk}/download/").status_code == 403
+    assert deliveries() == []
+
+
 # ------------------------------------------------------------------------------- refusals
 
 
@@ -187,7 +270,12 @@ def test_refusals_record_nothing(client, pit, users):
 
 def test_a_delivery_is_a_chained_fact_nobody_changes(pit):
     delivery = ReportDelivery.objects.create(
-        report="commission", format="csv", via="download", filters=FILTERS, delivered_to=pit.accountant
+        report="commission",
+        format="csv",
+        via="download",
+        filters=FILTERS,
+        delivered_to=pit.accountant,
+        personal_shown=False,
     )
     assert chained_labels()["reports.ReportDelivery"] == "stream"
     delivery.detail = "changed"

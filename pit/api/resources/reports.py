@@ -20,7 +20,7 @@ from pit.reports.forms import ReportFilterForm
 from pit.reports.models import DeliveryFormat, DeliveryVia
 from pit.reports.permissions import report_allowed
 from pit.reports.renderers import json_chunks
-from pit.reports.services import report_delivery_record
+from pit.reports.services import report_deliver
 
 
 class ReportAccess(PitAccess):
@@ -65,7 +65,8 @@ def report_answer_schema(report) -> dict:
     columns = report.visible_columns
     row = {
         "type": "object",
-        "required": ["line", *(column.key for column in columns)],
+        # A personal column (a patron's name) only for a reader who may see personal data.
+        "required": ["line", *(column.key for column in columns if not column.personal)],
         "properties": {
             "line": {
                 "type": "string",
@@ -171,9 +172,12 @@ class ReportView(APIView):
                     ]
                 }
             )
-        report = REPORTS[self.report]
-        report_delivery_record(
-            report=report, filters=filters, format=DeliveryFormat.JSON, via=DeliveryVia.API, user=request.user
+        report = report_deliver(
+            report=REPORTS[self.report],
+            filters=filters,
+            format=DeliveryFormat.JSON,
+            via=DeliveryVia.API,
+            user=request.user,
         )
         return StreamingHttpResponse(json_chunks(report, filters), content_type="application/json")
 

@@ -1,6 +1,7 @@
 """Every delivery of a report (shown, downloaded, read by the API, sent by a schedule) is a fact:
 `ReportDelivery`, insert-only, its triggers frozen as SQL beside this file (`manage.py
-fact_protection_sql reports.ReportDelivery --vendor <vendor>`)."""
+fact_protection_sql reports.ReportDelivery --vendor <vendor>`); a background export keeps whether
+its file holds the report's personal columns (`ReportExport.personal`)."""
 
 from pathlib import Path
 
@@ -27,6 +28,13 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        migrations.AddField(
+            model_name="reportexport",
+            name="personal",
+            field=models.BooleanField(
+                default=False, help_text="Whether the name and nationality were shown.", verbose_name="personal shown"
+            ),
+        ),
         migrations.CreateModel(
             name="ReportDelivery",
             fields=[
@@ -72,6 +80,12 @@ class Migration(migrations.Migration):
                         help_text="The export, or the schedule with the folder and addresses it went to.",
                         max_length=300,
                         verbose_name="detail",
+                    ),
+                ),
+                (
+                    "personal_shown",
+                    models.BooleanField(
+                        help_text="Whether the name and nationality were shown.", verbose_name="personal shown"
                     ),
                 ),
                 (
