@@ -230,6 +230,29 @@ class IdentifierField(KitField, serializers.CharField):
         return None
 
 
+def currency_field(**kwargs) -> IdentifierField:
+    """A currency's ISO 4217 code, as a body names the currency of its amounts."""
+    return IdentifierField(
+        pattern=CURRENCY_CODE.pattern,
+        rule="three capital letters (ISO 4217), e.g. HKD",
+        what="a currency code",
+        max_length=3,
+        **kwargs,
+    )
+
+
+def reference_field(*, what: str, **kwargs) -> IdentifierField:
+    """The number a client gives a record of its own (a terminal's transaction, a comp slip): what
+    makes a repost the same record, so read exactly as sent."""
+    return IdentifierField(
+        pattern=r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,59}",
+        rule="1 to 60 ASCII letters, digits or . _ : / -, starting with a letter or digit",
+        what=what,
+        max_length=60,
+        **kwargs,
+    )
+
+
 class LookupField(IdentifierField):
     """An identifier that names a row (a dealer by code): the row, or a 400 naming the field."""
 

@@ -31,9 +31,11 @@ from pit.api.serializers import (
     MoneyField,
     StrictSerializer,
     TextField,
+    currency_field,
     iso,
     money,
     path_day,
+    reference_field,
     validated,
 )
 from pit.cash import selectors, services
@@ -44,23 +46,8 @@ from pit.tables.models import Table
 PATRON_PERSONAL = "players.view_patron_personal"
 
 
-def currency_field(**kwargs) -> IdentifierField:
-    return IdentifierField(
-        pattern=r"[A-Z]{3}",
-        rule="three capital letters (ISO 4217), e.g. HKD",
-        what="a currency code",
-        max_length=3,
-        **kwargs,
-    )
-
-
 class CashInputSerializer(StrictSerializer):
-    reference = IdentifierField(
-        pattern=r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,59}",
-        rule="1 to 60 ASCII letters, digits or . _ : / -, starting with a letter or digit",
-        what="the terminal's transaction number",
-        max_length=60,
-    )
+    reference = reference_field(what="the terminal's transaction number")
     kind = ChoiceField(choices=CashKind.choices)
     at = MomentField(help_text="When, with its UTC offset.")
     currency = currency_field()

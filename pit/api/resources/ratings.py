@@ -14,9 +14,17 @@ from rest_framework.views import APIView
 from pit.api.authentication import actor_for
 from pit.api.idempotency import idempotent
 from pit.api.replays import PostKind, post_kind, recorded_once
-from pit.api.resources.cash import currency_field
 from pit.api.resources.players import patron_or_404
-from pit.api.serializers import IdentifierField, MoneyField, StrictSerializer, TextField, iso, money, validated
+from pit.api.serializers import (
+    MoneyField,
+    StrictSerializer,
+    TextField,
+    currency_field,
+    iso,
+    money,
+    reference_field,
+    validated,
+)
 from pit.core.money import to_minor
 from pit.players.models import Patron
 from pit.players.services import patron_look_record
@@ -76,12 +84,7 @@ class CompsSerializer(serializers.Serializer):
 
 
 class RedemptionInputSerializer(StrictSerializer):
-    reference = IdentifierField(
-        pattern=r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,59}",
-        rule="1 to 60 ASCII letters, digits or . _ : / -, starting with a letter or digit",
-        what="the comp slip's number",
-        max_length=60,
-    )
+    reference = reference_field(what="the comp slip's number")
     currency = currency_field()
     amount = MoneyField(positive=True, help_text='In `currency`, in its units (e.g. "150.00").')
     reason = TextField(max_length=200, help_text="What the comp is for (a dinner, a room night).")
