@@ -92,23 +92,13 @@ def _begin(table_id: int, day: dt.date) -> tuple[str, list[Any]] | None:
 
 
 @statement_form
-def _new_play_text() -> str:
-    marks = f"(SELECT {{mark}} FROM {_table(RatedTableDay)} WHERE table_id = %s AND gaming_day = %s)"  # noqa: S608
-    coup, shoe = _table(Coup), _table(Shoe)
+def _new_corrections_text() -> str:
+    marks = f"(SELECT correction_mark FROM {_table(RatedTableDay)} WHERE table_id = %s AND gaming_day = %s)"  # noqa: S608
     return (
-        f"SELECT '{COUP}', c.id, c.dealt_at FROM {coup} c JOIN {shoe} s ON s.id = c.shoe_id "  # noqa: S608
-        f"WHERE s.table_id = %s AND c.gaming_day = %s AND c.id > COALESCE({marks.format(mark='coup_mark')}, 0) "
-        f"UNION ALL SELECT '{CORRECTION}', k.id, c.dealt_at FROM {_table(CoupCorrection)} k "
-        f"JOIN {coup} c ON c.id = k.coup_id JOIN {shoe} s ON s.id = c.shoe_id "
-        f"WHERE s.table_id = %s AND c.gaming_day = %s AND k.id > COALESCE({marks.format(mark='correction_mark')}, 0)"
+        f"SELECT k.id, c.dealt_at FROM {_table(CoupCorrection)} k JOIN {_table(Coup)} c ON c.id = k.coup_id "  # noqa: S608
+        f"JOIN {_table(Shoe)} s ON s.id = c.shoe_id "
+        f"WHERE s.table_id = %s AND c.gaming_day = %s AND k.id > COALESCE({marks}, 0)"
     )
-
-
-def _new_play(table_id: int, day: dt.date) -> tuple[str, list[Any]]:
-    """Every coup and correction of the table-day newer than the table-day's marks (all of them
-    before its first refresh): (COUP or CORRECTION, its id, the coup's dealt_at)."""
-    gaming_day = _day(day)
-    return _new_play_text(), [table_id, gaming_day, table_id, gaming_day] * 2
 
 
 @statement_form
@@ -139,23 +129,60 @@ def _sessions_text() -> str:
     )
 
 
+@statement_form
+def _standing_text() -> str:
+    ratings = _table(SessionRating)
+    return (
+        "SELECT r.session_id, r.coup_mark, r.as_of, r.table_coups, r.wagers, r.coups_played, "  # noqa: S608
+        "r.largest_bet_minor, r.handle_by_bet, r.won_minor, r.commission_owed_minor, r.commission_deducted_minor, "
+        f"r.theo_numerator, r.theo_denominator FROM {ratings} r WHERE NOT r.final AND r.session_id IN "
+        f"(SELECT ss.id FROM {_table(SeatSession)} ss WHERE ss.table_id = %s AND ss.gaming_day = %s)"
+    )
+
+
+@statement_form
+def _new_coups_text() -> str:
+    correction, marks = _table(CoupCorrection), _table(RatedTableDay)
+    mark = f"(SELECT coup_mark FROM {marks} WHERE table_id = %s AND gaming_day = %s)"  # noqa: S608
+    return (
+        "SELECT c.id, c.dealt_at, c.gaming_day, c.paytable_id, s.decks, k.id, k.kind, "  # noqa: S608
+        "e.edges, c.player_cards, c.banker_cards, w.seat, w.bet, w.amount_minor, w.result, w.payout_minor, "
+        "w.commission_minor, w.correction_id "
+        f"FROM {_table(Coup)} c JOIN {_table(Shoe)} s ON s.id = c.shoe_id "
+        f"LEFT JOIN {correction} k ON k.coup_id = c.id "
+        f"AND k.sequence = (SELECT max(l.sequence) FROM {correction} l WHERE l.coup_id = c.id) "
+        f"LEFT JOIN {_table(CoupEdges)} e ON e.coup_id = c.id "
+        f"LEFT JOIN {_table(Wager)} w ON w.coup_id = c.id AND w.gaming_day = %s "
+        f"WHERE s.table_id = %s AND c.gaming_day = %s AND c.id > COALESCE({mark}, 0) ORDER BY c.dealt_at, c.id"
+    )
+
+
 def table_day_read(
     table_id: int, day: dt.date, *, lock: bool = True
-) -> tuple[list[dict[str, Any]], dict[str, int], list[tuple[str, int, dt.datetime]]]:
+) -> tuple[list[dict[str, Any]], dict[str, int], list[tuple[str, int, dt.datetime]], dict[str, Any]]:
     """What a refresh of the table-day reads first, in one round trip on PostgreSQL (after its lock,
     `lock`): the table's sessions that overlap the gaming day (sat down before its end, not stood up
     before its start), each with its events in order, whose it is (the patron, or the one identified
     later), whether it is rated yet, its latest estimate, its table's currency and paytable and the
     highest id of its events, identification and estimates (`facts`); the table-day's marks of those
-    (0 before its first refresh); and its new coups and corrections (`_new_play`)."""
+    (0 before its first refresh); its coups and corrections newer than the marks (all of them before
+    its first refresh), as (COUP or CORRECTION, id, the coup's dealt_at); and what a rating carried
+    forward needs (`new`): "ratings", the stored sums of the table-day's ratings not final yet (by
+    session: coup mark, as_of, table coups, wagers, coups played, largest bet, handle by bet as JSON
+    text, won, commission owed and deducted, theo numerator and denominator as text), "coups", those
+    new coups as `play_read` gives them, in the order dealt, and "wagers", every version of the
+    wagers on them at every seat (as `play_read`'s), read with them in one statement."""
     start, end = gaming_day_bounds(day)
     gaming_day = _day(day)
+    table_day = [table_id, gaming_day]
     statements = [
         _begin(table_id, day) if lock else None,
         (_sessions_text(), [gaming_day] * 3 + [table_id, _at(end), _at(start)]),
-        _new_play(table_id, day),
+        (_new_corrections_text(), table_day * 2),
+        (_standing_text(), table_day),
+        (_new_coups_text(), [gaming_day, *table_day, *table_day]),
     ]
-    *_locked, rows, play = _run(statements)
+    *_locked, rows, corrections, standing, played = _run(statements)
     sessions: dict[int, dict[str, Any]] = {}
     marks = dict.fromkeys((EVENT, IDENTIFICATION, ESTIMATE), 0)
     for row in rows:
@@ -180,7 +207,21 @@ def table_day_read(
         if kind is not None:
             session["events"].append((kind, _moment(at)))
             session["facts"][EVENT] = max(session["facts"][EVENT], event_id)
-    return list(sessions.values()), marks, [(kind, pk, cast(dt.datetime, _moment(at))) for kind, pk, at in play]
+    coups: dict[int, tuple[Any, ...]] = {}
+    wagers = []
+    for pk, at, *rest in played:
+        if pk not in coups:
+            coups[pk] = (pk, _moment(at), *rest[:8])
+        if rest[8] is not None:  # a wager: (coup, seat, bet, amount, result, payout, commission, version)
+            wagers.append((pk, *rest[8:]))
+    play = [(COUP, pk, cast(dt.datetime, row[1])) for pk, row in coups.items()]
+    play += [(CORRECTION, pk, cast(dt.datetime, _moment(at))) for pk, at in corrections]
+    new = {
+        "ratings": {row[0]: (row[1], _moment(row[2]), *row[3:]) for row in standing},
+        "coups": list(coups.values()),
+        "wagers": wagers,
+    }
+    return list(sessions.values()), marks, play, new
 
 
 @statement_form
@@ -308,17 +349,25 @@ def _json_value(value: Any, kind: str) -> Any:
     return value
 
 
+_CONVERTED = ("DateTimeField", "DateField", "DecimalField")  # what JSON holds as text (`_json_value`)
+
+
 def _ratings_statement(ratings: list[SessionRating]) -> tuple[str, list[Any]]:
     text, columns = _ratings_text(connection.vendor)
     now = timezone.now()
     for rating in ratings:
         rating.refreshed_at = now
-    fields = SessionRating._meta.concrete_fields
-    rows = [
-        {
-            column: _json_value(getattr(rating, field.attname), kind)
-            for field, (column, kind) in zip(fields, columns, strict=True)
-        }
-        for rating in ratings
+    fields = [
+        (column, field.attname, kind)
+        for field, (column, kind) in zip(SessionRating._meta.concrete_fields, columns, strict=True)
     ]
+    plain = [(column, attname) for column, attname, kind in fields if kind not in _CONVERTED]
+    converted = [(column, attname, kind) for column, attname, kind in fields if kind in _CONVERTED]
+    rows = []
+    for rating in ratings:
+        values = rating.__dict__  # every concrete field's value, by attname (a rating built whole)
+        row = {column: values[attname] for column, attname in plain}
+        for column, attname, kind in converted:
+            row[column] = _json_value(values[attname], kind)
+        rows.append(row)
     return text, [json.dumps(rows)]

@@ -1,11 +1,14 @@
 """Ratings recomputed whole from the facts, estimated average bets, reinvestment rates and comps.
 
-A session's rating is never typed and never incremented: `ratings_refresh` rewrites it from the
-session's played spans, its standing wagers and each coup's exact edges (`CoupEdges`, priced by the
-engine at the coup's shoe composition). It runs for a table's gaming day, owed through the outbox by
-every write of what it reads (pit.core.derived), and recomputes every session that anything newer
-than the table-day's marks touches. A rating that stood up earns its comp (rate x exact theo) in the
-points ledger; a later change of the rating adds an adjusting entry. Design: docs/design/ratings.md.
+A session's rating is never typed: `ratings_refresh` writes it as the session's played spans, its
+standing wagers and each coup's exact edges (`CoupEdges`, priced by the engine at the coup's shoe
+composition) give it. It runs for a table's gaming day, owed through the outbox by every write of
+what it reads (pit.core.derived), and brings up to date every session that anything newer than the
+table-day's marks touches: recomputed whole, or, when only coups dealt after its rating touch it,
+carried forward exact (its stored sums plus the new coups'; integers and Fractions, so the row is
+the one the whole recomputation writes). A rating that stood up earns its comp (rate x exact theo)
+in the points ledger; a later change of the rating adds an adjusting entry. Design:
+docs/design/ratings.md.
 """
 
 from __future__ import annotations
@@ -192,19 +195,48 @@ class _Session:
         self.days = (first, max(first, last))
 
 
+class _Sums(NamedTuple):
+    """What a session's rating adds up from its played coups and standing wagers."""
+
+    table_coups: int  # the coups its spans hold, voids out
+    coup_mark: int  # the highest id of those coups, voids in (0: none)
+    latest: dt.datetime | None  # the latest dealt_at of those coups, voids in
+    game: tuple[int, int] | None  # the paytable and decks of the latest coup counted
+    wagers: int
+    coups_played: int
+    largest: int
+    handle_by_bet: dict[str, int]
+    won: int
+    owed: int
+    deducted: int
+    theo: Fraction
+
+
+_NO_PLAY = _Sums(0, 0, None, None, 0, 0, 0, {}, 0, 0, 0, Fraction(0))
+
+
+def _window(spanned: list[_Session]) -> tuple[tuple[dt.date, dt.date], dt.datetime, dt.datetime | None]:
+    """The gaming days and the moments (from, to or None: up to now) that hold every span of `spanned`."""
+    days = (min(s.days[0] for s in spanned), max(s.days[1] for s in spanned))
+    ends = [s.spans[-1][1] for s in spanned]
+    end = None if None in ends else max(end for end in ends if end is not None)
+    return days, min(s.spans[0][0] for s in spanned), end
+
+
 def _rate(table_id: int, sessions: list[_Session]) -> list[SessionRating]:
-    """The sessions' ratings computed from the facts as they stand now (not saved): the coups
-    dealt at the table in their spans and the standing wagers of their seats on those coups, read
-    for all of them at once (two statements), then split by seat and span here."""
+    """The sessions' ratings computed whole from the facts as they stand now (not saved)."""
     spanned = [session for session in sessions if session.spans]
-    coups: list[tuple[Any, ...]] = []
-    wagers: list[tuple[Any, ...]] = []
-    if spanned:
-        days = (min(s.days[0] for s in spanned), max(s.days[1] for s in spanned))
-        ends = [s.spans[-1][1] for s in spanned]
-        end = None if None in ends else max(end for end in ends if end is not None)
-        seats = sorted({s.seat for s in spanned})
-        coups, wagers = persistence.play_read(table_id, seats, days, min(s.spans[0][0] for s in spanned), end)
+    sums = _sums_read(table_id, spanned) if spanned else {}
+    return [_rating(session, sums.get(session.pk, _NO_PLAY)) for session in sessions]
+
+
+def _sums_read(table_id: int, spanned: list[_Session]) -> dict[int, _Sums]:
+    """The coups dealt at the table in the sessions' spans and the standing wagers of their seats on
+    those coups, read for all of them at once (two statements), split by seat and span and added
+    up here."""
+    days, start, end = _window(spanned)
+    seats = sorted({s.seat for s in spanned})
+    coups, wagers = persistence.play_read(table_id, seats, days, start, end)
     moments = [row[1] for row in coups]
     owner: dict[tuple[int, int], int] = {}  # (seat, coup) -> the session whose span holds it
     played: dict[int, list[tuple[Any, ...]]] = {}
@@ -224,9 +256,9 @@ def _rate(table_id: int, sessions: list[_Session]) -> list[SessionRating]:
         if session_id is not None and wager[7] == coup_of[wager[0]][5]:
             by_session[session_id].append(wager)
     edges = _edges_of(coup_of, {wager[0] for rows in by_session.values() for wager in rows})
-    return [
-        _rating(session, played.get(session.pk, []), by_session[session.pk], coup_of, edges) for session in sessions
-    ]
+    return {
+        session.pk: _sums(session, played[session.pk], by_session[session.pk], coup_of, edges) for session in spanned
+    }
 
 
 def _day(value: Any) -> dt.date:
@@ -242,22 +274,14 @@ def _edges_of(coup_of: dict[int, tuple[Any, ...]], coup_ids: set[int]) -> dict[i
     return edges
 
 
-def _rating(
+def _sums(
     session: _Session,
     coups: list[tuple[Any, ...]],
     wagers: list[tuple[Any, ...]],
     coup_of: dict[int, tuple[Any, ...]],
     edges: dict[int, _Edges],
-) -> SessionRating:
-    row, spans = session.row, session.spans
-    latest = max((coup[1] for coup in coups), default=session.started_at)
-    as_of = max(latest, session.started_at)
-    seconds = 0
-    for start, end in spans:
-        seconds += max(int(((end if end is not None else max(as_of, start)) - start).total_seconds()), 0)
-    if session.final and spans:
-        as_of = spans[-1][1] or as_of
-    currency = row["currency"]
+) -> _Sums:
+    currency = session.row["currency"]
     handle_by_bet: dict[str, int] = defaultdict(int)
     theo_by_coup: dict[int, int] = defaultdict(int)  # per coup: Σ stake x edge numerator
     won = owed = deducted = largest = 0
@@ -277,34 +301,58 @@ def _rating(
     theo = Fraction(
         sum(total * (common // edges[coup_id].denominator) for coup_id, total in theo_by_coup.items()), common
     )
-    handle = sum(handle_by_bet.values())
-    played = {wager[0] for wager in wagers}
+    counted = [coup for coup in coups if coup[6] != CorrectionKind.VOID]
+    return _Sums(
+        table_coups=len(counted),
+        coup_mark=max((coup[0] for coup in coups), default=0),
+        latest=max((coup[1] for coup in coups), default=None),
+        game=(counted[-1][3], counted[-1][4]) if counted else None,
+        wagers=len(wagers),
+        coups_played=len({wager[0] for wager in wagers}),
+        largest=largest,
+        handle_by_bet=dict(sorted(handle_by_bet.items())),
+        won=won,
+        owed=owed,
+        deducted=deducted,
+        theo=theo,
+    )
+
+
+def _rating(session: _Session, sums: _Sums) -> SessionRating:
+    row, spans = session.row, session.spans
+    as_of = max(sums.latest, session.started_at) if sums.latest is not None else session.started_at
+    seconds = 0
+    for start, end in spans:
+        seconds += max(int(((end if end is not None else max(as_of, start)) - start).total_seconds()), 0)
+    if session.final and spans:
+        as_of = spans[-1][1] or as_of
+    handle = sum(sums.handle_by_bet.values())
     estimate = row["estimate"]
     estimated = False
-    average = Fraction(handle, len(played)) if played else Fraction(0)
-    if estimate is not None and not wagers:
+    average = Fraction(handle, sums.coups_played) if sums.coups_played else Fraction(0)
+    if estimate is not None and not sums.wagers:
         estimated, average = True, Fraction(estimate)
-    counted = [coup for coup in coups if coup[6] != CorrectionKind.VOID]
-    paytable_id, decks = (counted[-1][3], counted[-1][4]) if counted else (row["paytable_id"], 8)
+    paytable_id, decks = sums.game if sums.game is not None else (row["paytable_id"], 8)
     game_edge = _full_shoe_edge(paytable_id, decks)
     # average bet x hours x (coups per hour measured) x edge: the hours cancel against the pace.
-    standard = average * len(counted) * game_edge
+    standard = average * sums.table_coups * game_edge
+    theo = sums.theo
     return SessionRating(
         session_id=session.pk,
         patron_id=row["patron_id"],
         table_id=row["table_id"],
         gaming_day=row["gaming_day"],
-        currency=currency,
+        currency=row["currency"],
         seconds_played=seconds,
-        coups_played=len(played),
-        table_coups=len(counted),
-        wagers=len(wagers),
+        coups_played=sums.coups_played,
+        table_coups=sums.table_coups,
+        wagers=sums.wagers,
         handle_minor=handle,
-        handle_by_bet=dict(sorted(handle_by_bet.items())),
-        largest_bet_minor=largest,
-        won_minor=won,
-        commission_owed_minor=owed,
-        commission_deducted_minor=deducted,
+        handle_by_bet=sums.handle_by_bet,
+        largest_bet_minor=sums.largest,
+        won_minor=sums.won,
+        commission_owed_minor=sums.owed,
+        commission_deducted_minor=sums.deducted,
         theo_numerator=str(theo.numerator),
         theo_denominator=str(theo.denominator),
         theo_minor=to_places(theo),
@@ -314,13 +362,13 @@ def _rating(
         estimated_average_bet_minor=estimate,
         final=session.final,
         as_of=as_of,
-        coup_mark=max((coup[0] for coup in coups), default=0),
+        coup_mark=sums.coup_mark,
     )
 
 
 def session_rate(session: SeatSession) -> SessionRating:
     """The session's rating computed from the facts as they stand now (not saved)."""
-    rows, _marks, _play = persistence.table_day_read(session.table_id, session.gaming_day, lock=False)
+    rows, _marks, _play, _new = persistence.table_day_read(session.table_id, session.gaming_day, lock=False)
     row = next(row for row in rows if row["id"] == session.pk)  # a session overlaps its own gaming day
     return _rate(session.table_id, [_Session({**row, "table_id": session.table_id})])[0]
 
@@ -347,15 +395,91 @@ def _touched(
     return touched
 
 
+def _carried(
+    day: dt.date,
+    sessions: list[_Session],
+    marks: dict[str, int],
+    play: list[tuple[str, int, dt.datetime]],
+    new: dict[str, Any],
+) -> dict[int, SessionRating]:
+    """The ratings of `sessions` that only new coups touch, carried forward exact: the stored sums
+    plus those of the new coups (`_sums`), every figure a sum, a count or a maximum of integers or
+    Fractions, so the rating is the one recomputing it whole gives. Only when nothing else moved: no
+    correction in the new play, the session rated, not stood up, of this gaming day alone, no event,
+    identification or estimate of its own newer than the marks, every new coup of its spans dealt
+    after its rating's as_of and of an id above its coup mark (a late coup, or one another refresh
+    counted, is recomputed whole), and no other session at its seat holding one of them. The others
+    are left out (the refresh rates them whole)."""
+    coups = new["coups"]
+    if not coups or any(kind == persistence.CORRECTION for kind, _pk, _at in play):
+        return {}
+    moments = [row[1] for row in coups]
+    planned: list[tuple[_Session, tuple[Any, ...], list[tuple[Any, ...]]]] = []
+    holders: dict[tuple[int, int], int] = Counter()
+    for session in sessions:
+        stored = new["ratings"].get(session.pk)
+        facts = session.row["facts"]
+        if (
+            stored is None
+            or not session.row["rated"]
+            or session.final
+            or session.days != (day, day)
+            or any(facts[kind] > marks[kind] for kind in marks)
+        ):
+            continue
+        mine: list[tuple[Any, ...]] = []
+        for span_start, span_end in session.spans:
+            low = bisect.bisect_left(moments, span_start)
+            high = len(moments) if span_end is None else bisect.bisect_left(moments, span_end)
+            mine.extend(row for row in coups[low:high] if _day(row[2]) == day)
+        for row in mine:
+            holders[session.seat, row[0]] += 1
+        if mine and min(row[0] for row in mine) > stored[0] and min(row[1] for row in mine) > stored[1]:
+            planned.append((session, stored, mine))
+    coup_of = {row[0]: row for row in coups}
+    carried: dict[int, SessionRating] = {}
+    for session, stored, mine in planned:
+        if any(holders[session.seat, row[0]] > 1 for row in mine):
+            continue
+        ids = {row[0] for row in mine}
+        wagers = [w for w in new["wagers"] if w[1] == session.seat and w[0] in ids and w[7] == coup_of[w[0]][5]]
+        added = _sums(session, mine, wagers, coup_of, _edges_of(coup_of, {w[0] for w in wagers}))
+        if added.game is None:
+            continue  # every new coup of its spans voided: whole
+        _mark, _as_of, table_coups, count, played, largest, by_bet, won, owed, deducted, numerator, denominator = stored
+        handle_by_bet = Counter(json.loads(by_bet) if isinstance(by_bet, str) else by_bet)
+        handle_by_bet.update(added.handle_by_bet)
+        sums = _Sums(
+            table_coups=table_coups + added.table_coups,
+            coup_mark=added.coup_mark,  # above the stored one
+            latest=added.latest,  # after the stored as_of
+            game=added.game,  # the latest coup counted is a new one
+            wagers=count + added.wagers,
+            coups_played=played + added.coups_played,  # new coups: none counted before
+            largest=max(largest, added.largest),
+            handle_by_bet=dict(sorted(handle_by_bet.items())),
+            won=won + added.won,
+            owed=owed + added.owed,
+            deducted=deducted + added.deducted,
+            theo=Fraction(int(numerator), int(denominator)) + added.theo,
+        )
+        carried[session.pk] = _rating(session, sums)
+    return carried
+
+
 def ratings_refresh(*, table_id: int, gaming_day: dt.date, whole: bool = False) -> int:
-    """Recompute whole the rating of every session of the table's gaming day that anything newer than
-    the table-day's marks touches (`whole`: every one); the comps of those that stood up follow.
-    Serialized per table-day; safe to run twice. Returns the sessions rated."""
+    """Bring up to date the rating of every session of the table's gaming day that anything newer
+    than the table-day's marks touches (`whole`: recompute every one whole): carried forward exact
+    when only new coups touch it (`_carried`), else recomputed whole; the comps of those that stood
+    up follow. Serialized per table-day; safe to run twice. Returns the sessions rated."""
     with transaction.atomic():
-        rows, marks, play = persistence.table_day_read(table_id, gaming_day)
+        rows, marks, play, new = persistence.table_day_read(table_id, gaming_day)
         sessions = [_Session({**row, "table_id": table_id}) for row in rows]
         touched = sessions if whole else _touched(sessions, marks, play)
-        ratings = _rate(table_id, touched) if touched else []
+        carried = {} if whole else _carried(gaming_day, touched, marks, play, new)
+        rest = [session for session in touched if session.pk not in carried]
+        rated = dict(zip((session.pk for session in rest), _rate(table_id, rest) if rest else [], strict=True))
+        ratings = [carried.get(session.pk) or rated[session.pk] for session in touched]
         read = dict(marks)
         for session in sessions:
             for kind, pk in session.row["facts"].items():
