@@ -267,6 +267,17 @@ def report_lines(definition: ReportDefinition, filters: ReportFilters) -> Iterat
     summed = definition.summed_keys
     open_groups: list[_Group | None] = [None] * len(levels)
     totals: dict[tuple, _Group] = {}
+    total_keys = definition.total_keys
+    # When the outermost level's keys hold the totals' (currency among them), each of its groups lies
+    # in one total: its sums are added to the total once, as it closes, instead of row by row (the
+    # same sums: whole numbers and Decimals far below the context's precision add up exactly).
+    by_group = bool(levels) and set(total_keys) <= set(levels[0].keys)
+
+    def total_of(key: tuple, currency: Any) -> _Group:
+        total = totals.get(key)
+        if total is None:
+            total = totals[key] = _Group(key, {"currency": currency})
+        return total
 
     def close_from(depth: int) -> Iterator[Line]:
         for index in range(len(levels) - 1, depth - 1, -1):
@@ -275,8 +286,12 @@ def report_lines(definition: ReportDefinition, filters: ReportFilters) -> Iterat
                 carry = tuple(key for level in levels[: index + 1] for key in level.keys)
                 yield Line(f"{levels[index].name} subtotal", _summary_values(definition, group, carry))
                 open_groups[index] = None
+                if by_group and index == 0:
+                    first = group.first
+                    total = total_of(tuple([first.get(name) for name in total_keys]), first.get("currency"))
+                    _add(total.sums, list(group.sums.items()))
+                    total.rows += group.rows
 
-    total_keys = definition.total_keys
     for row in read_from_replica(definition.rows(filters)):
         keys = [tuple([row.get(name) for name in level.keys]) for level in levels]
         for depth, key in enumerate(keys):
@@ -291,12 +306,10 @@ def report_lines(definition: ReportDefinition, filters: ReportFilters) -> Iterat
                 group = open_groups[depth] = _Group(key, row)
             _add(group.sums, row_sums)
             group.rows += 1
-        key = tuple([row.get(name) for name in total_keys])
-        total = totals.get(key)
-        if total is None:
-            total = totals[key] = _Group(key, {"currency": row.get("currency")})
-        _add(total.sums, row_sums)
-        total.rows += 1
+        if not by_group:
+            total = total_of(tuple([row.get(name) for name in total_keys]), row.get("currency"))
+            _add(total.sums, row_sums)
+            total.rows += 1
         yield Line(DETAIL, row)
     yield from close_from(0)
     # In the words the values were written in: the order is the same in every language.

@@ -119,11 +119,17 @@ def patron_day_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
     stands: one grouped query, no query per row (on PostgreSQL by hand, pit.reports.persistence;
     elsewhere its twin, `patron_day_sums_orm`)."""
     rows = persistence.patron_day_sums(filters.date_from, filters.date_to, tuple(filters.tables), filters.game)
-    for row in patron_day_sums_orm(filters) if rows is None else rows:
-        day, currency, card, tier_name, sessions, estimated, seconds, coups = row[:8]
-        handle, theo, standard, won, buy_in, comp = row[8:]
-        places = exponent(currency)
-        line = {
+    places: dict[str, int] = {}
+    for day, currency, card, tier_name, sessions, estimated, seconds, coups, *sums in (
+        patron_day_sums_orm(filters) if rows is None else rows
+    ):
+        shift = places.get(currency)
+        if shift is None:
+            shift = places[currency] = -exponent(currency)
+        # from_minor and _major inline (sums of whole minor units: scaleb alone gives the minor unit's places)
+        handle, theo, standard, won, buy_in, comp = (Decimal(value or 0).scaleb(shift) for value in sums)
+        coups = int(coups or 0)
+        yield {
             "gaming_day": day,
             "currency": currency,
             "card_number": card,
@@ -131,27 +137,29 @@ def patron_day_rows(filters: ReportFilters) -> Iterator[dict[str, Any]]:
             "sessions": sessions,
             "estimated": estimated,
             "minutes": int(seconds or 0) // 60,
-            "coups": int(coups or 0),
-            # from_minor and _major inline (sums of whole minor units: scaleb alone gives the minor unit's places)
-            "handle": Decimal(handle or 0).scaleb(-places),
-            "theo": Decimal(theo or 0).scaleb(-places),
-            "standard_theo": Decimal(standard or 0).scaleb(-places),
-            "won": Decimal(won or 0).scaleb(-places),
-            "buy_ins": Decimal(buy_in or 0).scaleb(-places),
-            "comps": Decimal(comp or 0).scaleb(-places),
+            "coups": coups,
+            "handle": handle,
+            "theo": theo,
+            "standard_theo": standard,
+            "won": won,
+            "buy_ins": buy_in,
+            "comps": comp,
+            # _average inline: to the cent, half away from zero
+            "average_bet": (handle / coups).quantize(_CENT, rounding=ROUND_HALF_UP) if coups else None,
         }
-        line["average_bet"] = _average(line)
-        yield line
 
 
 def patron_day_estimate(filters: ReportFilters) -> int:
     return _ratings(filters).filter(patron__isnull=False).values("gaming_day", "patron_id").distinct().count()
 
 
+_CENT = Decimal("0.01")
+
+
 def _average(sums: dict[str, Any]) -> Decimal | None:
     """The group's average bet, to the cent (half away from zero, the house rule of pit.core.percent)."""
     coups = sums.get("coups")
-    return (sums["handle"] / coups).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP) if coups else None
+    return (sums["handle"] / coups).quantize(_CENT, rounding=ROUND_HALF_UP) if coups else None
 
 
 PATRON_DAY = ReportDefinition(
