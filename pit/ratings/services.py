@@ -1,4 +1,4 @@
-"""Ratings recomputed whole from the facts, estimated average bets, reinvestment rates and comps.
+"""Ratings computed from the facts, estimated average bets, reinvestment rates and comps.
 
 A session's rating is never typed: `ratings_refresh` writes it as the session's played spans, its
 standing wagers and each coup's exact edges (`CoupEdges`, priced by the engine at the coup's shoe
