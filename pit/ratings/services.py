@@ -416,7 +416,14 @@ def _carried(
     moments = [row[1] for row in coups]
     planned: list[tuple[_Session, tuple[Any, ...], list[tuple[Any, ...]]]] = []
     holders: dict[tuple[int, int], int] = Counter()
-    for session in sessions:
+    for session in sessions:  # every touched session counts as a holder, carried or not
+        mine: list[tuple[Any, ...]] = []
+        for span_start, span_end in session.spans:
+            low = bisect.bisect_left(moments, span_start)
+            high = len(moments) if span_end is None else bisect.bisect_left(moments, span_end)
+            mine.extend(row for row in coups[low:high] if session.days[0] <= _day(row[2]) <= session.days[1])
+        for row in mine:
+            holders[session.seat, row[0]] += 1
         stored = new["ratings"].get(session.pk)
         facts = session.row["facts"]
         if (
@@ -427,13 +434,6 @@ def _carried(
             or any(facts[kind] > marks[kind] for kind in marks)
         ):
             continue
-        mine: list[tuple[Any, ...]] = []
-        for span_start, span_end in session.spans:
-            low = bisect.bisect_left(moments, span_start)
-            high = len(moments) if span_end is None else bisect.bisect_left(moments, span_end)
-            mine.extend(row for row in coups[low:high] if _day(row[2]) == day)
-        for row in mine:
-            holders[session.seat, row[0]] += 1
         if mine and min(row[0] for row in mine) > stored[0] and min(row[1] for row in mine) > stored[1]:
             planned.append((session, stored, mine))
     coup_of = {row[0]: row for row in coups}
