@@ -65,7 +65,7 @@ def deadline(day: dt.date, kind: str, rules: CashRules) -> dt.date:
     return moment
 
 
-class _Rates:
+class Rates:
     """The reporting rates of the tables' currencies (minor units to reporting units) on the gaming
     days read, each looked up once: a day's check reads thousands of sessions in a few currencies."""
 
@@ -95,7 +95,7 @@ def findings_of_day(*, day: dt.date, rules: CashRules) -> list[Found]:
     people = aggregate(rows)
     found = _thresholds(day, people, rules)
     standing = _standing(rows)
-    rates = _Rates(rules.reporting_currency)
+    rates = Rates(rules.reporting_currency)
     found += _structuring_by_patron(day, standing, rules)
     found += _structuring_at_table(day, standing, rules)
     found += _sessions(day, rules, rates)
@@ -104,26 +104,31 @@ def findings_of_day(*, day: dt.date, rules: CashRules) -> list[Found]:
 
 
 def _thresholds(day: dt.date, people: dict[tuple, PatronDay], rules: CashRules) -> list[Found]:
-    found = []
-    for person in people.values():
-        if person.cash_in <= rules.ctr_threshold and person.cash_out <= rules.ctr_threshold:
-            continue
-        if person.patron_id is not None:
-            kind, fingerprint = FindingKind.CTR, f"ctr:{person.patron_id}:{day}"
-        else:
-            kind, fingerprint = FindingKind.IDENTIFY, f"identify:{day}:{_person(person.description)}"
-        found.append(
-            Found(
-                kind=kind,
-                fingerprint=fingerprint,
-                patron_id=person.patron_id,
-                description=person.description,
-                cash_in=person.cash_in,
-                cash_out=person.cash_out,
-                evidence={"transactions": sorted(person.transactions)},
-            )
-        )
-    return found
+    return [
+        threshold_found(day, person.patron_id, person.description, person.cash_in, person.cash_out, person.transactions)
+        for person in people.values()
+        if person.cash_in > rules.ctr_threshold or person.cash_out > rules.ctr_threshold
+    ]
+
+
+def threshold_found(
+    day: dt.date, patron_id: int | None, description: str, cash_in: Decimal, cash_out: Decimal, ids
+) -> Found:
+    """The CTR worksheet (a patron) or identification request (a description) of a person over the
+    CTR threshold."""
+    if patron_id is not None:
+        kind, fingerprint = FindingKind.CTR, f"ctr:{patron_id}:{day}"
+    else:
+        kind, fingerprint = FindingKind.IDENTIFY, f"identify:{day}:{_person(description)}"
+    return Found(
+        kind=kind,
+        fingerprint=fingerprint,
+        patron_id=patron_id,
+        description=description,
+        cash_in=cash_in,
+        cash_out=cash_out,
+        evidence={"transactions": sorted(ids)},
+    )
 
 
 def _standing(rows: list[dict]) -> list[dict]:
@@ -165,24 +170,30 @@ def _structuring_by_patron(day: dt.date, standing: list[dict], rules: CashRules)
         if total < rules.sar_threshold:
             continue
         found.append(
-            Found(
-                kind=FindingKind.STRUCTURING,
-                fingerprint=f"structuring:{patron_id}:{day}:{direction}:{threshold}",
-                patron_id=patron_id,
-                cash_in=total if direction == "in" else Decimal(0),
-                cash_out=total if direction == "out" else Decimal(0),
-                evidence={
-                    "transactions": sorted(item_id for item_id, *_ in items),
-                    "rule": f"{len(items)} {direction} transactions just under the {threshold.upper()} threshold "
-                    f"within {rules.structuring_days} gaming days",
-                },
-            )
+            structuring_found(day, patron_id, direction, threshold, [item_id for item_id, *_ in items], total, rules)
         )
     return found
 
 
+def structuring_found(
+    day: dt.date, patron_id: int, direction: str, threshold: str, ids: list[int], total: Decimal, rules: CashRules
+) -> Found:
+    """A patron's structuring: `ids`, each just under `threshold` ("ctr" or "mtl"), `total` together."""
+    return Found(
+        kind=FindingKind.STRUCTURING,
+        fingerprint=f"structuring:{patron_id}:{day}:{direction}:{threshold}",
+        patron_id=patron_id,
+        cash_in=total if direction == "in" else Decimal(0),
+        cash_out=total if direction == "out" else Decimal(0),
+        evidence={
+            "transactions": sorted(ids),
+            "rule": f"{len(ids)} {direction} transactions just under the {threshold.upper()} threshold "
+            f"within {rules.structuring_days} gaming days",
+        },
+    )
+
+
 def _structuring_at_table(day: dt.date, standing: list[dict], rules: CashRules) -> list[Found]:
-    window = dt.timedelta(minutes=rules.structuring_table_minutes)
     by_table: dict[int, list[tuple[dict, Decimal]]] = defaultdict(list)
     for row in standing:
         if row["table_id"] is None or row["direction"] != "in":
@@ -190,6 +201,14 @@ def _structuring_at_table(day: dt.date, standing: list[dict], rules: CashRules) 
         amount = _amount(row["amount_minor"], row["currency"], row["rate"])
         if _just_under(amount, rules) == "ctr":
             by_table[row["table_id"]].append((row, amount))
+    return at_table_found(day, by_table, rules)
+
+
+def at_table_found(day: dt.date, by_table: dict[int, list[tuple[dict, Decimal]]], rules: CashRules) -> list[Found]:
+    """Structuring at a table, from each table's buy-ins just under the CTR threshold (rows with
+    `id`, `at`, `patron_id` and `description`, oldest first, each with its amount): from each one
+    not yet taken, those within the window by enough persons, together over the threshold."""
+    window = dt.timedelta(minutes=rules.structuring_table_minutes)
     found: list = []
     used: set[int] = set()
     for table_id, items in sorted(by_table.items()):
@@ -229,10 +248,10 @@ def _net_minor(wager) -> int:
     return -wager.commission_minor
 
 
-def _of_note(day: dt.date, rules: CashRules, rates: _Rates) -> list[int]:
+def _of_note(day: dt.date, rules: CashRules, rates: Rates) -> list[int]:
     """The day's finished sessions whose buy-ins reach the pattern floor, from plain rows (the rest,
     most of a day's sessions, need no more reading): the rate of a session's own cash where it has
-    it, else the day's rate of its currency, as `_Rates` reads it."""
+    it, else the day's rate of its currency, as `Rates` reads it."""
     finished = SessionEvent.objects.filter(kind="stand", session__gaming_day=day).values("session_id")
     net: dict[int, int] = defaultdict(int)
     currency_of: dict[int, str] = {}
@@ -256,7 +275,7 @@ def _of_note(day: dt.date, rules: CashRules, rates: _Rates) -> list[int]:
     return sorted(noted)
 
 
-def _sessions(day: dt.date, rules: CashRules, rates: _Rates) -> list[Found]:
+def _sessions(day: dt.date, rules: CashRules, rates: Rates) -> list[Found]:
     """Minimal gaming and chip walking, over the day's finished sessions with buy-ins of note."""
     finished = _of_note(day, rules, rates)
     buy_ins: dict[int, list[BuyIn]] = defaultdict(list)
@@ -278,51 +297,92 @@ def _sessions(day: dt.date, rules: CashRules, rates: _Rates) -> list[Found]:
         rate = rates(session, cash[session.pk])
         if rate is None:
             continue
-        chips_in = _net(buy_ins[session.pk])
-        if chips_in * rate < rules.pattern_floor:
-            continue
-        wagers = wagers_of[session.pk]
-        handle = sum((w.amount_minor for w in wagers), 0)
-        result = sum((_net_minor(w) for w in wagers), 0)
-        walked_minor = _net(walked[session.pk])
-        who = {"patron_id": session.patron_id or identified.get(session.pk), "description": session.description}
-        evidence = {
-            "sessions": [session.pk],
-            "transactions": sorted(item.pk for item in cash[session.pk]),
-            "wagers": sorted(w.pk for w in wagers),
-        }
         cash_in = sum(
             (item.reporting_amount * (-1 if item.reverses_id else 1) for item in cash[session.pk]), Decimal(0)
         )
-        if cash_in >= rules.pattern_floor and Decimal(handle) * rate < cash_in * rules.minimal_gaming_share:
-            found.append(
-                Found(
-                    kind=FindingKind.MINIMAL_GAMING,
-                    fingerprint=f"minimal_gaming:{session.pk}",
-                    table_id=session.table_id,
-                    cash_in=cash_in,
-                    evidence={**evidence, "handle": str(_money(handle, session.table.currency))},
-                    **who,
-                )
+        found += session_found(
+            SessionFigures(
+                session_id=session.pk,
+                table_id=session.table_id,
+                currency=session.table.currency,
+                rate=rate,
+                chips_in=_net(buy_ins[session.pk]),
+                wagers=[(w.pk, w.amount_minor, _net_minor(w)) for w in wagers_of[session.pk]],
+                walked=_net(walked[session.pk]),
+                patron_id=session.patron_id or identified.get(session.pk),
+                description=session.description,
+                transactions=[item.pk for item in cash[session.pk]],
+                cash_in=cash_in,
+            ),
+            rules,
+        )
+    return found
+
+
+@dataclass
+class SessionFigures:
+    """What minimal gaming and chip walking judge of a finished session: its chips in (every buy-in)
+    and walked, in minor units of its table's `currency`; `rate` (minor units to reporting units);
+    its standing wagers as (id, stake, the player's result) in minor units; its cash in, reporting
+    currency, from its cash transactions `transactions`."""
+
+    session_id: int
+    table_id: int
+    currency: str
+    rate: Decimal
+    chips_in: int
+    wagers: list[tuple[int, int, int]]
+    walked: int
+    patron_id: int | None
+    description: str
+    transactions: list[int]
+    cash_in: Decimal
+
+
+def session_found(figures: SessionFigures, rules: CashRules) -> list[Found]:
+    """A session's minimal gaming and chip walking, if any."""
+    rate, currency = figures.rate, figures.currency
+    if figures.chips_in * rate < rules.pattern_floor:
+        return []
+    handle = sum((stake for _, stake, _ in figures.wagers), 0)
+    result = sum((net for *_, net in figures.wagers), 0)
+    who = {"patron_id": figures.patron_id, "description": figures.description}
+    evidence = {
+        "sessions": [figures.session_id],
+        "transactions": sorted(figures.transactions),
+        "wagers": sorted(pk for pk, *_ in figures.wagers),
+    }
+    cash_in = figures.cash_in
+    found = []
+    if cash_in >= rules.pattern_floor and Decimal(handle) * rate < cash_in * rules.minimal_gaming_share:
+        found.append(
+            Found(
+                kind=FindingKind.MINIMAL_GAMING,
+                fingerprint=f"minimal_gaming:{figures.session_id}",
+                table_id=figures.table_id,
+                cash_in=cash_in,
+                evidence={**evidence, "handle": str(_money(handle, currency))},
+                **who,
             )
-        unaccounted = (chips_in + result - walked_minor) * rate
-        if unaccounted >= rules.pattern_floor:
-            found.append(
-                Found(
-                    kind=FindingKind.CHIP_WALKING,
-                    fingerprint=f"chip_walking:{session.pk}",
-                    table_id=session.table_id,
-                    cash_in=cash_in,
-                    evidence={
-                        **evidence,
-                        "chips_in": str(_money(chips_in, session.table.currency)),
-                        "result": str(_money(result, session.table.currency)),
-                        "walked": str(_money(walked_minor, session.table.currency)),
-                        "unaccounted": exact_text(unaccounted),
-                    },
-                    **who,
-                )
+        )
+    unaccounted = (figures.chips_in + result - figures.walked) * rate
+    if unaccounted >= rules.pattern_floor:
+        found.append(
+            Found(
+                kind=FindingKind.CHIP_WALKING,
+                fingerprint=f"chip_walking:{figures.session_id}",
+                table_id=figures.table_id,
+                cash_in=cash_in,
+                evidence={
+                    **evidence,
+                    "chips_in": str(_money(figures.chips_in, currency)),
+                    "result": str(_money(result, currency)),
+                    "walked": str(_money(figures.walked, currency)),
+                    "unaccounted": exact_text(unaccounted),
+                },
+                **who,
             )
+        )
     return found
 
 
@@ -335,7 +395,7 @@ def _net(records) -> int:
     return sum((-r.amount_minor if r.reverses_id else r.amount_minor) for r in records)
 
 
-def _cash_out_for_other(day: dt.date, standing: list[dict], rules: CashRules, rates: _Rates) -> list[Found]:
+def _cash_out_for_other(day: dt.date, standing: list[dict], rules: CashRules, rates: Rates) -> list[Found]:
     redeemed: dict[int, list[dict]] = defaultdict(list)
     for row in standing:
         if row["kind"] == "chip_redemption" and row["patron_id"] is not None:
@@ -368,19 +428,29 @@ def _cash_out_for_other(day: dt.date, standing: list[dict], rules: CashRules, ra
         for session in mine:
             rate = rates(session, []) or Decimal(0)
             walked += _net(list(session.chips_walked.all())) * rate
-        if total - walked < rules.pattern_floor:
-            continue
-        found.append(
-            Found(
-                kind=FindingKind.CASH_OUT_FOR_OTHER,
-                fingerprint=f"cash_out_for_other:{patron_id}:{day}",
-                patron_id=patron_id,
-                cash_out=total,
-                evidence={
-                    "transactions": sorted(r["id"] for r in items),
-                    "sessions": sorted(s.pk for s in mine),
-                    "walked": exact_text(walked),
-                },
-            )
-        )
+        cash_out = cash_out_found(day, patron_id, [r["id"] for r in items], total, [s.pk for s in mine], walked, rules)
+        if cash_out is not None:
+            found.append(cash_out)
     return found
+
+
+def cash_out_found(
+    day: dt.date,
+    patron_id: int,
+    ids: list[int],
+    total: Decimal,
+    sessions: list[int],
+    walked: Decimal,
+    rules: CashRules,
+) -> Found | None:
+    """A patron's chip redemptions `ids` (`total`) against the chips walked from their `sessions` of
+    the day and the day before (`walked`, reporting currency): a cash out for another, or None."""
+    if total - walked < rules.pattern_floor:
+        return None
+    return Found(
+        kind=FindingKind.CASH_OUT_FOR_OTHER,
+        fingerprint=f"cash_out_for_other:{patron_id}:{day}",
+        patron_id=patron_id,
+        cash_out=total,
+        evidence={"transactions": sorted(ids), "sessions": sorted(sessions), "walked": exact_text(walked)},
+    )

@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from pit import game
-from pit.cash import patterns
+from pit.cash import patterns, persistence
 from pit.cash.models import (
     DIRECTIONS,
     CashFinding,
@@ -300,7 +300,7 @@ def cash_check_day(*, day: dt.date) -> dict[str, int]:
     """Find the day's worksheets and patterns (pit.cash.patterns), record the new ones, update the
     totals and evidence of those found before, clear those that no longer hold. Returns counts."""
     rules = rules_at(gaming_day_bounds(day)[1] - dt.timedelta(microseconds=1))
-    found = patterns.findings_of_day(day=day, rules=rules)
+    found = persistence.findings_of_day(day=day, rules=rules)
     counts = {"found": 0, "updated": 0, "cleared": 0}
     with transaction.atomic():
         known = {f.fingerprint: f for f in CashFinding.objects.select_for_update().filter(gaming_day=day)}

@@ -1,0 +1,335 @@
+"""The day's cash check on PostgreSQL: the aggregation and every pattern's arithmetic over the day's
+rows in a few statements, so that only what can be a finding reaches Python. The ORM twin is
+pit.cash.patterns (SQLite runs it); both build their findings with the same functions of that
+module, and tests/cash/test_persistence.py runs both on the same hand-built rows and compares the
+findings and their evidence. Design: docs/design/cash.md ("How the check runs").
+
+Amounts in the reporting currency are `amount_minor x rate x 10^-exponent` as PostgreSQL's exact
+numeric, as pit.cash.patterns computes them as Decimal."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from decimal import Decimal
+from typing import Any
+
+from django.db import connection
+
+from pit.cash import patterns
+from pit.cash.models import CashRules, CashTransaction, ExchangeRate
+from pit.cash.patterns import Found, SessionFigures
+from pit.core.db import is_postgresql
+from pit.core.gaming_day import current_gaming_day, gaming_day_for
+from pit.core.money import _EXPONENTS, exponent
+from pit.core.rows import statement_form
+from pit.players.models import BuyIn, ChipsWalked, SeatSession, SessionEvent, SessionIdentification
+from pit.players.selectors import spans_from_events
+from pit.shoes.models import Coup, CoupCorrection, Shoe, Wager, WagerResult
+from pit.tables.models import Table
+
+
+def findings_of_day(*, day: dt.date, rules: CashRules) -> list[Found]:
+    """The day's worksheets and patterns, as pit.cash.patterns.findings_of_day finds them."""
+    if not is_postgresql():
+        return patterns.findings_of_day(day=day, rules=rules)
+    rates = patterns.Rates(rules.reporting_currency)
+    people, by_patron, at_table, redeemed = _day_cash(day, rules)
+    found = [patterns.threshold_found(day, *person) for person in people]
+    found += [
+        patterns.structuring_found(day, patron_id, direction, threshold, ids, total, rules)
+        for patron_id, direction, threshold, ids, total in by_patron
+    ]
+    found += patterns.at_table_found(day, at_table, rules)
+    found += _sessions(day, rules, rates)
+    found += _cash_out_for_other(day, redeemed, rules, rates)
+    return found
+
+
+def _table(model) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def _scale(column: str) -> str:
+    """The factor from minor units of the currency in `column` to its units (ISO 4217 exponents)."""
+    odd = sorted((code, places) for code, places in _EXPONENTS.items() if places != 2)
+    whens = " ".join(f"WHEN '{code}' THEN {Decimal(1).scaleb(-places)}" for code, places in odd)
+    return f"(CASE {column} {whens} ELSE 0.01 END)"
+
+
+def _rows(sql: str, params: Any) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+@statement_form
+def _day_cash_sql() -> str:
+    # Names from the models' metadata and the exponents' table only; every value is a parameter.
+    return f"""
+        WITH t AS MATERIALIZED (
+            SELECT c.id, c.kind, c.direction, c.at, c.gaming_day, c.table_id, c.patron_id, c.description,
+                   c.reverses_id, c.amount_minor * c.rate::numeric * {_scale("c.currency")} AS amount
+            FROM {_table(CashTransaction)} c WHERE c.gaming_day BETWEEN %(first)s AND %(day)s
+        ), s AS MATERIALIZED (
+            SELECT t.*, CASE
+                WHEN %(ctr)s > 0 AND t.amount BETWEEN %(ctr)s * %(band)s AND %(ctr)s THEN 'ctr'
+                WHEN %(mtl)s > 0 AND t.amount BETWEEN %(mtl)s * %(band)s AND %(mtl)s THEN 'mtl'
+            END AS under
+            FROM t
+            WHERE t.reverses_id IS NULL AND t.id NOT IN (SELECT reverses_id FROM t WHERE reverses_id IS NOT NULL)
+        )
+        SELECT 'person', patron_id, CASE WHEN patron_id IS NULL THEN description ELSE '' END::text,
+               NULL::bigint, ''::text, ''::text, NULL::timestamptz,
+               COALESCE(sum(CASE WHEN reverses_id IS NULL THEN amount ELSE -amount END)
+                        FILTER (WHERE direction = 'in'), 0),
+               COALESCE(sum(CASE WHEN reverses_id IS NULL THEN amount ELSE -amount END)
+                        FILTER (WHERE direction = 'out'), 0),
+               array_agg(id)
+        FROM t WHERE gaming_day = %(day)s
+        GROUP BY 2, 3
+        HAVING COALESCE(sum(CASE WHEN reverses_id IS NULL THEN amount ELSE -amount END)
+                        FILTER (WHERE direction = 'in'), 0) > %(ctr)s
+            OR COALESCE(sum(CASE WHEN reverses_id IS NULL THEN amount ELSE -amount END)
+                        FILTER (WHERE direction = 'out'), 0) > %(ctr)s
+        UNION ALL
+        SELECT 'patron', patron_id, ''::text, NULL::bigint, direction::text, under, NULL::timestamptz,
+               sum(amount), NULL::numeric, array_agg(id)
+        FROM s WHERE patron_id IS NOT NULL AND under IS NOT NULL
+        GROUP BY patron_id, direction, under
+        HAVING count(*) >= %(count)s AND bool_or(gaming_day = %(day)s) AND sum(amount) >= %(sar)s
+        UNION ALL
+        SELECT 'table', patron_id, description::text, table_id, direction::text, under, at,
+               amount, NULL::numeric, ARRAY[id]
+        FROM s WHERE gaming_day = %(day)s AND table_id IS NOT NULL AND direction = 'in' AND under = 'ctr'
+        UNION ALL
+        SELECT 'redeemed', patron_id, ''::text, NULL::bigint, ''::text, ''::text, NULL::timestamptz,
+               sum(amount), NULL::numeric, array_agg(id)
+        FROM s WHERE gaming_day = %(day)s AND kind = 'chip_redemption' AND patron_id IS NOT NULL
+        GROUP BY patron_id
+        HAVING sum(amount) >= %(floor)s
+    """  # noqa: S608
+
+
+def _day_cash(day: dt.date, rules: CashRules):
+    """One statement over the transactions of the day (and of the days structuring looks back on):
+    the persons over the CTR threshold, each patron's groups of transactions just under a threshold
+    that make structuring, the day's buy-ins just under the CTR threshold at each table (oldest
+    first: the window is walked in Python, as the twin walks it), and the patrons whose standing
+    redemptions reach the pattern floor."""
+    params = {
+        "first": day - dt.timedelta(days=rules.structuring_days - 1),
+        "day": day,
+        "ctr": rules.ctr_threshold,
+        "mtl": rules.mtl_threshold,
+        "band": rules.structuring_band,
+        "count": rules.structuring_count,
+        "sar": rules.sar_threshold,
+        "floor": rules.pattern_floor,
+    }
+    people, by_patron, redeemed = [], [], []
+    table_rows = []
+    for branch, patron_id, text, table_id, direction, under, at, first, second, ids in _rows(_day_cash_sql(), params):
+        if branch == "person":
+            people.append((patron_id, text, first, second, ids))
+        elif branch == "patron":
+            by_patron.append((patron_id, direction, under, ids, first))
+        elif branch == "table":
+            table_rows.append(
+                ({"id": ids[0], "at": at, "patron_id": patron_id, "description": text, "table_id": table_id}, first)
+            )
+        else:
+            redeemed.append((patron_id, first, ids))
+    by_patron.sort(key=lambda group: group[:3])
+    table_rows.sort(key=lambda item: (item[0]["at"], item[0]["id"]))
+    at_table: dict[int, list[tuple[dict, Decimal]]] = defaultdict(list)
+    for row, amount in table_rows:
+        at_table[row["table_id"]].append((row, amount))
+    redeemed.sort()
+    return people, by_patron, dict(sorted(at_table.items())), redeemed
+
+
+@statement_form
+def _sessions_sql() -> str:
+    rate = (
+        f"SELECT r.rate FROM {_table(ExchangeRate)} r WHERE r.day <= %(day)s AND r.currency = {{currency}} "  # noqa: S608
+        "AND r.reporting_currency = %(reporting)s ORDER BY r.day DESC LIMIT 1"
+    )
+    own = (
+        f"SELECT c.rate FROM {_table(CashTransaction)} c WHERE c.session_id = n.id AND c.direction = 'in' "  # noqa: S608
+        "AND c.currency = {currency} ORDER BY c.at DESC, c.id DESC LIMIT 1"
+    )
+    return f"""
+        WITH n AS (
+            SELECT s.id, s.table_id, s.seat, s.started_at, s.gaming_day, s.patron_id, s.description,
+                   tb.currency AS table_currency,
+                   sum(CASE WHEN b.reverses_id IS NULL THEN b.amount_minor ELSE -b.amount_minor END) AS chips_in,
+                   (array_agg(b.currency ORDER BY b.at DESC, b.id DESC))[1] AS currency
+            FROM {_table(SeatSession)} s
+            JOIN {_table(Table)} tb ON tb.id = s.table_id
+            JOIN {_table(BuyIn)} b ON b.session_id = s.id
+            WHERE s.gaming_day = %(day)s AND EXISTS (
+                SELECT 1 FROM {_table(SessionEvent)} e WHERE e.session_id = s.id AND e.kind = 'stand'
+            )
+            GROUP BY s.id, tb.currency
+        ), noted AS (
+            SELECT n.* FROM n
+            WHERE n.chips_in * (COALESCE(
+                ({own.format(currency="n.currency")}),
+                CASE WHEN n.currency = %(reporting)s THEN '1' ELSE ({rate.format(currency="n.currency")}) END
+            ))::numeric * {_scale("n.currency")} >= %(floor)s
+        )
+        SELECT n.id, n.table_id, n.seat, n.started_at, n.gaming_day, n.patron_id, n.description,
+               n.table_currency, n.chips_in,
+               COALESCE((SELECT sum(CASE WHEN w.reverses_id IS NULL THEN w.amount_minor ELSE -w.amount_minor END)
+                         FROM {_table(ChipsWalked)} w WHERE w.session_id = n.id), 0),
+               (SELECT i.patron_id FROM {_table(SessionIdentification)} i WHERE i.session_id = n.id),
+               ({own.format(currency="n.table_currency")}),
+               COALESCE(cash.ids, '{{}}'), COALESCE(cash.amount, 0)
+        FROM noted n
+        LEFT JOIN LATERAL (
+            SELECT array_agg(c.id) AS ids,
+                   sum(CASE WHEN c.reverses_id IS NULL THEN 1 ELSE -1 END
+                       * c.amount_minor * c.rate::numeric * {_scale("c.currency")}) AS amount
+            FROM {_table(CashTransaction)} c WHERE c.session_id = n.id AND c.direction = 'in'
+        ) cash ON true
+    """  # noqa: S608
+
+
+@statement_form
+def _wagers_sql() -> str:
+    later = (
+        f"SELECT 1 FROM {_table(CoupCorrection)} k WHERE k.coup_id = w.coup_id AND k.sequence > "  # noqa: S608
+        f"COALESCE((SELECT x.sequence FROM {_table(CoupCorrection)} x WHERE x.id = w.correction_id), 0)"
+    )
+    return f"""
+        SELECT sp.session_id, w.id, w.amount_minor, w.result, w.payout_minor, w.commission_minor
+        FROM unnest(%(sessions)s::bigint[], %(tables)s::bigint[], %(seats)s::int[], %(starts)s::timestamptz[],
+                    %(ends)s::timestamptz[]) AS sp(session_id, table_id, seat, start_at, end_at)
+        JOIN {_table(Shoe)} sh ON sh.table_id = sp.table_id
+        JOIN {_table(Coup)} c ON c.shoe_id = sh.id AND c.dealt_at >= sp.start_at
+            AND (sp.end_at IS NULL OR c.dealt_at < sp.end_at) AND c.gaming_day BETWEEN %(first)s AND %(last)s
+        JOIN {_table(Wager)} w ON w.coup_id = c.id AND w.seat = sp.seat AND w.gaming_day BETWEEN %(first)s AND %(last)s
+        WHERE NOT EXISTS ({later})
+    """  # noqa: S608
+
+
+def _net_minor(result: str, amount: int, payout: int, commission: int) -> int:
+    """pit.cash.patterns._net_minor of a wager read as plain values."""
+    if result == WagerResult.WIN:
+        return payout - commission
+    if result == WagerResult.LOSE:
+        return -amount
+    return -commission
+
+
+def _wagers(noted: list[tuple]) -> dict[int, list[tuple[int, int, int]]]:
+    """The standing wagers of the sessions `noted` as (id, stake, the player's result), in one
+    statement: each session's played spans (from its events, as pit.players.selectors reads them)
+    joined to the coups its table dealt in them at its seat."""
+    events: dict[int, list] = {row[0]: [] for row in noted}
+    rows = SessionEvent.objects.filter(session_id__in=list(events)).order_by("session_id", "at", "id")
+    for session_id, kind, at in rows.values_list("session_id", "kind", "at"):
+        events[session_id].append((kind, at))
+    spans: dict[str, list] = {"sessions": [], "tables": [], "seats": [], "starts": [], "ends": []}
+    first = last = None
+    for session_id, table_id, seat, started_at, *_ in noted:
+        for start, end in spans_from_events(started_at, events[session_id]):
+            spans["sessions"].append(session_id)
+            spans["tables"].append(table_id)
+            spans["seats"].append(seat)
+            spans["starts"].append(start)
+            spans["ends"].append(end)
+            low = gaming_day_for(start)
+            high = gaming_day_for(end) if end is not None else max(current_gaming_day(), low)
+            first = low if first is None else min(first, low)
+            last = high if last is None else max(last, high)
+    found: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
+    if not spans["sessions"]:
+        return found
+    for session_id, pk, amount, result, payout, commission in _rows(
+        _wagers_sql(), {**spans, "first": first, "last": last}
+    ):
+        found[session_id].append((pk, amount, _net_minor(result, amount, payout, commission)))
+    return found
+
+
+def _sessions(day: dt.date, rules: CashRules, rates: patterns.Rates) -> list[Found]:
+    """Minimal gaming and chip walking: the day's finished sessions whose buy-ins reach the pattern
+    floor (chosen in the statement, as pit.cash.patterns._of_note chooses them), with their walks,
+    identification and cash in; their wagers in one more statement."""
+    noted = _rows(_sessions_sql(), {"day": day, "reporting": rules.reporting_currency, "floor": rules.pattern_floor})
+    wagers = _wagers(noted)
+    found = []
+    for (
+        session_id,
+        table_id,
+        _seat,
+        _started_at,
+        gaming_day,
+        patron_id,
+        description,
+        currency,
+        chips_in,
+        walked,
+        identified,
+        own_rate,
+        ids,
+        cash_in,
+    ) in sorted(noted):
+        rate = Decimal(own_rate).scaleb(-exponent(currency)) if own_rate is not None else rates.of(gaming_day, currency)
+        if rate is None:
+            continue
+        found += patterns.session_found(
+            SessionFigures(
+                session_id=session_id,
+                table_id=table_id,
+                currency=currency,
+                rate=rate,
+                chips_in=int(chips_in),
+                wagers=wagers[session_id],
+                walked=int(walked),
+                patron_id=patron_id or identified,
+                description=description,
+                transactions=list(ids),
+                cash_in=cash_in,
+            ),
+            rules,
+        )
+    return found
+
+
+@statement_form
+def _owners_sql() -> str:
+    return f"""
+        SELECT COALESCE(s.patron_id, i.patron_id), s.id, s.gaming_day, tb.currency,
+               COALESCE((SELECT sum(CASE WHEN w.reverses_id IS NULL THEN w.amount_minor ELSE -w.amount_minor END)
+                         FROM {_table(ChipsWalked)} w WHERE w.session_id = s.id), 0)
+        FROM {_table(SeatSession)} s
+        JOIN {_table(Table)} tb ON tb.id = s.table_id
+        LEFT JOIN {_table(SessionIdentification)} i ON i.session_id = s.id
+        WHERE s.gaming_day BETWEEN %(first)s AND %(day)s
+          AND (s.patron_id = ANY(%(patrons)s) OR i.patron_id = ANY(%(patrons)s))
+          AND COALESCE(s.patron_id, i.patron_id) = ANY(%(patrons)s)
+    """  # noqa: S608
+
+
+def _cash_out_for_other(
+    day: dt.date, redeemed: list[tuple[int, Decimal, list[int]]], rules: CashRules, rates: patterns.Rates
+) -> list[Found]:
+    """The redeeming patrons (their standing redemptions at the pattern floor or more) against the
+    chips walked from their sessions of the day and the day before, each converted at its day's rate."""
+    if not redeemed:
+        return []
+    sessions: dict[int, list[int]] = defaultdict(list)
+    walked: dict[int, Decimal] = defaultdict(Decimal)
+    params = {"first": day - dt.timedelta(days=1), "day": day, "patrons": [patron_id for patron_id, *_ in redeemed]}
+    for owner, session_id, gaming_day, currency, minor in _rows(_owners_sql(), params):
+        sessions[owner].append(session_id)
+        walked[owner] += int(minor) * (rates.of(gaming_day, currency) or Decimal(0))
+    found = []
+    for patron_id, total, ids in redeemed:
+        cash_out = patterns.cash_out_found(day, patron_id, ids, total, sessions[patron_id], walked[patron_id], rules)
+        if cash_out is not None:
+            found.append(cash_out)
+    return found
