@@ -17,10 +17,12 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from django.db.models import Model
 from django.utils.translation import gettext
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
+from pit.api.serializers import LookupField
 from pit.core.errors import Conflict
 
 SHOWN = 80
@@ -55,6 +57,8 @@ def differences(
         if field.write_only:  # a secret the signer entered: not part of the fact
             continue
         was = recorded.get(name)
+        if isinstance(field, LookupField) and isinstance(posted, Model) and was == field.to_representation(posted):
+            continue  # the row the post named, by the same key: reading it again would find that row
         try:
             read = None if was is None else field.run_validation(was)
         except serializers.ValidationError:
@@ -76,17 +80,23 @@ def recorded_once(
     what: str,
     serializer_class: type[serializers.Serializer],
     values: Mapping[str, Any],
-    recorded: Callable[[], Any],
+    recorded: Callable[[], Any] | None,
     as_posted: Callable[[Any], Mapping[str, Any]],
     create: Callable[[], Any],
     answer: Callable[[Any], Any],
     context: Mapping[str, Any] | None = None,
 ) -> Response:
     """Record a fact once. `recorded()`: the fact this post names, if any; `as_posted(record)`: it in
-    the request's form; `create()`: records it; `answer(record)`: the body answered."""
-    existing = recorded()
-    code: int = status.HTTP_201_CREATED if existing is None else status.HTTP_200_OK
-    record = create() if existing is None else existing
+    the request's form; `create()`: records it; `answer(record)`: the body answered. Without
+    `recorded`, `create()` looks the fact up itself and returns (the record, whether it recorded it
+    now): one read of the natural key instead of two."""
+    if recorded is None:
+        record, created = create()
+        code: int = status.HTTP_201_CREATED if created else status.HTTP_200_OK
+    else:
+        existing = recorded()
+        code = status.HTTP_201_CREATED if existing is None else status.HTTP_200_OK
+        record = create() if existing is None else existing
     # After a create too: a concurrent post may have recorded the fact first (the service then
     # returns that one), and what it holds must be what this post says.
     found = differences(serializer_class, values, as_posted(record), context=context)

@@ -14,7 +14,7 @@ from collections import defaultdict
 from decimal import Decimal
 from typing import Any
 
-from django.db import connection
+from django.db import connection, transaction
 
 from pit.cash import patterns
 from pit.cash.models import CashRules, CashTransaction, ExchangeRate
@@ -28,21 +28,26 @@ from pit.players.selectors import spans_from_events
 from pit.shoes.models import Coup, CoupCorrection, Shoe, Wager, WagerResult
 from pit.tables.models import Table
 
+WORK_MEM = "64MB"
+
 
 def findings_of_day(*, day: dt.date, rules: CashRules) -> list[Found]:
     """The day's worksheets and patterns, as pit.cash.patterns.findings_of_day finds them."""
     if not is_postgresql():
         return patterns.findings_of_day(day=day, rules=rules)
     rates = patterns.Rates(rules.reporting_currency)
-    people, by_patron, at_table, redeemed = _day_cash(day, rules)
-    found = [patterns.threshold_found(day, *person) for person in people]
-    found += [
-        patterns.structuring_found(day, patron_id, direction, threshold, ids, total, rules)
-        for patron_id, direction, threshold, ids, total in by_patron
-    ]
-    found += patterns.at_table_found(day, at_table, rules)
-    found += _sessions(day, rules, rates)
-    found += _cash_out_for_other(day, redeemed, rules, rates)
+    with transaction.atomic():
+        with connection.cursor() as cursor:  # the day's groups held in memory, not spilled to disk
+            cursor.execute(f"SET LOCAL work_mem = '{WORK_MEM}'")
+        people, by_patron, at_table, redeemed = _day_cash(day, rules)
+        found = [patterns.threshold_found(day, *person) for person in people]
+        found += [
+            patterns.structuring_found(day, patron_id, direction, threshold, ids, total, rules)
+            for patron_id, direction, threshold, ids, total in by_patron
+        ]
+        found += patterns.at_table_found(day, at_table, rules)
+        found += _sessions(day, rules, rates)
+        found += _cash_out_for_other(day, redeemed, rules, rates)
     return found
 
 
@@ -66,48 +71,69 @@ def _rows(sql: str, params: Any) -> list[tuple]:
 @statement_form
 def _day_cash_sql() -> str:
     # Names from the models' metadata and the exponents' table only; every value is a parameter.
+    cash = _table(CashTransaction)
+    amount = f"(c.amount_minor * c.rate::numeric * {_scale('c.currency')})"
+    signed = f"(CASE WHEN c.reverses_id IS NULL THEN {amount} ELSE -{amount} END)"
+    under = f"""(CASE
+        WHEN %(ctr)s > 0 AND {amount} BETWEEN %(ctr)s * %(band)s AND %(ctr)s THEN 'ctr'
+        WHEN %(mtl)s > 0 AND {amount} BETWEEN %(mtl)s * %(band)s AND %(mtl)s THEN 'mtl'
+    END)"""
+    # Neither a reversal nor reversed.
+    stands = (
+        f"c.reverses_id IS NULL AND c.id NOT IN (SELECT r.reverses_id FROM {cash} r WHERE r.reverses_id IS NOT NULL)"  # noqa: S608, E501
+    )
+    # A float's bounds around every band, a little wide: only rows inside can be just under a
+    # threshold, and only they are converted exactly (most of a day's cash is far under every band).
+    near = f"c.amount_minor * c.rate::float8 * {_scale('c.currency')}::float8 BETWEEN %(low)s AND %(high)s"
+    totals = f"""
+        COALESCE(sum({signed}) FILTER (WHERE c.direction = 'in'), 0) AS cash_in,
+        COALESCE(sum({signed}) FILTER (WHERE c.direction = 'out'), 0) AS cash_out"""
     return f"""
-        WITH t AS MATERIALIZED (
-            SELECT c.id, c.kind, c.direction, c.at, c.gaming_day, c.table_id, c.patron_id, c.description,
-                   c.reverses_id, c.amount_minor * c.rate::numeric * {_scale("c.currency")} AS amount
-            FROM {_table(CashTransaction)} c WHERE c.gaming_day BETWEEN %(first)s AND %(day)s
-        ), s AS MATERIALIZED (
-            SELECT t.*, CASE
-                WHEN %(ctr)s > 0 AND t.amount BETWEEN %(ctr)s * %(band)s AND %(ctr)s THEN 'ctr'
-                WHEN %(mtl)s > 0 AND t.amount BETWEEN %(mtl)s * %(band)s AND %(mtl)s THEN 'mtl'
-            END AS under
-            FROM t
-            WHERE t.reverses_id IS NULL AND t.id NOT IN (SELECT reverses_id FROM t WHERE reverses_id IS NOT NULL)
-        )
-        SELECT 'person', patron_id, CASE WHEN patron_id IS NULL THEN description ELSE '' END::text,
-               NULL::bigint, ''::text, ''::text, NULL::timestamptz,
-               COALESCE(sum(CASE WHEN reverses_id IS NULL THEN amount ELSE -amount END)
-                        FILTER (WHERE direction = 'in'), 0),
-               COALESCE(sum(CASE WHEN reverses_id IS NULL THEN amount ELSE -amount END)
-                        FILTER (WHERE direction = 'out'), 0),
-               array_agg(id)
-        FROM t WHERE gaming_day = %(day)s
-        GROUP BY 2, 3
-        HAVING COALESCE(sum(CASE WHEN reverses_id IS NULL THEN amount ELSE -amount END)
-                        FILTER (WHERE direction = 'in'), 0) > %(ctr)s
-            OR COALESCE(sum(CASE WHEN reverses_id IS NULL THEN amount ELSE -amount END)
-                        FILTER (WHERE direction = 'out'), 0) > %(ctr)s
+        SELECT 'person', g.patron_id, ''::text, NULL::bigint, ''::text, ''::text, NULL::timestamptz,
+               g.cash_in, g.cash_out,
+               (SELECT array_agg(c.id) FROM {cash} c WHERE c.gaming_day = %(day)s AND c.patron_id = g.patron_id)
+        FROM (
+            SELECT c.patron_id, {totals}
+            FROM {cash} c WHERE c.gaming_day = %(day)s AND c.patron_id IS NOT NULL GROUP BY c.patron_id
+        ) g
+        WHERE g.cash_in > %(ctr)s OR g.cash_out > %(ctr)s
         UNION ALL
-        SELECT 'patron', patron_id, ''::text, NULL::bigint, direction::text, under, NULL::timestamptz,
-               sum(amount), NULL::numeric, array_agg(id)
-        FROM s WHERE patron_id IS NOT NULL AND under IS NOT NULL
-        GROUP BY patron_id, direction, under
-        HAVING count(*) >= %(count)s AND bool_or(gaming_day = %(day)s) AND sum(amount) >= %(sar)s
+        SELECT 'person', NULL::bigint, g.description::text, NULL::bigint, ''::text, ''::text, NULL::timestamptz,
+               g.cash_in, g.cash_out, g.ids
+        FROM (
+            SELECT c.description, {totals}, array_agg(c.id) AS ids
+            FROM {cash} c WHERE c.gaming_day = %(day)s AND c.patron_id IS NULL GROUP BY c.description
+        ) g
+        WHERE g.cash_in > %(ctr)s OR g.cash_out > %(ctr)s
         UNION ALL
-        SELECT 'table', patron_id, description::text, table_id, direction::text, under, at,
-               amount, NULL::numeric, ARRAY[id]
-        FROM s WHERE gaming_day = %(day)s AND table_id IS NOT NULL AND direction = 'in' AND under = 'ctr'
+        SELECT 'patron', u.patron_id, ''::text, NULL::bigint, u.direction::text, u.under, NULL::timestamptz,
+               sum(u.amount), NULL::numeric, array_agg(u.id)
+        FROM (
+            SELECT c.id, c.patron_id, c.direction, c.gaming_day, {amount} AS amount, {under} AS under
+            FROM {cash} c
+            WHERE c.gaming_day BETWEEN %(first)s AND %(day)s AND c.patron_id IS NOT NULL AND {near}
+              AND {stands}
+        ) u
+        WHERE u.under IS NOT NULL
+        GROUP BY u.patron_id, u.direction, u.under
+        HAVING count(*) >= %(count)s AND bool_or(u.gaming_day = %(day)s) AND sum(u.amount) >= %(sar)s
         UNION ALL
-        SELECT 'redeemed', patron_id, ''::text, NULL::bigint, ''::text, ''::text, NULL::timestamptz,
-               sum(amount), NULL::numeric, array_agg(id)
-        FROM s WHERE gaming_day = %(day)s AND kind = 'chip_redemption' AND patron_id IS NOT NULL
-        GROUP BY patron_id
-        HAVING sum(amount) >= %(floor)s
+        SELECT 'table', u.patron_id, u.description::text, u.table_id, 'in', u.under, u.at,
+               u.amount, NULL::numeric, ARRAY[u.id]
+        FROM (
+            SELECT c.id, c.patron_id, c.description, c.table_id, c.at, {amount} AS amount, {under} AS under
+            FROM {cash} c
+            WHERE c.gaming_day = %(day)s AND c.table_id IS NOT NULL AND c.direction = 'in' AND {near}
+              AND {stands}
+        ) u
+        WHERE u.under = 'ctr'
+        UNION ALL
+        SELECT 'redeemed', c.patron_id, ''::text, NULL::bigint, ''::text, ''::text, NULL::timestamptz,
+               sum({amount}), NULL::numeric, array_agg(c.id)
+        FROM {cash} c
+        WHERE c.gaming_day = %(day)s AND c.kind = 'chip_redemption' AND c.patron_id IS NOT NULL AND {stands}
+        GROUP BY c.patron_id
+        HAVING sum({amount}) >= %(floor)s
     """  # noqa: S608
 
 
@@ -117,7 +143,12 @@ def _day_cash(day: dt.date, rules: CashRules):
     that make structuring, the day's buy-ins just under the CTR threshold at each table (oldest
     first: the window is walked in Python, as the twin walks it), and the patrons whose standing
     redemptions reach the pattern floor."""
+    limits = [limit for limit in (rules.ctr_threshold, rules.mtl_threshold) if limit > 0]
+    low = min((limit * rules.structuring_band for limit in limits), default=Decimal(1))
+    high = max(limits, default=Decimal(0))
     params = {
+        "low": float(low) * (1 - 1e-9),
+        "high": float(high) * (1 + 1e-9),
         "first": day - dt.timedelta(days=rules.structuring_days - 1),
         "day": day,
         "ctr": rules.ctr_threshold,
@@ -151,47 +182,54 @@ def _day_cash(day: dt.date, rules: CashRules):
 
 @statement_form
 def _sessions_sql() -> str:
+    cash = _table(CashTransaction)
     rate = (
-        f"SELECT r.rate FROM {_table(ExchangeRate)} r WHERE r.day <= %(day)s AND r.currency = {{currency}} "  # noqa: S608
+        f"SELECT r.rate FROM {_table(ExchangeRate)} r WHERE r.day <= %(day)s AND r.currency = n.currency "  # noqa: S608
         "AND r.reporting_currency = %(reporting)s ORDER BY r.day DESC LIMIT 1"
     )
-    own = (
-        f"SELECT c.rate FROM {_table(CashTransaction)} c WHERE c.session_id = n.id AND c.direction = 'in' "  # noqa: S608
-        "AND c.currency = {currency} ORDER BY c.at DESC, c.id DESC LIMIT 1"
+    own = (  # each finished session's latest cash in, per currency: the rate of its own cash
+        f"SELECT DISTINCT ON (c.session_id, c.currency) c.session_id, c.currency, c.rate FROM {cash} c "  # noqa: S608
+        "WHERE c.direction = 'in' AND c.session_id IN (SELECT f.id FROM f) "
+        "ORDER BY c.session_id, c.currency, c.at DESC, c.id DESC"
     )
     return f"""
-        WITH n AS (
-            SELECT s.id, s.table_id, s.seat, s.started_at, s.gaming_day, s.patron_id, s.description,
-                   tb.currency AS table_currency,
-                   sum(CASE WHEN b.reverses_id IS NULL THEN b.amount_minor ELSE -b.amount_minor END) AS chips_in,
-                   (array_agg(b.currency ORDER BY b.at DESC, b.id DESC))[1] AS currency
-            FROM {_table(SeatSession)} s
-            JOIN {_table(Table)} tb ON tb.id = s.table_id
-            JOIN {_table(BuyIn)} b ON b.session_id = s.id
+        WITH f AS MATERIALIZED (
+            SELECT s.id FROM {_table(SeatSession)} s
             WHERE s.gaming_day = %(day)s AND EXISTS (
                 SELECT 1 FROM {_table(SessionEvent)} e WHERE e.session_id = s.id AND e.kind = 'stand'
             )
-            GROUP BY s.id, tb.currency
+        ), own AS MATERIALIZED ({own}),
+        n AS (
+            SELECT b.session_id AS id,
+                   sum(CASE WHEN b.reverses_id IS NULL THEN b.amount_minor ELSE -b.amount_minor END) AS chips_in,
+                   CASE WHEN min(b.currency) = max(b.currency) THEN min(b.currency) ELSE (
+                       SELECT l.currency FROM {_table(BuyIn)} l WHERE l.session_id = b.session_id
+                       ORDER BY l.at DESC, l.id DESC LIMIT 1
+                   ) END AS currency  -- of its latest buy-in
+            FROM {_table(BuyIn)} b WHERE b.session_id IN (SELECT f.id FROM f)
+            GROUP BY b.session_id
         ), noted AS (
-            SELECT n.* FROM n
+            SELECT n.id, n.chips_in FROM n
+            LEFT JOIN own o ON o.session_id = n.id AND o.currency = n.currency
             WHERE n.chips_in * (COALESCE(
-                ({own.format(currency="n.currency")}),
-                CASE WHEN n.currency = %(reporting)s THEN '1' ELSE ({rate.format(currency="n.currency")}) END
+                o.rate, CASE WHEN n.currency = %(reporting)s THEN '1' ELSE ({rate}) END
             ))::numeric * {_scale("n.currency")} >= %(floor)s
         )
-        SELECT n.id, n.table_id, n.seat, n.started_at, n.gaming_day, n.patron_id, n.description,
-               n.table_currency, n.chips_in,
+        SELECT s.id, s.table_id, s.seat, s.started_at, s.gaming_day, s.patron_id, s.description,
+               tb.currency, n.chips_in,
                COALESCE((SELECT sum(CASE WHEN w.reverses_id IS NULL THEN w.amount_minor ELSE -w.amount_minor END)
-                         FROM {_table(ChipsWalked)} w WHERE w.session_id = n.id), 0),
-               (SELECT i.patron_id FROM {_table(SessionIdentification)} i WHERE i.session_id = n.id),
-               ({own.format(currency="n.table_currency")}),
-               COALESCE(cash.ids, '{{}}'), COALESCE(cash.amount, 0)
+                         FROM {_table(ChipsWalked)} w WHERE w.session_id = s.id), 0),
+               (SELECT i.patron_id FROM {_table(SessionIdentification)} i WHERE i.session_id = s.id),
+               o.rate, COALESCE(cash.ids, '{{}}'), COALESCE(cash.amount, 0)
         FROM noted n
+        JOIN {_table(SeatSession)} s ON s.id = n.id
+        JOIN {_table(Table)} tb ON tb.id = s.table_id
+        LEFT JOIN own o ON o.session_id = s.id AND o.currency = tb.currency
         LEFT JOIN LATERAL (
             SELECT array_agg(c.id) AS ids,
                    sum(CASE WHEN c.reverses_id IS NULL THEN 1 ELSE -1 END
                        * c.amount_minor * c.rate::numeric * {_scale("c.currency")}) AS amount
-            FROM {_table(CashTransaction)} c WHERE c.session_id = n.id AND c.direction = 'in'
+            FROM {cash} c WHERE c.session_id = s.id AND c.direction = 'in'
         ) cash ON true
     """  # noqa: S608
 
@@ -309,8 +347,7 @@ def _owners_sql() -> str:
         JOIN {_table(Table)} tb ON tb.id = s.table_id
         LEFT JOIN {_table(SessionIdentification)} i ON i.session_id = s.id
         WHERE s.gaming_day BETWEEN %(first)s AND %(day)s
-          AND (s.patron_id = ANY(%(patrons)s) OR i.patron_id = ANY(%(patrons)s))
-          AND COALESCE(s.patron_id, i.patron_id) = ANY(%(patrons)s)
+          AND COALESCE(s.patron_id, i.patron_id) IN (SELECT unnest(%(patrons)s::bigint[]))
     """  # noqa: S608
 
 

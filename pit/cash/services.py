@@ -137,6 +137,13 @@ class CashInput:
 def transaction_record(*, cash: CashInput, actor: Actor = SYSTEM) -> CashTransaction:
     """Record a cash transaction; the same reference again returns the recorded one (the caller
     compares). The amount is converted at the day's rate, kept on the row."""
+    return transaction_record_once(cash=cash, actor=actor)[0]
+
+
+@day_write(writes=("cash.CashTransaction",), day_of="the gaming day of the transaction's moment")
+def transaction_record_once(*, cash: CashInput, actor: Actor = SYSTEM) -> tuple[CashTransaction, bool]:
+    """`transaction_record`, and whether it recorded the transaction now (False: the reference was
+    recorded already, and that record is returned)."""
     if cash.kind not in CashKind.values:
         raise _invalid("kind", _("Unknown kind; kinds: %(kinds)s.") % {"kinds": ", ".join(CashKind.values)})
     if cash.patron is None and not cash.description.strip():
@@ -155,11 +162,11 @@ def transaction_record(*, cash: CashInput, actor: Actor = SYSTEM) -> CashTransac
     if not location:
         raise _invalid("location", _("Say where: the table or the cage window."))
     with transaction.atomic():
-        existing = CashTransaction.objects.filter(reference=cash.reference).first()
+        existing = CashTransaction.objects.filter(reference=cash.reference).order_by().first()
         if existing is not None:
-            return existing
+            return existing, False
         days_ensure_open([day])
-        return CashTransaction.objects.create(
+        created = CashTransaction.objects.create(
             reference=cash.reference,
             kind=cash.kind,
             direction=DIRECTIONS[cash.kind],
@@ -177,6 +184,7 @@ def transaction_record(*, cash: CashInput, actor: Actor = SYSTEM) -> CashTransac
             rate=_rate(day, cash.currency, rules.reporting_currency),
             **actor.recorded_fields(),
         )
+        return created, True
 
 
 @day_write(writes=("cash.CashTransaction",), day_of="the gaming day of the reversed transaction")
@@ -303,10 +311,20 @@ def cash_check_day(*, day: dt.date) -> dict[str, int]:
     found = persistence.findings_of_day(day=day, rules=rules)
     counts = {"found": 0, "updated": 0, "cleared": 0}
     with transaction.atomic():
-        known = {f.fingerprint: f for f in CashFinding.objects.select_for_update().filter(gaming_day=day)}
+        # The day's findings as plain values, in one read (locked: one check of a day at a time);
+        # only those that changed are read as records and saved (their audit events follow).
+        known = {
+            fingerprint: (pk, (cash_in, cash_out, evidence), cleared_at)
+            for pk, fingerprint, cash_in, cash_out, evidence, cleared_at in CashFinding.objects.select_for_update()
+            .filter(gaming_day=day)
+            .order_by()
+            .values_list("pk", "fingerprint", "cash_in", "cash_out", "evidence", "cleared_at")
+        }
+        changed: dict[int, dict[str, object]] = {}
         for item in found:
-            finding = known.get(item.fingerprint)
-            if finding is None:
+            now = (exact_text(item.cash_in), exact_text(item.cash_out), item.evidence)
+            row = known.get(item.fingerprint)
+            if row is None:
                 CashFinding.objects.create(
                     kind=item.kind,
                     fingerprint=item.fingerprint,
@@ -315,35 +333,36 @@ def cash_check_day(*, day: dt.date) -> dict[str, int]:
                     description=item.description,
                     table_id=item.table_id,
                     reporting_currency=rules.reporting_currency,
-                    cash_in=exact_text(item.cash_in),
-                    cash_out=exact_text(item.cash_out),
+                    cash_in=now[0],
+                    cash_out=now[1],
                     evidence=item.evidence,
                     deadline=patterns.deadline(day, item.kind, rules),
                 )
                 counts["found"] += 1
                 continue
+            pk, was, cleared_at = row
             changes: dict[str, object] = {}
-            if (finding.cash_in, finding.cash_out, finding.evidence) != (
-                exact_text(item.cash_in),
-                exact_text(item.cash_out),
-                item.evidence,
-            ):
-                changes.update(
-                    cash_in=exact_text(item.cash_in), cash_out=exact_text(item.cash_out), evidence=item.evidence
-                )
-            if finding.cleared_at is not None:
+            if was != now:
+                changes.update(cash_in=now[0], cash_out=now[1], evidence=now[2])
+            if cleared_at is not None:
                 changes["cleared_at"] = None
             if changes:
-                for name, value in changes.items():
-                    setattr(finding, name, value)
-                finding.save(update_fields=list(changes))
-                counts["updated"] += 1
+                changed[pk] = changes
+        for finding in CashFinding.objects.filter(pk__in=list(changed)) if changed else ():
+            for name, value in changed[finding.pk].items():
+                setattr(finding, name, value)
+            finding.save(update_fields=list(changed[finding.pk]))
+        counts["updated"] = len(changed)
         holding = {item.fingerprint for item in found}
-        counts["cleared"] = (
-            CashFinding.objects.filter(gaming_day=day, cleared_at__isnull=True)
-            .exclude(fingerprint__in=holding)
-            .update(cleared_at=timezone.now())
-        )
+        gone = [
+            pk
+            for fingerprint, (pk, _, cleared_at) in known.items()
+            if fingerprint not in holding and cleared_at is None
+        ]
+        if gone:
+            counts["cleared"] = CashFinding.objects.filter(pk__in=gone, cleared_at__isnull=True).update(
+                cleared_at=timezone.now()
+            )
     return counts
 
 

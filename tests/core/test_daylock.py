@@ -17,7 +17,7 @@ from pit.accounting.models import GamingDayEvent, Slip
 from pit.accounting.services import drop_record, inventory_record, slip_issue, slip_receive, slip_request
 from pit.accounts.models import Role
 from pit.accounts.services import user_create_with_role
-from pit.cash.services import CashInput, transaction_record, transaction_reverse
+from pit.cash.services import CashInput, transaction_record, transaction_record_once, transaction_reverse
 from pit.core.actors import Actor
 from pit.core.daylock import EXEMPT, WRITE_SERVICES
 from pit.core.errors import Conflict
@@ -218,6 +218,17 @@ SCENARIOS = {
         cash=CashInput(
             reference="CAGE-1",
             kind="chip_redemption",
+            at=p.start,
+            currency=p.bb1.currency,
+            amount=Decimal("800"),
+            location="cage window 1",
+            patron=p.patron,
+        )
+    ),
+    "pit.cash.services.transaction_record_once": lambda p: transaction_record_once(
+        cash=CashInput(
+            reference="CAGE-3",
+            kind="chip_purchase",
             at=p.start,
             currency=p.bb1.currency,
             amount=Decimal("800"),

@@ -240,9 +240,9 @@ class CashTransactionView(APIView):
             serializer_class=CashInputSerializer,
             values=data,
             context={"currency": data["currency"]},
-            recorded=_transactions().filter(reference=data["reference"]).first,
+            recorded=None,  # the service reads the reference once, in its transaction
             as_posted=_as_posted,
-            create=lambda: services.transaction_record(
+            create=lambda: services.transaction_record_once(
                 cash=services.CashInput(
                     reference=data["reference"],
                     kind=data["kind"],
