@@ -346,7 +346,6 @@ def session_found(figures: SessionFigures, rules: CashRules) -> list[Found]:
         return []
     handle = sum((stake for _, stake, _ in figures.wagers), 0)
     result = sum((net for *_, net in figures.wagers), 0)
-    who = {"patron_id": figures.patron_id, "description": figures.description}
     evidence = {
         "sessions": [figures.session_id],
         "transactions": sorted(figures.transactions),
@@ -362,7 +361,8 @@ def session_found(figures: SessionFigures, rules: CashRules) -> list[Found]:
                 table_id=figures.table_id,
                 cash_in=cash_in,
                 evidence={**evidence, "handle": str(_money(handle, currency))},
-                **who,
+                patron_id=figures.patron_id,
+                description=figures.description,
             )
         )
     unaccounted = (figures.chips_in + result - figures.walked) * rate
@@ -380,7 +380,8 @@ def session_found(figures: SessionFigures, rules: CashRules) -> list[Found]:
                     "walked": str(_money(figures.walked, currency)),
                     "unaccounted": exact_text(unaccounted),
                 },
-                **who,
+                patron_id=figures.patron_id,
+                description=figures.description,
             )
         )
     return found

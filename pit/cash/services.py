@@ -32,6 +32,7 @@ from pit.core.actors import SYSTEM, Actor
 from pit.core.daylock import day_write, days_ensure_open
 from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
 from pit.core.money import MoneyError, to_minor
+from pit.core.rows import values_rows
 
 if TYPE_CHECKING:
     from pit.players.models import BuyIn, Patron, SeatSession
@@ -315,10 +316,12 @@ def cash_check_day(*, day: dt.date) -> dict[str, int]:
         # only those that changed are read as records and saved (their audit events follow).
         known = {
             fingerprint: (pk, (cash_in, cash_out, evidence), cleared_at)
-            for pk, fingerprint, cash_in, cash_out, evidence, cleared_at in CashFinding.objects.select_for_update()
-            .filter(gaming_day=day)
-            .order_by()
-            .values_list("pk", "fingerprint", "cash_in", "cash_out", "evidence", "cleared_at")
+            for pk, fingerprint, cash_in, cash_out, evidence, cleared_at in values_rows(
+                CashFinding.objects.select_for_update()
+                .filter(gaming_day=day)
+                .order_by()
+                .values_list("pk", "fingerprint", "cash_in", "cash_out", "evidence", "cleared_at")
+            )
         }
         changed: dict[int, dict[str, object]] = {}
         for item in found:
