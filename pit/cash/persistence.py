@@ -74,6 +74,10 @@ def _day_cash_sql() -> str:
     cash = _table(CashTransaction)
     amount = f"(c.amount_minor * c.rate::numeric * {_scale('c.currency')})"
     signed = f"(CASE WHEN c.reverses_id IS NULL THEN {amount} ELSE -{amount} END)"
+    # The same as a float, to choose the persons worth converting exactly: a float sum is within a
+    # billionth of the sum of the amounts' sizes, so a bound that wide never leaves out a person.
+    float_ = f"(c.amount_minor * c.rate::float8 * {_scale('c.currency')}::float8)"
+    signed_f = f"(CASE WHEN c.reverses_id IS NULL THEN {float_} ELSE -{float_} END)"
     under = f"""(CASE
         WHEN %(ctr)s > 0 AND {amount} BETWEEN %(ctr)s * %(band)s AND %(ctr)s THEN 'ctr'
         WHEN %(mtl)s > 0 AND {amount} BETWEEN %(mtl)s * %(band)s AND %(mtl)s THEN 'mtl'
@@ -84,19 +88,26 @@ def _day_cash_sql() -> str:
     )
     # A float's bounds around every band, a little wide: only rows inside can be just under a
     # threshold, and only they are converted exactly (most of a day's cash is far under every band).
-    near = f"c.amount_minor * c.rate::float8 * {_scale('c.currency')}::float8 BETWEEN %(low)s AND %(high)s"
+    near = f"{float_} BETWEEN %(low)s AND %(high)s"
     totals = f"""
         COALESCE(sum({signed}) FILTER (WHERE c.direction = 'in'), 0) AS cash_in,
         COALESCE(sum({signed}) FILTER (WHERE c.direction = 'out'), 0) AS cash_out"""
     return f"""
         SELECT 'person', g.patron_id, ''::text, NULL::bigint, ''::text, ''::text, NULL::timestamptz,
-               g.cash_in, g.cash_out,
-               (SELECT array_agg(c.id) FROM {cash} c WHERE c.gaming_day = %(day)s AND c.patron_id = g.patron_id)
+               x.cash_in, x.cash_out, x.ids
         FROM (
-            SELECT c.patron_id, {totals}
+            SELECT c.patron_id
             FROM {cash} c WHERE c.gaming_day = %(day)s AND c.patron_id IS NOT NULL GROUP BY c.patron_id
+            HAVING sum({signed_f}) FILTER (WHERE c.direction = 'in')
+                   > %(ctr_f)s - 1e-9 * (sum({float_}) FILTER (WHERE c.direction = 'in') + %(ctr_f)s)
+                OR sum({signed_f}) FILTER (WHERE c.direction = 'out')
+                   > %(ctr_f)s - 1e-9 * (sum({float_}) FILTER (WHERE c.direction = 'out') + %(ctr_f)s)
         ) g
-        WHERE g.cash_in > %(ctr)s OR g.cash_out > %(ctr)s
+        CROSS JOIN LATERAL (
+            SELECT {totals}, array_agg(c.id) AS ids
+            FROM {cash} c WHERE c.gaming_day = %(day)s AND c.patron_id = g.patron_id
+        ) x
+        WHERE x.cash_in > %(ctr)s OR x.cash_out > %(ctr)s
         UNION ALL
         SELECT 'person', NULL::bigint, g.description::text, NULL::bigint, ''::text, ''::text, NULL::timestamptz,
                g.cash_in, g.cash_out, g.ids
@@ -128,12 +139,21 @@ def _day_cash_sql() -> str:
         ) u
         WHERE u.under = 'ctr'
         UNION ALL
-        SELECT 'redeemed', c.patron_id, ''::text, NULL::bigint, ''::text, ''::text, NULL::timestamptz,
-               sum({amount}), NULL::numeric, array_agg(c.id)
-        FROM {cash} c
-        WHERE c.gaming_day = %(day)s AND c.kind = 'chip_redemption' AND c.patron_id IS NOT NULL AND {stands}
-        GROUP BY c.patron_id
-        HAVING sum({amount}) >= %(floor)s
+        SELECT 'redeemed', g.patron_id, ''::text, NULL::bigint, ''::text, ''::text, NULL::timestamptz,
+               x.total, NULL::numeric, x.ids
+        FROM (
+            SELECT c.patron_id
+            FROM {cash} c
+            WHERE c.gaming_day = %(day)s AND c.kind = 'chip_redemption' AND c.patron_id IS NOT NULL AND {stands}
+            GROUP BY c.patron_id
+            HAVING sum({float_}) >= %(floor_f)s - 1e-9 * (sum({float_}) + %(floor_f)s)
+        ) g
+        CROSS JOIN LATERAL (
+            SELECT sum({amount}) AS total, array_agg(c.id) AS ids
+            FROM {cash} c
+            WHERE c.gaming_day = %(day)s AND c.patron_id = g.patron_id AND c.kind = 'chip_redemption' AND {stands}
+        ) x
+        WHERE x.total >= %(floor)s
     """  # noqa: S608
 
 
@@ -152,6 +172,8 @@ def _day_cash(day: dt.date, rules: CashRules):
         "first": day - dt.timedelta(days=rules.structuring_days - 1),
         "day": day,
         "ctr": rules.ctr_threshold,
+        "ctr_f": float(rules.ctr_threshold),
+        "floor_f": float(rules.pattern_floor),
         "mtl": rules.mtl_threshold,
         "band": rules.structuring_band,
         "count": rules.structuring_count,
@@ -189,7 +211,7 @@ def _sessions_sql() -> str:
     )
     own = (  # each finished session's latest cash in, per currency: the rate of its own cash
         f"SELECT DISTINCT ON (c.session_id, c.currency) c.session_id, c.currency, c.rate FROM {cash} c "  # noqa: S608
-        "WHERE c.direction = 'in' AND c.session_id IN (SELECT f.id FROM f) "
+        "JOIN f ON f.id = c.session_id WHERE c.direction = 'in' AND c.session_id IS NOT NULL "
         "ORDER BY c.session_id, c.currency, c.at DESC, c.id DESC"
     )
     return f"""
@@ -208,7 +230,7 @@ def _sessions_sql() -> str:
                    ) END AS currency  -- of its latest buy-in
             FROM {_table(BuyIn)} b WHERE b.session_id IN (SELECT f.id FROM f)
             GROUP BY b.session_id
-        ), noted AS (
+        ), noted AS MATERIALIZED (
             SELECT n.id, n.chips_in FROM n
             LEFT JOIN own o ON o.session_id = n.id AND o.currency = n.currency
             WHERE n.chips_in * (COALESCE(
