@@ -120,8 +120,8 @@ class StaffToken(models.Model):
 class StaffPermission(models.Model):
     """Holds permissions that belong to no table, so roles can be granted them (no table of its own).
 
-    `accounts.run_reports` lets accountants and auditors run and export reports: the reports app
-    only reads, so it has no model to hang the permission on.
+    `accounts.run_reports` lets accountants, auditors and compliance run and export reports: a
+    permission of the person, not of any row the reports app keeps (its exports and deliveries).
     """
 
     class Meta:

@@ -142,8 +142,8 @@ _OPERATIONS_RECORDS = _view(
     "reports.reportschedule",
     "reports.reportschedulerun",
 )
-# Held by pit.accounts.models.StaffPermission (an unmanaged model with no table): the reports
-# app only reads and has no model of its own to carry the permission.
+# Held by pit.accounts.models.StaffPermission (an unmanaged model with no table): running a report
+# is a permission of the person, not of any row the reports app keeps.
 RUN_REPORTS = "accounts.run_reports"
 
 ROLES: dict[str, frozenset[str]] = {
