@@ -23,6 +23,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from pit.accounts.roles import PATRON_PERSONAL
 from pit.cash import selectors, services
 from pit.cash.models import CashFinding, CashRules, CashTransaction, ExchangeRate, FindingStatus
 from pit.cash.presets import PRESETS
@@ -34,8 +35,6 @@ from pit.core.money import format_money
 from pit.players.models import Patron
 from pit.players.selectors import patron_current
 from pit.players.services import patron_look_record
-
-PERSONAL = "players.view_patron_personal"
 
 
 class _ReadOnly(admin.ModelAdmin):
@@ -264,7 +263,7 @@ class CashFindingAdmin(_ReadOnly):
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         finding = get_object_or_404(CashFinding.objects.select_related("patron"), pk=object_id)
-        personal = request.user.has_perm(PERSONAL)
+        personal = request.user.has_perm(PATRON_PERSONAL)
         if finding.patron_id is not None:
             patron_look_record(patron=finding.patron, user=request.user, where="cash finding", personal=personal)
         extra = {

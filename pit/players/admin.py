@@ -21,6 +21,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from pit.accounts.roles import PATRON_PERSONAL
 from pit.core.actors import Actor
 from pit.core.admin_site import (
     SERVICE_ERRORS,
@@ -66,7 +67,6 @@ from pit.players.services import (
     walk_reverse,
 )
 
-PERSONAL = "players.view_patron_personal"
 RECORD_PATRON = "players.record_patron"
 RECORD_EXCLUSION = "players.record_exclusion"
 RECORD_SESSION = "players.record_seatsession"
@@ -74,7 +74,7 @@ SESSIONS_SHOWN = 200
 
 
 def sees_personal(request) -> bool:
-    return request.user.has_perm(PERSONAL)
+    return request.user.has_perm(PATRON_PERSONAL)
 
 
 class _ReadOnly(admin.ModelAdmin):

@@ -32,3 +32,8 @@ def reports_allowed(user) -> list[ReportDefinition]:
 def reads_personal(user) -> bool:
     """Whether `user` may see patrons' personal data (a report's personal columns among it)."""
     return bool(user and user.is_authenticated and user.has_perm(PATRON_PERSONAL))
+
+
+def gets_personal_columns(user, report: ReportDefinition) -> bool:
+    """Whether `user` gets `report` with its personal columns: it has some, and the user may see them."""
+    return bool(report.personal_keys) and reads_personal(user)

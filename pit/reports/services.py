@@ -23,7 +23,7 @@ from .catalog import REPORTS
 from .definitions import ReportDefinition, ReportFilters
 from .models import CsvHeaders, ExportFormat, ExportStatus, ReportDelivery, ReportExport
 from .pdf import pdf_write
-from .permissions import reads_personal
+from .permissions import gets_personal_columns
 from .renderers import REPORTS_WITH_RECORD_HEADS, csv_write, xlsx_write
 from .schedules import schedule_problems
 
@@ -57,7 +57,7 @@ def report_export_request(
         format=format,
         filters=filters.to_dict(),
         requested_by=user,
-        personal=bool(report.personal_keys) and reads_personal(user),
+        personal=gets_personal_columns(user, report),
         language=language or translation.get_language() or settings.LANGUAGE_CODE,
         headers=headers,
     )
@@ -85,7 +85,7 @@ def report_deliver(
     record is written (tests/reports/test_deliveries.py enumerates them): no report is seen or sent
     without its record, and no personal column reaches a reader who may not see it."""
     if personal is None:
-        personal = bool(report.personal_keys) and reads_personal(user)
+        personal = gets_personal_columns(user, report)
     delivery = ReportDelivery(
         report=report.slug,
         format=format,
@@ -95,7 +95,8 @@ def report_deliver(
         detail=detail[:300],
         personal_shown=personal,
     )
-    delivery.full_clean()
+    # The reader is the request's user (or a schedule's owner): no query to find it exists.
+    delivery.full_clean(exclude=["delivered_to"])
     delivery.save()
     return report.for_reader(personal=personal)
 

@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from pit.accounting.models import DeviceScope
+from pit.accounts.roles import PATRON_PERSONAL
 from pit.api.authentication import actor_for
 from pit.api.idempotency import idempotent
 from pit.api.permissions import DEVICE_WRITE
@@ -42,8 +43,6 @@ from pit.cash import selectors, services
 from pit.cash.models import CashFinding, CashKind, CashTransaction, ExchangeRate, FindingStatus
 from pit.players.selectors import patron_current
 from pit.tables.models import Table
-
-PATRON_PERSONAL = "players.view_patron_personal"
 
 
 class CashInputSerializer(StrictSerializer):

@@ -16,6 +16,7 @@ from rest_framework.exceptions import ValidationError as RequestError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from pit.accounts.roles import PATRON_PERSONAL
 from pit.api.authentication import actor_for
 from pit.api.idempotency import idempotent
 from pit.api.permissions import DEVICE_READ, DEVICE_READ_WRITE
@@ -510,7 +511,7 @@ class PatronLookupView(APIView):
     )
     def get(self, request, card_number: str):
         patron = patron_or_404(card_number)
-        personal = request.user.has_perm("players.view_patron_personal")
+        personal = request.user.has_perm(PATRON_PERSONAL)
         patron_look_record(patron=patron, user=request.user, where="api patron lookup", personal=personal)
         current = selectors.patron_current(patron)
         seated = (
