@@ -75,13 +75,21 @@ class Rates:
 
     def __call__(self, session: SeatSession, cash: list[CashTransaction]) -> Decimal | None:
         """The rate of the session's table's currency, from the session's own cash transactions
-        where it has them, else the latest recorded by its day; None where no rate is recorded
-        (chips only, in a currency without a rate: nothing to compare it with)."""
+        where it has them (those converted into the reporting currency: the reporting currency's
+        own rate is 1), else the latest recorded by its day; None where no rate is recorded (chips
+        only, in a currency without a rate: nothing to compare it with)."""
         currency = session.table.currency
         for item in cash:
-            if item.currency == currency:
+            if self.own(item, currency):
                 return Decimal(item.rate).scaleb(-exponent(currency))
         return self.of(session.gaming_day, currency)
+
+    def own(self, item: CashTransaction, currency: str) -> bool:
+        """Whether the rate kept on cash transaction `item` is the rate of `currency` into the
+        reporting currency."""
+        return (
+            item.currency == currency != self.reporting_currency and item.reporting_currency == self.reporting_currency
+        )
 
     def of(self, day: dt.date, currency: str) -> Decimal | None:
         if (day, currency) not in self.known:
@@ -261,11 +269,11 @@ def _of_note(day: dt.date, rules: CashRules, rates: Rates) -> list[int]:
         net[session_id] += -minor if reverses_id else minor
         currency_of[session_id] = currency
     own: dict[int, str] = {}
-    for session_id, currency, rate in CashTransaction.objects.filter(
-        session_id__in=finished, direction="in"
-    ).values_list("session_id", "currency", "rate"):
-        if currency == currency_of.get(session_id):
-            own.setdefault(session_id, rate)
+    for item in CashTransaction.objects.filter(session_id__in=finished, direction="in").only(
+        "session_id", "currency", "reporting_currency", "rate"
+    ):
+        if rates.own(item, currency_of.get(item.session_id, "")):
+            own.setdefault(item.session_id, item.rate)
     noted = []
     for session_id, minor in net.items():
         currency = currency_of[session_id]

@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import connection, transaction
+from django.db.models import F
 
 from pit.cash import patterns
 from pit.cash.models import CashRules, CashTransaction, ExchangeRate
@@ -22,7 +23,7 @@ from pit.cash.patterns import Found, SessionFigures
 from pit.core.db import is_postgresql
 from pit.core.gaming_day import current_gaming_day, gaming_day_for
 from pit.core.money import _EXPONENTS, exponent
-from pit.core.rows import statement_form
+from pit.core.rows import AnyOf, statement_form, values_rows
 from pit.players.models import BuyIn, ChipsWalked, SeatSession, SessionEvent, SessionIdentification
 from pit.players.selectors import spans_from_events
 from pit.shoes.models import Coup, CoupCorrection, Shoe, Wager, WagerResult
@@ -55,11 +56,15 @@ def _table(model) -> str:
     return connection.ops.quote_name(model._meta.db_table)
 
 
-def _scale(column: str) -> str:
-    """The factor from minor units of the currency in `column` to its units (ISO 4217 exponents)."""
+def _scale(column: str, *, float_: bool = False) -> str:
+    """The factor from minor units of the currency in `column` to its units (ISO 4217 exponents),
+    as exact numeric or, with `float_`, as a float. Most rows are in a currency of two places: one
+    hashed IN test sends them to the ELSE, where a CASE of every odd code would compare each code."""
     odd = sorted((code, places) for code, places in _EXPONENTS.items() if places != 2)
-    whens = " ".join(f"WHEN '{code}' THEN {Decimal(1).scaleb(-places)}" for code, places in odd)
-    return f"(CASE {column} {whens} ELSE 0.01 END)"
+    cast = "::float8" if float_ else ""
+    whens = " ".join(f"WHEN '{code}' THEN {Decimal(1).scaleb(-places)}{cast}" for code, places in odd)
+    codes = ", ".join(f"'{code}'" for code, _ in odd)
+    return f"(CASE WHEN {column} IN ({codes}) THEN (CASE {column} {whens} END) ELSE 0.01{cast} END)"
 
 
 def _rows(sql: str, params: Any) -> list[tuple]:
@@ -76,41 +81,50 @@ def _day_cash_sql() -> str:
     signed = f"(CASE WHEN c.reverses_id IS NULL THEN {amount} ELSE -{amount} END)"
     # The same as a float, to choose the persons worth converting exactly: a float sum is within a
     # billionth of the sum of the amounts' sizes, so a bound that wide never leaves out a person.
-    float_ = f"(c.amount_minor * c.rate::float8 * {_scale('c.currency')}::float8)"
-    signed_f = f"(CASE WHEN c.reverses_id IS NULL THEN {float_} ELSE -{float_} END)"
+    float_ = f"(c.amount_minor * c.rate::float8 * {_scale('c.currency', float_=True)})"
     under = f"""(CASE
         WHEN %(ctr)s > 0 AND {amount} BETWEEN %(ctr)s * %(band)s AND %(ctr)s THEN 'ctr'
         WHEN %(mtl)s > 0 AND {amount} BETWEEN %(mtl)s * %(band)s AND %(mtl)s THEN 'mtl'
     END)"""
     # Neither a reversal nor reversed.
-    stands = (
-        f"c.reverses_id IS NULL AND c.id NOT IN (SELECT r.reverses_id FROM {cash} r WHERE r.reverses_id IS NOT NULL)"  # noqa: S608, E501
-    )
+    reversed_not = f"c.id NOT IN (SELECT r.reverses_id FROM {cash} r WHERE r.reverses_id IS NOT NULL)"  # noqa: S608
+    stands = f"c.reverses_id IS NULL AND {reversed_not}"
+    redeems = f"c.kind = 'chip_redemption' AND {stands}"
     # A float's bounds around every band, a little wide: only rows inside can be just under a
     # threshold, and only they are converted exactly (most of a day's cash is far under every band).
     near = f"{float_} BETWEEN %(low)s AND %(high)s"
     totals = f"""
         COALESCE(sum({signed}) FILTER (WHERE c.direction = 'in'), 0) AS cash_in,
         COALESCE(sum({signed}) FILTER (WHERE c.direction = 'out'), 0) AS cash_out"""
+    # Each row's amount as a float computed once (OFFSET 0 keeps the planner from copying the
+    # expression into every sum), then the patrons worth converting exactly: over the CTR threshold
+    # in or out, or with standing redemptions at the pattern floor. One pass over the day for both.
+    day_rows = f"""
+        SELECT c.patron_id, c.direction, c.kind, c.reverses_id IS NULL AS forward, c.id, {float_} AS f
+        FROM {cash} c WHERE c.gaming_day = %(day)s AND c.patron_id IS NOT NULL OFFSET 0"""  # noqa: S608
     return f"""
-        SELECT 'person', g.patron_id, ''::text, NULL::bigint, ''::text, ''::text, NULL::timestamptz,
-               x.cash_in, x.cash_out, x.ids
+        SELECT 'day', g.patron_id, ''::text, NULL::bigint, ''::text, ''::text, NULL::timestamptz,
+               x.cash_in, x.cash_out, x.ids, x.redeemed, x.redeemed_ids
         FROM (
             SELECT c.patron_id
-            FROM {cash} c WHERE c.gaming_day = %(day)s AND c.patron_id IS NOT NULL GROUP BY c.patron_id
-            HAVING sum({signed_f}) FILTER (WHERE c.direction = 'in')
-                   > %(ctr_f)s - 1e-9 * (sum({float_}) FILTER (WHERE c.direction = 'in') + %(ctr_f)s)
-                OR sum({signed_f}) FILTER (WHERE c.direction = 'out')
-                   > %(ctr_f)s - 1e-9 * (sum({float_}) FILTER (WHERE c.direction = 'out') + %(ctr_f)s)
+            FROM ({day_rows}) c
+            GROUP BY c.patron_id
+            HAVING sum(CASE WHEN c.forward THEN c.f ELSE -c.f END) FILTER (WHERE c.direction = 'in')
+                   > %(ctr_f)s - 1e-9 * (sum(c.f) FILTER (WHERE c.direction = 'in') + %(ctr_f)s)
+                OR sum(CASE WHEN c.forward THEN c.f ELSE -c.f END) FILTER (WHERE c.direction = 'out')
+                   > %(ctr_f)s - 1e-9 * (sum(c.f) FILTER (WHERE c.direction = 'out') + %(ctr_f)s)
+                OR sum(c.f) FILTER (WHERE c.kind = 'chip_redemption' AND c.forward AND {reversed_not})
+                   >= %(floor_f)s - 1e-9 * (sum(c.f) FILTER (WHERE c.kind = 'chip_redemption') + %(floor_f)s)
         ) g
         CROSS JOIN LATERAL (
-            SELECT {totals}, array_agg(c.id) AS ids
+            SELECT {totals}, array_agg(c.id) AS ids,
+                   sum({amount}) FILTER (WHERE {redeems}) AS redeemed,
+                   array_agg(c.id) FILTER (WHERE {redeems}) AS redeemed_ids
             FROM {cash} c WHERE c.gaming_day = %(day)s AND c.patron_id = g.patron_id
         ) x
-        WHERE x.cash_in > %(ctr)s OR x.cash_out > %(ctr)s
         UNION ALL
         SELECT 'person', NULL::bigint, g.description::text, NULL::bigint, ''::text, ''::text, NULL::timestamptz,
-               g.cash_in, g.cash_out, g.ids
+               g.cash_in, g.cash_out, g.ids, NULL::numeric, NULL::bigint[]
         FROM (
             SELECT c.description, {totals}, array_agg(c.id) AS ids
             FROM {cash} c WHERE c.gaming_day = %(day)s AND c.patron_id IS NULL GROUP BY c.description
@@ -118,7 +132,7 @@ def _day_cash_sql() -> str:
         WHERE g.cash_in > %(ctr)s OR g.cash_out > %(ctr)s
         UNION ALL
         SELECT 'patron', u.patron_id, ''::text, NULL::bigint, u.direction::text, u.under, NULL::timestamptz,
-               sum(u.amount), NULL::numeric, array_agg(u.id)
+               sum(u.amount), NULL::numeric, array_agg(u.id), NULL::numeric, NULL::bigint[]
         FROM (
             SELECT c.id, c.patron_id, c.direction, c.gaming_day, {amount} AS amount, {under} AS under
             FROM {cash} c
@@ -130,7 +144,7 @@ def _day_cash_sql() -> str:
         HAVING count(*) >= %(count)s AND bool_or(u.gaming_day = %(day)s) AND sum(u.amount) >= %(sar)s
         UNION ALL
         SELECT 'table', u.patron_id, u.description::text, u.table_id, 'in', u.under, u.at,
-               u.amount, NULL::numeric, ARRAY[u.id]
+               u.amount, NULL::numeric, ARRAY[u.id], NULL::numeric, NULL::bigint[]
         FROM (
             SELECT c.id, c.patron_id, c.description, c.table_id, c.at, {amount} AS amount, {under} AS under
             FROM {cash} c
@@ -138,22 +152,6 @@ def _day_cash_sql() -> str:
               AND {stands}
         ) u
         WHERE u.under = 'ctr'
-        UNION ALL
-        SELECT 'redeemed', g.patron_id, ''::text, NULL::bigint, ''::text, ''::text, NULL::timestamptz,
-               x.total, NULL::numeric, x.ids
-        FROM (
-            SELECT c.patron_id
-            FROM {cash} c
-            WHERE c.gaming_day = %(day)s AND c.kind = 'chip_redemption' AND c.patron_id IS NOT NULL AND {stands}
-            GROUP BY c.patron_id
-            HAVING sum({float_}) >= %(floor_f)s - 1e-9 * (sum({float_}) + %(floor_f)s)
-        ) g
-        CROSS JOIN LATERAL (
-            SELECT sum({amount}) AS total, array_agg(c.id) AS ids
-            FROM {cash} c
-            WHERE c.gaming_day = %(day)s AND c.patron_id = g.patron_id AND c.kind = 'chip_redemption' AND {stands}
-        ) x
-        WHERE x.total >= %(floor)s
     """  # noqa: S608
 
 
@@ -178,21 +176,36 @@ def _day_cash(day: dt.date, rules: CashRules):
         "band": rules.structuring_band,
         "count": rules.structuring_count,
         "sar": rules.sar_threshold,
-        "floor": rules.pattern_floor,
     }
     people, by_patron, redeemed = [], [], []
     table_rows = []
-    for branch, patron_id, text, table_id, direction, under, at, first, second, ids in _rows(_day_cash_sql(), params):
-        if branch == "person":
+    for (
+        branch,
+        patron_id,
+        text,
+        table_id,
+        direction,
+        under,
+        at,
+        first,
+        second,
+        ids,
+        redeemed_total,
+        redeemed_ids,
+    ) in _rows(_day_cash_sql(), params):
+        if branch == "day":  # a patron's day: over the CTR threshold, or redeeming at the pattern floor, or both
+            if first > rules.ctr_threshold or second > rules.ctr_threshold:
+                people.append((patron_id, text, first, second, ids))
+            if redeemed_total is not None and redeemed_total >= rules.pattern_floor:
+                redeemed.append((patron_id, redeemed_total, redeemed_ids))
+        elif branch == "person":
             people.append((patron_id, text, first, second, ids))
         elif branch == "patron":
             by_patron.append((patron_id, direction, under, ids, first))
-        elif branch == "table":
+        else:
             table_rows.append(
                 ({"id": ids[0], "at": at, "patron_id": patron_id, "description": text, "table_id": table_id}, first)
             )
-        else:
-            redeemed.append((patron_id, first, ids))
     by_patron.sort(key=lambda group: group[:3])
     table_rows.sort(key=lambda item: (item[0]["at"], item[0]["id"]))
     at_table: dict[int, list[tuple[dict, Decimal]]] = defaultdict(list)
@@ -209,44 +222,45 @@ def _sessions_sql() -> str:
         f"SELECT r.rate FROM {_table(ExchangeRate)} r WHERE r.day <= %(day)s AND r.currency = n.currency "  # noqa: S608
         "AND r.reporting_currency = %(reporting)s ORDER BY r.day DESC LIMIT 1"
     )
-    own = (  # each finished session's latest cash in, per currency: the rate of its own cash
-        f"SELECT DISTINCT ON (c.session_id, c.currency) c.session_id, c.currency, c.rate FROM {cash} c "  # noqa: S608
-        "JOIN f ON f.id = c.session_id WHERE c.direction = 'in' AND c.session_id IS NOT NULL "
-        "ORDER BY c.session_id, c.currency, c.at DESC, c.id DESC"
-    )
+
+    def own(session: str, currency: str) -> str:
+        # The rate of the session's latest cash in of `currency`, as pit.cash.patterns.Rates reads it:
+        # none in the reporting currency itself (its rate is 1), so most sessions read no row here.
+        return (
+            f"SELECT c.rate FROM {cash} c WHERE {currency} <> %(reporting)s AND c.session_id = {session} "  # noqa: S608
+            f"AND c.currency = {currency} AND c.direction = 'in' AND c.reporting_currency = %(reporting)s "
+            "ORDER BY c.at DESC, c.id DESC LIMIT 1"
+        )
+
+    # The day's sessions by their buy-ins first; only those at the pattern floor are asked whether
+    # they are finished (most of a day's sessions are far under it).
     return f"""
-        WITH f AS MATERIALIZED (
-            SELECT s.id FROM {_table(SeatSession)} s
-            WHERE s.gaming_day = %(day)s AND EXISTS (
-                SELECT 1 FROM {_table(SessionEvent)} e WHERE e.session_id = s.id AND e.kind = 'stand'
-            )
-        ), own AS MATERIALIZED ({own}),
-        n AS (
+        WITH n AS (
             SELECT b.session_id AS id,
                    sum(CASE WHEN b.reverses_id IS NULL THEN b.amount_minor ELSE -b.amount_minor END) AS chips_in,
                    CASE WHEN min(b.currency) = max(b.currency) THEN min(b.currency) ELSE (
                        SELECT l.currency FROM {_table(BuyIn)} l WHERE l.session_id = b.session_id
                        ORDER BY l.at DESC, l.id DESC LIMIT 1
                    ) END AS currency  -- of its latest buy-in
-            FROM {_table(BuyIn)} b WHERE b.session_id IN (SELECT f.id FROM f)
+            FROM {_table(BuyIn)} b JOIN {_table(SeatSession)} d ON d.id = b.session_id
+            WHERE d.gaming_day = %(day)s
             GROUP BY b.session_id
         ), noted AS MATERIALIZED (
             SELECT n.id, n.chips_in FROM n
-            LEFT JOIN own o ON o.session_id = n.id AND o.currency = n.currency
             WHERE n.chips_in * (COALESCE(
-                o.rate, CASE WHEN n.currency = %(reporting)s THEN '1' ELSE ({rate}) END
+                ({own("n.id", "n.currency")}), CASE WHEN n.currency = %(reporting)s THEN '1' ELSE ({rate}) END
             ))::numeric * {_scale("n.currency")} >= %(floor)s
+            AND EXISTS (SELECT 1 FROM {_table(SessionEvent)} e WHERE e.session_id = n.id AND e.kind = 'stand')
         )
         SELECT s.id, s.table_id, s.seat, s.started_at, s.gaming_day, s.patron_id, s.description,
                tb.currency, n.chips_in,
                COALESCE((SELECT sum(CASE WHEN w.reverses_id IS NULL THEN w.amount_minor ELSE -w.amount_minor END)
                          FROM {_table(ChipsWalked)} w WHERE w.session_id = s.id), 0),
                (SELECT i.patron_id FROM {_table(SessionIdentification)} i WHERE i.session_id = s.id),
-               o.rate, COALESCE(cash.ids, '{{}}'), COALESCE(cash.amount, 0)
+               ({own("s.id", "tb.currency")}), COALESCE(cash.ids, '{{}}'), COALESCE(cash.amount, 0)
         FROM noted n
         JOIN {_table(SeatSession)} s ON s.id = n.id
         JOIN {_table(Table)} tb ON tb.id = s.table_id
-        LEFT JOIN own o ON o.session_id = s.id AND o.currency = tb.currency
         LEFT JOIN LATERAL (
             SELECT array_agg(c.id) AS ids,
                    sum(CASE WHEN c.reverses_id IS NULL THEN 1 ELSE -1 END
@@ -288,11 +302,10 @@ def _wagers(noted: list[tuple]) -> dict[int, list[tuple[int, int, int]]]:
     statement: each session's played spans (from its events, as pit.players.selectors reads them)
     joined to the coups its table dealt in them at its seat."""
     events: dict[int, list] = {row[0]: [] for row in noted}
-    rows = SessionEvent.objects.filter(session_id__in=list(events)).order_by("session_id", "at", "id")
-    for session_id, kind, at in rows.values_list("session_id", "kind", "at"):
+    rows = SessionEvent.objects.filter(AnyOf(F("session_id"), list(events))).order_by("session_id", "at", "id")
+    for session_id, kind, at in values_rows(rows.values_list("session_id", "kind", "at")):
         events[session_id].append((kind, at))
     spans: dict[str, list] = {"sessions": [], "tables": [], "seats": [], "starts": [], "ends": []}
-    first = last = None
     for session_id, table_id, seat, started_at, *_ in noted:
         for start, end in spans_from_events(started_at, events[session_id]):
             spans["sessions"].append(session_id)
@@ -300,13 +313,17 @@ def _wagers(noted: list[tuple]) -> dict[int, list[tuple[int, int, int]]]:
             spans["seats"].append(seat)
             spans["starts"].append(start)
             spans["ends"].append(end)
-            low = gaming_day_for(start)
-            high = gaming_day_for(end) if end is not None else max(current_gaming_day(), low)
-            first = low if first is None else min(first, low)
-            last = high if last is None else max(last, high)
     found: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
     if not spans["sessions"]:
         return found
+    # The gaming days the spans reach, from the earliest start to the latest end (or today, for a
+    # span still open): they bound the scan of the coups and wagers.
+    first = gaming_day_for(min(spans["starts"]))
+    ended = [end for end in spans["ends"] if end is not None]
+    lasts = [gaming_day_for(max(ended))] if ended else []
+    if len(ended) < len(spans["ends"]):
+        lasts.append(max(current_gaming_day(), first))
+    last = max(lasts)
     for session_id, pk, amount, result, payout, commission in _rows(
         _wagers_sql(), {**spans, "first": first, "last": last}
     ):
