@@ -19,6 +19,7 @@ from django.db.models import Sum
 from pit.core.money import to_minor
 from pit.rollups.results import TableDays, table_result_rows
 
+from . import persistence
 from .models import (
     Adjustment,
     CountKind,
@@ -160,12 +161,15 @@ def day_is_closed(gaming_day: dt.date) -> bool:
     return latest.first() == DayAction.CLOSED
 
 
+def device_holds(*, device_id: int, scope: str) -> bool:
+    """Whether the device is granted `scope` (pit.accounting.models.DeviceGrant)."""
+    return persistence.device_holds(device_id, scope)
+
+
 def days_closed(days: list[dt.date]) -> list[dt.date]:
     """Those of `days` that are locked (their latest close/re-open event a close), in order; one query."""
     latest: dict[dt.date, str] = {}
-    for day, action in (
-        GamingDayEvent.objects.filter(gaming_day__in=days).order_by("id").values_list("gaming_day", "action")
-    ):
+    for day, action in persistence.day_actions(days):
         latest[day] = action
     return sorted(day for day, action in latest.items() if action == DayAction.CLOSED)
 

@@ -16,7 +16,6 @@ from rest_framework.views import APIView
 from pit.accounting import selectors as accounting_selectors
 from pit.accounting import services as accounting_services
 from pit.accounting.models import (
-    DeviceGrant,
     DeviceScope,
     DropCount,
     InventoryCount,
@@ -132,7 +131,7 @@ def _user(username: str, field: str):
 
 def _ensure_scope(request, scope: str) -> None:
     device = request_device(request)
-    if device is not None and not DeviceGrant.objects.filter(device=device, scope=scope).exists():
+    if device is not None and not accounting_selectors.device_holds(device_id=device.pk, scope=scope):
         raise exceptions.PermissionDenied(
             gettext("This device is not granted the {replace} scope.").format(replace=scope.replace("_", " "))
         )
