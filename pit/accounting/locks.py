@@ -15,7 +15,8 @@ from django.utils.translation import gettext
 from pit.core.db import advisory_xact_lock
 from pit.core.errors import Conflict
 
-from .selectors import days_closed
+from . import persistence
+from .selectors import closed_among
 
 _LOCK_SPACE = 130008  # this app's first key of PostgreSQL's two-key advisory locks
 
@@ -28,9 +29,7 @@ def day_lock(*, gaming_day: dt.date, exclusive: bool = False) -> None:
 def days_ensure_open(days: list[dt.date]) -> None:
     """Raise Conflict naming the first of `days` that is closed; each day's shared lock is held until
     the transaction ends (taken in date order, as every writer takes them)."""
-    for day in days:
-        day_lock(gaming_day=day)
-    closed = days_closed(days)
+    closed = closed_among(persistence.day_actions(days, lock_space=_LOCK_SPACE))
     if closed:
         gaming_day = closed[0]
         raise Conflict(

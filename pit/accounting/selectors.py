@@ -168,8 +168,13 @@ def device_holds(*, device_id: int, scope: str) -> bool:
 
 def days_closed(days: list[dt.date]) -> list[dt.date]:
     """Those of `days` that are locked (their latest close/re-open event a close), in order; one query."""
+    return closed_among(persistence.day_actions(days))
+
+
+def closed_among(actions: list[tuple[dt.date, str]]) -> list[dt.date]:
+    """The days whose latest of `actions` (gaming day, action; oldest first) is a close, in order."""
     latest: dict[dt.date, str] = {}
-    for day, action in persistence.day_actions(days):
+    for day, action in actions:
         latest[day] = action
     return sorted(day for day, action in latest.items() if action == DayAction.CLOSED)
 

@@ -91,15 +91,19 @@ def recorded_once(
     `recorded`, `create()` looks the fact up itself and returns (the record, whether it recorded it
     now): one read of the natural key instead of two."""
     if recorded is None:
+        # The service tells a record it wrote now (from these values: nothing to compare) from one
+        # recorded before, by this post's earlier send or by a concurrent post.
         record, created = create()
         code: int = status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        compare = not created
     else:
         existing = recorded()
         code = status.HTTP_201_CREATED if existing is None else status.HTTP_200_OK
         record = create() if existing is None else existing
-    # After a create too: a concurrent post may have recorded the fact first (the service then
-    # returns that one), and what it holds must be what this post says.
-    found = differences(serializer_class, values, as_posted(record), context=context)
+        # After a create too: a concurrent post may have recorded the fact first (the service then
+        # returns that one), and what it holds must be what this post says.
+        compare = True
+    found = differences(serializer_class, values, as_posted(record), context=context) if compare else {}
     if found:
         raise Conflict(
             gettext("{what} is recorded already with other values ({names}); a recorded fact is never changed.").format(

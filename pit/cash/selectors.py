@@ -13,6 +13,7 @@ from pit.cash.models import CashFinding, CashRules, CashTransaction, ExchangeRat
 from pit.cash.presets import preset_values
 from pit.core.gaming_day import gaming_day_bounds
 from pit.core.money import exponent
+from pit.core.rows import version_at
 from pit.players.models import SeatSession
 
 
@@ -24,7 +25,7 @@ def exact_text(value: Decimal) -> str:
 def rules_at(moment: dt.datetime) -> CashRules:
     """The cash rules standing at `moment`: the latest version in effect by then; before any is
     recorded, the preset of the `PIT_CASH_JURISDICTION` setting (unsaved), so cash is never unjudged."""
-    recorded = CashRules.objects.filter(effective_from__lte=moment).order_by("-effective_from", "-id").first()
+    recorded = version_at(CashRules, moment)  # read by every cash transaction posted
     if recorded is not None:
         return recorded
     return CashRules(

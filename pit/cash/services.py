@@ -30,6 +30,7 @@ from pit.compliance.models import RuleViolation
 from pit.compliance.services import violation_record, violations_clear_missing
 from pit.core.actors import SYSTEM, Actor
 from pit.core.daylock import day_write, days_ensure_open
+from pit.core.errors import Conflict
 from pit.core.gaming_day import gaming_day_bounds, gaming_day_for
 from pit.core.money import MoneyError, to_minor
 from pit.core.rows import values_rows
@@ -144,7 +145,11 @@ def transaction_record(*, cash: CashInput, actor: Actor = SYSTEM) -> CashTransac
 @day_write(writes=("cash.CashTransaction",), day_of="the gaming day of the transaction's moment")
 def transaction_record_once(*, cash: CashInput, actor: Actor = SYSTEM) -> tuple[CashTransaction, bool]:
     """`transaction_record`, and whether it recorded the transaction now (False: the reference was
-    recorded already, and that record is returned)."""
+    recorded already, and that record is returned).
+
+    Inside a caller's transaction (the API's) its block takes no savepoint (two round trips of every
+    transaction the cage posts): its refusals are raised after the block, before anything is written,
+    and an error of the insert, the block's one write, fails the caller's transaction with it."""
     if cash.kind not in CashKind.values:
         raise _invalid("kind", _("Unknown kind; kinds: %(kinds)s.") % {"kinds": ", ".join(CashKind.values)})
     if cash.patron is None and not cash.description.strip():
@@ -162,30 +167,43 @@ def transaction_record_once(*, cash: CashInput, actor: Actor = SYSTEM) -> tuple[
     location = cash.location or (cash.table.code if cash.table is not None else "")
     if not location:
         raise _invalid("location", _("Say where: the table or the cage window."))
-    with transaction.atomic():
-        existing = CashTransaction.objects.filter(reference=cash.reference).order_by().first()
-        if existing is not None:
-            return existing, False
+    rate = _rate(day, cash.currency, rules.reporting_currency)  # insert-only rates: read before the lock
+    with transaction.atomic(savepoint=False):
+        outcome = _record_once(cash, day, minor, location, rules.reporting_currency, rate, actor)
+    if isinstance(outcome, Conflict):
+        raise outcome
+    return outcome
+
+
+def _record_once(
+    cash: CashInput, day: dt.date, minor: int, location: str, reporting_currency: str, rate: str, actor: Actor
+) -> tuple[CashTransaction, bool] | Conflict:
+    existing = CashTransaction.objects.filter(reference=cash.reference).order_by().first()
+    if existing is not None:
+        return existing, False
+    try:
         days_ensure_open([day])
-        created = CashTransaction.objects.create(
-            reference=cash.reference,
-            kind=cash.kind,
-            direction=DIRECTIONS[cash.kind],
-            at=cash.at,
-            gaming_day=day,
-            table=cash.table,
-            location=location,
-            patron=cash.patron,
-            description=cash.description.strip(),
-            session=cash.session,
-            buy_in=cash.buy_in,
-            currency=cash.currency,
-            amount_minor=minor,
-            reporting_currency=rules.reporting_currency,
-            rate=_rate(day, cash.currency, rules.reporting_currency),
-            **actor.recorded_fields(),
-        )
-        return created, True
+    except Conflict as closed:
+        return closed
+    created = CashTransaction.objects.create(
+        reference=cash.reference,
+        kind=cash.kind,
+        direction=DIRECTIONS[cash.kind],
+        at=cash.at,
+        gaming_day=day,
+        table=cash.table,
+        location=location,
+        patron=cash.patron,
+        description=cash.description.strip(),
+        session=cash.session,
+        buy_in=cash.buy_in,
+        currency=cash.currency,
+        amount_minor=minor,
+        reporting_currency=reporting_currency,
+        rate=rate,
+        **actor.recorded_fields(),
+    )
+    return created, True
 
 
 @day_write(writes=("cash.CashTransaction",), day_of="the gaming day of the reversed transaction")

@@ -3,6 +3,7 @@ as the ORM converts them. Design: docs/design/shoes-persistence.md."""
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import json
 from collections.abc import Callable, Hashable
@@ -57,6 +58,33 @@ def statement_form(build: Callable[_Arguments, _Form]) -> Callable[_Arguments, _
     return cast(Callable[_Arguments, _Form], form)
 
 
+def statements_run(statements: list[tuple[str, list[Any]] | None]) -> list[list[tuple[Any, ...]]]:
+    """Each statement's rows (none for a write; a None statement is left out), in order. On
+    PostgreSQL in one round trip: the texts sent together (Django's client-side binding sends several
+    statements at once), each statement still with its own snapshot, taken when it starts, as it
+    would be sent alone (READ COMMITTED): a statement after a lock sees what committed before the
+    lock was granted. Elsewhere one after the other.
+
+    The results are taken counting from the last: an execute wrapper may put statements of its own
+    in front and move the cursor past them, as pghistory's does in every request and task (its
+    audit context set for the transaction), so the first result is not always the first sent."""
+    given = [statement for statement in statements if statement is not None]
+    results: list[list[tuple[Any, ...]]] = []
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "; ".join(text for text, _params in given), [value for _text, params in given for value in params]
+            )
+            for index in range(-len(given), 0):
+                cursor.set_result(index)
+                results.append(cursor.fetchall() if cursor.description is not None else [])
+        else:
+            for text, params in given:
+                cursor.execute(text, params)
+                results.append(cursor.fetchall() if cursor.description is not None else [])
+    return results
+
+
 def statement_forms_clear() -> None:
     """Forget every form written (a test that changes the models' metadata or the database vendor)."""
     _FORMS.clear()
@@ -106,6 +134,31 @@ def _plain_json_field(field: Field[Any, Any]) -> bool:
 
 def _json_converter(value: object, expression: object, connection: BaseDatabaseWrapper) -> Any:
     return _json(value)
+
+
+def version_at(model: type[_M], moment: dt.datetime, *, field: str = "effective_from") -> _M | None:
+    """The version of `model` in effect at `moment`: the row of the latest `field` not after it (of
+    two at one moment, the later recorded), or None. On PostgreSQL a statement written once per
+    process (a versioned configuration is read by every write it judges, and compiling the ORM's
+    query cost more than running it); elsewhere the ORM's query (the same row:
+    tests/cash/test_aggregation.py reads versions both ways)."""
+    if connection.vendor != "postgresql":
+        return model._default_manager.filter(**{f"{field}__lte": moment}).order_by(f"-{field}", "-pk").first()
+    with connection.cursor() as cursor:
+        cursor.execute(_version_sql(model, field), [moment])
+        row = cursor.fetchone()
+    return None if row is None else model_from_row(model, list(row))
+
+
+@statement_form
+def _version_sql(model: type[Model], field: str) -> str:
+    table = connection.ops.quote_name(model._meta.db_table)
+    at = connection.ops.quote_name(cast(str, cast("Field[Any, Any]", model._meta.get_field(field)).column))
+    pk = connection.ops.quote_name(cast(str, model._meta.pk.column))
+    return (
+        f"SELECT {', '.join(model_columns(model, table))} FROM {table} "  # noqa: S608
+        f"WHERE {at} <= %s ORDER BY {at} DESC, {pk} DESC LIMIT 1"
+    )
 
 
 class AnyOf(Lookup):

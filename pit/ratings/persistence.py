@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from pit.core.gaming_day import gaming_day_bounds
-from pit.core.rows import statement_form
+from pit.core.rows import statement_form, statements_run
 from pit.players.models import SeatSession, SessionEvent, SessionIdentification
 from pit.shoes.models import Coup, CoupCorrection, Shoe, Wager
 from pit.tables.models import Table
@@ -52,29 +52,6 @@ def _moment(value: Any) -> dt.datetime | None:
     moment = parse_datetime(value) if isinstance(value, str) else value
     assert moment is not None, f"not a moment: {value!r}"
     return timezone.make_aware(moment, dt.UTC) if timezone.is_naive(moment) else moment
-
-
-def _run(statements: list[tuple[str, list[Any]] | None]) -> list[list[tuple[Any, ...]]]:
-    """Each statement's rows (none for a write), in order. On PostgreSQL in one round trip: the texts
-    sent together (client-side binding sends several statements at once), each statement still with
-    its own snapshot, taken when it starts, as it would be sent alone (READ COMMITTED); elsewhere one
-    after the other."""
-    given = [statement for statement in statements if statement is not None]
-    results: list[list[tuple[Any, ...]]] = []
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute(
-                "; ".join(text for text, _params in given), [value for _text, params in given for value in params]
-            )
-            for index in range(len(given)):
-                results.append(cursor.fetchall() if cursor.description is not None else [])
-                if index < len(given) - 1:
-                    cursor.nextset()
-        else:
-            for text, params in given:
-                cursor.execute(text, params)
-                results.append(cursor.fetchall() if cursor.description is not None else [])
-    return results
 
 
 def _begin(table_id: int, day: dt.date) -> tuple[str, list[Any]] | None:
@@ -182,7 +159,7 @@ def table_day_read(
         (_standing_text(), table_day),
         (_new_coups_text(), [gaming_day, *table_day, *table_day]),
     ]
-    *_locked, rows, corrections, standing, played = _run(statements)
+    *_locked, rows, corrections, standing, played = statements_run(statements)
     sessions: dict[int, dict[str, Any]] = {}
     marks = dict.fromkeys((EVENT, IDENTIFICATION, ESTIMATE), 0)
     for row in rows:
@@ -254,7 +231,7 @@ def play_read(
     bet, amount, result, payout, commission in minor units, the correction that wrote it or None).
     One round trip on PostgreSQL."""
     window = _window(table_id, days, start, end)
-    coups, wagers = _run(
+    coups, wagers = statements_run(
         [
             (_coups_text(end is not None), window),
             (_wagers_text(connection.vendor, end is not None), [_ids_value(seats), *days_params(days), *window]),
@@ -316,7 +293,7 @@ def refresh_write(table_id: int, day: dt.date, ratings: list[SessionRating], mar
     if marks is not None:
         statements.append((_marks_text(), [table_id, _day(day), *(marks.get(kind, 0) for kind in MARKS)]))
     if statements:
-        _run(statements)
+        statements_run(statements)
 
 
 @statement_form

@@ -51,3 +51,23 @@ def test_a_device_holds_only_the_scopes_granted_to_it():
     assert persistence.device_holds(device.pk, "cage") is True
     assert persistence.device_holds(device.pk, "count_room") is False
     assert persistence.device_holds(other.pk, "cage") is False
+
+
+@pytest.mark.postgres
+def test_the_days_read_under_their_shared_locks_hold_them_to_the_end_of_the_transaction():
+    from django.db import connection
+
+    from pit.accounting.locks import _LOCK_SPACE
+
+    tuesday = MONDAY + dt.timedelta(days=1)
+    assert persistence.day_actions([MONDAY, tuesday], lock_space=_LOCK_SPACE) == []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT classid, objid, mode FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() "
+            "AND granted ORDER BY objid"
+        )
+        held = cursor.fetchall()
+    assert held == [
+        (_LOCK_SPACE, MONDAY.toordinal(), "ShareLock"),
+        (_LOCK_SPACE, tuesday.toordinal(), "ShareLock"),
+    ]

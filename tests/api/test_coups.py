@@ -380,8 +380,9 @@ def test_a_coup_post_takes_a_fixed_number_of_round_trips(device, shoe):
         "INSERT",  # BEGIN; the Idempotency-Key taken
         "SELECT",  # shoe and table locked, paytable share-locked
         "SELECT",  # then the chain head locked; the number not recorded yet; the coup's and wagers' ids
-        "SELECT",  # the gaming day's lock, shared (a close takes it exclusively: pit.accounting.locks)
-        "SELECT",  # then whether the day is closed, read under that lock (pit.core.daylock)
+        # The gaming day's lock, shared (a close takes it exclusively: pit.accounting.locks), then
+        # whether the day is closed, read under that lock (pit.core.daylock): two statements sent together.
+        "SELECT",
         # One statement: the coup, its wagers, the commission owed, the chain head, the shoe's
         # counters and the outbox row of the rule checks.
         "WITH",

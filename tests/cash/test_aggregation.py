@@ -179,3 +179,17 @@ def test_a_filing_deadline_near_is_an_alarm_at_the_table_until_filed(floor, sett
     alarm.refresh_from_db()
     assert alarm.cleared_at is not None
     assert cash_deadlines_check(today=DAY + dt.timedelta(days=20)) == 0
+
+
+def test_the_rules_standing_are_the_latest_version_in_effect_at_the_moment(floor):
+    before = rules_at(START - dt.timedelta(days=10))
+    assert before.pk is None and before.preset == "us" and before.ctr_threshold == Decimal("10000")
+    macau = rules_record(preset="mo", effective_from=START - dt.timedelta(days=2))
+    override = rules_record(preset="us", effective_from=START - dt.timedelta(days=1), overrides={"mtl_threshold": 2500})
+    assert rules_at(START - dt.timedelta(days=2)).pk == macau.pk
+    standing = rules_at(START)
+    assert standing.pk == override.pk
+    expected = type(standing).objects.get(pk=override.pk)
+    for field in standing._meta.concrete_fields:
+        assert getattr(standing, field.attname) == getattr(expected, field.attname), field.name
+    assert (standing.reporting_currency, standing.mtl_threshold, standing.ctr_threshold) == ("USD", 2500, 10000)

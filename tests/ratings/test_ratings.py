@@ -253,3 +253,15 @@ def test_the_patron_reports_add_up_the_ratings(floor):
     assert [row["rank"] for row in top] == [1, 2] and top[0]["theo"] >= top[1]["theo"]
     nationalities = {row["nationality"]: row for row in REPORTS["play-by-nationality"].rows(filters)}
     assert nationalities["CN"]["patrons"] == 1 and nationalities["HK"]["sessions"] == 2
+
+
+def test_a_refresh_in_a_tasks_audit_context_writes_the_same_rating(floor):
+    """A worker runs every task inside an audit context (pit.accounts.audit): the refresh's reads,
+    several statements in one round trip, come back whole there too."""
+    from pit.accounts.audit import audit_context
+
+    before = {r.session_id: (r.theo, r.handle_minor, r.won_minor) for r in SessionRating.objects.all()}
+    with audit_context(actor="system", task="pit.ratings.tasks.table_day_refresh"):
+        assert ratings_refresh(table_id=floor["table"].pk, gaming_day=floor["day"], whole=True) == 4
+    after = {r.session_id: (r.theo, r.handle_minor, r.won_minor) for r in SessionRating.objects.all()}
+    assert after == before
