@@ -5,6 +5,7 @@ once the outbox pickup sends it again; a rolled-back transaction enqueues nothin
 the test's own, stopped while the floor records, loses no check and no reconciliation."""
 
 import contextlib
+import datetime as dt
 import os
 from decimal import Decimal
 from unittest import mock
@@ -342,4 +343,41 @@ def test_a_backlog_of_one_shoe_s_checks_is_checked_by_one_task(workers, broker):
         if "compliance.coups_verify" in line and " succeeded in " in line
     ]
     assert sorted(results) == ["0", "0", "0", "0", "0", "6"]
+    assert FailedTask.objects.count() == 0
+
+
+def test_a_worker_rates_the_seated_patron_as_the_coups_are_checked(workers, broker):
+    """The refresh each coup owes, run by a real worker inside its task's audit context: the
+    seated patron's rating counts every wager of the seat (figures from the posted wagers), and is
+    the one computing it in this process gives."""
+    from django.utils import timezone
+
+    from pit.ratings.models import SessionRating
+    from pit.ratings.services import session_rate
+    from tests.ratings.players import floor_seat, patron
+
+    table = factories.table("BB1")
+    session = floor_seat(table=table, seat=1, at=timezone.now() - dt.timedelta(minutes=10), patron=patron("W-0001"))
+    shoe = factories.shoe(table)
+    factories.coup(shoe, 1, *BANKER_NATURAL, wagers=[wager(1, "banker", "100"), wager(1, "tie", "25")])
+    factories.coup(shoe, 2, *BANKER_NATURAL, wagers=[wager(1, "player", "50"), wager(2, "banker", "300")])
+
+    workers()
+    wait_for(
+        lambda: SessionRating.objects.filter(session=session, coups_played=2).exists(),
+        timeout=60,
+        what="the rating of both coups",
+    )
+    wait_for(lambda: not OutboxMessage.objects.exists(), timeout=60, what="every owed task to be done")
+    rating = SessionRating.objects.get(session=session)
+    assert (rating.wagers, rating.coups_played, rating.table_coups) == (3, 2, 2)
+    assert (rating.handle_minor, rating.largest_bet_minor) == (17500, 10000)
+    assert rating.handle_by_bet == {"banker": 10000, "player": 5000, "tie": 2500}
+    expected = session_rate(session)
+    assert (rating.theo, rating.won_minor, rating.commission_owed_minor) == (
+        expected.theo,
+        expected.won_minor,
+        expected.commission_owed_minor,
+    )
+    assert rating.theo > 0
     assert FailedTask.objects.count() == 0
