@@ -1,8 +1,9 @@
 """The jobs with a real `celery -A pit worker` process on Redis and PostgreSQL: closing a shoe produces
 its reconciliation; a worker killed (SIGKILL) in the middle of one loses nothing and duplicates
 nothing once another worker takes the message back, or, with the production visibility timeout,
-once the outbox pickup sends it again; a rolled-back transaction enqueues nothing; and a Redis of
-the test's own, stopped while the floor records, loses no check and no reconciliation."""
+once the outbox pickup sends it again; a rolled-back transaction enqueues nothing; a Redis of
+the test's own, stopped while the floor records, loses no check and no reconciliation; and a seated
+patron is rated by the refresh each coup owes, inside the task's audit context."""
 
 import contextlib
 import datetime as dt
