@@ -355,6 +355,7 @@ def test_a_worker_rates_the_seated_patron_as_the_coups_are_checked(workers, brok
 
     from pit.ratings.models import SessionRating
     from pit.ratings.services import session_rate
+    from pit.shoes.models import Wager, WagerResult
     from tests.ratings.players import floor_seat, patron
 
     table = factories.table("BB1")
@@ -374,11 +375,12 @@ def test_a_worker_rates_the_seated_patron_as_the_coups_are_checked(workers, brok
     assert (rating.wagers, rating.coups_played, rating.table_coups) == (3, 2, 2)
     assert (rating.handle_minor, rating.largest_bet_minor) == (17500, 10000)
     assert rating.handle_by_bet == {"banker": 10000, "player": 5000, "tie": 2500}
-    expected = session_rate(session)
-    assert (rating.theo, rating.won_minor, rating.commission_owed_minor) == (
-        expected.theo,
-        expected.won_minor,
-        expected.commission_owed_minor,
+    # The house's result from the seat's settled rows: stakes lost, less payouts, plus commission.
+    seat = Wager.objects.filter(coup__shoe=shoe, seat=1)
+    assert seat.count() == 3
+    assert rating.won_minor == sum(
+        (w.amount_minor if w.result == WagerResult.LOSE else 0) - w.payout_minor + w.commission_minor for w in seat
     )
-    assert rating.theo > 0
+    assert rating.commission_owed_minor == sum(w.commission_minor for w in seat)
+    assert rating.theo == session_rate(session).theo > 0
     assert FailedTask.objects.count() == 0
